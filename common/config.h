@@ -1,0 +1,46 @@
+/*
+ * The daemon's configuration: a JSON file whose every key is declared in one
+ * table (common/config.c) with its type, range and documentation, so
+ * validation, defaults and docs/CONFIG.md come from the same place. Unknown
+ * keys and wrong types are reported with their JSON path ("ipc.max_connections:
+ * expected an integer in 1..65536"), and an invalid file is refused whole.
+ */
+#ifndef ROCMD_CONFIG_H
+#define ROCMD_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+struct rocmd_config {
+	char *state_dir;   /* state folder: database, lock, store */
+	char *socket_path; /* Unix socket / pipe name; NULL = platform default */
+	char *admin_group; /* group whose members may change things (default "rocm") */
+	char *log_level;   /* "error" .. "debug" */
+	char *log_file;    /* NULL = stderr only */
+	int64_t max_connections;
+	int64_t max_queued_output; /* bytes per connection */
+	int64_t max_frame;         /* bytes, at most ROCMD_PROTO_MAX_FRAME */
+};
+
+/* Fills CFG with the built-in defaults (platform state dir, group "rocm", ...). */
+int rocmd_config_defaults(struct rocmd_config *cfg);
+/*
+ * Loads PATH over the defaults. A missing file is not an error when
+ * MISSING_OK is set. On error CFG is left as defaults, WHY holds every problem
+ * found (one per line, each with its JSON path), and ROCMD_ECONFIG is returned.
+ */
+int rocmd_config_load(const char *path, int missing_ok, struct rocmd_config *cfg, char *why,
+		      size_t whylen);
+/* Parses a JSON text (for tests and fuzzing); same contract as load. */
+int rocmd_config_parse(const char *text, size_t len, struct rocmd_config *cfg, char *why,
+		       size_t whylen);
+void rocmd_config_free(struct rocmd_config *cfg);
+/* The effective configuration as JSON (for `rocmctl config`). */
+cJSON *rocmd_config_to_json(const struct rocmd_config *cfg);
+/* Writes the key reference (Markdown) used for docs/CONFIG.md. */
+int rocmd_config_write_doc(FILE *out);
+
+#endif

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs the Debian packages rocmd needs to build, test and benchmark.
+# Idempotent: packages already present are skipped by apt-get itself.
+set -eu
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+PKGS="build-essential cmake pkg-config ninja-build git
+libuv1-dev libsqlite3-dev libcjson-dev libarchive-dev libssl-dev libmsgpack-dev
+libcmocka-dev libsystemd-dev
+redis-server redis-tools util-linux procps clang"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
