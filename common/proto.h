@@ -58,10 +58,13 @@ int rocmd_frame_feed(struct rocmd_frame_decoder *d, const char *data, size_t len
 		     size_t *consumed, char **frame, size_t *frame_len);
 /* True when bytes of a partial frame are held (EOF now means truncation). */
 int rocmd_frame_pending(const struct rocmd_frame_decoder *d);
-/* Writes header+payload into a new buffer *out (caller frees). */
+/* Writes header+payload into a new buffer *out (caller frees). Returns 0,
+ * ROCMD_EPROTO for an empty payload, ROCMD_EFRAME_TOO_BIG past
+ * ROCMD_PROTO_MAX_FRAME, or ROCMD_ENOMEM. */
 int rocmd_frame_encode(const char *payload, size_t len, char **out, size_t *out_len);
 
-/* Checks JSON nesting without parsing (strings and escapes respected).
+/* Checks JSON nesting without parsing (strings and escapes respected; each
+ * [ and { is one level; exactly MAX_DEPTH levels pass, 0 means the default).
  * Returns 0 or ROCMD_ETOO_DEEP. */
 int rocmd_json_depth_check(const char *s, size_t len, int max_depth);
 
@@ -76,9 +79,9 @@ enum rocmd_rpc_kind {
 struct rocmd_rpc {
 	enum rocmd_rpc_kind kind;
 	cJSON *root;
-	const cJSON *id;      /* number or string; NULL for notifications */
+	const cJSON *id;      /* integer or string; NULL for notifications and null ids */
 	const char *method;   /* requests and notifications */
-	const cJSON *params;  /* object, or NULL when absent */
+	const cJSON *params;  /* object or array (accessors refuse arrays), NULL when absent */
 	const cJSON *result;  /* results */
 	int error_code;       /* errors: the JSON-RPC code */
 	const char *error_message;
@@ -86,7 +89,9 @@ struct rocmd_rpc {
 };
 
 /*
- * Parses and validates one payload. On failure returns ROCMD_ETOO_DEEP,
+ * Parses and validates one payload (strict UTF-8, no NUL bytes, nothing but
+ * whitespace after the value, no duplicated top-level members, no batches).
+ * PAYLOAD need not be NUL-terminated. On failure returns ROCMD_ETOO_DEEP,
  * ROCMD_EPARSE or ROCMD_EREQUEST, writes a reason to WHY, and, where the
  * payload carried a usable id, leaves a copy in *bad_id (caller frees with
  * cJSON_Delete) so the error reply can name it. MAX_DEPTH 0 means the default.
@@ -99,17 +104,22 @@ void rocmd_rpc_free(struct rocmd_rpc *msg);
  * a malloc'd compact JSON string, or NULL on out of memory. */
 char *rocmd_rpc_request(int64_t id, const char *method, cJSON *params);
 char *rocmd_rpc_notification(const char *method, cJSON *params);
+/* RESULT NULL sends {}; ID must be an integer or string (else NULL). */
 char *rocmd_rpc_result(const cJSON *id, cJSON *result);
 /* ERR is a rocmd code; the message defaults to rocmd_strerror(ERR); data gets
- * {"name": "ROCMD_E..."} added so clients recover the exact code. */
+ * {"name": "ROCMD_E..."} added so clients recover the exact code (a data that
+ * is not an object is wrapped as {"detail": DATA}). ID NULL sends null. */
 char *rocmd_rpc_error(const cJSON *id, int err, const char *message, cJSON *data);
-/* The rocmd code carried by an error reply (data.name, else the JSON-RPC code). */
+/* The rocmd code carried by an error reply (data.name, else the JSON-RPC code);
+ * ROCMD_EINVAL when MSG is not an error reply. */
 int rocmd_rpc_error_to_err(const struct rocmd_rpc *msg);
 
 /*
  * Param accessors for method handlers. Each returns 0, ROCMD_ENOTFOUND when
  * an optional key is absent (out untouched), or ROCMD_EPARAMS with a reason
- * ("param 'limit' must be an integer in 1..1000") in WHY.
+ * ("param 'limit' must be an integer in 1..1000") in WHY. PARAMS NULL is an
+ * empty object; params that are not an object, a key given twice, or a null
+ * value are refused. Integers are whole numbers (1.0 passes, 1.5 does not).
  */
 int rocmd_param_string(const cJSON *params, const char *key, int required, const char **out,
 		       char *why, size_t whylen);
@@ -117,7 +127,7 @@ int rocmd_param_int(const cJSON *params, const char *key, int required, int64_t 
 		    int64_t max, int64_t *out, char *why, size_t whylen);
 int rocmd_param_bool(const cJSON *params, const char *key, int required, int *out, char *why,
 		     size_t whylen);
-/* Refuses keys not in the NULL-terminated list ALLOWED. */
+/* Refuses keys not in the NULL-terminated list ALLOWED, and repeated keys. */
 int rocmd_params_only(const cJSON *params, const char *const *allowed, char *why, size_t whylen);
 
 #endif
