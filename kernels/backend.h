@@ -1,0 +1,174 @@
+/*
+ * The backend interface: one table of function pointers that every GEMM
+ * backend fills in, so the tuner (kernels/measure.c, kernels/tune.c) drives a
+ * CPU, a CUDA or a HIP device the same way. The build chooses the files:
+ * backend-cpu.c always, backend-cuda.c / backend-hip.c where they exist. GPU
+ * runtimes (libcuda + NVRTC, amdhip64 + hiprtc) are dlopen'd inside open(), so
+ * a missing runtime is a clean "not available: <reason>", never a link error.
+ *
+ * Life cycle, as the tuner uses it (all calls from one thread):
+ *
+ *   open(index)        -> ctx + struct backend_device_info, or ROCMD_EUNSUPPORTED
+ *                         with "not available: <reason>" in WHY
+ *   space(ctx, p)      -> the parameter space for problem P (space.h)
+ *   kernel_source(ctx) -> source text; its hash is part of every tuning key
+ *   compile(ctx, src, defines) -> module. defines are "NAME=VALUE" strings
+ *                         (no -D), one per space parameter. Callers go through
+ *                         backend_compile_cached(), which caches modules by a
+ *                         hash of source + defines + arch.
+ *   kernel_info(module) -> registers, shared memory actually used (for AMD
+ *                         from the code object's metadata note), so points
+ *                         that cannot fit are ruled out after compile.
+ *   alloc / copy_h2d   -> operands (uint64_t device addresses; the CPU backend
+ *                         hands out host pointers)
+ *   event_record(start); gemm(...) x N; event_record(end); event_elapsed()
+ *                      -> device-side timing. gemm() only enqueues: it maps the
+ *                         configuration to grid/block/shared memory and calls
+ *                         the backend's own launch(); it must not synchronize.
+ *   copy_d2h           -> the result, checked on the host against a double
+ *                         reference (gemm.h)
+ *   module_unload, free, close
+ *
+ * Rules for implementations:
+ * - Return 0 or a negative code from common/error.h. Put a sentence for the
+ *   user in WHY/LOG buffers where the signature has one. Never abort or exit.
+ * - launch failures (bad grid, too many resources, launch timeout) return
+ *   ROCMD_EIO; a compile error returns ROCMD_EINVAL with the compiler log.
+ * - A hang or a crash inside the backend is handled by the caller: the tuner
+ *   runs evaluations in a child process with a watchdog (measure.c), so a
+ *   backend needs no recovery of its own. Because of that, the parent process
+ *   never calls open() of a GPU backend: CUDA and HIP contexts do not survive
+ *   fork().
+ * - Optional entries may be NULL: kernel_info, gemm_reference, launch (a
+ *   backend whose gemm() does not go through modules, like the CPU one, still
+ *   provides it for tests).
+ */
+#ifndef ROCMD_KERNELS_BACKEND_H
+#define ROCMD_KERNELS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/gemm.h"
+#include "kernels/space.h"
+
+struct backend_ctx;    /* one opened device: context, stream, caches */
+struct backend_module; /* one compiled candidate */
+struct backend_event;  /* a timing event on the backend's stream */
+
+/* What the tuner knows of a device. Strings are empty when unknown. Part of
+ * it (arch, name, compute units, versions) is the tuning key. */
+struct backend_device_info {
+	char backend[16];	   /* "cpu", "cuda", "hip" */
+	char name[128];		   /* "NVIDIA H200", "AMD Radeon 780M", "AMD EPYC (2 threads)" */
+	char arch[32];		   /* "sm_90", "gfx1103", "x86_64" */
+	int compute_units;	   /* SMs / CUs / usable CPU threads */
+	int wave_size;		   /* 32 or 64; 1 for the CPU */
+	int max_threads_per_block; /* CPU: 1 */
+	int64_t shared_mem_per_block; /* LDS / shared memory bytes; CPU: L2 bytes per core */
+	int64_t shared_mem_per_cu;    /* CPU: L1d bytes */
+	int regs_per_block;	      /* 32-bit registers; CPU: 0 (unknown) */
+	int regs_per_cu;
+	int64_t global_mem; /* bytes */
+	int64_t llc_bytes;  /* last-level cache, bytes: input sets are rotated beyond it */
+	int matrix_cores;   /* 1 when MFMA / WMMA / mma.sync is available */
+	char driver_version[64];   /* "CUDA driver 13.0", kernel driver */
+	char runtime_version[64];  /* "NVRTC 13.0", "HIP 6.2.41133", "cpu" */
+	char compiler_version[64]; /* the compiler that builds modules: NVRTC / hiprtc / cc */
+};
+
+/* What a compiled kernel really uses; -1 where the backend cannot tell. */
+struct backend_kernel_info {
+	int regs_per_thread; /* VGPRs on AMD */
+	int sgprs;	     /* AMD only */
+	int64_t shared_mem;  /* static shared memory / group segment bytes */
+	int64_t spill_bytes; /* local / scratch memory per thread */
+	int max_threads_per_block;
+};
+
+/* One launch: cuLaunchKernel / hipModuleLaunchKernel shaped. ARGS holds a
+ * pointer to each argument's value, in order. */
+struct backend_launch {
+	unsigned grid[3];
+	unsigned block[3];
+	unsigned shared_mem; /* dynamic shared memory bytes */
+	void **args;
+	int nargs;
+};
+
+struct backend_ops {
+	const char *name; /* "cpu", "cuda", "hip" */
+
+	/* Opens device INDEX. ROCMD_EUNSUPPORTED with "not available: <reason>"
+	 * when the runtime or a device is missing. */
+	int (*open)(int index, struct backend_ctx **out, struct backend_device_info *info, char *why,
+		    size_t whylen);
+	void (*close)(struct backend_ctx *ctx);
+
+	/* The parameter space this backend tunes for P (points it cannot run are
+	 * ruled out by the space's predicate, which sees the device info). */
+	const struct space_def *(*space)(struct backend_ctx *ctx, const struct gemm_problem *p);
+	/* The kernel source text compiled for every candidate (the CPU backend
+	 * returns a description of its compiled-in kernel). */
+	const char *(*kernel_source)(struct backend_ctx *ctx, size_t *len);
+
+	int (*compile)(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
+		       int ndefines, struct backend_module **out, char *log, size_t loglen);
+	void (*module_unload)(struct backend_ctx *ctx, struct backend_module *mod);
+	int (*kernel_info)(struct backend_ctx *ctx, struct backend_module *mod,
+			   struct backend_kernel_info *out);
+
+	int (*alloc)(struct backend_ctx *ctx, size_t bytes, uint64_t *dptr);
+	void (*free)(struct backend_ctx *ctx, uint64_t dptr);
+	int (*copy_h2d)(struct backend_ctx *ctx, uint64_t dst, const void *src, size_t bytes);
+	int (*copy_d2h)(struct backend_ctx *ctx, void *dst, uint64_t src, size_t bytes);
+
+	/* Enqueues kernel NAME of MOD on the backend's stream. */
+	int (*launch)(struct backend_ctx *ctx, struct backend_module *mod, const char *kernel,
+		      const struct backend_launch *l);
+	/* Enqueues one GEMM C = alpha op(A) op(B) + beta C with the candidate MOD,
+	 * compiled from configuration CFG. Must handle any M, N, K the space's
+	 * predicate let through (edges included), every transpose and the batch. */
+	int (*gemm)(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
+		    const struct gemm_problem *p, const struct gemm_bufs *bufs);
+	/* A simple trusted device GEMM (optional). */
+	int (*gemm_reference)(struct backend_ctx *ctx, const struct gemm_problem *p,
+			      const struct gemm_bufs *bufs);
+
+	int (*event_create)(struct backend_ctx *ctx, struct backend_event **out);
+	void (*event_destroy)(struct backend_ctx *ctx, struct backend_event *ev);
+	int (*event_record)(struct backend_ctx *ctx, struct backend_event *ev);
+	/* Milliseconds from START to END; waits for END. */
+	int (*event_elapsed)(struct backend_ctx *ctx, struct backend_event *start,
+			     struct backend_event *end, double *ms);
+	int (*synchronize)(struct backend_ctx *ctx);
+};
+
+/* The backends this build has, and lookup by name ("cpu", "cuda", "hip"). */
+extern const struct backend_ops backend_cpu_ops;
+const struct backend_ops *backend_find(const char *name);
+/* NULL-terminated list of all compiled-in backends. */
+const struct backend_ops *const *backend_list(void);
+
+/* 64-bit FNV-1a, used for source hashes and the compile cache. */
+uint64_t backend_hash(const void *data, size_t len, uint64_t h);
+#define BACKEND_HASH_INIT 0xcbf29ce484222325ULL
+
+/* The source hash that goes into tuning keys: 16 hex digits. */
+void backend_source_hash(const struct backend_ops *ops, struct backend_ctx *ctx, char out[17]);
+
+/*
+ * A per-context compile cache keyed by hash(source, defines, arch): the same
+ * candidate is compiled once per process. Modules stay owned by the cache and
+ * are unloaded by backend_cache_clear().
+ */
+struct backend_cache;
+int backend_cache_new(const struct backend_ops *ops, struct backend_ctx *ctx,
+		      const struct backend_device_info *info, struct backend_cache **out);
+int backend_compile_cached(struct backend_cache *cache, const char *src, size_t len,
+			   const char *const *defines, int ndefines, struct backend_module **out,
+			   char *log, size_t loglen);
+void backend_cache_clear(struct backend_cache *cache);
+void backend_cache_free(struct backend_cache *cache);
+
+#endif
