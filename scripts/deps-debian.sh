@@ -16,3 +16,8 @@ if [ -n "$missing" ]; then
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
+# bench/ipc.sh: strace counts the idle daemon's system calls (no periodic wake-ups).
+if ! dpkg-query -W -f='${Status}' strace 2>/dev/null | grep -q "install ok installed"; then
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends strace
+fi

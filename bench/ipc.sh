@@ -1,0 +1,230 @@
+#!/bin/sh
+# bench/ipc.sh: rocmd's IPC figures, measured against Redis as the reference
+# for a tuned local C server. It starts a private rocmd and a private
+# redis-server, each on a Unix socket in a temporary folder, then in one run:
+#   1. throughput and latency at 1, 16 and 64 connections: redis-benchmark
+#      PING against redis, bench/ipc-load "status" against rocmd;
+#   2. 1,000 connections opened and held, a status on each before and after;
+#   3. the idle daemon: RSS, CPU ticks and context switches over a window, and
+#      strace's syscall count over a shorter one (no periodic wake-ups).
+# It builds nothing: pass the build folder (default build/). The figures are
+# for people to read; the script fails only when it cannot set up.
+#
+# usage: bench/ipc.sh [--quick] [--duration SEC] [--requests N] [--idle SEC]
+#                     [--strace SEC] [BUILD_DIR]
+set -eu
+
+DURATION=10  # seconds of ipc-load per client count
+REQUESTS=200000 # redis-benchmark -n
+IDLE=60      # idle window in seconds
+STRACE_WIN=10 # strace window in seconds (0: skip)
+HOLD_CONNS=1000
+HOLD_TIME=5
+CLIENTS="1 16 64"
+BUILD=build
+
+usage() {
+	sed -n '2,/^set -eu/p' "$0" | sed -e '/^set -eu/d' -e 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick)
+		DURATION=3 REQUESTS=50000 IDLE=5 STRACE_WIN=3 HOLD_TIME=2
+		;;
+	--duration) DURATION=$2; shift ;;
+	--requests) REQUESTS=$2; shift ;;
+	--idle) IDLE=$2; shift ;;
+	--strace) STRACE_WIN=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	-*) echo "ipc.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+	*) BUILD=$1 ;;
+	esac
+	shift
+done
+
+ROCMD=$BUILD/daemon/rocmd
+LOAD=$BUILD/bench/ipc-load
+for f in "$ROCMD" "$LOAD"; do
+	[ -x "$f" ] || { echo "ipc.sh: $f not built (cmake --build $BUILD --target rocmd ipc-load)" >&2; exit 1; }
+done
+for t in redis-server redis-benchmark; do
+	command -v "$t" >/dev/null 2>&1 || { echo "ipc.sh: $t missing (scripts/deps-debian.sh installs it)" >&2; exit 1; }
+done
+HAVE_STRACE=0
+command -v strace >/dev/null 2>&1 && HAVE_STRACE=1
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/rocmd-ipc.XXXXXX")
+DPID=""
+RPID=""
+cleanup() {
+	for p in $DPID $RPID; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in $DPID $RPID; do
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# wait_socket PATH PID: until PATH is a socket, or PID is gone, or 10 s pass.
+wait_socket() {
+	i=0
+	while [ ! -S "$1" ]; do
+		kill -0 "$2" 2>/dev/null || return 1
+		i=$((i + 1))
+		[ "$i" -le 200 ] || return 1
+		sleep 0.05
+	done
+}
+
+# json_num JSON KEY: a number from ipc-load's flat --json line.
+json_num() {
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\([-0-9.eE+]*\).*/\1/p"
+}
+
+# csv_field CSV TEST COLUMN: a field of redis-benchmark --csv (quotes dropped).
+csv_field() {
+	printf '%s\n' "$1" | awk -F, -v t="\"$2\"" -v c="$3" '$1 == t { gsub(/"/, "", $c); print $c }'
+}
+
+# proc_rss_kb PID, proc_ticks PID, proc_ctxt PID (all threads).
+proc_rss_kb() {
+	awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"
+}
+proc_ticks() {
+	# Fields after the ")" that ends comm: utime is 12th, stime 13th.
+	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+proc_ctxt() {
+	cat "/proc/$1"/task/*/status | awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
+}
+proc_threads() {
+	awk '/^Threads:/ { print $2 }' "/proc/$1/status"
+}
+proc_fds() {
+	find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
+}
+
+echo "== rocmd IPC benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), kernel $(uname -r)"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "rocmd: $ROCMD $("$ROCMD" --version 2>/dev/null | head -n 1 || true)"
+echo "redis: $(redis-server --version | cut -d' ' -f1-3)"
+
+# The daemon starts with the soft open-file limit of a default login or
+# service (1024), so the hold test shows whether it raises the limit itself.
+mkdir -p "$TMP/state"
+printf '{ "log_level": "warning" }\n' >"$TMP/rocmd.json"
+LIMIT=""
+command -v prlimit >/dev/null 2>&1 && LIMIT="prlimit --nofile=1024: --"
+# shellcheck disable=SC2086 # LIMIT is a command prefix, split on purpose.
+$LIMIT "$ROCMD" --foreground --state-dir "$TMP/state" --socket "$TMP/rocmd.sock" \
+	--config "$TMP/rocmd.json" >"$TMP/rocmd.log" 2>&1 &
+DPID=$!
+if ! wait_socket "$TMP/rocmd.sock" "$DPID"; then
+	echo "ipc.sh: rocmd did not come up; its log:" >&2
+	cat "$TMP/rocmd.log" >&2
+	exit 1
+fi
+redis-server --port 0 --unixsocket "$TMP/redis.sock" --unixsocketperm 700 --save '' \
+	--appendonly no --dir "$TMP" --logfile "$TMP/redis.log" &
+RPID=$!
+if ! wait_socket "$TMP/redis.sock" "$RPID"; then
+	echo "ipc.sh: redis-server did not come up; its log:" >&2
+	cat "$TMP/redis.log" >&2
+	exit 1
+fi
+if ! "$LOAD" -s "$TMP/rocmd.sock" -n 1 --json >/dev/null; then
+	echo "ipc.sh: rocmd does not answer status; its log:" >&2
+	cat "$TMP/rocmd.log" >&2
+	exit 1
+fi
+RSS_START=$(proc_rss_kb "$DPID")
+NOFILE=$(awk '/^Max open files/ { print $4 }' "/proc/$DPID/limits")
+echo "rocmd pid $DPID: RSS after start and one status ${RSS_START} kB, open-file soft limit $NOFILE"
+echo
+
+echo "== throughput: redis-benchmark -s SOCK -t ping -c C -n $REQUESTS --csv  vs  ipc-load -s SOCK -c C -d $DURATION --json"
+ROWS=""
+for c in $CLIENTS; do
+	csv=$(redis-benchmark -s "$TMP/redis.sock" -t ping -c "$c" -n "$REQUESTS" --csv 2>/dev/null || true)
+	printf '%s\n' "$csv" | sed -n '2,$p' | sed "s/^/redis  c=$c  /"
+	js=$("$LOAD" -s "$TMP/rocmd.sock" -c "$c" -d "$DURATION" --json || true)
+	echo "rocmd  c=$c  $js"
+	r_rps=$(csv_field "$csv" PING_MBULK 2)
+	r_p50=$(csv_field "$csv" PING_MBULK 5)
+	r_p99=$(csv_field "$csv" PING_MBULK 7)
+	d_rps=$(json_num "$js" rps)
+	d_p50=$(json_num "$js" p50_us)
+	d_p99=$(json_num "$js" p99_us)
+	d_err=$(json_num "$js" errors)
+	ROWS="$ROWS$c ${r_rps:-0} ${r_p50:-0} ${r_p99:-0} ${d_rps:-0} ${d_p50:-0} ${d_p99:-0} ${d_err:-?}
+"
+done
+echo
+printf '%s' "$ROWS" | awk '
+BEGIN {
+	printf "%7s  %12s  %12s  %6s  %9s  %9s  %9s  %9s  %6s\n", "clients", "redis req/s",
+		"rocmd req/s", "ratio", "redis p50", "redis p99", "rocmd p50", "rocmd p99", "errors"
+	printf "%7s  %12s  %12s  %6s  %9s  %9s  %9s  %9s  %6s\n", "", "(PING)", "(status)",
+		"", "us", "us", "us", "us", ""
+}
+NF == 8 {
+	ratio = $2 > 0 ? $5 / $2 : 0
+	printf "%7d  %12.0f  %12.0f  %6.2f  %9.0f  %9.0f  %9.1f  %9.1f  %6s\n", $1, $2, $5, ratio,
+		$3 * 1000, $4 * 1000, $6, $7, $8
+}'
+echo "targets: ratio >= 0.5 at 64 clients; rocmd p99 <= 1000 us"
+echo
+
+echo "== hold: ipc-load -s SOCK -H -c $HOLD_CONNS -t $HOLD_TIME --json"
+"$LOAD" -s "$TMP/rocmd.sock" -H -c "$HOLD_CONNS" -t "$HOLD_TIME" --json >"$TMP/hold.json" &
+LPID=$!
+# Sample the daemon in the middle of the hold, with every connection open.
+sleep $((HOLD_TIME / 2 + 1))
+HOLD_FDS=$(proc_fds "$DPID")
+HOLD_RSS=$(proc_rss_kb "$DPID")
+wait "$LPID" || true
+js=$(cat "$TMP/hold.json")
+echo "$js"
+echo "connected $(json_num "$js" connected)/$HOLD_CONNS, status ok $(json_num "$js" round1_ok) before" \
+	"and $(json_num "$js" round2_ok) after ${HOLD_TIME} s, errors $(json_num "$js" errors)," \
+	"setup $(json_num "$js" setup_s) s"
+echo "rocmd during the hold: $HOLD_FDS open descriptors, RSS $HOLD_RSS kB"
+echo "target: $HOLD_CONNS connections held with 0 errors"
+echo
+
+echo "== idle: rocmd after the runs above, no clients, ${IDLE} s window"
+sleep 1
+rss0=$(proc_rss_kb "$DPID")
+t0=$(proc_ticks "$DPID")
+c0=$(proc_ctxt "$DPID")
+sleep "$IDLE"
+rss1=$(proc_rss_kb "$DPID")
+t1=$(proc_ticks "$DPID")
+c1=$(proc_ctxt "$DPID")
+echo "threads $(proc_threads "$DPID"); RSS fresh ${RSS_START} kB, at window start ${rss0} kB, at end ${rss1} kB"
+echo "CPU ticks (utime+stime) over ${IDLE} s: $((t1 - t0)) ($(getconf CLK_TCK) per second)"
+echo "context switches over ${IDLE} s, all threads: $((c1 - c0))"
+if [ "$HAVE_STRACE" -eq 1 ] && [ "$STRACE_WIN" -gt 0 ]; then
+	# strace's attach and detach interrupt the blocking epoll_wait once each;
+	# anything beyond that is a wake-up of the daemon's own.
+	timeout -s INT "$STRACE_WIN" strace -f -c -p "$DPID" -o "$TMP/strace.txt" 2>/dev/null || true
+	if grep -q total "$TMP/strace.txt" 2>/dev/null; then
+		echo "strace -f -c -p PID over ${STRACE_WIN} s:"
+		sed 's/^/  /' "$TMP/strace.txt"
+	else
+		echo "strace -f -c -p PID over ${STRACE_WIN} s: no system calls"
+	fi
+else
+	echo "strace not run (missing or --strace 0)"
+fi
+echo "targets: RSS <= 8192 kB, 0 CPU ticks over 60 s"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if ! kill -0 "$DPID" 2>/dev/null; then
+	echo "note: rocmd exited during the run; its log:"
+	cat "$TMP/rocmd.log"
+fi
