@@ -114,6 +114,8 @@ struct bench {
 	unsigned error_lines;
 
 	uint64_t t_start, t_ready, t_run, t_end;
+	double cpu_run_start; /* this process's CPU seconds when the run began */
+	double cpu_s;         /* ... spent during the run */
 	struct latencies lat;
 	struct latencies hello_lat;
 };
@@ -135,6 +137,18 @@ static void report_error(struct bench *b, const char *fmt, const char *what, con
 	fputc('\n', stderr);
 	if (b->error_lines == MAX_ERROR_LINES)
 		fprintf(stderr, "ipc-load: (further errors are counted, not printed)\n");
+}
+
+/* User plus system CPU seconds of this process: the load generator shares the
+ * machine with the daemon, so its own cost belongs next to the figures. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0.0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 static int lat_add(struct latencies *l, uint64_t ns)
@@ -519,6 +533,7 @@ static void bench_close_all(struct bench *b)
 	unsigned i;
 
 	b->phase = PHASE_DONE;
+	b->cpu_s = cpu_seconds() - b->cpu_run_start;
 	uv_timer_stop(&b->timer);
 	uv_close((uv_handle_t *)&b->timer, NULL);
 	for (i = 0; i < b->nconns; i++)
@@ -597,6 +612,7 @@ static void bench_next_phase(struct bench *b)
 	switch (b->phase) {
 	case PHASE_SETUP:
 		b->t_ready = uv_hrtime();
+		b->cpu_run_start = cpu_seconds();
 		if (b->hold) {
 			bench_round(b, 1);
 			return;
@@ -725,7 +741,7 @@ static void add_num(cJSON *o, const char *key, double v)
 
 static void bench_report(struct bench *b)
 {
-	double run_s, rps;
+	double run_s, rps, cpu_us;
 	double p50, p90, p99, pmax, h50, h99;
 	cJSON *o;
 	char *s;
@@ -740,6 +756,7 @@ static void bench_report(struct bench *b)
 	h99 = lat_pct(&b->hello_lat, 99);
 	run_s = b->t_end > b->t_run ? (double)(b->t_end - b->t_run) / 1e9 : 0.0;
 	rps = run_s > 0 ? (double)b->completed / run_s : 0.0;
+	cpu_us = b->completed ? b->cpu_s * 1e6 / (double)b->completed : 0.0;
 
 	if (b->json) {
 		o = cJSON_CreateObject();
@@ -765,6 +782,7 @@ static void bench_report(struct bench *b)
 			add_num(o, "duration_s", run_s);
 			add_num(o, "rps", rps);
 		}
+		add_num(o, "client_cpu_us_per_req", cpu_us);
 		add_num(o, "p50_us", p50);
 		add_num(o, "p90_us", p90);
 		add_num(o, "p99_us", p99);
@@ -794,6 +812,7 @@ static void bench_report(struct bench *b)
 	       " lost)\n",
 	       b->completed, b->errors + b->conn_failed, b->rpc_errors, b->lost);
 	printf("latency us    p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n", p50, p90, p99, pmax);
+	printf("client CPU    %.1f us per request (this load generator)\n", cpu_us);
 }
 
 static void usage(FILE *f)
