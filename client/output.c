@@ -1,0 +1,120 @@
+/*
+ * Table and key/value printing for rocmctl: see output.h.
+ */
+#include "output.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct out_table {
+	int ncols, nrows, cap;
+	char **cells; /* nrows+1 rows (headers first) of ncols cells */
+};
+
+struct out_table *
+out_table_new(int ncols, const char *const *headers)
+{
+	struct out_table *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return NULL;
+	t->ncols = ncols;
+	out_table_row(t, headers);
+	return t;
+}
+
+void
+out_table_row(struct out_table *t, const char *const *cells)
+{
+	if (t == NULL)
+		return;
+	if (t->nrows == t->cap) {
+		int cap = t->cap ? t->cap * 2 : 16;
+		char **n = realloc(t->cells, (size_t)cap * (size_t)t->ncols * sizeof(char *));
+		if (n == NULL)
+			return;
+		t->cells = n;
+		t->cap = cap;
+	}
+	for (int i = 0; i < t->ncols; i++)
+		t->cells[t->nrows * t->ncols + i] = strdup(cells[i] != NULL ? cells[i] : "-");
+	t->nrows++;
+}
+
+void
+out_table_print(struct out_table *t, FILE *f)
+{
+	int *w;
+
+	if (t == NULL)
+		return;
+	w = calloc((size_t)t->ncols, sizeof(int));
+	if (w == NULL)
+		return;
+	for (int r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r * t->ncols + c];
+			int len = s != NULL ? (int)strlen(s) : 0;
+			if (len > w[c])
+				w[c] = len;
+		}
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r * t->ncols + c];
+			if (c == t->ncols - 1)
+				fprintf(f, "%s\n", s != NULL ? s : "");
+			else
+				fprintf(f, "%-*s  ", w[c], s != NULL ? s : "");
+		}
+	}
+	free(w);
+}
+
+void
+out_table_free(struct out_table *t)
+{
+	if (t == NULL)
+		return;
+	for (int i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t);
+}
+
+void
+out_kv(FILE *f, int n, const char *const *keys, const char *const *values)
+{
+	int w = 0;
+
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(keys[i]) > w)
+			w = (int)strlen(keys[i]);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%-*s  %s\n", w + 1, keys[i], values[i] != NULL ? values[i] : "-");
+}
+
+const char *
+out_time(long long ms, char *buf, size_t len)
+{
+	time_t s = (time_t)(ms / 1000);
+	struct tm tm;
+
+	localtime_r(&s, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+const char *
+out_duration(long long s, char *buf, size_t len)
+{
+	if (s >= 86400)
+		snprintf(buf, len, "%lldd %lldh", s / 86400, (s % 86400) / 3600);
+	else if (s >= 3600)
+		snprintf(buf, len, "%lldh %lldm", s / 3600, (s % 3600) / 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%lldm %llds", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%llds", s);
+	return buf;
+}

@@ -1,0 +1,426 @@
+/*
+ * rocmctl: the command-line client of rocmd. Each command is one or a few
+ * protocol calls; output is an aligned table or key/value block for people,
+ * or the daemon's JSON with --json for scripts.
+ *
+ * Exit codes: 0 ok, 1 error, 2 usage, 3 daemon unreachable, 4 permission denied.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "common/error.h"
+#include "common/paths.h"
+#include "output.h"
+#include "version.h"
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_DENIED = 4 };
+
+struct ctx {
+	const char *socket;
+	int json;
+	struct rocmd_client *client;
+};
+
+struct command {
+	const char *name;
+	const char *args;
+	const char *help;
+	int (*fn)(struct ctx *ctx, int argc, char **argv);
+};
+
+static const struct command commands[];
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "Usage: rocmctl [--socket PATH] [--json] COMMAND [ARGS]\n"
+		   "Talks to rocmd, the HIP SDK / rocBLAS library manager.\n\nCommands:\n");
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		char left[64];
+		snprintf(left, sizeof(left), "%s %s", c->name, c->args);
+		fprintf(f, "  %-34s %s\n", left, c->help);
+	}
+	fprintf(f, "\nOptions:\n"
+		   "  -S, --socket PATH   daemon socket (default: $ROCMD_SOCKET, your own daemon's,\n"
+		   "                      else " ROCMD_SYSTEM_SOCKET ")\n"
+		   "  -j, --json          machine-readable JSON output\n"
+		   "  -V, --version       print the version\n"
+		   "  -h, --help          this help\n\n"
+		   "Exit codes: 0 ok, 1 error, 2 usage, 3 daemon unreachable, 4 permission denied.\n");
+}
+
+static int
+exit_for(int err)
+{
+	if (err == 0)
+		return EXIT_OK;
+	if (err == ROCMD_ECONNECT)
+		return EXIT_UNREACHABLE;
+	if (err == ROCMD_EPERM)
+		return EXIT_DENIED;
+	return EXIT_ERROR;
+}
+
+static int
+fail(int err, const char *why)
+{
+	fprintf(stderr, "rocmctl: %s\n", why != NULL && why[0] ? why : rocmd_strerror(err));
+	return exit_for(err);
+}
+
+static int
+connect_daemon(struct ctx *ctx)
+{
+	char path[4096], why[1024] = "";
+	int rc;
+
+	if (ctx->client != NULL)
+		return 0;
+	if (ctx->socket != NULL)
+		snprintf(path, sizeof(path), "%s", ctx->socket);
+	else
+		rocmd_paths_client_socket(path, sizeof(path));
+	rc = rocmd_client_open(path, "rocmctl", &ctx->client, NULL, why, sizeof(why));
+	return rc < 0 ? fail(rc, why) : 0;
+}
+
+/* Calls METHOD; on failure prints the daemon's reason and returns the exit code. */
+static int
+call(struct ctx *ctx, const char *method, cJSON *params, cJSON **result)
+{
+	char why[1024] = "";
+	int rc = connect_daemon(ctx);
+
+	if (rc != 0) {
+		cJSON_Delete(params);
+		return rc;
+	}
+	rc = rocmd_client_call(ctx->client, method, params, result, NULL, NULL, NULL, why,
+			       sizeof(why));
+	return rc < 0 ? fail(rc, why) : 0;
+}
+
+static void
+print_json(const cJSON *j)
+{
+	char *s = cJSON_Print(j);
+
+	if (s != NULL)
+		puts(s);
+	free(s);
+}
+
+static double
+num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *
+str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "-";
+}
+
+static int
+cmd_status(struct ctx *ctx, int argc, char **argv)
+{
+	cJSON *r = NULL;
+	const cJSON *counts;
+	char pid[32], up[32], started[32], schema[16], conns[48], sdks[16], pkgs[16], deps[16],
+		jobs[16], events[24];
+	int rc;
+
+	if (argc != 0)
+		return fail(ROCMD_EINVAL, "status takes no arguments");
+	if ((rc = call(ctx, "status", NULL, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		print_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	counts = cJSON_GetObjectItemCaseSensitive(r, "counts");
+	snprintf(pid, sizeof(pid), "%.0f", num(r, "pid"));
+	out_duration((long long)num(r, "uptime_s"), up, sizeof(up));
+	out_time((long long)num(r, "started_at_ms"), started, sizeof(started));
+	snprintf(schema, sizeof(schema), "%.0f", num(r, "schema_version"));
+	snprintf(conns, sizeof(conns), "%.0f (limit %.0f)", num(r, "connections"),
+		 num(r, "max_connections"));
+	snprintf(sdks, sizeof(sdks), "%.0f", num(counts, "sdks"));
+	snprintf(pkgs, sizeof(pkgs), "%.0f", num(counts, "packages"));
+	snprintf(deps, sizeof(deps), "%.0f", num(counts, "deployments"));
+	snprintf(jobs, sizeof(jobs), "%.0f", num(counts, "tune_jobs"));
+	snprintf(events, sizeof(events), "%.0f", num(counts, "events"));
+	{
+		const cJSON *clean = cJSON_GetObjectItemCaseSensitive(r, "previous_run_clean");
+		const char *keys[] = {"Version", "PID", "Uptime", "Started", "State dir", "Socket",
+				      "Schema version", "Connections", "Previous stop", "SDKs",
+				      "Packages", "Deployments", "Tuning jobs", "Events"};
+		const char *vals[] = {str(r, "version"), pid, up, started, str(r, "state_dir"),
+				      str(r, "socket"), schema, conns,
+				      cJSON_IsTrue(clean) ? "clean" : "unclean (crash or kill)",
+				      sdks, pkgs, deps, jobs, events};
+		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
+	}
+	cJSON_Delete(r);
+	return 0;
+}
+
+static void
+print_event(const cJSON *ev, int json)
+{
+	char when[32], id[24];
+
+	if (json) {
+		char *s = cJSON_PrintUnformatted(ev);
+		if (s != NULL)
+			puts(s);
+		free(s);
+	} else {
+		snprintf(id, sizeof(id), "%.0f", num(ev, "id"));
+		printf("%-6s %s  %-26s %s\n", id, out_time((long long)num(ev, "time_ms"), when,
+							  sizeof(when)),
+		       str(ev, "kind"), str(ev, "message"));
+	}
+	fflush(stdout);
+}
+
+static int
+on_event(const struct rocmd_rpc *msg, void *arg)
+{
+	struct ctx *ctx = arg;
+
+	if (strcmp(msg->method, "event") == 0 && msg->params != NULL)
+		print_event(msg->params, ctx->json);
+	return 0;
+}
+
+static int
+cmd_events(struct ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"follow", no_argument, NULL, 'f'}, {"limit", required_argument, NULL, 'n'},
+		{"kind", required_argument, NULL, 'k'}, {"after", required_argument, NULL, 'a'},
+		{NULL, 0, NULL, 0},
+	};
+	long long after = 0, limit = 0, shown = 0;
+	const char *kind = NULL;
+	char why[1024] = "";
+	int follow = 0, c, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc + 1, argv - 1, "+fn:k:a:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			follow = 1;
+			break;
+		case 'n':
+			limit = atoll(optarg);
+			if (limit <= 0)
+				return fail(ROCMD_EINVAL, "--limit takes a positive number");
+			break;
+		case 'k':
+			kind = optarg;
+			break;
+		case 'a':
+			after = atoll(optarg);
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	/* Page through the history, then (with --follow) subscribe from where it ended. */
+	for (;;) {
+		cJSON *p = cJSON_CreateObject(), *r = NULL;
+		const cJSON *ev, *more;
+		long long page = limit > 0 && limit - shown < 1000 ? limit - shown : 1000;
+		cJSON_AddNumberToObject(p, "after_id", (double)after);
+		cJSON_AddNumberToObject(p, "limit", (double)page);
+		if (kind != NULL)
+			cJSON_AddStringToObject(p, "kind", kind);
+		if ((rc = call(ctx, "events.list", p, &r)) != 0)
+			return rc;
+		cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(r, "events"))
+		{
+			print_event(ev, ctx->json);
+			shown++;
+		}
+		after = (long long)num(r, "last_id");
+		more = cJSON_GetObjectItemCaseSensitive(r, "more");
+		rc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "events"));
+		cJSON_Delete(r);
+		if ((rc < page && !cJSON_IsTrue(more)) || (limit > 0 && shown >= limit))
+			break;
+	}
+	if (!follow)
+		return 0;
+	{
+		cJSON *p = cJSON_CreateObject(), *r = NULL;
+		cJSON_AddNumberToObject(p, "after_id", (double)after);
+		if (kind != NULL)
+			cJSON_AddStringToObject(p, "kind", kind);
+		rc = rocmd_client_call(ctx->client, "events.subscribe", p, &r, NULL, on_event, ctx,
+				       why, sizeof(why));
+		cJSON_Delete(r);
+		if (rc < 0)
+			return fail(rc, why);
+	}
+	rc = rocmd_client_listen(ctx->client, on_event, ctx, why, sizeof(why));
+	if (rc == ROCMD_ECLOSED) {
+		fprintf(stderr, "rocmctl: rocmd closed the connection (daemon stopped?)\n");
+		return EXIT_ERROR;
+	}
+	return fail(rc, why);
+}
+
+static int
+cmd_config(struct ctx *ctx, int argc, char **argv)
+{
+	cJSON *r = NULL;
+	int rc;
+
+	if (argc != 0)
+		return fail(ROCMD_EINVAL, "config takes no arguments");
+	if ((rc = call(ctx, "config.get", NULL, &r)) != 0)
+		return rc;
+	print_json(r);
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+cmd_log_level(struct ctx *ctx, int argc, char **argv)
+{
+	cJSON *p, *r = NULL;
+	int rc;
+
+	if (argc != 1) {
+		fprintf(stderr, "rocmctl: usage: log-level error|warning|notice|info|debug\n");
+		return EXIT_USAGE;
+	}
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "level", argv[0]);
+	if ((rc = call(ctx, "daemon.set_log_level", p, &r)) != 0)
+		return rc;
+	if (ctx->json)
+		print_json(r);
+	else
+		printf("log level: %s\n", str(r, "level"));
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+cmd_shutdown(struct ctx *ctx, int argc, char **argv)
+{
+	cJSON *r = NULL;
+	int rc;
+
+	if (argc != 0)
+		return fail(ROCMD_EINVAL, "shutdown takes no arguments");
+	if ((rc = call(ctx, "daemon.shutdown", NULL, &r)) != 0)
+		return rc;
+	if (ctx->json)
+		print_json(r);
+	else
+		printf("rocmd is shutting down\n");
+	cJSON_Delete(r);
+	return 0;
+}
+
+/* A raw call, for scripts and debugging: rocmctl call METHOD ['{"param": 1}']. */
+static int
+cmd_call(struct ctx *ctx, int argc, char **argv)
+{
+	cJSON *params = NULL, *r = NULL;
+	int rc;
+
+	if (argc < 1 || argc > 2) {
+		fprintf(stderr, "rocmctl: usage: call METHOD [PARAMS-JSON]\n");
+		return EXIT_USAGE;
+	}
+	if (argc == 2) {
+		params = cJSON_Parse(argv[1]);
+		if (params == NULL) {
+			fprintf(stderr, "rocmctl: PARAMS is not valid JSON\n");
+			return EXIT_USAGE;
+		}
+	}
+	if ((rc = call(ctx, argv[0], params, &r)) != 0)
+		return rc;
+	print_json(r);
+	cJSON_Delete(r);
+	return 0;
+}
+
+static const struct command commands[] = {
+	{"status", "", "daemon version, uptime, state and counts", cmd_status},
+	{"events", "[--follow] [--kind K] [--after ID] [--limit N]", "the event history",
+	 cmd_events},
+	{"config", "", "the daemon's effective configuration (JSON)", cmd_config},
+	{"log-level", "LEVEL", "set the daemon's log level (admin)", cmd_log_level},
+	{"shutdown", "", "stop the daemon (admin)", cmd_shutdown},
+	{"call", "METHOD [PARAMS]", "send one raw JSON-RPC request", cmd_call},
+	{NULL, NULL, NULL, NULL},
+};
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 'S'}, {"json", no_argument, NULL, 'j'},
+		{"version", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ctx ctx = {0};
+	int c, rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	while ((c = getopt_long(argc, argv, "+S:jVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+			ctx.socket = optarg;
+			break;
+		case 'j':
+			ctx.json = 1;
+			break;
+		case 'V':
+			printf("rocmctl %s (protocol %d)\n", ROCMD_VERSION_STRING,
+			       ROCMD_PROTO_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (const struct command *cmd = commands; cmd->name != NULL; cmd++) {
+		if (strcmp(cmd->name, argv[optind]) != 0)
+			continue;
+		rc = cmd->fn(&ctx, argc - optind - 1, argv + optind + 1);
+		rocmd_client_close(ctx.client);
+		return rc;
+	}
+	if (strcmp(argv[optind], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "rocmctl: unknown command '%s' (see rocmctl --help)\n", argv[optind]);
+	return EXIT_USAGE;
+}

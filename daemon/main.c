@@ -1,0 +1,378 @@
+/*
+ * rocmd: the daemon's entry point. Parses flags, loads the configuration,
+ * takes the state folder's single-instance lock, opens the database, starts
+ * listening and runs the libuv loop until a signal or a client asks it to
+ * stop; then it closes the database cleanly. Without --foreground it detaches
+ * and the parent exits only once the socket is ready (or with the reason it
+ * could not start), so scripts can rely on its exit status.
+ *
+ * Exit codes: 0 clean stop, 1 runtime failure, 2 usage, 3 invalid config,
+ * 4 another instance holds the state folder, 5 database cannot be opened.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "common/config.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/paths.h"
+#include "db/db.h"
+#include "ipc.h"
+#include "lockfile.h"
+#include "server.h"
+#include "version.h"
+
+enum { EXIT_USAGE = 2, EXIT_CONFIG = 3, EXIT_LOCKED = 4, EXIT_DB = 5 };
+
+struct options {
+	int foreground;
+	const char *state_dir;
+	const char *socket;
+	const char *config;
+	const char *log_level;
+};
+
+static int ready_fd = -1; /* write end of the readiness pipe, when detached */
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: rocmd [OPTIONS]\n"
+		"Keeps tuned rocBLAS libraries in sync with the HIP SDKs on this machine.\n\n"
+		"  -f, --foreground        stay in the foreground (as under systemd)\n"
+		"  -s, --state-dir DIR     state folder (database, lock, package store)\n"
+		"  -S, --socket PATH       Unix socket to listen on\n"
+		"  -c, --config FILE       configuration file (JSON, see docs/CONFIG.md)\n"
+		"  -l, --log-level LEVEL   error, warning, notice, info or debug\n"
+		"  -V, --version           print the version and exit\n"
+		"  -h, --help              print this help and exit\n");
+}
+
+/* Reports a start-up failure to the waiting parent (if detached) and stderr. */
+static void __attribute__((format(printf, 1, 2)))
+fail_start(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_err("%s", msg);
+	if (ready_fd >= 0) {
+		if (write(ready_fd, msg, strlen(msg)) < 0)
+			log_debug("cannot report to the parent: %s", strerror(errno));
+		close(ready_fd);
+		ready_fd = -1;
+	}
+}
+
+static void
+signal_ready(void)
+{
+	if (ready_fd >= 0) {
+		if (write(ready_fd, "", 1) < 0)
+			log_debug("cannot report readiness: %s", strerror(errno));
+		close(ready_fd);
+		ready_fd = -1;
+	}
+}
+
+/*
+ * Double fork; the original process waits on a pipe for either one NUL byte
+ * (ready) or an error message, and exits accordingly.
+ */
+static int
+detach(void)
+{
+	int p[2], devnull;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		char msg[1024];
+		ssize_t n;
+		close(p[1]);
+		n = read(p[0], msg, sizeof(msg) - 1);
+		if (n == 1 && msg[0] == '\0')
+			_exit(0);
+		if (n > 0) {
+			msg[n] = '\0';
+			fprintf(stderr, "rocmd: %s\n", msg);
+		} else {
+			fprintf(stderr, "rocmd: the daemon exited during start-up\n");
+		}
+		_exit(1);
+	}
+	close(p[0]);
+	if (setsid() < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0)
+		_exit(0);
+	ready_fd = p[1];
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+		/* stderr stays until start-up succeeded; then logs go to the file. */
+		close(devnull);
+	}
+	if (chdir("/") != 0)
+		return -errno;
+	return 0;
+}
+
+/* 1000 connections need 1000 descriptors: take the hard limit. */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			log_warn("cannot raise the descriptor limit: %s", strerror(errno));
+	}
+}
+
+static int
+parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"foreground", no_argument, NULL, 'f'}, {"state-dir", required_argument, NULL, 's'},
+		{"socket", required_argument, NULL, 'S'}, {"config", required_argument, NULL, 'c'},
+		{"log-level", required_argument, NULL, 'l'}, {"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "fs:S:c:l:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o->foreground = 1;
+			break;
+		case 's':
+			o->state_dir = optarg;
+			break;
+		case 'S':
+			o->socket = optarg;
+			break;
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'l':
+			if (rocmd_log_level_parse(optarg) < 0) {
+				fprintf(stderr, "rocmd: unknown log level '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			o->log_level = optarg;
+			break;
+		case 'V':
+			printf("rocmd %s (protocol %d)\n", ROCMD_VERSION_STRING, ROCMD_PROTO_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rocmd: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The default config file: /etc/rocmd/rocmd.json as root, else the user's. */
+static const char *
+default_config_path(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (geteuid() == 0)
+		return "/etc/rocmd/rocmd.json";
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(buf, len, "%s/rocmd/rocmd.json", xdg);
+	else if (home != NULL && home[0] == '/')
+		snprintf(buf, len, "%s/.config/rocmd/rocmd.json", home);
+	else
+		return NULL;
+	return buf;
+}
+
+static int
+replace_string(char **dst, const char *src)
+{
+	char *copy = strdup(src);
+
+	if (copy == NULL)
+		return ROCMD_ENOMEM;
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+static int
+load_config(const struct options *o, struct rocmd_config *cfg)
+{
+	char why[4096] = "", buf[4096];
+	const char *path = o->config != NULL ? o->config : default_config_path(buf, sizeof(buf));
+	int rc;
+
+	rc = rocmd_config_defaults(cfg);
+	if (rc == 0 && path != NULL)
+		rc = rocmd_config_load(path, o->config == NULL, cfg, why, sizeof(why));
+	if (rc < 0) {
+		fprintf(stderr, "rocmd: invalid configuration %s:\n%s\n", path != NULL ? path : "",
+			why);
+		return EXIT_CONFIG;
+	}
+	if ((o->state_dir != NULL && replace_string(&cfg->state_dir, o->state_dir) < 0) ||
+	    (o->socket != NULL && replace_string(&cfg->socket_path, o->socket) < 0) ||
+	    (o->log_level != NULL && replace_string(&cfg->log_level, o->log_level) < 0))
+		return 1;
+	return 0;
+}
+
+static int
+run(const struct options *o, struct rocmd_config *cfg)
+{
+	struct rocmd_server srv;
+	struct rocmd_db *db = NULL;
+	char path[4096], why[2048] = "";
+	uv_loop_t *loop = uv_default_loop();
+	int lock_fd = -1, rc, status = 1, previous_clean = 1;
+	int64_t run_id = 0;
+	pid_t holder;
+
+	rc = rocmd_paths_mkdir_p(cfg->state_dir, 0755);
+	if (rc < 0) {
+		fail_start("cannot create state folder %s: %s", cfg->state_dir, strerror(-rc));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/rocmd.lock", cfg->state_dir);
+	lock_fd = rocmd_lockfile_acquire(path, &holder);
+	if (lock_fd == ROCMD_ELOCKED) {
+		fail_start("another rocmd (pid %ld) is already using state folder %s", (long)holder,
+			   cfg->state_dir);
+		return EXIT_LOCKED;
+	}
+	if (lock_fd < 0) {
+		fail_start("cannot lock %s: %s", path, rocmd_strerror(lock_fd));
+		return 1;
+	}
+
+	snprintf(path, sizeof(path), "%s/rocmd.db", cfg->state_dir);
+	rc = rocmd_db_open(path, &db, why, sizeof(why));
+	if (rc < 0) {
+		fail_start("cannot open database %s: %s", path, why[0] ? why : rocmd_strerror(rc));
+		status = EXIT_DB;
+		goto out;
+	}
+	rc = rocmd_db_run_begin(db, getpid(), ROCMD_VERSION_STRING, &run_id, &previous_clean);
+	if (rc < 0) {
+		fail_start("cannot record the daemon run: %s", rocmd_db_errmsg(db));
+		goto out;
+	}
+
+	rc = rocmd_server_init(&srv, loop, cfg, db);
+	if (rc < 0) {
+		fail_start("cannot set up signal handling: %s", uv_strerror(rc));
+		goto out;
+	}
+	srv.previous_run_clean = previous_clean;
+	srv.run_id = run_id;
+	if (cfg->socket_path != NULL) {
+		snprintf(path, sizeof(path), "%s", cfg->socket_path);
+	} else if (rocmd_paths_daemon_socket(path, sizeof(path)) < 0) {
+		fail_start("no socket path: XDG_RUNTIME_DIR is not set; pass --socket PATH");
+		goto out_loop;
+	}
+	rc = rocmd_ipc_listen(&srv, path, why, sizeof(why));
+	if (rc < 0) {
+		fail_start("%s", why);
+		goto out_loop;
+	}
+	rocmd_server_event(&srv, "daemon.start", NULL, "rocmd %s started (pid %ld)%s",
+			   ROCMD_VERSION_STRING, (long)getpid(),
+			   previous_clean ? "" : "; the previous run did not shut down cleanly");
+	signal_ready();
+	uv_run(loop, UV_RUN_DEFAULT);
+	rocmd_server_event(&srv, "daemon.stop", NULL, "rocmd stopped");
+	rc = rocmd_db_run_end(db, run_id);
+	if (rc < 0)
+		log_err("cannot record the clean stop: %s", rocmd_db_errmsg(db));
+	status = rc < 0 ? 1 : 0;
+	log_notice("stopped");
+out_loop:
+	if (status != 0) {
+		/* Start-up failed after handles were made: close them and drain the loop. */
+		rocmd_server_shutdown(&srv, "start-up failed");
+		uv_run(loop, UV_RUN_DEFAULT);
+	}
+	uv_loop_close(loop);
+	free(srv.socket_path);
+	free(srv.lock_path);
+out:
+	rocmd_db_close(db);
+	rocmd_lockfile_release(lock_fd);
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o = {0};
+	struct rocmd_config cfg = {0};
+	int rc, level;
+
+	rocmd_log_init("rocmd");
+	rc = parse_args(argc, argv, &o);
+	if (rc != 0)
+		return rc;
+	rc = load_config(&o, &cfg);
+	if (rc != 0)
+		goto out;
+	level = rocmd_log_level_parse(cfg.log_level);
+	rocmd_log_set_level(level >= 0 ? (enum rocmd_log_level)level : ROCMD_LOG_NOTICE);
+	if (cfg.log_file != NULL && (rc = rocmd_log_open_file(cfg.log_file)) < 0) {
+		fprintf(stderr, "rocmd: cannot open log file %s: %s\n", cfg.log_file,
+			strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+	if (!o.foreground && (rc = detach()) < 0) {
+		fprintf(stderr, "rocmd: cannot detach: %s\n", strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	rc = run(&o, &cfg);
+out:
+	rocmd_config_free(&cfg);
+	rocmd_log_close();
+	return rc;
+}

@@ -1,0 +1,102 @@
+/*
+ * The daemon's core state and its client connections.
+ *
+ * struct rocmd_server owns the libuv loop handles, the database, the
+ * configuration and the list of connections. The IPC layer (ipc-unix.c)
+ * accepts streams and hands them to rocmd_server_adopt(); from then on this
+ * module reads frames, dispatches requests through the method table
+ * (methods.c), queues replies with a per-connection output limit and pushes
+ * event notifications to subscribers. Everything here runs on the loop thread.
+ */
+#ifndef ROCMD_SERVER_H
+#define ROCMD_SERVER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uv.h>
+
+#include "common/config.h"
+#include "common/proto.h"
+#include "db/db.h"
+
+struct rocmd_server;
+
+/* Who is on the other end, from the kernel (SO_PEERCRED / the pipe token). */
+struct rocmd_peer {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	int admin; /* may call mutating methods */
+};
+
+struct rocmd_conn {
+	uv_pipe_t pipe; /* first: the handle's data points back here too */
+	struct rocmd_server *srv;
+	struct rocmd_conn *prev, *next;
+	uint64_t serial;
+	struct rocmd_peer peer;
+	struct rocmd_frame_decoder dec;
+	size_t queued;  /* bytes written but not yet acknowledged by libuv */
+	int hello;      /* handshake done */
+	int reading;    /* uv_read_start active */
+	int closing;    /* uv_close called */
+	int draining;   /* close once the output queue is empty */
+	int subscribed; /* receives "event" notifications */
+	char *sub_kind; /* kind prefix filter, or NULL */
+};
+
+struct rocmd_server {
+	uv_loop_t *loop;
+	struct rocmd_config *cfg;
+	struct rocmd_db *db;
+	char *socket_path;
+	uv_pipe_t listener;
+	int listening;
+	int lock_fd;        /* flock on the socket's lock file */
+	char *lock_path;
+	uv_signal_t sig_term, sig_int, sig_hup;
+	uv_timer_t grace; /* only armed during shutdown */
+	struct rocmd_conn *conns;
+	int nconns;
+	uint64_t next_serial;
+	int64_t started_ms;
+	int previous_run_clean;
+	int64_t run_id;
+	gid_t admin_gid;
+	int admin_gid_known;
+	int shutting_down;
+	int shutdown_requested; /* by a client; acted on once its reply is queued */
+	int exit_code;
+	struct rocmd_db_counts counts; /* cached; refreshed when stale */
+	int counts_stale;
+};
+
+/* Sets up signals and state; the caller has opened the database. */
+int rocmd_server_init(struct rocmd_server *srv, uv_loop_t *loop, struct rocmd_config *cfg,
+		      struct rocmd_db *db);
+/* Takes a connected stream from the IPC layer. */
+void rocmd_server_adopt(struct rocmd_server *srv, struct rocmd_conn *conn);
+/* Allocates a connection whose pipe is initialised on SRV's loop. */
+struct rocmd_conn *rocmd_conn_new(struct rocmd_server *srv);
+/* Frees a connection that was never adopted (its handle must be closed first). */
+void rocmd_conn_discard(struct rocmd_conn *conn);
+/* Begins a graceful shutdown: stop accepting, finish replies, then stop the loop. */
+void rocmd_server_shutdown(struct rocmd_server *srv, const char *why);
+/* During shutdown, once nothing is left to serve, closes the last handles so
+ * uv_run returns. */
+void rocmd_server_check_done(struct rocmd_server *srv);
+/* Records an event in the history and notifies subscribers. DETAIL may be NULL
+ * and is consumed. Failures are logged, never fatal. */
+void rocmd_server_event(struct rocmd_server *srv, const char *kind, cJSON *detail,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Queues one JSON payload (copied) as a frame. When the output limit is
+ * exceeded, a connection sending notifications (DROP_IF_SLOW) is closed as a
+ * slow consumer; a requester simply stops being read until it catches up. */
+int rocmd_conn_send(struct rocmd_conn *conn, const char *payload, size_t len, int drop_if_slow);
+/* Marks the cached status counts stale after a write that changes them. */
+void rocmd_server_counts_changed(struct rocmd_server *srv);
+/* Milliseconds since the Unix epoch. */
+int64_t rocmd_now_ms(void);
+
+#endif

@@ -1,0 +1,687 @@
+/*
+ * Integration tests of the daemon's IPC: the real rocmd binary on a private
+ * socket and state folder, driven over raw sockets so that hostile input can
+ * be sent byte for byte. Each bad input must be answered with an error or
+ * cost only its own connection, while a second client keeps getting answers.
+ *
+ * Usage: test-ipc PATH-TO-ROCMD
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/error.h"
+#include "common/proto.h"
+#include "db/db.h"
+
+static const char *rocmd_bin;
+
+struct daemon {
+	char dir[256];
+	char state[300];
+	char sock[300];
+	char config[300];
+	pid_t pid;
+};
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int
+sock_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static pid_t
+spawn_rocmd(struct daemon *d, const char *state, const char *sock, int *errfd)
+{
+	int p[2] = {-1, -1};
+	pid_t pid;
+
+	if (errfd != NULL)
+		assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (errfd != NULL) {
+			dup2(p[1], STDERR_FILENO);
+			close(p[0]);
+		}
+		execl(rocmd_bin, rocmd_bin, "--foreground", "--state-dir", state, "--socket", sock,
+		      "--config", d->config, (char *)NULL);
+		_exit(127);
+	}
+	if (errfd != NULL) {
+		close(p[1]);
+		*errfd = p[0];
+	}
+	return pid;
+}
+
+static void
+wait_for_socket(const char *path)
+{
+	for (int i = 0; i < 500; i++) {
+		int fd = sock_connect(path);
+		if (fd >= 0) {
+			close(fd);
+			return;
+		}
+		usleep(10000);
+	}
+	fail_msg("rocmd did not start listening on %s", path);
+}
+
+static void
+daemon_start_with(struct daemon *d, const char *config_json)
+{
+	snprintf(d->state, sizeof(d->state), "%s/state", d->dir);
+	snprintf(d->sock, sizeof(d->sock), "%s/rocmd.sock", d->dir);
+	snprintf(d->config, sizeof(d->config), "%s/rocmd.json", d->dir);
+	write_file(d->config, config_json);
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock);
+}
+
+static int
+daemon_stop(struct daemon *d)
+{
+	int status = 0;
+
+	if (d->pid <= 0)
+		return -1;
+	kill(d->pid, SIGTERM);
+	waitpid(d->pid, &status, 0);
+	d->pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int
+setup(void **state)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+
+	snprintf(d->dir, sizeof(d->dir), "/tmp/rocmd-test-ipc-XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	chmod(d->dir, 0755);
+	daemon_start_with(d, "{\"log\": {\"level\": \"warning\"}}\n");
+	*state = d;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct daemon *d = *state;
+	char cmd[400];
+
+	if (d->pid > 0)
+		daemon_stop(d);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", d->dir);
+	free(d);
+	return 0;
+}
+
+static void
+send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* the daemon may close first: callers check replies */
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void
+send_frame(int fd, const char *payload)
+{
+	char *frame;
+	size_t len;
+
+	assert_int_equal(rocmd_frame_encode(payload, strlen(payload), &frame, &len), 0);
+	send_all(fd, frame, len);
+	free(frame);
+}
+
+/* Reads one frame; returns its payload (caller frees) or NULL at EOF/timeout. */
+static char *
+read_frame(int fd, int timeout_ms)
+{
+	struct rocmd_frame_decoder dec;
+	char buf[4096], *frame = NULL;
+
+	rocmd_frame_decoder_init(&dec, 16u << 20);
+	while (frame == NULL) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		size_t used, flen;
+		ssize_t n;
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			break;
+		n = recv(fd, buf, 1, 0); /* byte by byte: never read past one frame */
+		if (n <= 0)
+			break;
+		assert_int_equal(rocmd_frame_feed(&dec, buf, (size_t)n, &used, &frame, &flen), 0);
+	}
+	rocmd_frame_decoder_free(&dec);
+	return frame;
+}
+
+/* True if the daemon closed FD (EOF) within the timeout. */
+static int
+closed_by_peer(int fd, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	char c;
+
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return 0;
+	return recv(fd, &c, 1, MSG_PEEK) <= 0;
+}
+
+static cJSON *
+reply(int fd)
+{
+	char *frame = read_frame(fd, 5000);
+	cJSON *j;
+
+	assert_non_null(frame);
+	j = cJSON_Parse(frame);
+	free(frame);
+	assert_non_null(j);
+	return j;
+}
+
+static const char *
+error_name(const cJSON *r)
+{
+	const cJSON *name = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data"), "name");
+	return cJSON_IsString(name) ? name->valuestring : "";
+}
+
+static int
+error_code(const cJSON *r)
+{
+	const cJSON *code = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "code");
+	return cJSON_IsNumber(code) ? code->valueint : 0;
+}
+
+static int
+hello(const char *sock)
+{
+	int fd = sock_connect(sock);
+	cJSON *r;
+
+	assert_true(fd >= 0);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\","
+		       "\"params\":{\"client\":\"test\",\"protocol\":1}}");
+	r = reply(fd);
+	assert_non_null(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	return fd;
+}
+
+/* The witness: a separate connection that must keep getting status answers. */
+static void
+assert_daemon_answers(const char *sock)
+{
+	int fd = hello(sock);
+	cJSON *r;
+
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"status\"}");
+	r = reply(fd);
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "pid"));
+	cJSON_Delete(r);
+	close(fd);
+}
+
+static void
+test_truncated_frame(void **state)
+{
+	struct daemon *d = *state;
+	int witness = hello(d->sock), fd = hello(d->sock);
+	const char part[] = "\0\0\0\x64{\"jsonrpc\":";
+
+	send_all(fd, part, sizeof(part) - 1);
+	close(fd); /* EOF in the middle of the frame */
+	assert_daemon_answers(d->sock);
+	close(witness);
+}
+
+static void
+test_length_over_limit(void **state)
+{
+	struct daemon *d = *state;
+	int fd = hello(d->sock);
+	const unsigned char hdr[4] = {0x00, 0x10, 0x00, 0x01}; /* 1 MiB + 1 */
+	cJSON *r;
+
+	send_all(fd, hdr, sizeof(hdr));
+	r = reply(fd);
+	assert_string_equal(error_name(r), "ROCMD_EFRAME_TOO_BIG");
+	cJSON_Delete(r);
+	assert_true(closed_by_peer(fd, 5000));
+	close(fd);
+	assert_daemon_answers(d->sock);
+}
+
+static void
+test_zero_length_frame(void **state)
+{
+	struct daemon *d = *state;
+	int fd = hello(d->sock);
+	const unsigned char hdr[4] = {0, 0, 0, 0};
+	cJSON *r;
+
+	send_all(fd, hdr, sizeof(hdr));
+	r = reply(fd);
+	assert_string_equal(error_name(r), "ROCMD_EPROTO");
+	cJSON_Delete(r);
+	assert_true(closed_by_peer(fd, 5000));
+	close(fd);
+	assert_daemon_answers(d->sock);
+}
+
+static void
+test_invalid_json_keeps_connection(void **state)
+{
+	struct daemon *d = *state;
+	int fd = hello(d->sock);
+	cJSON *r;
+
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":");
+	r = reply(fd);
+	assert_int_equal(error_code(r), -32700);
+	cJSON_Delete(r);
+	/* The stream is still in step: the same connection keeps working. */
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"status\"}");
+	r = reply(fd);
+	assert_non_null(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	close(fd);
+}
+
+static void
+test_nesting_over_limit(void **state)
+{
+	struct daemon *d = *state;
+	int fd = hello(d->sock);
+	char payload[512];
+	size_t n = 0;
+	cJSON *r;
+
+	n += (size_t)snprintf(payload, sizeof(payload),
+			      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"status\",\"params\":");
+	for (int i = 0; i < ROCMD_PROTO_MAX_DEPTH + 1; i++)
+		payload[n++] = '[';
+	for (int i = 0; i < ROCMD_PROTO_MAX_DEPTH + 1; i++)
+		payload[n++] = ']';
+	payload[n++] = '}';
+	payload[n] = '\0';
+	send_frame(fd, payload);
+	r = reply(fd);
+	assert_string_equal(error_name(r), "ROCMD_ETOO_DEEP");
+	cJSON_Delete(r);
+	close(fd);
+	assert_daemon_answers(d->sock);
+}
+
+static void
+test_wrong_param_types(void **state)
+{
+	struct daemon *d = *state;
+	int fd = hello(d->sock);
+	const cJSON *msg;
+	cJSON *r;
+
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"events.list\","
+		       "\"params\":{\"limit\":\"ten\"}}");
+	r = reply(fd);
+	assert_int_equal(error_code(r), -32602);
+	msg = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "message");
+	assert_non_null(strstr(msg->valuestring, "limit"));
+	cJSON_Delete(r);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"events.list\","
+		       "\"params\":{\"bogus\":1}}");
+	r = reply(fd);
+	assert_int_equal(error_code(r), -32602);
+	cJSON_Delete(r);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"events.list\","
+		       "\"params\":[1,2]}");
+	r = reply(fd);
+	assert_int_equal(error_code(r), -32602);
+	cJSON_Delete(r);
+	close(fd);
+}
+
+static void
+test_unknown_method(void **state)
+{
+	struct daemon *d = *state;
+	int fd = hello(d->sock);
+	cJSON *r;
+
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"no.such.method\"}");
+	r = reply(fd);
+	assert_int_equal(error_code(r), -32601);
+	assert_int_equal(cJSON_GetObjectItem(r, "id")->valueint, 9);
+	cJSON_Delete(r);
+	close(fd);
+}
+
+static void
+test_hello_required(void **state)
+{
+	struct daemon *d = *state;
+	int fd = sock_connect(d->sock);
+	cJSON *r;
+
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\"}");
+	r = reply(fd);
+	assert_string_equal(error_name(r), "ROCMD_EHELLO");
+	cJSON_Delete(r);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"hello\","
+		       "\"params\":{\"client\":\"t\",\"protocol\":0}}");
+	r = reply(fd);
+	assert_string_equal(error_name(r), "ROCMD_EVERSION");
+	cJSON_Delete(r);
+	close(fd);
+}
+
+static void
+test_random_bytes(void **state)
+{
+	struct daemon *d = *state;
+	unsigned char junk[8192];
+	uint64_t x = 0x243f6a8885a308d3ull;
+
+	for (int round = 0; round < 20; round++) {
+		int fd = sock_connect(d->sock);
+		assert_true(fd >= 0);
+		for (size_t i = 0; i < sizeof(junk); i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			junk[i] = (unsigned char)x;
+		}
+		/* Every other round, a plausible small header first. */
+		if (round % 2) {
+			junk[0] = junk[1] = 0;
+			junk[2] &= 0x0f;
+		}
+		send_all(fd, junk, sizeof(junk));
+		close(fd);
+	}
+	assert_daemon_answers(d->sock);
+}
+
+static void
+test_second_instance_refused(void **state)
+{
+	struct daemon *d = *state;
+	char other_sock[320], err[1024] = "";
+	int errfd, status;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(other_sock, sizeof(other_sock), "%s/other.sock", d->dir);
+	pid = spawn_rocmd(d, d->state, other_sock, &errfd);
+	waitpid(pid, &status, 0);
+	n = read(errfd, err, sizeof(err) - 1);
+	close(errfd);
+	err[n > 0 ? n : 0] = '\0';
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 4);
+	assert_non_null(strstr(err, "another rocmd"));
+	assert_daemon_answers(d->sock);
+}
+
+static void
+test_live_socket_not_replaced(void **state)
+{
+	struct daemon *d = *state;
+	char other_state[320], err[1024] = "";
+	int errfd, status;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(other_state, sizeof(other_state), "%s/state2", d->dir);
+	pid = spawn_rocmd(d, other_state, d->sock, &errfd);
+	waitpid(pid, &status, 0);
+	n = read(errfd, err, sizeof(err) - 1);
+	close(errfd);
+	err[n > 0 ? n : 0] = '\0';
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
+	assert_non_null(strstr(err, "socket"));
+	assert_daemon_answers(d->sock);
+}
+
+static void
+test_stale_socket_replaced(void **state)
+{
+	struct daemon *d = *state;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd;
+
+	daemon_stop(d);
+	/* A socket file nobody listens on, as a crashed daemon leaves behind. */
+	unlink(d->sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->sock);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock);
+	assert_int_equal(stat(d->sock, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0666);
+	assert_daemon_answers(d->sock);
+}
+
+static void
+test_connection_limit(void **state)
+{
+	struct daemon *d = *state;
+	int fds[4];
+	cJSON *r;
+
+	daemon_stop(d);
+	write_file(d->config, "{\"ipc\": {\"max_connections\": 3}}\n");
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock);
+	for (int i = 0; i < 3; i++)
+		fds[i] = hello(d->sock);
+	fds[3] = sock_connect(d->sock);
+	r = reply(fds[3]);
+	assert_string_equal(error_name(r), "ROCMD_EOVERLOAD");
+	cJSON_Delete(r);
+	assert_true(closed_by_peer(fds[3], 5000));
+	for (int i = 0; i < 4; i++)
+		close(fds[i]);
+	usleep(100000);
+	assert_daemon_answers(d->sock);
+}
+
+static void
+test_events_subscription(void **state)
+{
+	struct daemon *d = *state;
+	int sub = hello(d->sock), ctl;
+	const cJSON *params;
+	cJSON *r;
+
+	if (geteuid() != 0)
+		skip();
+	send_frame(sub, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"events.subscribe\","
+			"\"params\":{\"kind\":\"daemon.log\"}}");
+	r = reply(sub);
+	assert_non_null(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	ctl = hello(d->sock);
+	send_frame(ctl, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"daemon.set_log_level\","
+			"\"params\":{\"level\":\"info\"}}");
+	r = reply(ctl);
+	assert_non_null(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	r = reply(sub);
+	assert_string_equal(cJSON_GetObjectItem(r, "method")->valuestring, "event");
+	params = cJSON_GetObjectItem(r, "params");
+	assert_string_equal(cJSON_GetObjectItem(params, "kind")->valuestring, "daemon.log_level");
+	cJSON_Delete(r);
+	close(sub);
+	close(ctl);
+}
+
+/* A large reply is in flight when SIGTERM arrives: it must arrive whole, the
+ * daemon must exit 0, and the next start must see a clean previous stop. */
+static void
+test_sigterm_during_request(void **state)
+{
+	struct daemon *d = *state;
+	struct rocmd_db *db;
+	char path[400], why[256], msg[600];
+	const cJSON *events;
+	cJSON *r;
+	int fd;
+
+	daemon_stop(d);
+	snprintf(path, sizeof(path), "%s/rocmd.db", d->state);
+	assert_int_equal(rocmd_db_open(path, &db, why, sizeof(why)), 0);
+	memset(msg, 'x', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(rocmd_db_event_add(db, "test.bulk", msg, NULL, NULL), 0);
+	rocmd_db_close(db);
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock);
+
+	fd = hello(d->sock);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"events.list\","
+		       "\"params\":{\"limit\":1000,\"kind\":\"test.\"}}");
+	{
+		/* Once the first bytes are readable the daemon is mid-reply, with far
+		 * more queued than the socket holds: now stop it. */
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		assert_int_equal(poll(&pfd, 1, 5000), 1);
+	}
+	kill(d->pid, SIGTERM);
+	usleep(100000);
+	r = reply(fd);
+	events = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "events");
+	assert_true(cJSON_GetArraySize(events) > 500);
+	cJSON_Delete(r);
+	assert_true(closed_by_peer(fd, 5000));
+	close(fd);
+	{
+		int status;
+		waitpid(d->pid, &status, 0);
+		d->pid = 0;
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	/* The socket is gone, and the next run sees a clean previous stop. */
+	assert_int_not_equal(access(d->sock, F_OK), 0);
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock);
+	fd = hello(d->sock);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"status\"}");
+	r = reply(fd);
+	assert_true(cJSON_IsTrue(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "previous_run_clean")));
+	cJSON_Delete(r);
+	close(fd);
+}
+
+static void
+test_kill9_is_unclean(void **state)
+{
+	struct daemon *d = *state;
+	int fd, status;
+	cJSON *r;
+
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &status, 0);
+	/* The socket file is left behind; the lock died with the process. */
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock);
+	fd = hello(d->sock);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"status\"}");
+	r = reply(fd);
+	assert_true(cJSON_IsFalse(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "previous_run_clean")));
+	cJSON_Delete(r);
+	close(fd);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_truncated_frame, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_length_over_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_length_frame, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_json_keeps_connection, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_nesting_over_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_param_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_method, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hello_required, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_socket_not_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_socket_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_subscription, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigterm_during_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kill9_is_unclean, setup, teardown),
+	};
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s PATH-TO-ROCMD\n", argv[0]);
+		return 2;
+	}
+	rocmd_bin = argv[1];
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
