@@ -505,13 +505,16 @@ rocmd_rpc_parse(const char *payload, size_t len, int max_depth, struct rocmd_rpc
 	msg->root = root;
 	root = NULL;
 out:
-	if (rc != 0 && root != NULL) {
+	/* Only a well-formed message that broke the rules names its id; a parse
+	 * error is answered with a null id, as JSON-RPC 2.0 asks. */
+	if (rc == ROCMD_EREQUEST && root != NULL) {
 		const cJSON *rid =
 			cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "id") : NULL;
 		if (id_usable(rid))
 			*bad_id = cJSON_Duplicate(rid, 1);
-		memset(msg, 0, sizeof(*msg));
 	}
+	if (rc != 0)
+		memset(msg, 0, sizeof(*msg));
 	cJSON_Delete(root);
 	return rc;
 }

@@ -93,8 +93,9 @@ struct rocmd_rpc {
  * whitespace after the value, no duplicated top-level members, no batches).
  * PAYLOAD need not be NUL-terminated. On failure returns ROCMD_ETOO_DEEP,
  * ROCMD_EPARSE or ROCMD_EREQUEST, writes a reason to WHY, and, where the
- * payload carried a usable id, leaves a copy in *bad_id (caller frees with
- * cJSON_Delete) so the error reply can name it. MAX_DEPTH 0 means the default.
+ * payload was a JSON object carrying a usable id (ROCMD_EREQUEST only), leaves
+ * a copy in *bad_id (caller frees with cJSON_Delete) so the error reply can
+ * name it. MAX_DEPTH 0 means the default; larger values are clamped to it.
  */
 int rocmd_rpc_parse(const char *payload, size_t len, int max_depth, struct rocmd_rpc *msg,
 		    cJSON **bad_id, char *why, size_t whylen);
