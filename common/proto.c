@@ -354,7 +354,8 @@ rocmd_rpc_parse(const char *payload, size_t len, int max_depth, struct rocmd_rpc
 	int rc = 0;
 
 	memset(msg, 0, sizeof(*msg));
-	*bad_id = NULL;
+	if (bad_id != NULL)
+		*bad_id = NULL;
 	set_why(why, whylen, "%s", "");
 	if (max_depth <= 0 || max_depth > ROCMD_PROTO_MAX_DEPTH)
 		max_depth = ROCMD_PROTO_MAX_DEPTH;
@@ -510,7 +511,7 @@ out:
 	if (rc == ROCMD_EREQUEST && root != NULL) {
 		const cJSON *rid =
 			cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "id") : NULL;
-		if (id_usable(rid))
+		if (bad_id != NULL && id_usable(rid))
 			*bad_id = cJSON_Duplicate(rid, 1);
 	}
 	if (rc != 0)
