@@ -36,7 +36,7 @@ m_hello(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
 	    (rc = rocmd_param_string(params, "client", 1, &client, why, whylen)) < 0 ||
-	    (rc = rocmd_param_int(params, "protocol", 1, 1, 1000000, &proto, why, whylen)) < 0)
+	    (rc = rocmd_param_int(params, "protocol", 1, 0, 1000000, &proto, why, whylen)) < 0)
 		return rc;
 	chosen = proto < ROCMD_PROTO_VERSION ? proto : ROCMD_PROTO_VERSION;
 	if (chosen < ROCMD_PROTO_MIN_VERSION) {
@@ -296,7 +296,7 @@ m_shutdown(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 	return 0;
 }
 
-static const struct rocmd_method core_methods[] = {
+const struct rocmd_method rocmd_methods_core[] = {
 	{"hello", ROCMD_METHOD_PRE_HELLO, m_hello},
 	{"status", 0, m_status},
 	{"events.list", 0, m_events_list},
@@ -308,11 +308,17 @@ static const struct rocmd_method core_methods[] = {
 	{NULL, 0, NULL},
 };
 
+/* Every method table of the daemon, in one list. */
+static const struct rocmd_method *const method_tables[] = {
+	rocmd_methods_core,
+};
+
 const struct rocmd_method *
 rocmd_method_find(const char *name)
 {
-	for (const struct rocmd_method *m = core_methods; m->name != NULL; m++)
-		if (strcmp(m->name, name) == 0)
-			return m;
+	for (size_t t = 0; t < sizeof(method_tables) / sizeof(method_tables[0]); t++)
+		for (const struct rocmd_method *m = method_tables[t]; m->name != NULL; m++)
+			if (strcmp(m->name, name) == 0)
+				return m;
 	return NULL;
 }

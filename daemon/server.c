@@ -62,6 +62,9 @@ on_close(uv_handle_t *h)
 
 	rocmd_frame_decoder_free(&conn->dec);
 	free(conn->sub_kind);
+	/* Deferred replies outlive the connection; they just have nowhere to go. */
+	for (struct rocmd_pending *p = conn->pending; p != NULL; p = p->next)
+		p->conn = NULL;
 	free(conn);
 	rocmd_server_check_done(srv);
 }
@@ -124,7 +127,7 @@ conn_drain(struct rocmd_conn *conn)
 		uv_read_stop((uv_stream_t *)&conn->pipe);
 		conn->reading = 0;
 	}
-	if (conn->queued == 0)
+	if (conn->queued == 0 && conn->pending == NULL)
 		conn_close(conn);
 }
 
@@ -163,7 +166,7 @@ on_write(uv_write_t *req, int status)
 		return;
 	}
 	if (conn->draining) {
-		if (conn->queued == 0)
+		if (conn->queued == 0 && conn->pending == NULL)
 			conn_close(conn);
 		return;
 	}
@@ -257,8 +260,10 @@ dispatch(struct rocmd_conn *conn, const struct rocmd_rpc *msg)
 		send_error(conn, msg->id, ROCMD_EPERM, why, data);
 		return;
 	}
+	conn->current_id = msg->id;
 	rc = m->fn(conn, msg->params, &result, why, sizeof(why));
-	if (conn->closing)
+	conn->current_id = NULL;
+	if (conn->closing || rc == ROCMD_METHOD_DEFERRED)
 		goto out;
 	if (rc < 0)
 		send_error(conn, msg->id, rc, why, NULL);
@@ -365,6 +370,70 @@ rocmd_server_adopt(struct rocmd_server *srv, struct rocmd_conn *conn)
 		return;
 	}
 	conn_resume_reading(conn);
+}
+
+struct rocmd_pending *
+rocmd_conn_defer(struct rocmd_conn *conn)
+{
+	struct rocmd_pending *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		return NULL;
+	p->conn = conn;
+	p->id = conn->current_id != NULL ? cJSON_Duplicate(conn->current_id, 1) : NULL;
+	p->next = conn->pending;
+	conn->pending = p;
+	return p;
+}
+
+int
+rocmd_pending_alive(const struct rocmd_pending *p)
+{
+	return p != NULL && p->conn != NULL && !p->conn->closing;
+}
+
+void
+rocmd_pending_progress(struct rocmd_pending *p, cJSON *params)
+{
+	char *payload;
+
+	if (!rocmd_pending_alive(p) || params == NULL) {
+		cJSON_Delete(params);
+		return;
+	}
+	cJSON_AddItemReferenceToObject(params, "request", p->id);
+	payload = rocmd_rpc_notification("progress", params);
+	if (payload != NULL)
+		rocmd_conn_send(p->conn, payload, strlen(payload), 1);
+	free(payload);
+}
+
+void
+rocmd_pending_finish(struct rocmd_pending *p, int err, const char *why, cJSON *result)
+{
+	struct rocmd_conn *conn = p->conn;
+
+	if (conn != NULL) {
+		for (struct rocmd_pending **pp = &conn->pending; *pp != NULL; pp = &(*pp)->next)
+			if (*pp == p) {
+				*pp = p->next;
+				break;
+			}
+		if (!conn->closing) {
+			if (err < 0)
+				send_error(conn, p->id, err, why, NULL);
+			else
+				send_owned(conn, rocmd_rpc_result(p->id, result != NULL
+										? result
+										: cJSON_CreateObject()));
+			result = NULL;
+			if (conn->draining && conn->queued == 0 && conn->pending == NULL)
+				conn_close(conn);
+		}
+	}
+	cJSON_Delete(result);
+	cJSON_Delete(p->id);
+	free(p);
 }
 
 void

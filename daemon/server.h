@@ -44,6 +44,22 @@ struct rocmd_conn {
 	int draining;   /* close once the output queue is empty */
 	int subscribed; /* receives "event" notifications */
 	char *sub_kind; /* kind prefix filter, or NULL */
+	const cJSON *current_id;        /* id of the request being dispatched */
+	struct rocmd_pending *pending;  /* deferred replies still owed */
+};
+
+/*
+ * A reply owed for a request whose work runs off the loop thread (hashing,
+ * copying, GPU work). The handler calls rocmd_conn_defer() and returns
+ * ROCMD_METHOD_DEFERRED; later, on the loop thread, the module reports
+ * progress and finishes. If the client goes away first the pending reply is
+ * detached and finishing it only frees it; the work itself decides whether
+ * to go on (rocmd_pending_alive).
+ */
+struct rocmd_pending {
+	struct rocmd_conn *conn; /* NULL once the connection is gone */
+	cJSON *id;
+	struct rocmd_pending *next;
 };
 
 struct rocmd_server {
@@ -96,6 +112,13 @@ void rocmd_server_event(struct rocmd_server *srv, const char *kind, cJSON *detai
 int rocmd_conn_send(struct rocmd_conn *conn, const char *payload, size_t len, int drop_if_slow);
 /* Marks the cached status counts stale after a write that changes them. */
 void rocmd_server_counts_changed(struct rocmd_server *srv);
+/* Defers the reply to the request being dispatched on CONN. */
+struct rocmd_pending *rocmd_conn_defer(struct rocmd_conn *conn);
+/* Sends a "progress" notification {"request": id, ...PARAMS}; PARAMS is consumed. */
+void rocmd_pending_progress(struct rocmd_pending *p, cJSON *params);
+/* Sends the reply (ERR < 0: an error with WHY; else RESULT, consumed) and frees P. */
+void rocmd_pending_finish(struct rocmd_pending *p, int err, const char *why, cJSON *result);
+int rocmd_pending_alive(const struct rocmd_pending *p);
 /* Milliseconds since the Unix epoch. */
 int64_t rocmd_now_ms(void);
 

@@ -50,13 +50,24 @@ write_file(const char *path, const char *text)
 	fclose(f);
 }
 
+static void
+fill_sun(struct sockaddr_un *sa, const char *path)
+{
+	size_t len = strlen(path);
+
+	assert_true(len < sizeof(sa->sun_path));
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path, path, len + 1);
+}
+
 static int
 sock_connect(const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fill_sun(&sa, path);
 	if (fd < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
@@ -501,7 +512,7 @@ static void
 test_stale_socket_replaced(void **state)
 {
 	struct daemon *d = *state;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa;
 	struct stat st;
 	int fd;
 
@@ -509,7 +520,7 @@ test_stale_socket_replaced(void **state)
 	/* A socket file nobody listens on, as a crashed daemon leaves behind. */
 	unlink(d->sock);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->sock);
+	fill_sun(&sa, d->sock);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	close(fd);
 	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);

@@ -76,7 +76,8 @@ contains "status shows the schema" "$DIR/out" "Schema version"
 contains "status shows the state dir" "$DIR/out" "$STATE"
 check "status --json" 0 ctl --json status
 contains "json status has counts" "$DIR/out" '"tune_jobs"'
-PID=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$DIR/out" | head -n 1)
+PID=$(sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p' "$DIR/out" | head -n 1)
+if [ -n "$PID" ] && kill -0 "$PID"; then ok "status names the daemon's pid"; else bad "status names the daemon's pid"; fi
 check "events" 0 ctl events
 contains "events show the start" "$DIR/out" "daemon.start"
 check "events --json --kind" 0 ctl --json events --kind daemon.
@@ -126,7 +127,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && getent group nogroup
 		setpriv --reuid=nobody --regid=daemon --groups=nogroup "$CTL" --socket "$SOCK" log-level info
 	check "other groups denied" 4 \
 		setpriv --reuid=nobody --regid=daemon --clear-groups "$CTL" --socket "$SOCK" log-level info
-	PID=$(ctl --json status | sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' | head -n 1)
+	PID=$(ctl --json status | sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p' | head -n 1)
 	kill -TERM "$PID"
 	if wait_gone "$PID"; then ok "SIGTERM stops the daemon"; else bad "SIGTERM stops the daemon"; fi
 	check "previous stop recorded as clean" 0 start_daemon '{}'

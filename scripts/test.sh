@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs dependencies, builds, and runs every test twice: a normal build,
+# then an AddressSanitizer + UndefinedBehaviorSanitizer build. GPU tests skip
+# with their reason on machines without a GPU.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JOBS=$(nproc)
+
+echo "== build (RelWithDebInfo) =="
+"$ROOT/scripts/build.sh" "$ROOT/build" -DROCMD_WERROR=ON
+echo "== tests =="
+(cd "$ROOT/build" && ctest --output-on-failure -j"$JOBS")
+
+echo "== build (ASan + UBSan) =="
+"$ROOT/scripts/build.sh" "$ROOT/build-asan" -DROCMD_SANITIZE=ON -DROCMD_WERROR=ON -DROCMD_BUILD_BENCH=OFF
+echo "== tests under ASan + UBSan =="
+(cd "$ROOT/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$JOBS")
