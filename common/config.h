@@ -25,12 +25,16 @@ struct rocmd_config {
 	int64_t max_frame;         /* bytes, at most ROCMD_PROTO_MAX_FRAME */
 };
 
-/* Fills CFG with the built-in defaults (platform state dir, group "rocm", ...). */
+/* Fills CFG with the built-in defaults (platform state dir, group "rocm",
+ * ...); CFG's previous contents are not freed. Returns 0 or ROCMD_ENOMEM. */
 int rocmd_config_defaults(struct rocmd_config *cfg);
 /*
- * Loads PATH over the defaults. A missing file is not an error when
- * MISSING_OK is set. On error CFG is left as defaults, WHY holds every problem
- * found (one per line, each with its JSON path), and ROCMD_ECONFIG is returned.
+ * Loads PATH over the defaults. CFG must be zeroed or hold a configuration:
+ * its contents are freed and replaced. A missing file is not an error when
+ * MISSING_OK is set (CFG gets the defaults). On error CFG is left as
+ * defaults, WHY holds every problem found (one per line, each with its JSON
+ * path; a missing or unreadable file is named by PATH), and ROCMD_ECONFIG is
+ * returned (ROCMD_ENOMEM when memory ran out). Free CFG in every case.
  */
 int rocmd_config_load(const char *path, int missing_ok, struct rocmd_config *cfg, char *why,
 		      size_t whylen);

@@ -1,0 +1,718 @@
+/*
+ * The daemon's configuration file, driven by one table: every key is a row of
+ * config_keys[] with its JSON path, type, range, default, place in struct
+ * rocmd_config and a line of documentation. Loading, the defaults,
+ * rocmd_config_to_json() and the reference in docs/CONFIG.md all walk that
+ * table, so adding a key is adding a row. Validation never stops at the first
+ * problem: the user gets every one, one per line, each with its JSON path.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "log.h"
+#include "paths.h"
+#include "proto.h"
+
+/* A configuration file is small; anything bigger is a mistake. */
+#define CONFIG_MAX_FILE (1 << 20)
+/* Longest user text quoted back in a message. */
+#define CONFIG_QUOTE_MAX 64
+
+enum key_type {
+	KEY_STRING, /* a non-empty string */
+	KEY_PATH,   /* an absolute path */
+	KEY_LEVEL,  /* a log level name, as rocmd_log_level_parse() takes */
+	KEY_INT,    /* an integer in min..max */
+};
+
+struct config_key {
+	const char *path; /* JSON path: "ipc.max_connections" */
+	enum key_type type;
+	int nullable;     /* null is allowed (and stored as NULL) */
+	int64_t min, max; /* KEY_INT */
+	const char *def_str;        /* string default; NULL means null */
+	int64_t def_int;            /* KEY_INT default */
+	char *(*def_fn)(void);      /* computed string default, or NULL */
+	const char *def_doc;        /* the default as docs show it, when computed */
+	size_t offset;              /* in struct rocmd_config */
+	const char *doc;            /* one line, Markdown, no '|' */
+};
+
+static char *default_state_dir(void);
+
+#define OFF(field) offsetof(struct rocmd_config, field)
+
+static const struct config_key config_keys[] = {
+	{"state_dir", KEY_PATH, 0, 0, 0, NULL, 0, default_state_dir,
+	 "`" ROCMD_SYSTEM_STATE_DIR "` as root, else `$XDG_STATE_HOME/rocmd` or "
+	 "`~/.local/state/rocmd`",
+	 OFF(state_dir), "Folder for the database, the lock file and the kept SDK originals."},
+	{"log.level", KEY_LEVEL, 0, 0, 0, "notice", 0, NULL, NULL, OFF(log_level),
+	 "Least important messages logged: `error`, `warning`, `notice`, `info` or `debug`."},
+	{"log.file", KEY_PATH, 1, 0, 0, NULL, 0, NULL, NULL, OFF(log_file),
+	 "Also append timestamped lines to this file; `null` logs to stderr (the journal "
+	 "under systemd) only."},
+	{"ipc.socket", KEY_PATH, 1, 0, 0, NULL, 0, NULL, NULL, OFF(socket_path),
+	 "Socket to listen on; `null` picks the platform default (`/run/rocmd/rocmd.sock` as "
+	 "root, `$XDG_RUNTIME_DIR/rocmd.sock` otherwise)."},
+	{"ipc.admin_group", KEY_STRING, 0, 0, 0, "rocm", 0, NULL, NULL, OFF(admin_group),
+	 "Group whose members may change things (import, deploy, tune, config, shutdown); "
+	 "root always may."},
+	{"ipc.max_connections", KEY_INT, 0, 1, 65536, NULL, ROCMD_PROTO_MAX_CONNECTIONS, NULL,
+	 NULL, OFF(max_connections), "Most clients connected at once; further ones are refused."},
+	{"ipc.max_queued_output", KEY_INT, 0, 64 << 10, 1 << 30, NULL,
+	 ROCMD_PROTO_MAX_QUEUED_OUTPUT, NULL, NULL, OFF(max_queued_output),
+	 "Bytes of replies and notifications that may wait for one client; past it rocmd "
+	 "stops reading that client, and drops a subscriber that does not read."},
+	{"ipc.max_frame", KEY_INT, 0, 64 << 10, ROCMD_PROTO_MAX_FRAME, NULL, ROCMD_PROTO_MAX_FRAME,
+	 NULL, NULL, OFF(max_frame),
+	 "Largest message in bytes, either way; may lower, never raise, the protocol's limit."},
+};
+
+#define CONFIG_NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
+
+/* Collects problems, one per line, into the caller's buffer. */
+#define PROBLEMS_TAIL 24 /* "\n(and N more)" */
+struct problems {
+	char *buf;
+	size_t cap;
+	size_t len;
+	int count;
+	int dropped;
+};
+
+static void
+problem(struct problems *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+problem(struct problems *pr, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	size_t n;
+
+	pr->count++;
+	if (pr->buf == NULL || pr->cap == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	/* Whole lines, in order, leaving room for the "(and N more)" tail. */
+	if (pr->dropped == 0 && pr->len + (pr->len > 0) + n + PROBLEMS_TAIL < pr->cap) {
+		if (pr->len > 0)
+			pr->buf[pr->len++] = '\n';
+		memcpy(pr->buf + pr->len, line, n + 1);
+		pr->len += n;
+	} else if (pr->len == 0) {
+		/* Not even one line fits: keep its beginning. */
+		snprintf(pr->buf, pr->cap, "%s", line);
+		pr->len = strlen(pr->buf);
+	} else {
+		pr->dropped++;
+	}
+}
+
+static void
+problems_finish(struct problems *pr)
+{
+	char tail[64];
+	size_t n;
+
+	if (pr->dropped == 0 || pr->buf == NULL)
+		return;
+	n = (size_t)snprintf(tail, sizeof(tail), "\n(and %d more)", pr->dropped);
+	if (pr->len + n < pr->cap) {
+		memcpy(pr->buf + pr->len, tail, n + 1);
+		pr->len += n;
+	}
+}
+
+/* User text made safe to quote on one line: control bytes become '?', long
+ * text is cut with "...". */
+static const char *
+quote(const char *s, char *buf, size_t buflen)
+{
+	size_t i = 0;
+
+	for (; s[i] != '\0' && i + 1 < buflen; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	if (s[i] != '\0' && buflen > 4)
+		memcpy(buf + buflen - 4, "...", 4);
+	return buf;
+}
+
+static const char *
+json_type_name(const cJSON *item)
+{
+	if (cJSON_IsNull(item))
+		return "null";
+	if (cJSON_IsBool(item))
+		return "boolean";
+	if (cJSON_IsNumber(item))
+		return "number";
+	if (cJSON_IsString(item))
+		return "string";
+	if (cJSON_IsArray(item))
+		return "array";
+	if (cJSON_IsObject(item))
+		return "object";
+	return "invalid value";
+}
+
+static char **
+str_slot(struct rocmd_config *cfg, const struct config_key *k)
+{
+	return (char **)((char *)cfg + k->offset);
+}
+
+static int64_t *
+int_slot(struct rocmd_config *cfg, const struct config_key *k)
+{
+	return (int64_t *)((char *)cfg + k->offset);
+}
+
+static const char *
+env_dir(const char *name)
+{
+	const char *v = getenv(name);
+
+	/* The XDG spec says relative values are to be ignored. */
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
+
+/* The state folder when nothing is configured: the system one for root, the
+ * XDG state folder of the user otherwise (so tests and users need no root). */
+static char *
+default_state_dir(void)
+{
+	const char *xdg, *home;
+	struct passwd *pw;
+	char *out = NULL;
+
+	if (geteuid() == 0)
+		return strdup(ROCMD_SYSTEM_STATE_DIR);
+	xdg = env_dir("XDG_STATE_HOME");
+	if (xdg != NULL)
+		return asprintf(&out, "%s/rocmd", xdg) < 0 ? NULL : out;
+	home = env_dir("HOME");
+	if (home == NULL && (pw = getpwuid(geteuid())) != NULL && pw->pw_dir != NULL &&
+	    pw->pw_dir[0] == '/')
+		home = pw->pw_dir;
+	if (home == NULL) /* no home at all: the daemon will say it cannot write here */
+		return strdup(ROCMD_SYSTEM_STATE_DIR);
+	return asprintf(&out, "%s/.local/state/rocmd", home) < 0 ? NULL : out;
+}
+
+void
+rocmd_config_free(struct rocmd_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	for (size_t i = 0; i < CONFIG_NKEYS; i++) {
+		if (config_keys[i].type == KEY_INT)
+			continue;
+		free(*str_slot(cfg, &config_keys[i]));
+		*str_slot(cfg, &config_keys[i]) = NULL;
+	}
+}
+
+int
+rocmd_config_defaults(struct rocmd_config *cfg)
+{
+	int err = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < CONFIG_NKEYS; i++) {
+		const struct config_key *k = &config_keys[i];
+		char *s;
+
+		if (k->type == KEY_INT) {
+			*int_slot(cfg, k) = k->def_int;
+			continue;
+		}
+		if (k->def_fn == NULL && k->def_str == NULL)
+			continue;
+		s = k->def_fn != NULL ? k->def_fn() : strdup(k->def_str);
+		if (s == NULL) {
+			err = ROCMD_ENOMEM;
+			goto out;
+		}
+		*str_slot(cfg, k) = s;
+	}
+out:
+	if (err != 0)
+		rocmd_config_free(cfg);
+	return err;
+}
+
+static int
+is_absolute(const char *s)
+{
+	/* '/' on Unix; "C:\" or "\\server\" (pipes included) on Windows. */
+	return s[0] == '/' || (s[0] == '\\' && s[1] == '\\') ||
+	       (isalpha((unsigned char)s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/'));
+}
+
+/* Checks ITEM against K and stores it in CFG; returns ROCMD_ENOMEM or 0
+ * (a bad value is a problem, not an error). */
+static int
+apply_key(const struct config_key *k, const cJSON *item, struct rocmd_config *cfg,
+	  struct problems *pr)
+{
+	char q[CONFIG_QUOTE_MAX];
+	const char *s;
+	char *copy;
+
+	if (k->type == KEY_INT) {
+		double d = item->valuedouble;
+
+		if (!cJSON_IsNumber(item)) {
+			problem(pr, "%s: expected an integer in %lld..%lld, got %s", k->path,
+				(long long)k->min, (long long)k->max, json_type_name(item));
+		} else if (!(d >= (double)k->min && d <= (double)k->max) || d != floor(d)) {
+			problem(pr, "%s: expected an integer in %lld..%lld, got %.17g", k->path,
+				(long long)k->min, (long long)k->max, d);
+		} else {
+			*int_slot(cfg, k) = (int64_t)d;
+		}
+		return 0;
+	}
+	if (cJSON_IsNull(item) && k->nullable) {
+		free(*str_slot(cfg, k));
+		*str_slot(cfg, k) = NULL;
+		return 0;
+	}
+	if (!cJSON_IsString(item)) {
+		problem(pr, "%s: expected %s%s, got %s", k->path,
+			k->type == KEY_PATH ? "an absolute path" : "a string",
+			k->nullable ? " or null" : "", json_type_name(item));
+		return 0;
+	}
+	s = item->valuestring;
+	if (s[0] == '\0') {
+		problem(pr, "%s: must not be empty%s", k->path,
+			k->nullable ? " (use null for the default)" : "");
+		return 0;
+	}
+	if (k->type == KEY_PATH && !is_absolute(s)) {
+		problem(pr, "%s: expected an absolute path, got \"%s\"", k->path,
+			quote(s, q, sizeof(q)));
+		return 0;
+	}
+	if (k->type == KEY_LEVEL && rocmd_log_level_parse(s) < 0) {
+		problem(pr, "%s: expected one of error, warning, notice, info, debug, got \"%s\"",
+			k->path, quote(s, q, sizeof(q)));
+		return 0;
+	}
+	copy = strdup(s);
+	if (copy == NULL)
+		return ROCMD_ENOMEM;
+	free(*str_slot(cfg, k));
+	*str_slot(cfg, k) = copy;
+	return 0;
+}
+
+static const struct config_key *
+find_key(const char *path)
+{
+	for (size_t i = 0; i < CONFIG_NKEYS; i++)
+		if (strcmp(config_keys[i].path, path) == 0)
+			return &config_keys[i];
+	return NULL;
+}
+
+/* True when PATH names an object that holds keys ("ipc" for "ipc.socket"). */
+static int
+is_section(const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < CONFIG_NKEYS; i++)
+		if (strncmp(config_keys[i].path, path, n) == 0 && config_keys[i].path[n] == '.')
+			return 1;
+	return 0;
+}
+
+/* Walks one JSON object whose members live under PREFIX ("" at the top). */
+static int
+check_object(const cJSON *obj, const char *prefix, struct rocmd_config *cfg,
+	     struct problems *pr)
+{
+	char path[128], q[CONFIG_QUOTE_MAX];
+	int err = 0;
+
+	for (const cJSON *it = obj->child; it != NULL && err == 0; it = it->next) {
+		const struct config_key *k = NULL;
+		const cJSON *prev;
+		int n;
+
+		n = snprintf(path, sizeof(path), "%s%s%s", prefix, prefix[0] ? "." : "",
+			     it->string);
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			/* Longer than any key: unknown, quoted cut short. */
+			problem(pr, "%s: unknown key", quote(path, q, sizeof(q)));
+			continue;
+		}
+		for (prev = obj->child; prev != it; prev = prev->next)
+			if (strcmp(prev->string, it->string) == 0)
+				break;
+		if (prev != it) {
+			problem(pr, "%s: duplicate key", quote(path, q, sizeof(q)));
+			continue;
+		}
+		if (strchr(it->string, '.') != NULL) {
+			/* "ipc.max_frame" must be nested, not written as one name. */
+			problem(pr, "%s: unknown key%s", quote(path, q, sizeof(q)),
+				find_key(path) != NULL ? " (nest it: {\"a\": {\"b\": ...}})" : "");
+			continue;
+		}
+		k = find_key(path);
+		if (k != NULL) {
+			err = apply_key(k, it, cfg, pr);
+		} else if (is_section(path)) {
+			if (cJSON_IsObject(it))
+				err = check_object(it, path, cfg, pr);
+			else
+				problem(pr, "%s: expected an object, got %s", path,
+					json_type_name(it));
+		} else {
+			problem(pr, "%s: unknown key", quote(path, q, sizeof(q)));
+		}
+	}
+	return err;
+}
+
+/* 1-based line and column of byte OFFSET in TEXT. */
+static void
+line_col(const char *text, size_t offset, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < offset; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* Offset of the first byte that is not well-formed UTF-8, or LEN. */
+static size_t
+utf8_bad_offset(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i];
+		size_t n;
+		unsigned cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return i;
+		}
+		if (i + n >= len)
+			return i;
+		for (size_t j = 1; j <= n; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return i;
+			cp = (cp << 6) | (s[i + j] & 0x3f);
+		}
+		/* Overlong forms, surrogates and values past U+10FFFF. */
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+/* Offset of a "\u0000" escape, which cJSON would turn into a silently cut
+ * string, or LEN. Outside strings a backslash is invalid JSON anyway. */
+static size_t
+nul_escape_offset(const char *s, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (s[i] != '\\')
+			continue;
+		if (s[i + 1] == 'u' && i + 5 < len && memcmp(s + i + 2, "0000", 4) == 0)
+			return i;
+		i++; /* skip the escaped character */
+	}
+	return len;
+}
+
+/* Parses TEXT into a cJSON tree, or reports why not. */
+static cJSON *
+parse_json(const char *text, size_t len, struct problems *pr)
+{
+	const char *end = NULL, *nul;
+	char *copy = NULL;
+	cJSON *root = NULL;
+	size_t bad, i;
+	int line, col;
+
+	for (i = 0; i < len && isspace((unsigned char)text[i]); i++)
+		;
+	if (i == len) {
+		problem(pr, "empty: expected a JSON object (write {} for all defaults)");
+		goto out;
+	}
+	nul = memchr(text, '\0', len);
+	if (nul != NULL) {
+		line_col(text, (size_t)(nul - text), &line, &col);
+		problem(pr, "invalid JSON at line %d, column %d: a NUL byte", line, col);
+		goto out;
+	}
+	bad = utf8_bad_offset((const unsigned char *)text, len);
+	if (bad < len) {
+		line_col(text, bad, &line, &col);
+		problem(pr, "invalid JSON at line %d, column %d: not UTF-8", line, col);
+		goto out;
+	}
+	bad = nul_escape_offset(text, len);
+	if (bad < len) {
+		line_col(text, bad, &line, &col);
+		problem(pr, "invalid JSON at line %d, column %d: \\u0000 is not allowed", line, col);
+		goto out;
+	}
+	/* cJSON's require_null_terminated wants the terminator inside the
+	 * length, so parse a terminated copy. */
+	copy = malloc(len + 1);
+	if (copy == NULL)
+		goto out;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+	if (root == NULL) {
+		size_t at = end != NULL && end >= copy && end <= copy + len ? (size_t)(end - copy)
+									  : len;
+		line_col(copy, at, &line, &col);
+		problem(pr, "invalid JSON at line %d, column %d", line, col);
+	}
+out:
+	free(copy);
+	return root;
+}
+
+int
+rocmd_config_parse(const char *text, size_t len, struct rocmd_config *cfg, char *why,
+		   size_t whylen)
+{
+	struct problems pr = {why, whylen, 0, 0, 0};
+	struct rocmd_config tmp;
+	cJSON *root = NULL;
+	int err;
+
+	if (why != NULL && whylen > 0)
+		why[0] = '\0';
+	err = rocmd_config_defaults(&tmp);
+	if (err != 0)
+		goto out;
+	if (text == NULL) {
+		problem(&pr, "no configuration text");
+		goto out;
+	}
+	root = parse_json(text, len, &pr);
+	if (root == NULL) {
+		if (pr.count == 0)
+			err = ROCMD_ENOMEM;
+		goto out;
+	}
+	if (!cJSON_IsObject(root)) {
+		problem(&pr, "expected a JSON object at the top level, got %s", json_type_name(root));
+		goto out;
+	}
+	err = check_object(root, "", &tmp, &pr);
+out:
+	cJSON_Delete(root);
+	if (err == 0 && pr.count > 0)
+		err = ROCMD_ECONFIG;
+	problems_finish(&pr);
+	rocmd_config_free(cfg);
+	if (err == 0) {
+		*cfg = tmp;
+	} else {
+		rocmd_config_free(&tmp);
+		if (rocmd_config_defaults(cfg) != 0)
+			err = ROCMD_ENOMEM;
+	}
+	return err;
+}
+
+int
+rocmd_config_load(const char *path, int missing_ok, struct rocmd_config *cfg, char *why,
+		  size_t whylen)
+{
+	struct problems pr = {why, whylen, 0, 0, 0};
+	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = NULL;
+	int err = 0, parsed = 0;
+
+	if (why != NULL && whylen > 0)
+		why[0] = '\0';
+	if (path == NULL) {
+		err = ROCMD_EINVAL;
+		goto out;
+	}
+	fp = fopen(path, "rb");
+	if (fp == NULL) {
+		if (errno == ENOENT && missing_ok)
+			goto out; /* err 0: the defaults */
+		problem(&pr, "%s: %s", path, strerror(errno));
+		err = ROCMD_ECONFIG;
+		goto out;
+	}
+	if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+		problem(&pr, "%s: not a regular file", path);
+		err = ROCMD_ECONFIG;
+		goto out;
+	}
+	if (st.st_size > CONFIG_MAX_FILE) {
+		problem(&pr, "%s: larger than %d bytes; not a configuration file", path,
+			CONFIG_MAX_FILE);
+		err = ROCMD_ECONFIG;
+		goto out;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (text == NULL) {
+		err = ROCMD_ENOMEM;
+		goto out;
+	}
+	len = fread(text, 1, (size_t)st.st_size, fp);
+	if (ferror(fp)) {
+		problem(&pr, "%s: %s", path, strerror(errno));
+		err = ROCMD_ECONFIG;
+		goto out;
+	}
+	err = rocmd_config_parse(text, len, cfg, why, whylen);
+	parsed = 1;
+out:
+	if (fp != NULL)
+		fclose(fp);
+	free(text);
+	if (!parsed) {
+		rocmd_config_free(cfg);
+		if (rocmd_config_defaults(cfg) != 0)
+			err = ROCMD_ENOMEM;
+	}
+	return err;
+}
+
+/* The object that holds the key at PATH inside ROOT, created as needed;
+ * *leaf gets the last component. */
+static cJSON *
+section_for(cJSON *root, const char *path, const char **leaf)
+{
+	cJSON *obj = root;
+	const char *dot;
+
+	while (obj != NULL && (dot = strchr(path, '.')) != NULL) {
+		char name[64];
+		cJSON *sub;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(dot - path), path);
+		sub = cJSON_GetObjectItemCaseSensitive(obj, name);
+		if (sub == NULL)
+			sub = cJSON_AddObjectToObject(obj, name);
+		obj = sub;
+		path = dot + 1;
+	}
+	*leaf = path;
+	return obj;
+}
+
+cJSON *
+rocmd_config_to_json(const struct rocmd_config *cfg)
+{
+	cJSON *root = cJSON_CreateObject();
+
+	for (size_t i = 0; root != NULL && i < CONFIG_NKEYS; i++) {
+		const struct config_key *k = &config_keys[i];
+		const char *leaf;
+		cJSON *obj = section_for(root, k->path, &leaf), *v;
+
+		if (k->type == KEY_INT) {
+			v = cJSON_CreateNumber((double)*(const int64_t *)((const char *)cfg + k->offset));
+		} else {
+			const char *s = *(char *const *)((const char *)cfg + k->offset);
+			v = s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull();
+		}
+		if (obj == NULL || v == NULL || !cJSON_AddItemToObject(obj, leaf, v)) {
+			cJSON_Delete(v);
+			cJSON_Delete(root);
+			root = NULL;
+		}
+	}
+	return root;
+}
+
+static const char *
+type_doc(const struct config_key *k, char *buf, size_t buflen)
+{
+	switch (k->type) {
+	case KEY_INT:
+		snprintf(buf, buflen, "integer, %lld..%lld", (long long)k->min, (long long)k->max);
+		break;
+	case KEY_PATH:
+		snprintf(buf, buflen, "absolute path%s", k->nullable ? " or null" : "");
+		break;
+	case KEY_LEVEL:
+		snprintf(buf, buflen, "log level");
+		break;
+	default:
+		snprintf(buf, buflen, "string%s", k->nullable ? " or null" : "");
+		break;
+	}
+	return buf;
+}
+
+int
+rocmd_config_write_doc(FILE *out)
+{
+	fprintf(out, "| Key | Type | Default | Meaning |\n");
+	fprintf(out, "|-----|------|---------|---------|\n");
+	for (size_t i = 0; i < CONFIG_NKEYS; i++) {
+		const struct config_key *k = &config_keys[i];
+		char type[64], def[64];
+
+		if (k->def_doc != NULL)
+			def[0] = '\0';
+		else if (k->type == KEY_INT)
+			snprintf(def, sizeof(def), "`%lld`", (long long)k->def_int);
+		else if (k->def_str != NULL)
+			snprintf(def, sizeof(def), "`\"%s\"`", k->def_str);
+		else
+			snprintf(def, sizeof(def), "`null`");
+		fprintf(out, "| `%s` | %s | %s | %s |\n", k->path, type_doc(k, type, sizeof(type)),
+			k->def_doc != NULL ? k->def_doc : def, k->doc);
+	}
+	return ferror(out) ? ROCMD_EIO : 0;
+}
