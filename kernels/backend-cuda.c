@@ -1,0 +1,998 @@
+/*
+ * The CUDA backend: runs the GEMM kernel of kernels/gpu/gemm.cu on an NVIDIA
+ * GPU. libcuda (the driver API) and NVRTC are dlopen'd in open(), never linked,
+ * so the same binary runs, or says "not available: <reason>", on a machine
+ * with no driver, no toolkit or no device. Each candidate is compiled by NVRTC
+ * for the device's own sm_XY into a cubin, loaded with cuModuleLoadData and
+ * launched with cuLaunchKernel on the legacy default stream; events time it.
+ *
+ * The kernel reads its tuning parameters as -DRK_<NAME>=<value>. This backend
+ * hands the tuner its own space (cuda_space below): the problem's dtype and
+ * transposes are single-valued parameters of it, so every module is compiled
+ * for one problem class and the key of a result says which.
+ *
+ * Compilation is split in two so that callers (bench/gemm-cuda.c) can run many
+ * NVRTC compilations on threads: backend_cuda_nvrtc() needs no context and is
+ * thread-safe; backend_cuda_load() loads the cubin in the calling thread.
+ */
+#include "kernels/backend-cuda.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+/* The few driver API types and constants used, as in cuda.h (stable ABI). */
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUevent_st *CUevent;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+	CU_ATTR_MAX_THREADS_PER_BLOCK = 1,
+	CU_ATTR_WARP_SIZE = 10,
+	CU_ATTR_MAX_REGS_PER_BLOCK = 12,
+	CU_ATTR_SM_COUNT = 16,
+	CU_ATTR_L2_SIZE = 38,
+	CU_ATTR_CC_MAJOR = 75,
+	CU_ATTR_CC_MINOR = 76,
+	CU_ATTR_SMEM_PER_SM = 81,
+	CU_ATTR_REGS_PER_SM = 82,
+	CU_ATTR_SMEM_OPTIN = 97,
+	CU_FUNC_MAX_THREADS = 0,
+	CU_FUNC_SHARED_SIZE = 1,
+	CU_FUNC_LOCAL_SIZE = 3,
+	CU_FUNC_NUM_REGS = 4,
+	CU_FUNC_MAX_DYN_SHARED = 8,
+	CUDA_ERROR_NOT_INITIALIZED = 3,
+};
+
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+struct cuda_api {
+	void *libcuda, *libnvrtc;
+	CUresult (*cuInit)(unsigned);
+	CUresult (*cuDriverGetVersion)(int *);
+	CUresult (*cuDeviceGetCount)(int *);
+	CUresult (*cuDeviceGet)(CUdevice *, int);
+	CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+	CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+	CUresult (*cuDeviceTotalMem)(size_t *, CUdevice);
+	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+	CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+	CUresult (*cuCtxSetCurrent)(CUcontext);
+	CUresult (*cuCtxSynchronize)(void);
+	CUresult (*cuGetErrorName)(CUresult, const char **);
+	CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+	CUresult (*cuModuleUnload)(CUmodule);
+	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+	CUresult (*cuModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
+	CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+	CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+				   unsigned, unsigned, CUstream, void **, void **);
+	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+	CUresult (*cuMemFree)(CUdeviceptr);
+	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+	CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+	CUresult (*cuEventCreate)(CUevent *, unsigned);
+	CUresult (*cuEventDestroy)(CUevent);
+	CUresult (*cuEventRecord)(CUevent, CUstream);
+	CUresult (*cuEventSynchronize)(CUevent);
+	CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+
+	nvrtcResult (*nvrtcVersion)(int *, int *);
+	const char *(*nvrtcGetErrorString)(nvrtcResult);
+	nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
+					  const char *const *, const char *const *);
+	nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
+	nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
+	nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
+	nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);
+	nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t *);
+	nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
+};
+
+struct space_cache {
+	int used;
+	enum gemm_dtype dt;
+	enum gemm_trans ta, tb;
+	struct space_def def;
+};
+
+struct backend_ctx {
+	struct cuda_api api;
+	struct backend_device_info info;
+	CUdevice dev;
+	CUcontext cu;
+	int cc; /* 90 for sm_90 */
+	int smem_optin;
+	char arch_opt[48];
+	char *source; /* port.h + gemm.cu, the text compiled and hashed */
+	size_t source_len;
+	CUdeviceptr ws; /* split-K workspace */
+	size_t ws_bytes;
+	struct space_cache spaces[GEMM_DTYPE_COUNT * 4];
+};
+
+struct backend_module {
+	CUmodule mod;
+	CUfunction gemm, reduce;
+	unsigned threads, smem, mt0, mt1;
+	int gsu;
+};
+
+struct backend_event {
+	CUevent ev;
+};
+
+extern const char rk_gemm_src[];
+extern const size_t rk_gemm_src_len;
+extern const char rk_port_src[];
+extern const size_t rk_port_src_len;
+
+static int
+cu_fail(struct backend_ctx *ctx, CUresult r, const char *what, char *why, size_t whylen)
+{
+	const char *name = NULL;
+
+	if (ctx != NULL && ctx->api.cuGetErrorName != NULL)
+		ctx->api.cuGetErrorName(r, &name);
+	if (why != NULL && whylen > 0)
+		snprintf(why, whylen, "%s failed: %s (%d)", what, name != NULL ? name : "?", r);
+	return ROCMD_EIO;
+}
+
+static void *
+sym(void *lib, const char *a, const char *b, int *missing)
+{
+	void *p = dlsym(lib, a);
+
+	if (p == NULL && b != NULL)
+		p = dlsym(lib, b);
+	if (p == NULL)
+		*missing = 1;
+	return p;
+}
+
+#define LOAD(lib, field, name, alt) (*(void **)&api->field = sym(api->lib, name, alt, &missing))
+
+static void *
+open_first(const char *const *names, char *tried, size_t len)
+{
+	void *h;
+	int i;
+
+	for (i = 0; names[i] != NULL; i++) {
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		if (h != NULL)
+			return h;
+		if (i == 0)
+			snprintf(tried, len, "%s", dlerror());
+	}
+	return NULL;
+}
+
+/* Loads libcuda (when DRIVER) and NVRTC. 0, or ROCMD_EUNSUPPORTED with the reason in WHY. */
+static int
+api_load(struct cuda_api *api, int driver, char *why, size_t whylen)
+{
+	static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
+	static const char *const nvrtc_names[] = {
+		"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
+		"/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
+		"/usr/local/cuda/lib64/libnvrtc.so.12", NULL};
+	const char *env = getenv("ROCMD_NVRTC");
+	char err[256] = "";
+	int missing = 0;
+
+	memset(api, 0, sizeof(*api));
+	if (driver)
+		api->libcuda = open_first(cuda_names, err, sizeof(err));
+	if (driver && api->libcuda == NULL) {
+		snprintf(why, whylen, "not available: no CUDA driver (%s)", err);
+		return ROCMD_EUNSUPPORTED;
+	}
+	if (env != NULL && *env != '\0')
+		api->libnvrtc = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+	if (api->libnvrtc == NULL)
+		api->libnvrtc = open_first(nvrtc_names, err, sizeof(err));
+	if (api->libnvrtc == NULL) {
+		snprintf(why, whylen, "not available: NVRTC not found (%s)", err);
+		return ROCMD_EUNSUPPORTED;
+	}
+	if (!driver)
+		goto nvrtc;
+	LOAD(libcuda, cuInit, "cuInit", NULL);
+	LOAD(libcuda, cuDriverGetVersion, "cuDriverGetVersion", NULL);
+	LOAD(libcuda, cuDeviceGetCount, "cuDeviceGetCount", NULL);
+	LOAD(libcuda, cuDeviceGet, "cuDeviceGet", NULL);
+	LOAD(libcuda, cuDeviceGetName, "cuDeviceGetName", NULL);
+	LOAD(libcuda, cuDeviceGetAttribute, "cuDeviceGetAttribute", NULL);
+	LOAD(libcuda, cuDeviceTotalMem, "cuDeviceTotalMem_v2", NULL);
+	LOAD(libcuda, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL);
+	LOAD(libcuda, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",
+	     "cuDevicePrimaryCtxRelease");
+	LOAD(libcuda, cuCtxSetCurrent, "cuCtxSetCurrent", NULL);
+	LOAD(libcuda, cuCtxSynchronize, "cuCtxSynchronize", NULL);
+	LOAD(libcuda, cuGetErrorName, "cuGetErrorName", NULL);
+	LOAD(libcuda, cuModuleLoadData, "cuModuleLoadData", NULL);
+	LOAD(libcuda, cuModuleUnload, "cuModuleUnload", NULL);
+	LOAD(libcuda, cuModuleGetFunction, "cuModuleGetFunction", NULL);
+	LOAD(libcuda, cuModuleGetGlobal, "cuModuleGetGlobal_v2", NULL);
+	LOAD(libcuda, cuFuncGetAttribute, "cuFuncGetAttribute", NULL);
+	LOAD(libcuda, cuFuncSetAttribute, "cuFuncSetAttribute", NULL);
+	LOAD(libcuda, cuLaunchKernel, "cuLaunchKernel", NULL);
+	LOAD(libcuda, cuMemAlloc, "cuMemAlloc_v2", NULL);
+	LOAD(libcuda, cuMemFree, "cuMemFree_v2", NULL);
+	LOAD(libcuda, cuMemcpyHtoD, "cuMemcpyHtoD_v2", NULL);
+	LOAD(libcuda, cuMemcpyDtoH, "cuMemcpyDtoH_v2", NULL);
+	LOAD(libcuda, cuEventCreate, "cuEventCreate", NULL);
+	LOAD(libcuda, cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy");
+	LOAD(libcuda, cuEventRecord, "cuEventRecord", NULL);
+	LOAD(libcuda, cuEventSynchronize, "cuEventSynchronize", NULL);
+	LOAD(libcuda, cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+	if (missing) {
+		snprintf(why, whylen, "not available: libcuda lacks a needed entry point");
+		return ROCMD_EUNSUPPORTED;
+	}
+nvrtc:
+	LOAD(libnvrtc, nvrtcVersion, "nvrtcVersion", NULL);
+	LOAD(libnvrtc, nvrtcGetErrorString, "nvrtcGetErrorString", NULL);
+	LOAD(libnvrtc, nvrtcCreateProgram, "nvrtcCreateProgram", NULL);
+	LOAD(libnvrtc, nvrtcDestroyProgram, "nvrtcDestroyProgram", NULL);
+	LOAD(libnvrtc, nvrtcCompileProgram, "nvrtcCompileProgram", NULL);
+	LOAD(libnvrtc, nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize", NULL);
+	LOAD(libnvrtc, nvrtcGetProgramLog, "nvrtcGetProgramLog", NULL);
+	LOAD(libnvrtc, nvrtcGetCUBINSize, "nvrtcGetCUBINSize", NULL);
+	LOAD(libnvrtc, nvrtcGetCUBIN, "nvrtcGetCUBIN", NULL);
+	if (missing) {
+		snprintf(why, whylen, "not available: NVRTC lacks a needed entry point (older than 11.1?)");
+		return ROCMD_EUNSUPPORTED;
+	}
+	return 0;
+}
+
+static void
+api_unload(struct cuda_api *api)
+{
+	if (api->libnvrtc != NULL)
+		dlclose(api->libnvrtc);
+	if (api->libcuda != NULL)
+		dlclose(api->libcuda);
+	memset(api, 0, sizeof(*api));
+}
+
+char *
+backend_cuda_source(size_t *len)
+{
+	size_t n = rk_port_src_len + 1 + rk_gemm_src_len;
+	char *s = malloc(n + 1);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, rk_port_src, rk_port_src_len);
+	s[rk_port_src_len] = '\n';
+	memcpy(s + rk_port_src_len + 1, rk_gemm_src, rk_gemm_src_len);
+	s[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return s;
+}
+
+int
+backend_cuda_probe(char *why, size_t whylen)
+{
+	struct cuda_api api;
+	int r, n = 0;
+
+	r = api_load(&api, 1, why, whylen);
+	if (r < 0)
+		goto out;
+	r = api.cuInit(0);
+	if (r != 0) {
+		const char *name = NULL;
+
+		api.cuGetErrorName(r, &name);
+		snprintf(why, whylen, "not available: cuInit failed: %s", name ? name : "?");
+		r = ROCMD_EUNSUPPORTED;
+		goto out;
+	}
+	if (api.cuDeviceGetCount(&n) != 0 || n == 0) {
+		snprintf(why, whylen, "not available: no CUDA device");
+		r = ROCMD_EUNSUPPORTED;
+		goto out;
+	}
+	r = n;
+out:
+	api_unload(&api);
+	return r;
+}
+
+static int
+cuda_open(int index, struct backend_ctx **out, struct backend_device_info *info, char *why,
+	  size_t whylen)
+{
+	struct backend_ctx *ctx;
+	struct cuda_api *a;
+	int r, n = 0, v = 0, mj = 0, mn = 0, maj = 0, min = 0;
+	size_t mem = 0;
+
+	*out = NULL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL)
+		return ROCMD_ENOMEM;
+	a = &ctx->api;
+	r = api_load(a, 1, why, whylen);
+	if (r < 0)
+		goto fail;
+	r = a->cuInit(0);
+	if (r != 0) {
+		const char *name = NULL;
+
+		a->cuGetErrorName(r, &name);
+		snprintf(why, whylen, "not available: cuInit failed: %s", name ? name : "?");
+		r = ROCMD_EUNSUPPORTED;
+		goto fail;
+	}
+	if (a->cuDeviceGetCount(&n) != 0 || index < 0 || index >= n) {
+		snprintf(why, whylen, "not available: no CUDA device %d (%d found)", index, n);
+		r = ROCMD_EUNSUPPORTED;
+		goto fail;
+	}
+	if ((r = a->cuDeviceGet(&ctx->dev, index)) != 0 ||
+	    (r = a->cuDevicePrimaryCtxRetain(&ctx->cu, ctx->dev)) != 0) {
+		cu_fail(ctx, r, "context creation", why, whylen);
+		ctx->cu = NULL;
+		r = ROCMD_EUNSUPPORTED;
+		goto fail;
+	}
+	a->cuCtxSetCurrent(ctx->cu);
+
+	struct backend_device_info *d = &ctx->info;
+	snprintf(d->backend, sizeof(d->backend), "cuda");
+	a->cuDeviceGetName(d->name, sizeof(d->name), ctx->dev);
+	a->cuDeviceGetAttribute(&mj, CU_ATTR_CC_MAJOR, ctx->dev);
+	a->cuDeviceGetAttribute(&mn, CU_ATTR_CC_MINOR, ctx->dev);
+	ctx->cc = mj * 10 + mn;
+	snprintf(d->arch, sizeof(d->arch), "sm_%d", ctx->cc);
+	/* NVRTC older than the device: compile for the newest it knows via PTX? Keep it simple:
+	 * ask for the device's own cubin and let a compile error say so. */
+	snprintf(ctx->arch_opt, sizeof(ctx->arch_opt), "--gpu-architecture=sm_%d", ctx->cc);
+	a->cuDeviceGetAttribute(&d->compute_units, CU_ATTR_SM_COUNT, ctx->dev);
+	a->cuDeviceGetAttribute(&d->wave_size, CU_ATTR_WARP_SIZE, ctx->dev);
+	a->cuDeviceGetAttribute(&d->max_threads_per_block, CU_ATTR_MAX_THREADS_PER_BLOCK, ctx->dev);
+	a->cuDeviceGetAttribute(&ctx->smem_optin, CU_ATTR_SMEM_OPTIN, ctx->dev);
+	d->shared_mem_per_block = ctx->smem_optin;
+	a->cuDeviceGetAttribute(&v, CU_ATTR_SMEM_PER_SM, ctx->dev);
+	d->shared_mem_per_cu = v;
+	a->cuDeviceGetAttribute(&d->regs_per_block, CU_ATTR_MAX_REGS_PER_BLOCK, ctx->dev);
+	a->cuDeviceGetAttribute(&d->regs_per_cu, CU_ATTR_REGS_PER_SM, ctx->dev);
+	a->cuDeviceTotalMem(&mem, ctx->dev);
+	d->global_mem = (int64_t)mem;
+	a->cuDeviceGetAttribute(&v, CU_ATTR_L2_SIZE, ctx->dev);
+	d->llc_bytes = v;
+	d->matrix_cores = ctx->cc >= 80;
+	a->cuDriverGetVersion(&v);
+	snprintf(d->driver_version, sizeof(d->driver_version), "CUDA driver %d.%d", v / 1000,
+		 (v % 1000) / 10);
+	a->nvrtcVersion(&maj, &min);
+	snprintf(d->runtime_version, sizeof(d->runtime_version), "NVRTC %d.%d", maj, min);
+	snprintf(d->compiler_version, sizeof(d->compiler_version), "NVRTC %d.%d", maj, min);
+
+	ctx->source = backend_cuda_source(&ctx->source_len);
+	if (ctx->source == NULL) {
+		r = ROCMD_ENOMEM;
+		goto fail;
+	}
+	if (info != NULL)
+		*info = ctx->info;
+	*out = ctx;
+	return 0;
+fail:
+	if (ctx->cu != NULL)
+		a->cuDevicePrimaryCtxRelease(ctx->dev);
+	api_unload(a);
+	free(ctx);
+	return r;
+}
+
+int
+backend_cuda_open_nvrtc(const char *arch, struct backend_ctx **out, char *why, size_t whylen)
+{
+	struct backend_ctx *ctx;
+	int r, maj = 0, min = 0;
+
+	*out = NULL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL)
+		return ROCMD_ENOMEM;
+	r = api_load(&ctx->api, 0, why, whylen);
+	if (r < 0) {
+		api_unload(&ctx->api);
+		free(ctx);
+		return r;
+	}
+	snprintf(ctx->arch_opt, sizeof(ctx->arch_opt), "--gpu-architecture=%s", arch);
+	snprintf(ctx->info.arch, sizeof(ctx->info.arch), "%s", arch);
+	ctx->api.nvrtcVersion(&maj, &min);
+	snprintf(ctx->info.compiler_version, sizeof(ctx->info.compiler_version), "NVRTC %d.%d", maj,
+		 min);
+	*out = ctx;
+	return 0;
+}
+
+void
+backend_cuda_close_nvrtc(struct backend_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	api_unload(&ctx->api);
+	free(ctx);
+}
+
+static void
+cuda_close(struct backend_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	if (ctx->ws != 0)
+		ctx->api.cuMemFree(ctx->ws);
+	if (ctx->cu != NULL)
+		ctx->api.cuDevicePrimaryCtxRelease(ctx->dev);
+	api_unload(&ctx->api);
+	free(ctx->source);
+	free(ctx);
+}
+
+/* ------------------------------------------------------------------ space */
+
+enum {
+	P_DT, P_TA, P_TB, P_MC, P_MT0, P_MT1, P_DU, P_TT0, P_TT1, P_VW, P_PGR, P_LDSPAD,
+	P_WM, P_WN, P_STAGES, P_SWZ, P_GSU, P_GROUP, P_COUNT
+};
+
+#define PV(nm, d, ...)                                                                             \
+	{                                                                                          \
+		.name = nm, .nvalues = sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t),         \
+		.values = {__VA_ARGS__}, .dflt = d                                                 \
+	}
+
+static int cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_problem *p,
+		      const struct backend_device_info *dev, char *why, size_t whylen);
+
+static const struct space_def cuda_space_template = {
+	.name = "cuda",
+	.nparams = P_COUNT,
+	.params =
+		{
+			PV("DT", 0, 0, 1, 2),
+			PV("TA", 0, 0, 1),
+			PV("TB", 0, 0, 1),
+			PV("MC", 0, 0, 1),
+			PV("MT0", 2, 16, 32, 64, 128, 256),
+			PV("MT1", 2, 16, 32, 64, 128, 256),
+			PV("DU", 0, 8, 16, 32, 64),
+			PV("TT0", 2, 1, 2, 4, 8, 16),
+			PV("TT1", 2, 1, 2, 4, 8, 16),
+			PV("VW", 0, 1, 2, 4, 8),
+			PV("PGR", 1, 0, 1),
+			PV("LDSPAD", 0, 0, 4, 8),
+			PV("WM", 1, 1, 2, 4),
+			PV("WN", 1, 1, 2, 4, 8),
+			PV("STAGES", 1, 2, 3, 4, 5),
+			PV("SWZ", 1, 0, 1),
+			PV("GSU", 0, 1, 2, 4, 8, 16, 32),
+			PV("GROUP", 0, 1, 4, 8, 16),
+		},
+	.check = cuda_check,
+};
+
+static int
+is_dflt(const struct space_def *s, const int64_t *v, int i)
+{
+	return v[i] == s->params[i].values[s->params[i].dflt];
+}
+
+#define RULE(cond, ...)                                                                            \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			snprintf(why, whylen, __VA_ARGS__);                                        \
+			return 0;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+int64_t
+backend_cuda_smem_bytes(const int64_t *v)
+{
+	if (v[P_MC]) {
+		int64_t pad = v[P_SWZ] ? 0 : v[P_LDSPAD];
+		int64_t a = v[P_TA] ? v[P_MT0] * (v[P_DU] + pad) : v[P_DU] * (v[P_MT0] + pad);
+		int64_t b = v[P_TB] ? v[P_DU] * (v[P_MT1] + pad) : v[P_MT1] * (v[P_DU] + pad);
+
+		return v[P_STAGES] * (a + b) * 2;
+	}
+	return (v[P_PGR] ? 2 : 1) * v[P_DU] * (v[P_MT0] + v[P_MT1] + 2 * v[P_LDSPAD]) * 4;
+}
+
+static int
+cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_problem *p,
+	   const struct backend_device_info *dev, char *why, size_t whylen)
+{
+	int64_t esz = v[P_DT] == 0 ? 4 : 2, threads, regs, smem = backend_cuda_smem_bytes(v);
+
+	if (v[P_MC]) {
+		int64_t wtm = v[P_MT0] / v[P_WM], wtn = v[P_MT1] / v[P_WN];
+
+		RULE(v[P_DT] == 0, "mma.sync takes fp16 or bf16 (no TF32)");
+		RULE(!is_dflt(s, v, P_TT0) || !is_dflt(s, v, P_TT1) || !is_dflt(s, v, P_VW) ||
+			     !is_dflt(s, v, P_PGR),
+		     "TT0/TT1/VW/PGR are FMA parameters");
+		RULE(v[P_SWZ] && v[P_LDSPAD] != 0, "swizzled shared memory takes no padding");
+		RULE(!v[P_SWZ] && v[P_LDSPAD] != 8, "mma rows are padded by 8 elements");
+		RULE(v[P_MT0] % v[P_WM] || v[P_MT1] % v[P_WN] || wtm % 16 || wtn % 16,
+		     "warp tile must be a multiple of 16");
+		RULE(v[P_DU] < 16, "depth must be a multiple of 16");
+		threads = 32 * v[P_WM] * v[P_WN];
+		regs = (wtn / 16) * (wtm / 8) * 4 + (wtn / 16) * 4 + (wtm / 8) * 2 + 40;
+		RULE(threads > 512, "more than 16 warps");
+		if (p != NULL) {
+			int64_t la = p->ta ? p->lda : p->lda, lb = p->ldb;
+
+			RULE(la % 8 || lb % 8, "cp.async needs lda and ldb multiples of 8");
+			RULE(p->stride_a % 8 || p->stride_b % 8, "cp.async needs strides multiples of 8");
+		}
+	} else {
+		int64_t tt0 = v[P_TT0], tt1 = v[P_TT1], lv0 = tt0 < 4 ? tt0 : 4, lv1 = tt1 < 4 ? tt1 : 4;
+		int64_t ca = v[P_TA] ? v[P_DU] : v[P_MT0], cb = v[P_TB] ? v[P_MT1] : v[P_DU];
+
+		RULE(!is_dflt(s, v, P_WM) || !is_dflt(s, v, P_WN) || !is_dflt(s, v, P_STAGES) ||
+			     !is_dflt(s, v, P_SWZ),
+		     "WM/WN/STAGES/SWZ are matrix-core parameters");
+		RULE(v[P_MT0] % tt0 || v[P_MT1] % tt1, "thread tile does not divide the macro tile");
+		threads = (v[P_MT0] / tt0) * (v[P_MT1] / tt1);
+		RULE(threads < 32 || threads > 1024 || threads % 32, "%" PRId64 " threads", threads);
+		RULE(ca % v[P_VW] || cb % v[P_VW], "VW does not divide the contiguous tile side");
+		RULE(v[P_VW] * esz > 16, "vector wider than 16 bytes");
+		RULE(v[P_LDSPAD] % lv0 || v[P_LDSPAD] % lv1, "padding breaks LDS vector alignment");
+		RULE(smem > 48 * 1024, "static shared memory over 48 KiB");
+		regs = tt0 * tt1 + tt0 + tt1 + (v[P_PGR] ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) +
+		       24;
+	}
+	RULE(regs > 255, "about %" PRId64 " registers per thread", regs);
+	if (p != NULL) {
+		RULE(v[P_GSU] > 1 && p->k / v[P_GSU] < v[P_DU], "split-K leaves less than DU per slice");
+		RULE(v[P_GSU] > 1 && p->batch * v[P_GSU] > 65535, "batch x GSU over the grid limit");
+		RULE(v[P_MT0] > 16 && v[P_MT0] >= 2 * p->m, "MT0 exceeds M");
+		RULE(v[P_MT1] > 16 && v[P_MT1] >= 2 * p->n, "MT1 exceeds N");
+		RULE(v[P_GROUP] > 1 && (p->m + v[P_MT0] - 1) / v[P_MT0] < v[P_GROUP],
+		     "GROUP exceeds the M tiles");
+	}
+	if (dev != NULL) {
+		RULE(v[P_MC] && !dev->matrix_cores, "device has no matrix cores");
+		RULE(threads > dev->max_threads_per_block, "too many threads for the device");
+		RULE(dev->shared_mem_per_block > 0 && smem > dev->shared_mem_per_block,
+		     "%" PRId64 " bytes of shared memory", smem);
+		RULE(dev->regs_per_block > 0 && regs * threads > dev->regs_per_block,
+		     "registers exceed the block's");
+	}
+	return 1;
+}
+
+const struct space_def *
+backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, int matrix_cores)
+{
+	*store = cuda_space_template;
+	if (p != NULL) {
+		store->params[P_DT].nvalues = 1;
+		store->params[P_DT].values[0] = p->dtype;
+		store->params[P_DT].dflt = 0;
+		store->params[P_TA].nvalues = 1;
+		store->params[P_TA].values[0] = p->ta;
+		store->params[P_TA].dflt = 0;
+		store->params[P_TB].nvalues = 1;
+		store->params[P_TB].values[0] = p->tb;
+		store->params[P_TB].dflt = 0;
+		/* The default point: 64x64x8 FMA, 4x4 per thread; 128x128x32 mma.sync, 2x2 warps,
+		 * 3 stages, for fp16/bf16 on devices that have it. */
+		store->params[P_MC].dflt = p->dtype != GEMM_FP32 && matrix_cores ? 1 : 0;
+		if (store->params[P_MC].dflt) {
+			store->params[P_MT0].dflt = 3;
+			store->params[P_MT1].dflt = 3;
+			store->params[P_DU].dflt = 2;
+		}
+	}
+	return store;
+}
+
+static const struct space_def *
+cuda_space(struct backend_ctx *ctx, const struct gemm_problem *p)
+{
+	struct space_cache *sc = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(ctx->spaces) / sizeof(ctx->spaces[0]); i++) {
+		sc = &ctx->spaces[i];
+		if (!sc->used || (sc->dt == p->dtype && sc->ta == p->ta && sc->tb == p->tb))
+			break;
+	}
+	sc->used = 1;
+	sc->dt = p->dtype;
+	sc->ta = p->ta;
+	sc->tb = p->tb;
+	return backend_cuda_space_for(&sc->def, p, ctx->info.matrix_cores);
+}
+
+static const char *
+cuda_kernel_source(struct backend_ctx *ctx, size_t *len)
+{
+	*len = ctx->source_len;
+	return ctx->source;
+}
+
+/* ---------------------------------------------------------------- compile */
+
+int
+backend_cuda_nvrtc(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
+		   int ndefines, char **cubin, size_t *cubin_len, char *log, size_t loglen)
+{
+	struct cuda_api *a = &ctx->api;
+	const char *hdr_src[1] = {rk_port_src}, *hdr_name[1] = {"port.h"};
+	const char *opts[SPACE_MAX_PARAMS + 8];
+	char dstore[SPACE_MAX_PARAMS][64];
+	char *text = NULL;
+	nvrtcProgram prog = NULL;
+	size_t n = 0;
+	int i, nopt = 0, r;
+
+	*cubin = NULL;
+	*cubin_len = 0;
+	if (log != NULL && loglen > 0)
+		log[0] = '\0';
+	if (ndefines > SPACE_MAX_PARAMS)
+		return ROCMD_EINVAL;
+	/* NVRTC wants a NUL-terminated source. */
+	text = malloc(len + 1);
+	if (text == NULL)
+		return ROCMD_ENOMEM;
+	memcpy(text, src, len);
+	text[len] = '\0';
+	opts[nopt++] = ctx->arch_opt;
+	opts[nopt++] = "-std=c++17";
+	opts[nopt++] = "-default-device";
+	for (i = 0; i < ndefines; i++) {
+		snprintf(dstore[i], sizeof(dstore[i]), "-DRK_%s", defines[i]);
+		opts[nopt++] = dstore[i];
+	}
+	r = a->nvrtcCreateProgram(&prog, text, "gemm.cu", 1, hdr_src, hdr_name);
+	if (r != 0) {
+		snprintf(log, loglen, "nvrtcCreateProgram: %s", a->nvrtcGetErrorString(r));
+		r = ROCMD_EINVAL;
+		goto out;
+	}
+	r = a->nvrtcCompileProgram(prog, nopt, opts);
+	if (a->nvrtcGetProgramLogSize(prog, &n) == 0 && n > 1 && log != NULL && loglen > 0) {
+		char *l = malloc(n);
+
+		if (l != NULL && a->nvrtcGetProgramLog(prog, l) == 0)
+			snprintf(log, loglen, "%s", l);
+		free(l);
+	}
+	if (r != 0) {
+		r = ROCMD_EINVAL;
+		goto out;
+	}
+	if (a->nvrtcGetCUBINSize(prog, &n) != 0 || n == 0) {
+		snprintf(log, loglen, "NVRTC produced no cubin for %s", ctx->arch_opt);
+		r = ROCMD_EINVAL;
+		goto out;
+	}
+	*cubin = malloc(n);
+	if (*cubin == NULL) {
+		r = ROCMD_ENOMEM;
+		goto out;
+	}
+	a->nvrtcGetCUBIN(prog, *cubin);
+	*cubin_len = n;
+	r = 0;
+out:
+	if (prog != NULL)
+		a->nvrtcDestroyProgram(&prog);
+	free(text);
+	return r;
+}
+
+static int
+defines_gsu(const char *const *defines, int ndefines)
+{
+	int i;
+
+	for (i = 0; i < ndefines; i++)
+		if (!strncmp(defines[i], "GSU=", 4))
+			return atoi(defines[i] + 4);
+	return 1;
+}
+
+int
+backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct backend_module **out,
+		  char *log, size_t loglen)
+{
+	struct cuda_api *a = &ctx->api;
+	struct backend_module *m;
+	CUdeviceptr info = 0;
+	size_t isz = 0;
+	unsigned iv[4];
+	int r;
+
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return ROCMD_ENOMEM;
+	a->cuCtxSetCurrent(ctx->cu);
+	if ((r = a->cuModuleLoadData(&m->mod, cubin)) != 0) {
+		m->mod = NULL;
+		r = cu_fail(ctx, r, "cuModuleLoadData", log, loglen);
+		goto fail;
+	}
+	if ((r = a->cuModuleGetFunction(&m->gemm, m->mod, "rk_gemm")) != 0 ||
+	    (r = a->cuModuleGetFunction(&m->reduce, m->mod, "rk_gemm_reduce")) != 0 ||
+	    (r = a->cuModuleGetGlobal(&info, &isz, m->mod, "rk_gemm_info")) != 0 ||
+	    (r = a->cuMemcpyDtoH(iv, info, sizeof(iv))) != 0) {
+		r = cu_fail(ctx, r, "module lookup", log, loglen);
+		goto fail;
+	}
+	m->threads = iv[0];
+	m->smem = iv[1];
+	m->mt0 = iv[2];
+	m->mt1 = iv[3];
+	m->gsu = gsu > 0 ? gsu : 1;
+	if (m->smem > (unsigned)ctx->smem_optin) {
+		snprintf(log, loglen, "needs %u bytes of shared memory, the device has %d", m->smem,
+			 ctx->smem_optin);
+		r = ROCMD_EINVAL;
+		goto fail;
+	}
+	if (m->smem > 48 * 1024 &&
+	    (r = a->cuFuncSetAttribute(m->gemm, CU_FUNC_MAX_DYN_SHARED, (int)m->smem)) != 0) {
+		r = cu_fail(ctx, r, "cuFuncSetAttribute", log, loglen);
+		goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	if (m->mod != NULL)
+		a->cuModuleUnload(m->mod);
+	free(m);
+	return r;
+}
+
+static int
+cuda_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
+	     int ndefines, struct backend_module **out, char *log, size_t loglen)
+{
+	char *cubin = NULL;
+	size_t n = 0;
+	int r;
+
+	*out = NULL;
+	r = backend_cuda_nvrtc(ctx, src, len, defines, ndefines, &cubin, &n, log, loglen);
+	if (r < 0)
+		return r;
+	r = backend_cuda_load(ctx, cubin, defines_gsu(defines, ndefines), out, log, loglen);
+	free(cubin);
+	return r;
+}
+
+static void
+cuda_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
+{
+	if (mod == NULL)
+		return;
+	ctx->api.cuModuleUnload(mod->mod);
+	free(mod);
+}
+
+static int
+cuda_kernel_info(struct backend_ctx *ctx, struct backend_module *mod, struct backend_kernel_info *out)
+{
+	struct cuda_api *a = &ctx->api;
+	int regs = -1, shared = 0, local = -1, maxt = -1;
+
+	a->cuFuncGetAttribute(&regs, CU_FUNC_NUM_REGS, mod->gemm);
+	a->cuFuncGetAttribute(&shared, CU_FUNC_SHARED_SIZE, mod->gemm);
+	a->cuFuncGetAttribute(&local, CU_FUNC_LOCAL_SIZE, mod->gemm);
+	a->cuFuncGetAttribute(&maxt, CU_FUNC_MAX_THREADS, mod->gemm);
+	out->regs_per_thread = regs;
+	out->sgprs = -1;
+	out->shared_mem = (int64_t)shared + mod->smem;
+	out->spill_bytes = local;
+	out->max_threads_per_block = maxt;
+	return 0;
+}
+
+/* ----------------------------------------------------------- memory, run */
+
+static int
+cuda_alloc(struct backend_ctx *ctx, size_t bytes, uint64_t *dptr)
+{
+	CUdeviceptr p = 0;
+	int r;
+
+	*dptr = 0;
+	if ((r = ctx->api.cuMemAlloc(&p, bytes ? bytes : 1)) != 0)
+		return r == 2 ? ROCMD_ENOMEM : ROCMD_EIO;
+	*dptr = p;
+	return 0;
+}
+
+static void
+cuda_free(struct backend_ctx *ctx, uint64_t dptr)
+{
+	if (dptr != 0)
+		ctx->api.cuMemFree(dptr);
+}
+
+static int
+cuda_copy_h2d(struct backend_ctx *ctx, uint64_t dst, const void *src, size_t bytes)
+{
+	return ctx->api.cuMemcpyHtoD(dst, src, bytes) ? ROCMD_EIO : 0;
+}
+
+static int
+cuda_copy_d2h(struct backend_ctx *ctx, void *dst, uint64_t src, size_t bytes)
+{
+	return ctx->api.cuMemcpyDtoH(dst, src, bytes) ? ROCMD_EIO : 0;
+}
+
+static int
+cuda_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kernel,
+	    const struct backend_launch *l)
+{
+	CUfunction f = !strcmp(kernel, "rk_gemm_reduce") ? mod->reduce : mod->gemm;
+
+	if (ctx->api.cuLaunchKernel(f, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+				    l->block[2], l->shared_mem, NULL, l->args, NULL) != 0)
+		return ROCMD_EIO;
+	return 0;
+}
+
+static int
+cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
+	  const struct gemm_problem *p, const struct gemm_bufs *bufs)
+{
+	int M = (int)p->m, N = (int)p->n, K = (int)p->k;
+	float alpha = p->alpha, beta = p->beta;
+	long long lda = p->lda, ldb = p->ldb, ldc = p->ldc;
+	long long sa = p->stride_a, sb = p->stride_b, sc = p->stride_c;
+	CUdeviceptr A = bufs->a, B = bufs->b, C = bufs->c, W = 0;
+	uint64_t tiles = (uint64_t)((M + mod->mt0 - 1) / mod->mt0) * ((N + mod->mt1 - 1) / mod->mt1);
+	struct backend_launch l;
+	void *args[15] = {&M, &N, &K, &alpha, &A, &lda, &sa, &B, &ldb, &sb, &beta, &C, &ldc, &sc, &W};
+	int r;
+
+	(void)cfg;
+	if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX || tiles > INT32_MAX ||
+	    p->batch * mod->gsu > 65535)
+		return ROCMD_EINVAL;
+	if (M == 0 || N == 0)
+		return 0;
+	memset(&l, 0, sizeof(l));
+	if (mod->gsu > 1) {
+		size_t need = (size_t)p->batch * mod->gsu * (size_t)M * N * sizeof(float);
+
+		if (need > ctx->ws_bytes) {
+			if (ctx->ws != 0)
+				ctx->api.cuMemFree(ctx->ws);
+			ctx->ws = 0;
+			ctx->ws_bytes = 0;
+			if (ctx->api.cuMemAlloc(&ctx->ws, need) != 0)
+				return ROCMD_ENOMEM;
+			ctx->ws_bytes = need;
+		}
+		W = ctx->ws;
+	}
+	l.grid[0] = (unsigned)tiles;
+	l.grid[1] = 1;
+	l.grid[2] = (unsigned)(p->batch * mod->gsu);
+	l.block[0] = mod->threads;
+	l.block[1] = l.block[2] = 1;
+	l.shared_mem = mod->smem;
+	l.args = args;
+	l.nargs = 15;
+	if ((r = cuda_launch(ctx, mod, "rk_gemm", &l)) < 0)
+		return r;
+	if (mod->gsu > 1) {
+		void *rargs[8] = {&M, &N, &alpha, &beta, &W, &C, &ldc, &sc};
+
+		l.grid[0] = (unsigned)(((uint64_t)M * N + 255) / 256);
+		l.grid[2] = (unsigned)p->batch;
+		l.block[0] = 256;
+		l.shared_mem = 0;
+		l.args = rargs;
+		l.nargs = 8;
+		r = cuda_launch(ctx, mod, "rk_gemm_reduce", &l);
+	}
+	return r;
+}
+
+static int
+cuda_event_create(struct backend_ctx *ctx, struct backend_event **out)
+{
+	struct backend_event *e = calloc(1, sizeof(*e));
+
+	*out = NULL;
+	if (e == NULL)
+		return ROCMD_ENOMEM;
+	if (ctx->api.cuEventCreate(&e->ev, 0) != 0) {
+		free(e);
+		return ROCMD_EIO;
+	}
+	*out = e;
+	return 0;
+}
+
+static void
+cuda_event_destroy(struct backend_ctx *ctx, struct backend_event *ev)
+{
+	if (ev == NULL)
+		return;
+	ctx->api.cuEventDestroy(ev->ev);
+	free(ev);
+}
+
+static int
+cuda_event_record(struct backend_ctx *ctx, struct backend_event *ev)
+{
+	return ctx->api.cuEventRecord(ev->ev, NULL) ? ROCMD_EIO : 0;
+}
+
+static int
+cuda_event_elapsed(struct backend_ctx *ctx, struct backend_event *start, struct backend_event *end,
+		   double *ms)
+{
+	float f = 0;
+
+	*ms = 0;
+	if (ctx->api.cuEventSynchronize(end->ev) != 0 ||
+	    ctx->api.cuEventElapsedTime(&f, start->ev, end->ev) != 0)
+		return ROCMD_EIO;
+	*ms = f;
+	return 0;
+}
+
+static int
+cuda_synchronize(struct backend_ctx *ctx)
+{
+	return ctx->api.cuCtxSynchronize() ? ROCMD_EIO : 0;
+}
+
+const struct backend_ops backend_cuda_ops = {
+	.name = "cuda",
+	.open = cuda_open,
+	.close = cuda_close,
+	.space = cuda_space,
+	.kernel_source = cuda_kernel_source,
+	.compile = cuda_compile,
+	.module_unload = cuda_module_unload,
+	.kernel_info = cuda_kernel_info,
+	.alloc = cuda_alloc,
+	.free = cuda_free,
+	.copy_h2d = cuda_copy_h2d,
+	.copy_d2h = cuda_copy_d2h,
+	.launch = cuda_launch,
+	.gemm = cuda_gemm,
+	.gemm_reference = NULL,
+	.event_create = cuda_event_create,
+	.event_destroy = cuda_event_destroy,
+	.event_record = cuda_event_record,
+	.event_elapsed = cuda_event_elapsed,
+	.synchronize = cuda_synchronize,
+};

@@ -1,0 +1,41 @@
+/*
+ * The CUDA backend's table (backend.h) and the few extras that the GEMM
+ * benchmark and the tests use: a probe that says why CUDA is not available,
+ * NVRTC compilation without a device (CI checks the kernel source compiles
+ * for sm_80 and sm_90) or on worker threads, and the CUDA search space.
+ */
+#ifndef ROCMD_KERNELS_BACKEND_CUDA_H
+#define ROCMD_KERNELS_BACKEND_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/backend.h"
+
+extern const struct backend_ops backend_cuda_ops;
+
+/* Number of CUDA devices (> 0), or ROCMD_EUNSUPPORTED with "not available: <reason>". */
+int backend_cuda_probe(char *why, size_t whylen);
+
+/* The kernel text this backend compiles (port.h + gemm.cu), malloc'd. */
+char *backend_cuda_source(size_t *len);
+
+/* A context with NVRTC only, compiling for ARCH ("sm_90"): no driver, no device. */
+int backend_cuda_open_nvrtc(const char *arch, struct backend_ctx **out, char *why, size_t whylen);
+void backend_cuda_close_nvrtc(struct backend_ctx *ctx);
+
+/* NVRTC compile of SRC with "NAME=V" defines into a malloc'd cubin. Thread-safe. */
+int backend_cuda_nvrtc(struct backend_ctx *ctx, const char *src, size_t len,
+		       const char *const *defines, int ndefines, char **cubin, size_t *cubin_len,
+		       char *log, size_t loglen);
+/* Loads a cubin from backend_cuda_nvrtc() as a module (calling thread only). */
+int backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu,
+		      struct backend_module **out, char *log, size_t loglen);
+
+/* The CUDA space for problem P, written into STORE (dtype and transposes fixed). */
+const struct space_def *backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p,
+					       int matrix_cores);
+/* Shared memory bytes a configuration's values (in space order) need. */
+int64_t backend_cuda_smem_bytes(const int64_t *v);
+
+#endif

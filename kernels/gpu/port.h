@@ -1,0 +1,125 @@
+/*
+ * Portability layer of the GEMM kernels. One kernel source (gemm.cu) compiles
+ * as CUDA (NVRTC at run time, or nvcc) and as HIP (hiprtc at run time, or
+ * clang -x hip -nogpulib -nogpuinc offline). Nothing here includes a CUDA or
+ * HIP header: only compiler builtins and inline assembly, so the same text
+ * builds with no SDK headers at all. The kernel uses the RK_* names below and
+ * never threadIdx, __syncthreads or the vendors' half types directly.
+ *
+ * 16-bit floats travel as raw bits (unsigned short) and are converted to float
+ * in registers: fp16 through the hardware conversion, bf16 by bit shifts with
+ * round-to-nearest-even. All arithmetic accumulates in fp32.
+ */
+#ifndef RK_PORT_H
+#define RK_PORT_H
+
+#if defined(__HIP__) || defined(__HIPCC_RTC__) || defined(__AMDGCN__)
+#define RK_HIP 1
+#define RK_CUDA 0
+#else
+#define RK_HIP 0
+#define RK_CUDA 1
+#endif
+
+#define RK_EXTERN_C extern "C"
+
+#if RK_HIP
+/* clang in HIP mode knows these attributes; hiprtc already defines the macros. */
+#ifndef __global__
+#define __global__ __attribute__((global))
+#endif
+#ifndef __device__
+#define __device__ __attribute__((device))
+#endif
+#ifndef __shared__
+#define __shared__ __attribute__((shared))
+#endif
+#define RK_INLINE __device__ inline __attribute__((always_inline))
+#define RK_LAUNCH_BOUNDS(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
+#define RK_TID() ((int)__builtin_amdgcn_workitem_id_x())
+#define RK_BID_X() ((int)__builtin_amdgcn_workgroup_id_x())
+#define RK_BID_Z() ((int)__builtin_amdgcn_workgroup_id_z())
+#define RK_SYNC()                                                                                  \
+	do {                                                                                       \
+		__builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");                             \
+		__builtin_amdgcn_s_barrier();                                                      \
+		__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");                             \
+	} while (0)
+#define RK_ALIGN(n) __attribute__((aligned(n)))
+#define RK_RESTRICT __restrict__
+#define RK_UNROLL _Pragma("unroll")
+#define RK_FMA(a, b, c) __builtin_fmaf(a, b, c)
+typedef unsigned long long rk_u64;
+typedef long long rk_i64;
+
+RK_INLINE float
+rk_h2f(unsigned short h)
+{
+	return (float)__builtin_bit_cast(_Float16, h);
+}
+
+RK_INLINE unsigned short
+rk_f2h(float f)
+{
+	return __builtin_bit_cast(unsigned short, (_Float16)f);
+}
+#else /* CUDA */
+#define RK_INLINE __device__ __forceinline__
+#define RK_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+#define RK_TID() ((int)threadIdx.x)
+#define RK_BID_X() ((int)blockIdx.x)
+#define RK_BID_Z() ((int)blockIdx.z)
+#define RK_SYNC() __syncthreads()
+#define RK_ALIGN(n) __align__(n)
+#define RK_RESTRICT __restrict__
+#define RK_UNROLL _Pragma("unroll")
+#define RK_FMA(a, b, c) __fmaf_rn(a, b, c)
+typedef unsigned long long rk_u64;
+typedef long long rk_i64;
+
+RK_INLINE float
+rk_h2f(unsigned short h)
+{
+	float f;
+
+	asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+	return f;
+}
+
+RK_INLINE unsigned short
+rk_f2h(float f)
+{
+	unsigned short h;
+
+	asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+	return h;
+}
+#endif
+
+#if RK_HIP
+#define RK_AS_FLOAT(u) __builtin_bit_cast(float, (unsigned int)(u))
+#define RK_AS_UINT(f) __builtin_bit_cast(unsigned int, (float)(f))
+#else
+#define RK_AS_FLOAT(u) __uint_as_float(u)
+#define RK_AS_UINT(f) __float_as_uint(f)
+#endif
+
+RK_INLINE float
+rk_bf2f(unsigned short b)
+{
+	return RK_AS_FLOAT((unsigned int)b << 16);
+}
+
+/* Round to nearest even; NaN stays a quiet NaN. */
+RK_INLINE unsigned short
+rk_f2bf(float f)
+{
+	unsigned int u = RK_AS_UINT(f);
+
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (unsigned short)((u >> 16) | 0x40);
+	u += 0x7fffu + ((u >> 16) & 1u);
+	return (unsigned short)(u >> 16);
+}
+
+#endif /* RK_PORT_H */

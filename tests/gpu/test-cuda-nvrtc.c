@@ -1,0 +1,109 @@
+/*
+ * Compiles the GEMM kernel source through NVRTC for sm_80 and sm_90 with no
+ * GPU and no driver: every code path (FMA in fp32/fp16/bf16, mma.sync in
+ * fp16/bf16, split-K) under all four transposes. Exits 77 (skipped) when
+ * NVRTC is not installed, saying so.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error.h"
+#include "kernels/backend-cuda.h"
+
+static const char *const configs[] = {
+	"MC=0 MT0=64 MT1=64 DU=8 TT0=4 TT1=4 VW=1 PGR=1 LDSPAD=0 GSU=1",
+	"MC=0 MT0=128 MT1=128 DU=8 TT0=8 TT1=8 VW=4 PGR=1 LDSPAD=4 GSU=1 GROUP=8",
+	"MC=0 MT0=32 MT1=64 DU=16 TT0=2 TT1=4 VW=2 PGR=0 LDSPAD=0 GSU=4",
+	"MC=1 MT0=128 MT1=128 DU=32 WM=2 WN=2 STAGES=3 SWZ=1 GSU=1",
+	"MC=1 MT0=64 MT1=256 DU=64 WM=1 WN=4 STAGES=4 SWZ=0 LDSPAD=8 GSU=2 GROUP=4",
+	"MC=1 MT0=16 MT1=64 DU=32 WM=1 WN=2 STAGES=5 SWZ=1 GSU=8",
+};
+
+static int
+split(const char *cfg, char store[][40], const char **defs, const char *extra[3])
+{
+	char buf[256], *save = NULL, *tok;
+	int n = 0, i;
+
+	snprintf(buf, sizeof(buf), "%s", cfg);
+	for (tok = strtok_r(buf, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save)) {
+		snprintf(store[n], 40, "%s", tok);
+		defs[n] = store[n];
+		n++;
+	}
+	for (i = 0; i < 3; i++) {
+		snprintf(store[n], 40, "%s", extra[i]);
+		defs[n] = store[n];
+		n++;
+	}
+	return n;
+}
+
+int
+main(void)
+{
+	static const char *const archs[] = {"sm_80", "sm_90"};
+	static const char *const dts[] = {"DT=0", "DT=1", "DT=2"};
+	static const char *const tas[] = {"TA=0", "TA=1"};
+	char why[256], log[8192];
+	size_t len = 0;
+	char *src = backend_cuda_source(&len);
+	int failed = 0, done = 0;
+	size_t a, c, d, t;
+
+	if (src == NULL)
+		return 1;
+	for (a = 0; a < 2; a++) {
+		struct backend_ctx *ctx = NULL;
+		int r = backend_cuda_open_nvrtc(archs[a], &ctx, why, sizeof(why));
+
+		if (r == ROCMD_EUNSUPPORTED) {
+			printf("SKIP: %s\n", why);
+			free(src);
+			return 77;
+		}
+		if (r < 0) {
+			printf("FAIL: %s\n", why);
+			return 1;
+		}
+		for (c = 0; c < sizeof(configs) / sizeof(configs[0]); c++)
+			for (d = 0; d < 3; d++)
+				for (t = 0; t < 4; t++) {
+					char store[SPACE_MAX_PARAMS][40];
+					const char *defs[SPACE_MAX_PARAMS];
+					const char *extra[3] = {dts[d], tas[t & 1], t & 2 ? "TB=1" : "TB=0"};
+					char *cubin = NULL;
+					size_t clen = 0;
+					struct timespec t0, t1;
+					int n;
+
+					if (strstr(configs[c], "MC=1") && d == 0)
+						continue; /* no TF32: fp32 stays on FMA */
+					/* Every config in every dtype, transposes on the first arch only. */
+					if (a == 1 && t != 0)
+						continue;
+					n = split(configs[c], store, defs, extra);
+					clock_gettime(CLOCK_MONOTONIC, &t0);
+					r = backend_cuda_nvrtc(ctx, src, len, defs, n, &cubin, &clen, log,
+							       sizeof(log));
+					clock_gettime(CLOCK_MONOTONIC, &t1);
+					done++;
+					if (r < 0 || clen == 0) {
+						failed++;
+						printf("FAIL %s %s %s %s %s:\n%s\n", archs[a], configs[c],
+						       extra[0], extra[1], extra[2], log);
+					} else {
+						printf("ok   %s %-70s %s %s %s  %zu bytes, %.2f s\n", archs[a],
+						       configs[c], extra[0], extra[1], extra[2], clen,
+						       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+					}
+					free(cubin);
+				}
+		backend_cuda_close_nvrtc(ctx);
+	}
+	free(src);
+	printf("%d of %d compilations failed\n", failed, done);
+	return failed ? 1 : 0;
+}
