@@ -39,9 +39,12 @@
  *   backend needs no recovery of its own. Because of that, the parent process
  *   never calls open() of a GPU backend: CUDA and HIP contexts do not survive
  *   fork().
- * - Optional entries may be NULL: kernel_info, gemm_reference, launch (a
- *   backend whose gemm() does not go through modules, like the CPU one, still
- *   provides it for tests).
+ * - Optional entries may be NULL: kernel_info, gemm_reference and launch (the
+ *   CPU backend has no launch: its gemm() calls its compiled-in kernel, and
+ *   its "compile" turns the defines into that kernel's parameters).
+ * - Test hook: ROCMD_TUNE_PLANT="wrong:TT0=8,TT1=4" (or crash:/hang:) makes
+ *   the CPU backend misbehave for matching configurations; GPU backends may
+ *   honour it too.
  */
 #ifndef ROCMD_KERNELS_BACKEND_H
 #define ROCMD_KERNELS_BACKEND_H

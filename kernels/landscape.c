@@ -1,0 +1,278 @@
+/*
+ * Landscape files: every evaluation of one problem as CSV, for replaying
+ * strategies without running kernels. The '#' header carries the key and the
+ * space's parameters (value lists, '*' marking the default), so a replay
+ * rebuilds the exact space from the file alone:
+ *
+ *   # rocmd-landscape 1
+ *   # backend=cpu
+ *   # device=x86_64|AMD EPYC|2
+ *   # software=linux 6.1.0|rocmd-cpu 1|cc 12.2.0|0123456789abcdef
+ *   # problem=fp32:NN:256x256x256:b1
+ *   # space=cpu
+ *   # param=MT0=32,*64,128
+ *   config,outcome,median_ms,p20_ms,p80_ms,gflops
+ *   MT0=64;MT1=128;...,ok,1.234,1.210,1.250,27.18
+ *
+ * A later line for the same config replaces an earlier one.
+ */
+#include "kernels/tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+struct lentry {
+	char *key;
+	struct tune_result r;
+};
+
+struct tune_landscape {
+	struct space_def space;
+	char problem[64];
+	struct lentry *e;
+	size_t n, cap;
+	int64_t *slots; /* open addressing: entry index + 1 */
+	size_t nslots;
+	double best;
+};
+
+static uint64_t
+str_hash(const char *s)
+{
+	return backend_hash(s, strlen(s), BACKEND_HASH_INIT);
+}
+
+static int
+find_slot(const struct tune_landscape *l, const char *key, size_t *slot)
+{
+	size_t i = (size_t)str_hash(key) & (l->nslots - 1);
+
+	while (l->slots[i] != 0) {
+		if (!strcmp(l->e[l->slots[i] - 1].key, key)) {
+			*slot = i;
+			return 1;
+		}
+		i = (i + 1) & (l->nslots - 1);
+	}
+	*slot = i;
+	return 0;
+}
+
+static int
+rehash(struct tune_landscape *l, size_t nslots)
+{
+	int64_t *ns = calloc(nslots, sizeof(int64_t));
+	size_t i;
+
+	if (ns == NULL)
+		return ROCMD_ENOMEM;
+	free(l->slots);
+	l->slots = ns;
+	l->nslots = nslots;
+	for (i = 0; i < l->n; i++) {
+		size_t s;
+
+		find_slot(l, l->e[i].key, &s);
+		l->slots[s] = (int64_t)i + 1;
+	}
+	return 0;
+}
+
+static int
+add_entry(struct tune_landscape *l, const char *key, const struct tune_result *r)
+{
+	size_t slot;
+
+	if ((l->n + 1) * 2 > l->nslots && rehash(l, l->nslots ? l->nslots * 2 : 1024) < 0)
+		return ROCMD_ENOMEM;
+	if (find_slot(l, key, &slot)) {
+		l->e[l->slots[slot] - 1].r = *r;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct lentry *ne = realloc(l->e, cap * sizeof(*ne));
+
+		if (ne == NULL)
+			return ROCMD_ENOMEM;
+		l->e = ne;
+		l->cap = cap;
+	}
+	l->e[l->n].key = strdup(key);
+	if (l->e[l->n].key == NULL)
+		return ROCMD_ENOMEM;
+	l->e[l->n].r = *r;
+	l->n++;
+	l->slots[slot] = (int64_t)l->n;
+	return 0;
+}
+
+void
+tune_landscape_free(struct tune_landscape *l)
+{
+	size_t i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < l->n; i++)
+		free(l->e[i].key);
+	free(l->e);
+	free(l->slots);
+	free(l);
+}
+
+int
+tune_landscape_load(const char *path, struct tune_landscape **out, char *why, size_t whylen)
+{
+	FILE *f = fopen(path, "r");
+	struct tune_landscape *l;
+	char line[2048];
+	int lineno = 0, err = 0, magic = 0;
+	size_t i;
+
+	*out = NULL;
+	if (f == NULL) {
+		snprintf(why, whylen, "cannot open %s", path);
+		return ROCMD_ENOTFOUND;
+	}
+	l = calloc(1, sizeof(*l));
+	if (l == NULL || rehash(l, 1024) < 0) {
+		fclose(f);
+		free(l);
+		return ROCMD_ENOMEM;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *fields[6], *p = line;
+		int nf = 0;
+		struct tune_result r;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '\0')
+			continue;
+		if (line[0] == '#') {
+			if (!strcmp(line, "# rocmd-landscape 1"))
+				magic = 1;
+			else if (!strncmp(line, "# problem=", 10))
+				snprintf(l->problem, sizeof(l->problem), "%.63s", line + 10);
+			else if (!strncmp(line, "# space=", 8))
+				snprintf(l->space.name, sizeof(l->space.name), "%.31s", line + 8);
+			else if (!strncmp(line, "# param=", 8)) {
+				if (l->space.nparams >= SPACE_MAX_PARAMS ||
+				    space_param_parse_line(line + 8,
+							   &l->space.params[l->space.nparams]) < 0) {
+					snprintf(why, whylen, "%s:%d: bad parameter line", path,
+						 lineno);
+					err = ROCMD_ECORRUPT;
+					break;
+				}
+				l->space.nparams++;
+			}
+			continue;
+		}
+		if (!strncmp(line, "config,", 7))
+			continue;
+		while (nf < 6) {
+			fields[nf++] = p;
+			p = strchr(p, ',');
+			if (p == NULL)
+				break;
+			*p++ = '\0';
+		}
+		memset(&r, 0, sizeof(r));
+		if (nf < 3 || tune_outcome_parse(fields[1], &r.outcome) < 0) {
+			snprintf(why, whylen, "%s:%d: bad entry", path, lineno);
+			err = ROCMD_ECORRUPT;
+			break;
+		}
+		r.median_ms = atof(fields[2]);
+		r.p20_ms = nf > 3 ? atof(fields[3]) : r.median_ms;
+		r.p80_ms = nf > 4 ? atof(fields[4]) : r.median_ms;
+		r.gflops = nf > 5 ? atof(fields[5]) : 0.0;
+		if ((err = add_entry(l, fields[0], &r)) < 0)
+			break;
+	}
+	fclose(f);
+	if (err == 0 && (!magic || l->space.nparams == 0)) {
+		snprintf(why, whylen, "%s: not a rocmd landscape (header or parameters missing)",
+			 path);
+		err = ROCMD_ECORRUPT;
+	}
+	if (err < 0) {
+		tune_landscape_free(l);
+		return err;
+	}
+	l->best = INFINITY;
+	for (i = 0; i < l->n; i++)
+		if (l->e[i].r.outcome == TUNE_OK && l->e[i].r.median_ms > 0 &&
+		    l->e[i].r.median_ms < l->best)
+			l->best = l->e[i].r.median_ms;
+	*out = l;
+	return 0;
+}
+
+const struct space_def *
+tune_landscape_space(const struct tune_landscape *l)
+{
+	return &l->space;
+}
+
+const char *
+tune_landscape_problem(const struct tune_landscape *l)
+{
+	return l->problem;
+}
+
+int64_t
+tune_landscape_count(const struct tune_landscape *l)
+{
+	return (int64_t)l->n;
+}
+
+double
+tune_landscape_best(const struct tune_landscape *l)
+{
+	return l->best;
+}
+
+int
+tune_landscape_get(const struct tune_landscape *l, const char *key, struct tune_result *r)
+{
+	size_t slot;
+
+	if (!find_slot(l, key, &slot))
+		return ROCMD_ENOTFOUND;
+	*r = l->e[l->slots[slot] - 1].r;
+	return 0;
+}
+
+int
+tune_landscape_write_header(FILE *f, const struct tune_key *key, const struct space_def *s)
+{
+	char line[1024];
+	int i;
+
+	fprintf(f, "# rocmd-landscape 1\n# backend=%s\n# device=%s|%s|%d\n", key->backend, key->arch,
+		key->device, key->compute_units);
+	fprintf(f, "# software=%s|%s|%s|%s\n# problem=%s\n# space=%s\n", key->driver, key->runtime,
+		key->compiler, key->source_hash, key->problem, s->name);
+	for (i = 0; i < s->nparams; i++) {
+		if (space_param_line(&s->params[i], line, sizeof(line)) < 0)
+			return ROCMD_EINVAL;
+		fprintf(f, "# param=%s\n", line);
+	}
+	fprintf(f, "config,outcome,median_ms,p20_ms,p80_ms,gflops\n");
+	return fflush(f) == 0 ? 0 : ROCMD_EIO;
+}
+
+int
+tune_landscape_write_entry(FILE *f, const char *config, const struct tune_result *r)
+{
+	fprintf(f, "%s,%s,%.6g,%.6g,%.6g,%.4g\n", config, tune_outcome_name(r->outcome),
+		r->median_ms, r->p20_ms, r->p80_ms, r->gflops);
+	return fflush(f) == 0 ? 0 : ROCMD_EIO;
+}

@@ -1,0 +1,677 @@
+/*
+ * Measurement of one candidate configuration, and its isolation.
+ *
+ * measure_*: opens the backend for one problem, uploads several sets of
+ * random (never zero) inputs so that timed runs rotate through more data than
+ * the last-level cache holds (up to max_sets), precomputes the double
+ * reference for the checked entries, then per candidate: predicate, compile
+ * (cached), resource check, one checked run, warm-up by time, N timed runs
+ * with device events -> median, p20, p80.
+ *
+ * tune_evaluator_*: the same behind a pipe to a child process. The parent
+ * sends a configuration key and waits for the result with a watchdog; a child
+ * that dies is a "crashed" outcome, one that overruns the timeout is killed
+ * and "timeout". Either way the next request starts a fresh child. The parent
+ * never opens the backend itself, so GPU contexts are only ever created in
+ * children (they do not survive fork()).
+ */
+#include "kernels/tune.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/error.h"
+
+#define MEASURE_MAX_SETS 64
+#define MEASURE_FULL_CHECK (1 << 22) /* multiply-adds checked entry by entry */
+#define MEASURE_SAMPLES 512	     /* entries per batch item otherwise */
+
+struct measure {
+	const struct backend_ops *ops;
+	struct backend_ctx *ctx;
+	struct backend_device_info info;
+	const struct space_def *space;
+	struct backend_cache *cache;
+	struct gemm_problem p;
+	struct tune_measure_opts o;
+	const char *src;
+	size_t srclen;
+	char source_hash[17];
+	size_t sa, sb, sc; /* bytes per operand */
+	int nsets;
+	struct gemm_bufs sets[MEASURE_MAX_SETS];
+	void *hc_init, *hout;
+	int64_t nchk;
+	int64_t *chk_pos; /* element offsets into C */
+	double *chk_ref, *chk_scale;
+	struct backend_event *e0, *e1;
+};
+
+static double
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void
+measure_close(struct measure *m)
+{
+	int i;
+
+	if (m == NULL)
+		return;
+	if (m->ctx != NULL) {
+		backend_cache_free(m->cache);
+		for (i = 0; i < m->nsets; i++) {
+			if (m->sets[i].a)
+				m->ops->free(m->ctx, m->sets[i].a);
+			if (m->sets[i].b)
+				m->ops->free(m->ctx, m->sets[i].b);
+			if (m->sets[i].c)
+				m->ops->free(m->ctx, m->sets[i].c);
+		}
+		if (m->e0)
+			m->ops->event_destroy(m->ctx, m->e0);
+		if (m->e1)
+			m->ops->event_destroy(m->ctx, m->e1);
+		m->ops->close(m->ctx);
+	}
+	free(m->hc_init);
+	free(m->hout);
+	free(m->chk_pos);
+	free(m->chk_ref);
+	free(m->chk_scale);
+	free(m);
+}
+
+/* Reference values for the entries every candidate is checked on. */
+static int
+measure_prepare_check(struct measure *m, const void *ha, const void *hb)
+{
+	const struct gemm_problem *p = &m->p;
+	int full = (double)p->m * p->n * p->k * p->batch <= MEASURE_FULL_CHECK;
+	int64_t per = full ? p->m * p->n : MEASURE_SAMPLES + 4, bi, t, n = 0;
+	uint64_t s = m->o.seed * 977 + 3;
+
+	m->nchk = per * p->batch;
+	m->chk_pos = malloc(m->nchk * sizeof(int64_t));
+	m->chk_ref = malloc(m->nchk * sizeof(double));
+	m->chk_scale = malloc(m->nchk * sizeof(double));
+	if (m->chk_pos == NULL || m->chk_ref == NULL || m->chk_scale == NULL)
+		return ROCMD_ENOMEM;
+	for (bi = 0; bi < p->batch; bi++) {
+		for (t = 0; t < per; t++) {
+			int64_t i, j;
+
+			if (full) {
+				i = t % p->m;
+				j = t / p->m;
+			} else if (t < 4) {
+				i = (t & 1) ? p->m - 1 : 0;
+				j = (t & 2) ? p->n - 1 : 0;
+			} else {
+				s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+				i = (int64_t)((s >> 33) % (uint64_t)p->m);
+				s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+				j = (int64_t)((s >> 33) % (uint64_t)p->n);
+			}
+			m->chk_pos[n] = bi * p->stride_c + i + j * p->ldc;
+			m->chk_ref[n] = gemm_ref_entry(p, ha, hb, m->hc_init, bi, i, j,
+						       &m->chk_scale[n]);
+			n++;
+		}
+	}
+	return 0;
+}
+
+static int
+measure_open(const struct backend_ops *ops, int index, const struct gemm_problem *p,
+	     const struct tune_measure_opts *o, struct measure **out, char *why, size_t whylen)
+{
+	struct measure *m;
+	void *ha = NULL, *hb = NULL;
+	size_t esz = gemm_dtype_size(p->dtype);
+	double per_set;
+	int err, i;
+
+	*out = NULL;
+	err = gemm_problem_check(p, why, whylen);
+	if (err < 0)
+		return err;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return ROCMD_ENOMEM;
+	m->ops = ops;
+	m->p = *p;
+	m->o = *o;
+	err = ops->open(index, &m->ctx, &m->info, why, whylen);
+	if (err < 0)
+		goto fail;
+	m->space = ops->space(m->ctx, p);
+	m->src = ops->kernel_source(m->ctx, &m->srclen);
+	backend_source_hash(ops, m->ctx, m->source_hash);
+	err = backend_cache_new(ops, m->ctx, &m->info, &m->cache);
+	if (err < 0)
+		goto fail;
+	m->sa = (size_t)gemm_elems_a(p) * esz;
+	m->sb = (size_t)gemm_elems_b(p) * esz;
+	m->sc = (size_t)gemm_elems_c(p) * esz;
+	per_set = (double)(m->sa + m->sb + m->sc);
+	/* Enough sets that one rotation spans twice the LLC, within limits. */
+	m->nsets = (int)ceil(2.0 * (double)m->info.llc_bytes / per_set);
+	if (m->nsets < 2)
+		m->nsets = 2;
+	if (m->nsets > o->max_sets)
+		m->nsets = o->max_sets;
+	while (m->nsets > 1 && per_set * m->nsets > 1024.0 * 1024 * 1024)
+		m->nsets--;
+	ha = malloc(m->sa);
+	hb = malloc(m->sb);
+	m->hc_init = malloc(m->sc);
+	m->hout = malloc(m->sc);
+	if (ha == NULL || hb == NULL || m->hc_init == NULL || m->hout == NULL) {
+		err = ROCMD_ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < m->nsets; i++) {
+		uint64_t sd = o->seed * 1000003 + (uint64_t)i * 3;
+
+		gemm_fill_random(p->dtype, ha, gemm_elems_a(p), sd);
+		gemm_fill_random(p->dtype, hb, gemm_elems_b(p), sd + 1);
+		gemm_fill_random(p->dtype, m->hc_init, gemm_elems_c(p), sd + 2);
+		if ((err = ops->alloc(m->ctx, m->sa, &m->sets[i].a)) < 0 ||
+		    (err = ops->alloc(m->ctx, m->sb, &m->sets[i].b)) < 0 ||
+		    (err = ops->alloc(m->ctx, m->sc, &m->sets[i].c)) < 0) {
+			snprintf(why, whylen, "cannot allocate input set %d", i);
+			goto fail;
+		}
+		if ((err = ops->copy_h2d(m->ctx, m->sets[i].a, ha, m->sa)) < 0 ||
+		    (err = ops->copy_h2d(m->ctx, m->sets[i].b, hb, m->sb)) < 0 ||
+		    (err = ops->copy_h2d(m->ctx, m->sets[i].c, m->hc_init, m->sc)) < 0)
+			goto fail;
+		if (i == 0) {
+			err = measure_prepare_check(m, ha, hb);
+			if (err < 0)
+				goto fail;
+		}
+	}
+	/* hc_init now holds the last set's C; the check runs on set 0: regenerate. */
+	gemm_fill_random(p->dtype, m->hc_init, gemm_elems_c(p), o->seed * 1000003 + 2);
+	if ((err = ops->event_create(m->ctx, &m->e0)) < 0 ||
+	    (err = ops->event_create(m->ctx, &m->e1)) < 0)
+		goto fail;
+	free(ha);
+	free(hb);
+	*out = m;
+	return 0;
+fail:
+	free(ha);
+	free(hb);
+	measure_close(m);
+	return err;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Linear interpolation between order statistics. */
+static double
+quantile(const double *sorted, int n, double q)
+{
+	double pos = q * (n - 1);
+	int lo = (int)floor(pos);
+	int hi = lo + 1 < n ? lo + 1 : lo;
+
+	return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+static void
+set_detail(struct tune_result *r, enum tune_outcome o, const char *fmt, const char *arg)
+{
+	r->outcome = o;
+	snprintf(r->detail, sizeof(r->detail), fmt, arg);
+}
+
+static int
+measure_eval(struct measure *m, const char *key, int flags, struct tune_result *r)
+{
+	const struct gemm_problem *p = &m->p;
+	struct space_point pt;
+	struct tune_config cfg;
+	struct backend_module *mod = NULL;
+	char defstore[SPACE_MAX_PARAMS][40];
+	const char *defs[SPACE_MAX_PARAMS];
+	char log[512] = "", why[160] = "";
+	double t[256], start;
+	int nd, err, i, n, set = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (space_key_parse(m->space, key, &pt) < 0) {
+		set_detail(r, TUNE_RULED_OUT, "not a point of the %s space", m->space->name);
+		return 0;
+	}
+	if (!space_valid(m->space, &pt, p, &m->info, why, sizeof(why))) {
+		set_detail(r, TUNE_RULED_OUT, "%s", why);
+		return 0;
+	}
+	space_config(m->space, &pt, &cfg);
+	nd = space_defines(m->space, &pt, defstore, defs);
+	err = backend_compile_cached(m->cache, m->src, m->srclen, defs, nd, &mod, log, sizeof(log));
+	if (err < 0 || mod == NULL) {
+		set_detail(r, TUNE_COMPILE_FAILED, "%s", log[0] ? log : "compile failed");
+		return 0;
+	}
+	if (m->ops->kernel_info != NULL) {
+		struct backend_kernel_info ki;
+		int64_t threads = tune_config_get(&cfg, "WG0", 1) * tune_config_get(&cfg, "WG1", 1);
+
+		if (m->ops->kernel_info(m->ctx, mod, &ki) == 0) {
+			if (m->info.shared_mem_per_block > 0 &&
+			    ki.shared_mem > m->info.shared_mem_per_block) {
+				set_detail(r, TUNE_RULED_OUT, "%s", "shared memory over budget");
+				return 0;
+			}
+			if (m->info.regs_per_block > 0 && ki.regs_per_thread > 0 &&
+			    ki.regs_per_thread * threads > m->info.regs_per_block) {
+				set_detail(r, TUNE_RULED_OUT, "%s", "registers over budget");
+				return 0;
+			}
+			if (ki.max_threads_per_block > 0 && threads > ki.max_threads_per_block) {
+				set_detail(r, TUNE_RULED_OUT, "%s", "workgroup over the kernel limit");
+				return 0;
+			}
+		}
+	}
+	if (!(flags & TUNE_EVAL_TIME_ONLY)) {
+		int64_t bad = 0, k;
+		double worst = 0.0;
+
+		if ((err = m->ops->copy_h2d(m->ctx, m->sets[0].c, m->hc_init, m->sc)) < 0)
+			return err;
+		err = m->ops->gemm(m->ctx, mod, &cfg, p, &m->sets[0]);
+		if (err == 0)
+			err = m->ops->synchronize(m->ctx);
+		if (err < 0) {
+			set_detail(r, TUNE_LAUNCH_FAILED, "launch failed: error %s",
+				   err == ROCMD_EIO ? "io" : "other");
+			return 0;
+		}
+		if ((err = m->ops->copy_d2h(m->ctx, m->hout, m->sets[0].c, m->sc)) < 0)
+			return err;
+		for (k = 0; k < m->nchk; k++) {
+			double got = gemm_load(p->dtype, m->hout, m->chk_pos[k]);
+
+			if (!gemm_within_tol(p, got, m->chk_ref[k], m->chk_scale[k])) {
+				double e = isfinite(got) ? fabs(got - m->chk_ref[k]) : INFINITY;
+
+				bad++;
+				if (e > worst)
+					worst = e;
+			}
+		}
+		if (bad > 0) {
+			r->outcome = TUNE_WRONG_RESULT;
+			snprintf(r->detail, sizeof(r->detail),
+				 "%" PRId64 " of %" PRId64 " checked entries wrong, worst error %g",
+				 bad, m->nchk, worst);
+			return 0;
+		}
+	}
+	/* Warm up by time (clocks, caches, lazy allocations), at least twice. */
+	start = mono_ms();
+	for (i = 0; i < 2 || mono_ms() - start < m->o.warmup_ms; i++) {
+		set = (set + 1) % m->nsets;
+		err = m->ops->gemm(m->ctx, mod, &cfg, p, &m->sets[set]);
+		if (err == 0)
+			err = m->ops->synchronize(m->ctx);
+		if (err < 0) {
+			set_detail(r, TUNE_LAUNCH_FAILED, "%s", "launch failed during warm-up");
+			return 0;
+		}
+	}
+	n = m->o.runs > 256 ? 256 : m->o.runs;
+	for (i = 0; i < n; i++) {
+		set = (set + 1) % m->nsets;
+		if ((err = m->ops->event_record(m->ctx, m->e0)) < 0)
+			return err;
+		err = m->ops->gemm(m->ctx, mod, &cfg, p, &m->sets[set]);
+		if (err < 0) {
+			set_detail(r, TUNE_LAUNCH_FAILED, "%s", "launch failed during timing");
+			return 0;
+		}
+		if ((err = m->ops->event_record(m->ctx, m->e1)) < 0 ||
+		    (err = m->ops->event_elapsed(m->ctx, m->e0, m->e1, &t[i])) < 0)
+			return err;
+	}
+	qsort(t, n, sizeof(double), cmp_double);
+	r->outcome = TUNE_OK;
+	r->runs = n;
+	r->median_ms = quantile(t, n, 0.5);
+	r->p20_ms = quantile(t, n, 0.2);
+	r->p80_ms = quantile(t, n, 0.8);
+	r->gflops = r->median_ms > 0 ? gemm_flops(p) / (r->median_ms * 1e6) : 0.0;
+	return 0;
+}
+
+/* ---- isolation ---- */
+
+struct tune_evaluator {
+	const struct backend_ops *ops;
+	int index;
+	struct gemm_problem p;
+	struct tune_measure_opts o;
+	struct measure *m; /* in-process mode */
+	pid_t pid;
+	int wfd, rfd;
+	int starts;
+};
+
+struct child_hello {
+	int err;
+	char why[256];
+	struct backend_device_info info;
+	struct space_def space;
+	char source_hash[17];
+};
+
+struct child_req {
+	int flags;
+	char key[SPACE_KEY_MAX];
+};
+
+struct child_reply {
+	int err;
+	struct tune_result r;
+};
+
+static int
+write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ROCMD_EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads LEN bytes before DEADLINE (ms, monotonic; 0 none): 0, ROCMD_ETIMEDOUT
+ * or ROCMD_ECLOSED when the writer went away. */
+static int
+read_all(int fd, void *buf, size_t len, double deadline)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t n;
+
+		if (deadline > 0) {
+			struct pollfd pfd = {.fd = fd, .events = POLLIN};
+			double left = deadline - mono_ms();
+			int rc;
+
+			if (left <= 0)
+				return ROCMD_ETIMEDOUT;
+			rc = poll(&pfd, 1, (int)ceil(left));
+			if (rc < 0 && errno == EINTR)
+				continue;
+			if (rc == 0)
+				return ROCMD_ETIMEDOUT;
+		}
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ROCMD_ECLOSED;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void
+child_main(struct tune_evaluator *ev, int rfd, int wfd)
+{
+	struct child_hello *h = calloc(1, sizeof(*h));
+	struct measure *m = NULL;
+	struct child_req req;
+	struct child_reply rep;
+
+	if (h == NULL)
+		_exit(2);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	h->err = measure_open(ev->ops, ev->index, &ev->p, &ev->o, &m, h->why, sizeof(h->why));
+	if (h->err == 0) {
+		h->info = m->info;
+		h->space = *m->space;
+		memcpy(h->source_hash, m->source_hash, sizeof(h->source_hash));
+	}
+	if (write_all(wfd, h, sizeof(*h)) < 0 || h->err < 0)
+		_exit(1);
+	free(h);
+	while (read_all(rfd, &req, sizeof(req), 0) == 0) {
+		req.key[sizeof(req.key) - 1] = '\0';
+		memset(&rep, 0, sizeof(rep));
+		rep.err = measure_eval(m, req.key, req.flags, &rep.r);
+		if (write_all(wfd, &rep, sizeof(rep)) < 0)
+			break;
+	}
+	measure_close(m);
+	_exit(0);
+}
+
+static void
+child_stop(struct tune_evaluator *ev, int kill_it, int *status)
+{
+	int st = 0;
+
+	if (ev->pid <= 0)
+		return;
+	close(ev->wfd);
+	close(ev->rfd);
+	if (kill_it)
+		kill(ev->pid, SIGKILL);
+	while (waitpid(ev->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (status != NULL)
+		*status = st;
+	ev->pid = 0;
+}
+
+static int
+child_start(struct tune_evaluator *ev, struct child_hello *h)
+{
+	int to_child[2], from_child[2], err;
+	pid_t pid;
+
+	if (pipe2(to_child, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(from_child, O_CLOEXEC) < 0) {
+		err = -errno;
+		close(to_child[0]);
+		close(to_child[1]);
+		return err;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(to_child[0]);
+		close(to_child[1]);
+		close(from_child[0]);
+		close(from_child[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(to_child[1]);
+		close(from_child[0]);
+		child_main(ev, to_child[0], from_child[1]);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ev->pid = pid;
+	ev->wfd = to_child[1];
+	ev->rfd = from_child[0];
+	ev->starts++;
+	/* Opening a GPU runtime can take seconds; allow a minute. */
+	err = read_all(ev->rfd, h, sizeof(*h), mono_ms() + 60000.0);
+	if (err < 0) {
+		child_stop(ev, 1, NULL);
+		snprintf(h->why, sizeof(h->why), "the evaluation process did not start");
+		return err;
+	}
+	if (h->err < 0) {
+		child_stop(ev, 1, NULL);
+		return h->err;
+	}
+	return 0;
+}
+
+static void
+opts_defaults(struct tune_measure_opts *o)
+{
+	if (o->warmup_ms <= 0)
+		o->warmup_ms = 30;
+	if (o->runs <= 0)
+		o->runs = 9;
+	if (o->timeout_ms <= 0)
+		o->timeout_ms = 10000;
+	if (o->max_sets <= 0 || o->max_sets > MEASURE_MAX_SETS)
+		o->max_sets = o->max_sets > MEASURE_MAX_SETS ? MEASURE_MAX_SETS : 16;
+	if (o->seed == 0)
+		o->seed = 1;
+}
+
+int
+tune_evaluator_open(const struct backend_ops *ops, int index, const struct gemm_problem *p,
+		    const struct tune_measure_opts *o, struct tune_evaluator **out,
+		    struct backend_device_info *dev, struct space_def *space, char source_hash[17],
+		    char *why, size_t whylen)
+{
+	struct tune_evaluator *ev = calloc(1, sizeof(*ev));
+	int err;
+
+	*out = NULL;
+	if (ev == NULL)
+		return ROCMD_ENOMEM;
+	ev->ops = ops;
+	ev->index = index;
+	ev->p = *p;
+	ev->o = *o;
+	opts_defaults(&ev->o);
+	if (ev->o.isolate < 0) {
+		err = measure_open(ops, index, p, &ev->o, &ev->m, why, whylen);
+		if (err < 0) {
+			free(ev);
+			return err;
+		}
+		*dev = ev->m->info;
+		*space = *ev->m->space;
+		memcpy(source_hash, ev->m->source_hash, 17);
+	} else {
+		struct child_hello *h = calloc(1, sizeof(*h));
+
+		if (h == NULL) {
+			free(ev);
+			return ROCMD_ENOMEM;
+		}
+		err = child_start(ev, h);
+		if (err < 0) {
+			snprintf(why, whylen, "%s", h->why);
+			free(h);
+			free(ev);
+			return err;
+		}
+		*dev = h->info;
+		*space = h->space;
+		memcpy(source_hash, h->source_hash, 17);
+		free(h);
+	}
+	*out = ev;
+	return 0;
+}
+
+int
+tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struct tune_result *r)
+{
+	struct child_req req;
+	struct child_reply rep;
+	int err, st = 0;
+
+	if (ev->m != NULL)
+		return measure_eval(ev->m, key, flags, r);
+	if (ev->pid <= 0) {
+		struct child_hello *h = calloc(1, sizeof(*h));
+
+		if (h == NULL)
+			return ROCMD_ENOMEM;
+		err = child_start(ev, h);
+		free(h);
+		if (err < 0)
+			return err;
+	}
+	memset(&req, 0, sizeof(req));
+	req.flags = flags;
+	snprintf(req.key, sizeof(req.key), "%s", key);
+	err = write_all(ev->wfd, &req, sizeof(req));
+	if (err == 0)
+		err = read_all(ev->rfd, &rep, sizeof(rep), mono_ms() + ev->o.timeout_ms);
+	memset(r, 0, sizeof(*r));
+	if (err == ROCMD_ETIMEDOUT) {
+		child_stop(ev, 1, NULL);
+		r->outcome = TUNE_TIMEOUT;
+		snprintf(r->detail, sizeof(r->detail), "no result within %.0f ms; killed",
+			 ev->o.timeout_ms);
+		return 0;
+	}
+	if (err < 0) {
+		child_stop(ev, 0, &st);
+		r->outcome = TUNE_CRASHED;
+		if (WIFSIGNALED(st))
+			snprintf(r->detail, sizeof(r->detail), "evaluation process killed by signal %d",
+				 WTERMSIG(st));
+		else
+			snprintf(r->detail, sizeof(r->detail), "evaluation process exited with %d",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return 0;
+	}
+	*r = rep.r;
+	return rep.err;
+}
+
+void
+tune_evaluator_close(struct tune_evaluator *ev)
+{
+	if (ev == NULL)
+		return;
+	if (ev->m != NULL)
+		measure_close(ev->m);
+	child_stop(ev, 0, NULL);
+	free(ev);
+}

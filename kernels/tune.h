@@ -1,0 +1,217 @@
+/*
+ * The tuner: measurement of one configuration, the results store interface,
+ * search strategies, landscapes and replay, and the tuning session that ties
+ * them together. rocmtune and the daemon's tune scheduler are its users.
+ *
+ * A tuning session for one (device, software, problem):
+ *   1. tune_evaluator_open() opens the backend, normally in a child process
+ *      (isolation: a candidate that crashes or hangs kills the child, not us;
+ *      the parent never initializes a GPU runtime);
+ *   2. the seed set is evaluated: the default configuration, previous winners
+ *      of this shape, winners of the nearest shapes;
+ *   3. a strategy proposes points; each is checked against the space's
+ *      predicate (free), looked up in the store (a finished evaluation is never
+ *      repeated), else measured and recorded before the next one starts;
+ *   4. the top K and the default are re-timed interleaved and the winner,
+ *      never slower than the default, is recorded.
+ */
+#ifndef ROCMD_KERNELS_TUNE_H
+#define ROCMD_KERNELS_TUNE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernels/backend.h"
+#include "kernels/gemm.h"
+#include "kernels/space.h"
+
+enum tune_outcome {
+	TUNE_OK = 0,
+	TUNE_COMPILE_FAILED,
+	TUNE_LAUNCH_FAILED,
+	TUNE_WRONG_RESULT,
+	TUNE_TIMEOUT,
+	TUNE_RULED_OUT, /* by the predicate or by the compiled kernel's resources */
+	TUNE_CRASHED,
+	TUNE_OUTCOME_COUNT
+};
+
+const char *tune_outcome_name(enum tune_outcome o); /* "ok", "compile_failed", ... */
+int tune_outcome_parse(const char *s, enum tune_outcome *out);
+
+struct tune_result {
+	enum tune_outcome outcome;
+	double median_ms, p20_ms, p80_ms; /* ok only; 0 otherwise */
+	int runs;
+	double gflops;
+	char detail[200]; /* why it failed, or the worst error seen */
+};
+
+/* Everything that identifies an evaluation except the configuration. */
+struct tune_key {
+	char backend[16];
+	char arch[32];
+	char device[128];
+	int compute_units;
+	char driver[64];
+	char runtime[64];
+	char compiler[64];
+	char source_hash[17];
+	char problem[64]; /* gemm_problem_key() */
+};
+
+void tune_key_init(struct tune_key *k, const struct backend_device_info *dev,
+		   const char *source_hash, const struct gemm_problem *p);
+
+/*
+ * The results store: how the tuner reaches persistence without knowing it.
+ * db/db-tune.c implements it on SQLite; tune_store_mem_*() in memory.
+ * lookup returns 0 and fills OUT, or ROCMD_ENOTFOUND. record of a key that
+ * exists returns ROCMD_EEXISTS. winners calls CB for the declared winner of
+ * every problem on the same device and software (any problem), CB returning
+ * non-zero stops the walk.
+ */
+typedef int (*tune_winner_cb)(void *cbctx, const char *problem, const char *config,
+			      double median_ms);
+struct tune_store {
+	void *ctx;
+	int (*lookup)(void *ctx, const struct tune_key *key, const char *config,
+		      struct tune_result *out);
+	int (*record)(void *ctx, const struct tune_key *key, const char *config,
+		      const struct tune_result *r);
+	int (*set_winner)(void *ctx, const struct tune_key *key, const char *config,
+			  double median_ms, double default_ms);
+	int (*winners)(void *ctx, const struct tune_key *key, tune_winner_cb cb, void *cbctx);
+	/* Finished evaluations stored for this key (any config). */
+	int (*count)(void *ctx, const struct tune_key *key, int64_t *n);
+};
+
+int tune_store_mem_new(struct tune_store *out);
+void tune_store_mem_free(struct tune_store *st);
+
+/* Measurement options; zero fields take the defaults in brackets. */
+struct tune_measure_opts {
+	double warmup_ms;  /* [30] warm-up by time before the timed runs */
+	int runs;	   /* [9] timed runs: median, p20, p80 */
+	double timeout_ms; /* [10000] one evaluation, compile included */
+	int max_sets;	   /* [16] input sets rotated so timed runs miss the cache */
+	uint64_t seed;	   /* [1] input data */
+	int isolate;	   /* 1: child process with a watchdog (default), -1: in process */
+};
+
+#define TUNE_EVAL_TIME_ONLY 1 /* skip the correctness check (re-timing) */
+
+struct tune_evaluator;
+/*
+ * Opens device INDEX of backend OPS for problem P. *DEV and *SPACE describe
+ * what was opened. ROCMD_EUNSUPPORTED with "not available: ..." in WHY when
+ * the backend cannot run here.
+ */
+int tune_evaluator_open(const struct backend_ops *ops, int index, const struct gemm_problem *p,
+			const struct tune_measure_opts *o, struct tune_evaluator **out,
+			struct backend_device_info *dev, struct space_def *space,
+			char source_hash[17], char *why, size_t whylen);
+/* Measures the configuration KEY (space_key form). Failures of the candidate
+ * are outcomes in R, not errors; errors are the harness's own. */
+int tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags,
+			struct tune_result *r);
+void tune_evaluator_close(struct tune_evaluator *ev);
+
+/* A landscape: every evaluation of one problem, for replay. CSV with a '#'
+ * header naming the backend, device, problem and the space's parameters. */
+struct tune_landscape;
+int tune_landscape_load(const char *path, struct tune_landscape **out, char *why, size_t whylen);
+void tune_landscape_free(struct tune_landscape *l);
+const struct space_def *tune_landscape_space(const struct tune_landscape *l);
+const char *tune_landscape_problem(const struct tune_landscape *l);
+/* Number of entries, and the best ok median (ms). */
+int64_t tune_landscape_count(const struct tune_landscape *l);
+double tune_landscape_best(const struct tune_landscape *l);
+/* 0 and *R, or ROCMD_ENOTFOUND. */
+int tune_landscape_get(const struct tune_landscape *l, const char *key, struct tune_result *r);
+/* Writing: the header once, then one line per evaluation (flushed). */
+int tune_landscape_write_header(FILE *f, const struct tune_key *key, const struct space_def *s);
+int tune_landscape_write_entry(FILE *f, const char *config, const struct tune_result *r);
+
+/* Strategies by name: "exhaustive", "random", "ls" (greedy multi-start local
+ * search), "ga" (genetic), "sa" (simulated annealing). */
+struct tune_search;
+typedef int (*tune_strategy_fn)(struct tune_search *s);
+tune_strategy_fn tune_strategy_find(const char *name);
+const char *const *tune_strategy_names(void);
+
+struct tune_progress {
+	int evals, budget;
+	const char *config;
+	const struct tune_result *r;
+	int from_store; /* 1 when the result came from the store, not a measurement */
+	double best_ms;
+};
+
+struct tune_opts {
+	const char *strategy; /* ["ga"] */
+	int budget;	      /* evaluations, seed set included [100] */
+	double seconds;	      /* wall-clock budget, 0: none */
+	uint64_t seed;	      /* [1] */
+	int topk;	      /* [3] re-timed before a winner is declared; -1: none */
+	int retime_rounds;    /* [3] */
+	int no_seeds;	      /* 1: skip the seed set (default config still first) */
+	struct tune_store *store;   /* may be NULL */
+	FILE *record;		    /* landscape output, may be NULL */
+	volatile int *cancel;	    /* set non-zero to stop */
+	void (*progress)(void *ctx, const struct tune_progress *pr);
+	void *progress_ctx;
+};
+
+struct tune_outcome_counts {
+	int n[TUNE_OUTCOME_COUNT];
+};
+
+struct tune_summary {
+	int evals;	/* counted evaluations (store hits included) */
+	int measured;	/* of which measured in this run */
+	int from_store; /* of which found in the store */
+	struct tune_outcome_counts outcomes;
+	char best[SPACE_KEY_MAX];
+	double best_ms;	   /* winner after re-timing */
+	double default_ms; /* the default configuration, re-timed alongside */
+	char default_key[SPACE_KEY_MAX];
+	double gflops;
+	int evals_to_best; /* evaluation at which the final best was first seen */
+};
+
+/* Tunes problem P on the opened evaluator. */
+int tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct space_def *space,
+	     const struct gemm_problem *p, const struct backend_device_info *dev,
+	     const struct tune_opts *o, struct tune_summary *out, char *why, size_t whylen);
+
+/* Replays strategy NAME against landscape L, RUNS times with seeds SEED,
+ * SEED+1, ..., BUDGET evaluations each. Fills the medians of evaluations to
+ * reach 90/95/99% of the landscape's best (budget+1 when never reached, and
+ * the fraction of runs that reached it). Deterministic for a given seed. */
+struct tune_replay_stats {
+	int runs, budget;
+	double median_to[3];   /* 90, 95, 99 % */
+	double reached[3];     /* fraction of runs that got there */
+	double mean_final;     /* mean of best/final (1 = found the optimum) */
+	uint64_t trace_hash;   /* hash of every run's sequence of configs: determinism */
+};
+int tune_replay(const struct tune_landscape *l, const char *strategy, int runs, int budget,
+		uint64_t seed, struct tune_replay_stats *out, char *why, size_t whylen);
+
+/* One replay run with a fixed seed: the best-so-far time after each
+ * evaluation is written to TRACE (BUDGET entries, INFINITY before any ok). */
+int tune_replay_one(const struct tune_landscape *l, const char *strategy, int budget,
+		    uint64_t seed, double *trace, uint64_t *hash, char *best, size_t bestlen);
+
+/*
+ * A synthetic search: the tests' landscapes with planted structure. COST
+ * returns the time of a point (<= 0 or INFINITY: not ok). The best of BUDGET
+ * evaluations lands in *BEST_COST / *BEST.
+ */
+typedef double (*tune_cost_fn)(void *ctx, const struct space_def *s, const struct space_point *pt);
+int tune_search_synthetic(const struct space_def *s, tune_cost_fn cost, void *ctx,
+			  const char *strategy, int budget, uint64_t seed,
+			  struct space_point *best, double *best_cost, int *evals_used);
+
+#endif
