@@ -24,8 +24,8 @@
 /* How many bytes of a peer-chosen key a reason quotes. */
 #define WHY_KEY_MAX 64
 
-static void
-set_why(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_why(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void
 set_why(char *why, size_t whylen, const char *fmt, ...)
@@ -93,8 +93,8 @@ frame_alloc_for(size_t have, size_t need)
 }
 
 int
-rocmd_frame_feed(struct rocmd_frame_decoder *d, const char *data, size_t len,
-		 size_t *consumed, char **frame, size_t *frame_len)
+rocmd_frame_feed(struct rocmd_frame_decoder *d, const char *data, size_t len, size_t *consumed,
+                 char **frame, size_t *frame_len)
 {
 	size_t pos = 0;
 	int rc = 0;
@@ -111,7 +111,7 @@ rocmd_frame_feed(struct rocmd_frame_decoder *d, const char *data, size_t len,
 		goto out;
 	if (d->buf == NULL) {
 		uint32_t n = (uint32_t)d->hdr[0] << 24 | (uint32_t)d->hdr[1] << 16 |
-			     (uint32_t)d->hdr[2] << 8 | (uint32_t)d->hdr[3];
+		             (uint32_t)d->hdr[2] << 8 | (uint32_t)d->hdr[3];
 		if (n == 0) {
 			rc = ROCMD_EPROTO;
 			goto out;
@@ -343,7 +343,7 @@ member(const cJSON *obj, const char *key, const cJSON **out)
 
 int
 rocmd_rpc_parse(const char *payload, size_t len, int max_depth, struct rocmd_rpc *msg,
-		cJSON **bad_id, char *why, size_t whylen)
+                cJSON **bad_id, char *why, size_t whylen)
 {
 	static const char *const names[] = {"jsonrpc", "id", "method", "params", "result", "error"};
 	const cJSON *items[6];
@@ -510,7 +510,7 @@ out:
 	 * error is answered with a null id, as JSON-RPC 2.0 asks. */
 	if (rc == ROCMD_EREQUEST && root != NULL) {
 		const cJSON *rid =
-			cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "id") : NULL;
+		    cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "id") : NULL;
 		if (bad_id != NULL && id_usable(rid))
 			*bad_id = cJSON_Duplicate(rid, 1);
 	}
@@ -674,7 +674,7 @@ rocmd_rpc_error(const cJSON *id, int err, const char *message, cJSON *data)
 	if (cJSON_AddNumberToObject(e, "code", rocmd_err_rpc_code(err)) == NULL)
 		goto fail;
 	if (cJSON_AddStringToObject(e, "message",
-				    message != NULL ? message : rocmd_strerror(err)) == NULL)
+	                            message != NULL ? message : rocmd_strerror(err)) == NULL)
 		goto fail;
 	if (add_owned(e, "data", data) != 0) {
 		data = NULL;
@@ -731,7 +731,7 @@ param_find(const cJSON *params, const char *key, const cJSON **out, char *why, s
 	}
 	if (member(params, key, out) != 0) {
 		set_why(why, whylen, "param '%s' appears more than once",
-			quote_key(key, q, sizeof(q)));
+		        quote_key(key, q, sizeof(q)));
 		return ROCMD_EPARAMS;
 	}
 	return 0;
@@ -740,8 +740,8 @@ param_find(const cJSON *params, const char *key, const cJSON **out, char *why, s
 /* The common prologue of the accessors: found (0 with *item set), absent
  * (ROCMD_ENOTFOUND, or ROCMD_EPARAMS when required) or refused. */
 static int
-param_lookup(const cJSON *params, const char *key, int required, const cJSON **item,
-	     char *why, size_t whylen)
+param_lookup(const cJSON *params, const char *key, int required, const cJSON **item, char *why,
+             size_t whylen)
 {
 	char q[WHY_KEY_MAX + 8];
 	int rc = param_find(params, key, item, why, whylen);
@@ -759,8 +759,8 @@ param_lookup(const cJSON *params, const char *key, int required, const cJSON **i
 }
 
 int
-rocmd_param_string(const cJSON *params, const char *key, int required, const char **out,
-		   char *why, size_t whylen)
+rocmd_param_string(const cJSON *params, const char *key, int required, const char **out, char *why,
+                   size_t whylen)
 {
 	char q[WHY_KEY_MAX + 8];
 	const cJSON *item;
@@ -778,7 +778,7 @@ rocmd_param_string(const cJSON *params, const char *key, int required, const cha
 
 int
 rocmd_param_int(const cJSON *params, const char *key, int required, int64_t min, int64_t max,
-		int64_t *out, char *why, size_t whylen)
+                int64_t *out, char *why, size_t whylen)
 {
 	char q[WHY_KEY_MAX + 8];
 	const cJSON *item;
@@ -800,13 +800,13 @@ rocmd_param_int(const cJSON *params, const char *key, int required, int64_t min,
 		set_why(why, whylen, "param '%s' must be an integer <= %lld", q, (long long)max);
 	else
 		set_why(why, whylen, "param '%s' must be an integer in %lld..%lld", q,
-			(long long)min, (long long)max);
+		        (long long)min, (long long)max);
 	return ROCMD_EPARAMS;
 }
 
 int
 rocmd_param_bool(const cJSON *params, const char *key, int required, int *out, char *why,
-		 size_t whylen)
+                 size_t whylen)
 {
 	char q[WHY_KEY_MAX + 8];
 	const cJSON *item;
@@ -816,7 +816,7 @@ rocmd_param_bool(const cJSON *params, const char *key, int required, int *out, c
 		return rc;
 	if (!cJSON_IsBool(item)) {
 		set_why(why, whylen, "param '%s' must be true or false",
-			quote_key(key, q, sizeof(q)));
+		        quote_key(key, q, sizeof(q)));
 		return ROCMD_EPARAMS;
 	}
 	*out = cJSON_IsTrue(item);
@@ -850,7 +850,7 @@ rocmd_params_only(const cJSON *params, const char *const *allowed, char *why, si
 		for (const cJSON *d = c->next; d != NULL; d = d->next) {
 			if (d->string != NULL && strcmp(d->string, key) == 0) {
 				set_why(why, whylen, "param '%s' appears more than once",
-					quote_key(key, q, sizeof(q)));
+				        quote_key(key, q, sizeof(q)));
 				return ROCMD_EPARAMS;
 			}
 		}

@@ -146,8 +146,8 @@ run(const uint8_t *data, size_t size, int chunked, uint64_t seed, struct outcome
 				abort();
 			if (o->frames < MAX_TRACKED) {
 				o->lens[o->frames] = flen;
-				o->hashes[o->frames] = fnv1a((const uint8_t *)frame, flen,
-							     0xcbf29ce484222325ull);
+				o->hashes[o->frames] =
+				    fnv1a((const uint8_t *)frame, flen, 0xcbf29ce484222325ull);
 			}
 			o->frames++;
 			if (chunked)

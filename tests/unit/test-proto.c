@@ -50,7 +50,7 @@ parse_expect(const char *text, int rc, struct rocmd_rpc *msg, cJSON **bad_id)
 	got = rocmd_rpc_parse(text, strlen(text), 0, msg, bad_id, why, sizeof(why));
 	if (got != rc)
 		fail_msg("parse of %s: got %s (%s), want %s", text, rocmd_err_name(got), why,
-			 rocmd_err_name(rc));
+		         rocmd_err_name(rc));
 	return why;
 }
 
@@ -189,9 +189,8 @@ test_frame_two_in_one_feed(void **state)
 	assert_string_equal(out, p1);
 	free(out);
 	off += consumed;
-	assert_int_equal(rocmd_frame_feed(&d, stream + off, l1 + l2 + 2 - off, &consumed, &out,
-					  &plen),
-			 0);
+	assert_int_equal(
+	    rocmd_frame_feed(&d, stream + off, l1 + l2 + 2 - off, &consumed, &out, &plen), 0);
 	assert_int_equal(consumed, l2);
 	assert_string_equal(out, p2);
 	free(out);
@@ -254,7 +253,7 @@ test_frame_zero_length_poisons(void **state)
 
 	rocmd_frame_decoder_init(&d, 0);
 	assert_int_equal(rocmd_frame_feed(&d, zero, sizeof(zero), &consumed, &out, &plen),
-			 ROCMD_EPROTO);
+	                 ROCMD_EPROTO);
 	assert_null(out);
 	assert_int_equal(plen, 0);
 	assert_int_equal(consumed, 4);
@@ -300,17 +299,17 @@ test_frame_max_size(void **state)
 	rocmd_frame_decoder_init(&d, 0);
 	header(h, ROCMD_PROTO_MAX_FRAME + 1);
 	assert_int_equal(rocmd_frame_feed(&d, (char *)h, 4, &consumed, &out, &plen),
-			 ROCMD_EFRAME_TOO_BIG);
+	                 ROCMD_EFRAME_TOO_BIG);
 	assert_null(out);
 	assert_int_equal(rocmd_frame_feed(&d, payload, 4, &consumed, &out, &plen),
-			 ROCMD_EFRAME_TOO_BIG);
+	                 ROCMD_EFRAME_TOO_BIG);
 	rocmd_frame_decoder_free(&d);
 
 	/* The largest header there is. */
 	rocmd_frame_decoder_init(&d, 0);
 	header(h, 0xffffffffu);
 	assert_int_equal(rocmd_frame_feed(&d, (char *)h, 4, &consumed, &out, &plen),
-			 ROCMD_EFRAME_TOO_BIG);
+	                 ROCMD_EFRAME_TOO_BIG);
 	rocmd_frame_decoder_free(&d);
 
 	/* A configured lower limit: 16 passes, 17 does not; a higher one is clamped. */
@@ -322,7 +321,7 @@ test_frame_max_size(void **state)
 	free(out);
 	header(h, 17);
 	assert_int_equal(rocmd_frame_feed(&d, (char *)h, 4, &consumed, &out, &plen),
-			 ROCMD_EFRAME_TOO_BIG);
+	                 ROCMD_EFRAME_TOO_BIG);
 	rocmd_frame_decoder_free(&d);
 	rocmd_frame_decoder_init(&d, (size_t)ROCMD_PROTO_MAX_FRAME * 4);
 	assert_int_equal(d.max_frame, ROCMD_PROTO_MAX_FRAME);
@@ -348,7 +347,7 @@ test_frame_encode_limits(void **state)
 	assert_int_equal((uint8_t)out[3], 0x00);
 	free(out);
 	assert_int_equal(rocmd_frame_encode(big, ROCMD_PROTO_MAX_FRAME + 1, &out, &out_len),
-			 ROCMD_EFRAME_TOO_BIG);
+	                 ROCMD_EFRAME_TOO_BIG);
 	assert_null(out);
 	free(big);
 }
@@ -364,7 +363,7 @@ test_depth_limit(void **state)
 	assert_int_equal(rocmd_json_depth_check(ok, strlen(ok), ROCMD_PROTO_MAX_DEPTH), 0);
 	assert_int_equal(rocmd_json_depth_check(deep, strlen(deep), 0), ROCMD_ETOO_DEEP);
 	assert_int_equal(rocmd_json_depth_check(ok, strlen(ok), ROCMD_PROTO_MAX_DEPTH - 1),
-			 ROCMD_ETOO_DEEP);
+	                 ROCMD_ETOO_DEEP);
 	/* Objects count like arrays, and depth falls again after a close. */
 	assert_int_equal(rocmd_json_depth_check("{\"a\":[{}]}", 10, 3), 0);
 	assert_int_equal(rocmd_json_depth_check("{\"a\":[{}]}", 10, 2), ROCMD_ETOO_DEEP);
@@ -404,26 +403,25 @@ test_parse_depth(void **state)
 	cJSON *bad_id = NULL;
 
 	inner = nested(ROCMD_PROTO_MAX_DEPTH - 1);
-	snprintf(text, sizeof(text), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":%s}",
-		 inner);
+	snprintf(text, sizeof(text),
+	         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":%s}", inner);
 	parse_expect(text, 0, &msg, &bad_id);
 	assert_true(cJSON_IsArray(msg.params));
 	rocmd_rpc_free(&msg);
 	free(inner);
 
 	inner = nested(ROCMD_PROTO_MAX_DEPTH);
-	snprintf(text, sizeof(text), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":%s}",
-		 inner);
+	snprintf(text, sizeof(text),
+	         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":%s}", inner);
 	parse_expect(text, ROCMD_ETOO_DEEP, &msg, &bad_id);
 	assert_null(bad_id); /* nothing was parsed, so there is no id to name */
 	free(inner);
 
 	/* A caller's lower limit applies; a higher one is clamped to the default. */
-	assert_int_equal(rocmd_rpc_parse("[[[1]]]", 7, 2, &msg, &bad_id, NULL, 0),
-			 ROCMD_ETOO_DEEP);
+	assert_int_equal(rocmd_rpc_parse("[[[1]]]", 7, 2, &msg, &bad_id, NULL, 0), ROCMD_ETOO_DEEP);
 	inner = nested(ROCMD_PROTO_MAX_DEPTH + 1);
 	assert_int_equal(rocmd_rpc_parse(inner, strlen(inner), 1000, &msg, &bad_id, NULL, 0),
-			 ROCMD_ETOO_DEEP);
+	                 ROCMD_ETOO_DEEP);
 	free(inner);
 }
 
@@ -436,7 +434,7 @@ test_parse_kinds(void **state)
 	cJSON *bad_id = (cJSON *)1;
 
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"status\",\"params\":{}}", 0, &msg,
-		     &bad_id);
+	             &bad_id);
 	assert_null(bad_id);
 	assert_int_equal(msg.kind, ROCMD_RPC_REQUEST);
 	assert_string_equal(msg.method, "status");
@@ -446,14 +444,14 @@ test_parse_kinds(void **state)
 	assert_null(msg.root);
 
 	parse_expect(" {\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"hello\"}\r\n\t ", 0, &msg,
-		     &bad_id);
+	             &bad_id);
 	assert_int_equal(msg.kind, ROCMD_RPC_REQUEST);
 	assert_string_equal(msg.id->valuestring, "abc");
 	assert_null(msg.params);
 	rocmd_rpc_free(&msg);
 
 	parse_expect("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"id\":3}}", 0, &msg,
-		     &bad_id);
+	             &bad_id);
 	assert_int_equal(msg.kind, ROCMD_RPC_NOTIFICATION);
 	assert_null(msg.id);
 	rocmd_rpc_free(&msg);
@@ -470,8 +468,8 @@ test_parse_kinds(void **state)
 	rocmd_rpc_free(&msg);
 
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":"
-		     "\"invalid JSON\"}}",
-		     0, &msg, &bad_id);
+	             "\"invalid JSON\"}}",
+	             0, &msg, &bad_id);
 	assert_int_equal(msg.kind, ROCMD_RPC_ERROR);
 	assert_null(msg.id);
 	assert_int_equal(msg.error_code, -32700);
@@ -483,7 +481,7 @@ test_parse_kinds(void **state)
 	/* Members are case-sensitive, and unknown members are ignored. */
 	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"Method\":\"status\"}", ROCMD_EREQUEST);
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\",\"x\":[1]}", 0, &msg,
-		     &bad_id);
+	             &bad_id);
 	rocmd_rpc_free(&msg);
 	rocmd_rpc_free(NULL);
 }
@@ -504,25 +502,25 @@ test_parse_invalid_json(void **state)
 	refuse("{'jsonrpc':'2.0'}", ROCMD_EPARSE);
 	refuse("nul", ROCMD_EPARSE);
 	why = parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"} x", ROCMD_EPARSE, &msg,
-			   &bad_id);
+	                   &bad_id);
 	assert_non_null(strstr(why, "trailing"));
 	assert_null(bad_id);
 	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}{}", ROCMD_EPARSE);
 	refuse("1 2", ROCMD_EPARSE);
 	/* NUL bytes, after the value or inside a string, never cut the payload short. */
 	assert_int_equal(rocmd_rpc_parse(nul, sizeof(nul) - 1, 0, &msg, &bad_id, NULL, 0),
-			 ROCMD_EPARSE);
-	assert_int_equal(rocmd_rpc_parse(nul_in_string, sizeof(nul_in_string) - 1, 0, &msg,
-					 &bad_id, NULL, 0),
-			 ROCMD_EPARSE);
+	                 ROCMD_EPARSE);
+	assert_int_equal(
+	    rocmd_rpc_parse(nul_in_string, sizeof(nul_in_string) - 1, 0, &msg, &bad_id, NULL, 0),
+	    ROCMD_EPARSE);
 	/* Invalid UTF-8: a stray continuation, an overlong '/', a surrogate, a cut sequence. */
 	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\x80\"}", ROCMD_EPARSE);
 	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc0\xaf\"}", ROCMD_EPARSE);
 	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xed\xa0\x80\"}", ROCMD_EPARSE);
 	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xe2\x82", ROCMD_EPARSE);
 	/* Valid multi-byte UTF-8 passes. */
-	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"h\xc3\xa9llo\xf0\x9f\x98\x80\"}", 0,
-		     &msg, &bad_id);
+	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"h\xc3\xa9llo\xf0\x9f\x98\x80\"}",
+	             0, &msg, &bad_id);
 	rocmd_rpc_free(&msg);
 }
 
@@ -534,7 +532,7 @@ test_parse_not_a_request(void **state)
 	const char *why;
 
 	why = parse_expect("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\"}]", ROCMD_EREQUEST,
-			   &msg, &bad_id);
+	                   &msg, &bad_id);
 	assert_non_null(strstr(why, "batch"));
 	assert_null(bad_id);
 	refuse("[]", ROCMD_EREQUEST);
@@ -551,7 +549,7 @@ test_parse_version(void **state)
 	cJSON *bad_id = NULL;
 
 	parse_expect("{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"status\"}", ROCMD_EREQUEST, &msg,
-		     &bad_id);
+	             &bad_id);
 	/* The id was usable, so the error reply can name it. */
 	assert_non_null(bad_id);
 	assert_true(cJSON_IsNumber(bad_id));
@@ -593,7 +591,7 @@ test_parse_bad_ids(void **state)
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"status\"}", 0, &msg, &bad_id);
 	rocmd_rpc_free(&msg);
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"status\"}", 0, &msg,
-		     &bad_id);
+	             &bad_id);
 	rocmd_rpc_free(&msg);
 }
 
@@ -616,7 +614,7 @@ test_parse_method(void **state)
 	name[ROCMD_PROTO_MAX_METHOD + 1] = '\0';
 	snprintf(text, sizeof(text), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"}", name);
 	assert_int_equal(rocmd_rpc_parse(text, strlen(text), 0, &msg, &bad_id, why, sizeof(why)),
-			 ROCMD_EREQUEST);
+	                 ROCMD_EREQUEST);
 	assert_string_equal(why, "method must be 1..64 bytes");
 	assert_non_null(bad_id);
 	cJSON_Delete(bad_id);
@@ -630,7 +628,7 @@ test_parse_method(void **state)
 	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":3}", ROCMD_EREQUEST);
 	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":null}", ROCMD_EREQUEST);
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":[1,2]}", 0, &msg,
-		     &bad_id);
+	             &bad_id);
 	assert_true(cJSON_IsArray(msg.params));
 	rocmd_rpc_free(&msg);
 	/* A request cannot also be a reply. */
@@ -639,9 +637,11 @@ test_parse_method(void **state)
 	       "\"message\":\"x\"}}",
 	       ROCMD_EREQUEST);
 	/* Duplicated members are ambiguous and refused. */
-	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\",\"method\":\"daemon.shutdown\"}",
+	refuse(
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\",\"method\":\"daemon.shutdown\"}",
+	    ROCMD_EREQUEST);
+	refuse("{\"jsonrpc\":\"2.0\",\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}",
 	       ROCMD_EREQUEST);
-	refuse("{\"jsonrpc\":\"2.0\",\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}", ROCMD_EREQUEST);
 }
 
 static void
@@ -714,7 +714,7 @@ test_build_result_roundtrip(void **state)
 	char *s;
 
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":\"req-9\",\"method\":\"events.subscribe\"}", 0,
-		     &req, &bad_id);
+	             &req, &bad_id);
 	cJSON_AddNumberToObject(res, "last_id", 17);
 	s = rocmd_rpc_result(req.id, res);
 	assert_non_null(s);
@@ -777,9 +777,9 @@ test_build_error_roundtrip(void **state)
 	assert_int_equal(msg.error_code, -32003);
 	assert_string_equal(msg.error_message, "daemon.shutdown needs group rocm");
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(msg.error_data, "name")->valuestring,
-			    "ROCMD_EPERM");
+	                    "ROCMD_EPERM");
 	assert_int_equal(cJSON_GetObjectItemCaseSensitive(msg.error_data, "uid")->valuedouble,
-			 1000);
+	                 1000);
 	assert_int_equal(rocmd_rpc_error_to_err(&msg), ROCMD_EPERM);
 	rocmd_rpc_free(&msg);
 	free(s);
@@ -790,7 +790,7 @@ test_build_error_roundtrip(void **state)
 	assert_int_equal(msg.kind, ROCMD_RPC_ERROR);
 	assert_null(msg.id);
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(msg.error_data, "detail")->valuestring,
-			    "at offset 3");
+	                    "at offset 3");
 	assert_int_equal(rocmd_rpc_error_to_err(&msg), ROCMD_EPARSE);
 	rocmd_rpc_free(&msg);
 	free(s);
@@ -817,17 +817,17 @@ test_build_error_roundtrip(void **state)
 
 	/* Without data.name (another peer), or with an unknown one, the code decides. */
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"x\"}}",
-		     0, &msg, &bad_id);
+	             0, &msg, &bad_id);
 	assert_int_equal(rocmd_rpc_error_to_err(&msg), ROCMD_ENOMETHOD);
 	rocmd_rpc_free(&msg);
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32003,\"message\":\"x\","
-		     "\"data\":{\"name\":\"ROCMD_ENOPE\"}}}",
-		     0, &msg, &bad_id);
+	             "\"data\":{\"name\":\"ROCMD_ENOPE\"}}}",
+	             0, &msg, &bad_id);
 	assert_int_equal(rocmd_rpc_error_to_err(&msg), ROCMD_EPERM);
 	rocmd_rpc_free(&msg);
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,\"message\":\"x\","
-		     "\"data\":[1]}}",
-		     0, &msg, &bad_id);
+	             "\"data\":[1]}}",
+	             0, &msg, &bad_id);
 	assert_int_equal(rocmd_rpc_error_to_err(&msg), ROCMD_EINTERNAL);
 	rocmd_rpc_free(&msg);
 	/* Not an error reply at all. */
@@ -860,25 +860,23 @@ test_param_string(void **state)
 	assert_string_equal(out, "");
 	out = "untouched";
 	assert_int_equal(rocmd_param_string(p, "absent", 0, &out, why, sizeof(why)),
-			 ROCMD_ENOTFOUND);
+	                 ROCMD_ENOTFOUND);
 	assert_string_equal(out, "untouched");
-	assert_int_equal(rocmd_param_string(p, "absent", 1, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	assert_int_equal(rocmd_param_string(p, "absent", 1, &out, why, sizeof(why)), ROCMD_EPARAMS);
 	assert_string_equal(why, "missing param 'absent'");
 	assert_int_equal(rocmd_param_string(p, "n", 0, &out, why, sizeof(why)), ROCMD_EPARAMS);
 	assert_string_equal(why, "param 'n' must be a string");
 	assert_int_equal(rocmd_param_string(p, "z", 0, &out, why, sizeof(why)), ROCMD_EPARAMS);
 	assert_string_equal(out, "untouched");
 	/* Keys are case-sensitive. */
-	assert_int_equal(rocmd_param_string(p, "Kind", 0, &out, why, sizeof(why)),
-			 ROCMD_ENOTFOUND);
+	assert_int_equal(rocmd_param_string(p, "Kind", 0, &out, why, sizeof(why)), ROCMD_ENOTFOUND);
 	cJSON_Delete(p);
 
 	/* NULL params is an empty object. */
 	assert_int_equal(rocmd_param_string(NULL, "kind", 0, &out, why, sizeof(why)),
-			 ROCMD_ENOTFOUND);
+	                 ROCMD_ENOTFOUND);
 	assert_int_equal(rocmd_param_string(NULL, "kind", 1, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	/* Array params are refused by every accessor. */
 	p = params_of("[\"sdk\"]");
 	assert_int_equal(rocmd_param_string(p, "kind", 0, &out, why, sizeof(why)), ROCMD_EPARAMS);
@@ -895,8 +893,8 @@ static void
 test_param_int(void **state)
 {
 	cJSON *p = params_of("{\"limit\":1000,\"low\":1,\"zero\":0,\"over\":1001,\"frac\":1.5,"
-			     "\"whole\":2.0,\"str\":\"5\",\"neg\":-1,\"huge\":1e300,\"b\":true,"
-			     "\"big\":9223372036854775807,\"nul\":null}");
+	                     "\"whole\":2.0,\"str\":\"5\",\"neg\":-1,\"huge\":1e300,\"b\":true,"
+	                     "\"big\":9223372036854775807,\"nul\":null}");
 	int64_t out = -7;
 	char why[128];
 
@@ -908,51 +906,49 @@ test_param_int(void **state)
 	assert_int_equal(out, 2);
 	out = -7;
 	assert_int_equal(rocmd_param_int(p, "zero", 1, 1, 1000, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_string_equal(why, "param 'zero' must be an integer in 1..1000");
 	assert_int_equal(rocmd_param_int(p, "over", 1, 1, 1000, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_string_equal(why, "param 'over' must be an integer in 1..1000");
 	assert_int_equal(rocmd_param_int(p, "frac", 1, 1, 1000, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_int_equal(rocmd_param_int(p, "str", 1, 1, 1000, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_int_equal(rocmd_param_int(p, "b", 1, 1, 1000, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_int_equal(rocmd_param_int(p, "nul", 0, 1, 1000, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
-	assert_int_equal(rocmd_param_int(p, "huge", 1, INT64_MIN, INT64_MAX, &out, why,
-					 sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
+	assert_int_equal(
+	    rocmd_param_int(p, "huge", 1, INT64_MIN, INT64_MAX, &out, why, sizeof(why)),
+	    ROCMD_EPARAMS);
 	assert_string_equal(why, "param 'huge' must be an integer");
 	/* 9223372036854775807 rounds to 2^63 as a double: outside int64. */
-	assert_int_equal(rocmd_param_int(p, "big", 1, INT64_MIN, INT64_MAX, &out, why,
-					 sizeof(why)),
-			 ROCMD_EPARAMS);
+	assert_int_equal(rocmd_param_int(p, "big", 1, INT64_MIN, INT64_MAX, &out, why, sizeof(why)),
+	                 ROCMD_EPARAMS);
 	assert_int_equal(rocmd_param_int(p, "neg", 1, 0, INT64_MAX, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_string_equal(why, "param 'neg' must be an integer >= 0");
 	assert_int_equal(rocmd_param_int(p, "limit", 1, INT64_MIN, 10, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_string_equal(why, "param 'limit' must be an integer <= 10");
 	assert_int_equal(out, -7);
-	assert_int_equal(rocmd_param_int(p, "neg", 1, INT64_MIN, INT64_MAX, &out, why,
-					 sizeof(why)),
-			 0);
+	assert_int_equal(rocmd_param_int(p, "neg", 1, INT64_MIN, INT64_MAX, &out, why, sizeof(why)),
+	                 0);
 	assert_int_equal(out, -1);
 	out = 55;
 	assert_int_equal(rocmd_param_int(p, "after_id", 0, 0, INT64_MAX, &out, why, sizeof(why)),
-			 ROCMD_ENOTFOUND);
+	                 ROCMD_ENOTFOUND);
 	assert_int_equal(out, 55);
 	assert_int_equal(rocmd_param_int(p, "after_id", 1, 0, INT64_MAX, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_string_equal(why, "missing param 'after_id'");
 	cJSON_Delete(p);
 	assert_int_equal(rocmd_param_int(NULL, "limit", 0, 1, 1000, &out, why, sizeof(why)),
-			 ROCMD_ENOTFOUND);
+	                 ROCMD_ENOTFOUND);
 	p = params_of("[1]");
 	assert_int_equal(rocmd_param_int(p, "limit", 0, 1, 1000, &out, why, sizeof(why)),
-			 ROCMD_EPARAMS);
+	                 ROCMD_EPARAMS);
 	assert_string_equal(why, "params must be an object");
 	cJSON_Delete(p);
 	/* WHY may be omitted. */
@@ -1018,8 +1014,9 @@ test_params_only(void **state)
 	assert_string_equal(why, "params must be an object");
 	cJSON_Delete(p);
 	/* A hostile key is quoted shortened and without control characters. */
-	p = params_of("{\"a\\nb'c\\u0001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-		      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\":1}");
+	p = params_of(
+	    "{\"a\\nb'c\\u0001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\":1}");
 	assert_int_equal(rocmd_params_only(p, allowed, why, sizeof(why)), ROCMD_EPARAMS);
 	assert_null(strchr(why, '\n'));
 	assert_non_null(strstr(why, "unknown param 'a?b?c?x"));
@@ -1031,31 +1028,31 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_frame_roundtrip),
-		cmocka_unit_test(test_frame_byte_at_a_time),
-		cmocka_unit_test(test_frame_split_header),
-		cmocka_unit_test(test_frame_two_in_one_feed),
-		cmocka_unit_test(test_frame_truncated_pending),
-		cmocka_unit_test(test_frame_zero_length_poisons),
-		cmocka_unit_test(test_frame_max_size),
-		cmocka_unit_test(test_frame_encode_limits),
-		cmocka_unit_test(test_depth_limit),
-		cmocka_unit_test(test_depth_strings),
-		cmocka_unit_test(test_parse_depth),
-		cmocka_unit_test(test_parse_kinds),
-		cmocka_unit_test(test_parse_invalid_json),
-		cmocka_unit_test(test_parse_not_a_request),
-		cmocka_unit_test(test_parse_version),
-		cmocka_unit_test(test_parse_bad_ids),
-		cmocka_unit_test(test_parse_method),
-		cmocka_unit_test(test_parse_replies),
-		cmocka_unit_test(test_build_request_roundtrip),
-		cmocka_unit_test(test_build_result_roundtrip),
-		cmocka_unit_test(test_build_error_roundtrip),
-		cmocka_unit_test(test_param_string),
-		cmocka_unit_test(test_param_int),
-		cmocka_unit_test(test_param_bool),
-		cmocka_unit_test(test_params_only),
+	    cmocka_unit_test(test_frame_roundtrip),
+	    cmocka_unit_test(test_frame_byte_at_a_time),
+	    cmocka_unit_test(test_frame_split_header),
+	    cmocka_unit_test(test_frame_two_in_one_feed),
+	    cmocka_unit_test(test_frame_truncated_pending),
+	    cmocka_unit_test(test_frame_zero_length_poisons),
+	    cmocka_unit_test(test_frame_max_size),
+	    cmocka_unit_test(test_frame_encode_limits),
+	    cmocka_unit_test(test_depth_limit),
+	    cmocka_unit_test(test_depth_strings),
+	    cmocka_unit_test(test_parse_depth),
+	    cmocka_unit_test(test_parse_kinds),
+	    cmocka_unit_test(test_parse_invalid_json),
+	    cmocka_unit_test(test_parse_not_a_request),
+	    cmocka_unit_test(test_parse_version),
+	    cmocka_unit_test(test_parse_bad_ids),
+	    cmocka_unit_test(test_parse_method),
+	    cmocka_unit_test(test_parse_replies),
+	    cmocka_unit_test(test_build_request_roundtrip),
+	    cmocka_unit_test(test_build_result_roundtrip),
+	    cmocka_unit_test(test_build_error_roundtrip),
+	    cmocka_unit_test(test_param_string),
+	    cmocka_unit_test(test_param_int),
+	    cmocka_unit_test(test_param_bool),
+	    cmocka_unit_test(test_params_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
