@@ -36,16 +36,16 @@ enum key_type {
 };
 
 struct config_key {
-	const char *path; /* JSON path: "ipc.max_connections" */
+	const char *path;      /* JSON path: "ipc.max_connections" */
 	enum key_type type;
-	int nullable;     /* null is allowed (and stored as NULL) */
-	int64_t min, max; /* KEY_INT */
-	const char *def_str;        /* string default; NULL means null */
-	int64_t def_int;            /* KEY_INT default */
-	char *(*def_fn)(void);      /* computed string default, or NULL */
-	const char *def_doc;        /* the default as docs show it, when computed */
-	size_t offset;              /* in struct rocmd_config */
-	const char *doc;            /* one line, Markdown, no '|' */
+	int nullable;          /* null is allowed (and stored as NULL) */
+	int64_t min, max;      /* KEY_INT */
+	const char *def_str;   /* string default; NULL means null */
+	int64_t def_int;       /* KEY_INT default */
+	char *(*def_fn)(void); /* computed string default, or NULL */
+	const char *def_doc;   /* the default as docs show it, when computed */
+	size_t offset;         /* in struct rocmd_config */
+	const char *doc;       /* one line, Markdown, no '|' */
 };
 
 static char *default_state_dir(void);
@@ -53,30 +53,77 @@ static char *default_state_dir(void);
 #define OFF(field) offsetof(struct rocmd_config, field)
 
 static const struct config_key config_keys[] = {
-	{"state_dir", KEY_PATH, 0, 0, 0, NULL, 0, default_state_dir,
-	 "`" ROCMD_SYSTEM_STATE_DIR "` as root, else `$XDG_STATE_HOME/rocmd` or "
-	 "`~/.local/state/rocmd`",
-	 OFF(state_dir), "Folder for the database, the lock file and the kept SDK originals."},
-	{"log.level", KEY_LEVEL, 0, 0, 0, "notice", 0, NULL, NULL, OFF(log_level),
-	 "Least important messages logged: `error`, `warning`, `notice`, `info` or `debug`."},
-	{"log.file", KEY_PATH, 1, 0, 0, NULL, 0, NULL, NULL, OFF(log_file),
-	 "Also append timestamped lines to this file; `null` logs to stderr (the journal "
-	 "under systemd) only."},
-	{"ipc.socket", KEY_PATH, 1, 0, 0, NULL, 0, NULL, NULL, OFF(socket_path),
-	 "Socket to listen on; `null` picks the platform default (`/run/rocmd/rocmd.sock` as "
-	 "root, `$XDG_RUNTIME_DIR/rocmd.sock` otherwise)."},
-	{"ipc.admin_group", KEY_STRING, 0, 0, 0, "rocm", 0, NULL, NULL, OFF(admin_group),
-	 "Group whose members may change things (import, deploy, tune, config, shutdown); "
-	 "root always may."},
-	{"ipc.max_connections", KEY_INT, 0, 1, 65536, NULL, ROCMD_PROTO_MAX_CONNECTIONS, NULL,
-	 NULL, OFF(max_connections), "Most clients connected at once; further ones are refused."},
-	{"ipc.max_queued_output", KEY_INT, 0, 64 << 10, 1 << 30, NULL,
-	 ROCMD_PROTO_MAX_QUEUED_OUTPUT, NULL, NULL, OFF(max_queued_output),
-	 "Bytes of replies and notifications that may wait for one client; past it rocmd "
-	 "stops reading that client, and drops a subscriber that does not read."},
-	{"ipc.max_frame", KEY_INT, 0, 64 << 10, ROCMD_PROTO_MAX_FRAME, NULL, ROCMD_PROTO_MAX_FRAME,
-	 NULL, NULL, OFF(max_frame),
-	 "Largest message in bytes, either way; may lower, never raise, the protocol's limit."},
+	{
+		.path = "state_dir",
+		.type = KEY_PATH,
+		.def_fn = default_state_dir,
+		.def_doc = "`" ROCMD_SYSTEM_STATE_DIR "` as root, else `$XDG_STATE_HOME/rocmd` or "
+			   "`~/.local/state/rocmd`",
+		.offset = OFF(state_dir),
+		.doc = "Folder for the database, the lock file and the kept SDK originals.",
+	},
+	{
+		.path = "log.level",
+		.type = KEY_LEVEL,
+		.def_str = "notice",
+		.offset = OFF(log_level),
+		.doc = "Least important messages logged: `error`, `warning`, `notice`, `info` or "
+		       "`debug`.",
+	},
+	{
+		.path = "log.file",
+		.type = KEY_PATH,
+		.nullable = 1,
+		.offset = OFF(log_file),
+		.doc = "Also append timestamped lines to this file; `null` logs to stderr (the "
+		       "journal under systemd) only.",
+	},
+	{
+		.path = "ipc.socket",
+		.type = KEY_PATH,
+		.nullable = 1,
+		.offset = OFF(socket_path),
+		.doc = "Socket to listen on; `null` picks the platform default "
+		       "(`/run/rocmd/rocmd.sock` as root, `$XDG_RUNTIME_DIR/rocmd.sock` otherwise).",
+	},
+	{
+		.path = "ipc.admin_group",
+		.type = KEY_STRING,
+		.def_str = "rocm",
+		.offset = OFF(admin_group),
+		.doc = "Group whose members may change things (import, deploy, tune, config, "
+		       "shutdown); root always may.",
+	},
+	{
+		.path = "ipc.max_connections",
+		.type = KEY_INT,
+		.min = 1,
+		.max = 65536,
+		.def_int = ROCMD_PROTO_MAX_CONNECTIONS,
+		.offset = OFF(max_connections),
+		.doc = "Most clients connected at once; further ones are refused.",
+	},
+	{
+		.path = "ipc.max_queued_output",
+		.type = KEY_INT,
+		.min = 64 << 10,
+		.max = 1 << 30,
+		.def_int = ROCMD_PROTO_MAX_QUEUED_OUTPUT,
+		.offset = OFF(max_queued_output),
+		.doc = "Bytes of replies and notifications that may wait for one client; past it "
+		       "rocmd stops reading that client, and drops a subscriber that does not read.",
+	},
+	{
+		/* The daemon keeps 4 KiB of each reply for the envelope. */
+		.path = "ipc.max_frame",
+		.type = KEY_INT,
+		.min = 64 << 10,
+		.max = ROCMD_PROTO_MAX_FRAME,
+		.def_int = ROCMD_PROTO_MAX_FRAME,
+		.offset = OFF(max_frame),
+		.doc = "Largest message in bytes, either way; may lower, never raise, the "
+		       "protocol's limit.",
+	},
 };
 
 #define CONFIG_NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -257,12 +304,18 @@ out:
 	return err;
 }
 
+/* On Unix a Windows path is a relative name that would land in the daemon's working
+ * folder, so only the platform's own absolute forms pass. */
 static int
 is_absolute(const char *s)
 {
-	/* '/' on Unix; "C:\" or "\\server\" (pipes included) on Windows. */
-	return s[0] == '/' || (s[0] == '\\' && s[1] == '\\') ||
+#ifdef _WIN32
+	/* Drive paths (C:\x, C:/x) and UNC names, pipe names included. */
+	return (s[0] == '\\' && s[1] == '\\') ||
 	       (isalpha((unsigned char)s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/'));
+#else
+	return s[0] == '/';
+#endif
 }
 
 /* Checks ITEM against K and stores it in CFG; returns ROCMD_ENOMEM or 0

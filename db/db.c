@@ -326,7 +326,9 @@ rocmd_db_open_with(const char *path, const struct rocmd_migration *migrations, i
 	if (out != NULL)
 		*out = NULL;
 	set_why(why, whylen, "%s", "");
-	if (path == NULL || out == NULL || count < 0 || (count > 0 && migrations == NULL)) {
+	/* An empty path would make SQLite open a private temporary database. */
+	if (path == NULL || path[0] == '\0' || out == NULL || count < 0 ||
+	    (count > 0 && migrations == NULL)) {
 		err = ROCMD_EINVAL;
 		goto out;
 	}

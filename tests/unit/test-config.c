@@ -226,6 +226,9 @@ test_wrong_types(void **state)
 		{"{\"state_dir\": \"relative/dir\"}",
 		 "state_dir: expected an absolute path, got \"relative/dir\""},
 		{"{\"state_dir\": \"\"}", "state_dir: must not be empty"},
+		/* A Windows path is a relative name on Unix. */
+		{"{\"state_dir\": \"C:\\\\rocmd\"}",
+		 "state_dir: expected an absolute path, got \"C:\\rocmd\""},
 		{"{\"log\": 3}", "log: expected an object, got number"},
 		{"{\"log\": null}", "log: expected an object, got null"},
 		{"{\"log\": {\"level\": true}}", "log.level: expected a string, got boolean"},

@@ -394,6 +394,7 @@ test_bad_migration_list(void **state)
 	assert_int_equal(rocmd_db_open_with(f->db, list, 2, &db, why, sizeof(why)), ROCMD_EINVAL);
 	assert_null(db);
 	assert_int_equal(rocmd_db_open_with(NULL, list, 1, &db, why, sizeof(why)), ROCMD_EINVAL);
+	assert_int_equal(rocmd_db_open_with("", list, 1, &db, why, sizeof(why)), ROCMD_EINVAL);
 }
 
 static void
