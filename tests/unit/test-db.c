@@ -661,7 +661,7 @@ test_counts_follow_later_tables(void **state)
 	struct rocmd_db_counts c;
 	char why[512];
 
-	assert_int_equal(rocmd_migrations_count, 2);
+	/* Its own list: the real migration 3 may be anything. */
 	assert_int_equal(rocmd_db_open_with(f->db, list, 3, &db, why, sizeof(why)), 0);
 	assert_int_equal(rocmd_db_event_add(db, "x", "m", NULL, NULL), 0);
 	assert_int_equal(rocmd_db_counts(db, &c), 0);
