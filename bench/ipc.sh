@@ -145,7 +145,7 @@ if ! "$LOAD" -s "$TMP/rocmd.sock" -n 1 --json >/dev/null; then
 fi
 RSS_START=$(proc_rss_kb "$DPID")
 NOFILE=$(awk '/^Max open files/ { print $4 }' "/proc/$DPID/limits")
-echo "rocmd pid $DPID: RSS after start and one status ${RSS_START} kB; open-file soft limit $NOFILE (started with 1024)"
+echo "rocmd pid $DPID: RSS after start and one status ${RSS_START} kB; open-file soft limit $NOFILE${LIMIT:+ (started with 1024)}"
 echo
 
 echo "== throughput: redis-benchmark -s SOCK -t ping -c C -n $REQUESTS --csv  vs  ipc-load -s SOCK -c C -d $DURATION --json"
