@@ -1,0 +1,101 @@
+#!/bin/sh
+# Reproduces the "GPU kernels (H200)" figures of docs/PERF.md on an NVIDIA GPU:
+# builds bench/gemm-cuda with the system C compiler (it needs no CUDA headers:
+# libcuda, NVRTC and cuBLAS are dlopen'd), checks every kernel path, then tunes
+# and times the kernels against cuBLAS. Logs and landscapes go to $OUT (or
+# ./h200-out).
+#
+#   bench/h200.sh [all|check|square|llm|landscape]...
+#
+# landscape: exhaustive sweeps of a restricted space (LAND_MAX points at most)
+#            for fp32 and fp16 NN 4096^3, as CSV (config_key,outcome,median_ms,
+#            p20_ms,p80_ms); the best of each vs the default point and cuBLAS
+# square:    fp32 NN 8192^3 and bf16 NN 4096^3, seeded with the landscapes' 40 best
+# llm:       M in {1,8,128,512} x (N,K) in {(4096,4096),(11008,4096),(4096,11008)},
+#            TN (both operands K-contiguous), per dtype, geometric means
+set -eu
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/h200-out}
+mkdir -p "$OUT"
+B=${BUILD:-/tmp/rocmd-gemm-cuda}
+export ROCMD_CUBIN_CACHE=${ROCMD_CUBIN_CACHE:-$B/cubins}
+mkdir -p "$B" "$ROCMD_CUBIN_CACHE"
+THREADS=$(nproc 2>/dev/null || echo 8)
+
+CC=${CC:-cc}
+$CC -O2 -o "$B/rk-embed" kernels/gpu/embed.c
+"$B/rk-embed" "$B/gpu-src.c" rk_gemm_src=kernels/gpu/gemm.cu rk_port_src=kernels/gpu/port.h
+$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -I. \
+	bench/gemm-cuda.c kernels/backend-cuda.c "$B/gpu-src.c" kernels/gemm.c kernels/space.c \
+	common/error.c -ldl -lm -lpthread -o "$B/gemm-cuda"
+G="$B/gemm-cuda"
+
+run() {
+	echo "+ gemm-cuda $*"
+	"$G" "$@" --threads "$THREADS"
+}
+
+FP32_BIG="--only MT0=64,128,256 --only MT1=64,128,256 --only DU=8,16 --only TT0=4,8,16
+	--only TT1=4,8,16 --only VW=1,4 --only PGR=0,1 --only LDSPAD=0,4 --only GSU=1 --only GROUP=1,8"
+MMA_BIG="--only MC=1 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=32,64 --only WM=1,2,4
+	--only WN=1,2,4,8 --only STAGES=2,3,4,5 --only GSU=1 --only GROUP=1,8"
+FP32_LLM="--only MT0=16,32,64,128 --only MT1=32,64,128,256 --only DU=8,16,32 --only TT0=1,2,4,8
+	--only TT1=2,4,8 --only VW=1,4 --only PGR=1 --only LDSPAD=0 --only GSU=1,2,4,8,16 --only GROUP=1"
+MMA_LLM="--only MC=1 --only MT0=16,32,64,128 --only MT1=32,64,128,256 --only DU=32,64 --only WM=1,2
+	--only WN=1,2,4 --only STAGES=3,4,5 --only SWZ=1 --only GSU=1,2,4,8,16 --only GROUP=1"
+LLM="1x4096x4096,8x4096x4096,128x4096x4096,512x4096x4096,1x11008x4096,8x11008x4096,128x11008x4096,512x11008x4096,1x4096x11008,8x4096x11008,128x4096x11008,512x4096x11008"
+
+[ $# -gt 0 ] || set -- all
+for stage in "$@"; do
+	case $stage in
+	check | all)
+		nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv || true
+		run check 2>&1 | tee "$OUT/check.log"
+		;;
+	esac
+	case $stage in
+	landscape | all)
+		# shellcheck disable=SC2086
+		run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_BIG --reps 7 --top 6 --max "${LAND_MAX:-700}" \
+			--tag fp32-4096-landscape --csv "$OUT/landscape-h200-fp32-NN-4096.csv" 2>&1 |
+			tee "$OUT/landscape-fp32.log"
+		# shellcheck disable=SC2086
+		run sweep --dtype fp16 --trans NN --shapes 4096x4096x4096 $MMA_BIG --reps 7 --top 6 --max "${LAND_MAX:-700}" \
+			--tag fp16-4096-landscape --csv "$OUT/landscape-h200-fp16-NN-4096.csv" 2>&1 |
+			tee "$OUT/landscape-fp16.log"
+		;;
+	esac
+	case $stage in
+	square | all)
+		# The 40 best points of the 4096^3 landscapes seed 8192^3 (fp32) and bf16 (from fp16).
+		top() { grep ',ok,' "$1" | sort -t, -k3 -g | head -40 | cut -d, -f1; }
+		L32="$OUT/landscape-h200-fp32-NN-4096.csv" L16="$OUT/landscape-h200-fp16-NN-4096.csv"
+		[ -f "$L32" ] || L32=bench/data/landscape-h200-fp32-NN-4096.csv
+		[ -f "$L16" ] || L16=bench/data/landscape-h200-fp16-NN-4096.csv
+		top "$L32" > "$B/top-fp32.txt"
+		top "$L16" | sed 's/DT=1/DT=2/' > "$B/top-bf16.txt"
+		run tune --dtype fp32 --trans NN --shapes 8192x8192x8192 --keys "$B/top-fp32.txt" --reps 5 \
+			--tag square 2>&1 | tee "$OUT/square-fp32.log"
+		run tune --dtype bf16 --trans NN --shapes 4096x4096x4096 --keys "$B/top-bf16.txt" --reps 7 \
+			--tag square 2>&1 | tee "$OUT/square-bf16.log"
+		;;
+	esac
+	case $stage in
+	llm | all)
+		# One tuning per dtype and M: the candidates that suit M=1 are not those of M=512.
+		for dt in fp32 fp16 bf16; do
+			if [ $dt = fp32 ]; then S=$FP32_LLM; else S=$MMA_LLM; fi
+			for m in 1 8 128 512; do
+				# shellcheck disable=SC2086
+				run tune --dtype $dt --trans TN --shapes "${m}x4096x4096,${m}x11008x4096,${m}x4096x11008" \
+					$S --max "${LLM_MAX:-120}" --reps 5 --tag llm-$dt 2>&1
+			done | tee "$OUT/llm-$dt.log"
+			awk -v dt=$dt '/^RESULT/ { for (i = 1; i <= NF; i++) { if ($i ~ /^ratio=/) r += log(substr($i, 7)); if ($i ~ /^speedup=/) s += log(substr($i, 9)) } n++ }
+				END { if (n) printf "LLM-GEOMEAN %s over %d shapes: tuned/cuBLAS %.3f, tuned/default %.3f\n", dt, n, exp(r / n), exp(s / n) }' \
+				"$OUT/llm-$dt.log" | tee -a "$OUT/llm-$dt.log"
+		done
+		;;
+	esac
+done
+grep -h -E "^(RESULT|GEOMEAN|LLM-GEOMEAN|check:)" "$OUT"/*.log > "$OUT/summary.txt" || true
+cat "$OUT/summary.txt"
