@@ -196,26 +196,50 @@ send_frame(int fd, const char *payload)
 	free(frame);
 }
 
-/* Reads one frame; returns its payload (caller frees) or NULL at EOF/timeout. */
+/* Reads exactly LEN bytes within the timeout; returns 0 or -1 (EOF, timeout). */
+static int
+read_exact(int fd, char *buf, size_t len, int timeout_ms)
+{
+	while (len > 0) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			return -1;
+		n = recv(fd, buf, len, 0);
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads one frame (never past it); returns its payload (caller frees) or
+ * NULL at EOF or timeout. The header goes through the project's decoder. */
 static char *
 read_frame(int fd, int timeout_ms)
 {
 	struct rocmd_frame_decoder dec;
-	char buf[4096], *frame = NULL;
+	char hdr[4], *frame = NULL, *body;
+	size_t used, flen, len;
 
-	rocmd_frame_decoder_init(&dec, 16u << 20);
-	while (frame == NULL) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		size_t used, flen;
-		ssize_t n;
-		if (poll(&pfd, 1, timeout_ms) <= 0)
-			break;
-		n = recv(fd, buf, 1, 0); /* byte by byte: never read past one frame */
-		if (n <= 0)
-			break;
-		assert_int_equal(rocmd_frame_feed(&dec, buf, (size_t)n, &used, &frame, &flen), 0);
+	if (read_exact(fd, hdr, 4, timeout_ms) < 0)
+		return NULL;
+	len = (size_t)(unsigned char)hdr[0] << 24 | (size_t)(unsigned char)hdr[1] << 16 |
+	      (size_t)(unsigned char)hdr[2] << 8 | (unsigned char)hdr[3];
+	body = malloc(len + 1);
+	assert_non_null(body);
+	if (read_exact(fd, body, len, timeout_ms) < 0) {
+		free(body);
+		return NULL;
 	}
+	rocmd_frame_decoder_init(&dec, 16u << 20);
+	assert_int_equal(rocmd_frame_feed(&dec, hdr, 4, &used, &frame, &flen), 0);
+	assert_int_equal(rocmd_frame_feed(&dec, body, len, &used, &frame, &flen), 0);
+	assert_non_null(frame);
+	assert_int_equal(flen, len);
 	rocmd_frame_decoder_free(&dec);
+	free(body);
 	return frame;
 }
 
