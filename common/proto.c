@@ -50,6 +50,14 @@ quote_key(const char *key, char *out, size_t outlen)
 		unsigned char c = (unsigned char)key[i];
 		out[o++] = (c < 0x20 || c == 0x7f || c == '\'' || c == '\\') ? '?' : (char)c;
 	}
+	if (key[i] != '\0') {
+		/* Never cut a UTF-8 sequence in half: the reason goes into a reply,
+		 * and the peer's parser refuses invalid UTF-8. */
+		while (i > 0 && o > 0 && ((unsigned char)key[i] & 0xc0) == 0x80) {
+			i--;
+			o--;
+		}
+	}
 	if (key[i] != '\0' && o + 4 <= outlen) {
 		memcpy(out + o, "...", 3);
 		o += 3;

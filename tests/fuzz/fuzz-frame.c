@@ -66,7 +66,13 @@ handle_payload(const char *payload, size_t len)
 	case ROCMD_RPC_NOTIFICATION:
 		if (msg.method == NULL || strlen(msg.method) > ROCMD_PROTO_MAX_METHOD)
 			abort();
-		rocmd_params_only(msg.params, allowed, why, sizeof(why));
+		rc = rocmd_params_only(msg.params, allowed, why, sizeof(why));
+		if (rc != 0 && msg.kind == ROCMD_RPC_REQUEST) {
+			/* The reason quotes a peer's key: the reply must still be valid. */
+			reply = rocmd_rpc_error(msg.id, rc, why, NULL);
+			rocmd_rpc_free(&msg);
+			goto out;
+		}
 		rocmd_param_int(msg.params, "limit", 0, 1, 1000, &i, why, sizeof(why));
 		rocmd_param_int(msg.params, "after_id", 1, 0, INT64_MAX, &i, why, sizeof(why));
 		rocmd_param_string(msg.params, "kind", 0, &s, why, sizeof(why));

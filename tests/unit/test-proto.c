@@ -1022,6 +1022,27 @@ test_params_only(void **state)
 	assert_non_null(strstr(why, "unknown param 'a?b?c?x"));
 	assert_non_null(strstr(why, "...'"));
 	cJSON_Delete(p);
+	/* A long non-ASCII key is shortened on a character boundary, so the reason
+	 * still travels in a reply the peer accepts. */
+	{
+		char key[200] = "", text[256];
+		struct rocmd_rpc msg;
+		cJSON *bad_id = NULL;
+		char *reply;
+
+		for (int i = 0; i < 40; i++)
+			strcat(key, "\xc3\xa9"); /* é, 2 bytes: 80 bytes in all */
+		snprintf(text, sizeof(text), "{\"x%s\":1}", key);
+		p = params_of(text);
+		assert_int_equal(rocmd_params_only(p, allowed, why, sizeof(why)), ROCMD_EPARAMS);
+		assert_non_null(strstr(why, "...'"));
+		reply = rocmd_rpc_error(NULL, ROCMD_EPARAMS, why, NULL);
+		parse_expect(reply, 0, &msg, &bad_id);
+		assert_string_equal(msg.error_message, why);
+		rocmd_rpc_free(&msg);
+		free(reply);
+		cJSON_Delete(p);
+	}
 }
 
 int
