@@ -32,6 +32,47 @@ const struct rocmd_migration rocmd_migrations[] = {
 		"	ended_ms INTEGER\n"
 		");\n",
 	},
+	{
+		3,
+		"tuning results",
+		/* One job per (device, software, problem): the tuning key without the
+		 * configuration. Its winner is set when a run declares one. */
+		"CREATE TABLE tune_job (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	backend TEXT NOT NULL,\n"
+		"	arch TEXT NOT NULL,\n"
+		"	device TEXT NOT NULL,\n"
+		"	compute_units INTEGER NOT NULL,\n"
+		"	driver TEXT NOT NULL,\n"
+		"	runtime TEXT NOT NULL,\n"
+		"	compiler TEXT NOT NULL,\n"
+		"	source_hash TEXT NOT NULL,\n"
+		"	problem TEXT NOT NULL,\n"
+		"	created_ms INTEGER NOT NULL,\n"
+		"	winner_config TEXT,\n"
+		"	winner_ms REAL,\n"
+		"	default_ms REAL,\n"
+		"	finished_ms INTEGER,\n"
+		"	UNIQUE (backend, arch, device, compute_units, driver, runtime, compiler,\n"
+		"		source_hash, problem)\n"
+		");\n"
+		/* Every finished evaluation, written before the next one starts. */
+		"CREATE TABLE tune_eval (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	job_id INTEGER NOT NULL REFERENCES tune_job(id) ON DELETE CASCADE,\n"
+		"	config TEXT NOT NULL,\n"
+		"	outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'compile_failed',\n"
+		"		'launch_failed', 'wrong_result', 'timeout', 'ruled_out', 'crashed')),\n"
+		"	median_ms REAL,\n"
+		"	p20_ms REAL,\n"
+		"	p80_ms REAL,\n"
+		"	runs INTEGER NOT NULL DEFAULT 0,\n"
+		"	gflops REAL,\n"
+		"	detail TEXT,\n"
+		"	time_ms INTEGER NOT NULL,\n"
+		"	UNIQUE (job_id, config)\n"
+		");\n",
+	},
 };
 
 const int rocmd_migrations_count = (int)(sizeof(rocmd_migrations) / sizeof(rocmd_migrations[0]));

@@ -463,8 +463,15 @@ child_main(struct tune_evaluator *ev, int rfd, int wfd)
 	struct child_req req;
 	struct child_reply rep;
 
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM, SIGPIPE};
+	size_t i;
+
 	if (h == NULL)
 		_exit(2);
+	/* The parent's handlers (a test runner's, a daemon's) are not ours: a
+	 * crashing candidate must kill this process, and the watchdog see it. */
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	h->err = measure_open(ev->ops, ev->index, &ev->p, &ev->o, &m, h->why, sizeof(h->why));
 	if (h->err == 0) {

@@ -99,8 +99,8 @@ static const struct space_def cpu_space = {
 			PARAM("DU", 3, 16, 32, 64, 128, 256, 512),
 			PARAM("TT0", 1, 4, 8, 16),
 			PARAM("TT1", 2, 1, 2, 4, 8),
-			PARAM("UNROLL", 0, 1, 2, 4, 8),
-			PARAM("VW", 0, 1, 4),
+			PARAM("UNROLL", 2, 1, 2, 4, 8),
+			PARAM("VW", 1, 1, 4),
 			PARAM("THREADS", 0, 1, 2, 4),
 			PARAM("PAR", 0, 0, 1),
 			PARAM("PGR", 0, 0, 1),
@@ -287,6 +287,33 @@ space_point_default(const struct space_def *s, struct space_point *pt)
 	memset(pt, 0, sizeof(*pt));
 	for (i = 0; i < s->nparams; i++)
 		pt->idx[i] = (uint8_t)s->params[i].dflt;
+}
+
+int
+space_default_for(const struct space_def *s, const struct gemm_problem *p,
+		  const struct backend_device_info *dev, struct space_point *pt)
+{
+	struct space_point dflt, cur;
+	uint64_t size = space_size(s), i;
+	int best = -1, k;
+
+	space_point_default(s, &dflt);
+	*pt = dflt;
+	if (space_valid(s, &dflt, p, dev, NULL, 0))
+		return 0;
+	/* A scan, nearest in steps: 10^6 predicate calls cost milliseconds. */
+	for (i = 0; i < size; i++) {
+		int d = 0;
+
+		space_point_from_index(s, i, &cur);
+		for (k = 0; k < s->nparams; k++)
+			d += abs((int)cur.idx[k] - (int)dflt.idx[k]);
+		if ((best < 0 || d < best) && space_valid(s, &cur, p, dev, NULL, 0)) {
+			best = d;
+			*pt = cur;
+		}
+	}
+	return best < 0 ? ROCMD_ENOTFOUND : 0;
 }
 
 void

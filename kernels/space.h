@@ -87,6 +87,10 @@ int space_param_index(const struct space_def *s, const char *name);
 void space_point_from_index(const struct space_def *s, uint64_t index, struct space_point *pt);
 uint64_t space_point_index(const struct space_def *s, const struct space_point *pt);
 void space_point_default(const struct space_def *s, struct space_point *pt);
+/* The default, or when the predicate rules it out for P on DEV, the valid
+ * point fewest one-step moves away. 0, or ROCMD_ENOTFOUND. */
+int space_default_for(const struct space_def *s, const struct gemm_problem *p,
+		      const struct backend_device_info *dev, struct space_point *pt);
 void space_point_values(const struct space_def *s, const struct space_point *pt, int64_t *v);
 void space_config(const struct space_def *s, const struct space_point *pt, struct tune_config *c);
 /* A configuration value by parameter name, or DFLT if the space lacks it. */

@@ -437,7 +437,8 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 		s.deadline_ms = now_ms() + o.seconds * 1e3;
 
 	/* The seed set: the default, this shape's previous winner, the nearest shapes' winners. */
-	space_point_default(space, &dflt);
+	if (space_default_for(space, p, dev, &dflt) < 0)
+		space_point_default(space, &dflt);
 	space_key(space, &dflt, out->default_key, sizeof(out->default_key));
 	dflt_cost = search_eval(&s, &dflt);
 	if (!o.no_seeds && o.store != NULL && o.store->winners != NULL) {
