@@ -206,67 +206,96 @@ on_event(const struct rocmd_rpc *msg, void *arg)
 }
 
 static int
+list_page(struct ctx *ctx, cJSON *params, long long *after, int *more, long long *shown)
+{
+	const cJSON *ev;
+	cJSON *r = NULL;
+	int rc;
+
+	if ((rc = call(ctx, "events.list", params, &r)) != 0)
+		return rc;
+	cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(r, "events"))
+	{
+		print_event(ev, ctx->json);
+		(*shown)++;
+	}
+	*after = (long long)num(r, "last_id");
+	*more = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "more"));
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
 cmd_events(struct ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"follow", no_argument, NULL, 'f'}, {"limit", required_argument, NULL, 'n'},
 		{"kind", required_argument, NULL, 'k'}, {"after", required_argument, NULL, 'a'},
-		{NULL, 0, NULL, 0},
+		{"all", no_argument, NULL, 'A'}, {NULL, 0, NULL, 0},
 	};
-	long long after = 0, limit = 0, shown = 0;
+	long long after = -1, limit = 20, shown = 0;
 	const char *kind = NULL;
 	char why[1024] = "";
-	int follow = 0, c, rc;
+	int follow = 0, all = 0, more = 0, c, rc;
 
 	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "+fn:k:a:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc + 1, argv - 1, "+fn:k:a:A", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = 1;
 			break;
 		case 'n':
 			limit = atoll(optarg);
-			if (limit <= 0)
-				return fail(ROCMD_EINVAL, "--limit takes a positive number");
+			if (limit <= 0 || limit > 1000)
+				return fail(ROCMD_EINVAL, "--limit takes a number from 1 to 1000");
 			break;
 		case 'k':
 			kind = optarg;
 			break;
 		case 'a':
 			after = atoll(optarg);
+			if (after < 0)
+				return fail(ROCMD_EINVAL, "--after takes an event id");
+			break;
+		case 'A':
+			all = 1;
 			break;
 		default:
 			return EXIT_USAGE;
 		}
 	}
-	/* Page through the history, then (with --follow) subscribe from where it ended. */
-	for (;;) {
-		cJSON *p = cJSON_CreateObject(), *r = NULL;
-		const cJSON *ev, *more;
-		long long page = limit > 0 && limit - shown < 1000 ? limit - shown : 1000;
-		cJSON_AddNumberToObject(p, "after_id", (double)after);
-		cJSON_AddNumberToObject(p, "limit", (double)page);
+	if (after < 0 && !all) {
+		/* The default view: the newest LIMIT events. */
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddBoolToObject(p, "newest", 1);
+		cJSON_AddNumberToObject(p, "limit", (double)limit);
 		if (kind != NULL)
 			cJSON_AddStringToObject(p, "kind", kind);
-		if ((rc = call(ctx, "events.list", p, &r)) != 0)
+		if ((rc = list_page(ctx, p, &after, &more, &shown)) != 0)
 			return rc;
-		cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(r, "events"))
-		{
-			print_event(ev, ctx->json);
-			shown++;
-		}
-		after = (long long)num(r, "last_id");
-		more = cJSON_GetObjectItemCaseSensitive(r, "more");
-		rc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "events"));
-		cJSON_Delete(r);
-		if ((rc < page && !cJSON_IsTrue(more)) || (limit > 0 && shown >= limit))
-			break;
+		/* With nothing shown, last_id is 0: --follow then replays whatever
+		 * matches from the start, which is nothing yet. */
+	} else {
+		/* Page forward from --after (or the start, with --all). */
+		if (after < 0)
+			after = 0;
+		do {
+			cJSON *p = cJSON_CreateObject();
+			long long page = all ? 1000 : limit - shown;
+			cJSON_AddNumberToObject(p, "after_id", (double)after);
+			cJSON_AddNumberToObject(p, "limit", (double)page);
+			if (kind != NULL)
+				cJSON_AddStringToObject(p, "kind", kind);
+			if ((rc = list_page(ctx, p, &after, &more, &shown)) != 0)
+				return rc;
+		} while (more && (all || shown < limit));
 	}
 	if (!follow)
 		return 0;
 	{
 		cJSON *p = cJSON_CreateObject(), *r = NULL;
-		cJSON_AddNumberToObject(p, "after_id", (double)after);
+		if (after >= 0)
+			cJSON_AddNumberToObject(p, "after_id", (double)after);
 		if (kind != NULL)
 			cJSON_AddStringToObject(p, "kind", kind);
 		rc = rocmd_client_call(ctx->client, "events.subscribe", p, &r, NULL, on_event, ctx,
@@ -365,7 +394,8 @@ cmd_call(struct ctx *ctx, int argc, char **argv)
 
 static const struct command commands[] = {
 	{"status", "", "daemon version, uptime, state and counts", cmd_status},
-	{"events", "[--follow] [--kind K] [--after ID] [--limit N]", "the event history",
+	{"events", "[--follow] [--kind K] [--limit N] [--after ID | --all]",
+	 "the newest events (20 by default), or pages from an id",
 	 cmd_events},
 	{"config", "", "the daemon's effective configuration (JSON)", cmd_config},
 	{"log-level", "LEVEL", "set the daemon's log level (admin)", cmd_log_level},

@@ -10,14 +10,11 @@
  * 4 another instance holds the state folder, 5 database cannot be opened.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +27,9 @@
 #include "db/db.h"
 #include "ipc.h"
 #include "lockfile.h"
+#include "process.h"
 #include "server.h"
+#include "service/service.h"
 #include "version.h"
 
 enum { EXIT_USAGE = 2, EXIT_CONFIG = 3, EXIT_LOCKED = 4, EXIT_DB = 5 };
@@ -42,8 +41,6 @@ struct options {
 	const char *config;
 	const char *log_level;
 };
-
-static int ready_fd = -1; /* write end of the readiness pipe, when detached */
 
 static void
 usage(FILE *out)
@@ -71,87 +68,8 @@ fail_start(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	log_err("%s", msg);
-	if (ready_fd >= 0) {
-		if (write(ready_fd, msg, strlen(msg)) < 0)
-			log_debug("cannot report to the parent: %s", strerror(errno));
-		close(ready_fd);
-		ready_fd = -1;
-	}
-}
-
-static void
-signal_ready(void)
-{
-	if (ready_fd >= 0) {
-		if (write(ready_fd, "", 1) < 0)
-			log_debug("cannot report readiness: %s", strerror(errno));
-		close(ready_fd);
-		ready_fd = -1;
-	}
-}
-
-/*
- * Double fork; the original process waits on a pipe for either one NUL byte
- * (ready) or an error message, and exits accordingly.
- */
-static int
-detach(void)
-{
-	int p[2], devnull;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid > 0) {
-		char msg[1024];
-		ssize_t n;
-		close(p[1]);
-		n = read(p[0], msg, sizeof(msg) - 1);
-		if (n == 1 && msg[0] == '\0')
-			_exit(0);
-		if (n > 0) {
-			msg[n] = '\0';
-			fprintf(stderr, "rocmd: %s\n", msg);
-		} else {
-			fprintf(stderr, "rocmd: the daemon exited during start-up\n");
-		}
-		_exit(1);
-	}
-	close(p[0]);
-	if (setsid() < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid > 0)
-		_exit(0);
-	ready_fd = p[1];
-	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull >= 0) {
-		dup2(devnull, STDIN_FILENO);
-		dup2(devnull, STDOUT_FILENO);
-		/* stderr stays until start-up succeeded; then logs go to the file. */
-		close(devnull);
-	}
-	if (chdir("/") != 0)
-		return -errno;
-	return 0;
-}
-
-/* 1000 connections need 1000 descriptors: take the hard limit. */
-static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-			log_warn("cannot raise the descriptor limit: %s", strerror(errno));
-	}
+	rocmd_process_report(msg);
+	rocmd_service_status("Failed to start: %s", msg);
 }
 
 static int
@@ -205,23 +123,6 @@ parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* The default config file: /etc/rocmd/rocmd.json as root, else the user's. */
-static const char *
-default_config_path(char *buf, size_t len)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-
-	if (geteuid() == 0)
-		return "/etc/rocmd/rocmd.json";
-	if (xdg != NULL && xdg[0] == '/')
-		snprintf(buf, len, "%s/rocmd/rocmd.json", xdg);
-	else if (home != NULL && home[0] == '/')
-		snprintf(buf, len, "%s/.config/rocmd/rocmd.json", home);
-	else
-		return NULL;
-	return buf;
-}
-
 static int
 replace_string(char **dst, const char *src)
 {
@@ -238,7 +139,8 @@ static int
 load_config(const struct options *o, struct rocmd_config *cfg)
 {
 	char why[4096] = "", buf[4096];
-	const char *path = o->config != NULL ? o->config : default_config_path(buf, sizeof(buf));
+	const char *path =
+		o->config != NULL ? o->config : rocmd_paths_default_config(buf, sizeof(buf));
 	int rc;
 
 	rc = rocmd_config_defaults(cfg);
@@ -302,6 +204,9 @@ run(const struct options *o, struct rocmd_config *cfg)
 		fail_start("cannot set up signal handling: %s", uv_strerror(rc));
 		goto out;
 	}
+	rc = rocmd_service_attach(&srv);
+	if (rc < 0)
+		log_warn("cannot arm the service watchdog: %s", uv_strerror(rc));
 	srv.previous_run_clean = previous_clean;
 	srv.run_id = run_id;
 	if (cfg->socket_path != NULL) {
@@ -318,7 +223,8 @@ run(const struct options *o, struct rocmd_config *cfg)
 	rocmd_server_event(&srv, "daemon.start", NULL, "rocmd %s started (pid %ld)%s",
 			   ROCMD_VERSION_STRING, (long)getpid(),
 			   previous_clean ? "" : "; the previous run did not shut down cleanly");
-	signal_ready();
+	rocmd_process_report(NULL);
+	rocmd_service_ready("Listening on %s", srv.socket_path);
 	uv_run(loop, UV_RUN_DEFAULT);
 	rocmd_server_event(&srv, "daemon.stop", NULL, "rocmd stopped");
 	rc = rocmd_db_run_end(db, run_id);
@@ -332,6 +238,8 @@ out_loop:
 		rocmd_server_shutdown(&srv, "start-up failed");
 		uv_run(loop, UV_RUN_DEFAULT);
 	}
+	rocmd_service_detach();
+	uv_run(loop, UV_RUN_DEFAULT); /* the service handles' close callbacks */
 	uv_loop_close(loop);
 	free(srv.socket_path);
 	free(srv.lock_path);
@@ -341,8 +249,8 @@ out:
 	return status;
 }
 
-int
-main(int argc, char **argv)
+static int
+daemon_main(int argc, char **argv)
 {
 	struct options o = {0};
 	struct rocmd_config cfg = {0};
@@ -363,9 +271,9 @@ main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	signal(SIGPIPE, SIG_IGN);
-	raise_nofile();
-	if (!o.foreground && (rc = detach()) < 0) {
+	rocmd_process_init();
+	/* Under a service manager rocmd never detaches: it is the main process. */
+	if (!o.foreground && !rocmd_service_managed() && (rc = rocmd_process_detach()) < 0) {
 		fprintf(stderr, "rocmd: cannot detach: %s\n", strerror(-rc));
 		rc = 1;
 		goto out;
@@ -375,4 +283,10 @@ out:
 	rocmd_config_free(&cfg);
 	rocmd_log_close();
 	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	return rocmd_service_run(argc, argv, daemon_main);
 }

@@ -116,6 +116,7 @@ event_to_json(const struct rocmd_event *ev)
 
 struct list_ctx {
 	cJSON *array;
+	int64_t count, limit;
 	size_t bytes, budget;
 	int64_t last_id;
 	int more;
@@ -144,11 +145,12 @@ collect_event(const struct rocmd_event *ev, void *arg)
 		ctx->last_id = ev->id;
 		return rc < 0 ? rc : 0;
 	}
-	if (ctx->bytes + sz > ctx->budget) {
+	if (ctx->count >= ctx->limit || ctx->bytes + sz > ctx->budget) {
 		ctx->more = 1;
 		return 1;
 	}
 	ctx->bytes += sz;
+	ctx->count++;
 	cJSON_AddItemToArray(ctx->array, event_to_json(ev));
 	ctx->last_id = ev->id;
 	return 0;
@@ -158,11 +160,12 @@ static int
 m_events_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
 	      size_t whylen)
 {
-	static const char *const keys[] = {"after_id", "limit", "kind", NULL};
+	static const char *const keys[] = {"after_id", "limit", "kind", "newest", NULL};
 	struct rocmd_server *srv = conn->srv;
 	struct list_ctx ctx = {0};
 	int64_t after = 0, limit = EVENTS_DEFAULT_LIMIT;
 	const char *kind = NULL;
+	int newest = 0;
 	cJSON *r;
 	int rc;
 
@@ -173,17 +176,38 @@ m_events_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char
 				   whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND) ||
 	    ((rc = rocmd_param_string(params, "kind", 0, &kind, why, whylen)) < 0 &&
+	     rc != ROCMD_ENOTFOUND) ||
+	    ((rc = rocmd_param_bool(params, "newest", 0, &newest, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND))
 		return rc;
+	if (newest && after > 0) {
+		snprintf(why, whylen, "params 'newest' and 'after_id' exclude each other");
+		return ROCMD_EPARAMS;
+	}
 	r = cJSON_CreateObject();
 	ctx.array = cJSON_AddArrayToObject(r, "events");
-	ctx.budget = REPLY_BUDGET(srv);
+	ctx.budget = newest ? SIZE_MAX : REPLY_BUDGET(srv);
 	ctx.last_id = after;
-	rc = rocmd_db_events_list(srv->db, after, (int)limit, kind, collect_event, &ctx);
+	ctx.limit = newest ? limit + 1 : limit;
+	/* One row more than asked tells whether there is more. */
+	rc = newest ? rocmd_db_events_tail(srv->db, (int)limit + 1, kind, collect_event, &ctx)
+		    : rocmd_db_events_list(srv->db, after, (int)limit + 1, kind, collect_event,
+					   &ctx);
 	if (rc < 0) {
 		cJSON_Delete(r);
 		snprintf(why, whylen, "cannot read events: %s", rocmd_db_errmsg(srv->db));
 		return rc;
+	}
+	/* The newest window walks oldest first: its extra row and anything over
+	 * the reply budget are dropped from the old end. */
+	while (newest && (ctx.count > limit || ctx.bytes > REPLY_BUDGET(srv))) {
+		cJSON *old = cJSON_DetachItemFromArray(ctx.array, 0);
+		char *text = cJSON_PrintUnformatted(old);
+		ctx.bytes -= text != NULL && strlen(text) < ctx.bytes ? strlen(text) : ctx.bytes;
+		free(text);
+		cJSON_Delete(old);
+		ctx.count--;
+		ctx.more = 1;
 	}
 	cJSON_AddNumberToObject(r, "last_id", (double)ctx.last_id);
 	cJSON_AddBoolToObject(r, "more", ctx.more);

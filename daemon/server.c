@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "ipc.h"
 #include "methods.h"
+#include "service/service.h"
 
 #define SHUTDOWN_GRACE_MS 5000
 
@@ -534,6 +535,7 @@ rocmd_server_shutdown(struct rocmd_server *srv, const char *why)
 	}
 	srv->shutting_down = 1;
 	log_notice("shutting down: %s", why);
+	rocmd_service_stopping(why);
 	rocmd_ipc_close(srv);
 	for (struct rocmd_conn *c = srv->conns, *next; c != NULL; c = next) {
 		next = c->next;

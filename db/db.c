@@ -578,16 +578,15 @@ out:
 	return err;
 }
 
-int
-rocmd_db_events_list(struct rocmd_db *db, int64_t after_id, int limit, const char *kind,
-		     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
+/* A prefix test with substr() rather than LIKE: '%' and '_' in KIND are plain
+ * characters, and no escaping can go wrong. */
+#define EVENT_FILTER "WHERE id > ?1 AND (?2 IS NULL OR substr(kind, 1, length(?2)) = ?2) "
+
+/* Runs one of the event queries (?1 after_id, ?2 kind, ?3 limit) and walks its rows. */
+static int
+events_query(struct rocmd_db *db, const char *sql, int64_t after_id, int limit, const char *kind,
+	     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
 {
-	/* A prefix test with substr() rather than LIKE: '%' and '_' in KIND
-	 * are plain characters, and no escaping can go wrong. */
-	static const char sql[] =
-		"SELECT id, time_ms, kind, message, detail FROM event "
-		"WHERE id > ?1 AND (?2 IS NULL OR substr(kind, 1, length(?2)) = ?2) "
-		"ORDER BY id LIMIT ?3";
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
@@ -620,6 +619,26 @@ rocmd_db_events_list(struct rocmd_db *db, int64_t after_id, int limit, const cha
 out:
 	sqlite3_finalize(st);
 	return err;
+}
+
+int
+rocmd_db_events_list(struct rocmd_db *db, int64_t after_id, int limit, const char *kind,
+		     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
+{
+	static const char sql[] = "SELECT id, time_ms, kind, message, detail FROM event "
+		EVENT_FILTER "ORDER BY id LIMIT ?3";
+
+	return events_query(db, sql, after_id, limit, kind, cb, ctx);
+}
+
+int
+rocmd_db_events_tail(struct rocmd_db *db, int limit, const char *kind,
+		     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
+{
+	static const char sql[] = "SELECT * FROM (SELECT id, time_ms, kind, message, detail "
+		"FROM event " EVENT_FILTER "ORDER BY id DESC LIMIT ?3) ORDER BY id";
+
+	return events_query(db, sql, 0, limit, kind, cb, ctx);
 }
 
 int64_t

@@ -79,6 +79,9 @@ int rocmd_db_event_add(struct rocmd_db *db, const char *kind, const char *messag
  * the call. */
 int rocmd_db_events_list(struct rocmd_db *db, int64_t after_id, int limit, const char *kind,
 			 int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx);
+/* The newest LIMIT events (0 = all) matching KIND, walked oldest first. */
+int rocmd_db_events_tail(struct rocmd_db *db, int limit, const char *kind,
+			 int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx);
 /* The id of the newest event, 0 when there is none, or a negative error code. */
 int64_t rocmd_db_events_last_id(struct rocmd_db *db);
 

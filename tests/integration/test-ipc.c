@@ -668,6 +668,54 @@ test_sigterm_during_request(void **state)
 	close(fd);
 }
 
+/* Paging through the history: limit, more, last_id as the next after_id. */
+static void
+test_events_paging(void **state)
+{
+	struct daemon *d = *state;
+	struct rocmd_db *db;
+	char path[400], why[256], req[200];
+	int64_t after = 0, total = 0;
+	int fd, pages = 0;
+
+	daemon_stop(d);
+	snprintf(path, sizeof(path), "%s/rocmd.db", d->state);
+	assert_int_equal(rocmd_db_open(path, &db, why, sizeof(why)), 0);
+	for (int i = 0; i < 250; i++)
+		assert_int_equal(rocmd_db_event_add(db, "test.page", "page me", "{\"i\":1}", NULL),
+				 0);
+	rocmd_db_close(db);
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock);
+	fd = hello(d->sock);
+	for (;;) {
+		const cJSON *res;
+		cJSON *r;
+		int n;
+		snprintf(req, sizeof(req),
+			 "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"events.list\","
+			 "\"params\":{\"after_id\":%lld,\"limit\":100,\"kind\":\"test.\"}}",
+			 (long long)after);
+		send_frame(fd, req);
+		r = reply(fd);
+		res = cJSON_GetObjectItem(r, "result");
+		n = cJSON_GetArraySize(cJSON_GetObjectItem(res, "events"));
+		total += n;
+		pages++;
+		after = (int64_t)cJSON_GetObjectItem(res, "last_id")->valuedouble;
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(res, "more"))) {
+			assert_int_equal(n, 50);
+			cJSON_Delete(r);
+			break;
+		}
+		assert_int_equal(n, 100);
+		cJSON_Delete(r);
+	}
+	assert_int_equal(total, 250);
+	assert_int_equal(pages, 3);
+	close(fd);
+}
+
 static void
 test_kill9_is_unclean(void **state)
 {
@@ -709,6 +757,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_subscription, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigterm_during_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill9_is_unclean, setup, teardown),
 	};
 

@@ -101,6 +101,11 @@ contains "events --follow streams new events" "$DIR/follow" "daemon.log_level"
 kill "$FOLLOW_PID" 2>/dev/null
 FOLLOW_PID=
 contains "log file is written" "$DIR/rocmd.log" "listening on"
+check "events --limit 1" 0 ctl events --limit 1
+if [ "$(wc -l <"$DIR/out")" -eq 1 ]; then ok "events --limit 1 shows one event"; else bad "events --limit 1 shows one event"; fi
+contains "events default view ends with the newest" "$DIR/out" "daemon.log_level"
+check "events --all" 0 ctl events --all
+contains "events --all starts at the first" "$DIR/out" "daemon.start"
 
 # Unprivileged callers may read but not change anything.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then

@@ -1,0 +1,930 @@
+/*
+ * Reading a package: an archive through libarchive, or an unpacked folder,
+ * streamed into a staging folder while every file is hashed. Nothing an
+ * entry says is trusted: names go through rocmd_pkg_path_clean, links
+ * through rocmd_pkg_link_resolve, sizes are counted as bytes are written
+ * (a zip bomb stops at the limit, whatever its headers claim), and staged
+ * files are named by their index, never by the entry's name, so no entry can
+ * write anywhere but the staging folder. Any refusal empties and removes the
+ * staging folder before returning.
+ *
+ * Only the formats a package plausibly comes in are enabled (7z, zip, tar,
+ * cpio-free, rar); in particular mtree is not, since it names local files.
+ */
+#include "pkg.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "common/error.h"
+
+#define COPY_BUF (1 << 20)
+#define REPORT_EVERY (4u << 20)
+#define MAX_DEPTH 64
+#define PATH_BYTES 4096
+
+struct reader {
+	const struct rocmd_pkg_read_opts *opts;
+	struct rocmd_pkg_progress pr;
+	struct rocmd_pkg_contents *out;
+	size_t cap;
+	int stagefd; /* -1 in a dry run */
+	char *buf;
+	char *why;
+	size_t whylen;
+	uint64_t last_report;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+say(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->why == NULL || r->whylen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->why, r->whylen, fmt, ap);
+	va_end(ap);
+}
+
+static const char *
+printable(const char *s, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	for (; s[i] != '\0' && i + 1 < len; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+static int
+report(struct reader *r, int force)
+{
+	if (r->opts->progress == NULL)
+		return 0;
+	if (!force && r->pr.bytes_out - r->last_report < REPORT_EVERY)
+		return 0;
+	r->last_report = r->pr.bytes_out;
+	if (r->opts->progress(&r->pr, r->opts->ctx) != 0) {
+		say(r, "import canceled");
+		return ROCMD_ECANCELED;
+	}
+	return 0;
+}
+
+static void
+entry_free(struct rocmd_pkg_entry *e)
+{
+	free(e->path);
+	free(e->link);
+	free(e->staged);
+}
+
+void
+rocmd_pkg_contents_free(struct rocmd_pkg_contents *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->count; i++) {
+		if (c->entries[i].staged != NULL)
+			unlink(c->entries[i].staged);
+		entry_free(&c->entries[i]);
+	}
+	free(c->entries);
+	if (c->staging != NULL) {
+		/* Whatever else is there (a file cut short by the failure). */
+		DIR *d = opendir(c->staging);
+		struct dirent *de;
+		if (d != NULL) {
+			while ((de = readdir(d)) != NULL)
+				if (de->d_name[0] != '.')
+					unlinkat(dirfd(d), de->d_name, 0);
+			closedir(d);
+		}
+		rmdir(c->staging);
+	}
+	free(c->staging);
+	free(c->strip);
+	free(c->format);
+	memset(c, 0, sizeof(*c));
+}
+
+static struct rocmd_pkg_entry *
+entry_add(struct reader *r, const char *path)
+{
+	struct rocmd_pkg_contents *c = r->out;
+	struct rocmd_pkg_entry *e;
+
+	if (c->count == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 256;
+		void *n = realloc(c->entries, ncap * sizeof(*c->entries));
+		if (n == NULL)
+			return NULL;
+		c->entries = n;
+		r->cap = ncap;
+	}
+	e = &c->entries[c->count];
+	memset(e, 0, sizeof(*e));
+	e->path = strdup(path);
+	if (e->path == NULL)
+		return NULL;
+	c->count++;
+	return e;
+}
+
+static int
+check_count(struct reader *r, const char *name)
+{
+	char q[160];
+
+	if (++r->pr.files > r->opts->limits.max_files) {
+		say(r, "entry \"%s\": more than %llu entries, the configured limit "
+		       "(store.max_files)",
+		    printable(name, q, sizeof(q)), (unsigned long long)r->opts->limits.max_files);
+		return ROCMD_EUNSAFE;
+	}
+	return 0;
+}
+
+/*
+ * Streams one file's bytes from READ_FN into a new staged file, hashing
+ * them and counting against the limits. READ_FN returns bytes read, 0 at the
+ * end, or a negative rocmd code.
+ */
+static int
+copy_file(struct reader *r, struct rocmd_pkg_entry *e,
+	  ssize_t (*read_fn)(void *src, char *buf, size_t len, char *why, size_t whylen),
+	  void *src)
+{
+	struct rocmd_sha256 *h = NULL;
+	char name[32], q[160];
+	int fd = -1, rc;
+
+	rc = rocmd_sha256_new(&h);
+	if (rc < 0)
+		return rc;
+	if (r->stagefd >= 0) {
+		snprintf(name, sizeof(name), "%06zu", r->out->count - 1);
+		fd = openat(r->stagefd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			    0644);
+		if (fd < 0) {
+			rc = -errno;
+			say(r, "cannot create a staging file: %s", strerror(errno));
+			goto out;
+		}
+		if (asprintf(&e->staged, "%s/%s", r->out->staging, name) < 0) {
+			e->staged = NULL;
+			rc = ROCMD_ENOMEM;
+			goto out;
+		}
+	}
+	snprintf(r->pr.current, sizeof(r->pr.current), "%s", e->path);
+	for (;;) {
+		ssize_t n = read_fn(src, r->buf, COPY_BUF, r->why, r->whylen);
+		if (n < 0) {
+			rc = (int)n;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		e->size += (uint64_t)n;
+		r->pr.bytes_out += (uint64_t)n;
+		if (e->size > r->opts->limits.max_file) {
+			say(r, "entry \"%s\": larger than %llu bytes uncompressed, the configured "
+			       "limit (store.max_file_size)",
+			    printable(e->path, q, sizeof(q)),
+			    (unsigned long long)r->opts->limits.max_file);
+			rc = ROCMD_EUNSAFE;
+			goto out;
+		}
+		if (r->pr.bytes_out > r->opts->limits.max_total) {
+			say(r, "entry \"%s\": the package passes %llu bytes uncompressed, the "
+			       "configured limit (store.max_total_size)",
+			    printable(e->path, q, sizeof(q)),
+			    (unsigned long long)r->opts->limits.max_total);
+			rc = ROCMD_EUNSAFE;
+			goto out;
+		}
+		rocmd_sha256_update(h, r->buf, (size_t)n);
+		for (ssize_t off = 0; fd >= 0 && off < n;) {
+			ssize_t w = write(fd, r->buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				rc = rocmd_err_errno(errno);
+				say(r, "cannot write to the staging folder: %s", strerror(errno));
+				goto out;
+			}
+			off += w;
+		}
+		if ((rc = report(r, 0)) < 0)
+			goto out;
+	}
+	rc = rocmd_sha256_final(h, e->sha256);
+	h = NULL;
+	r->out->total_size += e->size;
+out:
+	rocmd_sha256_free(h);
+	if (fd >= 0 && close(fd) < 0 && rc == 0) {
+		rc = rocmd_err_errno(errno);
+		say(r, "cannot write to the staging folder: %s", strerror(errno));
+	}
+	return rc;
+}
+
+/* ---- archives ---- */
+
+static int
+is_encryption_error(struct archive *a)
+{
+	const char *s = archive_error_string(a);
+
+	return s != NULL && (strcasestr(s, "encrypt") != NULL || strcasestr(s, "passphrase") != NULL ||
+			     strcasestr(s, "password") != NULL);
+}
+
+static ssize_t
+archive_src_read(void *src, char *buf, size_t len, char *why, size_t whylen)
+{
+	struct archive *a = src;
+	la_ssize_t n;
+
+	do
+		n = archive_read_data(a, buf, len);
+	while (n == ARCHIVE_RETRY);
+	if (n >= 0)
+		return (ssize_t)n;
+	if (is_encryption_error(a)) {
+		snprintf(why, whylen, "encrypted data: %s", archive_error_string(a));
+		return ROCMD_EUNSAFE;
+	}
+	snprintf(why, whylen, "truncated or corrupt archive: %s",
+		 archive_error_string(a) != NULL ? archive_error_string(a) : "read error");
+	return ROCMD_ECORRUPT;
+}
+
+static struct rocmd_pkg_entry *
+find_entry(struct reader *r, const char *path)
+{
+	for (size_t i = 0; i < r->out->count; i++)
+		if (strcmp(r->out->entries[i].path, path) == 0)
+			return &r->out->entries[i];
+	return NULL;
+}
+
+static int
+read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
+{
+	struct archive_entry *ae;
+	char path[PATH_BYTES], why2[512], q[160];
+	int rc;
+
+	r->pr.bytes_total = total;
+	for (;;) {
+		const char *raw;
+		mode_t type;
+		struct rocmd_pkg_entry *e;
+
+		rc = archive_read_next_header(a, &ae);
+		if (rc == ARCHIVE_EOF)
+			break;
+		if (rc == ARCHIVE_RETRY)
+			continue;
+		if (rc < ARCHIVE_WARN) {
+			if (is_encryption_error(a)) {
+				say(r, "encrypted archive: %s", archive_error_string(a));
+				return ROCMD_EUNSAFE;
+			}
+			if (r->pr.files == 0 && archive_format(a) == 0) {
+				say(r, "not an archive rocmd reads (7z, zip, tar, rar): %s",
+				    archive_error_string(a) ? archive_error_string(a) : "unknown");
+				return ROCMD_EUNSUPPORTED;
+			}
+			say(r, "truncated or corrupt archive after %llu entries: %s",
+			    (unsigned long long)r->pr.files,
+			    archive_error_string(a) ? archive_error_string(a) : "read error");
+			return ROCMD_ECORRUPT;
+		}
+		if (r->out->format == NULL && archive_format_name(a) != NULL)
+			r->out->format = strdup(archive_format_name(a));
+		raw = archive_entry_pathname_utf8(ae);
+		if (raw == NULL)
+			raw = archive_entry_pathname(ae);
+		if (raw == NULL) {
+			say(r, "entry %llu: its name cannot be decoded",
+			    (unsigned long long)r->pr.files + 1);
+			return ROCMD_EUNSAFE;
+		}
+		if ((rc = check_count(r, raw)) < 0)
+			return rc;
+		if ((rc = rocmd_pkg_path_clean(raw, path, sizeof(path), r->why, r->whylen)) < 0)
+			return rc;
+		if (archive_entry_is_encrypted(ae) || archive_read_has_encrypted_entries(a) > 0) {
+			say(r, "entry \"%s\": encrypted; rocmd does not import encrypted archives",
+			    printable(path, q, sizeof(q)));
+			return ROCMD_EUNSAFE;
+		}
+		r->pr.bytes_in = (uint64_t)archive_filter_bytes(a, -1);
+		type = archive_entry_filetype(ae);
+		if (archive_entry_hardlink(ae) != NULL) {
+			const char *hl = archive_entry_hardlink_utf8(ae);
+			char target[PATH_BYTES];
+			struct rocmd_pkg_entry *t;
+			if (hl == NULL)
+				hl = archive_entry_hardlink(ae);
+			if (rocmd_pkg_path_clean(hl, target, sizeof(target), why2, sizeof(why2)) < 0 ||
+			    (t = find_entry(r, target)) == NULL || t->kind != ROCMD_PKG_FILE) {
+				say(r, "entry \"%s\": hardlink to \"%s\", which is not a file earlier "
+				       "in the package",
+				    printable(path, q, sizeof(q)), printable(hl, why2, 160));
+				return ROCMD_EUNSAFE;
+			}
+			/* t may move when the array grows: copy what is needed first. */
+			{
+				uint8_t sha[ROCMD_SHA256_LEN];
+				uint64_t size = t->size;
+				int ex = t->exec;
+				memcpy(sha, t->sha256, sizeof(sha));
+				if ((e = entry_add(r, path)) == NULL)
+					return ROCMD_ENOMEM;
+				e->kind = ROCMD_PKG_FILE;
+				e->size = size;
+				e->exec = ex;
+				memcpy(e->sha256, sha, sizeof(sha));
+			}
+			r->pr.bytes_out += e->size;
+			r->out->total_size += e->size;
+			if (r->pr.bytes_out > r->opts->limits.max_total) {
+				say(r, "entry \"%s\": the package passes %llu bytes uncompressed, the "
+				       "configured limit (store.max_total_size)",
+				    printable(path, q, sizeof(q)),
+				    (unsigned long long)r->opts->limits.max_total);
+				return ROCMD_EUNSAFE;
+			}
+			continue;
+		}
+		switch (type) {
+		case AE_IFDIR:
+			continue;
+		case AE_IFREG:
+			if ((e = entry_add(r, path)) == NULL)
+				return ROCMD_ENOMEM;
+			e->kind = ROCMD_PKG_FILE;
+			e->exec = (archive_entry_perm(ae) & 0111) != 0;
+			rc = copy_file(r, e, archive_src_read, a);
+			if (rc < 0) {
+				/* Name the entry when the cause is the archive itself. */
+				if (rc == ROCMD_ECORRUPT || (rc == ROCMD_EUNSAFE &&
+							     strncmp(r->why, "encrypted", 9) == 0)) {
+					snprintf(why2, sizeof(why2), "%s", r->why);
+					say(r, "entry \"%s\": %s", printable(path, q, sizeof(q)), why2);
+				}
+				return rc;
+			}
+			break;
+		case AE_IFLNK: {
+			const char *target = archive_entry_symlink_utf8(ae);
+			char resolved[PATH_BYTES];
+			if (target == NULL)
+				target = archive_entry_symlink(ae);
+			rc = rocmd_pkg_link_resolve(path, target, resolved, sizeof(resolved),
+						    r->why, r->whylen);
+			if (rc < 0)
+				return rc;
+			if ((e = entry_add(r, path)) == NULL)
+				return ROCMD_ENOMEM;
+			e->kind = ROCMD_PKG_SYMLINK;
+			e->link = strdup(target);
+			if (e->link == NULL)
+				return ROCMD_ENOMEM;
+			break;
+		}
+		default:
+			say(r, "entry \"%s\": a %s, not a file, folder or symlink",
+			    printable(path, q, sizeof(q)),
+			    type == AE_IFIFO ? "FIFO" : type == AE_IFCHR || type == AE_IFBLK
+								? "device file"
+								: type == AE_IFSOCK ? "socket" : "special file");
+			return ROCMD_EUNSAFE;
+		}
+		if ((rc = report(r, 0)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static struct archive *
+archive_new_reader(void)
+{
+	struct archive *a = archive_read_new();
+
+	if (a == NULL)
+		return NULL;
+	archive_read_support_format_7zip(a);
+	archive_read_support_format_zip(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_gnutar(a);
+	archive_read_support_format_rar(a);
+	archive_read_support_format_rar5(a);
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_lzma(a);
+	archive_read_support_filter_zstd(a);
+	return a;
+}
+
+/* ---- folders ---- */
+
+struct fd_src {
+	int fd;
+	const char *path;
+	struct reader *r;
+};
+
+static ssize_t
+fd_src_read(void *src, char *buf, size_t len, char *why, size_t whylen)
+{
+	struct fd_src *s = src;
+	ssize_t n;
+
+	do
+		n = read(s->fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		snprintf(why, whylen, "cannot read \"%s\": %s", s->path, strerror(errno));
+		return rocmd_err_errno(errno);
+	}
+	s->r->pr.bytes_in += (uint64_t)n;
+	return n;
+}
+
+static int
+walk_sizes(int dfd, int depth, uint64_t *total)
+{
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if (depth > MAX_DEPTH)
+		return 0;
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode))
+			*total += (uint64_t)st.st_size;
+		else if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				walk_sizes(sub, depth + 1, total);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int
+read_folder(struct reader *r, int dfd, const char *prefix, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	char q[160];
+	int rc = 0;
+
+	if (depth > MAX_DEPTH) {
+		close(dfd);
+		say(r, "folder \"%s\": nested more than %d deep", printable(prefix, q, sizeof(q)),
+		    MAX_DEPTH);
+		return ROCMD_EUNSAFE;
+	}
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		rc = -errno;
+		close(dfd);
+		say(r, "cannot read folder \"%s\": %s", prefix, strerror(-rc));
+		return rc;
+	}
+	while (rc == 0 && (errno = 0, de = readdir(d)) != NULL) {
+		char raw[PATH_BYTES], path[PATH_BYTES];
+		struct stat st;
+		struct rocmd_pkg_entry *e;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(raw, sizeof(raw), "%s%s%s", prefix, prefix[0] ? "/" : "",
+				     de->d_name) >= sizeof(raw)) {
+			say(r, "entry \"%s/...\": path too long", printable(prefix, q, sizeof(q)));
+			rc = ROCMD_EUNSAFE;
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = -errno;
+			say(r, "cannot stat \"%s\": %s", printable(raw, q, sizeof(q)), strerror(errno));
+			break;
+		}
+		if ((rc = check_count(r, raw)) < 0)
+			break;
+		if ((rc = rocmd_pkg_path_clean(raw, path, sizeof(path), r->why, r->whylen)) < 0)
+			break;
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0) {
+				rc = -errno;
+				say(r, "cannot open folder \"%s\": %s", printable(raw, q, sizeof(q)),
+				    strerror(errno));
+				break;
+			}
+			rc = read_folder(r, sub, path, depth + 1);
+		} else if (S_ISREG(st.st_mode)) {
+			struct fd_src src = {.path = path, .r = r};
+			src.fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (src.fd < 0) {
+				rc = -errno;
+				say(r, "cannot open \"%s\": %s", printable(raw, q, sizeof(q)),
+				    strerror(errno));
+				break;
+			}
+			if ((e = entry_add(r, path)) == NULL) {
+				close(src.fd);
+				rc = ROCMD_ENOMEM;
+				break;
+			}
+			e->kind = ROCMD_PKG_FILE;
+			e->exec = (st.st_mode & 0111) != 0;
+			rc = copy_file(r, e, fd_src_read, &src);
+			close(src.fd);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[PATH_BYTES], resolved[PATH_BYTES];
+			ssize_t n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+			if (n < 0) {
+				rc = -errno;
+				say(r, "cannot read link \"%s\": %s", printable(raw, q, sizeof(q)),
+				    strerror(errno));
+				break;
+			}
+			target[n] = '\0';
+			rc = rocmd_pkg_link_resolve(path, target, resolved, sizeof(resolved), r->why,
+						    r->whylen);
+			if (rc < 0)
+				break;
+			if ((e = entry_add(r, path)) == NULL || (e->link = strdup(target)) == NULL) {
+				rc = ROCMD_ENOMEM;
+				break;
+			}
+			e->kind = ROCMD_PKG_SYMLINK;
+		} else {
+			say(r, "entry \"%s\": a %s, not a file, folder or symlink",
+			    printable(path, q, sizeof(q)),
+			    S_ISFIFO(st.st_mode) ? "FIFO"
+			    : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device file"
+			    : S_ISSOCK(st.st_mode)			 ? "socket"
+									 : "special file");
+			rc = ROCMD_EUNSAFE;
+		}
+		if (rc == 0)
+			rc = report(r, 0);
+	}
+	if (rc == 0 && errno != 0 && de == NULL) {
+		rc = -errno;
+		say(r, "cannot read folder \"%s\": %s", prefix, strerror(errno));
+	}
+	closedir(d);
+	return rc;
+}
+
+/* ---- after reading: names, links, the package root ---- */
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct rocmd_pkg_entry *)a)->path,
+		      ((const struct rocmd_pkg_entry *)b)->path);
+}
+
+static int
+cmp_casepath(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+static struct rocmd_pkg_entry *
+lookup(struct rocmd_pkg_contents *c, const char *path)
+{
+	struct rocmd_pkg_entry key = {.path = (char *)path};
+
+	return bsearch(&key, c->entries, c->count, sizeof(*c->entries), cmp_entry);
+}
+
+/* Folders named like this are part of a package's layout, never a wrapper. */
+static int
+is_layout_dir(const char *name, size_t n)
+{
+	static const char *const names[] = {"library", "rocblas", "bin", "lib", NULL};
+
+	for (int i = 0; names[i] != NULL; i++)
+		if (strlen(names[i]) == n && strncasecmp(name, names[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Drops wrapper folders ("rocBLAS gfx1103 (HIP 6.2.4)/") every entry sits under. */
+static int
+strip_top(struct reader *r)
+{
+	struct rocmd_pkg_contents *c = r->out;
+	char strip[PATH_BYTES] = "";
+
+	for (int round = 0; round < 4 && c->count > 0; round++) {
+		const char *first = c->entries[0].path, *slash = strchr(first, '/');
+		size_t n;
+		if (slash == NULL)
+			break;
+		n = (size_t)(slash - first);
+		if (is_layout_dir(first, n))
+			break;
+		for (size_t i = 1; i < c->count; i++)
+			if (strncmp(c->entries[i].path, first, n + 1) != 0)
+				goto done;
+		if (strlen(strip) + n + 2 >= sizeof(strip))
+			break;
+		strncat(strip, first, n + 1);
+		for (size_t i = 0; i < c->count; i++) {
+			char *p = c->entries[i].path;
+			memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+		}
+	}
+done:
+	if (strip[0] != '\0') {
+		strip[strlen(strip) - 1] = '\0';
+		c->strip = strdup(strip);
+		if (c->strip == NULL)
+			return ROCMD_ENOMEM;
+	}
+	return 0;
+}
+
+static int
+check_names(struct reader *r)
+{
+	struct rocmd_pkg_contents *c = r->out;
+	char **names = NULL, q[160], res[PATH_BYTES];
+	int rc = 0;
+
+	qsort(c->entries, c->count, sizeof(*c->entries), cmp_entry);
+	for (size_t i = 0; i + 1 < c->count; i++)
+		if (strcmp(c->entries[i].path, c->entries[i + 1].path) == 0) {
+			say(r, "entry \"%s\": appears twice in the package",
+			    printable(c->entries[i].path, q, sizeof(q)));
+			return ROCMD_EUNSAFE;
+		}
+	names = malloc((c->count ? c->count : 1) * sizeof(*names));
+	if (names == NULL)
+		return ROCMD_ENOMEM;
+	for (size_t i = 0; i < c->count; i++)
+		names[i] = c->entries[i].path;
+	qsort(names, c->count, sizeof(*names), cmp_casepath);
+	for (size_t i = 0; i + 1 < c->count; i++)
+		if (strcasecmp(names[i], names[i + 1]) == 0) {
+			say(r, "entry \"%s\": differs from \"%s\" only in case, which Windows "
+			       "cannot hold",
+			    printable(names[i + 1], q, sizeof(q)), names[i]);
+			rc = ROCMD_EUNSAFE;
+			goto out;
+		}
+	for (size_t i = 0; i < c->count; i++) {
+		struct rocmd_pkg_entry *e = &c->entries[i];
+		char prefix[PATH_BYTES];
+		/* No entry may sit under a file or a symlink. */
+		snprintf(prefix, sizeof(prefix), "%s", e->path);
+		for (char *s = strrchr(prefix, '/'); s != NULL; s = strrchr(prefix, '/')) {
+			struct rocmd_pkg_entry *p;
+			*s = '\0';
+			if ((p = lookup(c, prefix)) != NULL) {
+				say(r, "entry \"%s\": lies under \"%s\", which is a %s",
+				    printable(e->path, q, sizeof(q)), prefix,
+				    p->kind == ROCMD_PKG_SYMLINK ? "symlink" : "file");
+				rc = ROCMD_EUNSAFE;
+				goto out;
+			}
+		}
+		if (e->kind != ROCMD_PKG_SYMLINK)
+			continue;
+		/* Checked again after stripping; no link may lead through another. */
+		rc = rocmd_pkg_link_resolve(e->path, e->link, res, sizeof(res), r->why, r->whylen);
+		if (rc < 0)
+			goto out;
+		for (char *s = strchr(res, '/'); s != NULL; s = strchr(s + 1, '/')) {
+			struct rocmd_pkg_entry *p;
+			*s = '\0';
+			p = lookup(c, res);
+			*s = '/';
+			if (p != NULL && p->kind == ROCMD_PKG_SYMLINK) {
+				say(r, "entry \"%s\": symlink leads through another symlink",
+				    printable(e->path, q, sizeof(q)));
+				rc = ROCMD_EUNSAFE;
+				goto out;
+			}
+		}
+	}
+out:
+	free(names);
+	return rc;
+}
+
+static int
+finish(struct reader *r)
+{
+	int rc;
+
+	if (r->out->count == 0) {
+		say(r, "the package holds no files");
+		return ROCMD_EINVAL;
+	}
+	if ((rc = check_names(r)) < 0)
+		return rc;
+	if ((rc = strip_top(r)) < 0)
+		return rc;
+	if (r->out->strip != NULL && (rc = check_names(r)) < 0)
+		return rc;
+	r->pr.bytes_in = r->pr.bytes_total;
+	r->pr.current[0] = '\0';
+	return report(r, 1);
+}
+
+static int
+reader_begin(struct reader *r, const char *staging, const struct rocmd_pkg_read_opts *opts,
+	     struct rocmd_pkg_contents *out, char *why, size_t whylen)
+{
+	memset(out, 0, sizeof(*out));
+	memset(r, 0, sizeof(*r));
+	r->opts = opts;
+	r->out = out;
+	r->why = why;
+	r->whylen = whylen;
+	r->stagefd = -1;
+	if (why != NULL && whylen > 0)
+		why[0] = '\0';
+	r->buf = malloc(COPY_BUF);
+	if (r->buf == NULL)
+		return ROCMD_ENOMEM;
+	if (opts->dry_run)
+		return 0;
+	out->staging = strdup(staging);
+	if (out->staging == NULL)
+		return ROCMD_ENOMEM;
+	r->stagefd = open(staging, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->stagefd < 0) {
+		int err = -errno;
+		say(r, "cannot open staging folder %s: %s", staging, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+static int
+reader_end(struct reader *r, int rc)
+{
+	free(r->buf);
+	if (r->stagefd >= 0)
+		close(r->stagefd);
+	if (rc < 0) {
+		if (r->why != NULL && r->whylen > 0 && r->why[0] == '\0')
+			say(r, "%s", rocmd_strerror(rc));
+		rocmd_pkg_contents_free(r->out);
+	}
+	return rc;
+}
+
+static int
+read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total)
+{
+	int rc;
+
+	if (open_rc != ARCHIVE_OK) {
+		if (is_encryption_error(a)) {
+			say(r, "encrypted archive: %s", archive_error_string(a));
+			return ROCMD_EUNSAFE;
+		}
+		say(r, "not an archive rocmd reads (7z, zip, tar, rar): %s",
+		    archive_error_string(a) ? archive_error_string(a) : "unknown format");
+		return ROCMD_EUNSUPPORTED;
+	}
+	rc = read_archive_entries(r, a, total);
+	if (rc == 0)
+		rc = finish(r);
+	return rc;
+}
+
+int
+rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_read_opts *opts,
+	       struct rocmd_pkg_contents *out, char *why, size_t whylen)
+{
+	struct reader r;
+	struct stat st;
+	int rc;
+
+	rc = reader_begin(&r, staging, opts, out, why, whylen);
+	if (rc < 0)
+		return reader_end(&r, rc);
+	if (stat(source, &st) < 0) {
+		rc = -errno;
+		say(&r, "cannot open %s: %s", source, strerror(errno));
+		return reader_end(&r, rc);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int dfd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		uint64_t total = 0;
+		if (dfd < 0) {
+			rc = -errno;
+			say(&r, "cannot open folder %s: %s", source, strerror(errno));
+			return reader_end(&r, rc);
+		}
+		walk_sizes(dup(dfd), 0, &total);
+		r.pr.bytes_total = total;
+		out->format = strdup("directory");
+		rc = read_folder(&r, dfd, "", 0);
+		if (rc == 0)
+			rc = finish(&r);
+	} else if (S_ISREG(st.st_mode)) {
+		struct archive *a = archive_new_reader();
+		if (a == NULL)
+			return reader_end(&r, ROCMD_ENOMEM);
+		rc = read_archive(&r, a, archive_read_open_filename(a, source, 1 << 20),
+				  (uint64_t)st.st_size);
+		archive_read_free(a);
+	} else {
+		say(&r, "%s is neither a file nor a folder", source);
+		rc = ROCMD_EUNSAFE;
+	}
+	return reader_end(&r, rc);
+}
+
+int
+rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
+		      const struct rocmd_pkg_read_opts *opts, struct rocmd_pkg_contents *out,
+		      char *why, size_t whylen)
+{
+	struct reader r;
+	struct archive *a;
+	int rc;
+
+	rc = reader_begin(&r, staging, opts, out, why, whylen);
+	if (rc < 0)
+		return reader_end(&r, rc);
+	a = archive_new_reader();
+	if (a == NULL)
+		return reader_end(&r, ROCMD_ENOMEM);
+	rc = read_archive(&r, a, archive_read_open_memory(a, data, len), len);
+	archive_read_free(a);
+	return reader_end(&r, rc);
+}
+
+void
+rocmd_pkg_digest(const struct rocmd_pkg_contents *c, char hex[ROCMD_SHA256_HEX])
+{
+	struct rocmd_sha256 *h = NULL;
+	uint8_t d[ROCMD_SHA256_LEN] = {0};
+
+	if (rocmd_sha256_new(&h) == 0) {
+		for (size_t i = 0; i < c->count; i++) {
+			const struct rocmd_pkg_entry *e = &c->entries[i];
+			char line[64];
+			char sha[ROCMD_SHA256_HEX];
+			rocmd_sha256_update(h, e->path, strlen(e->path) + 1);
+			if (e->kind == ROCMD_PKG_SYMLINK) {
+				rocmd_sha256_update(h, "l", 2);
+				rocmd_sha256_update(h, e->link, strlen(e->link) + 1);
+				continue;
+			}
+			rocmd_sha256_hex(e->sha256, sha);
+			snprintf(line, sizeof(line), "%c%d %llu", e->kind, e->exec,
+				 (unsigned long long)e->size);
+			rocmd_sha256_update(h, line, strlen(line) + 1);
+			rocmd_sha256_update(h, sha, 65);
+		}
+		rocmd_sha256_final(h, d);
+	}
+	rocmd_sha256_hex(d, hex);
+}
