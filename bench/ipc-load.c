@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,6 +367,14 @@ static void handle_reply(struct conn *c, const struct rocmd_rpc *msg, uint64_t n
 		return;
 	}
 	if (!msg->id || !cJSON_IsNumber(msg->id)) {
+		/* An error without an id refuses the connection itself (too many
+		 * connections, shutting down); name the daemon's reason. */
+		if (msg->kind == ROCMD_RPC_ERROR) {
+			report_error(b, "%s: %s", "daemon refused the connection",
+				     msg->error_message ? msg->error_message : "?");
+			conn_fail(c, "refused", rocmd_rpc_error_to_err(msg));
+			return;
+		}
 		conn_fail(c, "reply without a usable id", ROCMD_EPROTO);
 		return;
 	}
@@ -962,6 +971,9 @@ int main(int argc, char **argv)
 	struct bench b;
 	int rc;
 
+	/* A daemon that closes a connection must not kill the generator on
+	 * its next write; the write error is counted instead. */
+	signal(SIGPIPE, SIG_IGN);
 	memset(&b, 0, sizeof(b));
 	rc = parse_args(&b, argc, argv);
 	if (rc)
