@@ -1,0 +1,453 @@
+/* Unit tests for the tuner: spaces (enumeration, keys, neighbours), strategies
+ * on synthetic landscapes with a planted optimum, replay determinism, the
+ * measurement's outcome classes (a planted wrong result, crash and hang in the
+ * CPU backend) and a whole tuning run against the in-memory store. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/error.h"
+#include "kernels/backend.h"
+#include "kernels/tune.h"
+
+/* ---- spaces ---- */
+
+static void
+test_space_enumeration(void **state)
+{
+	const struct space_def *s = space_cpu();
+	struct space_point pt, back, nb[2 * SPACE_MAX_PARAMS];
+	char key[SPACE_KEY_MAX], json[SPACE_KEY_MAX];
+	uint64_t size = space_size(s), i;
+	int n;
+
+	assert_true(size >= 10000 && size <= 1000000);
+	for (i = 0; i < size; i += 997) {
+		space_point_from_index(s, i, &pt);
+		assert_int_equal(space_point_index(s, &pt), i);
+		assert_int_equal(space_key(s, &pt, key, sizeof(key)), 0);
+		assert_int_equal(space_key_parse(s, key, &back), 0);
+		assert_memory_equal(&pt, &back, sizeof(pt));
+	}
+	space_point_default(s, &pt);
+	assert_int_equal(space_key(s, &pt, key, sizeof(key)), 0);
+	assert_non_null(strstr(key, "MT0=128;"));
+	assert_int_equal(space_json(s, &pt, json, sizeof(json)), 0);
+	assert_non_null(strstr(json, "\"MT0\":128"));
+	assert_int_not_equal(space_key_parse(s, "MT0=128", &back), 0);	   /* incomplete */
+	assert_int_not_equal(space_key_parse(s, "MT0=7;MT1=64", &back), 0); /* bad value */
+	n = space_neighbours(s, &pt, nb, 2 * SPACE_MAX_PARAMS);
+	assert_true(n >= s->nparams && n <= 2 * s->nparams);
+	for (i = 0; i < (uint64_t)n; i++) {
+		int diff = 0, k;
+
+		for (k = 0; k < s->nparams; k++)
+			diff += abs((int)nb[i].idx[k] - (int)pt.idx[k]);
+		assert_int_equal(diff, 1);
+	}
+	/* The GPU space is of the size Tensile-style spaces have. */
+	assert_true(space_size(space_gpu()) >= 10000);
+}
+
+static void
+test_space_constraints(void **state)
+{
+	struct space_def s = *space_cpu();
+	struct space_param parsed;
+	struct space_point pt;
+	struct gemm_problem p;
+	char why[128], line[256];
+
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 64, 64, 64, 1);
+	/* TT0=16 does not divide MT0=... all do; TT1=8 with MT1=32 fine; tile over M is not. */
+	assert_int_equal(space_key_parse(&s,
+					 "MT0=512;MT1=64;DU=64;TT0=8;TT1=4;UNROLL=4;VW=4;THREADS=1;"
+					 "PAR=0;PGR=0",
+					 &pt),
+			 0);
+	assert_int_equal(space_valid(&s, &pt, &p, NULL, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "MT0"));
+	assert_int_equal(space_default_for(&s, &p, NULL, &pt), 0);
+	assert_int_equal(space_valid(&s, &pt, &p, NULL, NULL, 0), 1);
+	/* Restriction and the landscape header form. */
+	assert_int_equal(space_fix(&s, "THREADS", 2), 0);
+	assert_int_equal(s.params[space_param_index(&s, "THREADS")].nvalues, 1);
+	assert_int_equal(space_fix(&s, "NOPE", 2), ROCMD_ENOTFOUND);
+	assert_int_equal(space_fix(&s, "MT0", 3), ROCMD_EINVAL);
+	assert_int_equal(space_param_line(&s.params[0], line, sizeof(line)), 0);
+	assert_string_equal(line, "MT0=32,64,*128,256,512");
+	assert_int_equal(space_param_parse_line(line, &parsed), 0);
+	assert_memory_equal(&parsed, &s.params[0], sizeof(parsed));
+}
+
+/* ---- synthetic landscapes ---- */
+
+/* Six parameters of eight values: a tilted bowl with an interaction term,
+ * plenty of deterministic local minima, a forbidden corner and a few "failed"
+ * points; the optimum is planted at OPT. */
+static const int opt[6] = {5, 2, 6, 1, 3, 4};
+
+static int
+synth_check(const struct space_def *s, const int64_t *v, const struct gemm_problem *p,
+	    const struct backend_device_info *dev, char *why, size_t whylen)
+{
+	return !(v[0] + v[1] >= 13); /* the forbidden corner */
+}
+
+static struct space_def
+synth_space(void)
+{
+	struct space_def s;
+	int i, j;
+
+	memset(&s, 0, sizeof(s));
+	snprintf(s.name, sizeof(s.name), "synthetic");
+	s.nparams = 6;
+	for (i = 0; i < 6; i++) {
+		snprintf(s.params[i].name, sizeof(s.params[i].name), "P%d", i);
+		s.params[i].nvalues = 8;
+		for (j = 0; j < 8; j++)
+			s.params[i].values[j] = j;
+		s.params[i].dflt = 0;
+	}
+	s.check = synth_check;
+	return s;
+}
+
+static uint64_t
+mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static double
+synth_cost(void *ctx, const struct space_def *s, const struct space_point *pt)
+{
+	int64_t v[SPACE_MAX_PARAMS];
+	uint64_t idx = 0;
+	double c = 1.0;
+	int i;
+
+	space_point_values(s, pt, v);
+	for (i = 5; i >= 0; i--)
+		idx = idx * 8 + (uint64_t)v[i];
+	if (v[0] == opt[0] && v[1] == opt[1] && v[2] == opt[2] && v[3] == opt[3] &&
+	    v[4] == opt[4] && v[5] == opt[5])
+		return 1.0;
+	if (mix(idx) % 29 == 0)
+		return INFINITY; /* a failed candidate */
+	for (i = 0; i < 6; i++)
+		c += 0.08 * (i + 1) * fabs((double)v[i] - opt[i]);
+	c += 0.05 * fabs((double)(v[0] - opt[0]) * (v[2] - opt[2]));
+	c += 0.15 * (double)(mix(idx * 7 + 1) % 100) / 100.0; /* ruggedness */
+	return c;
+}
+
+static void
+test_strategies_find_planted_optimum(void **state)
+{
+	struct space_def s = synth_space();
+	const char *heur[] = {"ls", "ga", "sa"};
+	int h, seed, found, evals;
+	double rnd_sum = 0, heur_sum[3] = {0, 0, 0}, cost;
+	struct space_point best;
+
+	for (seed = 1; seed <= 10; seed++) {
+		assert_int_equal(tune_search_synthetic(&s, synth_cost, NULL, "random", 300,
+						       (uint64_t)seed, &best, &cost, &evals),
+				 0);
+		assert_int_equal(evals, 300);
+		rnd_sum += cost;
+	}
+	for (h = 0; h < 3; h++) {
+		found = 0;
+		for (seed = 1; seed <= 10; seed++) {
+			assert_int_equal(tune_search_synthetic(&s, synth_cost, NULL, heur[h], 300,
+							       (uint64_t)seed, &best, &cost,
+							       &evals),
+					 0);
+			heur_sum[h] += cost;
+			if (cost == 1.0)
+				found++;
+		}
+		/* The planted optimum, found in most runs; and better than random on average. */
+		if (found < 7)
+			print_error("%s found the optimum in %d of 10 runs\n", heur[h], found);
+		assert_true(found >= 7);
+		assert_true(heur_sum[h] < rnd_sum);
+	}
+}
+
+static void
+test_exhaustive_is_exact(void **state)
+{
+	struct space_def s = synth_space();
+	struct space_point best;
+	double cost;
+	int evals, i;
+
+	/* Narrow to 8*8*8 = 512 points so exhaustive covers it within budget. */
+	for (i = 3; i < 6; i++)
+		assert_int_equal(space_fix(&s, s.params[i].name, opt[i]), 0);
+	assert_int_equal(tune_search_synthetic(&s, synth_cost, NULL, "exhaustive", 100000, 1,
+					       &best, &cost, &evals),
+			 0);
+	assert_true(cost == 1.0);
+	assert_true(evals < 512); /* the forbidden corner is free */
+	assert_int_equal(best.idx[0], opt[0]);
+}
+
+/* ---- replay ---- */
+
+static char landscape_path[64];
+
+static void
+write_synthetic_landscape(const char *path)
+{
+	struct space_def s = synth_space();
+	struct tune_key key;
+	struct space_point pt;
+	FILE *f = fopen(path, "w");
+	uint64_t i;
+
+	assert_non_null(f);
+	memset(&key, 0, sizeof(key));
+	snprintf(key.backend, sizeof(key.backend), "synthetic");
+	snprintf(key.problem, sizeof(key.problem), "fp32:NN:64x64x64:b1");
+	s.check = NULL;
+	assert_int_equal(tune_landscape_write_header(f, &key, &s), 0);
+	for (i = 0; i < space_size(&s); i++) {
+		struct tune_result r;
+		char k[SPACE_KEY_MAX];
+		double c;
+
+		space_point_from_index(&s, i, &pt);
+		if (!synth_check(&s, (int64_t[]){pt.idx[0], pt.idx[1]}, NULL, NULL, NULL, 0))
+			continue;
+		c = synth_cost(NULL, &s, &pt);
+		memset(&r, 0, sizeof(r));
+		r.outcome = isfinite(c) ? TUNE_OK : TUNE_WRONG_RESULT;
+		r.median_ms = r.p20_ms = r.p80_ms = isfinite(c) ? c : 0;
+		space_key(&s, &pt, k, sizeof(k));
+		assert_int_equal(tune_landscape_write_entry(f, k, &r), 0);
+	}
+	fclose(f);
+}
+
+static void
+test_replay_deterministic(void **state)
+{
+	struct tune_landscape *l = NULL;
+	struct tune_replay_stats a, b, c;
+	char why[256];
+	const char *names[] = {"random", "ls", "ga", "sa"};
+	int i;
+
+	snprintf(landscape_path, sizeof(landscape_path), "/tmp/rocmd-test-land-%d.csv",
+		 (int)getpid());
+	write_synthetic_landscape(landscape_path);
+	assert_int_equal(tune_landscape_load(landscape_path, &l, why, sizeof(why)), 0);
+	assert_true(tune_landscape_best(l) == 1.0);
+	assert_true(tune_landscape_count(l) > 200000);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(tune_replay(l, names[i], 5, 200, 42, &a, why, sizeof(why)), 0);
+		assert_int_equal(tune_replay(l, names[i], 5, 200, 42, &b, why, sizeof(why)), 0);
+		assert_int_equal(tune_replay(l, names[i], 5, 200, 43, &c, why, sizeof(why)), 0);
+		assert_true(a.trace_hash == b.trace_hash);
+		assert_memory_equal(a.median_to, b.median_to, sizeof(a.median_to));
+		assert_true(a.trace_hash != c.trace_hash);
+	}
+	assert_int_equal(tune_replay(l, "nope", 5, 200, 42, &a, why, sizeof(why)), ROCMD_EINVAL);
+	tune_landscape_free(l);
+	unlink(landscape_path);
+}
+
+/* ---- measurement outcomes on the CPU backend ---- */
+
+static const char *
+key_with(const struct space_def *s, struct gemm_problem *p, const char *name, int64_t v,
+	 char *buf, size_t len)
+{
+	struct space_point pt;
+	int pi = space_param_index(s, name), i;
+
+	assert_int_equal(space_default_for(s, p, NULL, &pt), 0);
+	for (i = 0; i < s->params[pi].nvalues; i++)
+		if (s->params[pi].values[i] == v)
+			pt.idx[pi] = (uint8_t)i;
+	space_key(s, &pt, buf, len);
+	return buf;
+}
+
+static void
+test_planted_wrong_result_caught(void **state)
+{
+	int dt;
+
+	setenv("ROCMD_TUNE_PLANT", "wrong:UNROLL=2", 1);
+	for (dt = 0; dt < GEMM_DTYPE_COUNT; dt++) {
+		struct gemm_problem p;
+		struct tune_measure_opts mo;
+		struct tune_evaluator *ev;
+		struct backend_device_info dev;
+		struct space_def s;
+		struct tune_result r;
+		char hash[17], why[256], key[SPACE_KEY_MAX];
+
+		gemm_problem_init(&p, (enum gemm_dtype)dt, GEMM_T, GEMM_N, 40, 24, 64, 2);
+		memset(&mo, 0, sizeof(mo));
+		mo.isolate = -1;
+		mo.warmup_ms = 1;
+		mo.runs = 3;
+		assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p, &mo, &ev, &dev, &s,
+						     hash, why, sizeof(why)),
+				 0);
+		assert_int_equal(strlen(hash), 16);
+		assert_int_equal(tune_evaluator_eval(ev, key_with(&s, &p, "UNROLL", 2, key,
+								  sizeof(key)),
+						     0, &r),
+				 0);
+		assert_int_equal(r.outcome, TUNE_WRONG_RESULT);
+		assert_non_null(strstr(r.detail, "wrong"));
+		assert_int_equal(tune_evaluator_eval(ev, key_with(&s, &p, "UNROLL", 4, key,
+								  sizeof(key)),
+						     0, &r),
+				 0);
+		assert_int_equal(r.outcome, TUNE_OK);
+		assert_true(r.median_ms > 0 && r.p20_ms <= r.median_ms && r.median_ms <= r.p80_ms);
+		assert_int_equal(tune_evaluator_eval(ev, "MT0=1", 0, &r), 0);
+		assert_int_equal(r.outcome, TUNE_RULED_OUT);
+		tune_evaluator_close(ev);
+	}
+	unsetenv("ROCMD_TUNE_PLANT");
+}
+
+static void
+test_crash_and_hang_isolated(void **state)
+{
+	struct gemm_problem p;
+	struct tune_measure_opts mo;
+	struct tune_evaluator *ev;
+	struct backend_device_info dev;
+	struct space_def s;
+	struct tune_result r;
+	char hash[17], why[256], key[SPACE_KEY_MAX];
+
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 32, 32, 32, 1);
+	memset(&mo, 0, sizeof(mo));
+	mo.warmup_ms = 1;
+	mo.runs = 3;
+	mo.timeout_ms = 1500;
+	setenv("ROCMD_TUNE_PLANT", "crash:UNROLL=1", 1);
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p, &mo, &ev, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	assert_int_equal(tune_evaluator_eval(ev, key_with(&s, &p, "UNROLL", 1, key, sizeof(key)),
+					     0, &r),
+			 0);
+	assert_int_equal(r.outcome, TUNE_CRASHED);
+	assert_non_null(strstr(r.detail, "signal"));
+	/* The next candidate runs in a fresh child. */
+	assert_int_equal(tune_evaluator_eval(ev, key_with(&s, &p, "UNROLL", 4, key, sizeof(key)),
+					     0, &r),
+			 0);
+	assert_int_equal(r.outcome, TUNE_OK);
+	tune_evaluator_close(ev);
+
+	setenv("ROCMD_TUNE_PLANT", "hang:UNROLL=8", 1);
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p, &mo, &ev, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	assert_int_equal(tune_evaluator_eval(ev, key_with(&s, &p, "UNROLL", 8, key, sizeof(key)),
+					     0, &r),
+			 0);
+	assert_int_equal(r.outcome, TUNE_TIMEOUT);
+	assert_int_equal(tune_evaluator_eval(ev, key_with(&s, &p, "UNROLL", 2, key, sizeof(key)),
+					     0, &r),
+			 0);
+	assert_int_equal(r.outcome, TUNE_OK);
+	tune_evaluator_close(ev);
+	unsetenv("ROCMD_TUNE_PLANT");
+}
+
+static void
+test_run_with_store_repeats_nothing(void **state)
+{
+	struct gemm_problem p;
+	struct tune_measure_opts mo;
+	struct tune_evaluator *ev;
+	struct backend_device_info dev;
+	struct space_def s;
+	struct tune_key key;
+	struct tune_store st;
+	struct tune_opts o;
+	struct tune_summary sum;
+	char hash[17], why[256];
+	int64_t n = 0;
+
+	gemm_problem_init(&p, GEMM_FP16, GEMM_N, GEMM_T, 48, 40, 32, 1);
+	memset(&mo, 0, sizeof(mo));
+	mo.isolate = -1;
+	mo.warmup_ms = 1;
+	mo.runs = 3;
+	setenv("ROCMD_TUNE_PLANT", "wrong:TT1=2", 1);
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p, &mo, &ev, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	tune_key_init(&key, &dev, hash, &p);
+	assert_string_equal(key.problem, "fp16:NT:48x40x32:b1");
+	assert_int_equal(tune_store_mem_new(&st), 0);
+	memset(&o, 0, sizeof(o));
+	o.strategy = "ls";
+	o.budget = 12;
+	o.store = &st;
+	o.no_seeds = 1;
+	assert_int_equal(tune_run(ev, &key, &s, &p, &dev, &o, &sum, why, sizeof(why)), 0);
+	assert_int_equal(sum.evals, 12);
+	assert_int_equal(sum.measured, 12);
+	assert_true(sum.best_ms <= sum.default_ms);
+	assert_int_equal(st.count(st.ctx, &key, &n), 0);
+	assert_int_equal(n, 12);
+	/* The same run again: everything comes from the store. */
+	assert_int_equal(tune_run(ev, &key, &s, &p, &dev, &o, &sum, why, sizeof(why)), 0);
+	assert_int_equal(sum.measured, 0);
+	assert_int_equal(sum.from_store, 12);
+	/* A bigger budget continues: only the new evaluations are measured. */
+	o.budget = 20;
+	assert_int_equal(tune_run(ev, &key, &s, &p, &dev, &o, &sum, why, sizeof(why)), 0);
+	assert_int_equal(sum.from_store, 12);
+	assert_int_equal(sum.measured, 8);
+	assert_int_equal(st.count(st.ctx, &key, &n), 0);
+	assert_int_equal(n, 20);
+	tune_store_mem_free(&st);
+	tune_evaluator_close(ev);
+	unsetenv("ROCMD_TUNE_PLANT");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_space_enumeration),
+		cmocka_unit_test(test_space_constraints),
+		cmocka_unit_test(test_strategies_find_planted_optimum),
+		cmocka_unit_test(test_exhaustive_is_exact),
+		cmocka_unit_test(test_replay_deterministic),
+		cmocka_unit_test(test_planted_wrong_result_caught),
+		cmocka_unit_test(test_crash_and_hang_isolated),
+		cmocka_unit_test(test_run_with_store_repeats_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
