@@ -73,6 +73,41 @@ const struct rocmd_migration rocmd_migrations[] = {
 		"	UNIQUE (job_id, config)\n"
 		");\n",
 	},
+	{
+		4,
+		"package store",
+		/* One row per imported package, identified by the digest of its
+		 * manifest; its files name objects of the content-addressed store
+		 * by SHA-256 (NULL for symlinks). */
+		"CREATE TABLE package (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	digest TEXT NOT NULL UNIQUE,\n"
+		"	name TEXT NOT NULL,\n"
+		"	source TEXT NOT NULL,\n"
+		"	imported_ms INTEGER NOT NULL,\n"
+		"	platform TEXT NOT NULL CHECK (platform IN ('windows', 'linux', 'any')),\n"
+		"	sdk TEXT,\n"
+		"	sdk_source TEXT,\n"
+		"	version_hint TEXT,\n"
+		"	archs TEXT NOT NULL,\n"
+		"	binary TEXT,\n"
+		"	binary_version TEXT,\n"
+		"	file_count INTEGER NOT NULL,\n"
+		"	total_size INTEGER NOT NULL,\n"
+		"	identity TEXT NOT NULL CHECK (json_valid(identity))\n"
+		");\n"
+		"CREATE TABLE package_file (\n"
+		"	package_id INTEGER NOT NULL REFERENCES package(id) ON DELETE CASCADE,\n"
+		"	path TEXT NOT NULL,\n"
+		"	kind TEXT NOT NULL CHECK (kind IN ('f', 'l')),\n"
+		"	exec INTEGER NOT NULL DEFAULT 0,\n"
+		"	size INTEGER NOT NULL,\n"
+		"	sha256 TEXT CHECK ((kind = 'f') = (sha256 IS NOT NULL)),\n"
+		"	link TEXT CHECK ((kind = 'l') = (link IS NOT NULL)),\n"
+		"	PRIMARY KEY (package_id, path)\n"
+		") WITHOUT ROWID;\n"
+		"CREATE INDEX package_file_sha256 ON package_file(sha256);\n",
+	},
 };
 
 const int rocmd_migrations_count = (int)(sizeof(rocmd_migrations) / sizeof(rocmd_migrations[0]));
