@@ -674,6 +674,8 @@ mode_check(void)
 		"MC=1;MT0=64;MT1=256;DU=64;WM=1;WN=4;STAGES=4;SWZ=0;LDSPAD=8;GSU=2;GROUP=4",
 		"MC=1;MT0=16;MT1=64;DU=32;WM=1;WN=2;STAGES=5;SWZ=1;GSU=8",
 		"MC=1;MT0=256;MT1=128;DU=32;WM=4;WN=2;STAGES=4;SWZ=1;GROUP=8",
+		"MC=1;MT0=128;MT1=256;DU=64;WM=2;WN=4;STAGES=4;SWZ=1;PLR=1;GROUP=8",
+		"MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;WL=1;MINB=2",
 	};
 	enum { NC = sizeof(cfgs) / sizeof(cfgs[0]) };
 	static const int64_t shapes[][3] = {{77, 93, 61}, {128, 256, 512}, {1, 300, 1000}, {200, 8, 136}};

@@ -5,7 +5,7 @@
 # and times the kernels against cuBLAS. Logs and landscapes go to $OUT (or
 # ./h200-out).
 #
-#   bench/h200.sh [all|check|square|llm|landscape]...
+#   bench/h200.sh [all|check|landscape|square|llm|explore|profile]...
 #
 # landscape: exhaustive sweeps of a restricted space (LAND_MAX points at most)
 #            for fp32 and fp16 NN 4096^3, as CSV (config_key,outcome,median_ms,
@@ -13,6 +13,8 @@
 # square:    fp32 NN 8192^3 and bf16 NN 4096^3, seeded with the landscapes' 40 best
 # llm:       M in {1,8,128,512} x (N,K) in {(4096,4096),(11008,4096),(4096,11008)},
 #            TN (both operands K-contiguous), per dtype, geometric means
+# explore:   focused sweeps around the landscapes' best with the later parameters
+# profile:   Nsight Compute counters for the landscapes' best fp32 and fp16 points
 set -eu
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/h200-out}
@@ -25,9 +27,12 @@ THREADS=$(nproc 2>/dev/null || echo 8)
 CC=${CC:-cc}
 $CC -O2 -o "$B/rk-embed" kernels/gpu/embed.c
 "$B/rk-embed" "$B/gpu-src.c" rk_gemm_src=kernels/gpu/gemm.cu rk_port_src=kernels/gpu/port.h
+ERRSRC=common/error.c
+[ ! -f common/error-unix.c ] || ERRSRC="$ERRSRC common/error-unix.c"
+# shellcheck disable=SC2086
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -I. \
 	bench/gemm-cuda.c kernels/backend-cuda.c "$B/gpu-src.c" kernels/gemm.c kernels/space.c \
-	common/error.c -ldl -lm -lpthread -o "$B/gemm-cuda"
+	$ERRSRC -ldl -lm -lpthread -o "$B/gemm-cuda"
 G="$B/gemm-cuda"
 
 run() {
@@ -42,7 +47,13 @@ MMA_BIG="--only MC=1 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=32,64
 FP32_LLM="--only MT0=16,32,64,128 --only MT1=32,64,128,256 --only DU=8,16,32 --only TT0=1,2,4,8
 	--only TT1=2,4,8 --only VW=1,4 --only PGR=1 --only LDSPAD=0 --only GSU=1,2,4,8,16 --only GROUP=1"
 MMA_LLM="--only MC=1 --only MT0=16,32,64,128 --only MT1=32,64,128,256 --only DU=32,64 --only WM=1,2
-	--only WN=1,2,4 --only STAGES=3,4,5 --only SWZ=1 --only GSU=1,2,4,8,16 --only GROUP=1"
+	--only WN=1,2,4 --only STAGES=3,4,5 --only SWZ=1 --only GSU=1,2,4,8,16 --only GROUP=1 --only PLR=0,1"
+# Focused spaces around the first landscapes' best points, with the later parameters
+# (PLR fragment double-buffering, WL warp layout, MINB launch bounds).
+FP32_FOCUS="--only MT0=128,256 --only MT1=128,256 --only DU=8,16 --only TT0=8,16 --only TT1=8,16
+	--only VW=4 --only PGR=1 --only LDSPAD=0,4 --only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=1,8"
+MMA_FOCUS="--only MC=1 --only MT0=128,256 --only MT1=128,256 --only DU=32,64 --only WM=2,4
+	--only WN=2,4 --only STAGES=3,4 --only SWZ=1 --only PLR=0,1 --only GSU=1 --only GROUP=1,8"
 LLM="1x4096x4096,8x4096x4096,128x4096x4096,512x4096x4096,1x11008x4096,8x11008x4096,128x11008x4096,512x11008x4096,1x4096x11008,8x4096x11008,128x4096x11008,512x4096x11008"
 
 [ $# -gt 0 ] || set -- all
@@ -63,6 +74,32 @@ for stage in "$@"; do
 		run sweep --dtype fp16 --trans NN --shapes 4096x4096x4096 $MMA_BIG --reps 7 --top 6 --max "${LAND_MAX:-700}" \
 			--tag fp16-4096-landscape --csv "$OUT/landscape-h200-fp16-NN-4096.csv" 2>&1 |
 			tee "$OUT/landscape-fp16.log"
+		;;
+	esac
+	case $stage in
+	profile)
+		# Counters for the first landscapes' best points (Nsight Compute, clocks left alone).
+		for dt in fp32 fp16; do
+			L=bench/data/landscape-h200-$dt-NN-4096.csv
+			grep ',ok,' "$L" | sort -t, -k3 -g | head -1 | cut -d, -f1 > "$B/best-$dt.txt"
+			timeout 120 ncu --clock-control none --kernel-name rk_gemm --launch-skip 3 --launch-count 1 \
+				--section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+				--section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
+				"$G" tune --dtype $dt --trans NN --shapes 4096x4096x4096 --keys "$B/best-$dt.txt" \
+				--reps 3 --top 1 > "$OUT/ncu-$dt.txt" 2>&1 || echo "ncu $dt failed: $?"
+			grep -E "Throughput|Pipe|Bank|Stall|Occupancy|Registers|Issue|Executed Ipc|L1/TEX Hit|Shared" \
+				"$OUT/ncu-$dt.txt" | head -40
+		done
+		;;
+	esac
+	case $stage in
+	explore)
+		# shellcheck disable=SC2086
+		run tune --dtype fp16 --trans NN --shapes 4096x4096x4096 $MMA_FOCUS --reps 7 --top 8 \
+			--tag explore 2>&1 | tee "$OUT/explore-fp16.log"
+		# shellcheck disable=SC2086
+		run tune --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_FOCUS --reps 5 --top 8 \
+			--tag explore 2>&1 | tee "$OUT/explore-fp32.log"
 		;;
 	esac
 	case $stage in

@@ -457,7 +457,7 @@ cuda_close(struct backend_ctx *ctx)
 
 enum {
 	P_DT, P_TA, P_TB, P_MC, P_MT0, P_MT1, P_DU, P_TT0, P_TT1, P_VW, P_PGR, P_LDSPAD,
-	P_WM, P_WN, P_STAGES, P_SWZ, P_GSU, P_GROUP, P_COUNT
+	P_WM, P_WN, P_STAGES, P_SWZ, P_GSU, P_GROUP, P_PLR, P_WL, P_MINB, P_COUNT
 };
 
 #define PV(nm, d, ...)                                                                             \
@@ -492,6 +492,9 @@ static const struct space_def cuda_space_template = {
 			PV("SWZ", 1, 0, 1),
 			PV("GSU", 0, 1, 2, 4, 8, 16, 32),
 			PV("GROUP", 0, 1, 4, 8, 16),
+			PV("PLR", 0, 0, 1),
+			PV("WL", 0, 0, 1),
+			PV("MINB", 0, 1, 2),
 		},
 	.check = cuda_check,
 };
@@ -534,15 +537,16 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 
 		RULE(v[P_DT] == 0, "mma.sync takes fp16 or bf16 (no TF32)");
 		RULE(!is_dflt(s, v, P_TT0) || !is_dflt(s, v, P_TT1) || !is_dflt(s, v, P_VW) ||
-			     !is_dflt(s, v, P_PGR),
-		     "TT0/TT1/VW/PGR are FMA parameters");
+			     !is_dflt(s, v, P_PGR) || !is_dflt(s, v, P_WL),
+		     "TT0/TT1/VW/PGR/WL are FMA parameters");
 		RULE(v[P_SWZ] && v[P_LDSPAD] != 0, "swizzled shared memory takes no padding");
 		RULE(!v[P_SWZ] && v[P_LDSPAD] != 8, "mma rows are padded by 8 elements");
 		RULE(v[P_MT0] % v[P_WM] || v[P_MT1] % v[P_WN] || wtm % 16 || wtn % 16,
 		     "warp tile must be a multiple of 16");
 		RULE(v[P_DU] < 16, "depth must be a multiple of 16");
 		threads = 32 * v[P_WM] * v[P_WN];
-		regs = (wtn / 16) * (wtm / 8) * 4 + (wtn / 16) * 4 + (wtm / 8) * 2 + 40;
+		regs = (wtn / 16) * (wtm / 8) * 4 + ((wtn / 16) * 4 + (wtm / 8) * 2) * (1 + v[P_PLR]) +
+		       40;
 		RULE(threads > 512, "more than 16 warps");
 		if (p != NULL) {
 			int64_t la = p->ta ? p->lda : p->lda, lb = p->ldb;
@@ -555,19 +559,25 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		int64_t ca = v[P_TA] ? v[P_DU] : v[P_MT0], cb = v[P_TB] ? v[P_MT1] : v[P_DU];
 
 		RULE(!is_dflt(s, v, P_WM) || !is_dflt(s, v, P_WN) || !is_dflt(s, v, P_STAGES) ||
-			     !is_dflt(s, v, P_SWZ),
-		     "WM/WN/STAGES/SWZ are matrix-core parameters");
+			     !is_dflt(s, v, P_SWZ) || !is_dflt(s, v, P_PLR),
+		     "WM/WN/STAGES/SWZ/PLR are matrix-core parameters");
 		RULE(v[P_MT0] % tt0 || v[P_MT1] % tt1, "thread tile does not divide the macro tile");
 		threads = (v[P_MT0] / tt0) * (v[P_MT1] / tt1);
 		RULE(threads < 32 || threads > 1024 || threads % 32, "%" PRId64 " threads", threads);
 		RULE(ca % v[P_VW] || cb % v[P_VW], "VW does not divide the contiguous tile side");
 		RULE(v[P_VW] * esz > 16, "vector wider than 16 bytes");
+		RULE(v[P_WL] && ((v[P_MT0] / tt0) % 8 || (v[P_MT1] / tt1) % 4),
+		     "WL needs a workgroup of 8 x 4 thread blocks");
 		RULE(v[P_LDSPAD] % lv0 || v[P_LDSPAD] % lv1, "padding breaks LDS vector alignment");
 		RULE(smem > 48 * 1024, "static shared memory over 48 KiB");
 		regs = tt0 * tt1 + tt0 + tt1 + (v[P_PGR] ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) +
 		       24;
 	}
 	RULE(regs > 255, "about %" PRId64 " registers per thread", regs);
+	RULE(v[P_MINB] > 1 && regs * threads * v[P_MINB] > 65536,
+	     "MINB blocks per multiprocessor do not fit the registers");
+	RULE(v[P_MINB] > 1 && smem * v[P_MINB] > 228 * 1024,
+	     "MINB blocks per multiprocessor do not fit the shared memory");
 	if (p != NULL) {
 		RULE(v[P_GSU] > 1 && p->k / v[P_GSU] < v[P_DU], "split-K leaves less than DU per slice");
 		RULE(v[P_GSU] > 1 && p->batch * v[P_GSU] > 65535, "batch x GSU over the grid limit");

@@ -14,10 +14,14 @@
  *                 m16n8k16 (sm_80+) under CUDA, RDNA3 WMMA 16x16x16 wave32
  *                 (gfx11) under HIP
  *   FMA:          RK_TT0/1 thread tile, RK_VW global vector width,
- *                 RK_PGR >= 1: register prefetch of the next tile, two LDS buffers
+ *                 RK_PGR >= 1: register prefetch of the next tile, two LDS buffers,
+ *                 RK_WL 1: each warp covers an 8 x 4 block of threads (fewer
+ *                 distinct LDS addresses per read)
  *   RK_LDSPAD     LDS row padding in elements
  *   mma / WMMA:   RK_WM x RK_WN warps (waves), RK_STAGES cp.async stages,
- *                 RK_SWZ 1 = XOR-swizzled shared memory (else RK_LDSPAD padding)
+ *                 RK_SWZ 1 = XOR-swizzled shared memory (else RK_LDSPAD padding),
+ *                 RK_PLR 1 = fragments of step k16+1 loaded during the mma of k16
+ *   RK_MINB       minimum blocks per multiprocessor (launch bounds; CUDA only)
  *   RK_GSU        split-K: K is cut into GSU slices; partial sums go to an fp32
  *                 workspace and rk_gemm_reduce applies alpha and beta
  *   RK_GROUP      M-tiles per band of the block raster, for L2 reuse
@@ -92,6 +96,15 @@
 #endif
 #ifndef RK_GROUP
 #define RK_GROUP 1
+#endif
+#ifndef RK_PLR
+#define RK_PLR 0
+#endif
+#ifndef RK_WL
+#define RK_WL 0
+#endif
+#ifndef RK_MINB
+#define RK_MINB 1
 #endif
 
 #if RK_DT == 0
@@ -230,7 +243,7 @@ rk_ldg(float *dst, const rk_t *RK_RESTRICT p, bool full, bool row_ok, int contig
 
 RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, 0, RK_MT0, RK_MT1};
 
-RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT)
+RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT, RK_MINB)
 rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda, rk_i64 sa,
 	const rk_t *RK_RESTRICT B, rk_i64 ldb, rk_i64 sb, float beta, rk_t *RK_RESTRICT C,
 	rk_i64 ldc, rk_i64 sc, float *RK_RESTRICT W)
@@ -240,7 +253,13 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	float acc[RK_TT0][RK_TT1];
 	float ra[RK_A_LOADS][RK_VW], rb[RK_B_LOADS][RK_VW];
 	int tid = RK_TID();
+#if RK_WL
+	static_assert(RK_WG0 % 8 == 0 && RK_WG1 % 4 == 0, "WL needs 8 x 4 thread blocks");
+	int t0 = (tid & 7) + 8 * ((tid >> 5) % (RK_WG0 / 8));
+	int t1 = ((tid & 31) >> 3) + 4 * ((tid >> 5) / (RK_WG0 / 8));
+#else
 	int t0 = tid % RK_WG0, t1 = tid / RK_WG0;
+#endif
 	int tm, tn, kb, ke;
 	int z = RK_BID_Z();
 	int batch = z / RK_GSU;
@@ -501,19 +520,19 @@ RK_INLINE void
 rk_mma(float *d, const unsigned int *a, const unsigned int *b)
 {
 #if RK_DT == 1
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+	asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
 		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
 		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
 		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+	asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
 		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
 		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
 		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
 
-RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT)
+RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT, RK_MINB)
 rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda, rk_i64 sa,
 	const rk_t *RK_RESTRICT B, rk_i64 ldb, rk_i64 sb, float beta, rk_t *RK_RESTRICT C,
 	rk_i64 ldc, rk_i64 sc, float *RK_RESTRICT W)
@@ -598,39 +617,64 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 		}
 		unsigned int sa_ = sbase + (kt % RK_STAGES) * RK_STAGE_SZ * 2;
 		unsigned int sb_ = sa_ + RK_A_SZ * 2;
+/* Fragments of step KK into buffer B: P from B's tile, Q from A's. */
+#define RK_LDFRAG(b, kk)                                                                           \
+	do {                                                                                       \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_PT; i++) {                                                  \
+			int p0 = wp0 + i * 16;                                                     \
+			if (RK_TB)                                                                 \
+				rk_ldsm4t(pf[b][i], sb_ + rk_soff((kk) + (j8 >> 1) * 8 + r8,         \
+								  p0 + (j8 & 1) * 8, RK_B_W) * 2);   \
+			else                                                                       \
+				rk_ldsm4(pf[b][i], sb_ + rk_soff(p0 + (j8 & 1) * 8 + r8,            \
+								 (kk) + (j8 >> 1) * 8, RK_B_W) * 2); \
+		}                                                                                  \
+		RK_UNROLL                                                                          \
+		for (int j = 0; j < RK_QT; j += 2) {                                               \
+			int q0 = wq0 + j * 8;                                                      \
+			unsigned int t[4];                                                         \
+			if (RK_TA)                                                                 \
+				rk_ldsm4(t, sa_ + rk_soff(q0 + (j8 >> 1) * 8 + r8,                  \
+							  (kk) + (j8 & 1) * 8, RK_A_W) * 2);        \
+			else                                                                       \
+				rk_ldsm4t(t, sa_ + rk_soff((kk) + (j8 & 1) * 8 + r8,                \
+							   q0 + (j8 >> 1) * 8, RK_A_W) * 2);       \
+			qf[b][j][0] = t[0];                                                        \
+			qf[b][j][1] = t[1];                                                        \
+			qf[b][j + 1][0] = t[2];                                                    \
+			qf[b][j + 1][1] = t[3];                                                    \
+		}                                                                                  \
+	} while (0)
+#define RK_MMAS(b)                                                                                 \
+	do {                                                                                       \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_PT; i++)                                                    \
+			RK_UNROLL                                                                  \
+			for (int j = 0; j < RK_QT; j++)                                            \
+				rk_mma(acc[i][j], pf[b][i], qf[b][j]);                             \
+	} while (0)
+
+#if RK_PLR
+		unsigned int pf[2][RK_PT][4], qf[2][RK_QT][2];
+		RK_LDFRAG(0, 0);
 		RK_UNROLL
 		for (int kk = 0; kk < RK_DU; kk += 16) {
-			unsigned int pf[RK_PT][4], qf[RK_QT][2];
-			RK_UNROLL
-			for (int i = 0; i < RK_PT; i++) {
-				int p0 = wp0 + i * 16;
-#if RK_TB
-				rk_ldsm4t(pf[i], sb_ + rk_soff(kk + (j8 >> 1) * 8 + r8, p0 + (j8 & 1) * 8, RK_B_W) * 2);
-#else
-				rk_ldsm4(pf[i], sb_ + rk_soff(p0 + (j8 & 1) * 8 + r8, kk + (j8 >> 1) * 8, RK_B_W) * 2);
-#endif
-			}
-			RK_UNROLL
-			for (int j = 0; j < RK_QT; j += 2) {
-				int q0 = wq0 + j * 8;
-				unsigned int t[4];
-#if RK_TA
-				rk_ldsm4(t, sa_ + rk_soff(q0 + (j8 >> 1) * 8 + r8, kk + (j8 & 1) * 8, RK_A_W) * 2);
-#else
-				rk_ldsm4t(t, sa_ + rk_soff(kk + (j8 & 1) * 8 + r8, q0 + (j8 >> 1) * 8, RK_A_W) * 2);
-#endif
-				qf[j][0] = t[0];
-				qf[j][1] = t[1];
-				qf[j + 1][0] = t[2];
-				qf[j + 1][1] = t[3];
-			}
-			RK_UNROLL
-			for (int i = 0; i < RK_PT; i++)
-				RK_UNROLL
-				for (int j = 0; j < RK_QT; j++)
-					rk_mma(acc[i][j], pf[i], qf[j]);
+			if (kk + 16 < RK_DU)
+				RK_LDFRAG(((kk >> 4) + 1) & 1, kk + 16);
+			RK_MMAS((kk >> 4) & 1);
 		}
+#else
+		unsigned int pf[1][RK_PT][4], qf[1][RK_QT][2];
+		RK_UNROLL
+		for (int kk = 0; kk < RK_DU; kk += 16) {
+			RK_LDFRAG(0, kk);
+			RK_MMAS(0);
+		}
+#endif
 	}
+#undef RK_LDFRAG
+#undef RK_MMAS
 	asm volatile("cp.async.wait_group 0;");
 #undef RK_LOAD_STAGE
 
@@ -696,7 +740,7 @@ typedef short rk_s16 __attribute__((ext_vector_type(16)));
 
 RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, 0, RK_MT0, RK_MT1};
 
-RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT)
+RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT, RK_MINB)
 rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda, rk_i64 sa,
 	const rk_t *RK_RESTRICT B, rk_i64 ldb, rk_i64 sb, float beta, rk_t *RK_RESTRICT C,
 	rk_i64 ldc, rk_i64 sc, float *RK_RESTRICT W)
@@ -786,7 +830,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
  * Split-K epilogue: C = alpha * sum of the GSU partial tiles + beta * C.
  * Grid: ceil(M * N / 256) x 1 x batch, 256 threads.
  */
-RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(256)
+RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(256, 1)
 rk_gemm_reduce(int M, int N, float alpha, float beta, const float *RK_RESTRICT W,
 	       rk_t *RK_RESTRICT C, rk_i64 ldc, rk_i64 sc)
 {

@@ -35,7 +35,7 @@
 #define __shared__ __attribute__((shared))
 #endif
 #define RK_INLINE __device__ inline __attribute__((always_inline))
-#define RK_LAUNCH_BOUNDS(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
+#define RK_LAUNCH_BOUNDS(n, minb) __attribute__((amdgpu_flat_work_group_size(1, n)))
 #define RK_TID() ((int)__builtin_amdgcn_workitem_id_x())
 #define RK_BID_X() ((int)__builtin_amdgcn_workgroup_id_x())
 #define RK_BID_Z() ((int)__builtin_amdgcn_workgroup_id_z())
@@ -65,7 +65,7 @@ rk_f2h(float f)
 }
 #else /* CUDA */
 #define RK_INLINE __device__ __forceinline__
-#define RK_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+#define RK_LAUNCH_BOUNDS(n, minb) __launch_bounds__(n, minb)
 #define RK_TID() ((int)threadIdx.x)
 #define RK_BID_X() ((int)blockIdx.x)
 #define RK_BID_Z() ((int)blockIdx.z)
