@@ -108,6 +108,56 @@ const struct rocmd_migration rocmd_migrations[] = {
 		") WITHOUT ROWID;\n"
 		"CREATE INDEX package_file_sha256 ON package_file(sha256);\n",
 	},
+	{
+		5,
+		"SDK discovery",
+		/* One row per install path ever seen; a vanished SDK is marked
+		 * removed, never deleted, so its history stays. Each content its
+		 * rocBLAS library has had is a row of sdk_library; current = 1 marks
+		 * the one on disk now. */
+		"CREATE TABLE sdk (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	path TEXT NOT NULL UNIQUE,\n"
+		"	layout TEXT NOT NULL,\n"
+		"	version TEXT,\n"
+		"	version_source TEXT NOT NULL,\n"
+		"	version_conflict INTEGER NOT NULL DEFAULT 0,\n"
+		"	hip_runtime TEXT,\n"
+		"	rocblas_binary TEXT,\n"
+		"	state TEXT NOT NULL CHECK (state IN ('present', 'unreadable', 'removed')),\n"
+		"	first_seen_ms INTEGER NOT NULL,\n"
+		"	last_seen_ms INTEGER NOT NULL,\n"
+		"	removed_ms INTEGER,\n"
+		"	detail TEXT CHECK (detail IS NULL OR json_valid(detail))\n"
+		");\n"
+		"CREATE TABLE sdk_library (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	sdk_id INTEGER NOT NULL REFERENCES sdk(id),\n"
+		"	path TEXT NOT NULL,\n"
+		"	fingerprint TEXT,\n"
+		"	archs TEXT NOT NULL,\n"
+		"	code_object_archs TEXT NOT NULL,\n"
+		"	nfiles INTEGER NOT NULL,\n"
+		"	total_size INTEGER NOT NULL,\n"
+		"	first_seen_ms INTEGER NOT NULL,\n"
+		"	last_seen_ms INTEGER NOT NULL,\n"
+		"	current INTEGER NOT NULL DEFAULT 1\n"
+		");\n"
+		"CREATE UNIQUE INDEX sdk_library_current ON sdk_library(sdk_id) WHERE current = 1;\n"
+		"CREATE TABLE gpu (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	key TEXT NOT NULL UNIQUE,\n"
+		"	arch TEXT NOT NULL,\n"
+		"	name TEXT,\n"
+		"	kind TEXT NOT NULL CHECK (kind IN ('igpu', 'dgpu')),\n"
+		"	compute_units INTEGER NOT NULL,\n"
+		"	vram_bytes INTEGER NOT NULL,\n"
+		"	state TEXT NOT NULL CHECK (state IN ('present', 'removed')),\n"
+		"	first_seen_ms INTEGER NOT NULL,\n"
+		"	last_seen_ms INTEGER NOT NULL,\n"
+		"	detail TEXT CHECK (detail IS NULL OR json_valid(detail))\n"
+		");\n",
+	},
 };
 
 const int rocmd_migrations_count = (int)(sizeof(rocmd_migrations) / sizeof(rocmd_migrations[0]));
