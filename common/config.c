@@ -124,6 +124,53 @@ static const struct config_key config_keys[] = {
 		.doc = "Largest message in bytes, either way; may lower, never raise, the "
 		       "protocol's limit.",
 	},
+	{
+		.path = "store.max_total_size",
+		.type = KEY_INT,
+		.min = 1 << 20,
+		.max = INT64_C(1) << 40,
+		.def_int = INT64_C(16) << 30,
+		.offset = OFF(store_max_total),
+		.doc = "Most bytes one package may hold uncompressed; an import passing it is "
+		       "refused (bytes are counted as written, never taken from archive headers).",
+	},
+	{
+		.path = "store.max_file_size",
+		.type = KEY_INT,
+		.min = 1 << 20,
+		.max = INT64_C(1) << 40,
+		.def_int = INT64_C(4) << 30,
+		.offset = OFF(store_max_file),
+		.doc = "Most bytes one file of a package may hold uncompressed.",
+	},
+	{
+		.path = "store.max_files",
+		.type = KEY_INT,
+		.min = 1,
+		.max = 10000000,
+		.def_int = 200000,
+		.offset = OFF(store_max_files),
+		.doc = "Most entries (files, folders, links) one package may hold.",
+	},
+	{
+		.path = "store.drop_folder",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 1,
+		.def_int = 1,
+		.offset = OFF(store_drop_folder),
+		.doc = "1: watch `<state_dir>/drop` and import every archive put there once it "
+		       "stops growing; 0: do not.",
+	},
+	{
+		.path = "store.match_rules",
+		.type = KEY_STRING,
+		.nullable = 1,
+		.offset = OFF(store_match_rules),
+		.doc = "Package matching rules tried before the shipped defaults, e.g. "
+		       "`6.2=V5.0,V4.0; 5.7@windows/gfx1103=V3,!V2.0; 6.4=#12` (see "
+		       "docs/PROTOCOL.md, `pkg.match`); `null` for the defaults only.",
+	},
 };
 
 #define CONFIG_NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))

@@ -23,6 +23,11 @@ struct rocmd_config {
 	int64_t max_connections;
 	int64_t max_queued_output; /* bytes per connection */
 	int64_t max_frame;         /* bytes, at most ROCMD_PROTO_MAX_FRAME */
+	int64_t store_max_total;   /* bytes of one package, uncompressed */
+	int64_t store_max_file;    /* bytes of one file of a package */
+	int64_t store_max_files;   /* entries of one package */
+	int64_t store_drop_folder; /* 1: import archives put in <state>/drop */
+	char *store_match_rules;   /* user's matching rules, or NULL */
 };
 
 /* Fills CFG with the built-in defaults (platform state dir, group "rocm",

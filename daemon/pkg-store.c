@@ -91,7 +91,7 @@ rocmd_store_open(const char *store, char *why, size_t whylen)
 		return rc;
 	}
 	while ((de = readdir(d)) != NULL) {
-		char sub[4096];
+		char sub[4096 + 256];
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
@@ -295,7 +295,7 @@ rocmd_store_gc(const char *store, char *const *keep, size_t keep_n, uint64_t *re
 			if (f->d_name[0] == '.')
 				continue;
 			any = 1;
-			snprintf(hex, sizeof(hex), "%s%s", de->d_name, f->d_name);
+			snprintf(hex, sizeof(hex), "%.2s%.62s", de->d_name, f->d_name);
 			if (keep_n > 0 && bsearch(&key, keep, keep_n, sizeof(*keep), cmp_str) != NULL)
 				continue;
 			if (fstatat(dirfd(d), f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)

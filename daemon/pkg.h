@@ -134,7 +134,7 @@ int rocmd_version_cmp(const struct rocmd_version *a, const struct rocmd_version 
 struct rocmd_pe_info {
 	char file_version[32];  /* "4.2.0.0" from VS_FIXEDFILEINFO, or "" */
 	char product_version[32];
-	char hip_runtime[32];   /* "amdhip64_6.dll" if imported, or "" */
+	char hip_runtime[64];   /* "amdhip64_6.dll" if imported, or "" */
 	int machine;            /* COFF machine */
 	int is_dll;
 };
@@ -147,8 +147,6 @@ struct rocmd_elf_info {
 	unsigned flags;
 };
 int rocmd_elf_read(const char *path, struct rocmd_elf_info *out, char *why, size_t whylen);
-/* The gfx name of an AMD code object's e_flags mach byte, or NULL. */
-const char *rocmd_amdgpu_mach_name(unsigned mach);
 
 /*
  * Identifies a read package from its content: archs (file names and code
