@@ -171,6 +171,46 @@ static const struct config_key config_keys[] = {
 		       "`6.2=V5.0,V4.0; 5.7@windows/gfx1103=V3,!V2.0; 6.4=#12` (see "
 		       "docs/PROTOCOL.md, `pkg.match`); `null` for the defaults only.",
 	},
+	{
+		.path = "sdk.extra_roots",
+		.type = KEY_STRING,
+		.nullable = 1,
+		.offset = OFF(sdk_extra_roots),
+		.doc = "More HIP SDK install folders to watch besides `/opt/rocm*`, `/usr`, "
+		       "`$ROCM_PATH` and `$HIP_PATH`, separated by `:` like `PATH` (`;` on Windows); "
+		       "`null` for none.",
+	},
+	{
+		.path = "sdk.rescan_interval_s",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 86400,
+		.def_int = 0,
+		.offset = OFF(sdk_rescan_interval_s),
+		.doc = "Also rescan every this many seconds; `0` (the default) relies on file system "
+		       "events alone, so an idle daemon has no timer running.",
+	},
+	{
+		.path = "sdk.debounce_ms",
+		.type = KEY_INT,
+		.min = 50,
+		.max = 600000,
+		.def_int = 2000,
+		.offset = OFF(sdk_debounce_ms),
+		.doc = "A change is scanned once the SDK folders have been quiet this long, so an "
+		       "installer writing thousands of files causes one rescan.",
+	},
+	{
+		.path = "sdk.probe_timeout_ms",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 600000,
+		.def_int = 15000,
+		.offset = OFF(sdk_probe_timeout_ms),
+		.doc = "Time limit for loading an SDK's HIP runtime to list GPUs, and for `hipconfig` "
+		       "when no other version source exists (both run in a child process); `0` never "
+		       "runs them.",
+	},
 };
 
 #define CONFIG_NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))

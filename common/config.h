@@ -28,6 +28,10 @@ struct rocmd_config {
 	int64_t store_max_files;   /* entries of one package */
 	int64_t store_drop_folder; /* 1: import archives put in <state>/drop */
 	char *store_match_rules;   /* user's matching rules, or NULL */
+	char *sdk_extra_roots;     /* more SDK install roots, ':'-separated, or NULL */
+	int64_t sdk_rescan_interval_s; /* 0: rescan on file system events only */
+	int64_t sdk_debounce_ms;   /* quiet time before a rescan */
+	int64_t sdk_probe_timeout_ms; /* HIP runtime probe and hipconfig; 0: never run them */
 };
 
 /* Fills CFG with the built-in defaults (platform state dir, group "rocm",

@@ -27,6 +27,7 @@
 #include "db/db.h"
 #include "ipc.h"
 #include "lockfile.h"
+#include "sdk.h"
 #include "process.h"
 #include "server.h"
 #include "service/service.h"
@@ -40,6 +41,8 @@ struct options {
 	const char *socket;
 	const char *config;
 	const char *log_level;
+	const char *root;   /* --root: system paths resolve under this folder */
+	int windows_layout; /* --sdk-layout windows */
 };
 
 static void
@@ -53,6 +56,10 @@ usage(FILE *out)
 		"  -S, --socket PATH       Unix socket to listen on\n"
 		"  -c, --config FILE       configuration file (JSON, see docs/CONFIG.md)\n"
 		"  -l, --log-level LEVEL   error, warning, notice, info or debug\n"
+		"  -r, --root DIR          find SDKs and GPUs under DIR instead of / (/opt, /usr,\n"
+		"                          /sys, /etc and Windows drives as DIR/c/...)\n"
+		"      --sdk-layout KIND   linux (default) or windows: which SDK layout rules\n"
+		"                          apply under --root (windows is for tests on Linux)\n"
 		"  -V, --version           print the version and exit\n"
 		"  -h, --help              print this help and exit\n");
 }
@@ -79,11 +86,12 @@ parse_args(int argc, char **argv, struct options *o)
 		{"foreground", no_argument, NULL, 'f'}, {"state-dir", required_argument, NULL, 's'},
 		{"socket", required_argument, NULL, 'S'}, {"config", required_argument, NULL, 'c'},
 		{"log-level", required_argument, NULL, 'l'}, {"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'}, {"root", required_argument, NULL, 'r'},
+		{"sdk-layout", required_argument, NULL, 'L'}, {NULL, 0, NULL, 0},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "fs:S:c:l:Vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fs:S:c:l:r:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->foreground = 1;
@@ -96,6 +104,16 @@ parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'c':
 			o->config = optarg;
+			break;
+		case 'r':
+			o->root = optarg;
+			break;
+		case 'L':
+			if (strcmp(optarg, "windows") != 0 && strcmp(optarg, "linux") != 0) {
+				fprintf(stderr, "rocmd: --sdk-layout takes linux or windows\n");
+				return EXIT_USAGE;
+			}
+			o->windows_layout = strcmp(optarg, "windows") == 0;
 			break;
 		case 'l':
 			if (rocmd_log_level_parse(optarg) < 0) {
@@ -223,6 +241,12 @@ run(const struct options *o, struct rocmd_config *cfg)
 	rocmd_server_event(&srv, "daemon.start", NULL, "rocmd %s started (pid %ld)%s",
 			   ROCMD_VERSION_STRING, (long)getpid(),
 			   previous_clean ? "" : "; the previous run did not shut down cleanly");
+	{
+		struct rocmd_sdk_start_opts so = {o->root, o->windows_layout, NULL};
+		why[0] = '\0';
+		if (rocmd_sdk_start(&srv, &so, &srv.sdk, why, sizeof(why)) < 0)
+			log_err("SDK discovery is off: %s", why);
+	}
 	rocmd_process_report(NULL);
 	rocmd_service_ready("Listening on %s", srv.socket_path);
 	uv_run(loop, UV_RUN_DEFAULT);
@@ -241,6 +265,7 @@ out_loop:
 	rocmd_service_detach();
 	uv_run(loop, UV_RUN_DEFAULT); /* the service handles' close callbacks */
 	uv_loop_close(loop);
+	rocmd_sdk_free(srv.sdk);
 	free(srv.socket_path);
 	free(srv.lock_path);
 out:

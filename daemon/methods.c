@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/proto.h"
+#include "methods-sdk.h"
 #include "server.h"
 #include "version.h"
 
@@ -335,6 +336,7 @@ const struct rocmd_method rocmd_methods_core[] = {
 /* Every method table of the daemon, in one list. */
 static const struct rocmd_method *const method_tables[] = {
 	rocmd_methods_core,
+	rocmd_methods_sdk,
 };
 
 const struct rocmd_method *

@@ -24,6 +24,7 @@
 #include "ipc.h"
 #include "methods.h"
 #include "service/service.h"
+#include "sdk.h"
 
 #define SHUTDOWN_GRACE_MS 5000
 
@@ -535,6 +536,7 @@ rocmd_server_shutdown(struct rocmd_server *srv, const char *why)
 	}
 	srv->shutting_down = 1;
 	log_notice("shutting down: %s", why);
+	rocmd_sdk_stop(srv->sdk);
 	rocmd_service_stopping(why);
 	rocmd_ipc_close(srv);
 	for (struct rocmd_conn *c = srv->conns, *next; c != NULL; c = next) {
