@@ -12,6 +12,9 @@ target_sources(rocmd_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sdk.c
   ${CMAKE_CURRENT_LIST_DIR}/sdk-watch.c
   ${CMAKE_CURRENT_LIST_DIR}/methods-sdk.c
+  # common/ helpers that only SDK discovery uses so far
+  ${CMAKE_SOURCE_DIR}/common/amdgpu-elf.c
+  ${CMAKE_SOURCE_DIR}/common/text.c
 )
 # The registry and child processes are platform code: the build picks the file.
 if(WIN32)
