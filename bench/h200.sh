@@ -66,14 +66,13 @@ for stage in "$@"; do
 	esac
 	case $stage in
 	landscape | all)
-		# shellcheck disable=SC2086
-		run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_BIG --reps 7 --top 6 --max "${LAND_MAX:-700}" \
-			--tag fp32-4096-landscape --csv "$OUT/landscape-h200-fp32-NN-4096.csv" 2>&1 |
-			tee "$OUT/landscape-fp32.log"
-		# shellcheck disable=SC2086
-		run sweep --dtype fp16 --trans NN --shapes 4096x4096x4096 $MMA_BIG --reps 7 --top 6 --max "${LAND_MAX:-700}" \
-			--tag fp16-4096-landscape --csv "$OUT/landscape-h200-fp16-NN-4096.csv" 2>&1 |
-			tee "$OUT/landscape-fp16.log"
+		for dt in ${LAND_DTYPES:-fp32 fp16}; do
+			if [ $dt = fp32 ]; then S=$FP32_BIG; else S=$MMA_BIG; fi
+			# shellcheck disable=SC2086
+			run sweep --dtype $dt --trans NN --shapes 4096x4096x4096 $S --reps 7 --top 6 \
+				--max "${LAND_MAX:-700}" --tag $dt-4096-landscape \
+				--csv "$OUT/landscape-h200-$dt-NN-4096.csv" 2>&1 | tee "$OUT/landscape-$dt.log"
+		done
 		;;
 	esac
 	case $stage in
@@ -120,7 +119,7 @@ for stage in "$@"; do
 	case $stage in
 	llm | all)
 		# One tuning per dtype and M: the candidates that suit M=1 are not those of M=512.
-		for dt in fp32 fp16 bf16; do
+		for dt in ${LLM_DTYPES:-fp32 fp16 bf16}; do
 			if [ $dt = fp32 ]; then S=$FP32_LLM; else S=$MMA_LLM; fi
 			for m in 1 8 128 512; do
 				# shellcheck disable=SC2086

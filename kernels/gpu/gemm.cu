@@ -605,41 +605,69 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 		asm volatile("cp.async.commit_group;");
 	}
 
+	/*
+	 * Byte offsets of this lane's ldmatrix rows at step kk = 0 of a stage. A later
+	 * kk only XORs (K-contiguous rows: the chunk index moves by kk/8, an even
+	 * number, in bits the swizzle's row term never carries into) or adds
+	 * (MN-contiguous: kk rows down, a multiple of 8, so the swizzle is unchanged):
+	 * no index arithmetic is left in the inner loop.
+	 */
 	int j8 = lane >> 3, r8 = lane & 7;
+	unsigned int poff[RK_PT], qoff[RK_QT / 2];
+	RK_UNROLL
+	for (int i = 0; i < RK_PT; i++) {
+		int p0 = wp0 + i * 16;
+		poff[i] = 2 * (RK_TB ? rk_soff((j8 >> 1) * 8 + r8, p0 + (j8 & 1) * 8, RK_B_W)
+				     : rk_soff(p0 + (j8 & 1) * 8 + r8, (j8 >> 1) * 8, RK_B_W));
+	}
+	RK_UNROLL
+	for (int j = 0; j < RK_QT / 2; j++) {
+		int q0 = wq0 + j * 16;
+		qoff[j] = 2 * (RK_TA ? rk_soff(q0 + (j8 >> 1) * 8 + r8, (j8 & 1) * 8, RK_A_W)
+				     : rk_soff((j8 & 1) * 8 + r8, q0 + (j8 >> 1) * 8, RK_A_W));
+	}
+/* Byte offset at step KK from the kk = 0 offset O of a tile W wide; MN: rows are k. */
+#define RK_KK_OFF(o, kk, w, mn)                                                                    \
+	((mn) ? (o) + 2u * (unsigned)(kk) * (unsigned)((w) + RK_SLDSPAD)                           \
+	      : (RK_SWZ ? (o) ^ (2u * (unsigned)(kk)) : (o) + 2u * (unsigned)(kk)))
+	int st = 0, ld_st = (RK_STAGES - 1) % RK_STAGES;
 	for (int kt = 0; kt < ntiles; kt++) {
 		asm volatile("cp.async.wait_group %0;" ::"n"(RK_STAGES - 2));
 		RK_SYNC();
 		{
 			int nk = kt + RK_STAGES - 1;
 			if (nk < ntiles)
-				RK_LOAD_STAGE(nk % RK_STAGES, kb + nk * RK_DU);
+				RK_LOAD_STAGE(ld_st, kb + nk * RK_DU);
 			asm volatile("cp.async.commit_group;");
+			ld_st = ld_st + 1 == RK_STAGES ? 0 : ld_st + 1;
 		}
-		unsigned int sa_ = sbase + (kt % RK_STAGES) * RK_STAGE_SZ * 2;
+		unsigned int sa_ = sbase + st * (RK_STAGE_SZ * 2);
 		unsigned int sb_ = sa_ + RK_A_SZ * 2;
+		st = st + 1 == RK_STAGES ? 0 : st + 1;
 /* Fragments of step KK into buffer B: P from B's tile, Q from A's. */
 #define RK_LDFRAG(b, kk)                                                                           \
 	do {                                                                                       \
 		RK_UNROLL                                                                          \
 		for (int i = 0; i < RK_PT; i++) {                                                  \
-			int p0 = wp0 + i * 16;                                                     \
-			if (RK_TB)                                                                 \
+			if (RK_TB && RK_B_W < 32)                                                  \
 				rk_ldsm4t(pf[b][i], sb_ + rk_soff((kk) + (j8 >> 1) * 8 + r8,         \
-								  p0 + (j8 & 1) * 8, RK_B_W) * 2);   \
+								  wp0 + i * 16 + (j8 & 1) * 8,       \
+								  RK_B_W) * 2);                      \
+			else if (RK_TB)                                                            \
+				rk_ldsm4t(pf[b][i], sb_ + RK_KK_OFF(poff[i], kk, RK_B_W, 1));        \
 			else                                                                       \
-				rk_ldsm4(pf[b][i], sb_ + rk_soff(p0 + (j8 & 1) * 8 + r8,            \
-								 (kk) + (j8 >> 1) * 8, RK_B_W) * 2); \
+				rk_ldsm4(pf[b][i], sb_ + RK_KK_OFF(poff[i], kk, RK_B_W, 0));         \
 		}                                                                                  \
 		RK_UNROLL                                                                          \
 		for (int j = 0; j < RK_QT; j += 2) {                                               \
-			int q0 = wq0 + j * 8;                                                      \
 			unsigned int t[4];                                                         \
-			if (RK_TA)                                                                 \
-				rk_ldsm4(t, sa_ + rk_soff(q0 + (j8 >> 1) * 8 + r8,                  \
-							  (kk) + (j8 & 1) * 8, RK_A_W) * 2);        \
-			else                                                                       \
+			if (!RK_TA && RK_A_W < 32)                                                 \
 				rk_ldsm4t(t, sa_ + rk_soff((kk) + (j8 & 1) * 8 + r8,                \
-							   q0 + (j8 >> 1) * 8, RK_A_W) * 2);       \
+							   wq0 + j * 8 + (j8 >> 1) * 8, RK_A_W) * 2); \
+			else if (RK_TA)                                                            \
+				rk_ldsm4(t, sa_ + RK_KK_OFF(qoff[j / 2], kk, RK_A_W, 0));            \
+			else                                                                       \
+				rk_ldsm4t(t, sa_ + RK_KK_OFF(qoff[j / 2], kk, RK_A_W, 1));           \
 			qf[b][j][0] = t[0];                                                        \
 			qf[b][j][1] = t[1];                                                        \
 			qf[b][j + 1][0] = t[2];                                                    \
@@ -675,6 +703,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	}
 #undef RK_LDFRAG
 #undef RK_MMAS
+#undef RK_KK_OFF
 	asm volatile("cp.async.wait_group 0;");
 #undef RK_LOAD_STAGE
 
