@@ -50,6 +50,7 @@ struct cache_entry {
 	int64_t mtime_ns;
 	uint64_t dev, ino;
 	uint8_t digest[ROCMD_SHA256_LEN];
+	int have_digest;
 	char **archs; /* a TensileLibrary.dat's archs, or NULL */
 	size_t narchs;
 	int have_archs;
@@ -183,7 +184,7 @@ cache_get_digest(struct rocmd_hash_cache *c, const struct file_key *k, uint8_t *
 	uv_mutex_lock(&c->lock);
 	{
 		struct cache_entry *e = cache_slot(c, k->path);
-		if (entry_matches(e, k)) {
+		if (entry_matches(e, k) && e->have_digest) {
 			memcpy(digest, e->digest, ROCMD_SHA256_LEN);
 			found = 1;
 			c->hits++;
@@ -214,7 +215,7 @@ cache_put(struct rocmd_hash_cache *c, const struct file_key *k, const uint8_t *d
 		e->archs = NULL;
 		e->narchs = 0;
 		e->have_archs = 0;
-		memset(e->digest, 0, sizeof(e->digest));
+		e->have_digest = 0;
 	}
 	if (e->path == NULL) {
 		e->path = strdup(k->path);
@@ -226,8 +227,10 @@ cache_put(struct rocmd_hash_cache *c, const struct file_key *k, const uint8_t *d
 	e->mtime_ns = k->mtime_ns;
 	e->dev = k->dev;
 	e->ino = k->ino;
-	if (digest != NULL)
+	if (digest != NULL) {
 		memcpy(e->digest, digest, ROCMD_SHA256_LEN);
+		e->have_digest = 1;
+	}
 	if (archs != NULL && !e->have_archs) {
 		e->archs = dup_strv(archs, narchs);
 		e->narchs = e->archs != NULL ? narchs : 0;

@@ -576,16 +576,18 @@ examine_windows(struct scan_ctx *s, struct rocmd_sdk_found *f)
 		return;
 	}
 	if (find_named(bin, "amdhip64", ".dll", name, sizeof(name))) {
-		sys_join(f->path, "bin", sys, sizeof(sys));
-		sys_join(sys, name, sys, sizeof(sys));
+		char bin_sys[PATH_MAX];
+		sys_join(f->path, "bin", bin_sys, sizeof(bin_sys));
+		sys_join(bin_sys, name, sys, sizeof(sys));
 		set_str(&f->hip_runtime, sys, &s->err);
 	} else {
 		rocmd_text_addf(&f->problems, "no HIP runtime (bin\\amdhip64*.dll) found");
 	}
 	if (find_named(bin, "hiprtc", ".dll", name, sizeof(name)) &&
 	    strncasecmp(name, "hiprtc-builtins", 15) != 0) {
-		sys_join(f->path, "bin", sys, sizeof(sys));
-		sys_join(sys, name, sys, sizeof(sys));
+		char bin_sys[PATH_MAX];
+		sys_join(f->path, "bin", bin_sys, sizeof(bin_sys));
+		sys_join(bin_sys, name, sys, sizeof(sys));
 		set_str(&f->hiprtc, sys, &s->err);
 	}
 	/* Each SDK generation has its own runtime names; a mismatch means a

@@ -1,0 +1,392 @@
+/*
+ * rocmctl sdk list|show|rescan and gpu list: what SDK discovery knows. Tables
+ * for people (client/output.h), the daemon's JSON with --json. A library
+ * that lacks a GPU's arch is said in words, not left to be inferred.
+ */
+#include "cmd-sdk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "common/error.h"
+#include "common/paths.h"
+#include "output.h"
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_DENIED = 4 };
+
+struct sdk_ctx {
+	struct rocmd_client **client;
+	const char *socket;
+	int json;
+};
+
+static int
+exit_for(int err)
+{
+	if (err == 0)
+		return EXIT_OK;
+	if (err == ROCMD_ECONNECT)
+		return EXIT_UNREACHABLE;
+	if (err == ROCMD_EPERM)
+		return EXIT_DENIED;
+	return EXIT_ERROR;
+}
+
+static int
+fail(int err, const char *why)
+{
+	fprintf(stderr, "rocmctl: %s\n", why != NULL && why[0] ? why : rocmd_strerror(err));
+	return exit_for(err);
+}
+
+static double
+num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *
+str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : "-";
+}
+
+static const char *
+size_text(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+
+	while (bytes >= 1024 && u < 4) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+	return buf;
+}
+
+static int
+call(struct sdk_ctx *ctx, const char *method, cJSON *params, cJSON **result)
+{
+	char why[1024] = "", path[4096];
+	int rc;
+
+	if (*ctx->client == NULL) {
+		if (ctx->socket != NULL)
+			snprintf(path, sizeof(path), "%s", ctx->socket);
+		else
+			rocmd_paths_client_socket(path, sizeof(path));
+		rc = rocmd_client_open(path, "rocmctl", ctx->client, NULL, why, sizeof(why));
+		if (rc < 0) {
+			cJSON_Delete(params);
+			return fail(rc, why);
+		}
+	}
+	rc = rocmd_client_call(*ctx->client, method, params, result, NULL, NULL, NULL, why,
+			       sizeof(why));
+	return rc < 0 ? fail(rc, why) : 0;
+}
+
+static void
+print_json(const cJSON *j)
+{
+	char *s = cJSON_Print(j);
+
+	if (s != NULL)
+		puts(s);
+	free(s);
+}
+
+/* "gfx1030,gfx1100" from a JSON array of strings. */
+static void
+join(const cJSON *arr, char *buf, size_t len)
+{
+	const cJSON *it;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (!cJSON_IsString(it))
+			continue;
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+					 used > 0 ? "," : "", it->valuestring);
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "-");
+}
+
+/* "gfx1103: no" per GPU, or "-" without GPUs. */
+static void
+coverage(const cJSON *sdk, char *buf, size_t len)
+{
+	const cJSON *c;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sdk, "gpu_coverage"))
+	used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
+				 used > 0 ? ", " : "", str(c, "arch"),
+				 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered"))
+					 ? "yes"
+					 : "NO");
+	if (buf[0] == '\0')
+		snprintf(buf, len, "-");
+}
+
+static int
+sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
+{
+	static const char *const hdr[] = {"ID",	   "PATH",	"VERSION",	"FROM",
+					  "STATE", "ROCBLAS ARCHS", "GPU COVERED"};
+	cJSON *r = NULL;
+	const cJSON *s, *scan;
+	struct out_table *t;
+	int rc, n = 0;
+
+	if (argc != 0)
+		return fail(ROCMD_EINVAL, "sdk list takes no arguments");
+	if ((rc = call(ctx, "sdk.list", NULL, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		print_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	t = out_table_new(7, hdr);
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(r, "sdks"))
+	{
+		char id[24], archs[1024], cov[512], ver[64];
+		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(s, "rocblas");
+		const char *row[7];
+		snprintf(id, sizeof(id), "%.0f", num(s, "id"));
+		snprintf(ver, sizeof(ver), "%s%s", str(s, "version"),
+			 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "version_conflict"))
+				 ? " (conflict)"
+				 : "");
+		if (cJSON_IsObject(lib))
+			join(cJSON_GetObjectItemCaseSensitive(lib, "archs"), archs, sizeof(archs));
+		else
+			snprintf(archs, sizeof(archs), "no rocBLAS");
+		coverage(s, cov, sizeof(cov));
+		row[0] = id;
+		row[1] = str(s, "path");
+		row[2] = ver;
+		row[3] = str(s, "version_source");
+		row[4] = str(s, "state");
+		row[5] = archs;
+		row[6] = cov;
+		out_table_row(t, row);
+		n++;
+	}
+	if (n > 0)
+		out_table_print(t, stdout);
+	else
+		printf("no HIP SDK found\n");
+	out_table_free(t);
+	scan = cJSON_GetObjectItemCaseSensitive(r, "scan");
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(scan, "problems")))
+		printf("\nproblems found while scanning:\n%s\n", str(scan, "problems"));
+	cJSON_Delete(r);
+	return 0;
+}
+
+static void
+print_problems(const char *title, const char *text)
+{
+	if (text == NULL || strcmp(text, "-") == 0)
+		return;
+	printf("%s:\n", title);
+	for (const char *p = text; p != NULL && *p != '\0';) {
+		const char *nl = strchr(p, '\n');
+		printf("  %.*s\n", (int)(nl != NULL ? nl - p : (long)strlen(p)), p);
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+}
+
+static int
+sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p, *r = NULL;
+	const cJSON *lib, *last, *c, *ver;
+	char first[32], seen[32], removed[32], archs[1024], co[1024], size[32], files[32],
+		sources[1024] = "";
+	int rc;
+
+	if (argc != 1) {
+		fprintf(stderr, "rocmctl: usage: sdk show ID|PATH\n");
+		return EXIT_USAGE;
+	}
+	p = cJSON_CreateObject();
+	if (strspn(argv[0], "0123456789") == strlen(argv[0]))
+		cJSON_AddNumberToObject(p, "id", atof(argv[0]));
+	else
+		cJSON_AddStringToObject(p, "path", argv[0]);
+	if ((rc = call(ctx, "sdk.show", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		print_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	lib = cJSON_GetObjectItemCaseSensitive(r, "rocblas");
+	last = cJSON_GetObjectItemCaseSensitive(r, "last_scan");
+	ver = cJSON_GetObjectItemCaseSensitive(last, "version");
+	{
+		const cJSON *src;
+		size_t used = 0;
+		cJSON_ArrayForEach(src, cJSON_GetObjectItemCaseSensitive(ver, "sources"))
+		used += (size_t)snprintf(sources + used, used < sizeof(sources) ? sizeof(sources) - used : 0,
+					 "%s%s %s", used > 0 ? "; " : "", src->string,
+					 cJSON_IsString(src) ? src->valuestring : "?");
+		if (sources[0] == '\0')
+			snprintf(sources, sizeof(sources), "none");
+	}
+	out_time((long long)num(r, "first_seen_ms"), first, sizeof(first));
+	out_time((long long)num(r, "last_seen_ms"), seen, sizeof(seen));
+	if (num(r, "removed_ms") > 0)
+		out_time((long long)num(r, "removed_ms"), removed, sizeof(removed));
+	else
+		snprintf(removed, sizeof(removed), "-");
+	if (cJSON_IsObject(lib)) {
+		join(cJSON_GetObjectItemCaseSensitive(lib, "archs"), archs, sizeof(archs));
+		join(cJSON_GetObjectItemCaseSensitive(lib, "code_object_archs"), co, sizeof(co));
+		size_text(num(lib, "total_size"), size, sizeof(size));
+		snprintf(files, sizeof(files), "%.0f", num(lib, "nfiles"));
+	} else {
+		snprintf(archs, sizeof(archs), "-");
+		snprintf(co, sizeof(co), "-");
+		snprintf(size, sizeof(size), "-");
+		snprintf(files, sizeof(files), "-");
+	}
+	{
+		const char *keys[] = {"Path", "Layout", "State", "Version", "Version sources",
+				      "HIP runtime", "rocBLAS binary", "rocBLAS library",
+				      "Index archs", "Code object archs", "Files", "Size",
+				      "Fingerprint", "First seen", "Last seen", "Removed"};
+		const char *vals[] = {str(r, "path"),
+				      str(r, "layout"),
+				      str(r, "state"),
+				      str(r, "version"),
+				      sources,
+				      str(last, "hip_runtime"),
+				      str(last, "rocblas_binary"),
+				      cJSON_IsObject(lib) ? str(lib, "dir") : "none (this SDK has no rocBLAS)",
+				      archs,
+				      co,
+				      files,
+				      size,
+				      cJSON_IsObject(lib) ? str(lib, "fingerprint") : "-",
+				      first,
+				      seen,
+				      removed};
+		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
+	}
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "gpu_coverage"))
+	{
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered")))
+			printf("GPU %s: covered by this rocBLAS library\n", str(c, "arch"));
+		else
+			printf("GPU %s: NOT covered: %s\n", str(c, "arch"), str(c, "why"));
+	}
+	print_problems("Problems", str(last, "problems"));
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(last, "rocblas")))
+		print_problems("Library notes",
+			       str(cJSON_GetObjectItemCaseSensitive(last, "rocblas"), "problems"));
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+sdk_rescan(struct sdk_ctx *ctx, int argc, char **argv)
+{
+	cJSON *r = NULL;
+	int rc;
+
+	if (argc != 0)
+		return fail(ROCMD_EINVAL, "sdk rescan takes no arguments");
+	if ((rc = call(ctx, "sdk.rescan", NULL, &r)) != 0)
+		return rc;
+	if (ctx->json)
+		print_json(r);
+	else
+		printf("rescanned in %.0f ms (scan %.0f)\n", num(r, "elapsed_ms"), num(r, "scans"));
+	cJSON_Delete(r);
+	return 0;
+}
+
+int
+rocmctl_sdk(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
+{
+	struct sdk_ctx ctx = {client, socket, json};
+
+	if (argc >= 1 && strcmp(argv[0], "list") == 0)
+		return sdk_list(&ctx, argc - 1, argv + 1);
+	if (argc >= 1 && strcmp(argv[0], "show") == 0)
+		return sdk_show(&ctx, argc - 1, argv + 1);
+	if (argc >= 1 && strcmp(argv[0], "rescan") == 0)
+		return sdk_rescan(&ctx, argc - 1, argv + 1);
+	fprintf(argc < 1 ? stderr : stdout,
+		"Usage: rocmctl [--json] sdk list | show ID|PATH | rescan\n"
+		"  list     every HIP SDK install seen (removed ones too), its version and\n"
+		"           where the version came from, its rocBLAS archs, GPU coverage\n"
+		"  show     one install in detail: version sources, library, problems\n"
+		"  rescan   scan now and wait for the result (admin)\n");
+	return argc < 1 || strcmp(argv[0], "help") != 0 ? EXIT_USAGE : 0;
+}
+
+int
+rocmctl_gpu(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
+{
+	static const char *const hdr[] = {"ID", "ARCH", "NAME", "KIND", "CUs", "VRAM", "STATE"};
+	struct sdk_ctx ctx = {client, socket, json};
+	cJSON *r = NULL;
+	const cJSON *g;
+	struct out_table *t;
+	int rc, n = 0;
+
+	if (argc != 1 || strcmp(argv[0], "list") != 0) {
+		fprintf(stderr, "Usage: rocmctl [--json] gpu list\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = call(&ctx, "gpu.list", NULL, &r)) != 0)
+		return rc;
+	if (json) {
+		print_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	t = out_table_new(7, hdr);
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(r, "gpus"))
+	{
+		char id[24], cus[24], vram[32];
+		const char *row[7];
+		snprintf(id, sizeof(id), "%.0f", num(g, "id"));
+		snprintf(cus, sizeof(cus), "%.0f", num(g, "compute_units"));
+		size_text(num(g, "vram_bytes"), vram, sizeof(vram));
+		row[0] = id;
+		row[1] = str(g, "arch");
+		row[2] = str(g, "name");
+		row[3] = strcmp(str(g, "kind"), "igpu") == 0 ? "integrated" : "discrete";
+		row[4] = cus;
+		row[5] = vram;
+		row[6] = str(g, "state");
+		out_table_row(t, row);
+		n++;
+	}
+	if (n > 0)
+		out_table_print(t, stdout);
+	else
+		printf("no AMD GPU found (a normal state: nothing to tune, libraries are still "
+		       "managed)\n");
+	printf("HIP runtime: %s\n", str(r, "hip_status"));
+	out_table_free(t);
+	cJSON_Delete(r);
+	return 0;
+}
