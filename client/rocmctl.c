@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "cmd-sdk.h"
 #include "common/error.h"
 #include "common/paths.h"
 #include "output.h"
@@ -392,6 +393,18 @@ cmd_call(struct ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static int
+cmd_sdk(struct ctx *ctx, int argc, char **argv)
+{
+	return rocmctl_sdk(&ctx->client, ctx->socket, ctx->json, argc, argv);
+}
+
+static int
+cmd_gpu(struct ctx *ctx, int argc, char **argv)
+{
+	return rocmctl_gpu(&ctx->client, ctx->socket, ctx->json, argc, argv);
+}
+
 static const struct command commands[] = {
 	{"status", "", "daemon version, uptime, state and counts", cmd_status},
 	{"events", "[--follow] [--kind K] [--limit N] [--after ID | --all]",
@@ -400,6 +413,8 @@ static const struct command commands[] = {
 	{"config", "", "the daemon's effective configuration (JSON)", cmd_config},
 	{"log-level", "LEVEL", "set the daemon's log level (admin)", cmd_log_level},
 	{"shutdown", "", "stop the daemon (admin)", cmd_shutdown},
+	{"sdk", "list|show ID|PATH|rescan", "HIP SDK installs (rescan: admin)", cmd_sdk},
+	{"gpu", "list", "AMD GPUs found", cmd_gpu},
 	{"call", "METHOD [PARAMS]", "send one raw JSON-RPC request", cmd_call},
 	{NULL, NULL, NULL, NULL},
 };
