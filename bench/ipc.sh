@@ -151,6 +151,7 @@ echo
 echo "== throughput: redis-benchmark -s SOCK -t ping -c C -n $REQUESTS --csv  vs  ipc-load -s SOCK -c C -d $DURATION --json"
 ROWS=""
 for c in $CLIENTS; do
+	load=$(cut -d' ' -f1 /proc/loadavg)
 	csv=$(redis-benchmark -s "$TMP/redis.sock" -t ping -c "$c" -n "$REQUESTS" --csv 2>/dev/null || true)
 	printf '%s\n' "$csv" | sed -n '2,$p' | sed "s/^/redis  c=$c  /"
 	js=$("$LOAD" -s "$TMP/rocmd.sock" -c "$c" -d "$DURATION" --json || true)
@@ -162,21 +163,22 @@ for c in $CLIENTS; do
 	d_p50=$(json_num "$js" p50_us)
 	d_p99=$(json_num "$js" p99_us)
 	d_err=$(json_num "$js" errors)
-	ROWS="$ROWS$c ${r_rps:-0} ${r_p50:-0} ${r_p99:-0} ${d_rps:-0} ${d_p50:-0} ${d_p99:-0} ${d_err:-?}
+	ROWS="$ROWS$c ${r_rps:-0} ${r_p50:-0} ${r_p99:-0} ${d_rps:-0} ${d_p50:-0} ${d_p99:-0} ${d_err:-?} $load
 "
 done
 echo
 printf '%s' "$ROWS" | awk '
 BEGIN {
-	printf "%7s  %12s  %12s  %6s  %9s  %9s  %9s  %9s  %6s\n", "clients", "redis req/s",
-		"rocmd req/s", "ratio", "redis p50", "redis p99", "rocmd p50", "rocmd p99", "errors"
-	printf "%7s  %12s  %12s  %6s  %9s  %9s  %9s  %9s  %6s\n", "", "(PING)", "(status)",
-		"", "us", "us", "us", "us", ""
+	printf "%7s  %12s  %12s  %6s  %9s  %9s  %9s  %9s  %6s  %5s\n", "clients", "redis req/s",
+		"rocmd req/s", "ratio", "redis p50", "redis p99", "rocmd p50", "rocmd p99", "errors",
+		"load"
+	printf "%7s  %12s  %12s  %6s  %9s  %9s  %9s  %9s  %6s  %5s\n", "", "(PING)", "(status)",
+		"", "us", "us", "us", "us", "", "1 min"
 }
-NF == 8 {
+NF == 9 {
 	ratio = $2 > 0 ? $5 / $2 : 0
-	printf "%7d  %12.0f  %12.0f  %6.2f  %9.0f  %9.0f  %9.1f  %9.1f  %6s\n", $1, $2, $5, ratio,
-		$3 * 1000, $4 * 1000, $6, $7, $8
+	printf "%7d  %12.0f  %12.0f  %6.2f  %9.0f  %9.0f  %9.1f  %9.1f  %6s  %5s\n", $1, $2, $5,
+		ratio, $3 * 1000, $4 * 1000, $6, $7, $8, $9
 }'
 echo "targets: ratio >= 0.5 at 64 clients; rocmd p99 <= 1000 us"
 echo
