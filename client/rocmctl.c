@@ -14,6 +14,7 @@
 
 #include "client.h"
 #include "cmd-sdk.h"
+#include "cmd-pkg.h"
 #include "common/error.h"
 #include "common/paths.h"
 #include "output.h"
@@ -394,6 +395,12 @@ cmd_call(struct ctx *ctx, int argc, char **argv)
 }
 
 static int
+cmd_pkg(struct ctx *ctx, int argc, char **argv)
+{
+	return rocmctl_pkg(&ctx->client, ctx->socket, ctx->json, argc, argv);
+}
+
+static int
 cmd_sdk(struct ctx *ctx, int argc, char **argv)
 {
 	return rocmctl_sdk(&ctx->client, ctx->socket, ctx->json, argc, argv);
@@ -415,6 +422,8 @@ static const struct command commands[] = {
 	{"shutdown", "", "stop the daemon (admin)", cmd_shutdown},
 	{"sdk", "list|show ID|PATH|rescan", "HIP SDK installs (rescan: admin)", cmd_sdk},
 	{"gpu", "list", "AMD GPUs found", cmd_gpu},
+	{"pkg", "import|list|show|rm|verify|match ...",
+	 "the package store (rocmctl pkg help)", cmd_pkg},
 	{"call", "METHOD [PARAMS]", "send one raw JSON-RPC request", cmd_call},
 	{NULL, NULL, NULL, NULL},
 };

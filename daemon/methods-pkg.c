@@ -200,28 +200,29 @@ import_work(uv_work_t *w)
 {
 	struct pkg_job *j = w->data;
 	struct rocmd_pkg_read_opts opts = {
-		.limits =
-			{
-				.max_total = (uint64_t)P.srv->cfg->store_max_total,
-				.max_file = (uint64_t)P.srv->cfg->store_max_file,
-				.max_files = (uint64_t)P.srv->cfg->store_max_files,
-			},
-		.progress = on_read_progress,
-		.ctx = j,
+	    .limits =
+	        {
+	            .max_total = (uint64_t)P.srv->cfg->store_max_total,
+	            .max_file = (uint64_t)P.srv->cfg->store_max_file,
+	            .max_files = (uint64_t)P.srv->cfg->store_max_files,
+	        },
+	    .progress = on_read_progress,
+	    .ctx = j,
 	};
 	char staging[4096];
 
 	j->rc = rocmd_store_staging_new(P.store, staging, sizeof(staging));
 	if (j->rc < 0) {
-		snprintf(j->why, sizeof(j->why), "cannot create a staging folder in %.900s/staging: %s",
-			 P.store, rocmd_strerror(j->rc));
+		snprintf(j->why, sizeof(j->why),
+		         "cannot create a staging folder in %.900s/staging: %s", P.store,
+		         rocmd_strerror(j->rc));
 		return;
 	}
 	j->rc = rocmd_pkg_read(j->source, staging, &opts, &j->contents, j->why, sizeof(j->why));
 	if (j->rc < 0)
 		return;
-	j->rc = rocmd_pkg_identify(&j->contents, j->name, j->sdk, &j->identity, j->why,
-				   sizeof(j->why));
+	j->rc =
+	    rocmd_pkg_identify(&j->contents, j->name, j->sdk, &j->identity, j->why, sizeof(j->why));
 	if (j->rc < 0)
 		goto fail;
 	rocmd_pkg_digest(&j->contents, j->digest);
@@ -232,7 +233,7 @@ import_work(uv_work_t *w)
 	}
 	set_phase(j, 1);
 	j->rc = rocmd_store_commit(P.store, &j->contents, &j->added, &j->added_bytes, j->why,
-				   sizeof(j->why));
+	                           sizeof(j->why));
 	if (j->rc < 0)
 		goto fail;
 	return;
@@ -260,7 +261,7 @@ gc_work(uv_work_t *w)
 	j->rc = rocmd_store_gc(P.store, j->keep, j->nkeep, &j->removed, &j->removed_bytes);
 	if (j->rc < 0)
 		snprintf(j->why, sizeof(j->why), "cannot collect unused objects: %s",
-			 rocmd_strerror(j->rc));
+		         rocmd_strerror(j->rc));
 }
 
 static int
@@ -373,7 +374,7 @@ import_done(struct pkg_job *j)
 	struct rocmd_db_pkg row = {0};
 	struct rocmd_db_pkg_file *files = NULL;
 	char *archs = NULL, *identity = NULL;
-	char (*hex)[ROCMD_SHA256_HEX] = NULL;
+	char(*hex)[ROCMD_SHA256_HEX] = NULL;
 	const cJSON *bin;
 	cJSON *result, *detail;
 	int64_t id = 0;
@@ -413,8 +414,8 @@ import_done(struct pkg_job *j)
 	row.version_hint = jstr(j->identity, "version_hint");
 	row.archs = archs;
 	row.binary = jstr(bin, "path");
-	row.binary_version = jstr(bin, "file_version") != NULL ? jstr(bin, "file_version")
-							       : jstr(bin, "soname");
+	row.binary_version =
+	    jstr(bin, "file_version") != NULL ? jstr(bin, "file_version") : jstr(bin, "soname");
 	row.file_count = (int64_t)j->contents.count;
 	row.total_size = (int64_t)j->contents.total_size;
 	row.identity = identity;
@@ -424,7 +425,7 @@ import_done(struct pkg_job *j)
 		rc = 0;
 	} else if (rc < 0) {
 		snprintf(j->why, sizeof(j->why), "cannot record the package: %s",
-			 rocmd_pkg_db_errmsg(P.db));
+		         rocmd_pkg_db_errmsg(P.db));
 		/* Its new objects are orphans now: collect them. */
 		queue_gc(NULL, NULL);
 		goto refused;
@@ -451,12 +452,13 @@ import_done(struct pkg_job *j)
 	cJSON_AddStringToObject(detail, "sdk", row.sdk != NULL ? row.sdk : "");
 	if (existed)
 		rocmd_server_event(srv, "pkg.imported", detail,
-				   "package %s is already stored as #%lld", j->name, (long long)id);
+		                   "package %s is already stored as #%lld", j->name, (long long)id);
 	else
 		rocmd_server_event(srv, "pkg.imported", detail,
-				   "imported package #%lld %s (%zu files, %s, SDK %s)", (long long)id,
-				   j->name, j->contents.count, archs[0] ? archs : "no archs",
-				   row.sdk != NULL ? row.sdk : "unknown");
+		                   "imported package #%lld %s (%zu files, %s, SDK %s)",
+		                   (long long)id, j->name, j->contents.count,
+		                   archs[0] ? archs : "no archs",
+		                   row.sdk != NULL ? row.sdk : "unknown");
 	if (j->from_drop)
 		move_drop_file(j->name, 1, NULL);
 	/* Staged entries are in the store now; nothing of the staging is left. */
@@ -473,8 +475,7 @@ refused:
 	cJSON_AddStringToObject(detail, "source", j->from_drop ? "drop" : "request");
 	cJSON_AddStringToObject(detail, "error", rocmd_err_name(rc));
 	cJSON_AddStringToObject(detail, "why", j->why);
-	rocmd_server_event(srv, "pkg.refused", detail, "import of %s refused: %s", j->name,
-			   j->why);
+	rocmd_server_event(srv, "pkg.refused", detail, "import of %s refused: %s", j->name, j->why);
 	if (j->from_drop)
 		move_drop_file(j->name, 0, j->why);
 	if (j->pending != NULL)
@@ -513,9 +514,10 @@ verify_done(struct pkg_job *j)
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "sha256", j->objs[i].hex);
 			cJSON_AddStringToObject(o, "problem",
-						j->objs[i].status == ROCMD_ENOTFOUND  ? "missing"
-						: j->objs[i].status == ROCMD_ECORRUPT ? "corrupt"
-										      : rocmd_strerror(j->objs[i].status));
+			                        j->objs[i].status == ROCMD_ENOTFOUND ? "missing"
+			                        : j->objs[i].status == ROCMD_ECORRUPT
+			                            ? "corrupt"
+			                            : rocmd_strerror(j->objs[i].status));
 			cJSON_AddItemToArray(bad, o);
 		}
 	}
@@ -527,12 +529,12 @@ verify_done(struct pkg_job *j)
 	cJSON_AddNumberToObject(r, "seconds", (rocmd_now_ms() - j->started_ms) / 1000.0);
 	if (nbad > 0)
 		rocmd_server_event(P.srv, "pkg.verify_failed", NULL,
-				   "store verification: %zu of %zu objects missing or corrupt", nbad,
-				   j->nobjs);
+		                   "store verification: %zu of %zu objects missing or corrupt",
+		                   nbad, j->nobjs);
 	else
 		rocmd_server_event(P.srv, "pkg.verified", NULL,
-				   "store verification: %zu objects, %llu bytes, all intact", ok,
-				   (unsigned long long)bytes);
+		                   "store verification: %zu objects, %llu bytes, all intact", ok,
+		                   (unsigned long long)bytes);
 	if (j->pending != NULL)
 		rocmd_pending_finish(j->pending, 0, NULL, r);
 	else
@@ -548,7 +550,7 @@ gc_done(struct pkg_job *j)
 	j->rm_result = NULL;
 	if (j->rc == 0 && j->removed > 0)
 		log_info("store: removed %llu unused objects (%llu bytes)",
-			 (unsigned long long)j->removed, (unsigned long long)j->removed_bytes);
+		         (unsigned long long)j->removed, (unsigned long long)j->removed_bytes);
 	cJSON_AddNumberToObject(r, "objects_removed", (double)j->removed);
 	cJSON_AddNumberToObject(r, "bytes_freed", (double)j->removed_bytes);
 	if (j->pending != NULL) {
@@ -673,7 +675,7 @@ job_start_next(void)
 			rc = rocmd_pkg_db_objects(P.db, 0, collect_keep, j);
 			if (rc < 0) {
 				log_err("store: cannot list referenced objects: %s; not collecting",
-					rocmd_pkg_db_errmsg(P.db));
+				        rocmd_pkg_db_errmsg(P.db));
 				if (j->pending != NULL)
 					rocmd_pending_finish(j->pending, 0, NULL, j->rm_result);
 				j->rm_result = NULL;
@@ -682,7 +684,9 @@ job_start_next(void)
 				continue;
 			}
 		}
-		fn = j->type == JOB_IMPORT ? import_work : j->type == JOB_VERIFY ? verify_work : gc_work;
+		fn = j->type == JOB_IMPORT   ? import_work
+		     : j->type == JOB_VERIFY ? verify_work
+		                             : gc_work;
 		P.running = j;
 		rc = uv_queue_work(P.srv->loop, &j->work, fn, after_work);
 		if (rc < 0) {
@@ -735,13 +739,15 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	     rc != ROCMD_ENOTFOUND))
 		return rc;
 	if (path[0] != '/') {
-		snprintf(why, whylen, "param 'path' must be an absolute path (rocmd opens it itself)");
+		snprintf(why, whylen,
+		         "param 'path' must be an absolute path (rocmd opens it itself)");
 		return ROCMD_EPARAMS;
 	}
 	if (sdk != NULL && sdk[0] != '\0') {
-		struct rocmd_version v;
-		if (rocmd_version_parse(sdk, &v) < 0 || v.n < 2) {
-			snprintf(why, whylen, "param 'sdk' must be an SDK version such as 6.2.4 or 5.7");
+		struct rocmd_pkg_version v;
+		if (rocmd_pkg_version_parse(sdk, &v) < 0 || v.n < 2) {
+			snprintf(why, whylen,
+			         "param 'sdk' must be an SDK version such as 6.2.4 or 5.7");
 			return ROCMD_EPARAMS;
 		}
 	}
@@ -926,7 +932,7 @@ m_show(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, 
 	}
 	if (rc < 0) {
 		snprintf(why, whylen, "cannot read package #%lld: %s", (long long)id,
-			 rocmd_pkg_db_errmsg(P.db));
+		         rocmd_pkg_db_errmsg(P.db));
 		goto fail;
 	}
 	*result = ctx.obj;
@@ -965,20 +971,20 @@ m_rm(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, si
 		rc = rocmd_pkg_db_deployments(P.db, id, &deployed);
 	if (rc < 0) {
 		snprintf(why, whylen, "cannot read package #%lld: %s", (long long)id,
-			 rocmd_pkg_db_errmsg(P.db));
+		         rocmd_pkg_db_errmsg(P.db));
 		return rc;
 	}
 	if (deployed > 0) {
 		snprintf(why, whylen,
-			 "package #%lld (%s) is deployed to %lld target(s); roll those back before "
-			 "removing it",
-			 (long long)id, name, (long long)deployed);
+		         "package #%lld (%s) is deployed to %lld target(s); roll those back before "
+		         "removing it",
+		         (long long)id, name, (long long)deployed);
 		return ROCMD_EBUSY;
 	}
 	rc = rocmd_pkg_db_remove(P.db, id);
 	if (rc < 0) {
 		snprintf(why, whylen, "cannot remove package #%lld: %s", (long long)id,
-			 rocmd_pkg_db_errmsg(P.db));
+		         rocmd_pkg_db_errmsg(P.db));
 		return rc;
 	}
 	rocmd_server_counts_changed(conn->srv);
@@ -986,7 +992,7 @@ m_rm(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, si
 	cJSON_AddNumberToObject(detail, "id", (double)id);
 	cJSON_AddStringToObject(detail, "name", name);
 	rocmd_server_event(conn->srv, "pkg.removed", detail, "removed package #%lld %s by uid %u",
-			   (long long)id, name, (unsigned)conn->peer.uid);
+	                   (long long)id, name, (unsigned)conn->peer.uid);
 	r = cJSON_CreateObject();
 	cJSON_AddNumberToObject(r, "id", (double)id);
 	cJSON_AddStringToObject(r, "name", name);
@@ -1004,8 +1010,7 @@ m_rm(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, si
 }
 
 static int
-m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
-	 size_t whylen)
+m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {"id", NULL};
 	struct pkg_job *j;
@@ -1028,7 +1033,8 @@ m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	rc = rocmd_pkg_db_objects(P.db, id, collect_obj, j);
 	if (rc < 0 || (j->pending = rocmd_conn_defer(conn)) == NULL) {
 		job_free(j);
-		snprintf(why, whylen, "cannot list the store's objects: %s", rocmd_pkg_db_errmsg(P.db));
+		snprintf(why, whylen, "cannot list the store's objects: %s",
+		         rocmd_pkg_db_errmsg(P.db));
 		return rc < 0 ? rc : ROCMD_ENOMEM;
 	}
 	job_enqueue(j);
@@ -1100,7 +1106,7 @@ m_match(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
 		return rc;
 	}
 	rc = rocmd_pkg_match(sdk, platform, arch, l.c, l.n, conn->srv->cfg->store_match_rules,
-			     &chosen, result, why, whylen);
+	                     &chosen, result, why, whylen);
 	cands_free(&l);
 	if (rc == ROCMD_EINVAL)
 		rc = ROCMD_EPARAMS;
@@ -1108,13 +1114,13 @@ m_match(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
 }
 
 const struct rocmd_method rocmd_methods_pkg[] = {
-	{"pkg.import", ROCMD_METHOD_MUTATING, m_import},
-	{"pkg.list", 0, m_list},
-	{"pkg.show", 0, m_show},
-	{"pkg.rm", ROCMD_METHOD_MUTATING, m_rm},
-	{"pkg.verify", ROCMD_METHOD_MUTATING, m_verify},
-	{"pkg.match", 0, m_match},
-	{NULL, 0, NULL},
+    {"pkg.import", ROCMD_METHOD_MUTATING, m_import},
+    {"pkg.list", 0, m_list},
+    {"pkg.show", 0, m_show},
+    {"pkg.rm", ROCMD_METHOD_MUTATING, m_rm},
+    {"pkg.verify", ROCMD_METHOD_MUTATING, m_verify},
+    {"pkg.match", 0, m_match},
+    {NULL, 0, NULL},
 };
 
 /* ---- the drop folder ---- */
@@ -1122,8 +1128,9 @@ const struct rocmd_method rocmd_methods_pkg[] = {
 static int
 is_archive_name(const char *name)
 {
-	static const char *const exts[] = {".7z",	".zip",	    ".tar", ".tar.gz", ".tgz", ".tar.xz",
-					   ".txz",	".tar.bz2", ".tar.zst", ".rar", NULL};
+	static const char *const exts[] = {".7z",      ".zip",    ".tar", ".tar.gz",
+	                                   ".tgz",     ".tar.xz", ".txz", ".tar.bz2",
+	                                   ".tar.zst", ".rar",    NULL};
 	size_t n = strlen(name);
 
 	if (name[0] == '.')
@@ -1271,7 +1278,8 @@ rocmd_pkg_stop(void)
 		struct pkg_job *j = P.head;
 		P.head = j->next;
 		if (j->pending != NULL)
-			rocmd_pending_finish(j->pending, ROCMD_ESHUTDOWN, "the daemon stopped", NULL);
+			rocmd_pending_finish(j->pending, ROCMD_ESHUTDOWN, "the daemon stopped",
+			                     NULL);
 		j->pending = NULL;
 		job_free(j);
 	}

@@ -31,7 +31,7 @@
 /* ---- versions and names ---- */
 
 int
-rocmd_version_parse(const char *s, struct rocmd_version *out)
+rocmd_pkg_version_parse(const char *s, struct rocmd_pkg_version *out)
 {
 	const char *p = s;
 
@@ -61,7 +61,8 @@ rocmd_version_parse(const char *s, struct rocmd_version *out)
 }
 
 int
-rocmd_version_cmp(const struct rocmd_version *a, const struct rocmd_version *b, int prefix)
+rocmd_pkg_version_cmp(const struct rocmd_pkg_version *a, const struct rocmd_pkg_version *b,
+                      int prefix)
 {
 	int n = prefix ? (a->n < b->n ? a->n : b->n) : 4;
 
@@ -76,9 +77,9 @@ rocmd_version_cmp(const struct rocmd_version *a, const struct rocmd_version *b, 
 int
 rocmd_sdk_generation(const char *version, char *out, size_t outlen)
 {
-	struct rocmd_version v;
+	struct rocmd_pkg_version v;
 
-	if (rocmd_version_parse(version, &v) < 0)
+	if (rocmd_pkg_version_parse(version, &v) < 0)
 		return ROCMD_EINVAL;
 	/* 7.x share amdhip64_7 and their builds; before 7 each minor is its own ABI. */
 	if (v.v[0] >= 7 || v.n == 1)
@@ -88,9 +89,9 @@ rocmd_sdk_generation(const char *version, char *out, size_t outlen)
 	return 0;
 }
 
-static const char *const archive_exts[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tar.zst", ".tgz",
-					   ".txz",    ".tar",    ".7z",      ".zip",     ".rar",
-					   NULL};
+static const char *const archive_exts[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tar.zst",
+                                           ".tgz",    ".txz",    ".tar",     ".7z",
+                                           ".zip",    ".rar",    NULL};
 
 /* Copies a version "6.2.4" starting at P (digits and dots, no trailing dot). */
 static size_t
@@ -98,8 +99,9 @@ take_version(const char *p, char *out, size_t outlen)
 {
 	size_t n = 0;
 
-	while ((isdigit((unsigned char)p[n]) || (p[n] == '.' && isdigit((unsigned char)p[n + 1]))) &&
-	       n + 1 < outlen)
+	while (
+	    (isdigit((unsigned char)p[n]) || (p[n] == '.' && isdigit((unsigned char)p[n + 1]))) &&
+	    n + 1 < outlen)
 		n++;
 	memcpy(out, p, n);
 	out[n] = '\0';
@@ -142,11 +144,11 @@ rocmd_pkg_name_hints(const char *name, struct rocmd_pkg_name_hints *out)
 				q++;
 			if (isdigit((unsigned char)*q) && (p == s || is_sep(p[-1]) || k >= 2)) {
 				char v[16];
-				struct rocmd_version ver;
+				struct rocmd_pkg_version ver;
 				take_version(q, v, sizeof(v));
 				/* "5.7", "6.2.4"; a bare "6" is too little to go on. */
-				if (rocmd_version_parse(v, &ver) == 0 && ver.n >= 2 && ver.v[0] >= 1 &&
-				    ver.v[0] <= 20) {
+				if (rocmd_pkg_version_parse(v, &ver) == 0 && ver.n >= 2 &&
+				    ver.v[0] >= 1 && ver.v[0] <= 20) {
 					snprintf(out->sdk, sizeof(out->sdk), "%s", v);
 					break;
 				}
@@ -155,7 +157,8 @@ rocmd_pkg_name_hints(const char *name, struct rocmd_pkg_name_hints *out)
 	}
 	/* Package version: a separate token "v3", "v5.0". */
 	for (size_t i = 0; i < len && out->version[0] == '\0'; i++) {
-		if (s[i] == 'v' && (i == 0 || is_sep(s[i - 1])) && isdigit((unsigned char)s[i + 1])) {
+		if (s[i] == 'v' && (i == 0 || is_sep(s[i - 1])) &&
+		    isdigit((unsigned char)s[i + 1])) {
 			char v[12];
 			size_t n = take_version(s + i + 1, v, sizeof(v));
 			char after = s[i + 1 + n];
@@ -168,7 +171,8 @@ rocmd_pkg_name_hints(const char *name, struct rocmd_pkg_name_hints *out)
 		size_t n = 3;
 		while (isalnum((unsigned char)p[n]) && n < 12)
 			n++;
-		if (n > 3 && isdigit((unsigned char)p[3]) && (p == s || !isalnum((unsigned char)p[-1]))) {
+		if (n > 3 && isdigit((unsigned char)p[3]) &&
+		    (p == s || !isalnum((unsigned char)p[-1]))) {
 			size_t have = strlen(out->archs);
 			if (have + n + 2 < sizeof(out->archs)) {
 				if (have > 0)
@@ -225,7 +229,8 @@ pe_rva(const struct pe_section *sec, int nsec, uint32_t rva, uint64_t *off)
 {
 	for (int i = 0; i < nsec; i++) {
 		uint32_t span = sec[i].vsize > sec[i].raw_size ? sec[i].vsize : sec[i].raw_size;
-		if (rva >= sec[i].va && rva - sec[i].va < span && rva - sec[i].va < sec[i].raw_size) {
+		if (rva >= sec[i].va && rva - sec[i].va < span &&
+		    rva - sec[i].va < sec[i].raw_size) {
 			*off = (uint64_t)sec[i].raw_off + (rva - sec[i].va);
 			return 0;
 		}
@@ -264,7 +269,7 @@ open_rfile(const char *path, struct rfile *f)
 /* Finds RT_VERSION in the resource tree and reads VS_FIXEDFILEINFO. */
 static void
 pe_version(const struct rfile *f, const struct pe_section *sec, int nsec, uint32_t res_rva,
-	   struct rocmd_pe_info *out)
+           struct rocmd_pe_info *out)
 {
 	uint64_t base, off;
 	uint32_t dir = 0;
@@ -309,11 +314,11 @@ pe_version(const struct rfile *f, const struct pe_section *sec, int nsec, uint32
 			if (le32(buf + i) != 0xFEEF04BDu)
 				continue;
 			snprintf(out->file_version, sizeof(out->file_version), "%u.%u.%u.%u",
-				 le32(buf + i + 8) >> 16, le32(buf + i + 8) & 0xffff,
-				 le32(buf + i + 12) >> 16, le32(buf + i + 12) & 0xffff);
+			         le32(buf + i + 8) >> 16, le32(buf + i + 8) & 0xffff,
+			         le32(buf + i + 12) >> 16, le32(buf + i + 12) & 0xffff);
 			snprintf(out->product_version, sizeof(out->product_version), "%u.%u.%u.%u",
-				 le32(buf + i + 16) >> 16, le32(buf + i + 16) & 0xffff,
-				 le32(buf + i + 20) >> 16, le32(buf + i + 20) & 0xffff);
+			         le32(buf + i + 16) >> 16, le32(buf + i + 16) & 0xffff,
+			         le32(buf + i + 20) >> 16, le32(buf + i + 20) & 0xffff);
 			return;
 		}
 	}
@@ -389,7 +394,8 @@ rocmd_pe_read(const char *path, struct rocmd_pe_info *out, char *why, size_t why
 				if (strncasecmp(name, "amdhip64", 8) == 0) {
 					for (char *p = name; *p; p++)
 						*p = (char)tolower((unsigned char)*p);
-					snprintf(out->hip_runtime, sizeof(out->hip_runtime), "%s", name);
+					snprintf(out->hip_runtime, sizeof(out->hip_runtime), "%s",
+					         name);
 				}
 			}
 		}
@@ -592,8 +598,8 @@ hip_major(const char *runtime)
 }
 
 int
-rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
-		   const char *explicit_sdk, cJSON **out, char *why, size_t whylen)
+rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const char *explicit_sdk,
+                   cJSON **out, char *why, size_t whylen)
 {
 	struct rocmd_pkg_name_hints hints;
 	const struct rocmd_pkg_entry *dll = NULL, *so = NULL, *manifest = NULL;
@@ -623,7 +629,7 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
 		    (dll == NULL || strlen(e->path) < strlen(dll->path)))
 			dll = e;
 		else if (strncmp(b, "librocblas.so", 13) == 0 &&
-			 (so == NULL || strlen(e->path) < strlen(so->path)))
+		         (so == NULL || strlen(e->path) < strlen(so->path)))
 			so = e;
 		else if (strcasecmp(b, "TensileManifest.txt") == 0 && manifest == NULL)
 			manifest = e;
@@ -687,13 +693,14 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
 		{
 			int named = 0;
 			const cJSON *n2;
-			cJSON_ArrayForEach(n2, from_names) named |= strcmp(n2->valuestring,
-									   it->valuestring) == 0;
+			cJSON_ArrayForEach(n2, from_names) named |=
+			    strcmp(n2->valuestring, it->valuestring) == 0;
 			if (!named) {
 				char msg[128];
-				snprintf(msg, sizeof(msg),
-					 "code objects for %s are present but no file is named for it",
-					 it->valuestring);
+				snprintf(
+				    msg, sizeof(msg),
+				    "code objects for %s are present but no file is named for it",
+				    it->valuestring);
 				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
 			}
 		}
@@ -703,8 +710,8 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
 	sort_strings(from_objects);
 	if (dll == NULL && so == NULL && libfiles == 0) {
 		snprintf(why, whylen,
-			 "not a rocBLAS library package: no rocblas.dll, librocblas.so or Tensile "
-			 "library files (TensileLibrary*, *.co, *.hsaco) in it");
+		         "not a rocBLAS library package: no rocblas.dll, librocblas.so or Tensile "
+		         "library files (TensileLibrary*, *.co, *.hsaco) in it");
 		rc = ROCMD_EINVAL;
 		goto out;
 	}
@@ -728,10 +735,10 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
 			cJSON_AddStringToObject(bin, "hip_runtime", pe.hip_runtime);
 			if (hip_major(pe.hip_runtime) > 0)
 				snprintf(runtime_major, sizeof(runtime_major), "%d",
-					 hip_major(pe.hip_runtime));
+				         hip_major(pe.hip_runtime));
 		} else {
-			cJSON_AddItemToArray(warnings,
-					     cJSON_CreateString("rocblas.dll is not a readable PE file"));
+			cJSON_AddItemToArray(
+			    warnings, cJSON_CreateString("rocblas.dll is not a readable PE file"));
 		}
 	} else if (so != NULL) {
 		struct rocmd_elf_info elf;
@@ -745,15 +752,19 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
 			cJSON_AddStringToObject(bin, "hip_runtime", elf.hip_runtime);
 			if (hip_major(elf.hip_runtime) > 0)
 				snprintf(runtime_major, sizeof(runtime_major), "%d",
-					 hip_major(elf.hip_runtime));
+				         hip_major(elf.hip_runtime));
 		} else {
-			cJSON_AddItemToArray(warnings, cJSON_CreateString(
-							       "librocblas.so is not a readable ELF file"));
+			cJSON_AddItemToArray(
+			    warnings,
+			    cJSON_CreateString("librocblas.so is not a readable ELF file"));
 		}
 	} else {
 		cJSON_AddNullToObject(id, "binary");
 	}
-	cJSON_AddStringToObject(id, "platform", dll != NULL ? "windows" : so != NULL ? "linux" : "any");
+	cJSON_AddStringToObject(id, "platform",
+	                        dll != NULL  ? "windows"
+	                        : so != NULL ? "linux"
+	                                     : "any");
 
 	if (manifest != NULL) {
 		const char *sp = staged_path(c, manifest);
@@ -782,42 +793,44 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
 		cJSON_AddNumberToObject(m, "entries", (double)lines);
 		cJSON_AddNumberToObject(m, "missing", (double)missing);
 		if (missing > 0)
-			cJSON_AddItemToArray(warnings, cJSON_CreateString(
-							       "TensileManifest.txt lists files the "
-							       "package does not hold"));
+			cJSON_AddItemToArray(
+			    warnings, cJSON_CreateString("TensileManifest.txt lists files the "
+			                                 "package does not hold"));
 	} else {
 		cJSON_AddNullToObject(id, "tensile_manifest");
 	}
 
 	/* The SDK generation: explicit, else the name; checked against the binary. */
 	if (explicit_sdk != NULL && explicit_sdk[0] != '\0') {
-		struct rocmd_version v;
-		if (rocmd_version_parse(explicit_sdk, &v) < 0 || v.n < 2) {
-			snprintf(why, whylen, "--sdk \"%s\" is not an SDK version such as 6.2.4 or 5.7",
-				 explicit_sdk);
+		struct rocmd_pkg_version v;
+		if (rocmd_pkg_version_parse(explicit_sdk, &v) < 0 || v.n < 2) {
+			snprintf(why, whylen,
+			         "--sdk \"%s\" is not an SDK version such as 6.2.4 or 5.7",
+			         explicit_sdk);
 			rc = ROCMD_EINVAL;
 			goto out;
 		}
 		if (runtime_major[0] && atoi(runtime_major) != v.v[0]) {
 			snprintf(why, whylen,
-				 "--sdk %s contradicts the package: its rocBLAS binary links %s, "
-				 "which belongs to HIP SDK %s.x",
-				 explicit_sdk, cJSON_GetStringValue(cJSON_GetObjectItem(bin, "hip_runtime")),
-				 runtime_major);
+			         "--sdk %s contradicts the package: its rocBLAS binary links %s, "
+			         "which belongs to HIP SDK %s.x",
+			         explicit_sdk,
+			         cJSON_GetStringValue(cJSON_GetObjectItem(bin, "hip_runtime")),
+			         runtime_major);
 			rc = ROCMD_EINVAL;
 			goto out;
 		}
 		snprintf(sdk, sizeof(sdk), "%s", explicit_sdk);
 		snprintf(sdk_source, sizeof(sdk_source), "explicit");
 	} else if (hints.sdk[0] != '\0') {
-		struct rocmd_version v;
-		rocmd_version_parse(hints.sdk, &v);
+		struct rocmd_pkg_version v;
+		rocmd_pkg_version_parse(hints.sdk, &v);
 		if (runtime_major[0] && atoi(runtime_major) != v.v[0]) {
 			char msg[256];
 			snprintf(msg, sizeof(msg),
-				 "the name says SDK %s but the binary links the HIP %s.x runtime; "
-				 "the content wins",
-				 hints.sdk, runtime_major);
+			         "the name says SDK %s but the binary links the HIP %s.x runtime; "
+			         "the content wins",
+			         hints.sdk, runtime_major);
 			cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
 			snprintf(sdk, sizeof(sdk), "%s", runtime_major);
 			snprintf(sdk_source, sizeof(sdk_source), "binary");
@@ -837,9 +850,9 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
 		cJSON_AddNullToObject(id, "sdk");
 		cJSON_AddNullToObject(id, "sdk_source");
 		cJSON_AddNullToObject(id, "sdk_generation");
-		cJSON_AddItemToArray(warnings,
-				     cJSON_CreateString("the SDK generation is unknown; import "
-							"again with --sdk X.Y to make it matchable"));
+		cJSON_AddItemToArray(
+		    warnings, cJSON_CreateString("the SDK generation is unknown; import "
+		                                 "again with --sdk X.Y to make it matchable"));
 	}
 	if (hints.version[0] != '\0')
 		cJSON_AddStringToObject(id, "version_hint", hints.version);
@@ -849,15 +862,16 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
 		/* The name names archs the content lacks: worth a word, not a refusal. */
 		char tmp[128], *save = NULL;
 		snprintf(tmp, sizeof(tmp), "%s", hints.archs);
-		for (char *a = strtok_r(tmp, ",", &save); a != NULL; a = strtok_r(NULL, ",", &save)) {
+		for (char *a = strtok_r(tmp, ",", &save); a != NULL;
+		     a = strtok_r(NULL, ",", &save)) {
 			int have = 0;
 			const cJSON *it;
 			cJSON_ArrayForEach(it, cJSON_GetObjectItem(id, "archs")) have |=
-				strcmp(it->valuestring, a) == 0;
+			    strcmp(it->valuestring, a) == 0;
 			if (!have && cJSON_GetArraySize(cJSON_GetObjectItem(id, "archs")) > 0) {
 				char msg[128];
-				snprintf(msg, sizeof(msg), "the name says %s but no library file is for it",
-					 a);
+				snprintf(msg, sizeof(msg),
+				         "the name says %s but no library file is for it", a);
 				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
 			}
 		}

@@ -31,7 +31,7 @@ static const char default_rules[] = "5.7=V3,V2.0; 6.1=V4.0; 6.2=V5.0; 6.4=; 7=";
 #define MAX_PREFS 16
 
 struct rule {
-	struct rocmd_version lo, hi;
+	struct rocmd_pkg_version lo, hi;
 	int any_version;
 	char platform[16];
 	char arch[24];
@@ -54,15 +54,16 @@ parse_range(const char *s, struct rule *r)
 	dash = strchr(lo, '-');
 	if (dash != NULL)
 		*dash = '\0';
-	if (rocmd_version_parse(lo, &r->lo) < 0)
+	if (rocmd_pkg_version_parse(lo, &r->lo) < 0)
 		return ROCMD_EINVAL;
 	if (dash == NULL) {
 		r->hi = r->lo;
 		return 0;
 	}
-	return rocmd_version_parse(dash + 1, &r->hi) < 0 || rocmd_version_cmp(&r->lo, &r->hi, 0) > 0
-		       ? ROCMD_EINVAL
-		       : 0;
+	return rocmd_pkg_version_parse(dash + 1, &r->hi) < 0 ||
+	               rocmd_pkg_version_cmp(&r->lo, &r->hi, 0) > 0
+	           ? ROCMD_EINVAL
+	           : 0;
 }
 
 static char *
@@ -81,7 +82,7 @@ trim(char *s)
 static int
 valid_pref(const char *p)
 {
-	struct rocmd_version v;
+	struct rocmd_pkg_version v;
 
 	if (*p == '!')
 		p++;
@@ -93,7 +94,7 @@ valid_pref(const char *p)
 				return 0;
 		return 1;
 	}
-	return (p[0] == 'V' || p[0] == 'v') && rocmd_version_parse(p + 1, &v) == 0;
+	return (p[0] == 'V' || p[0] == 'v') && rocmd_pkg_version_parse(p + 1, &v) == 0;
 }
 
 /* Parses one "RANGE[@PLATFORM][/ARCH]=PREFS" rule. */
@@ -125,14 +126,14 @@ parse_rule(char *text, struct rule *r, char *why, size_t whylen)
 		snprintf(r->platform, sizeof(r->platform), "%s", trim(at + 1));
 		if (strcmp(r->platform, "windows") != 0 && strcmp(r->platform, "linux") != 0) {
 			snprintf(why, whylen, "rule \"%s\": platform must be windows or linux",
-				 r->text);
+			         r->text);
 			return ROCMD_EINVAL;
 		}
 	}
 	if (parse_range(trim(head), r) < 0) {
 		snprintf(why, whylen,
-			 "rule \"%s\": range must be a version (6.2), a range (6.1-6.3) or *",
-			 r->text);
+		         "rule \"%s\": range must be a version (6.2), a range (6.1-6.3) or *",
+		         r->text);
 		return ROCMD_EINVAL;
 	}
 	for (char *p = strtok_r(eq + 1, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
@@ -141,9 +142,9 @@ parse_rule(char *text, struct rule *r, char *why, size_t whylen)
 			continue;
 		if (!valid_pref(p) || strlen(p) >= sizeof(r->prefs[0]) || r->nprefs == MAX_PREFS) {
 			snprintf(why, whylen,
-				 "rule \"%s\": preference \"%s\" must be a version hint (V5.0), a "
-				 "package id (#12) or a refusal (!V2.0)",
-				 r->text, p);
+			         "rule \"%s\": preference \"%s\" must be a version hint (V5.0), a "
+			         "package id (#12) or a refusal (!V2.0)",
+			         r->text, p);
 			return ROCMD_EINVAL;
 		}
 		snprintf(r->prefs[r->nprefs++], sizeof(r->prefs[0]), "%s", p);
@@ -154,7 +155,7 @@ parse_rule(char *text, struct rule *r, char *why, size_t whylen)
 /* Parses TEXT into RULES (up to MAX), appending after *N. */
 static int
 parse_rules(const char *text, const char *origin, struct rule *rules, int max, int *n, char *why,
-	    size_t whylen)
+            size_t whylen)
 {
 	char *copy, *save = NULL;
 	int rc = 0;
@@ -191,11 +192,11 @@ rocmd_pkg_rules_check(const char *rules, char *why, size_t whylen)
 }
 
 static int
-rule_fits(const struct rule *r, const struct rocmd_version *sdk, const char *platform,
-	  const char *arch)
+rule_fits(const struct rule *r, const struct rocmd_pkg_version *sdk, const char *platform,
+          const char *arch)
 {
-	if (!r->any_version &&
-	    (rocmd_version_cmp(sdk, &r->lo, 1) < 0 || rocmd_version_cmp(sdk, &r->hi, 1) > 0))
+	if (!r->any_version && (rocmd_pkg_version_cmp(sdk, &r->lo, 1) < 0 ||
+	                        rocmd_pkg_version_cmp(sdk, &r->hi, 1) > 0))
 		return 0;
 	if (r->platform[0] && strcmp(r->platform, platform) != 0)
 		return 0;
@@ -207,13 +208,13 @@ rule_fits(const struct rule *r, const struct rocmd_version *sdk, const char *pla
 static int
 hint_equal(const char *a, const char *b)
 {
-	struct rocmd_version x, y;
+	struct rocmd_pkg_version x, y;
 
 	if (a == NULL || b == NULL || (a[0] != 'V' && a[0] != 'v') || (b[0] != 'V' && b[0] != 'v'))
 		return 0;
-	if (rocmd_version_parse(a + 1, &x) < 0 || rocmd_version_parse(b + 1, &y) < 0)
+	if (rocmd_pkg_version_parse(a + 1, &x) < 0 || rocmd_pkg_version_parse(b + 1, &y) < 0)
 		return 0;
-	return rocmd_version_cmp(&x, &y, 0) == 0; /* V3 == V3.0 */
+	return rocmd_pkg_version_cmp(&x, &y, 0) == 0; /* V3 == V3.0 */
 }
 
 static int
@@ -235,7 +236,7 @@ struct ranked {
 	int idx;
 	int eligible;
 	int pinned;
-	int pref; /* index in the rule's list; MAX_PREFS when unlisted */
+	int pref;   /* index in the rule's list; MAX_PREFS when unlisted */
 	int native; /* has a binary for the platform */
 	cJSON *reasons;
 };
@@ -260,8 +261,7 @@ cmp_ranked(const void *a, const void *b)
 	return sort_cands[x->idx].id > sort_cands[y->idx].id ? -1 : 1;
 }
 
-static void
-reason(struct ranked *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reason(struct ranked *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
 reason(struct ranked *r, const char *fmt, ...)
@@ -277,12 +277,12 @@ reason(struct ranked *r, const char *fmt, ...)
 
 int
 rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
-		const struct rocmd_pkg_candidate *cands, size_t n, const char *rules, int *chosen,
-		cJSON **explain, char *why, size_t whylen)
+                const struct rocmd_pkg_candidate *cands, size_t n, const char *rules, int *chosen,
+                cJSON **explain, char *why, size_t whylen)
 {
 	struct rule all[80];
 	const struct rule *use = NULL;
-	struct rocmd_version sv;
+	struct rocmd_pkg_version sv;
 	struct ranked *rk = NULL;
 	char gen[16];
 	int nrules = 0, rc;
@@ -291,18 +291,19 @@ rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
 	*chosen = -1;
 	if (explain != NULL)
 		*explain = NULL;
-	if (sdk == NULL || rocmd_version_parse(sdk, &sv) < 0 || sv.n < 2) {
+	if (sdk == NULL || rocmd_pkg_version_parse(sdk, &sv) < 0 || sv.n < 2) {
 		snprintf(why, whylen, "SDK version \"%s\" is not a version such as 6.2.4",
-			 sdk != NULL ? sdk : "");
+		         sdk != NULL ? sdk : "");
 		return ROCMD_EINVAL;
 	}
-	if (platform == NULL || (strcmp(platform, "windows") != 0 && strcmp(platform, "linux") != 0)) {
+	if (platform == NULL ||
+	    (strcmp(platform, "windows") != 0 && strcmp(platform, "linux") != 0)) {
 		snprintf(why, whylen, "platform must be windows or linux");
 		return ROCMD_EINVAL;
 	}
 	if (arch == NULL || strncmp(arch, "gfx", 3) != 0 || strlen(arch) < 6 || strlen(arch) > 12) {
 		snprintf(why, whylen, "arch \"%s\" is not a GPU arch such as gfx1103",
-			 arch != NULL ? arch : "");
+		         arch != NULL ? arch : "");
 		return ROCMD_EINVAL;
 	}
 	if ((rc = parse_rules(rules, "config", all, 64, &nrules, why, whylen)) < 0 ||
@@ -328,13 +329,14 @@ rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
 			r->eligible = 0;
 			reason(r, "its SDK generation is unknown (import it again with --sdk)");
 		} else if (strcmp(pgen, gen) != 0) {
-			struct rocmd_version pv;
-			rocmd_version_parse(c->sdk, &pv);
+			struct rocmd_pkg_version pv;
+			rocmd_pkg_version_parse(c->sdk, &pv);
 			r->eligible = 0;
 			if (pv.n == 1 && sv.v[0] < 7 && pv.v[0] == sv.v[0])
 				reason(r,
 				       "it is only known to target HIP SDK %s.x (from its binary), "
-				       "which spans several generations; import it with --sdk to pin one",
+				       "which spans several generations; import it with --sdk to "
+				       "pin one",
 				       c->sdk);
 			else
 				reason(r, "built for SDK generation %s, not %s", pgen, gen);
@@ -362,21 +364,24 @@ rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
 					r->pinned = 1;
 					reason(r, "pinned by rule \"%s\"", use->text);
 				} else if (pref[0] == '!' &&
-					   ((pref[1] == '#' && atoll(pref + 2) == c->id) ||
-					    hint_equal(pref + 1, c->version_hint))) {
+				           ((pref[1] == '#' && atoll(pref + 2) == c->id) ||
+				            hint_equal(pref + 1, c->version_hint))) {
 					r->eligible = 0;
 					reason(r, "refused by rule \"%s\"", use->text);
-				} else if (hint_equal(pref, c->version_hint) && r->pref == MAX_PREFS) {
+				} else if (hint_equal(pref, c->version_hint) &&
+				           r->pref == MAX_PREFS) {
 					r->pref = p;
 					reason(r, "version %s is preference %d of rule \"%s\"",
 					       c->version_hint, p + 1, use->text);
 				}
 			}
 			if (r->pref == MAX_PREFS && use->nprefs > 0 && r->eligible && !r->pinned)
-				reason(r, "version %s is not in rule \"%s\"; ranked after those it lists",
-				       c->version_hint != NULL && c->version_hint[0] ? c->version_hint
-										     : "(none)",
-				       use->text);
+				reason(
+				    r,
+				    "version %s is not in rule \"%s\"; ranked after those it lists",
+				    c->version_hint != NULL && c->version_hint[0] ? c->version_hint
+				                                                  : "(none)",
+				    use->text);
 		}
 	}
 	sort_cands = cands;
@@ -409,9 +414,9 @@ rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
 			cJSON_AddNumberToObject(o, "id", (double)c->id);
 			cJSON_AddStringToObject(o, "name", c->name != NULL ? c->name : "");
 			cJSON_AddStringToObject(o, "verdict",
-						rk[i].idx == *chosen ? "chosen"
-						: rk[i].eligible     ? "eligible"
-								     : "refused");
+			                        rk[i].idx == *chosen ? "chosen"
+			                        : rk[i].eligible     ? "eligible"
+			                                             : "refused");
 			cJSON_AddItemToObject(o, "reasons", rk[i].reasons);
 			rk[i].reasons = NULL;
 			cJSON_AddItemToArray(arr, o);

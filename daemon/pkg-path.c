@@ -89,7 +89,7 @@ rocmd_pkg_path_clean(const char *in, char *out, size_t outlen, char *why, size_t
 
 int
 rocmd_pkg_link_resolve(const char *link_path, const char *target, char *out, size_t outlen,
-		       char *why, size_t whylen)
+                       char *why, size_t whylen)
 {
 	char buf[4096];
 	size_t len = 0;
@@ -120,7 +120,7 @@ rocmd_pkg_link_resolve(const char *link_path, const char *target, char *out, siz
 		while (*p != '\0' && *p != '/' && *p != '\\') {
 			if ((unsigned char)*p < 0x20 || *p == ':')
 				return refuse(why, whylen, link_path,
-					      "symlink target has a control character or ':'");
+				              "symlink target has a control character or ':'");
 			p++;
 		}
 		n = (size_t)(p - start);
@@ -132,7 +132,7 @@ rocmd_pkg_link_resolve(const char *link_path, const char *target, char *out, siz
 			char *up;
 			if (len == 0)
 				return refuse(why, whylen, link_path,
-					      "symlink points outside the package");
+				              "symlink points outside the package");
 			buf[len] = '\0';
 			up = strrchr(buf, '/');
 			len = up != NULL ? (size_t)(up - buf) : 0;

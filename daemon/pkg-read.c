@@ -46,8 +46,7 @@ struct reader {
 	uint64_t last_report;
 };
 
-static void __attribute__((format(printf, 2, 3)))
-say(struct reader *r, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) say(struct reader *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -150,8 +149,9 @@ check_count(struct reader *r, const char *name)
 	char q[160];
 
 	if (++r->pr.files > r->opts->limits.max_files) {
-		say(r, "entry \"%s\": more than %llu entries, the configured limit "
-		       "(store.max_files)",
+		say(r,
+		    "entry \"%s\": more than %llu entries, the configured limit "
+		    "(store.max_files)",
 		    printable(name, q, sizeof(q)), (unsigned long long)r->opts->limits.max_files);
 		return ROCMD_EUNSAFE;
 	}
@@ -165,8 +165,7 @@ check_count(struct reader *r, const char *name)
  */
 static int
 copy_file(struct reader *r, struct rocmd_pkg_entry *e,
-	  ssize_t (*read_fn)(void *src, char *buf, size_t len, char *why, size_t whylen),
-	  void *src)
+          ssize_t (*read_fn)(void *src, char *buf, size_t len, char *why, size_t whylen), void *src)
 {
 	struct rocmd_sha256 *h = NULL;
 	char name[32], q[160];
@@ -178,7 +177,7 @@ copy_file(struct reader *r, struct rocmd_pkg_entry *e,
 	if (r->stagefd >= 0) {
 		snprintf(name, sizeof(name), "%06zu", r->out->count - 1);
 		fd = openat(r->stagefd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-			    0644);
+		            0644);
 		if (fd < 0) {
 			rc = -errno;
 			say(r, "cannot create a staging file: %s", strerror(errno));
@@ -202,16 +201,18 @@ copy_file(struct reader *r, struct rocmd_pkg_entry *e,
 		e->size += (uint64_t)n;
 		r->pr.bytes_out += (uint64_t)n;
 		if (e->size > r->opts->limits.max_file) {
-			say(r, "entry \"%s\": larger than %llu bytes uncompressed, the configured "
-			       "limit (store.max_file_size)",
+			say(r,
+			    "entry \"%s\": larger than %llu bytes uncompressed, the configured "
+			    "limit (store.max_file_size)",
 			    printable(e->path, q, sizeof(q)),
 			    (unsigned long long)r->opts->limits.max_file);
 			rc = ROCMD_EUNSAFE;
 			goto out;
 		}
 		if (r->pr.bytes_out > r->opts->limits.max_total) {
-			say(r, "entry \"%s\": the package passes %llu bytes uncompressed, the "
-			       "configured limit (store.max_total_size)",
+			say(r,
+			    "entry \"%s\": the package passes %llu bytes uncompressed, the "
+			    "configured limit (store.max_total_size)",
 			    printable(e->path, q, sizeof(q)),
 			    (unsigned long long)r->opts->limits.max_total);
 			rc = ROCMD_EUNSAFE;
@@ -251,8 +252,9 @@ is_encryption_error(struct archive *a)
 {
 	const char *s = archive_error_string(a);
 
-	return s != NULL && (strcasestr(s, "encrypt") != NULL || strcasestr(s, "passphrase") != NULL ||
-			     strcasestr(s, "password") != NULL);
+	return s != NULL &&
+	       (strcasestr(s, "encrypt") != NULL || strcasestr(s, "passphrase") != NULL ||
+	        strcasestr(s, "password") != NULL);
 }
 
 static ssize_t
@@ -271,7 +273,7 @@ archive_src_read(void *src, char *buf, size_t len, char *why, size_t whylen)
 		return ROCMD_EUNSAFE;
 	}
 	snprintf(why, whylen, "truncated or corrupt archive: %s",
-		 archive_error_string(a) != NULL ? archive_error_string(a) : "read error");
+	         archive_error_string(a) != NULL ? archive_error_string(a) : "read error");
 	return ROCMD_ECORRUPT;
 }
 
@@ -344,10 +346,12 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			struct rocmd_pkg_entry *t;
 			if (hl == NULL)
 				hl = archive_entry_hardlink(ae);
-			if (rocmd_pkg_path_clean(hl, target, sizeof(target), why2, sizeof(why2)) < 0 ||
+			if (rocmd_pkg_path_clean(hl, target, sizeof(target), why2, sizeof(why2)) <
+			        0 ||
 			    (t = find_entry(r, target)) == NULL || t->kind != ROCMD_PKG_FILE) {
-				say(r, "entry \"%s\": hardlink to \"%s\", which is not a file earlier "
-				       "in the package",
+				say(r,
+				    "entry \"%s\": hardlink to \"%s\", which is not a file earlier "
+				    "in the package",
 				    printable(path, q, sizeof(q)), printable(hl, why2, 160));
 				return ROCMD_EUNSAFE;
 			}
@@ -367,8 +371,9 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			r->pr.bytes_out += e->size;
 			r->out->total_size += e->size;
 			if (r->pr.bytes_out > r->opts->limits.max_total) {
-				say(r, "entry \"%s\": the package passes %llu bytes uncompressed, the "
-				       "configured limit (store.max_total_size)",
+				say(r,
+				    "entry \"%s\": the package passes %llu bytes uncompressed, the "
+				    "configured limit (store.max_total_size)",
 				    printable(path, q, sizeof(q)),
 				    (unsigned long long)r->opts->limits.max_total);
 				return ROCMD_EUNSAFE;
@@ -386,10 +391,11 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			rc = copy_file(r, e, archive_src_read, a);
 			if (rc < 0) {
 				/* Name the entry when the cause is the archive itself. */
-				if (rc == ROCMD_ECORRUPT || (rc == ROCMD_EUNSAFE &&
-							     strncmp(r->why, "encrypted", 9) == 0)) {
+				if (rc == ROCMD_ECORRUPT ||
+				    (rc == ROCMD_EUNSAFE && strncmp(r->why, "encrypted", 9) == 0)) {
 					snprintf(why2, sizeof(why2), "%s", r->why);
-					say(r, "entry \"%s\": %s", printable(path, q, sizeof(q)), why2);
+					say(r, "entry \"%s\": %s", printable(path, q, sizeof(q)),
+					    why2);
 				}
 				return rc;
 			}
@@ -400,7 +406,7 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			if (target == NULL)
 				target = archive_entry_symlink(ae);
 			rc = rocmd_pkg_link_resolve(path, target, resolved, sizeof(resolved),
-						    r->why, r->whylen);
+			                            r->why, r->whylen);
 			if (rc < 0)
 				return rc;
 			if ((e = entry_add(r, path)) == NULL)
@@ -414,9 +420,10 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 		default:
 			say(r, "entry \"%s\": a %s, not a file, folder or symlink",
 			    printable(path, q, sizeof(q)),
-			    type == AE_IFIFO ? "FIFO" : type == AE_IFCHR || type == AE_IFBLK
-								? "device file"
-								: type == AE_IFSOCK ? "socket" : "special file");
+			    type == AE_IFIFO                       ? "FIFO"
+			    : type == AE_IFCHR || type == AE_IFBLK ? "device file"
+			    : type == AE_IFSOCK                    ? "socket"
+			                                           : "special file");
 			return ROCMD_EUNSAFE;
 		}
 		if ((rc = report(r, 0)) < 0)
@@ -478,8 +485,12 @@ walk_sizes(int dfd, int depth, uint64_t *total)
 	struct dirent *de;
 	int rc = 0;
 
-	if (depth > MAX_DEPTH)
+	if (dfd < 0)
 		return 0;
+	if (depth > MAX_DEPTH) {
+		close(dfd);
+		return 0;
+	}
 	d = fdopendir(dfd);
 	if (d == NULL) {
 		close(dfd);
@@ -495,7 +506,7 @@ walk_sizes(int dfd, int depth, uint64_t *total)
 			*total += (uint64_t)st.st_size;
 		else if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(d), de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
 				walk_sizes(sub, depth + 1, total);
 		}
@@ -533,14 +544,15 @@ read_folder(struct reader *r, int dfd, const char *prefix, int depth)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if ((size_t)snprintf(raw, sizeof(raw), "%s%s%s", prefix, prefix[0] ? "/" : "",
-				     de->d_name) >= sizeof(raw)) {
+		                     de->d_name) >= sizeof(raw)) {
 			say(r, "entry \"%s/...\": path too long", printable(prefix, q, sizeof(q)));
 			rc = ROCMD_EUNSAFE;
 			break;
 		}
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			rc = -errno;
-			say(r, "cannot stat \"%s\": %s", printable(raw, q, sizeof(q)), strerror(errno));
+			say(r, "cannot stat \"%s\": %s", printable(raw, q, sizeof(q)),
+			    strerror(errno));
 			break;
 		}
 		if ((rc = check_count(r, raw)) < 0)
@@ -549,11 +561,11 @@ read_folder(struct reader *r, int dfd, const char *prefix, int depth)
 			break;
 		if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(d), de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0) {
 				rc = -errno;
-				say(r, "cannot open folder \"%s\": %s", printable(raw, q, sizeof(q)),
-				    strerror(errno));
+				say(r, "cannot open folder \"%s\": %s",
+				    printable(raw, q, sizeof(q)), strerror(errno));
 				break;
 			}
 			rc = read_folder(r, sub, path, depth + 1);
@@ -585,11 +597,12 @@ read_folder(struct reader *r, int dfd, const char *prefix, int depth)
 				break;
 			}
 			target[n] = '\0';
-			rc = rocmd_pkg_link_resolve(path, target, resolved, sizeof(resolved), r->why,
-						    r->whylen);
+			rc = rocmd_pkg_link_resolve(path, target, resolved, sizeof(resolved),
+			                            r->why, r->whylen);
 			if (rc < 0)
 				break;
-			if ((e = entry_add(r, path)) == NULL || (e->link = strdup(target)) == NULL) {
+			if ((e = entry_add(r, path)) == NULL ||
+			    (e->link = strdup(target)) == NULL) {
 				rc = ROCMD_ENOMEM;
 				break;
 			}
@@ -597,10 +610,10 @@ read_folder(struct reader *r, int dfd, const char *prefix, int depth)
 		} else {
 			say(r, "entry \"%s\": a %s, not a file, folder or symlink",
 			    printable(path, q, sizeof(q)),
-			    S_ISFIFO(st.st_mode) ? "FIFO"
+			    S_ISFIFO(st.st_mode)                         ? "FIFO"
 			    : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device file"
-			    : S_ISSOCK(st.st_mode)			 ? "socket"
-									 : "special file");
+			    : S_ISSOCK(st.st_mode)                       ? "socket"
+			                                                 : "special file");
 			rc = ROCMD_EUNSAFE;
 		}
 		if (rc == 0)
@@ -620,7 +633,7 @@ static int
 cmp_entry(const void *a, const void *b)
 {
 	return strcmp(((const struct rocmd_pkg_entry *)a)->path,
-		      ((const struct rocmd_pkg_entry *)b)->path);
+	              ((const struct rocmd_pkg_entry *)b)->path);
 }
 
 static int
@@ -707,8 +720,9 @@ check_names(struct reader *r)
 	qsort(names, c->count, sizeof(*names), cmp_casepath);
 	for (size_t i = 0; i + 1 < c->count; i++)
 		if (strcasecmp(names[i], names[i + 1]) == 0) {
-			say(r, "entry \"%s\": differs from \"%s\" only in case, which Windows "
-			       "cannot hold",
+			say(r,
+			    "entry \"%s\": differs from \"%s\" only in case, which Windows "
+			    "cannot hold",
 			    printable(names[i + 1], q, sizeof(q)), names[i]);
 			rc = ROCMD_EUNSAFE;
 			goto out;
@@ -775,7 +789,7 @@ finish(struct reader *r)
 
 static int
 reader_begin(struct reader *r, const char *staging, const struct rocmd_pkg_read_opts *opts,
-	     struct rocmd_pkg_contents *out, char *why, size_t whylen)
+             struct rocmd_pkg_contents *out, char *why, size_t whylen)
 {
 	memset(out, 0, sizeof(*out));
 	memset(r, 0, sizeof(*r));
@@ -817,8 +831,31 @@ reader_end(struct reader *r, int rc)
 	return rc;
 }
 
+/* True when the last bytes of a zip hold its end-of-central-directory record.
+ * Without it libarchive falls back to reading local headers, which cannot
+ * tell a download cut at an entry boundary from a complete archive. */
 static int
-read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total)
+zip_has_end(const uint8_t *tail, size_t n)
+{
+	for (size_t i = n >= 22 ? n - 22 + 1 : 0; i-- > 0;)
+		if (tail[i] == 'P' && tail[i + 1] == 'K' && tail[i + 2] == 5 && tail[i + 3] == 6)
+			return 1;
+	return 0;
+}
+
+static int
+check_zip_end(struct reader *r, struct archive *a, const uint8_t *tail, size_t n)
+{
+	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_ZIP ||
+	    zip_has_end(tail, n))
+		return 0;
+	say(r, "truncated or corrupt zip: it has no end-of-central-directory record");
+	return ROCMD_ECORRUPT;
+}
+
+static int
+read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total, const uint8_t *tail,
+             size_t tail_len)
 {
 	int rc;
 
@@ -833,13 +870,15 @@ read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total)
 	}
 	rc = read_archive_entries(r, a, total);
 	if (rc == 0)
+		rc = check_zip_end(r, a, tail, tail_len);
+	if (rc == 0)
 		rc = finish(r);
 	return rc;
 }
 
 int
 rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_read_opts *opts,
-	       struct rocmd_pkg_contents *out, char *why, size_t whylen)
+               struct rocmd_pkg_contents *out, char *why, size_t whylen)
 {
 	struct reader r;
 	struct stat st;
@@ -861,19 +900,36 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 			say(&r, "cannot open folder %s: %s", source, strerror(errno));
 			return reader_end(&r, rc);
 		}
-		walk_sizes(dup(dfd), 0, &total);
+		/* Its own descriptor: a dup would share (and exhaust) the read position. */
+		walk_sizes(open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0, &total);
 		r.pr.bytes_total = total;
 		out->format = strdup("directory");
 		rc = read_folder(&r, dfd, "", 0);
 		if (rc == 0)
 			rc = finish(&r);
 	} else if (S_ISREG(st.st_mode)) {
+		/* The zip end record lies in the last 64 KiB + 22 bytes. */
+		static const size_t tail_max = 65536 + 22;
+		uint8_t *tail = malloc(tail_max);
+		size_t tail_len = 0;
 		struct archive *a = archive_new_reader();
-		if (a == NULL)
+		int fd = open(source, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && tail != NULL) {
+			off_t off = st.st_size > (off_t)tail_max ? st.st_size - (off_t)tail_max : 0;
+			ssize_t n = pread(fd, tail, tail_max, off);
+			tail_len = n > 0 ? (size_t)n : 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (a == NULL || tail == NULL) {
+			archive_read_free(a);
+			free(tail);
 			return reader_end(&r, ROCMD_ENOMEM);
+		}
 		rc = read_archive(&r, a, archive_read_open_filename(a, source, 1 << 20),
-				  (uint64_t)st.st_size);
+		                  (uint64_t)st.st_size, tail, tail_len);
 		archive_read_free(a);
+		free(tail);
 	} else {
 		say(&r, "%s is neither a file nor a folder", source);
 		rc = ROCMD_EUNSAFE;
@@ -883,8 +939,8 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 
 int
 rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
-		      const struct rocmd_pkg_read_opts *opts, struct rocmd_pkg_contents *out,
-		      char *why, size_t whylen)
+                      const struct rocmd_pkg_read_opts *opts, struct rocmd_pkg_contents *out,
+                      char *why, size_t whylen)
 {
 	struct reader r;
 	struct archive *a;
@@ -896,7 +952,9 @@ rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
 	a = archive_new_reader();
 	if (a == NULL)
 		return reader_end(&r, ROCMD_ENOMEM);
-	rc = read_archive(&r, a, archive_read_open_memory(a, data, len), len);
+	rc = read_archive(&r, a, archive_read_open_memory(a, data, len), len,
+	                  (const uint8_t *)data + (len > 65558 ? len - 65558 : 0),
+	                  len > 65558 ? 65558 : len);
 	archive_read_free(a);
 	return reader_end(&r, rc);
 }
@@ -920,7 +978,7 @@ rocmd_pkg_digest(const struct rocmd_pkg_contents *c, char hex[ROCMD_SHA256_HEX])
 			}
 			rocmd_sha256_hex(e->sha256, sha);
 			snprintf(line, sizeof(line), "%c%d %llu", e->kind, e->exec,
-				 (unsigned long long)e->size);
+			         (unsigned long long)e->size);
 			rocmd_sha256_update(h, line, strlen(line) + 1);
 			rocmd_sha256_update(h, sha, 65);
 		}

@@ -109,7 +109,7 @@ rocmd_store_staging_new(const char *store, char *out, size_t outlen)
 
 	for (int tries = 0; tries < 100; tries++) {
 		n = snprintf(out, outlen, "%s/staging/import-%ld-%u", store, (long)getpid(),
-			     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+		             __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
 		if (n < 0 || (size_t)n >= outlen)
 			return ROCMD_EINVAL;
 		if (mkdir(out, 0700) == 0)
@@ -135,7 +135,7 @@ fsync_file(const char *path)
 
 int
 rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *added,
-		   uint64_t *added_bytes, char *why, size_t whylen)
+                   uint64_t *added_bytes, char *why, size_t whylen)
 {
 	char obj[4096], dir[4096];
 	uint8_t touched[256] = {0};
@@ -151,7 +151,8 @@ rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *ad
 		int fd = open(c->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 || syncfs(fd) < 0) {
 			rc = rocmd_err_errno(errno);
-			snprintf(why, whylen, "cannot flush the staging folder: %s", strerror(errno));
+			snprintf(why, whylen, "cannot flush the staging folder: %s",
+			         strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			return rc;
@@ -162,7 +163,7 @@ rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *ad
 			if (c->entries[i].staged != NULL &&
 			    (rc = fsync_file(c->entries[i].staged)) < 0) {
 				snprintf(why, whylen, "cannot flush %s: %s", c->entries[i].staged,
-					 rocmd_strerror(rc));
+				         rocmd_strerror(rc));
 				return rc;
 			}
 	}
@@ -176,7 +177,8 @@ rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *ad
 			continue;
 		rocmd_sha256_hex(e->sha256, hex);
 		rocmd_store_object_path(store, hex, obj, sizeof(obj));
-		if (lstat(obj, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == e->size) {
+		if (lstat(obj, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size == e->size) {
 			/* Already stored by this or another package. */
 			unlink(e->staged);
 			free(e->staged);
@@ -193,7 +195,7 @@ rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *ad
 		if (rename(e->staged, obj) < 0) {
 			rc = rocmd_err_errno(errno);
 			snprintf(why, whylen, "cannot move %s to %s: %s", e->staged, obj,
-				 strerror(errno));
+			         strerror(errno));
 			return rc;
 		}
 		free(e->staged);
@@ -222,7 +224,7 @@ rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *ad
 
 int
 rocmd_store_verify(const char *store, struct rocmd_store_check *objs, size_t n,
-		   int (*progress)(uint64_t done, uint64_t total, void *ctx), void *ctx)
+                   int (*progress)(uint64_t done, uint64_t total, void *ctx), void *ctx)
 {
 	uint64_t total = 0, done = 0;
 	char path[4096];
@@ -246,8 +248,9 @@ rocmd_store_verify(const char *store, struct rocmd_store_check *objs, size_t n,
 			objs[i].status = rc;
 		} else {
 			rocmd_sha256_hex(d, hex);
-			objs[i].status =
-				strcmp(hex, objs[i].hex) == 0 && size == objs[i].size ? 0 : ROCMD_ECORRUPT;
+			objs[i].status = strcmp(hex, objs[i].hex) == 0 && size == objs[i].size
+			                     ? 0
+			                     : ROCMD_ECORRUPT;
 		}
 		done += objs[i].size;
 		if (progress != NULL && progress(done, total, ctx) != 0)
@@ -264,7 +267,7 @@ cmp_str(const void *a, const void *b)
 
 int
 rocmd_store_gc(const char *store, char *const *keep, size_t keep_n, uint64_t *removed,
-	       uint64_t *removed_bytes)
+               uint64_t *removed_bytes)
 {
 	char path[4096];
 	DIR *top;
@@ -283,7 +286,8 @@ rocmd_store_gc(const char *store, char *const *keep, size_t keep_n, uint64_t *re
 
 		if (strlen(de->d_name) != 2 || de->d_name[0] == '.')
 			continue;
-		fd = openat(dirfd(top), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd =
+		    openat(dirfd(top), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
 			if (fd >= 0)
 				close(fd);
@@ -296,7 +300,8 @@ rocmd_store_gc(const char *store, char *const *keep, size_t keep_n, uint64_t *re
 				continue;
 			any = 1;
 			snprintf(hex, sizeof(hex), "%.2s%.62s", de->d_name, f->d_name);
-			if (keep_n > 0 && bsearch(&key, keep, keep_n, sizeof(*keep), cmp_str) != NULL)
+			if (keep_n > 0 &&
+			    bsearch(&key, keep, keep_n, sizeof(*keep), cmp_str) != NULL)
 				continue;
 			if (fstatat(dirfd(d), f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 				*removed_bytes += (uint64_t)st.st_size;
@@ -337,7 +342,8 @@ rocmd_store_usage(const char *store, uint64_t *objects, uint64_t *bytes)
 
 		if (strlen(de->d_name) != 2 || de->d_name[0] == '.')
 			continue;
-		fd = openat(dirfd(top), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd =
+		    openat(dirfd(top), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
 			if (fd >= 0)
 				close(fd);

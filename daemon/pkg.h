@@ -36,13 +36,13 @@ enum rocmd_pkg_kind { ROCMD_PKG_FILE = 'f', ROCMD_PKG_SYMLINK = 'l' };
 
 /* One file of a package, its path relative to the package root. */
 struct rocmd_pkg_entry {
-	char *path;     /* cleaned, '/'-separated, relative */
-	int kind;       /* enum rocmd_pkg_kind */
-	int exec;       /* executable bit */
+	char *path; /* cleaned, '/'-separated, relative */
+	int kind;   /* enum rocmd_pkg_kind */
+	int exec;   /* executable bit */
 	uint64_t size;
 	uint8_t sha256[ROCMD_SHA256_LEN];
-	char *link;     /* symlink target (relative, checked), else NULL */
-	char *staged;   /* file in the staging folder, else NULL (symlinks, hardlink copies) */
+	char *link;   /* symlink target (relative, checked), else NULL */
+	char *staged; /* file in the staging folder, else NULL (symlinks, hardlink copies) */
 };
 
 /* Counters the reader updates while it runs; another thread may read them
@@ -52,7 +52,7 @@ struct rocmd_pkg_progress {
 	uint64_t bytes_total; /* archive size (or folder bytes), 0 when unknown */
 	uint64_t bytes_out;   /* bytes written to staging */
 	uint64_t files;
-	char current[256];    /* entry being read */
+	char current[256]; /* entry being read */
 };
 
 struct rocmd_pkg_read_opts {
@@ -70,9 +70,9 @@ struct rocmd_pkg_contents {
 	struct rocmd_pkg_entry *entries;
 	size_t count;
 	uint64_t total_size;
-	char *strip;     /* top folder stripped from every path, or NULL */
-	char *format;    /* "7-Zip", "ZIP 2.0 (deflation)", "directory", ... */
-	char *staging;   /* the staging folder, owned: removed by rocmd_pkg_contents_free */
+	char *strip;   /* top folder stripped from every path, or NULL */
+	char *format;  /* "7-Zip", "ZIP 2.0 (deflation)", "directory", ... */
+	char *staging; /* the staging folder, owned: removed by rocmd_pkg_contents_free */
 };
 
 /*
@@ -85,13 +85,12 @@ struct rocmd_pkg_contents {
  * ROCMD_ECORRUPT; an unknown format ROCMD_EUNSUPPORTED. On failure the
  * staging folder is emptied and removed and *OUT is zeroed.
  */
-int rocmd_pkg_read(const char *source, const char *staging,
-		   const struct rocmd_pkg_read_opts *opts, struct rocmd_pkg_contents *out,
-		   char *why, size_t whylen);
+int rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_read_opts *opts,
+                   struct rocmd_pkg_contents *out, char *why, size_t whylen);
 /* The same over an archive in memory (fuzzing, tests). */
 int rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
-			  const struct rocmd_pkg_read_opts *opts, struct rocmd_pkg_contents *out,
-			  char *why, size_t whylen);
+                          const struct rocmd_pkg_read_opts *opts, struct rocmd_pkg_contents *out,
+                          char *why, size_t whylen);
 /* Frees OUT and removes its staging folder (whatever is left in it). */
 void rocmd_pkg_contents_free(struct rocmd_pkg_contents *out);
 /* The package digest: SHA-256 over the sorted manifest (path, kind, size, hash). */
@@ -109,7 +108,7 @@ int rocmd_pkg_path_clean(const char *in, char *out, size_t outlen, char *why, si
 /* Resolves symlink TARGET relative to the folder of the link at LINK_PATH
  * (both inside the package) into OUT; ROCMD_EUNSAFE when it leaves the root. */
 int rocmd_pkg_link_resolve(const char *link_path, const char *target, char *out, size_t outlen,
-			   char *why, size_t whylen);
+                           char *why, size_t whylen);
 
 /* ---- identification (pkg-ident.c) ---- */
 
@@ -122,20 +121,21 @@ struct rocmd_pkg_name_hints {
 void rocmd_pkg_name_hints(const char *name, struct rocmd_pkg_name_hints *out);
 
 /* A parsed dotted version; parts missing are -1. */
-struct rocmd_version {
+struct rocmd_pkg_version {
 	int v[4];
 	int n; /* parts given */
 };
-int rocmd_version_parse(const char *s, struct rocmd_version *out);
+int rocmd_pkg_version_parse(const char *s, struct rocmd_pkg_version *out);
 /* Compares the first min(a.n, b.n) parts when PREFIX, else all (missing = 0). */
-int rocmd_version_cmp(const struct rocmd_version *a, const struct rocmd_version *b, int prefix);
+int rocmd_pkg_version_cmp(const struct rocmd_pkg_version *a, const struct rocmd_pkg_version *b,
+                          int prefix);
 
 /* What a Windows DLL says about itself (PE import table, VERSIONINFO). */
 struct rocmd_pe_info {
-	char file_version[32];  /* "4.2.0.0" from VS_FIXEDFILEINFO, or "" */
+	char file_version[32]; /* "4.2.0.0" from VS_FIXEDFILEINFO, or "" */
 	char product_version[32];
-	char hip_runtime[64];   /* "amdhip64_6.dll" if imported, or "" */
-	int machine;            /* COFF machine */
+	char hip_runtime[64]; /* "amdhip64_6.dll" if imported, or "" */
+	int machine;          /* COFF machine */
 	int is_dll;
 };
 int rocmd_pe_read(const char *path, struct rocmd_pe_info *out, char *why, size_t whylen);
@@ -158,7 +158,7 @@ int rocmd_elf_read(const char *path, struct rocmd_elf_info *out, char *why, size
  * in it is a rocBLAS library.
  */
 int rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
-		       const char *explicit_sdk, cJSON **out, char *why, size_t whylen);
+                       const char *explicit_sdk, cJSON **out, char *why, size_t whylen);
 
 /* ---- the store (pkg-store.c) ---- */
 
@@ -175,7 +175,7 @@ int rocmd_store_staging_new(const char *store, char *out, size_t outlen);
  * touched. *ADDED gets the number of new objects and *ADDED_BYTES their size.
  */
 int rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *added,
-		       uint64_t *added_bytes, char *why, size_t whylen);
+                       uint64_t *added_bytes, char *why, size_t whylen);
 
 /* One object to check, and what the check found. */
 struct rocmd_store_check {
@@ -185,13 +185,13 @@ struct rocmd_store_check {
 };
 /* Re-hashes each object; PROGRESS(done_bytes, total_bytes, ctx) non-zero cancels. */
 int rocmd_store_verify(const char *store, struct rocmd_store_check *objs, size_t n,
-		       int (*progress)(uint64_t done, uint64_t total, void *ctx), void *ctx);
+                       int (*progress)(uint64_t done, uint64_t total, void *ctx), void *ctx);
 /*
  * Deletes every object whose hash is not in KEEP (sorted hex strings, KEEP_N
  * of them). *REMOVED / *REMOVED_BYTES count what went.
  */
 int rocmd_store_gc(const char *store, char *const *keep, size_t keep_n, uint64_t *removed,
-		   uint64_t *removed_bytes);
+                   uint64_t *removed_bytes);
 /* Bytes and objects in the store. */
 int rocmd_store_usage(const char *store, uint64_t *objects, uint64_t *bytes);
 
@@ -217,8 +217,8 @@ struct rocmd_pkg_candidate {
  * WHY for a bad SDK version, platform, arch or rule text.
  */
 int rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
-		    const struct rocmd_pkg_candidate *cands, size_t n, const char *rules,
-		    int *chosen, cJSON **explain, char *why, size_t whylen);
+                    const struct rocmd_pkg_candidate *cands, size_t n, const char *rules,
+                    int *chosen, cJSON **explain, char *why, size_t whylen);
 /* Checks rule text without matching; 0 or ROCMD_EINVAL with WHY. */
 int rocmd_pkg_rules_check(const char *rules, char *why, size_t whylen);
 /* The SDK generation a version belongs to ("6.2" for 6.2.4, "7" for 7.1.0). */

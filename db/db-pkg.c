@@ -55,10 +55,10 @@ rocmd_pkg_db_open(const char *path, struct rocmd_pkg_db **out, char *why, size_t
 		rc = sqlite3_busy_timeout(db->h, 5000);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db->h, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", NULL,
-				  NULL, NULL);
+		                  NULL, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(why, whylen, "cannot open %s: %s", path,
-			 db->h != NULL ? sqlite3_errmsg(db->h) : "out of memory");
+		         db->h != NULL ? sqlite3_errmsg(db->h) : "out of memory");
 		rocmd_pkg_db_close(db);
 		return map_rc(rc);
 	}
@@ -84,7 +84,8 @@ rocmd_pkg_db_errmsg(struct rocmd_pkg_db *db)
 static int
 bind_text(sqlite3_stmt *st, int i, const char *s)
 {
-	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC)
+	                 : sqlite3_bind_null(st, i);
 }
 
 static int
@@ -106,7 +107,7 @@ find_digest(struct rocmd_pkg_db *db, const char *digest, int64_t *id)
 
 int
 rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *p,
-		 const struct rocmd_db_pkg_file *files, size_t nfiles, int64_t *id)
+                 const struct rocmd_db_pkg_file *files, size_t nfiles, int64_t *id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, err;
@@ -121,11 +122,11 @@ rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *p,
 		goto out;
 	}
 	rc = sqlite3_prepare_v2(
-		db->h,
-		"INSERT INTO package (digest, name, source, imported_ms, platform, sdk, sdk_source, "
-		"version_hint, archs, binary, binary_version, file_count, total_size, identity) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-		-1, &st, NULL);
+	    db->h,
+	    "INSERT INTO package (digest, name, source, imported_ms, platform, sdk, sdk_source, "
+	    "version_hint, archs, binary, binary_version, file_count, total_size, identity) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	    -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		bind_text(st, 1, p->digest);
 		bind_text(st, 2, p->name);
@@ -150,10 +151,11 @@ rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *p,
 		goto out;
 	}
 	*id = sqlite3_last_insert_rowid(db->h);
-	rc = sqlite3_prepare_v2(db->h,
-				"INSERT INTO package_file (package_id, path, kind, exec, size, sha256, "
-				"link) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(
+	    db->h,
+	    "INSERT INTO package_file (package_id, path, kind, exec, size, sha256, "
+	    "link) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	    -1, &st, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < nfiles; i++) {
 		const struct rocmd_db_pkg_file *f = &files[i];
 		sqlite3_reset(st);
@@ -191,35 +193,36 @@ col_text(sqlite3_stmt *st, int i)
 
 int
 rocmd_pkg_db_list(struct rocmd_pkg_db *db, int64_t id,
-		  int (*cb)(const struct rocmd_db_pkg *p, void *ctx), void *ctx)
+                  int (*cb)(const struct rocmd_db_pkg *p, void *ctx), void *ctx)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0, found = 0;
 
-	rc = sqlite3_prepare_v2(db->h,
-				"SELECT id, digest, name, source, imported_ms, platform, sdk, "
-				"sdk_source, version_hint, archs, binary, binary_version, file_count, "
-				"total_size, identity FROM package WHERE ?1 = 0 OR id = ?1 ORDER BY id",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(
+	    db->h,
+	    "SELECT id, digest, name, source, imported_ms, platform, sdk, "
+	    "sdk_source, version_hint, archs, binary, binary_version, file_count, "
+	    "total_size, identity FROM package WHERE ?1 = 0 OR id = ?1 ORDER BY id",
+	    -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rocmd_db_pkg p = {
-			.id = sqlite3_column_int64(st, 0),
-			.digest = col_text(st, 1),
-			.name = col_text(st, 2),
-			.source = col_text(st, 3),
-			.imported_ms = sqlite3_column_int64(st, 4),
-			.platform = col_text(st, 5),
-			.sdk = col_text(st, 6),
-			.sdk_source = col_text(st, 7),
-			.version_hint = col_text(st, 8),
-			.archs = col_text(st, 9),
-			.binary = col_text(st, 10),
-			.binary_version = col_text(st, 11),
-			.file_count = sqlite3_column_int64(st, 12),
-			.total_size = sqlite3_column_int64(st, 13),
-			.identity = col_text(st, 14),
+		    .id = sqlite3_column_int64(st, 0),
+		    .digest = col_text(st, 1),
+		    .name = col_text(st, 2),
+		    .source = col_text(st, 3),
+		    .imported_ms = sqlite3_column_int64(st, 4),
+		    .platform = col_text(st, 5),
+		    .sdk = col_text(st, 6),
+		    .sdk_source = col_text(st, 7),
+		    .version_hint = col_text(st, 8),
+		    .archs = col_text(st, 9),
+		    .binary = col_text(st, 10),
+		    .binary_version = col_text(st, 11),
+		    .file_count = sqlite3_column_int64(st, 12),
+		    .total_size = sqlite3_column_int64(st, 13),
+		    .identity = col_text(st, 14),
 		};
 		found = 1;
 		rc = SQLITE_OK;
@@ -236,15 +239,15 @@ rocmd_pkg_db_list(struct rocmd_pkg_db *db, int64_t id,
 
 int
 rocmd_pkg_db_files(struct rocmd_pkg_db *db, int64_t id, int64_t offset, int64_t limit,
-		   int (*cb)(const struct rocmd_db_pkg_file *f, void *ctx), void *ctx)
+                   int (*cb)(const struct rocmd_db_pkg_file *f, void *ctx), void *ctx)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
 	rc = sqlite3_prepare_v2(db->h,
-				"SELECT path, kind, exec, size, sha256, link FROM package_file "
-				"WHERE package_id = ?1 ORDER BY path LIMIT ?3 OFFSET ?2",
-				-1, &st, NULL);
+	                        "SELECT path, kind, exec, size, sha256, link FROM package_file "
+	                        "WHERE package_id = ?1 ORDER BY path LIMIT ?3 OFFSET ?2",
+	                        -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, offset);
@@ -253,12 +256,12 @@ rocmd_pkg_db_files(struct rocmd_pkg_db *db, int64_t id, int64_t offset, int64_t 
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *kind = col_text(st, 1);
 		struct rocmd_db_pkg_file f = {
-			.path = col_text(st, 0),
-			.kind = kind != NULL ? kind[0] : 'f',
-			.exec = sqlite3_column_int(st, 2),
-			.size = sqlite3_column_int64(st, 3),
-			.sha256 = col_text(st, 4),
-			.link = col_text(st, 5),
+		    .path = col_text(st, 0),
+		    .kind = kind != NULL ? kind[0] : 'f',
+		    .exec = sqlite3_column_int(st, 2),
+		    .size = sqlite3_column_int64(st, 3),
+		    .sha256 = col_text(st, 4),
+		    .link = col_text(st, 5),
 		};
 		rc = SQLITE_OK;
 		if ((err = cb(&f, ctx)) != 0)
@@ -303,9 +306,9 @@ rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count)
 	*count = 0;
 	/* The deploy migration adds the table; until then nothing is deployed. */
 	rc = sqlite3_prepare_v2(db->h,
-				"SELECT count(*) FROM pragma_table_info('deployment') "
-				"WHERE name = 'package_id'",
-				-1, &st, NULL);
+	                        "SELECT count(*) FROM pragma_table_info('deployment') "
+	                        "WHERE name = 'package_id'",
+	                        -1, &st, NULL);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		has = sqlite3_column_int(st, 0) > 0;
 	sqlite3_finalize(st);
@@ -315,7 +318,7 @@ rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count)
 	if (!has)
 		return 0;
 	rc = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM deployment WHERE package_id = ?1", -1,
-				&st, NULL);
+	                        &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -326,15 +329,16 @@ rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count)
 
 int
 rocmd_pkg_db_objects(struct rocmd_pkg_db *db, int64_t id,
-		     int (*cb)(const char *sha256, int64_t size, void *ctx), void *ctx)
+                     int (*cb)(const char *sha256, int64_t size, void *ctx), void *ctx)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	rc = sqlite3_prepare_v2(db->h,
-				"SELECT sha256, max(size) FROM package_file WHERE sha256 IS NOT NULL "
-				"AND (?1 = 0 OR package_id = ?1) GROUP BY sha256 ORDER BY sha256",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(
+	    db->h,
+	    "SELECT sha256, max(size) FROM package_file WHERE sha256 IS NOT NULL "
+	    "AND (?1 = 0 OR package_id = ?1) GROUP BY sha256 ORDER BY sha256",
+	    -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -356,12 +360,12 @@ rocmd_pkg_db_stats(struct rocmd_pkg_db *db, struct rocmd_pkg_db_stats *out)
 
 	memset(out, 0, sizeof(*out));
 	rc = sqlite3_prepare_v2(
-		db->h,
-		"SELECT (SELECT count(*) FROM package), count(*), coalesce(sum(size), 0), "
-		"(SELECT count(*) FROM (SELECT DISTINCT sha256 FROM package_file WHERE sha256 IS NOT "
-		"NULL)), (SELECT coalesce(sum(s), 0) FROM (SELECT max(size) AS s FROM package_file "
-		"WHERE sha256 IS NOT NULL GROUP BY sha256)) FROM package_file",
-		-1, &st, NULL);
+	    db->h,
+	    "SELECT (SELECT count(*) FROM package), count(*), coalesce(sum(size), 0), "
+	    "(SELECT count(*) FROM (SELECT DISTINCT sha256 FROM package_file WHERE sha256 IS NOT "
+	    "NULL)), (SELECT coalesce(sum(s), 0) FROM (SELECT max(size) AS s FROM package_file "
+	    "WHERE sha256 IS NOT NULL GROUP BY sha256)) FROM package_file",
+	    -1, &st, NULL);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		out->packages = sqlite3_column_int64(st, 0);
 		out->files = sqlite3_column_int64(st, 1);

@@ -50,21 +50,21 @@ const char *rocmd_pkg_db_errmsg(struct rocmd_pkg_db *db);
 /* Adds a package with its files; ROCMD_EEXISTS (and *ID the existing one)
  * when a package with the same digest is stored. */
 int rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *pkg,
-		     const struct rocmd_db_pkg_file *files, size_t nfiles, int64_t *id);
+                     const struct rocmd_db_pkg_file *files, size_t nfiles, int64_t *id);
 /* Calls CB for every package, oldest first (ID 0), or for package ID only
  * (ROCMD_ENOTFOUND when there is none). Strings live during the call. */
 int rocmd_pkg_db_list(struct rocmd_pkg_db *db, int64_t id,
-		      int (*cb)(const struct rocmd_db_pkg *p, void *ctx), void *ctx);
+                      int (*cb)(const struct rocmd_db_pkg *p, void *ctx), void *ctx);
 /* Calls CB for the files of package ID, by path, from OFFSET, at most LIMIT (0 all). */
 int rocmd_pkg_db_files(struct rocmd_pkg_db *db, int64_t id, int64_t offset, int64_t limit,
-		       int (*cb)(const struct rocmd_db_pkg_file *f, void *ctx), void *ctx);
+                       int (*cb)(const struct rocmd_db_pkg_file *f, void *ctx), void *ctx);
 /* Removes package ID and its files; ROCMD_ENOTFOUND when it is not there. */
 int rocmd_pkg_db_remove(struct rocmd_pkg_db *db, int64_t id);
 /* How many deployments use package ID (0 until the deploy tables exist). */
 int rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count);
 /* Calls CB for every distinct object (hash, size) any package uses, by hash. */
 int rocmd_pkg_db_objects(struct rocmd_pkg_db *db, int64_t id,
-			 int (*cb)(const char *sha256, int64_t size, void *ctx), void *ctx);
+                         int (*cb)(const char *sha256, int64_t size, void *ctx), void *ctx);
 
 /* Totals: packages, file rows, their bytes, distinct objects and their bytes. */
 struct rocmd_pkg_db_stats {

@@ -1,0 +1,563 @@
+/*
+ * rocmctl pkg: the package store's commands (import, list, show, rm, verify,
+ * match). Long commands draw a progress bar on a terminal from the daemon's
+ * "progress" notifications; --json prints the daemon's JSON instead and no
+ * bar. rocmctl.c hands its connection slot here so one connection serves
+ * the whole command.
+ */
+#include "cmd-pkg.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "common/error.h"
+#include "common/paths.h"
+#include "output.h"
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_DENIED = 4 };
+
+struct pkg_ctx {
+	struct rocmd_client **client;
+	const char *socket;
+	int json;
+	int bar; /* draw a progress bar on stderr */
+	int bar_drawn;
+};
+
+static int
+exit_for(int err)
+{
+	if (err == 0)
+		return EXIT_OK;
+	if (err == ROCMD_ECONNECT)
+		return EXIT_UNREACHABLE;
+	if (err == ROCMD_EPERM)
+		return EXIT_DENIED;
+	return EXIT_ERROR;
+}
+
+static int
+fail(int err, const char *why)
+{
+	fprintf(stderr, "rocmctl: %s\n", why != NULL && why[0] ? why : rocmd_strerror(err));
+	return exit_for(err);
+}
+
+static double
+num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *
+str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : "-";
+}
+
+static const char *
+size_text(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+
+	while (bytes >= 1024 && u < 4) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+	return buf;
+}
+
+static void
+bar_clear(struct pkg_ctx *ctx)
+{
+	if (ctx->bar_drawn) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+		ctx->bar_drawn = 0;
+	}
+}
+
+static int
+on_progress(const struct rocmd_rpc *msg, void *arg)
+{
+	struct pkg_ctx *ctx = arg;
+	const cJSON *p = msg->params;
+	double total, done;
+	char a[32], b[32];
+	int width = 30, fill = 0;
+
+	if (!ctx->bar || strcmp(msg->method, "progress") != 0 || p == NULL)
+		return 0;
+	if (strcmp(str(p, "phase"), "queued") == 0) {
+		fprintf(stderr, "\r\033[Kwaiting for %.0f store job(s) ahead", num(p, "ahead"));
+		fflush(stderr);
+		ctx->bar_drawn = 1;
+		return 0;
+	}
+	total = num(p, "bytes_total");
+	done = strcmp(str(p, "phase"), "reading") == 0 ? num(p, "bytes_in") : num(p, "bytes_out");
+	if (total > 0)
+		fill = (int)(width * (done < total ? done / total : 1.0));
+	fprintf(stderr, "\r\033[K%-10s [", str(p, "phase"));
+	for (int i = 0; i < width; i++)
+		fputc(i < fill ? '#' : '.', stderr);
+	fprintf(stderr, "] %3.0f%%  %s of %s  %.0f files  %.40s",
+	        total > 0 ? 100.0 * done / total : 0, size_text(done, a, sizeof(a)),
+	        total > 0 ? size_text(total, b, sizeof(b)) : "?", num(p, "files"),
+	        strcmp(str(p, "current"), "-") ? str(p, "current") : "");
+	fflush(stderr);
+	ctx->bar_drawn = 1;
+	return 0;
+}
+
+static int
+call(struct pkg_ctx *ctx, const char *method, cJSON *params, cJSON **result)
+{
+	char why[1024] = "", path[4096];
+	int rc;
+
+	if (*ctx->client == NULL) {
+		if (ctx->socket != NULL)
+			snprintf(path, sizeof(path), "%s", ctx->socket);
+		else
+			rocmd_paths_client_socket(path, sizeof(path));
+		rc = rocmd_client_open(path, "rocmctl", ctx->client, NULL, why, sizeof(why));
+		if (rc < 0) {
+			cJSON_Delete(params);
+			return fail(rc, why);
+		}
+	}
+	rc = rocmd_client_call(*ctx->client, method, params, result, NULL, on_progress, ctx, why,
+	                       sizeof(why));
+	bar_clear(ctx);
+	return rc < 0 ? fail(rc, why) : 0;
+}
+
+static void
+print_json(const cJSON *j)
+{
+	char *s = cJSON_Print(j);
+
+	if (s != NULL)
+		puts(s);
+	free(s);
+}
+
+static int
+parse_id(const char *s, long long *id)
+{
+	char *end;
+
+	if (s[0] == '#')
+		s++;
+	*id = strtoll(s, &end, 10);
+	return *s != '\0' && *end == '\0' && *id > 0 ? 0 : -1;
+}
+
+static void
+print_identity(const cJSON *r)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "identity"), *bin, *w, *man;
+	char archs[512] = "", binary[512] = "-", sdk[96] = "-", manifest[96] = "-";
+
+	if (!cJSON_IsObject(id))
+		return;
+	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(id, "archs"))
+	{
+		if (archs[0])
+			strncat(archs, " ", sizeof(archs) - strlen(archs) - 1);
+		strncat(archs, w->valuestring, sizeof(archs) - strlen(archs) - 1);
+	}
+	bin = cJSON_GetObjectItemCaseSensitive(id, "binary");
+	if (cJSON_IsObject(bin))
+		snprintf(binary, sizeof(binary), "%s (%s%s%s)", str(bin, "path"),
+		         strcmp(str(bin, "format"), "pe") == 0 ? "version " : "SONAME ",
+		         strcmp(str(bin, "format"), "pe") == 0 ? str(bin, "file_version")
+		                                               : str(bin, "soname"),
+		         strcmp(str(bin, "hip_runtime"), "-") ? "" : "");
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(id, "sdk")))
+		snprintf(sdk, sizeof(sdk), "%s (generation %s, from %s)", str(id, "sdk"),
+		         str(id, "sdk_generation"), str(id, "sdk_source"));
+	man = cJSON_GetObjectItemCaseSensitive(id, "tensile_manifest");
+	if (cJSON_IsObject(man))
+		snprintf(manifest, sizeof(manifest), "%.0f entries, %.0f missing",
+		         num(man, "entries"), num(man, "missing"));
+	{
+		char hip[96];
+		snprintf(hip, sizeof(hip), "%s",
+		         cJSON_IsObject(bin) ? str(bin, "hip_runtime") : "-");
+		const char *keys[] = {"Archs",     "Platform", "Binary",         "HIP runtime",
+		                      "SDK",       "Version",  "Library folder", "Tensile manifest",
+		                      "Top folder"};
+		const char *vals[] = {archs[0] ? archs : "none",
+		                      str(id, "platform"),
+		                      binary,
+		                      hip,
+		                      sdk,
+		                      str(id, "version_hint"),
+		                      str(id, "library"),
+		                      manifest,
+		                      str(id, "root_stripped")};
+		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
+	}
+	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(id, "warnings"))
+	    printf("warning: %s\n", w->valuestring);
+}
+
+static int
+pkg_import(struct pkg_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {{"sdk", required_argument, NULL, 's'},
+	                                     {NULL, 0, NULL, 0}};
+	const char *sdk = NULL;
+	char abs[PATH_MAX], a[32], b[32];
+	cJSON *p, *r = NULL;
+	int c, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc + 1, argv - 1, "+s:", opts, NULL)) != -1) {
+		if (c != 's')
+			return EXIT_USAGE;
+		sdk = optarg;
+	}
+	if (optind - 1 != argc - 1) {
+		fprintf(stderr, "rocmctl: usage: pkg import PATH [--sdk X.Y[.Z]]\n");
+		return EXIT_USAGE;
+	}
+	/* The daemon opens the path itself: send it whole. */
+	if (realpath(argv[optind - 1], abs) == NULL) {
+		fprintf(stderr, "rocmctl: %s: %s\n", argv[optind - 1], strerror(errno));
+		return EXIT_ERROR;
+	}
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "path", abs);
+	if (sdk != NULL)
+		cJSON_AddStringToObject(p, "sdk", sdk);
+	if ((rc = call(ctx, "pkg.import", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		print_json(r);
+	} else {
+		printf("%s package #%.0f %s: %.0f files, %s (%s new in the store) in %.1f s\n",
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "already_stored"))
+		           ? "Already stored:"
+		           : "Imported",
+		       num(r, "id"), str(r, "name"), num(r, "files"),
+		       size_text(num(r, "bytes"), a, sizeof(a)),
+		       size_text(num(r, "new_bytes"), b, sizeof(b)), num(r, "seconds"));
+		print_identity(r);
+	}
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+pkg_list(struct pkg_ctx *ctx, int argc, char **argv)
+{
+	static const char *const headers[] = {"ID",      "NAME",  "PLATFORM", "SDK",
+	                                      "VERSION", "ARCHS", "FILES",    "SIZE"};
+	const cJSON *it, *store;
+	struct out_table *t;
+	cJSON *r = NULL;
+	char a[32], b[32];
+	int rc;
+
+	if (argc != 0) {
+		fprintf(stderr, "rocmctl: usage: pkg list\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = call(ctx, "pkg.list", NULL, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		print_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	t = out_table_new(8, headers);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "packages"))
+	{
+		char id[24], files[24], size[32];
+		const char *cells[8];
+		snprintf(id, sizeof(id), "%.0f", num(it, "id"));
+		snprintf(files, sizeof(files), "%.0f", num(it, "files"));
+		size_text(num(it, "bytes"), size, sizeof(size));
+		cells[0] = id;
+		cells[1] = str(it, "name");
+		cells[2] = str(it, "platform");
+		cells[3] = str(it, "sdk");
+		cells[4] = str(it, "version_hint");
+		cells[5] = str(it, "archs");
+		cells[6] = files;
+		cells[7] = size;
+		out_table_row(t, cells);
+	}
+	out_table_print(t, stdout);
+	out_table_free(t);
+	store = cJSON_GetObjectItemCaseSensitive(r, "store");
+	printf("\nStore: %.0f objects, %s on disk; deduplication saves %s\n", num(store, "objects"),
+	       size_text(num(store, "object_bytes"), a, sizeof(a)),
+	       size_text(num(store, "dedup_saved_bytes"), b, sizeof(b)));
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+pkg_show(struct pkg_ctx *ctx, int argc, char **argv)
+{
+	long long id, offset = 0;
+	int files = argc == 2 && strcmp(argv[1], "--files") == 0, rc;
+	cJSON *p, *r = NULL, *all = NULL;
+	char when[32], size[32], count[24];
+
+	if ((argc != 1 && !files) || parse_id(argv[0], &id) < 0) {
+		fprintf(stderr, "rocmctl: usage: pkg show ID [--files]\n");
+		return EXIT_USAGE;
+	}
+	/* Page through the file list until the daemon says there is no more. */
+	for (;;) {
+		const cJSON *more;
+		p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "id", (double)id);
+		if (files) {
+			cJSON_AddBoolToObject(p, "files", 1);
+			cJSON_AddNumberToObject(p, "offset", (double)offset);
+		}
+		if ((rc = call(ctx, "pkg.show", p, &r)) != 0) {
+			cJSON_Delete(all);
+			return rc;
+		}
+		if (all == NULL) {
+			all = r;
+		} else {
+			cJSON *src = cJSON_GetObjectItemCaseSensitive(r, "file_list");
+			cJSON *dst = cJSON_GetObjectItemCaseSensitive(all, "file_list");
+			while (src != NULL && src->child != NULL)
+				cJSON_AddItemToArray(dst, cJSON_DetachItemFromArray(src, 0));
+			cJSON_Delete(r);
+		}
+		r = NULL;
+		more = cJSON_GetObjectItemCaseSensitive(all, "more");
+		if (!files || !cJSON_IsTrue(more))
+			break;
+		offset = (long long)num(all, "next_offset");
+		cJSON_DeleteItemFromObject(all, "more");
+		cJSON_DeleteItemFromObject(all, "next_offset");
+	}
+	if (ctx->json) {
+		print_json(all);
+		cJSON_Delete(all);
+		return 0;
+	}
+	{
+		char idtext[24];
+		snprintf(idtext, sizeof(idtext), "#%.0f", num(all, "id"));
+		snprintf(count, sizeof(count), "%.0f", num(all, "files"));
+		const char *keys[] = {"Package", "Name",  "Source", "Imported",
+		                      "Digest",  "Files", "Size"};
+		const char *vals[] = {
+		    idtext,
+		    str(all, "name"),
+		    str(all, "source"),
+		    out_time((long long)num(all, "imported_ms"), when, sizeof(when)),
+		    str(all, "digest"),
+		    count,
+		    size_text(num(all, "bytes"), size, sizeof(size))};
+		out_kv(stdout, 7, keys, vals);
+	}
+	print_identity(all);
+	if (files) {
+		const cJSON *f;
+		putchar('\n');
+		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(all, "file_list"))
+		{
+			if (strcmp(str(f, "kind"), "symlink") == 0)
+				printf("%-64s %12s  %s -> %s\n", "(symlink)", "", str(f, "path"),
+				       str(f, "link"));
+			else
+				printf("%.64s %12.0f  %s\n", str(f, "sha256"), num(f, "size"),
+				       str(f, "path"));
+		}
+	}
+	cJSON_Delete(all);
+	return 0;
+}
+
+static int
+pkg_rm(struct pkg_ctx *ctx, int argc, char **argv)
+{
+	long long id;
+	cJSON *p, *r = NULL;
+	char a[32];
+	int rc;
+
+	if (argc != 1 || parse_id(argv[0], &id) < 0) {
+		fprintf(stderr, "rocmctl: usage: pkg rm ID\n");
+		return EXIT_USAGE;
+	}
+	p = cJSON_CreateObject();
+	cJSON_AddNumberToObject(p, "id", (double)id);
+	if ((rc = call(ctx, "pkg.rm", p, &r)) != 0)
+		return rc;
+	if (ctx->json)
+		print_json(r);
+	else
+		printf("Removed package #%.0f %s; %.0f unused objects deleted, %s freed\n",
+		       num(r, "id"), str(r, "name"), num(r, "objects_removed"),
+		       size_text(num(r, "bytes_freed"), a, sizeof(a)));
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+pkg_verify(struct pkg_ctx *ctx, int argc, char **argv)
+{
+	long long id = 0;
+	cJSON *p = NULL, *r = NULL;
+	const cJSON *it;
+	char a[32];
+	int rc, bad;
+
+	if (argc > 1 || (argc == 1 && parse_id(argv[0], &id) < 0)) {
+		fprintf(stderr, "rocmctl: usage: pkg verify [ID]\n");
+		return EXIT_USAGE;
+	}
+	if (id > 0) {
+		p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "id", (double)id);
+	}
+	if ((rc = call(ctx, "pkg.verify", p, &r)) != 0)
+		return rc;
+	bad = (int)num(r, "bad");
+	if (ctx->json) {
+		print_json(r);
+	} else {
+		printf("Verified %.0f objects (%s) in %.1f s: %.0f intact, %d missing or corrupt\n",
+		       num(r, "objects"), size_text(num(r, "bytes"), a, sizeof(a)),
+		       num(r, "seconds"), num(r, "ok"), bad);
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "problems"))
+		    printf("  %s  %s\n", str(it, "sha256"), str(it, "problem"));
+	}
+	cJSON_Delete(r);
+	return bad > 0 ? EXIT_ERROR : 0;
+}
+
+static int
+pkg_match(struct pkg_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"sdk", required_argument, NULL, 's'},
+	    {"arch", required_argument, NULL, 'a'},
+	    {"platform", required_argument, NULL, 'p'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *sdk = NULL, *arch = NULL, *platform = NULL;
+	const cJSON *it, *rule;
+	cJSON *p, *r = NULL;
+	int c, rc, chosen;
+
+	optind = 0;
+	while ((c = getopt_long(argc + 1, argv - 1, "+s:a:p:", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sdk = optarg;
+			break;
+		case 'a':
+			arch = optarg;
+			break;
+		case 'p':
+			platform = optarg;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (sdk == NULL || arch == NULL || optind - 1 != argc) {
+		fprintf(stderr, "rocmctl: usage: pkg match --sdk X.Y.Z --arch gfxNNNN "
+		                "[--platform windows|linux]\n");
+		return EXIT_USAGE;
+	}
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "sdk", sdk);
+	cJSON_AddStringToObject(p, "arch", arch);
+	if (platform != NULL)
+		cJSON_AddStringToObject(p, "platform", platform);
+	if ((rc = call(ctx, "pkg.match", p, &r)) != 0)
+		return rc;
+	chosen = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "chosen"));
+	if (ctx->json) {
+		print_json(r);
+		cJSON_Delete(r);
+		return chosen ? 0 : EXIT_ERROR;
+	}
+	rule = cJSON_GetObjectItemCaseSensitive(r, "rule");
+	printf("SDK %s (generation %s, %s), %s: ", str(r, "sdk"), str(r, "generation"),
+	       str(r, "platform"), str(r, "arch"));
+	if (chosen)
+		printf("package #%.0f\n", num(r, "chosen"));
+	else
+		printf("no package fits\n");
+	if (cJSON_IsObject(rule))
+		printf("Rule: %s (%s)\n", str(rule, "text"), str(rule, "origin"));
+	else
+		printf("Rule: none fits; any package of this generation, newest first\n");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "candidates"))
+	{
+		const cJSON *why;
+		printf("\n#%.0f %s: %s\n", num(it, "id"), str(it, "name"), str(it, "verdict"));
+		cJSON_ArrayForEach(why, cJSON_GetObjectItemCaseSensitive(it, "reasons"))
+		    printf("  - %s\n", why->valuestring);
+	}
+	cJSON_Delete(r);
+	return chosen ? 0 : EXIT_ERROR;
+}
+
+static void
+pkg_usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: rocmctl pkg COMMAND\n"
+	    "  import PATH [--sdk X.Y[.Z]]   import an archive (7z, zip, tar.*) or folder (admin)\n"
+	    "  list                          the stored packages and the store's size\n"
+	    "  show ID [--files]             one package: identity, warnings, files\n"
+	    "  rm ID                         remove a package not deployed (admin)\n"
+	    "  verify [ID]                   re-hash the store, or one package's files (admin)\n"
+	    "  match --sdk V --arch GFX [--platform windows|linux]\n"
+	    "                                which package fits, and why each other does not\n");
+}
+
+int
+rocmctl_pkg(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(struct pkg_ctx *ctx, int argc, char **argv);
+	} subs[] = {
+	    {"import", pkg_import}, {"list", pkg_list},     {"show", pkg_show},
+	    {"rm", pkg_rm},         {"verify", pkg_verify}, {"match", pkg_match},
+	};
+	struct pkg_ctx ctx = {.client = client, .socket = socket, .json = json};
+
+	ctx.bar = !json && isatty(STDERR_FILENO);
+	if (argc < 1 || strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0) {
+		pkg_usage(argc < 1 ? stderr : stdout);
+		return argc < 1 ? EXIT_USAGE : 0;
+	}
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (strcmp(argv[0], subs[i].name) == 0)
+			return subs[i].fn(&ctx, argc - 1, argv + 1);
+	fprintf(stderr, "rocmctl: unknown pkg command '%s' (see rocmctl pkg help)\n", argv[0]);
+	return EXIT_USAGE;
+}

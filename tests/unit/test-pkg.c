@@ -1,0 +1,386 @@
+/*
+ * Unit tests of the package store's pure parts: entry name cleaning and
+ * symlink resolution, name hints from the real-world archive names, SDK
+ * versions and generations, the PE reader (on a DLL built here, importing
+ * amdhip64_6.dll with a VERSIONINFO), the ELF reader (on Debian's real
+ * librocblas.so.0.1 when tests/pkg/fetch-files.sh has it), and matching:
+ * the shipped pairings, user rules, and never another SDK generation.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/error.h"
+#include "daemon/pkg.h"
+
+static void
+test_path_clean(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} good[] = {
+	    {"library/TensileLibrary_gfx1103.dat", "library/TensileLibrary_gfx1103.dat"},
+	    {"./rocblas.dll", "rocblas.dll"},
+	    {"a//b/./c", "a/b/c"},
+	    {"rocm gfx1103 (HIP 6.2)\\library\\x.co", "rocm gfx1103 (HIP 6.2)/library/x.co"},
+	    {"dir/", "dir"},
+	    {"..a/b..", "..a/b.."},
+	};
+	static const char *const bad[] = {
+	    "",    "/etc/passwd", "\\\\server\\share", "C:\\Windows\\x.dll",
+	    "c:x", "../x",        "a/../../x",         "a/..",
+	    "..",  "a/\x01b",     "a/b:stream",        ".",
+	    "./",  "a/\x7f",
+	};
+	char out[256], why[256];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(
+		    rocmd_pkg_path_clean(good[i].in, out, sizeof(out), why, sizeof(why)), 0);
+		assert_string_equal(out, good[i].out);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		assert_int_equal(rocmd_pkg_path_clean(bad[i], out, sizeof(out), why, sizeof(why)),
+		                 ROCMD_EUNSAFE);
+		assert_true(strncmp(why, "entry \"", 7) == 0);
+	}
+	/* A name longer than the output refuses instead of truncating. */
+	assert_int_equal(rocmd_pkg_path_clean("abcdefghij/klm", out, 8, why, sizeof(why)),
+	                 ROCMD_EUNSAFE);
+}
+
+static void
+test_link_resolve(void **state)
+{
+	char out[256], why[256];
+
+	assert_int_equal(rocmd_pkg_link_resolve("lib/librocblas.so.0", "librocblas.so.0.1", out,
+	                                        sizeof(out), why, sizeof(why)),
+	                 0);
+	assert_string_equal(out, "lib/librocblas.so.0.1");
+	assert_int_equal(
+	    rocmd_pkg_link_resolve("a/b/l", "../c/./d", out, sizeof(out), why, sizeof(why)), 0);
+	assert_string_equal(out, "a/c/d");
+	assert_int_equal(
+	    rocmd_pkg_link_resolve("l", "../etc/passwd", out, sizeof(out), why, sizeof(why)),
+	    ROCMD_EUNSAFE);
+	assert_non_null(strstr(why, "outside"));
+	assert_int_equal(
+	    rocmd_pkg_link_resolve("a/l", "../../x", out, sizeof(out), why, sizeof(why)),
+	    ROCMD_EUNSAFE);
+	assert_int_equal(
+	    rocmd_pkg_link_resolve("a/l", "/etc/passwd", out, sizeof(out), why, sizeof(why)),
+	    ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_pkg_link_resolve("a/l", "C:\\x", out, sizeof(out), why, sizeof(why)),
+	                 ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_pkg_link_resolve("a/l", "..", out, sizeof(out), why, sizeof(why)),
+	                 ROCMD_EUNSAFE);
+}
+
+static void
+test_name_hints(void **state)
+{
+	static const struct {
+		const char *name, *sdk, *version, *archs;
+	} cases[] = {
+	    {"rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z", "6.2.4", "V5.0", "gfx1103"},
+	    {"rocm.gfx1150.for.hip.skd.6.2.4.7z", "6.2.4", "", "gfx1150"},
+	    {"rocm gfx1103 AMD780M phoenix V3 for hip sdk 5.7.7z", "5.7", "V3", "gfx1103"},
+	    {"gfx1103.7z", "", "", "gfx1103"},
+	    {"/downloads/rocm.gfx1103.AMD.780M.phoenix.V4.0.for.hip.sdk.6.1.2.zip", "6.1.2", "V4.0",
+	     "gfx1103"},
+	    {"rocBLAS-gfx90c-gfx1035 V2.0 (HIP 5.7).tar.gz", "5.7", "V2.0", "gfx90c,gfx1035"},
+	    {"rocm6.4.2-gfx1103.7z", "6.4.2", "", "gfx1103"},
+	    {"library.zip", "", "", ""},
+	};
+	struct rocmd_pkg_name_hints h;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rocmd_pkg_name_hints(cases[i].name, &h);
+		assert_string_equal(h.sdk, cases[i].sdk);
+		assert_string_equal(h.version, cases[i].version);
+		assert_string_equal(h.archs, cases[i].archs);
+	}
+}
+
+static void
+test_versions(void **state)
+{
+	struct rocmd_pkg_version a, b;
+	char gen[16];
+
+	assert_int_equal(rocmd_pkg_version_parse("6.2.4", &a), 0);
+	assert_int_equal(a.n, 3);
+	assert_int_equal(rocmd_pkg_version_parse("6.2", &b), 0);
+	assert_int_equal(rocmd_pkg_version_cmp(&a, &b, 1), 0);
+	assert_int_equal(rocmd_pkg_version_cmp(&a, &b, 0), 1);
+	assert_int_equal(rocmd_pkg_version_parse("6.x", &a), ROCMD_EINVAL);
+	assert_int_equal(rocmd_pkg_version_parse("", &a), ROCMD_EINVAL);
+	assert_int_equal(rocmd_pkg_version_parse("6.2.", &a), ROCMD_EINVAL);
+	assert_int_equal(rocmd_sdk_generation("6.2.4", gen, sizeof(gen)), 0);
+	assert_string_equal(gen, "6.2");
+	assert_int_equal(rocmd_sdk_generation("5.7", gen, sizeof(gen)), 0);
+	assert_string_equal(gen, "5.7");
+	assert_int_equal(rocmd_sdk_generation("7.1.0", gen, sizeof(gen)), 0);
+	assert_string_equal(gen, "7");
+}
+
+static void
+put16(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v & 0xffff);
+	put16(p + 2, v >> 16);
+}
+
+/* A PE32+ DLL with one section holding an import table (KERNEL32.dll,
+ * amdhip64_6.dll) and a resource tree with RT_VERSION. */
+static void
+write_pe(const char *path, const char *hip_dll)
+{
+	static uint8_t f[0x1200];
+	uint8_t *sec = f + 0x200; /* RVA 0x1000 */
+	FILE *out;
+
+	memset(f, 0, sizeof(f));
+	f[0] = 'M';
+	f[1] = 'Z';
+	put32(f + 0x3c, 0x40);
+	memcpy(f + 0x40, "PE\0\0", 4);
+	put16(f + 0x44, 0x8664); /* machine */
+	put16(f + 0x46, 1);      /* sections */
+	put16(f + 0x54, 240);    /* optional header size */
+	put16(f + 0x56, 0x2022); /* DLL */
+	put16(f + 0x58, 0x20b);  /* PE32+ */
+	put32(f + 0x58 + 108, 16);
+	put32(f + 0x58 + 120, 0x1000); /* import directory */
+	put32(f + 0x58 + 124, 60);
+	put32(f + 0x58 + 128, 0x1200); /* resource directory */
+	put32(f + 0x58 + 132, 0x200);
+	memcpy(f + 0x148, ".rdata", 6);
+	put32(f + 0x148 + 8, 0x1000);  /* virtual size */
+	put32(f + 0x148 + 12, 0x1000); /* RVA */
+	put32(f + 0x148 + 16, 0x1000); /* raw size */
+	put32(f + 0x148 + 20, 0x200);  /* raw offset */
+	put32(sec + 12, 0x1100);       /* import descriptor 0: name */
+	put32(sec + 20 + 12, 0x1120);  /* import descriptor 1 */
+	memcpy(sec + 0x100, "KERNEL32.dll", 12);
+	memcpy(sec + 0x120, hip_dll, strlen(hip_dll));
+	/* Resources at RVA 0x1200: type 16 → name 1 → language 0x409 → data. */
+	put16(sec + 0x200 + 14, 1);
+	put32(sec + 0x200 + 16, 16);
+	put32(sec + 0x200 + 20, 0x80000018u);
+	put16(sec + 0x218 + 14, 1);
+	put32(sec + 0x218 + 16, 1);
+	put32(sec + 0x218 + 20, 0x80000030u);
+	put16(sec + 0x230 + 14, 1);
+	put32(sec + 0x230 + 16, 0x409);
+	put32(sec + 0x230 + 20, 0x48);
+	put32(sec + 0x248, 0x1300); /* data RVA */
+	put32(sec + 0x248 + 4, 0x100);
+	put32(sec + 0x300 + 40, 0xFEEF04BDu);
+	put32(sec + 0x300 + 44, 0x10000);
+	put32(sec + 0x300 + 48, (4u << 16) | 2); /* file version 4.2.0.7 */
+	put32(sec + 0x300 + 52, 7);
+	put32(sec + 0x300 + 56, (6u << 16) | 2); /* product version 6.2.4.0 */
+	put32(sec + 0x300 + 60, 4u << 16);
+	out = fopen(path, "wb");
+	assert_non_null(out);
+	assert_int_equal(fwrite(f, 1, sizeof(f), out), sizeof(f));
+	fclose(out);
+}
+
+static void
+test_pe(void **state)
+{
+	char path[] = "/tmp/rocmd-test-pe-XXXXXX", why[256];
+	struct rocmd_pe_info pe;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_pe(path, "amdhip64_6.dll");
+	assert_int_equal(rocmd_pe_read(path, &pe, why, sizeof(why)), 0);
+	assert_true(pe.is_dll);
+	assert_int_equal(pe.machine, 0x8664);
+	assert_string_equal(pe.hip_runtime, "amdhip64_6.dll");
+	assert_string_equal(pe.file_version, "4.2.0.7");
+	assert_string_equal(pe.product_version, "6.2.4.0");
+	/* Truncated: refused, no crash. */
+	assert_int_equal(truncate(path, 0x150), 0);
+	assert_int_equal(rocmd_pe_read(path, &pe, why, sizeof(why)), ROCMD_ECORRUPT);
+	unlink(path);
+}
+
+static void
+test_elf_real(void **state)
+{
+	const char *dir = getenv("ROCMD_PKG_FILES");
+	char path[4096], why[256];
+	struct rocmd_elf_info elf;
+
+	if (dir == NULL || dir[0] == '\0') {
+		print_message("skip: ROCMD_PKG_FILES not set (tests/pkg/fetch-files.sh)\n");
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/usr/lib/x86_64-linux-gnu/librocblas.so.0.1", dir);
+	if (access(path, R_OK) != 0) {
+		print_message("skip: %s missing\n", path);
+		skip();
+	}
+	assert_int_equal(rocmd_elf_read(path, &elf, why, sizeof(why)), 0);
+	assert_string_equal(elf.soname, "librocblas.so.0");
+	assert_string_equal(elf.hip_runtime, "libamdhip64.so.5");
+	assert_int_equal(elf.machine, 62);
+}
+
+/* ---- matching ---- */
+
+static const struct rocmd_pkg_candidate cands[] = {
+    {1, "rocm gfx1103 AMD780M phoenix V3 for hip sdk 5.7.7z", "windows", "5.7", "V3", "gfx1103",
+     100},
+    {2, "rocm.gfx1103.V2.0.for.hip.sdk.5.7.7z", "windows", "5.7", "V2.0", "gfx1103", 200},
+    {3, "rocm.gfx1103.AMD.780M.phoenix.V4.0.for.hip.sdk.6.1.2.7z", "windows", "6.1.2", "V4.0",
+     "gfx1103", 300},
+    {4, "rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z", "windows", "6.2.4", "V5.0",
+     "gfx1103", 400},
+    {5, "rocm.gfx1150.for.hip.skd.6.2.4.7z", "windows", "6.2.4", NULL, "gfx1150", 500},
+    {6, "gfx1103.7z", "windows", "6", NULL, "gfx1103", 600},
+    {7, "rocm-6.4.2-gfx1103.7z", "windows", "6.4.2", NULL, "gfx1103", 700},
+    {8, "rocm-7.0-gfx1103.7z", "windows", "7.0", NULL, "gfx1103", 800},
+    {9, "linux-6.2-gfx1103.tar.gz", "linux", "6.2", "V5.0", "gfx1103", 900},
+};
+#define NCANDS (sizeof(cands) / sizeof(cands[0]))
+
+static int64_t
+match(const char *sdk, const char *platform, const char *arch, const char *rules, cJSON **explain)
+{
+	char why[256];
+	int chosen = -1;
+
+	assert_int_equal(rocmd_pkg_match(sdk, platform, arch, cands, NCANDS, rules, &chosen,
+	                                 explain, why, sizeof(why)),
+	                 0);
+	return chosen >= 0 ? cands[chosen].id : 0;
+}
+
+static const char *
+verdict(cJSON *ex, int64_t id)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(ex, "candidates"))
+	{
+		if ((int64_t)cJSON_GetObjectItem(c, "id")->valuedouble == id)
+			return cJSON_GetObjectItem(c, "verdict")->valuestring;
+	}
+	return "absent";
+}
+
+static void
+test_match_defaults(void **state)
+{
+	cJSON *ex = NULL;
+
+	/* The known pairings. */
+	assert_int_equal(match("5.7.0", "windows", "gfx1103", NULL, &ex), 1); /* V3 before V2.0 */
+	assert_string_equal(verdict(ex, 2), "eligible");
+	assert_string_equal(verdict(ex, 3), "refused");
+	cJSON_Delete(ex);
+	assert_int_equal(match("6.1.2", "windows", "gfx1103", NULL, NULL), 3);
+	assert_int_equal(match("6.2.4", "windows", "gfx1103", NULL, &ex), 4);
+	/* A Linux build is not for Windows; a 6.x-only package is too vague. */
+	assert_string_equal(verdict(ex, 9), "refused");
+	assert_string_equal(verdict(ex, 6), "refused");
+	assert_string_equal(verdict(ex, 5), "refused"); /* no gfx1103 */
+	cJSON_Delete(ex);
+	assert_int_equal(match("6.4.2", "windows", "gfx1103", NULL, NULL), 7);
+	assert_int_equal(match("7.1.1", "windows", "gfx1103", NULL, NULL), 8);
+	assert_int_equal(match("6.2.4", "windows", "gfx1150", NULL, NULL), 5);
+	assert_int_equal(match("6.2.4", "linux", "gfx1103", NULL, NULL), 9);
+	/* Never another generation, even when nothing else fits. */
+	assert_int_equal(match("6.3.0", "windows", "gfx1103", NULL, &ex), 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(ex, "chosen")));
+	cJSON_Delete(ex);
+	assert_int_equal(match("5.5.1", "windows", "gfx1103", NULL, NULL), 0);
+	assert_int_equal(match("6.2.4", "windows", "gfx1036", NULL, NULL), 0);
+}
+
+static void
+test_match_rules(void **state)
+{
+	char why[256];
+	cJSON *ex = NULL;
+	const cJSON *rule;
+
+	/* The user prefers V2.0 on 5.7, or refuses V3 outright. */
+	assert_int_equal(match("5.7.1", "windows", "gfx1103", "5.7=V2.0,V3", NULL), 2);
+	assert_int_equal(match("5.7.1", "windows", "gfx1103", "5.7/gfx1103=!V3", &ex), 2);
+	assert_string_equal(verdict(ex, 1), "refused");
+	rule = cJSON_GetObjectItem(ex, "rule");
+	assert_string_equal(cJSON_GetObjectItem(rule, "origin")->valuestring, "config");
+	cJSON_Delete(ex);
+	/* A rule for another arch or platform does not apply. */
+	assert_int_equal(
+	    match("5.7.1", "windows", "gfx1103", "5.7/gfx1150=!V3; 5.7@linux=!V3", NULL), 1);
+	/* A pin wins over the preference list, but not over the generation. */
+	assert_int_equal(match("5.7", "windows", "gfx1103", "*=#2", NULL), 2);
+	assert_int_equal(match("6.2.4", "windows", "gfx1103", "*=#2", NULL), 4);
+	assert_int_equal(match("6.2.4", "windows", "gfx1103", "6.1-6.3=V4.0,V5.0", NULL), 4);
+	/* Bad rules and inputs are refused with a reason. */
+	assert_int_equal(rocmd_pkg_rules_check("6.2=V5.0; 5.7@windows/gfx1103=V3,!V2.0; *=#12", why,
+	                                       sizeof(why)),
+	                 0);
+	assert_int_equal(rocmd_pkg_rules_check("6.2", why, sizeof(why)), ROCMD_EINVAL);
+	assert_int_equal(rocmd_pkg_rules_check("6.2=V5.0,latest", why, sizeof(why)), ROCMD_EINVAL);
+	assert_non_null(strstr(why, "latest"));
+	assert_int_equal(rocmd_pkg_rules_check("6.3-6.1=V5.0", why, sizeof(why)), ROCMD_EINVAL);
+	assert_int_equal(rocmd_pkg_rules_check("6.2@macos=V5.0", why, sizeof(why)), ROCMD_EINVAL);
+	{
+		int chosen;
+		assert_int_equal(rocmd_pkg_match("six", "windows", "gfx1103", cands, NCANDS, NULL,
+		                                 &chosen, NULL, why, sizeof(why)),
+		                 ROCMD_EINVAL);
+		assert_int_equal(rocmd_pkg_match("6.2.4", "beos", "gfx1103", cands, NCANDS, NULL,
+		                                 &chosen, NULL, why, sizeof(why)),
+		                 ROCMD_EINVAL);
+		assert_int_equal(rocmd_pkg_match("6.2.4", "windows", "sm_90", cands, NCANDS, NULL,
+		                                 &chosen, NULL, why, sizeof(why)),
+		                 ROCMD_EINVAL);
+		assert_int_equal(rocmd_pkg_match("6.2.4", "windows", "gfx1103", NULL, 0, NULL,
+		                                 &chosen, NULL, why, sizeof(why)),
+		                 0);
+		assert_int_equal(chosen, -1);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_path_clean),
+	    cmocka_unit_test(test_link_resolve),
+	    cmocka_unit_test(test_name_hints),
+	    cmocka_unit_test(test_versions),
+	    cmocka_unit_test(test_pe),
+	    cmocka_unit_test(test_elf_real),
+	    cmocka_unit_test(test_match_defaults),
+	    cmocka_unit_test(test_match_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
