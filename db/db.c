@@ -753,15 +753,17 @@ rocmd_db_run_end(struct rocmd_db *db, int64_t run_id)
 static const struct {
 	const char *table;
 	size_t offset;
+	const char *where; /* rows that count, or NULL for all */
 } count_tables[] = {
-	{"sdk", offsetof(struct rocmd_db_counts, sdks)},
-	{"package", offsetof(struct rocmd_db_counts, packages)},
-	{"deployment", offsetof(struct rocmd_db_counts, deployments)},
-	{"tune_job", offsetof(struct rocmd_db_counts, tune_jobs)},
+	/* SDKs that disappeared stay as history; only the others count. */
+	{"sdk", offsetof(struct rocmd_db_counts, sdks), "state <> 'removed'"},
+	{"package", offsetof(struct rocmd_db_counts, packages), NULL},
+	{"deployment", offsetof(struct rocmd_db_counts, deployments), NULL},
+	{"tune_job", offsetof(struct rocmd_db_counts, tune_jobs), NULL},
 };
 
 static int
-table_count(struct rocmd_db *db, const char *table, int64_t *out)
+table_count(struct rocmd_db *db, const char *table, const char *where, int64_t *out)
 {
 	sqlite3_stmt *st = stmt_get(db, ST_TABLE_EXISTS);
 	char *sql = NULL;
@@ -782,7 +784,8 @@ table_count(struct rocmd_db *db, const char *table, int64_t *out)
 	if (!exists)
 		goto out;
 	/* TABLE comes from the constant list above, quoted all the same. */
-	sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", table);
+	sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"%s%s", table, where != NULL ? " WHERE " : "",
+			      where != NULL ? where : "");
 	rc = sql != NULL ? query_int(db->h, sql, out) : SQLITE_NOMEM;
 out:
 	stmt_done(st);
@@ -812,7 +815,7 @@ rocmd_db_counts(struct rocmd_db *db, struct rocmd_db_counts *out)
 	out->events = sqlite3_column_int64(st, 0);
 	for (size_t i = 0; i < sizeof(count_tables) / sizeof(count_tables[0]); i++) {
 		int64_t *slot = (int64_t *)((char *)out + count_tables[i].offset);
-		err = table_count(db, count_tables[i].table, slot);
+		err = table_count(db, count_tables[i].table, count_tables[i].where, slot);
 		if (err != 0)
 			goto out;
 	}

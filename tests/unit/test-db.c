@@ -651,10 +651,11 @@ test_counts_follow_later_tables(void **state)
 		rocmd_migrations[0],
 		rocmd_migrations[1],
 		{3, "test tables",
-		 "CREATE TABLE sdk (id INTEGER PRIMARY KEY);\n"
+		 "CREATE TABLE sdk (id INTEGER PRIMARY KEY, state TEXT NOT NULL);\n"
 		 "CREATE TABLE deployment (id INTEGER PRIMARY KEY,\n"
 		 "	sdk_id INTEGER NOT NULL REFERENCES sdk(id));\n"
-		 "INSERT INTO sdk VALUES (1), (2);\n"
+		 /* A removed SDK stays as history but is not counted. */
+		 "INSERT INTO sdk VALUES (1, 'present'), (2, 'unreadable'), (3, 'removed');\n"
 		 "INSERT INTO deployment VALUES (1, 2);\n"},
 	};
 	struct rocmd_db *db = NULL;
