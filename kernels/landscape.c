@@ -14,7 +14,11 @@
  *   config,outcome,median_ms,p20_ms,p80_ms,gflops
  *   MT0=64;MT1=128;...,ok,1.234,1.210,1.250,27.18
  *
- * A later line for the same config replaces an earlier one.
+ * A later line for the same config replaces an earlier one. A file without
+ * the header (just "config_key,outcome,median_ms,..." lines, as early GPU
+ * landscapes were written) is accepted too: the space is inferred from the
+ * keys (each parameter's distinct values, in key order) and the first entry is
+ * taken as the default.
  */
 #include "kernels/tune.h"
 
@@ -111,6 +115,86 @@ add_entry(struct tune_landscape *l, const char *key, const struct tune_result *r
 	return 0;
 }
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Builds the space from the keys of a headerless landscape. */
+static int
+infer_space(struct tune_landscape *l)
+{
+	struct space_def *s = &l->space;
+	size_t i;
+	int k;
+
+	snprintf(s->name, sizeof(s->name), "inferred");
+	for (i = 0; i < l->n; i++) {
+		const char *p = l->e[i].key;
+		int pi = 0;
+
+		while (*p != '\0') {
+			const char *eq = strchr(p, '=');
+			char *end;
+			int64_t v;
+			struct space_param *sp;
+
+			if (eq == NULL || eq - p >= SPACE_NAME_MAX || pi >= SPACE_MAX_PARAMS)
+				return ROCMD_ECORRUPT;
+			sp = &s->params[pi];
+			if (i == 0) {
+				memcpy(sp->name, p, eq - p);
+				sp->name[eq - p] = '\0';
+				s->nparams = pi + 1;
+			} else if (pi >= s->nparams || strncmp(sp->name, p, eq - p) ||
+				   sp->name[eq - p] != '\0') {
+				return ROCMD_ECORRUPT;
+			}
+			v = strtoll(eq + 1, &end, 10);
+			if (end == eq + 1 || (*end != ';' && *end != '\0'))
+				return ROCMD_ECORRUPT;
+			for (k = 0; k < sp->nvalues; k++)
+				if (sp->values[k] == v)
+					break;
+			if (k == sp->nvalues) {
+				if (sp->nvalues >= SPACE_MAX_VALUES)
+					return ROCMD_ECORRUPT;
+				sp->values[sp->nvalues++] = v;
+			}
+			pi++;
+			p = *end == ';' ? end + 1 : end;
+		}
+		if (pi != s->nparams)
+			return ROCMD_ECORRUPT;
+	}
+	for (k = 0; k < s->nparams; k++)
+		qsort(s->params[k].values, s->params[k].nvalues, sizeof(int64_t), cmp_i64);
+	/* The first entry is the default. */
+	{
+		struct space_point pt;
+
+		if (space_key_parse(s, l->e[0].key, &pt) < 0)
+			return ROCMD_ECORRUPT;
+		for (k = 0; k < s->nparams; k++)
+			s->params[k].dflt = pt.idx[k];
+	}
+	return 0;
+}
+
+int
+tune_landscape_entry(const struct tune_landscape *l, int64_t i, const char **key,
+		     struct tune_result *r)
+{
+	if (i < 0 || (size_t)i >= l->n)
+		return ROCMD_ENOTFOUND;
+	*key = l->e[i].key;
+	*r = l->e[i].r;
+	return 0;
+}
+
 void
 tune_landscape_free(struct tune_landscape *l)
 {
@@ -174,7 +258,7 @@ tune_landscape_load(const char *path, struct tune_landscape **out, char *why, si
 			}
 			continue;
 		}
-		if (!strncmp(line, "config,", 7))
+		if (!strncmp(line, "config,", 7) || !strncmp(line, "config_key,", 11))
 			continue;
 		while (nf < 6) {
 			fields[nf++] = p;
@@ -197,6 +281,13 @@ tune_landscape_load(const char *path, struct tune_landscape **out, char *why, si
 			break;
 	}
 	fclose(f);
+	if (err == 0 && !magic && l->space.nparams == 0 && l->n > 0) {
+		err = infer_space(l);
+		if (err < 0)
+			snprintf(why, whylen, "%s: cannot infer the space from the keys", path);
+		else
+			magic = 1;
+	}
 	if (err == 0 && (!magic || l->space.nparams == 0)) {
 		snprintf(why, whylen, "%s: not a rocmd landscape (header or parameters missing)",
 			 path);

@@ -239,7 +239,12 @@ search_random_fresh(struct tune_search *s, struct space_point *pt)
 	int tries;
 
 	for (tries = 0; tries < 20000; tries++) {
-		space_point_from_index(s->space, search_below(s, size), pt);
+		if (s->sample != NULL) {
+			if (s->sample(s, pt) < 0)
+				return -1;
+		} else {
+			space_point_from_index(s->space, search_below(s, size), pt);
+		}
 		if (!search_seen(s, pt, NULL) && search_valid(s, pt))
 			return 0;
 	}

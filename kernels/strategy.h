@@ -27,6 +27,9 @@ struct tune_search {
 	search_oracle_fn oracle;
 	/* Replaces the space predicate when set (replay: "recorded and not ruled out"). */
 	int (*valid)(struct tune_search *s, const struct space_point *pt);
+	/* Draws a random candidate when valid points are sparse (replay of a
+	 * sampled landscape: a random recorded entry). 0, or -1. */
+	int (*sample)(struct tune_search *s, struct space_point *pt);
 	void *ctx;
 
 	uint64_t rng;

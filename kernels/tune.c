@@ -592,6 +592,20 @@ replay_oracle(struct tune_search *s, const struct space_point *pt, const char *k
 	return 0;
 }
 
+static int
+replay_sample(struct tune_search *s, struct space_point *pt)
+{
+	struct replay_ctx *rc = s->ctx;
+	int64_t n = tune_landscape_count(rc->l);
+	const char *key;
+	struct tune_result r;
+
+	if (n == 0 ||
+	    tune_landscape_entry(rc->l, (int64_t)search_below(s, (uint64_t)n), &key, &r) < 0)
+		return -1;
+	return space_key_parse(s->space, key, pt) < 0 ? -1 : 0;
+}
+
 int
 tune_replay_one(const struct tune_landscape *l, const char *strategy, int budget, uint64_t seed,
 		double *trace, uint64_t *hash, char *best, size_t bestlen)
@@ -611,6 +625,9 @@ tune_replay_one(const struct tune_landscape *l, const char *strategy, int budget
 	s.oracle = replay_oracle;
 	s.valid = replay_valid;
 	s.ctx = &rc;
+	/* A sampled landscape covers a sliver of its space: draw from its entries. */
+	if ((double)tune_landscape_count(l) < 0.5 * (double)space_size(space))
+		s.sample = replay_sample;
 	s.trace = trace;
 	for (i = 0; i < budget; i++)
 		trace[i] = INFINITY;

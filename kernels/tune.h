@@ -127,6 +127,9 @@ const char *tune_landscape_problem(const struct tune_landscape *l);
 /* Number of entries, and the best ok median (ms). */
 int64_t tune_landscape_count(const struct tune_landscape *l);
 double tune_landscape_best(const struct tune_landscape *l);
+/* Entry I (0 <= I < count): its key and result; ROCMD_ENOTFOUND past the end. */
+int tune_landscape_entry(const struct tune_landscape *l, int64_t i, const char **key,
+			 struct tune_result *r);
 /* 0 and *R, or ROCMD_ENOTFOUND. */
 int tune_landscape_get(const struct tune_landscape *l, const char *key, struct tune_result *r);
 /* Writing: the header once, then one line per evaluation (flushed). */
