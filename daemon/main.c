@@ -27,6 +27,7 @@
 #include "db/db.h"
 #include "ipc.h"
 #include "lockfile.h"
+#include "methods-pkg.h"
 #include "sdk.h"
 #include "process.h"
 #include "server.h"
@@ -227,6 +228,11 @@ run(const struct options *o, struct rocmd_config *cfg)
 		log_warn("cannot arm the service watchdog: %s", uv_strerror(rc));
 	srv.previous_run_clean = previous_clean;
 	srv.run_id = run_id;
+	rc = rocmd_pkg_start(&srv, why, sizeof(why));
+	if (rc < 0) {
+		fail_start("package store: %s", why);
+		goto out_loop;
+	}
 	if (cfg->socket_path != NULL) {
 		snprintf(path, sizeof(path), "%s", cfg->socket_path);
 	} else if (rocmd_paths_daemon_socket(path, sizeof(path)) < 0) {
@@ -262,6 +268,7 @@ out_loop:
 		rocmd_server_shutdown(&srv, "start-up failed");
 		uv_run(loop, UV_RUN_DEFAULT);
 	}
+	rocmd_pkg_stop();
 	rocmd_service_detach();
 	uv_run(loop, UV_RUN_DEFAULT); /* the service handles' close callbacks */
 	uv_loop_close(loop);

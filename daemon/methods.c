@@ -6,6 +6,7 @@
  * accessors in common/proto.h, so a wrong type is a precise -32602 error.
  */
 #include "methods.h"
+#include "methods-pkg.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -336,6 +337,7 @@ const struct rocmd_method rocmd_methods_core[] = {
 /* Every method table of the daemon, in one list. */
 static const struct rocmd_method *const method_tables[] = {
 	rocmd_methods_core,
+	rocmd_methods_pkg,
 	rocmd_methods_sdk,
 };
 
