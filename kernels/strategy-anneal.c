@@ -1,7 +1,7 @@
 /*
  * Simulated annealing ("sa") on log(time): from the best point so far, a
  * random unseen valid neighbour is proposed and accepted if faster, or with
- * probability exp(-dlog/T) if slower; T falls geometrically from 0.3 to 0.01
+ * probability exp(-dlog/T) if slower; T falls geometrically from 0.1 to 0.01
  * over the budget. When every neighbour has been seen the walk moves along
  * seen points for free; after a long stretch without anything new it jumps to
  * a random fresh point.
@@ -14,7 +14,7 @@ int
 strategy_anneal(struct tune_search *s)
 {
 	struct space_point cur, nb[SA_MAX_NB];
-	double curc, t0 = 0.3, t1 = 0.01;
+	double curc, t0 = 0.1, t1 = 0.01;
 	int idle = 0;
 
 	if (isfinite(s->best_cost)) {

@@ -36,7 +36,7 @@ make_child(struct tune_search *s, const struct member *pop, int n, struct space_
 	const struct space_def *sp = s->space;
 	const struct space_point *a = &pop[tournament(s, pop, n)].pt;
 	const struct space_point *b = &pop[tournament(s, pop, n)].pt;
-	double pm = 1.5 / sp->nparams;
+	double pm = 3.0 / sp->nparams;
 	int i, mutated = 0;
 
 	for (i = 0; i < sp->nparams; i++) {

@@ -1,6 +1,7 @@
 /*
  * Greedy multi-start local search ("ls"): first-improvement hill climbing
- * over the one-step neighbours (visited in random order), started from the
+ * over the points that differ in one parameter (any other value, visited in
+ * random order), started from the
  * best point so far. At a local optimum it restarts: half the time from a
  * random fresh point, half the time from the best point perturbed by a few
  * random steps (iterated local search), which keeps exploring near good
@@ -8,7 +9,25 @@
  */
 #include "kernels/strategy.h"
 
-#define LS_MAX_NB (2 * SPACE_MAX_PARAMS)
+#define LS_MAX_NB (SPACE_MAX_PARAMS * SPACE_MAX_VALUES)
+
+/* The neighbourhood: one parameter set to any other value of its list. Wider
+ * than one step, it lets a climb jump across values that are bad on their own
+ * (UNROLL 4 -> 1 past a poor 2), which one-step moves cannot. */
+static int
+all_values(const struct space_def *sp, const struct space_point *pt, struct space_point *out)
+{
+	int n = 0, i, v;
+
+	for (i = 0; i < sp->nparams; i++)
+		for (v = 0; v < sp->params[i].nvalues; v++)
+			if (v != pt->idx[i]) {
+				out[n] = *pt;
+				out[n].idx[i] = (uint8_t)v;
+				n++;
+			}
+	return n;
+}
 
 static void
 shuffle(struct tune_search *s, struct space_point *v, int n)
@@ -63,7 +82,7 @@ strategy_local(struct tune_search *s)
 		curc = search_eval(s, &cur);
 	}
 	while (!search_stopped(s)) {
-		int n = space_neighbours(s->space, &cur, nb, LS_MAX_NB), i, moved = 0;
+		int n = all_values(s->space, &cur, nb), i, moved = 0;
 		int before = s->evals;
 
 		shuffle(s, nb, n);
