@@ -11,7 +11,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,36 +316,12 @@ int_slot(struct rocmd_config *cfg, const struct config_key *k)
 	return (int64_t *)((char *)cfg + k->offset);
 }
 
-static const char *
-env_dir(const char *name)
-{
-	const char *v = getenv(name);
-
-	/* The XDG spec says relative values are to be ignored. */
-	return v != NULL && v[0] == '/' ? v : NULL;
-}
-
-/* The state folder when nothing is configured: the system one for root, the
- * XDG state folder of the user otherwise (so tests and users need no root). */
+/* The state folder when nothing is configured: the platform layer decides
+ * (the system one for root, the user's XDG state folder otherwise). */
 static char *
 default_state_dir(void)
 {
-	const char *xdg, *home;
-	struct passwd *pw;
-	char *out = NULL;
-
-	if (geteuid() == 0)
-		return strdup(ROCMD_SYSTEM_STATE_DIR);
-	xdg = env_dir("XDG_STATE_HOME");
-	if (xdg != NULL)
-		return asprintf(&out, "%s/rocmd", xdg) < 0 ? NULL : out;
-	home = env_dir("HOME");
-	if (home == NULL && (pw = getpwuid(geteuid())) != NULL && pw->pw_dir != NULL &&
-	    pw->pw_dir[0] == '/')
-		home = pw->pw_dir;
-	if (home == NULL) /* no home at all: the daemon will say it cannot write here */
-		return strdup(ROCMD_SYSTEM_STATE_DIR);
-	return asprintf(&out, "%s/.local/state/rocmd", home) < 0 ? NULL : out;
+	return rocmd_paths_default_state_dir();
 }
 
 void

@@ -55,7 +55,7 @@ rocmd_err_name(int err)
 	if (e != NULL)
 		return e->name;
 	if (err < 0 && err > -ROCMD_ERROR_BASE) {
-		const char *n = strerrorname_np(-err);
+		const char *n = rocmd_err_errno_name(-err);
 		return n != NULL ? n : "ESYSTEM";
 	}
 	return "EUNKNOWN";

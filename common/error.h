@@ -99,6 +99,9 @@ const char *rocmd_err_name(int err);
 int rocmd_err_rpc_code(int err);
 /* The rocmd code for a JSON-RPC error code received from a peer (best match). */
 int rocmd_err_from_rpc(int rpc_code);
+/* The symbolic name of an errno value ("ENOENT"), or NULL: the platform layer
+ * (error-unix.c, error-win.c) provides it. */
+const char *rocmd_err_errno_name(int errnum);
 /* -errno, folding ENOSPC/EIO/ENOMEM onto rocmd's own codes so callers test one name. */
 int rocmd_err_errno(int errno_value);
 

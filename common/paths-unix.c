@@ -4,6 +4,7 @@
 #include "paths.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,54 @@ rocmd_paths_client_socket(char *out, size_t outlen)
 	    S_ISSOCK(st.st_mode))
 		return 0;
 	return fmt_path(out, outlen, "/run/rocmd", "rocmd.sock");
+}
+
+/* An XDG variable: the spec says relative values are to be ignored. */
+static const char *
+env_dir(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
+
+const char *
+rocmd_paths_default_config(char *buf, size_t len)
+{
+	const char *xdg = env_dir("XDG_CONFIG_HOME"), *home = env_dir("HOME");
+
+	if (geteuid() == 0)
+		return "/etc/rocmd/rocmd.json";
+	if (xdg != NULL)
+		snprintf(buf, len, "%s/rocmd/rocmd.json", xdg);
+	else if (home != NULL)
+		snprintf(buf, len, "%s/.config/rocmd/rocmd.json", home);
+	else
+		return NULL;
+	return buf;
+}
+
+/* The system one for root, the XDG state folder of the user otherwise (so
+ * tests and users need no root). */
+char *
+rocmd_paths_default_state_dir(void)
+{
+	const char *xdg, *home;
+	struct passwd *pw;
+	char *out = NULL;
+
+	if (geteuid() == 0)
+		return strdup(ROCMD_SYSTEM_STATE_DIR);
+	xdg = env_dir("XDG_STATE_HOME");
+	if (xdg != NULL)
+		return asprintf(&out, "%s/rocmd", xdg) < 0 ? NULL : out;
+	home = env_dir("HOME");
+	if (home == NULL && (pw = getpwuid(geteuid())) != NULL && pw->pw_dir != NULL &&
+	    pw->pw_dir[0] == '/')
+		home = pw->pw_dir;
+	if (home == NULL) /* no home at all: the daemon will say it cannot write here */
+		return strdup(ROCMD_SYSTEM_STATE_DIR);
+	return asprintf(&out, "%s/.local/state/rocmd", home) < 0 ? NULL : out;
 }
 
 int

@@ -22,6 +22,19 @@ int rocmd_paths_daemon_socket(char *out, size_t outlen);
  * daemon if its socket exists, else the system daemon's.
  */
 int rocmd_paths_client_socket(char *out, size_t outlen);
+/*
+ * The configuration file read when none is given: /etc/rocmd/rocmd.json as
+ * root, else the user's ($XDG_CONFIG_HOME or ~/.config); on Windows
+ * %ProgramData%\rocmd\rocmd.json. Returns BUF (or a constant), or NULL when
+ * there is none.
+ */
+const char *rocmd_paths_default_config(char *buf, size_t len);
+/*
+ * The state folder when nothing is configured, newly allocated (NULL when out
+ * of memory): /var/lib/rocmd as root, else the user's XDG state folder; on
+ * Windows %ProgramData%\rocmd.
+ */
+char *rocmd_paths_default_state_dir(void);
 /* Creates DIR and its missing parents with MODE. Returns 0 or -errno. */
 int rocmd_paths_mkdir_p(const char *dir, unsigned mode);
 

@@ -8,6 +8,9 @@
  * method), and only then renamed over the final name. A leftover socket from
  * a crashed daemon is replaced; a live one is never touched. libuv takes the
  * ready listening descriptor through uv_pipe_open.
+ *
+ * Under socket activation (rocmd.socket) systemd made and owns the socket:
+ * rocmd adopts the passed descriptor as it is and never removes the name.
  */
 #include "ipc.h"
 
@@ -27,6 +30,7 @@
 #include "common/paths.h"
 #include "lockfile.h"
 #include "server.h"
+#include "service/service.h"
 
 #define LISTEN_BACKLOG 511
 
@@ -115,6 +119,36 @@ check_existing(const char *path, char *why, size_t whylen)
 	return 0;
 }
 
+/* Serves on the socket systemd passed; PATH is only what we would have bound. */
+static int
+listen_activated(struct rocmd_server *srv, int fd, const char *path, char *why, size_t whylen)
+{
+	char name[4096];
+	size_t len = sizeof(name);
+	int rc;
+
+	uv_pipe_init(srv->loop, &srv->listener, 0);
+	srv->listener.data = srv;
+	rc = uv_pipe_open(&srv->listener, fd);
+	if (rc == 0)
+		rc = uv_listen((uv_stream_t *)&srv->listener, LISTEN_BACKLOG, on_connection);
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot listen on the socket systemd passed: %s",
+			 uv_strerror(rc));
+		uv_close((uv_handle_t *)&srv->listener, NULL);
+		return rc;
+	}
+	if (uv_pipe_getsockname(&srv->listener, name, &len) != 0 || len == 0)
+		snprintf(name, sizeof(name), "%s", path);
+	else
+		name[len < sizeof(name) ? len : sizeof(name) - 1] = '\0';
+	srv->listening = 1;
+	free(srv->socket_path);
+	srv->socket_path = strdup(name);
+	log_notice("listening on %s (socket activation)", name);
+	return 0;
+}
+
 int
 rocmd_ipc_listen(struct rocmd_server *srv, const char *path, char *why, size_t whylen)
 {
@@ -122,8 +156,10 @@ rocmd_ipc_listen(struct rocmd_server *srv, const char *path, char *why, size_t w
 	struct sockaddr_un sa;
 	mode_t old_mask;
 	pid_t holder;
-	int fd = -1, lock_fd = -1, rc;
+	int fd = rocmd_service_listen_fd(), lock_fd = -1, rc;
 
+	if (fd >= 0)
+		return listen_activated(srv, fd, path, why, whylen);
 	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
 	    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof(tmp) ||
 	    snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock) ||
@@ -211,8 +247,9 @@ rocmd_ipc_close(struct rocmd_server *srv)
 	if (!srv->listening || uv_is_closing((uv_handle_t *)&srv->listener))
 		return;
 	/* Remove the name while we still hold the lock, so a new daemon never
-	 * loses its fresh socket to our cleanup. */
-	if (srv->socket_path != NULL)
+	 * loses its fresh socket to our cleanup. Without the lock the socket is
+	 * systemd's (socket activation) and stays. */
+	if (srv->socket_path != NULL && srv->lock_fd >= 0)
 		unlink(srv->socket_path);
 	uv_close((uv_handle_t *)&srv->listener, on_listener_closed);
 }

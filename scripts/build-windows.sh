@@ -1,0 +1,270 @@
+#!/bin/sh
+# Cross-builds rocmd.exe and rocmctl.exe for 64-bit Windows with Debian's
+# mingw-w64. The dependencies (libuv, SQLite, cJSON, libarchive with zlib,
+# liblzma and bzip2, msgpack-c) are built from Debian's own source packages
+# (apt-get source, through a private apt configuration that adds the deb-src
+# line, so the system's apt setup is left alone) as static libraries into a
+# cache OUTSIDE the repository, and reused on later runs: only the first run
+# pays for them (about 5 minutes on 2 cores).
+#
+# Usage: scripts/build-windows.sh [deps|build|all]     (default: all)
+# Environment: ROCMD_WIN_DEPS  the cache (default /var/cache/rocmd-win-deps)
+#              ROCMD_WIN_BUILD the build folder (default build-win/)
+#              JOBS            parallel jobs (default 2)
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${ROCMD_WIN_DEPS:-/var/cache/rocmd-win-deps}
+BUILD=${ROCMD_WIN_BUILD:-$ROOT/build-win}
+JOBS=${JOBS:-2}
+HOST=x86_64-w64-mingw32
+CC=$HOST-gcc-posix
+AR=$HOST-ar
+RANLIB=$HOST-ranlib
+TOOLCHAIN=$ROOT/cmake/toolchain-mingw-w64.cmake
+# Bump when a recipe below changes: every dependency is rebuilt.
+RECIPE=3
+PREFIX=$CACHE/r$RECIPE/prefix
+SRC=$CACHE/r$RECIPE/src
+WHAT=${1:-all}
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+log() { printf '== %s\n' "$*"; }
+# Third-party build chatter (their warnings are not ours) goes to a log file.
+LOGFILE=$CACHE/build-deps.log
+quiet() {
+	"$@" >>"$LOGFILE" 2>&1 || { echo "failed: $* (see $LOGFILE)" >&2; tail -n 30 "$LOGFILE" >&2; exit 1; }
+}
+
+host_packages() {
+	missing=""
+	for p in mingw-w64 cmake make pkg-config dpkg-dev tcl xz-utils; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		log "installing$missing"
+		$SUDO apt-get update -qq
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+	fi
+}
+
+# A private apt configuration that knows the deb-src line; nothing under /etc changes.
+APTDIR=$CACHE/apt
+apt_private() {
+	apt-get -q -o Dir::Etc::SourceList="$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache" \
+		-o APT::Sandbox::User=root "$@"
+}
+apt_ready=0
+apt_setup() {
+	[ "$apt_ready" -eq 1 ] && return 0
+	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+	suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+		>"$APTDIR/sources.list"
+	apt_private update -qq
+	apt_ready=1
+}
+
+# fetch SRCPKG: unpacks Debian's source package into $SRC and sets $dir to it.
+fetch() {
+	mkdir -p "$SRC/$1"
+	dir=$(find "$SRC/$1" -mindepth 1 -maxdepth 1 -type d | head -n1)
+	if [ -z "$dir" ]; then
+		apt_setup
+		(cd "$SRC/$1" && apt_private source -qq --only-source "$1" >/dev/null)
+		dir=$(find "$SRC/$1" -mindepth 1 -maxdepth 1 -type d | head -n1)
+	fi
+	[ -n "$dir" ] || { echo "no source for $1" >&2; exit 1; }
+}
+
+cmake_cross() {
+	src=$1
+	shift
+	rm -rf "$src/_build"
+	quiet cmake -S "$src" -B "$src/_build" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
+		-DROCMD_WIN_PREFIX="$PREFIX" -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+		-DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
+		-DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=OFF "$@"
+	quiet cmake --build "$src/_build" -j"$JOBS"
+	quiet cmake --install "$src/_build"
+}
+
+# pc NAME VERSION LIBS [REQUIRES]: our own pkg-config file for a static library.
+pc() {
+	mkdir -p "$PREFIX/lib/pkgconfig"
+	cat >"$PREFIX/lib/pkgconfig/$1.pc" <<EOF
+prefix=$PREFIX
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+Name: $1
+Description: $1 (static, mingw-w64, built by rocmd's build-windows.sh)
+Version: $2
+Requires.private: ${4:-}
+Cflags: -I\${includedir}
+Libs: $3
+EOF
+}
+
+# built NAME: true when NAME is already in the cache.
+built() { [ -f "$PREFIX/.built-$1" ]; }
+done_() { touch "$PREFIX/.built-$1"; log "$1 built"; }
+
+build_zlib() {
+	built zlib && return 0
+	fetch zlib
+	# Debian's dfsg tarball drops win32/: compile the library's files directly.
+	objs=""
+	for f in adler32 compress crc32 deflate gzclose gzlib gzread gzwrite infback inffast \
+		inflate inftrees trees uncompr zutil; do
+		$CC -O2 -c "$dir/$f.c" -o "$dir/$f.o"
+		objs="$objs $dir/$f.o"
+	done
+	mkdir -p "$PREFIX/lib" "$PREFIX/include"
+	rm -f "$PREFIX/lib/libz.a"
+	# shellcheck disable=SC2086
+	$AR rcs "$PREFIX/lib/libz.a" $objs
+	cp "$dir/zlib.h" "$dir/zconf.h" "$PREFIX/include/"
+	pc zlib 1.2 "-L\${libdir} -lz"
+	done_ zlib
+}
+
+build_bzip2() {
+	built bzip2 && return 0
+	fetch bzip2
+	objs=""
+	for f in blocksort huffman crctable randtable compress decompress bzlib; do
+		$CC -O2 -D_FILE_OFFSET_BITS=64 -c "$dir/$f.c" -o "$dir/$f.o"
+		objs="$objs $dir/$f.o"
+	done
+	mkdir -p "$PREFIX/lib" "$PREFIX/include"
+	rm -f "$PREFIX/lib/libbz2.a"
+	# shellcheck disable=SC2086
+	$AR rcs "$PREFIX/lib/libbz2.a" $objs
+	cp "$dir/bzlib.h" "$PREFIX/include/"
+	pc bzip2 1.0 "-L\${libdir} -lbz2"
+	done_ bzip2
+}
+
+build_xz() {
+	built xz && return 0
+	fetch xz-utils
+	rm -rf "$dir/_build" && mkdir -p "$dir/_build"
+	(cd "$dir/_build" && ../configure -q --host=$HOST CC="$CC" --prefix="$PREFIX" \
+		--disable-shared --enable-static --disable-xz --disable-xzdec --disable-lzmadec \
+		--disable-lzmainfo --disable-lzma-links --disable-scripts --disable-doc --disable-nls \
+		--disable-threads >/dev/null &&
+		make -j"$JOBS" -C src/liblzma install >/dev/null)
+	# liblzma's own .pc wants LZMA_API_STATIC defined by users of the static library.
+	pc liblzma 5 "-L\${libdir} -llzma"
+	sed -i 's/^Cflags: .*/Cflags: -I${includedir} -DLZMA_API_STATIC/' "$PREFIX/lib/pkgconfig/liblzma.pc"
+	done_ xz
+}
+
+build_libuv() {
+	built libuv && return 0
+	fetch libuv1
+	cmake_cross "$dir" -DLIBUV_BUILD_TESTS=OFF -DLIBUV_BUILD_BENCH=OFF
+	# Only the static library: the import library would win the link otherwise.
+	rm -f "$PREFIX/lib/libuv.dll.a" "$PREFIX/bin/libuv.dll"
+	[ -f "$PREFIX/lib/libuv_a.a" ] && cp "$PREFIX/lib/libuv_a.a" "$PREFIX/lib/libuv.a"
+	pc libuv 1 "-L\${libdir} -luv -lpsapi -luser32 -ladvapi32 -liphlpapi -luserenv -lws2_32 -ldbghelp -lole32 -lshell32"
+	done_ libuv
+}
+
+build_sqlite() {
+	built sqlite && return 0
+	fetch sqlite3
+	if [ ! -f "$dir/_build/sqlite3.c" ]; then
+		rm -rf "$dir/_build" && mkdir -p "$dir/_build"
+		# The amalgamation is generated by native tools (tclsh, lemon); only
+		# sqlite3.c itself is compiled for Windows.
+		(cd "$dir/_build" && ../configure -q --disable-tcl >/dev/null && make sqlite3.c >/dev/null)
+	fi
+	$CC -O2 -DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_FTS5=0 -DSQLITE_DQS=0 \
+		-DSQLITE_DEFAULT_FOREIGN_KEYS=0 -c "$dir/_build/sqlite3.c" -o "$dir/_build/sqlite3.o"
+	mkdir -p "$PREFIX/lib" "$PREFIX/include"
+	rm -f "$PREFIX/lib/libsqlite3.a"
+	$AR rcs "$PREFIX/lib/libsqlite3.a" "$dir/_build/sqlite3.o"
+	cp "$dir/_build/sqlite3.h" "$dir/src/sqlite3ext.h" "$PREFIX/include/" 2>/dev/null ||
+		cp "$dir/_build/sqlite3.h" "$PREFIX/include/"
+	pc sqlite3 3 "-L\${libdir} -lsqlite3"
+	done_ sqlite
+}
+
+build_cjson() {
+	built cjson && return 0
+	fetch cjson
+	mkdir -p "$PREFIX/lib" "$PREFIX/include/cjson"
+	$CC -O2 -std=c89 -c "$dir/cJSON.c" -o "$dir/cJSON.o"
+	rm -f "$PREFIX/lib/libcjson.a"
+	$AR rcs "$PREFIX/lib/libcjson.a" "$dir/cJSON.o"
+	cp "$dir/cJSON.h" "$PREFIX/include/cjson/"
+	pc libcjson 1.7 "-L\${libdir} -lcjson"
+	sed -i 's|^Cflags: .*|Cflags: -I${includedir} -I${includedir}/cjson|' "$PREFIX/lib/pkgconfig/libcjson.pc"
+	done_ cjson
+}
+
+build_libarchive() {
+	built libarchive && return 0
+	fetch libarchive
+	cmake_cross "$dir" -DENABLE_TEST=OFF -DENABLE_TAR=OFF -DENABLE_CPIO=OFF -DENABLE_CAT=OFF \
+		-DENABLE_UNZIP=OFF -DENABLE_OPENSSL=OFF -DENABLE_MBEDTLS=OFF -DENABLE_NETTLE=OFF \
+		-DENABLE_XML2=OFF -DENABLE_EXPAT=OFF -DENABLE_ZSTD=OFF -DENABLE_LZ4=OFF \
+		-DENABLE_LZO=OFF -DENABLE_LIBB2=OFF -DENABLE_ICONV=OFF -DENABLE_ACL=OFF \
+		-DENABLE_PCREPOSIX=OFF -DENABLE_PCRE2POSIX=OFF -DENABLE_CNG=ON \
+		-DENABLE_ZLIB=ON -DENABLE_BZip2=ON -DENABLE_LZMA=ON \
+		-DZLIB_LIBRARY="$PREFIX/lib/libz.a" -DZLIB_INCLUDE_DIR="$PREFIX/include" \
+		-DBZIP2_LIBRARIES="$PREFIX/lib/libbz2.a" -DBZIP2_INCLUDE_DIR="$PREFIX/include" \
+		-DLIBLZMA_LIBRARY="$PREFIX/lib/liblzma.a" -DLIBLZMA_INCLUDE_DIR="$PREFIX/include" \
+		-DCMAKE_C_FLAGS="-DLZMA_API_STATIC" \
+		-DZLIB_WINAPI_WITH_LIB:INTERNAL="$PREFIX/lib/libz.a" -DZLIB_WINAPI:INTERNAL=0
+	# (ZLIB_WINAPI is a run test: a cross build cannot run it; our zlib is plain cdecl.)
+	rm -f "$PREFIX/lib/libarchive.dll.a" "$PREFIX/bin/libarchive.dll"
+	[ -f "$PREFIX/lib/libarchive_static.a" ] && cp "$PREFIX/lib/libarchive_static.a" "$PREFIX/lib/libarchive.a"
+	pc libarchive 3 "-L\${libdir} -larchive -lbcrypt" "zlib bzip2 liblzma"
+	sed -i 's|^Cflags: .*|Cflags: -I${includedir} -DLIBARCHIVE_STATIC|' "$PREFIX/lib/pkgconfig/libarchive.pc"
+	done_ libarchive
+}
+
+build_msgpack() {
+	built msgpack && return 0
+	fetch msgpack-c
+	cmake_cross "$dir" -DMSGPACK_BUILD_TESTS=OFF -DMSGPACK_BUILD_EXAMPLES=OFF \
+		-DMSGPACK_ENABLE_SHARED=OFF -DMSGPACK_ENABLE_STATIC=ON
+	lib=$(cd "$PREFIX/lib" && ls libmsgpackc*.a 2>/dev/null | grep -v dll | head -n1)
+	[ -n "$lib" ] && [ "$lib" != libmsgpackc.a ] && cp "$PREFIX/lib/$lib" "$PREFIX/lib/libmsgpackc.a"
+	pc msgpack 4 "-L\${libdir} -lmsgpackc"
+	done_ msgpack
+}
+
+deps() {
+	mkdir -p "$PREFIX" "$SRC"
+	build_zlib
+	build_bzip2
+	build_xz
+	build_libuv
+	build_sqlite
+	build_cjson
+	build_libarchive
+	build_msgpack
+	log "dependencies ready in $PREFIX"
+}
+
+build() {
+	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DROCMD_WIN_PREFIX="$PREFIX" \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DROCMD_WERROR=ON -DROCMD_BUILD_TESTS=OFF \
+		-DROCMD_BUILD_BENCH=OFF >/dev/null
+	cmake --build "$BUILD" -j"$JOBS" --target rocmd rocmctl
+	log "built $BUILD/daemon/rocmd.exe and $BUILD/client/rocmctl.exe"
+}
+
+host_packages
+case $WHAT in
+deps) deps ;;
+build) build ;;
+all) deps && build ;;
+*) echo "usage: $0 [deps|build|all]" >&2 && exit 2 ;;
+esac
