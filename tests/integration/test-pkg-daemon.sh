@@ -1,0 +1,180 @@
+#!/bin/sh
+# The package store through the real rocmd and rocmctl on a private socket and
+# state folder: import a 7z (LZMA2, solid) built from real rocBLAS files,
+# list/show/match, hostile archives refused with nothing left behind, the drop
+# folder, verify catching a damaged object, rm with garbage collection, and a
+# denied import from an unprivileged user.
+#
+# Usage: test-pkg-daemon.sh ROCMD ROCMCTL PKG-MKARCHIVE [REAL-FILES-DIR]
+set -u
+ROCMD=$1
+CTL=$2
+MK=$3
+REAL=${4:-}
+LIB=$REAL/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
+DIR=$(mktemp -d /tmp/rocmd-test-pkg-XXXXXX)
+chmod 755 "$DIR"
+SOCK=$DIR/rocmd.sock
+STATE=$DIR/state
+passed=0
+failed=0
+
+cleanup() {
+	if [ -S "$SOCK" ]; then "$CTL" --socket "$SOCK" shutdown >/dev/null 2>&1; fi
+	sleep 0.3
+	chmod -R u+w "$DIR" 2>/dev/null
+	rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+bad() { failed=$((failed + 1)); echo "not ok - $1"; }
+check() { # check NAME EXPECTED-EXIT COMMAND...
+	name=$1 want=$2
+	shift 2
+	"$@" >"$DIR/out" 2>"$DIR/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$name"; else
+		bad "$name (exit $got, wanted $want)"
+		sed 's/^/#   /' "$DIR/out" "$DIR/err"
+	fi
+}
+contains() { # contains NAME FILE TEXT
+	if grep -q -- "$3" "$2"; then ok "$1"; else
+		bad "$1 ('$3' not in $2)"
+		sed 's/^/#   /' "$2"
+	fi
+}
+ctl() { "$CTL" --socket "$SOCK" "$@"; }
+objects() { find "$STATE/store/objects" -type f | wc -l; }
+staging_empty() { [ -z "$(ls -A "$STATE/store/staging")" ]; }
+wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
+	t=$1
+	shift
+	i=0
+	while ! "$@" >/dev/null 2>&1 && [ $i -lt $((t * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$@" >/dev/null 2>&1
+}
+
+# Package content: the real library files when fetched, else stand-ins.
+mkdir -p "$DIR/src"
+if [ -n "$REAL" ] && [ -f "$LIB/TensileLibrary_gfx803.co" ]; then
+	A=$LIB/TensileLibrary_gfx803.co
+	B=$LIB/Kernels.so-000-gfx803.hsaco
+	C=$LIB/Kernels.so-000-gfx1030.hsaco
+	echo "# using real rocBLAS files from $LIB"
+else
+	echo "# real rocBLAS files missing: using stand-ins"
+	head -c 300000 /dev/urandom >"$DIR/src/a"
+	head -c 200000 /dev/urandom >"$DIR/src/b"
+	head -c 100000 /dev/urandom >"$DIR/src/c"
+	A=$DIR/src/a B=$DIR/src/b C=$DIR/src/c
+fi
+GOOD="$DIR/rocm.gfx803.AMD.V3.for.hip.sdk.5.7.7z"
+check "build a solid LZMA2 7z" 0 "$MK" 7z-fast "$GOOD" "f:library/TensileLibrary_gfx803.co=$A" \
+	"f:library/Kernels.so-000-gfx803.hsaco=$B"
+check "build a zip under a top folder with spaces" 0 "$MK" zip "$DIR/gfx803 gfx1030 (for HIP SDK 5.7).zip" \
+	"f:rocBLAS gfx803 (HIP 5.7)/library/TensileLibrary_gfx803.co=$A" \
+	"f:rocBLAS gfx803 (HIP 5.7)/library/Kernels.so-000-gfx1030.hsaco=$C"
+check "build a zip-slip archive" 0 "$MK" zip "$DIR/slip.zip" "f:library/TensileLibrary_gfx803.co=$A" \
+	"z:../../evil.dll=100"
+check "build a bomb" 0 "$MK" 7z "$DIR/bomb.7z" "f:library/TensileLibrary_gfx803.co=$A" \
+	"z:library/huge.co=100000000"
+check "build a symlink escape" 0 "$MK" tar "$DIR/escape.tar" "f:library/TensileLibrary_gfx803.co=$A" \
+	"l:library/x=../../../etc/shadow"
+printf 'this is not an archive\n' >"$DIR/rocm.gfx1103.for.hip.skd.6.2.4.7z"
+
+printf '{"store": {"max_file_size": 67108864}}\n' >"$DIR/rocmd.json"
+check "daemon starts" 0 "$ROCMD" --state-dir "$STATE" --socket "$SOCK" --config "$DIR/rocmd.json"
+wait_for 10 test -d "$STATE/store/objects"
+
+check "pkg import of a 7z" 0 ctl pkg import "$GOOD"
+contains "import names the package" "$DIR/out" "Imported package #1"
+contains "import identifies the arch" "$DIR/out" "gfx803"
+contains "import takes the SDK from the name" "$DIR/out" "5.7 (generation 5.7, from name)"
+check "pkg import again" 0 ctl --json pkg import "$GOOD"
+contains "a second import is the same package" "$DIR/out" '"already_stored":[[:space:]]*true'
+check "pkg import of a zip with a top folder" 0 ctl pkg import "$DIR/gfx803 gfx1030 (for HIP SDK 5.7).zip"
+contains "the top folder is stripped" "$DIR/out" "rocBLAS gfx803 (HIP 5.7)"
+check "pkg list" 0 ctl pkg list
+contains "list shows both" "$DIR/out" "gfx1030,gfx803"
+contains "list shows the dedup" "$DIR/out" "deduplication saves"
+check "pkg list --json" 0 ctl --json pkg list
+contains "json list has the store" "$DIR/out" '"dedup_saved_bytes"'
+check "pkg show --files" 0 ctl pkg show 1 --files
+contains "show lists the files with hashes" "$DIR/out" "library/TensileLibrary_gfx803.co"
+check "status counts packages" 0 ctl --json status
+contains "status packages = 2" "$DIR/out" '"packages":[[:space:]]*2'
+
+check "pkg match picks the 5.7 package" 0 ctl pkg match --sdk 5.7.1 --arch gfx803 --platform linux
+contains "match names the rule" "$DIR/out" "5.7=V3,V2.0"
+check "pkg match never crosses generations" 1 ctl pkg match --sdk 6.2.4 --arch gfx803
+contains "match says why" "$DIR/out" "built for SDK generation 5.7, not 6.2"
+check "pkg match --json" 1 ctl --json pkg match --sdk 6.2.4 --arch gfx1103 --platform windows
+contains "json match explains each candidate" "$DIR/out" '"verdict":[[:space:]]*"refused"'
+check "pkg match rejects a bad arch" 1 ctl pkg match --sdk 6.2.4 --arch sm_90
+
+n=$(objects)
+for a in slip.zip bomb.7z escape.tar rocm.gfx1103.for.hip.skd.6.2.4.7z; do
+	check "hostile $a refused" 1 ctl pkg import "$DIR/$a"
+	if [ "$(objects)" -eq "$n" ] && staging_empty; then ok "$a left nothing behind"; else
+		bad "$a left something behind"
+		find "$STATE/store" | sed 's/^/#   /'
+	fi
+done
+check "slip refusal names the entry" 1 ctl pkg import "$DIR/slip.zip"
+contains "slip message" "$DIR/err" '"../../evil.dll"'
+check "bomb refusal names the limit" 1 ctl pkg import "$DIR/bomb.7z"
+contains "bomb message" "$DIR/err" "store.max_file_size"
+check "refusals are events" 0 ctl events --kind pkg.refused
+contains "refusal event" "$DIR/out" "pkg.refused"
+check "a missing path" 1 ctl pkg import "$DIR/nothing.7z"
+
+# The drop folder: a good archive and a hostile one.
+"$MK" tar.gz "$DIR/dropped.tar.gz" "f:library/Kernels.so-000-gfx1030.hsaco=$C" >/dev/null
+cp "$DIR/dropped.tar.gz" "$STATE/drop/rocm.gfx1030.V2.0.for.hip.sdk.5.7.tar.gz"
+cp "$DIR/slip.zip" "$STATE/drop/slip.zip"
+if wait_for 20 test -f "$STATE/drop/imported/rocm.gfx1030.V2.0.for.hip.sdk.5.7.tar.gz"; then
+	ok "drop folder imports an archive"
+else
+	bad "drop folder imports an archive"
+	ls -lR "$STATE/drop" | sed 's/^/#   /'
+fi
+if wait_for 20 test -f "$STATE/drop/refused/slip.zip.why"; then ok "drop folder refuses a hostile one"; else
+	bad "drop folder refuses a hostile one"
+fi
+check "drop import shows in the list" 0 ctl pkg list
+contains "dropped package listed" "$DIR/out" "V2.0"
+check "drop events" 0 ctl events --kind pkg.
+contains "drop import event" "$DIR/out" "rocm.gfx1030.V2.0.for.hip.sdk.5.7.tar.gz"
+
+check "pkg verify" 0 ctl pkg verify
+contains "verify counts" "$DIR/out" "0 missing or corrupt"
+obj=$(find "$STATE/store/objects" -type f | head -n 1)
+chmod u+w "$obj"
+printf 'X' | dd of="$obj" bs=1 seek=10 conv=notrunc 2>/dev/null
+check "pkg verify finds the damage" 1 ctl pkg verify
+contains "verify names it" "$DIR/out" "corrupt"
+
+before=$(objects)
+check "pkg rm" 0 ctl pkg rm 1
+contains "rm reports" "$DIR/out" "Removed package #1"
+if [ "$(objects)" -lt "$before" ]; then ok "rm collected unshared objects"; else bad "rm collected unshared objects"; fi
+check "pkg show of a removed package" 1 ctl pkg show 1
+check "pkg rm of a missing package" 1 ctl pkg rm 99
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	chmod 755 "$DIR" "$STATE" 2>/dev/null
+	chmod 666 "$SOCK"
+	check "an unprivileged import is denied" 4 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CTL" --socket "$SOCK" pkg import "$GOOD"
+	check "an unprivileged list is fine" 0 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CTL" --socket "$SOCK" pkg list
+fi
+
+check "daemon stops" 0 ctl shutdown
+echo "# $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
