@@ -10,7 +10,7 @@
 # landscape: exhaustive sweeps of a restricted space (LAND_MAX points at most)
 #            for fp32 and fp16 NN 4096^3, as CSV (config_key,outcome,median_ms,
 #            p20_ms,p80_ms); the best of each vs the default point and cuBLAS
-# square:    fp32 NN 8192^3 and bf16 NN 4096^3, seeded with the landscapes' 40 best
+# square:    fp32 NN 8192^3, fp16 and bf16 NN 4096^3, seeded with the landscapes' 40 best
 # llm:       M in {1,8,128,512} x (N,K) in {(4096,4096),(11008,4096),(4096,11008)},
 #            TN (both operands K-contiguous), per dtype, geometric means
 # explore:   focused sweeps around the landscapes' best with the later parameters
@@ -109,11 +109,13 @@ for stage in "$@"; do
 		[ -f "$L32" ] || L32=bench/data/landscape-h200-fp32-NN-4096.csv
 		[ -f "$L16" ] || L16=bench/data/landscape-h200-fp16-NN-4096.csv
 		top "$L32" > "$B/top-fp32.txt"
+		top "$L16" > "$B/top-fp16.txt"
 		top "$L16" | sed 's/DT=1/DT=2/' > "$B/top-bf16.txt"
-		run tune --dtype fp32 --trans NN --shapes 8192x8192x8192 --keys "$B/top-fp32.txt" --reps 5 \
-			--tag square 2>&1 | tee "$OUT/square-fp32.log"
-		run tune --dtype bf16 --trans NN --shapes 4096x4096x4096 --keys "$B/top-bf16.txt" --reps 7 \
-			--tag square 2>&1 | tee "$OUT/square-bf16.log"
+		for dt in ${SQ_DTYPES:-fp32 fp16 bf16}; do
+			if [ $dt = fp32 ]; then SH=8192x8192x8192; else SH=4096x4096x4096; fi
+			run tune --dtype $dt --trans NN --shapes $SH --keys "$B/top-$dt.txt" --reps 7 \
+				--tag square 2>&1 | tee "$OUT/square-$dt.log"
+		done
 		;;
 	esac
 	case $stage in

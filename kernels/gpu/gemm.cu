@@ -129,6 +129,7 @@ typedef unsigned short rk_t;
 
 #define RK_CDIV(a, b) (((a) + (b)-1) / (b))
 #define RK_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RK_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 template <typename T, int N> struct alignas(sizeof(T) * N) rk_vec {
 	T v[N];
@@ -564,37 +565,63 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 			for (int e = 0; e < 4; e++)
 				acc[i][j][e] = 0.0f;
 
-	/* cp.async of the tiles at depth k0 into stage st; zero-fill past the edges. */
+	/*
+	 * cp.async state, computed once: each thread copies the 16-byte chunks
+	 * (r0 + i * RPI, c0) of a tile, so one running pointer per operand, a
+	 * chunk step and a shared-memory offset serve every chunk and stage.
+	 * A row limit and a byte count for the contiguous edge (zero-fill) are
+	 * the only per-stage work.
+	 */
+#define RK_A_CPR (RK_A_W / 8)
+#define RK_B_CPR (RK_B_W / 8)
+#define RK_A_RPI (RK_NT / RK_A_CPR)
+#define RK_B_RPI (RK_NT / RK_B_CPR)
+/* Whether the swizzle is the same for rows r and r + RPI (then offsets just add). */
+#define RK_LIN(rpi, w) (!RK_SWZ || ((w) >= 64 ? (rpi) % 8 == 0 : ((rpi) * (w)) % 512 == 0))
+	static_assert(RK_NT >= RK_A_CPR && RK_NT >= RK_B_CPR, "a tile row has more chunks than threads");
+	int a_r0 = tid / RK_A_CPR, a_c0 = (tid % RK_A_CPR) * 8;
+	int b_r0 = tid / RK_B_CPR, b_c0 = (tid % RK_B_CPR) * 8;
+	const rk_t *pa = RK_TA ? A + (rk_i64)(m0 + a_r0) * lda + kb + a_c0
+			       : A + (rk_i64)(kb + a_r0) * lda + m0 + a_c0;
+	const rk_t *pb = RK_TB ? B + (rk_i64)(kb + b_r0) * ldb + n0 + b_c0
+			       : B + (rk_i64)(n0 + b_r0) * ldb + kb + b_c0;
+	rk_i64 a_step = (rk_i64)RK_A_RPI * lda, b_step = (rk_i64)RK_B_RPI * ldb;
+	unsigned int a_so = 2 * rk_soff(a_r0, a_c0, RK_A_W);
+	unsigned int b_so = 2 * rk_soff(b_r0, b_c0, RK_B_W);
+	/* Bytes of a chunk at the M (N) edge, when that side is the contiguous one. */
+	int a_mb = RK_MIN(RK_MAX(M - m0 - a_c0, 0), 8) * 2;
+	int b_nb = RK_MIN(RK_MAX(N - n0 - b_c0, 0), 8) * 2;
+
 #define RK_LOAD_STAGE(st, k0)                                                                      \
 	do {                                                                                       \
-		unsigned int sa_ = sbase + (st) * RK_STAGE_SZ * 2;                                 \
-		unsigned int sb_ = sa_ + RK_A_SZ * 2;                                              \
+		unsigned int s_ = sbase + (st) * (RK_STAGE_SZ * 2);                                \
+		int rlim = RK_TA ? M - m0 : ke - (k0);                                             \
+		int cb = RK_TA ? RK_MIN(RK_MAX(ke - (k0) - a_c0, 0), 8) * 2 : a_mb;                \
 		RK_UNROLL                                                                          \
 		for (int i = 0; i < RK_CDIV(RK_A_CHUNKS, RK_NT); i++) {                            \
-			int idx = tid + i * RK_NT;                                                 \
-			int r = idx / (RK_A_W / 8), c = (idx % (RK_A_W / 8)) * 8;                  \
-			int row = RK_TA ? m0 + r : (k0) + r;                                       \
-			int col = RK_TA ? (k0) + c : m0 + c;                                       \
-			int rlim = RK_TA ? M : ke, clim = RK_TA ? ke : M;                          \
-			int left = clim - col;                                                     \
-			int bytes = (row < rlim && left > 0) ? (left >= 8 ? 16 : left * 2) : 0;    \
-			const rk_t *p = bytes ? A + (rk_i64)row * lda + col : A;                   \
-			if (RK_A_CHUNKS % RK_NT == 0 || idx < RK_A_CHUNKS)                         \
-				rk_cp_async16(sa_ + rk_soff(r, c, RK_A_W) * 2, p, bytes);          \
+			int row = a_r0 + i * RK_A_RPI;                                             \
+			int bytes = row < rlim ? cb : 0;                                           \
+			unsigned int so = RK_LIN(RK_A_RPI, RK_A_W)                                 \
+				? a_so + 2u * i * RK_A_RPI * (RK_A_W + RK_SLDSPAD)                 \
+				: 2u * rk_soff(row, a_c0, RK_A_W);                                 \
+			if (RK_A_CHUNKS % RK_NT == 0 || tid + i * RK_NT < RK_A_CHUNKS)             \
+				rk_cp_async16(s_ + so, bytes ? pa + i * a_step : A, bytes);        \
 		}                                                                                  \
+		pa += RK_TA ? (rk_i64)RK_DU : RK_DU * lda;                                        \
+		s_ += RK_A_SZ * 2;                                                                 \
+		rlim = RK_TB ? ke - (k0) : N - n0;                                                 \
+		cb = RK_TB ? b_nb : RK_MIN(RK_MAX(ke - (k0) - b_c0, 0), 8) * 2;                    \
 		RK_UNROLL                                                                          \
 		for (int i = 0; i < RK_CDIV(RK_B_CHUNKS, RK_NT); i++) {                            \
-			int idx = tid + i * RK_NT;                                                 \
-			int r = idx / (RK_B_W / 8), c = (idx % (RK_B_W / 8)) * 8;                  \
-			int row = RK_TB ? (k0) + r : n0 + r;                                       \
-			int col = RK_TB ? n0 + c : (k0) + c;                                       \
-			int rlim = RK_TB ? ke : N, clim = RK_TB ? N : ke;                          \
-			int left = clim - col;                                                     \
-			int bytes = (row < rlim && left > 0) ? (left >= 8 ? 16 : left * 2) : 0;    \
-			const rk_t *p = bytes ? B + (rk_i64)row * ldb + col : B;                   \
-			if (RK_B_CHUNKS % RK_NT == 0 || idx < RK_B_CHUNKS)                         \
-				rk_cp_async16(sb_ + rk_soff(r, c, RK_B_W) * 2, p, bytes);          \
+			int row = b_r0 + i * RK_B_RPI;                                             \
+			int bytes = row < rlim ? cb : 0;                                           \
+			unsigned int so = RK_LIN(RK_B_RPI, RK_B_W)                                 \
+				? b_so + 2u * i * RK_B_RPI * (RK_B_W + RK_SLDSPAD)                 \
+				: 2u * rk_soff(row, b_c0, RK_B_W);                                 \
+			if (RK_B_CHUNKS % RK_NT == 0 || tid + i * RK_NT < RK_B_CHUNKS)             \
+				rk_cp_async16(s_ + so, bytes ? pb + i * b_step : B, bytes);        \
 		}                                                                                  \
+		pb += RK_TB ? RK_DU * ldb : (rk_i64)RK_DU;                                        \
 	} while (0)
 
 	int ntiles = RK_CDIV(ke - kb, RK_DU);
