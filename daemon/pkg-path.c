@@ -118,7 +118,7 @@ rocmd_pkg_link_resolve(const char *link_path, const char *target, char *out, siz
 		size_t n;
 
 		while (*p != '\0' && *p != '/' && *p != '\\') {
-			if ((unsigned char)*p < 0x20 || *p == ':')
+			if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == ':')
 				return refuse(why, whylen, link_path,
 				              "symlink target has a control character or ':'");
 			p++;
