@@ -3,7 +3,7 @@
  *
  *   rocmtune run --backend cpu --shape 1024x1024x1024 --dtype fp32 --strategy ga --budget 200
  *            [--trans NN] [--db FILE] [--seconds S] [--seed N] [--record FILE.csv]
- *            [--fix NAME=V]... [--timeout MS] [--runs N] [--warmup MS] [--topk K]
+ *            [--fix NAME=V]... [--timeout MS] [--runs N] [--warmup MS] [--topk K] [--retime R]
  *            [--no-isolate] [--no-seeds] [--json] [--quiet]
  *   rocmtune replay --landscape FILE --strategy S[,S...] [--runs 50] [--budget B] [--seed N] [--json]
  *   rocmtune space --backend cpu [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N] [--json]
@@ -47,6 +47,7 @@ struct args {
 	double timeout_ms;
 	double warmup_ms;
 	int topk;
+	int retime;
 	int isolate;
 	int no_seeds;
 	int json;
@@ -71,8 +72,8 @@ usage(FILE *f)
 		"usage: rocmtune run --backend B --shape MxNxK[:bN] [--dtype fp32|fp16|bf16] [--trans NN]\n"
 		"                    [--strategy exhaustive|random|ls|ga|sa] [--budget N] [--seconds S]\n"
 		"                    [--seed N] [--db FILE] [--record FILE.csv] [--fix NAME=V]...\n"
-		"                    [--timeout MS] [--runs N] [--warmup MS] [--topk K] [--no-isolate]\n"
-		"                    [--no-seeds] [--alpha A] [--beta B] [--device N] [--json] [--quiet]\n"
+		"                    [--timeout MS] [--runs N] [--warmup MS] [--topk K] [--retime R]\n"
+		"                    [--no-isolate] [--no-seeds] [--alpha A] [--beta B] [--device N] [--json] [--quiet]\n"
 		"       rocmtune replay --landscape FILE --strategy S[,S...] [--runs N] [--budget N]\n"
 		"                    [--seed N] [--json]\n"
 		"       rocmtune space --backend B [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N]\n"
@@ -85,7 +86,7 @@ parse_args(int argc, char **argv, struct args *a)
 	enum {
 		O_BACKEND = 256, O_SHAPE, O_DTYPE, O_TRANS, O_STRATEGY, O_BUDGET, O_SECONDS, O_SEED,
 		O_DB, O_RECORD, O_LANDSCAPE, O_FIX, O_RUNS, O_TIMEOUT, O_WARMUP, O_TOPK, O_NOISO,
-		O_NOSEEDS, O_JSON, O_QUIET, O_LIST, O_DEVICE, O_ALPHA, O_BETA, O_HELP
+		O_NOSEEDS, O_JSON, O_QUIET, O_LIST, O_DEVICE, O_ALPHA, O_BETA, O_HELP, O_RETIME
 	};
 	static const struct option opts[] = {
 		{"backend", required_argument, NULL, O_BACKEND},
@@ -104,6 +105,7 @@ parse_args(int argc, char **argv, struct args *a)
 		{"timeout", required_argument, NULL, O_TIMEOUT},
 		{"warmup", required_argument, NULL, O_WARMUP},
 		{"topk", required_argument, NULL, O_TOPK},
+		{"retime", required_argument, NULL, O_RETIME},
 		{"no-isolate", no_argument, NULL, O_NOISO},
 		{"no-seeds", no_argument, NULL, O_NOSEEDS},
 		{"json", no_argument, NULL, O_JSON},
@@ -150,6 +152,7 @@ parse_args(int argc, char **argv, struct args *a)
 		case O_TIMEOUT: a->timeout_ms = atof(optarg); break;
 		case O_WARMUP: a->warmup_ms = atof(optarg); break;
 		case O_TOPK: a->topk = atoi(optarg); break;
+		case O_RETIME: a->retime = atoi(optarg); break;
 		case O_NOISO: a->isolate = -1; break;
 		case O_NOSEEDS: a->no_seeds = 1; break;
 		case O_JSON: a->json = 1; break;
@@ -341,6 +344,7 @@ cmd_run(const struct args *a)
 	o.seconds = a->seconds;
 	o.seed = a->seed;
 	o.topk = a->topk;
+	o.retime_rounds = a->retime;
 	o.no_seeds = a->no_seeds;
 	o.store = have_store ? &store : NULL;
 	o.record = rec;
