@@ -191,7 +191,9 @@ test_cpu_compile_rejects(void **state)
 	src = ops->kernel_source(ctx, &len);
 	assert_int_equal(ops->compile(ctx, src, len, bad, 2, &mod, log, sizeof(log)), ROCMD_EINVAL);
 	assert_null(mod);
+	ops->close(ctx);
 	assert_int_equal(ops->open(1, &ctx, &info, why, sizeof(why)), ROCMD_EUNSUPPORTED);
+	assert_null(ctx);
 	assert_non_null(strstr(why, "not available"));
 }
 
