@@ -148,13 +148,20 @@ NOFILE=$(awk '/^Max open files/ { print $4 }' "/proc/$DPID/limits")
 echo "rocmd pid $DPID: RSS after start and one status ${RSS_START} kB; open-file soft limit $NOFILE${LIMIT:+ (started with 1024)}"
 echo
 
+HZ=$(getconf CLK_TCK)
 echo "== throughput: redis-benchmark -s SOCK -t ping -c C -n $REQUESTS --csv  vs  ipc-load -s SOCK -c C -d $DURATION --json"
 ROWS=""
 for c in $CLIENTS; do
 	load=$(cut -d' ' -f1 /proc/loadavg)
+	# Server CPU per request (ticks of the server process over the run) is
+	# steadier than throughput on a shared machine.
+	rt0=$(proc_ticks "$RPID")
 	csv=$(redis-benchmark -s "$TMP/redis.sock" -t ping -c "$c" -n "$REQUESTS" --csv 2>/dev/null || true)
+	rt1=$(proc_ticks "$RPID")
 	printf '%s\n' "$csv" | sed -n '2,$p' | sed "s/^/redis  c=$c  /"
+	dt0=$(proc_ticks "$DPID")
 	js=$("$LOAD" -s "$TMP/rocmd.sock" -c "$c" -d "$DURATION" --json || true)
+	dt1=$(proc_ticks "$DPID")
 	echo "rocmd  c=$c  $js"
 	r_rps=$(csv_field "$csv" PING_MBULK 2)
 	r_p50=$(csv_field "$csv" PING_MBULK 5)
@@ -163,23 +170,28 @@ for c in $CLIENTS; do
 	d_p50=$(json_num "$js" p50_us)
 	d_p99=$(json_num "$js" p99_us)
 	d_err=$(json_num "$js" errors)
-	ROWS="$ROWS$c ${r_rps:-0} ${r_p50:-0} ${r_p99:-0} ${d_rps:-0} ${d_p50:-0} ${d_p99:-0} ${d_err:-?} $load
+	d_req=$(json_num "$js" requests)
+	# -t ping runs PING_INLINE and PING_MBULK: 2 x REQUESTS for redis.
+	r_cpu=$(awk -v t=$((rt1 - rt0)) -v n="$REQUESTS" -v hz="$HZ" 'BEGIN { printf "%.1f", t * 1e6 / hz / (2 * n) }')
+	d_cpu=$(awk -v t=$((dt1 - dt0)) -v n="${d_req:-0}" -v hz="$HZ" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }')
+	ROWS="$ROWS$c ${r_rps:-0} ${r_p50:-0} ${r_p99:-0} ${d_rps:-0} ${d_p50:-0} ${d_p99:-0} ${d_err:-?} $load $r_cpu $d_cpu
 "
 done
 echo
 printf '%s' "$ROWS" | awk '
 BEGIN {
-	printf "%7s  %12s  %12s  %6s  %9s  %9s  %9s  %9s  %6s  %5s\n", "clients", "redis req/s",
-		"rocmd req/s", "ratio", "redis p50", "redis p99", "rocmd p50", "rocmd p99", "errors",
-		"load"
-	printf "%7s  %12s  %12s  %6s  %9s  %9s  %9s  %9s  %6s  %5s\n", "", "(PING)", "(status)",
-		"", "us", "us", "us", "us", "", "1 min"
+	printf "%7s  %11s  %11s  %5s  %9s  %9s  %9s  %9s  %9s  %9s  %6s  %5s\n", "clients",
+		"redis req/s", "rocmd req/s", "ratio", "redis p50", "redis p99", "rocmd p50",
+		"rocmd p99", "redis cpu", "rocmd cpu", "errors", "load"
+	printf "%7s  %11s  %11s  %5s  %9s  %9s  %9s  %9s  %9s  %9s  %6s  %5s\n", "", "(PING)",
+		"(status)", "", "us", "us", "us", "us", "us/req", "us/req", "", "1 min"
 }
-NF == 9 {
+NF == 11 {
 	ratio = $2 > 0 ? $5 / $2 : 0
-	printf "%7d  %12.0f  %12.0f  %6.2f  %9.0f  %9.0f  %9.1f  %9.1f  %6s  %5s\n", $1, $2, $5,
-		ratio, $3 * 1000, $4 * 1000, $6, $7, $8, $9
+	printf "%7d  %11.0f  %11.0f  %5.2f  %9.0f  %9.0f  %9.1f  %9.1f  %9s  %9s  %6s  %5s\n", $1,
+		$2, $5, ratio, $3 * 1000, $4 * 1000, $6, $7, $10, $11, $8, $9
 }'
+echo "cpu: the server process's own CPU time (utime+stime) per request over the run"
 echo "targets: ratio >= 0.5 at 64 clients; rocmd p99 <= 1000 us"
 echo
 
