@@ -22,6 +22,7 @@ enum {
 	Q_EVAL_ADD,
 	Q_WINNER_SET,
 	Q_WINNERS,
+	Q_WINNERS_ANY,
 	Q_COUNT,
 	Q_COUNT_
 };
@@ -41,6 +42,8 @@ static const char *const queries[Q_COUNT_] = {
 	"SELECT problem, winner_config, winner_ms FROM tune_job WHERE backend = ?1 AND arch = ?2 "
 	"AND device = ?3 AND compute_units = ?4 AND driver = ?5 AND runtime = ?6 AND "
 	"compiler = ?7 AND source_hash = ?8 AND winner_config IS NOT NULL ORDER BY id",
+	"SELECT problem, winner_config, winner_ms FROM tune_job WHERE backend = ?1 AND arch = ?2 "
+	"AND device = ?3 AND compute_units = ?4 AND winner_config IS NOT NULL ORDER BY finished_ms, id",
 	"SELECT count(*) FROM tune_eval WHERE job_id = ?1",
 };
 
@@ -297,11 +300,23 @@ db_set_winner(void *ctx, const struct tune_key *key, const char *config, double 
 }
 
 static int
-db_winners(void *ctx, const struct tune_key *key, tune_winner_cb cb, void *cbctx)
+db_winners(void *ctx, const struct tune_key *key, int any_software, tune_winner_cb cb,
+	   void *cbctx)
 {
 	struct tune_db *db = ctx;
-	sqlite3_stmt *st = stmt(db, Q_WINNERS);
-	int rc = bind_device(st, key), ret = 0;
+	sqlite3_stmt *st = stmt(db, any_software ? Q_WINNERS_ANY : Q_WINNERS);
+	int rc, ret = 0;
+
+	/* Q_WINNERS_ANY has no ?5..?8: bind the device columns only. */
+	rc = sqlite3_bind_text(st, 1, key->backend, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 2, key->arch, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 3, key->device, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(st, 4, key->compute_units);
+	if (rc == SQLITE_OK && !any_software)
+		rc = bind_device(st, key);
 
 	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
 		rc = sqlite3_step(st);

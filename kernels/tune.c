@@ -175,19 +175,40 @@ mem_set_winner(void *ctx, const struct tune_key *key, const char *config, double
 	return mem_add(ctx, key, config, &r, 1);
 }
 
+/* Length of the device part of dev_string(): up to the 4th '|'. */
+static size_t
+device_prefix(const char *d)
+{
+	size_t n = 0;
+	int bars = 0;
+
+	while (d[n] != '\0' && bars < 4)
+		if (d[n++] == '|')
+			bars++;
+	return n;
+}
+
 static int
-mem_winners(void *ctx, const struct tune_key *key, tune_winner_cb cb, void *cbctx)
+mem_winners(void *ctx, const struct tune_key *key, int any_software, tune_winner_cb cb,
+	    void *cbctx)
 {
 	struct mem_store *m = ctx;
 	char *d = dev_string(key);
-	size_t i;
+	size_t i, pre;
 	int rc = 0;
 
 	if (d == NULL)
 		return ROCMD_ENOMEM;
-	for (i = 0; i < m->n && rc == 0; i++)
-		if (m->e[i].winner && !strcmp(m->e[i].dev, d))
-			rc = cb(cbctx, m->e[i].problem, m->e[i].config, m->e[i].r.median_ms);
+	pre = device_prefix(d);
+	for (i = 0; i < m->n && rc == 0; i++) {
+		const char *e = m->e[i].dev;
+
+		if (!m->e[i].winner)
+			continue;
+		if (any_software ? (device_prefix(e) != pre || strncmp(e, d, pre)) : strcmp(e, d))
+			continue;
+		rc = cb(cbctx, m->e[i].problem, m->e[i].config, m->e[i].r.median_ms);
+	}
 	free(d);
 	return rc;
 }
@@ -321,8 +342,8 @@ shape_distance(const struct gemm_problem *a, const struct gemm_problem *b)
 struct seed_collect {
 	const struct space_def *space;
 	const struct gemm_problem *p;
-	struct space_point same;
-	int have_same;
+	struct space_point same[MAX_SEEDS];
+	int nsame;
 	struct space_point near[MAX_SEEDS];
 	double dist[MAX_SEEDS];
 	int nnear;
@@ -341,8 +362,12 @@ seed_cb(void *ctx, const char *problem, const char *config, double median_ms)
 		return 0;
 	d = shape_distance(sc->p, &q);
 	if (d == 0.0) {
-		sc->same = pt;
-		sc->have_same = 1;
+		/* Newest last in the walk: keep the last MAX_SEEDS. */
+		if (sc->nsame == MAX_SEEDS) {
+			memmove(sc->same, sc->same + 1, (MAX_SEEDS - 1) * sizeof(sc->same[0]));
+			sc->nsame--;
+		}
+		sc->same[sc->nsame++] = pt;
 		return 0;
 	}
 	if (!isfinite(d))
@@ -436,7 +461,8 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 	if (o.seconds > 0)
 		s.deadline_ms = now_ms() + o.seconds * 1e3;
 
-	/* The seed set: the default, this shape's previous winner, the nearest shapes' winners. */
+	/* The seed set: the default, this shape's previous winners (any software), the
+	 * nearest shapes' winners. */
 	if (space_default_for(space, p, dev, &dflt) < 0)
 		space_point_default(space, &dflt);
 	space_key(space, &dflt, out->default_key, sizeof(out->default_key));
@@ -448,9 +474,9 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 		memset(&sc, 0, sizeof(sc));
 		sc.space = space;
 		sc.p = p;
-		o.store->winners(o.store->ctx, key, seed_cb, &sc);
-		if (sc.have_same)
-			search_eval(&s, &sc.same);
+		o.store->winners(o.store->ctx, key, 1, seed_cb, &sc);
+		for (k = sc.nsame - 1; k >= 0; k--)
+			search_eval(&s, &sc.same[k]);
 		for (k = 0; k < sc.nnear; k++)
 			search_eval(&s, &sc.near[k]);
 	}

@@ -8,7 +8,8 @@
  *      (isolation: a candidate that crashes or hangs kills the child, not us;
  *      the parent never initializes a GPU runtime);
  *   2. the seed set is evaluated: the default configuration, previous winners
- *      of this shape, winners of the nearest shapes;
+ *      of this shape (also under an older driver, SDK or kernel source), the
+ *      winners of the nearest shapes;
  *   3. a strategy proposes points; each is checked against the space's
  *      predicate (free), looked up in the store (a finished evaluation is never
  *      repeated), else measured and recorded before the next one starts;
@@ -68,8 +69,10 @@ void tune_key_init(struct tune_key *k, const struct backend_device_info *dev,
  * db/db-tune.c implements it on SQLite; tune_store_mem_*() in memory.
  * lookup returns 0 and fills OUT, or ROCMD_ENOTFOUND. record of a key that
  * exists returns ROCMD_EEXISTS. winners calls CB for the declared winner of
- * every problem on the same device and software (any problem), CB returning
- * non-zero stops the walk.
+ * every problem on the same device (backend, arch, name, compute units) and,
+ * unless ANY_SOFTWARE, the same software; CB returning non-zero stops the walk.
+ * With ANY_SOFTWARE the winners of earlier drivers, SDKs and kernel sources
+ * come too: stale as results, good as seeds after an upgrade.
  */
 typedef int (*tune_winner_cb)(void *cbctx, const char *problem, const char *config,
 			      double median_ms);
@@ -81,7 +84,8 @@ struct tune_store {
 		      const struct tune_result *r);
 	int (*set_winner)(void *ctx, const struct tune_key *key, const char *config,
 			  double median_ms, double default_ms);
-	int (*winners)(void *ctx, const struct tune_key *key, tune_winner_cb cb, void *cbctx);
+	int (*winners)(void *ctx, const struct tune_key *key, int any_software, tune_winner_cb cb,
+		       void *cbctx);
 	/* Finished evaluations stored for this key (any config). */
 	int (*count)(void *ctx, const struct tune_key *key, int64_t *n);
 };

@@ -66,6 +66,12 @@ total=$(grep -c '^MT0=' "$DIR/land.csv")
 json=$(cat "$DIR/out3")
 [ "$(get measured)" = 0 ] || fail "third run measured $(get measured)"
 
+# A neighbouring shape on the same database is seeded with that winner.
+winner=$(echo "$json" | sed -n 's/.*"best":"\([^"]*\)".*/\1/p')
+"$TUNE" run --backend cpu --shape 64x48x96 --strategy random --budget 3 --warmup 5 --topk -1 \
+	--db "$DIR/tune.db" >/dev/null 2>"$DIR/err4" || fail "neighbour run: $(cat "$DIR/err4")"
+grep -q "$winner" "$DIR/err4" || fail "the neighbour's winner was not a seed"
+
 # Replay of the recorded landscape is deterministic for a seed.
 "$TUNE" replay --landscape "$DIR/land.csv" --strategy ls,ga --runs 5 --budget 20 --seed 3 \
 	--json >"$DIR/r1" 2>/dev/null || fail "replay"

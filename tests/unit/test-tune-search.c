@@ -435,6 +435,85 @@ test_run_with_store_repeats_nothing(void **state)
 	unsetenv("ROCMD_TUNE_PLANT");
 }
 
+struct seen_keys {
+	char keys[64][SPACE_KEY_MAX];
+	int n;
+};
+
+static void
+note_key(void *ctx, const struct tune_progress *pr)
+{
+	struct seen_keys *sk = ctx;
+
+	if (sk->n < 64)
+		snprintf(sk->keys[sk->n++], SPACE_KEY_MAX, "%s", pr->config);
+}
+
+static void
+test_seed_set(void **state)
+{
+	struct gemm_problem p1, p2;
+	struct tune_measure_opts mo;
+	struct tune_evaluator *ev1, *ev2;
+	struct backend_device_info dev;
+	struct space_def s;
+	struct tune_key k1, k2;
+	struct tune_store st;
+	struct tune_opts o;
+	struct tune_summary sum1, sum2;
+	struct seen_keys sk;
+	char hash[17], why[256], win[SPACE_KEY_MAX];
+
+	gemm_problem_init(&p1, GEMM_FP32, GEMM_N, GEMM_N, 64, 64, 64, 1);
+	gemm_problem_init(&p2, GEMM_FP32, GEMM_N, GEMM_N, 64, 64, 128, 1);
+	memset(&mo, 0, sizeof(mo));
+	mo.isolate = -1;
+	mo.warmup_ms = 1;
+	mo.runs = 3;
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p1, &mo, &ev1, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p2, &mo, &ev2, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	tune_key_init(&k1, &dev, hash, &p1);
+	tune_key_init(&k2, &dev, hash, &p2);
+	assert_int_equal(tune_store_mem_new(&st), 0);
+	memset(&o, 0, sizeof(o));
+	o.strategy = "random";
+	o.store = &st;
+	o.progress = note_key;
+	o.progress_ctx = &sk;
+	o.budget = 4;
+	/* An earlier run declared WIN the winner of P1. */
+	snprintf(win, sizeof(win),
+		 "MT0=32;MT1=32;DU=32;TT0=4;TT1=2;UNROLL=2;VW=4;THREADS=1;PAR=1;PGR=1");
+	assert_int_equal(st.set_winner(st.ctx, &k1, win, 1.0, 2.0), 0);
+	/* A neighbouring shape starts with its default, then the neighbour's winner. */
+	memset(&sk, 0, sizeof(sk));
+	assert_int_equal(tune_run(ev2, &k2, &s, &p2, &dev, &o, &sum2, why, sizeof(why)), 0);
+	assert_true(sk.n >= 2);
+	assert_string_equal(sk.keys[0], sum2.default_key);
+	assert_string_equal(sk.keys[1], win);
+	/* After a "driver update" the old winner of the same shape seeds the new run,
+	 * but none of the old key's results is reused as a result. */
+	snprintf(k1.driver, sizeof(k1.driver), "a newer driver");
+	memset(&sk, 0, sizeof(sk));
+	assert_int_equal(tune_run(ev1, &k1, &s, &p1, &dev, &o, &sum1, why, sizeof(why)), 0);
+	assert_int_equal(sum1.from_store, 0);
+	assert_string_equal(sk.keys[0], sum1.default_key);
+	assert_string_equal(sk.keys[1], win);
+	/* With no_seeds, only the default comes first. */
+	o.no_seeds = 1;
+	snprintf(k1.driver, sizeof(k1.driver), "yet another driver");
+	memset(&sk, 0, sizeof(sk));
+	assert_int_equal(tune_run(ev1, &k1, &s, &p1, &dev, &o, &sum1, why, sizeof(why)), 0);
+	assert_string_not_equal(sk.keys[1], win);
+	tune_store_mem_free(&st);
+	tune_evaluator_close(ev1);
+	tune_evaluator_close(ev2);
+}
+
 int
 main(void)
 {
@@ -447,6 +526,7 @@ main(void)
 		cmocka_unit_test(test_planted_wrong_result_caught),
 		cmocka_unit_test(test_crash_and_hang_isolated),
 		cmocka_unit_test(test_run_with_store_repeats_nothing),
+		cmocka_unit_test(test_seed_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
