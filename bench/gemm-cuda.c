@@ -791,10 +791,10 @@ screen(struct cand *c, int n, struct operands *o, int reps, FILE *csv)
 		}
 		if (csv != NULL) {
 			if (c[i].outcome == 0)
-				fprintf(csv, "%s,ok,%.6f,%.6f,%.6f\n", c[i].key, c[i].t.med, c[i].t.p20,
-					c[i].t.p80);
+				fprintf(csv, "%s,ok,%.6f,%.6f,%.6f,%.2f\n", c[i].key, c[i].t.med,
+					c[i].t.p20, c[i].t.p80, gemm_flops(&o->p) / (c[i].t.med * 1e6));
 			else
-				fprintf(csv, "%s,%s,,,\n", c[i].key, outcome_name[c[i].outcome]);
+				fprintf(csv, "%s,%s,,,,\n", c[i].key, outcome_name[c[i].outcome]);
 		}
 	}
 }
@@ -923,7 +923,21 @@ mode_tune(struct opts *op, int sweep)
 			perror(op->csv);
 			return 1;
 		}
-		fprintf(csv, "config_key,outcome,median_ms,p20_ms,p80_ms\n");
+		/* The tuner's landscape format (kernels/landscape.c): header, then one line a point. */
+		{
+			char pk[64], line[512];
+			uint64_t h = fnv(src, src_len, 0xcbf29ce484222325ULL);
+
+			gemm_problem_key(&p[0], pk, sizeof(pk));
+			fprintf(csv, "# rocmd-landscape 1\n# backend=cuda\n# device=%s|%s|%d\n", dev.arch,
+				dev.name, dev.compute_units);
+			fprintf(csv, "# software=%s|%s|%016" PRIx64 "\n# problem=%s\n# space=%s\n",
+				dev.driver_version, dev.compiler_version, h, pk, sp.name);
+			for (i = 0; i < sp.nparams; i++)
+				if (space_param_line(&sp.params[i], line, sizeof(line)) >= 0)
+					fprintf(csv, "# param=%s\n", line);
+		}
+		fprintf(csv, "config,outcome,median_ms,p20_ms,p80_ms,gflops\n");
 	}
 	for (s = 0; s < np; s++) {
 		struct operands o;
