@@ -461,6 +461,77 @@ space_json(const struct space_def *s, const struct space_point *pt, char *buf, s
 	return n < 0 || (size_t)n >= len - off ? ROCMD_EINVAL : 0;
 }
 
+static const char *
+skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+int
+space_json_parse(const struct space_def *s, const char *json, struct space_point *pt)
+{
+	int seen[SPACE_MAX_PARAMS] = {0}, n = 0, i;
+	const char *p = skip_ws(json);
+
+	memset(pt, 0, sizeof(*pt));
+	if (*p++ != '{')
+		return ROCMD_EINVAL;
+	p = skip_ws(p);
+	if (*p == '}')
+		p++;
+	else {
+		for (;;) {
+			char name[SPACE_NAME_MAX];
+			const char *q;
+			char *end;
+			long long v;
+			int pi, vi;
+
+			if (*p++ != '"')
+				return ROCMD_EINVAL;
+			q = strchr(p, '"');
+			if (q == NULL || q - p >= SPACE_NAME_MAX)
+				return ROCMD_EINVAL;
+			memcpy(name, p, q - p);
+			name[q - p] = '\0';
+			p = skip_ws(q + 1);
+			if (*p++ != ':')
+				return ROCMD_EINVAL;
+			p = skip_ws(p);
+			v = strtoll(p, &end, 10);
+			if (end == p)
+				return ROCMD_EINVAL;
+			pi = space_param_index(s, name);
+			if (pi < 0 || seen[pi])
+				return ROCMD_EINVAL;
+			for (vi = 0; vi < s->params[pi].nvalues; vi++)
+				if (s->params[pi].values[vi] == v)
+					break;
+			if (vi == s->params[pi].nvalues)
+				return ROCMD_EINVAL;
+			pt->idx[pi] = (uint8_t)vi;
+			seen[pi] = 1;
+			n++;
+			p = skip_ws(end);
+			if (*p == ',') {
+				p = skip_ws(p + 1);
+				continue;
+			}
+			if (*p++ != '}')
+				return ROCMD_EINVAL;
+			break;
+		}
+	}
+	if (*skip_ws(p) != '\0')
+		return ROCMD_EINVAL;
+	for (i = 0; i < s->nparams; i++)
+		if (!seen[i])
+			return ROCMD_EINVAL;
+	return n == s->nparams ? 0 : ROCMD_EINVAL;
+}
+
 int
 space_defines(const struct space_def *s, const struct space_point *pt, char store[][40],
 	      const char **defs)

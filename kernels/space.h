@@ -109,8 +109,10 @@ int space_neighbours(const struct space_def *s, const struct space_point *pt,
  * unknown names and values not in the list. */
 int space_key(const struct space_def *s, const struct space_point *pt, char *buf, size_t len);
 int space_key_parse(const struct space_def *s, const char *key, struct space_point *pt);
-/* {"MT0":64,...}. */
+/* {"MT0":64,...}, and the parse back (any order, whitespace allowed, every
+ * parameter exactly once). */
 int space_json(const struct space_def *s, const struct space_point *pt, char *buf, size_t len);
+int space_json_parse(const struct space_def *s, const char *json, struct space_point *pt);
 /* The compile-time defines for a point: "MT0=64" strings written into STORE
  * (SPACE_MAX_PARAMS entries of 40 bytes), pointers in DEFS. Returns the count. */
 int space_defines(const struct space_def *s, const struct space_point *pt,

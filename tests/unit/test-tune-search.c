@@ -42,6 +42,10 @@ test_space_enumeration(void **state)
 	assert_non_null(strstr(key, "MT0=128;"));
 	assert_int_equal(space_json(s, &pt, json, sizeof(json)), 0);
 	assert_non_null(strstr(json, "\"MT0\":128"));
+	assert_int_equal(space_json_parse(s, json, &back), 0);
+	assert_memory_equal(&pt, &back, sizeof(pt));
+	assert_int_not_equal(space_json_parse(s, "{\"MT0\":128}", &back), 0);
+	assert_int_not_equal(space_json_parse(s, "[1]", &back), 0);
 	assert_int_not_equal(space_key_parse(s, "MT0=128", &back), 0);	   /* incomplete */
 	assert_int_not_equal(space_key_parse(s, "MT0=7;MT1=64", &back), 0); /* bad value */
 	n = space_neighbours(s, &pt, nb, 2 * SPACE_MAX_PARAMS);
