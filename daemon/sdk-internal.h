@@ -41,6 +41,7 @@ struct sdk_job {
 	uv_work_t work;
 	struct rocmd_sdk *m;
 	/* inputs */
+	int deep;           /* 0: quick (find, version, events); 1: inspect libraries and GPUs */
 	struct rocmd_sdk_scan_opts opts;
 	char **settle;      /* host paths that must be quiet first, NULL-terminated */
 	int64_t window_ms;
@@ -77,9 +78,12 @@ struct rocmd_sdk {
 	struct sdk_suppress *suppress;
 	int next_token;
 	char **own;                /* host prefixes rocmd wrote under: quiet library changes */
+	char **fresh;              /* SDKs the last quick scan added: their library is news */
+	size_t nfresh;
 	size_t nown;
 	int stopping;
-	uint64_t scans;            /* completed scans */
+	uint64_t scans;            /* completed scans (quick passes) */
+	uint64_t inspections;      /* completed deep passes */
 	uint64_t events_seen;      /* fs events not suppressed */
 	int64_t last_scan_ms, last_scan_elapsed_ms;
 	char *last_problems;

@@ -133,6 +133,8 @@ on_work(uv_work_t *w)
 			return;
 	}
 	job->err = rocmd_sdk_discover(&job->opts, &job->scan);
+	if (!job->deep)
+		goto done; /* GPUs and library contents are the deep pass's work */
 	if (job->err == 0)
 		job->err = rocmd_gpu_kfd_scan(job->opts.root, &job->gpus);
 	if (job->err == 0 && !job->opts.windows && job->probe_timeout_ms > 0 &&
@@ -147,6 +149,7 @@ on_work(uv_work_t *w)
 	} else if (job->gpus.hip_status[0] == '\0') {
 		snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status), "not probed");
 	}
+done:
 	job->scanned = 1;
 	job->elapsed_ms = rocmd_now_ms() - job->started_ms;
 }
@@ -316,8 +319,42 @@ version_text(const char *v)
 
 /* Writes one install; emits its events. */
 static int
+is_fresh(struct rocmd_sdk *m, const char *path)
+{
+	for (size_t i = 0; i < m->nfresh; i++)
+		if (strcmp(m->fresh[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+add_fresh(struct rocmd_sdk *m, const char *path)
+{
+	char **grown = realloc(m->fresh, (m->nfresh + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return;
+	m->fresh = grown;
+	m->fresh[m->nfresh] = strdup(path);
+	if (m->fresh[m->nfresh] != NULL)
+		m->nfresh++;
+}
+
+static void
+clear_fresh(struct rocmd_sdk *m)
+{
+	for (size_t i = 0; i < m->nfresh; i++)
+		free(m->fresh[i]);
+	free(m->fresh);
+	m->fresh = NULL;
+	m->nfresh = 0;
+}
+
+/* Writes one install; emits its events. The quick pass (DEEP 0) records the
+ * install and its version; the deep pass also its library's contents. */
+static int
 apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_found *f,
-	  int64_t now)
+	  int64_t now, int deep)
 {
 	struct rocmd_db_sdk row = {0};
 	struct known *k = NULL;
@@ -345,7 +382,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 	if (rc < 0)
 		goto out;
 	/* An unreadable folder says nothing about its library: keep what was known. */
-	if (!f->unreadable) {
+	if (!f->unreadable && deep) {
 		if (f->have_lib) {
 			archs = join_archs(f->lib.archs, f->lib.narchs);
 			co = join_archs(f->lib.co_archs, f->lib.nco_archs);
@@ -362,16 +399,23 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		if (rc < 0)
 			goto out;
 	}
-	missing = missing_archs(m, f);
+	missing = deep ? missing_archs(m, f) : NULL;
 	if (created || (k != NULL && strcmp(k->state, "removed") == 0)) {
+		if (!deep)
+			add_fresh(m, f->path);
 		queue_event("sdk.added", json != NULL ? cJSON_Duplicate(json, 1) : NULL,
-				   "HIP SDK %s %s at %s (%s layout, version from %s)%s%s%s%s",
-				   version_text(row.version), created ? "found" : "is back", f->path,
-				   f->layout, row.version_source,
-				   f->have_lib ? "; rocBLAS library covers " : "; no rocBLAS library",
-				   f->have_lib ? (archs != NULL && archs[0] ? archs : "no arch") : "",
-				   missing != NULL ? "; lacks this machine's GPU arch " : "",
-				   missing != NULL ? missing : "");
+			    "HIP SDK %s %s at %s (%s layout, version from %s)%s%s%s%s%s",
+			    version_text(row.version), created ? "found" : "is back", f->path,
+			    f->layout, row.version_source,
+			    !f->have_lib ? "; no rocBLAS library"
+			    : deep       ? "; rocBLAS library covers "
+					 : "; rocBLAS library at ",
+			    !f->have_lib ? ""
+			    : deep	 ? (archs != NULL && archs[0] ? archs : "no arch")
+					 : f->rocblas_dir,
+			    f->have_lib && !deep ? " (being inspected)" : "",
+			    missing != NULL ? "; lacks this machine's GPU arch " : "",
+			    missing != NULL ? missing : "");
 	} else if (k != NULL && strcmp(k->state, row.state) != 0) {
 		queue_event(f->unreadable ? "sdk.unreadable" : "sdk.readable",
 				   json != NULL ? cJSON_Duplicate(json, 1) : NULL, "%s %s", f->path,
@@ -390,7 +434,22 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 				   version_text(k->version), version_text(row.version),
 				   row.version_source);
 	}
-	if (changed && !created && k != NULL && strcmp(k->state, "removed") != 0) {
+	if (changed && !created && k != NULL && strcmp(k->state, "removed") != 0 &&
+	    is_fresh(m, f->path)) {
+		/* Just found: its library's contents are news, not a change. */
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "path", f->path);
+		if (f->have_lib)
+			cJSON_AddItemToObject(d, "rocblas", rocmd_rocblas_lib_to_json(&f->lib, 0));
+		if (f->have_lib)
+			queue_event("sdk.library_inspected", d,
+				    "rocBLAS library of %s covers %s%s%s", f->path,
+				    archs != NULL && archs[0] ? archs : "no arch",
+				    missing != NULL ? "; lacks this machine's GPU arch " : "",
+				    missing != NULL ? missing : "");
+		else
+			cJSON_Delete(d);
+	} else if (changed && !created && k != NULL && strcmp(k->state, "removed") != 0) {
 		if (is_own(m, f)) {
 			log_info("%s: rocBLAS library rewritten by rocmd; recorded", f->path);
 		} else {
@@ -401,12 +460,13 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 			else
 				cJSON_AddNullToObject(d, "rocblas");
 			queue_event("sdk.library_changed", d,
-					   "rocBLAS library of %s %s%s%s%s%s", f->path,
-					   f->have_lib ? "changed; covers " : "is gone",
-					   f->have_lib ? (archs != NULL && archs[0] ? archs : "no arch")
-						       : "",
-					   f->have_lib ? " (" : "", f->have_lib ? f->rocblas_dir : "",
-					   f->have_lib ? ")" : "");
+				    "rocBLAS library of %s %s%s%s%s%s%s%s", f->path,
+				    f->have_lib ? "changed; covers " : "is gone",
+				    f->have_lib ? (archs != NULL && archs[0] ? archs : "no arch") : "",
+				    f->have_lib ? " (" : "", f->have_lib ? f->rocblas_dir : "",
+				    f->have_lib ? ")" : "",
+				    missing != NULL ? "; lacks this machine's GPU arch " : "",
+				    missing != NULL ? missing : "");
 		}
 	}
 out:
@@ -508,16 +568,19 @@ apply(struct rocmd_sdk *m, struct sdk_job *job)
 	int rc;
 
 	/* GPUs first: the SDK events name archs the library lacks. */
-	rocmd_gpu_scan_free(&m->last_gpus);
-	m->last_gpus = job->gpus;
-	memset(&job->gpus, 0, sizeof(job->gpus));
-	snprintf(m->last_hip_status, sizeof(m->last_hip_status), "%s", m->last_gpus.hip_status);
+	if (job->deep) {
+		rocmd_gpu_scan_free(&m->last_gpus);
+		m->last_gpus = job->gpus;
+		memset(&job->gpus, 0, sizeof(job->gpus));
+		snprintf(m->last_hip_status, sizeof(m->last_hip_status), "%s",
+			 m->last_gpus.hip_status);
+	}
 	rc = rocmd_sdk_db_begin(m->db);
 	if (rc < 0)
 		return rc;
 	rc = rocmd_sdk_db_list(m->db, 0, NULL, collect_known, &known);
 	for (size_t i = 0; rc == 0 && i < job->scan.nsdks; i++)
-		rc = apply_sdk(m, &known, &job->scan.sdks[i], now);
+		rc = apply_sdk(m, &known, &job->scan.sdks[i], now, job->deep);
 	for (size_t i = 0; rc == 0 && i < known.n; i++) {
 		struct known *k = &known.v[i];
 		if (k->seen || strcmp(k->state, "removed") == 0)
@@ -532,7 +595,7 @@ apply(struct rocmd_sdk *m, struct sdk_job *job)
 					   version_text(k->version), k->path);
 		}
 	}
-	if (rc == 0)
+	if (rc == 0 && job->deep)
 		rc = apply_gpus(m, &m->last_gpus, now);
 	if (rc == 0)
 		rc = rocmd_sdk_db_commit(m->db);
@@ -543,6 +606,8 @@ apply(struct rocmd_sdk *m, struct sdk_job *job)
 	rocmd_server_counts_changed(m->srv);
 	return rc;
 }
+
+static void schedule_job(struct rocmd_sdk *m, int deep, int settle);
 
 static void
 after_work(uv_work_t *w, int status)
@@ -592,9 +657,14 @@ after_work(uv_work_t *w, int status)
 		job_free(job);
 		return;
 	}
-	m->scans++;
-	m->last_scan_ms = rocmd_now_ms();
-	m->last_scan_elapsed_ms = job->elapsed_ms;
+	if (!job->deep) {
+		m->scans++;
+		m->last_scan_ms = rocmd_now_ms();
+		m->last_scan_elapsed_ms = job->elapsed_ms;
+	} else {
+		m->inspections++;
+		m->last_scan_elapsed_ms += job->elapsed_ms;
+	}
 	free(m->last_problems);
 	m->last_problems = job->scan.problems;
 	job->scan.problems = NULL;
@@ -610,9 +680,16 @@ after_work(uv_work_t *w, int status)
 	job->scan.watch = NULL;
 	job->scan.nwatch = 0;
 	rocmd_sdk_watch_update(m, m->last_watch);
-	log_info("SDK scan %llu: %zu install(s), %zu GPU(s) in %lld ms",
-		 (unsigned long long)m->scans, job->scan.nsdks, m->last_gpus.n,
-		 (long long)job->elapsed_ms);
+	log_info("SDK scan %llu (%s): %zu install(s), %zu GPU(s) in %lld ms",
+		 (unsigned long long)m->scans, job->deep ? "libraries and GPUs" : "installs",
+		 job->scan.nsdks, m->last_gpus.n, (long long)job->elapsed_ms);
+	if (!job->deep) {
+		/* Events are out; now the slow part: hashing, the Tensile index, GPUs. */
+		job_free(job);
+		schedule_job(m, 1, 0);
+		return;
+	}
+	clear_fresh(m);
 	finish_waiters(job->waiters, rc, rc < 0 ? "cannot record the SDK scan" : NULL, m);
 	job_free(job);
 	if (m->again) {
@@ -630,6 +707,60 @@ on_debounce(uv_timer_t *t)
 }
 
 /*
+ * Queues a scan: the quick pass (DEEP 0: find installs and versions, emit
+ * their events, optionally after checking that the dirty paths settled), or
+ * the deep pass that follows it (libraries hashed, Tensile indexes read,
+ * GPUs probed), which serves the waiting rescan requests.
+ */
+static void
+schedule_job(struct rocmd_sdk *m, int deep, int settle)
+{
+	struct rocmd_config *cfg = m->srv->cfg;
+	struct sdk_job *job;
+	int rc;
+
+	job = calloc(1, sizeof(*job));
+	if (job == NULL) {
+		log_err("SDK scan: out of memory");
+		return;
+	}
+	job->m = m;
+	job->deep = deep;
+	job->work.data = job;
+	job->opts.root = m->root;
+	job->opts.windows = m->windows;
+	job->opts.env = m->env;
+	job->opts.extra_roots = split_roots(cfg->sdk_extra_roots);
+	job->opts.hipconfig_timeout_ms = (int)cfg->sdk_probe_timeout_ms;
+	job->opts.cache = m->cache;
+	job->opts.lib_flags = deep ? ROCMD_ROCBLAS_FINGERPRINT : ROCMD_ROCBLAS_SKIP_DAT;
+	job->probe_timeout_ms = (int)cfg->sdk_probe_timeout_ms;
+	job->window_ms = rocmd_sdk_window_ms(m);
+	if (!deep && (settle > 0 || m->settle_pending) && m->ndirty > 0) {
+		job->settle = m->dirty;
+		m->dirty = NULL;
+		m->ndirty = 0;
+	}
+	if (!deep) {
+		m->settle_pending = 0;
+		uv_timer_stop(&m->debounce);
+	} else {
+		/* Waiters so far are served once this pass is written. */
+		job->waiters = m->waiters;
+		m->waiters = NULL;
+	}
+	rc = uv_queue_work(m->srv->loop, &job->work, on_work, after_work);
+	if (rc != 0) {
+		log_err("SDK scan: %s", uv_strerror(rc));
+		finish_waiters(job->waiters, ROCMD_EINTERNAL, "cannot start the SDK scan", m);
+		job->waiters = NULL;
+		job_free(job);
+		return;
+	}
+	m->job = job;
+}
+
+/*
  * Starts a scan now (SETTLE 0: as asked; 1: after checking the dirty paths),
  * or, with SETTLE < 0, arms the debounce timer for -SETTLE ms. A scan in
  * flight makes this one wait for it.
@@ -637,10 +768,6 @@ on_debounce(uv_timer_t *t)
 void
 rocmd_sdk_schedule(struct rocmd_sdk *m, int settle)
 {
-	struct rocmd_config *cfg = m->srv->cfg;
-	struct sdk_job *job;
-	int rc;
-
 	if (m->stopping)
 		return;
 	if (settle < 0) {
@@ -651,41 +778,7 @@ rocmd_sdk_schedule(struct rocmd_sdk *m, int settle)
 		m->again = 1;
 		return;
 	}
-	job = calloc(1, sizeof(*job));
-	if (job == NULL) {
-		log_err("SDK scan: out of memory");
-		return;
-	}
-	job->m = m;
-	job->work.data = job;
-	job->opts.root = m->root;
-	job->opts.windows = m->windows;
-	job->opts.env = m->env;
-	job->opts.extra_roots = split_roots(cfg->sdk_extra_roots);
-	job->opts.hipconfig_timeout_ms = (int)cfg->sdk_probe_timeout_ms;
-	job->opts.cache = m->cache;
-	job->opts.lib_flags = ROCMD_ROCBLAS_FINGERPRINT;
-	job->probe_timeout_ms = (int)cfg->sdk_probe_timeout_ms;
-	job->window_ms = rocmd_sdk_window_ms(m);
-	if ((settle > 0 || m->settle_pending) && m->ndirty > 0) {
-		job->settle = m->dirty;
-		m->dirty = NULL;
-		m->ndirty = 0;
-	}
-	m->settle_pending = 0;
-	/* Waiters so far are served by this scan. */
-	job->waiters = m->waiters;
-	m->waiters = NULL;
-	uv_timer_stop(&m->debounce);
-	rc = uv_queue_work(m->srv->loop, &job->work, on_work, after_work);
-	if (rc != 0) {
-		log_err("SDK scan: %s", uv_strerror(rc));
-		finish_waiters(job->waiters, ROCMD_EINTERNAL, "cannot start the SDK scan", m);
-		job->waiters = NULL;
-		job_free(job);
-		return;
-	}
-	m->job = job;
+	schedule_job(m, 0, settle);
 }
 
 static void
@@ -799,6 +892,7 @@ rocmd_sdk_free(struct rocmd_sdk *m)
 		m->suppress = next;
 	}
 	free(m->last_problems);
+	clear_fresh(m);
 	rocmd_gpu_scan_free(&m->last_gpus);
 	rocmd_sdk_free_strv(m->last_watch);
 	free(m);
@@ -846,6 +940,7 @@ rocmd_sdk_scan_info(struct rocmd_sdk *m)
 	cJSON *r = cJSON_CreateObject(), *w;
 
 	cJSON_AddNumberToObject(r, "scans", (double)m->scans);
+	cJSON_AddNumberToObject(r, "inspections", (double)m->inspections);
 	cJSON_AddNumberToObject(r, "time_ms", (double)m->last_scan_ms);
 	cJSON_AddNumberToObject(r, "elapsed_ms", (double)m->last_scan_elapsed_ms);
 	cJSON_AddBoolToObject(r, "scanning", m->job != NULL);

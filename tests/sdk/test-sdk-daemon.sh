@@ -57,7 +57,9 @@ wait_for() {
 	return 1
 }
 scans() { ctl --json sdk list | sed -n 's/.*"scans":[[:space:]]*\([0-9]*\).*/\1/p'; }
-scanned() { [ "$(scans)" -ge "$1" ] 2>/dev/null; }
+inspections() { ctl --json sdk list | sed -n 's/.*"inspections":[[:space:]]*\([0-9]*\).*/\1/p'; }
+# A scan is done when its deep pass (libraries, GPUs) has been written too.
+scanned() { [ "$(inspections)" -ge "$1" ] 2>/dev/null && [ "$(scans)" -le "$(inspections)" ]; }
 has_event() { ctl events --all --kind "$1" | grep -q -- "$2"; }
 
 # /opt/rocm-VER as AMD lays it out, from trixie's real files (hard links).
@@ -85,7 +87,7 @@ printf '{"sdk": {"debounce_ms": 300}}\n' >"$DIR/rocmd.json"
 
 "$ROCMD" --state-dir "$DIR/state" --socket "$SOCK" --config "$DIR/rocmd.json" --root "$ROOT" ||
 	{ echo "not ok - rocmd did not start"; exit 1; }
-wait_for "first scan" 60 scanned 1
+wait_for "first scan" 120 scanned 1
 
 # Two SDKs side by side, each with its version and where it came from.
 ctl sdk list >"$DIR/list"
@@ -116,7 +118,7 @@ ctl events --all --kind sdk.added >"$DIR/added"
 before=$(scans)
 cp -al --remove-destination "$TREES/trixie/usr/." "$ROOT/usr/"
 wait_for "upgrade noticed" 15 has_event sdk.version_changed "from 5.2.3 to 5.7.1"
-wait_for "rocBLAS appeared in /usr" 15 has_event sdk.library_changed "rocBLAS library of /usr changed"
+wait_for "rocBLAS appeared in /usr" 60 has_event sdk.library_changed "rocBLAS library of /usr changed"
 after=$(scans)
 [ $((after - before)) -eq 1 ] && ok "the upgrade caused one rescan" ||
 	bad "the upgrade caused $((after - before)) rescans"
@@ -152,7 +154,7 @@ HIP_PATH='C:\Program Files\AMD\ROCm\6.2\' HIP_PATH_62='C:\Program Files\AMD\ROCm
 	--root "$W" --sdk-layout windows || bad "windows-layout rocmd started"
 SOCK_SAVE=$SOCK
 SOCK=$DIR/win.sock
-wait_for "windows first scan" 60 scanned 1
+wait_for "windows first scan" 120 scanned 1
 ctl sdk list >"$DIR/winlist"
 cat "$DIR/winlist"
 contains "Windows SDK found" "$DIR/winlist" 'C:\\Program Files\\AMD\\ROCm\\6.2 .* 6.2 .* present .*gfx1030'
@@ -169,7 +171,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 		"$ROCMD" --state-dir "$DIR/nobody/state" --socket "$DIR/nobody/rocmd.sock" \
 		--config "$DIR/rocmd.json" --root "$ROOT" || bad "rocmd as nobody started"
 	SOCK=$DIR/nobody/rocmd.sock
-	wait_for "nobody's first scan" 60 scanned 1
+	wait_for "nobody's first scan" 120 scanned 1
 	ctl sdk list >"$DIR/nlist"
 	cat "$DIR/nlist"
 	contains "unreadable SDK reported" "$DIR/nlist" "/opt/rocm-6.0.0 .* unreadable"
