@@ -383,6 +383,7 @@ struct tune_evaluator {
 	pid_t pid;
 	int wfd, rfd;
 	int starts;
+	volatile pid_t live; /* the child, for tune_evaluator_abort() */
 };
 
 struct child_hello {
@@ -463,7 +464,7 @@ child_main(struct tune_evaluator *ev, int rfd, int wfd)
 	struct child_req req;
 	struct child_reply rep;
 
-	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM, SIGPIPE};
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE};
 	size_t i;
 
 	if (h == NULL)
@@ -472,6 +473,9 @@ child_main(struct tune_evaluator *ev, int rfd, int wfd)
 	 * crashing candidate must kill this process, and the watchdog see it. */
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
+	/* Ctrl-C is for the parent, which stops cleanly; a child killed by it
+	 * would look like a crashing candidate. */
+	signal(SIGINT, SIG_IGN);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	h->err = measure_open(ev->ops, ev->index, &ev->p, &ev->o, &m, h->why, sizeof(h->why));
 	if (h->err == 0) {
@@ -500,6 +504,7 @@ child_stop(struct tune_evaluator *ev, int kill_it, int *status)
 
 	if (ev->pid <= 0)
 		return;
+	ev->live = 0;
 	close(ev->wfd);
 	close(ev->rfd);
 	if (kill_it)
@@ -543,6 +548,7 @@ child_start(struct tune_evaluator *ev, struct child_hello *h)
 	close(to_child[0]);
 	close(from_child[1]);
 	ev->pid = pid;
+	ev->live = pid;
 	ev->wfd = to_child[1];
 	ev->rfd = from_child[0];
 	ev->starts++;
@@ -670,6 +676,15 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 	}
 	*r = rep.r;
 	return rep.err;
+}
+
+void
+tune_evaluator_abort(struct tune_evaluator *ev)
+{
+	pid_t pid = ev != NULL ? ev->live : 0;
+
+	if (pid > 0)
+		kill(pid, SIGKILL);
 }
 
 void

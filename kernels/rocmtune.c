@@ -367,7 +367,9 @@ cmd_run(const struct args *a)
 	o.progress = progress;
 	o.progress_ctx = (void *)a;
 	err = tune_run(ev, &key, &space, &p, &dev, &o, &sum, why, sizeof(why));
-	if (err < 0) {
+	if (err == ROCMD_ECANCELED && !a->quiet)
+		fprintf(stderr, "rocmtune: %s; run again to resume\n", why);
+	if (err < 0 && err != ROCMD_ECANCELED) {
 		fprintf(stderr, "rocmtune: %s (%s)\n", why[0] ? why : "tuning failed",
 			rocmd_strerror(err));
 		goto out;
@@ -390,11 +392,13 @@ cmd_run(const struct args *a)
 			printf("%s\"%s\":%d", i ? "," : "", tune_outcome_name(i), sum.outcomes.n[i]);
 		printf("},\"best\":");
 		json_str(stdout, sum.best);
-		printf(",\"best_ms\":%.6g,\"gflops\":%.4g,\"default\":", sum.best_ms, sum.gflops);
+		printf(",\"best_ms\":%.6g,\"gflops\":%.4g,\"default\":",
+		       isfinite(sum.best_ms) ? sum.best_ms : -1.0, sum.gflops);
 		json_str(stdout, sum.default_key);
 		printf(",\"default_ms\":%.6g,\"speedup\":%.4g,\"evals_to_best\":%d,\"cancelled\":%s}\n",
 		       isfinite(sum.default_ms) ? sum.default_ms : -1.0,
-		       isfinite(sum.default_ms) ? sum.default_ms / sum.best_ms : -1.0,
+		       isfinite(sum.default_ms) && isfinite(sum.best_ms) ? sum.default_ms / sum.best_ms
+									 : -1.0,
 		       sum.evals_to_best, cancel_flag ? "true" : "false");
 	} else {
 		printf("problem   %s\ndevice    %s (%s)\nevaluated %d (%d measured, %d from the store)\n",
@@ -405,7 +409,7 @@ cmd_run(const struct args *a)
 				printf(" %s=%d", tune_outcome_name(i), sum.outcomes.n[i]);
 		printf("\nbest      %s\n          %.4f ms, %.2f GFLOP/s (found at evaluation %d)\n",
 		       sum.best, sum.best_ms, sum.gflops, sum.evals_to_best);
-		if (isfinite(sum.default_ms))
+		if (isfinite(sum.default_ms) && isfinite(sum.best_ms))
 			printf("default   %s\n          %.4f ms: tuned is %.2fx faster\n",
 			       sum.default_key, sum.default_ms, sum.default_ms / sum.best_ms);
 	}

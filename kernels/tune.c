@@ -298,6 +298,11 @@ run_oracle(struct tune_search *s, const struct space_point *pt, const char *key,
 		err = tune_evaluator_eval(rc->ev, key, 0, r);
 		if (err < 0)
 			return err;
+		/* Cancelled meanwhile, and tune_evaluator_abort() may have killed
+		 * the child: such a crash says nothing about the candidate. */
+		if (o->cancel != NULL && *o->cancel &&
+		    (r->outcome == TUNE_CRASHED || r->outcome == TUNE_TIMEOUT))
+			return ROCMD_ECANCELED;
 		/* Durable first: a kill after this line never repeats the work. */
 		if (o->store != NULL) {
 			err = o->store->record(o->store->ctx, rc->key, key, r);
@@ -484,6 +489,19 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 	if (err == 0)
 		err = s.err;
 	out->evals = s.evals;
+	if (err == ROCMD_ECANCELED || (err == 0 && o.cancel != NULL && *o.cancel)) {
+		/* Stopped from outside: report what was found, declare nothing. */
+		if (isfinite(s.best_cost)) {
+			out->evals_to_best = s.best_eval + 1;
+			space_key(space, &s.best, out->best, sizeof(out->best));
+			out->best_ms = s.best_cost;
+			out->gflops = gemm_flops(p) / (out->best_ms * 1e6);
+		}
+		out->default_ms = dflt_cost;
+		snprintf(why, whylen, "cancelled after %d evaluations", s.evals);
+		err = ROCMD_ECANCELED;
+		goto out;
+	}
 	if (err < 0) {
 		snprintf(why, whylen, "the search stopped on an error");
 		goto out;

@@ -119,6 +119,10 @@ int tune_evaluator_open(const struct backend_ops *ops, int index, const struct g
  * are outcomes in R, not errors; errors are the harness's own. */
 int tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags,
 			struct tune_result *r);
+/* Kills the evaluation in flight now (safe from another thread or a signal
+ * handler): the daemon yields the GPU the moment the user returns. Set the
+ * run's cancel flag first, so that the killed evaluation is not recorded. */
+void tune_evaluator_abort(struct tune_evaluator *ev);
 void tune_evaluator_close(struct tune_evaluator *ev);
 
 /* A landscape: every evaluation of one problem, for replay. CSV with a '#'
@@ -187,7 +191,9 @@ struct tune_summary {
 	int evals_to_best; /* evaluation at which the final best was first seen */
 };
 
-/* Tunes problem P on the opened evaluator. */
+/* Tunes problem P on the opened evaluator. When O->cancel is set during the
+ * run it returns ROCMD_ECANCELED with what was found in *OUT and declares no
+ * winner; the evaluations finished before are stored, so the next run resumes. */
 int tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct space_def *space,
 	     const struct gemm_problem *p, const struct backend_device_info *dev,
 	     const struct tune_opts *o, struct tune_summary *out, char *why, size_t whylen);

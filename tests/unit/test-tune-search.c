@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -518,6 +519,69 @@ test_seed_set(void **state)
 	tune_evaluator_close(ev2);
 }
 
+struct aborter {
+	struct tune_evaluator *ev;
+	volatile int cancel;
+};
+
+static void *
+abort_later(void *arg)
+{
+	struct aborter *ab = arg;
+
+	usleep(300 * 1000);
+	ab->cancel = 1;
+	tune_evaluator_abort(ab->ev);
+	return NULL;
+}
+
+static void
+test_abort_records_nothing(void **state)
+{
+	struct gemm_problem p;
+	struct tune_measure_opts mo;
+	struct backend_device_info dev;
+	struct space_def s;
+	struct tune_key key;
+	struct tune_store st;
+	struct tune_opts o;
+	struct tune_summary sum;
+	struct aborter ab;
+	pthread_t th;
+	char hash[17], why[256];
+	int64_t n = -1;
+
+	/* Every configuration hangs: only the abort can end the first evaluation. */
+	setenv("ROCMD_TUNE_PLANT", "hang:", 1);
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 32, 32, 32, 1);
+	memset(&mo, 0, sizeof(mo));
+	mo.warmup_ms = 1;
+	mo.runs = 3;
+	mo.timeout_ms = 60000;
+	memset(&ab, 0, sizeof(ab));
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p, &mo, &ab.ev, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	tune_key_init(&key, &dev, hash, &p);
+	assert_int_equal(tune_store_mem_new(&st), 0);
+	memset(&o, 0, sizeof(o));
+	o.strategy = "ls";
+	o.budget = 10;
+	o.store = &st;
+	o.cancel = &ab.cancel;
+	assert_int_equal(pthread_create(&th, NULL, abort_later, &ab), 0);
+	assert_int_equal(tune_run(ab.ev, &key, &s, &p, &dev, &o, &sum, why, sizeof(why)),
+			 ROCMD_ECANCELED);
+	pthread_join(th, NULL);
+	/* The killed evaluation is not blamed on the candidate. */
+	assert_int_equal(st.count(st.ctx, &key, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(sum.outcomes.n[TUNE_CRASHED], 0);
+	tune_store_mem_free(&st);
+	tune_evaluator_close(ab.ev);
+	unsetenv("ROCMD_TUNE_PLANT");
+}
+
 int
 main(void)
 {
@@ -531,6 +595,7 @@ main(void)
 		cmocka_unit_test(test_crash_and_hang_isolated),
 		cmocka_unit_test(test_run_with_store_repeats_nothing),
 		cmocka_unit_test(test_seed_set),
+		cmocka_unit_test(test_abort_records_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
