@@ -499,6 +499,29 @@ is_code_object(const char *name)
 	       (n > 6 && strcmp(name + n - 6, ".hsaco") == 0);
 }
 
+/* TensileLibrary.dat, TensileLibrary_<gfx>.dat, TensileLibrary_lazy_<gfx>.dat */
+static int
+is_index_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(name, "TensileLibrary", 14) == 0 && n > 4 &&
+	       strcmp(name + n - 4, ".dat") == 0;
+}
+
+static int
+in_array(const cJSON *arr, const char *s)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (strcmp(it->valuestring, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 is_library_file(const char *name)
 {
@@ -662,48 +685,85 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 		    strncmp(e->path, libdir, strlen(libdir)) != 0 || !is_library_file(b))
 			continue;
 		libfiles++;
-		if (arch_from_name(b, arch, sizeof(arch)) == 0)
+		sp = e->kind == ROCMD_PKG_FILE ? staged_path(c, e) : NULL;
+		if (is_index_file(b) && arch_from_name(b, arch, sizeof(arch)) == 0)
 			add_unique(from_names, arch);
-		if (e->kind != ROCMD_PKG_FILE || (sp = staged_path(c, e)) == NULL)
-			continue;
-		if (is_code_object(b) && rocmd_amdgpu_file_arch(sp, arch, sizeof(arch)) == 0) {
-			arch[strcspn(arch, ":")] = '\0'; /* gfx90a:xnack+ serves gfx90a */
-			add_unique(from_objects, arch);
-		} else if (strcmp(b, "TensileLibrary.dat") == 0) {
-			/* One index for every arch: its MessagePack names them. */
-			char **dat = NULL, w[256];
-			size_t ndat = 0;
-			if (rocmd_rocblas_dat_archs(sp, &dat, &ndat, w, sizeof(w)) == 0) {
+		if (is_code_object(b)) {
+			/* The ELF header says; the name only when it cannot be read. */
+			if ((sp != NULL && rocmd_amdgpu_file_arch(sp, arch, sizeof(arch)) == 0) ||
+			    arch_from_name(b, arch, sizeof(arch)) == 0) {
+				arch[strcspn(arch, ":")] = '\0'; /* gfx90a:xnack+ serves gfx90a */
+				add_unique(from_objects, arch);
+			}
+		} else if (sp != NULL && strcmp(b, "TensileLibrary.dat") == 0) {
+			/* One index for every arch: its MessagePack names them. The reader
+			 * usually parsed it already, while the rest was being read. */
+			int mine =
+			    c->dat_done && c->dat_path != NULL && strcmp(c->dat_path, sp) == 0;
+			char **dat = c->dat_archs, w[256];
+			size_t ndat = c->dat_narchs;
+			int drc = c->dat_rc;
+			if (!mine) {
+				drc = rocmd_rocblas_dat_archs(sp, &dat, &ndat, w, sizeof(w));
+			} else {
+				snprintf(w, sizeof(w), "%s", c->dat_why);
+			}
+			if (drc == 0) {
 				for (size_t k = 0; k < ndat; k++) {
-					dat[k][strcspn(dat[k], ":")] = '\0';
-					add_unique(from_names, dat[k]);
-					free(dat[k]);
+					char a2[ROCMD_GFX_MAX];
+					snprintf(a2, sizeof(a2), "%s", dat[k]);
+					a2[strcspn(a2, ":")] = '\0';
+					add_unique(from_names, a2);
 				}
-				free(dat);
 			} else {
 				cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
 			}
+			if (!mine) {
+				for (size_t k = 0; k < ndat; k++)
+					free(dat[k]);
+				free(dat);
+			}
 		}
 	}
+	/* An arch is served when an index covers it and code objects for it are
+	 * there; each half alone is worth a warning. */
 	{
 		const cJSON *it;
-		cJSON_ArrayForEach(it, from_names) add_unique(archs, it->valuestring);
-		cJSON_ArrayForEach(it, from_objects) add_unique(archs, it->valuestring);
-		cJSON_ArrayForEach(it, from_objects)
+		int nindex = cJSON_GetArraySize(from_names), nco = cJSON_GetArraySize(from_objects);
+		char msg[160];
+		cJSON_ArrayForEach(it, from_names)
 		{
-			int named = 0;
-			const cJSON *n2;
-			cJSON_ArrayForEach(n2, from_names) named |=
-			    strcmp(n2->valuestring, it->valuestring) == 0;
-			if (!named) {
-				char msg[128];
-				snprintf(
-				    msg, sizeof(msg),
-				    "code objects for %s are present but no file is named for it",
-				    it->valuestring);
+			if (nco == 0 || in_array(from_objects, it->valuestring))
+				add_unique(archs, it->valuestring);
+			else {
+				snprintf(msg, sizeof(msg),
+				         "the index names %s but no code objects for it are in the "
+				         "package: not served",
+				         it->valuestring);
 				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
 			}
 		}
+		cJSON_ArrayForEach(it, from_objects)
+		{
+			if (nindex == 0)
+				add_unique(archs, it->valuestring);
+			else if (!in_array(from_names, it->valuestring)) {
+				snprintf(msg, sizeof(msg),
+				         "code objects for %s are present but no index covers it: "
+				         "not served",
+				         it->valuestring);
+				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+			}
+		}
+		if (libfiles > 0 && nindex == 0)
+			cJSON_AddItemToArray(
+			    warnings, cJSON_CreateString("no Tensile index (TensileLibrary*.dat) "
+			                                 "in the library folder: rocBLAS would "
+			                                 "abort loading it"));
+		if (libfiles > 0 && nco == 0)
+			cJSON_AddItemToArray(
+			    warnings, cJSON_CreateString("no code objects (*.co, *.hsaco) in the "
+			                                 "library folder"));
 	}
 	sort_strings(archs);
 	sort_strings(from_names);
@@ -718,7 +778,7 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	cJSON_AddStringToObject(id, "library", best > 0 ? libdir : "");
 	cJSON_AddNumberToObject(id, "library_files", (double)libfiles);
 	cJSON_AddItemToObject(id, "archs", archs);
-	cJSON_AddItemToObject(id, "archs_from_names", from_names);
+	cJSON_AddItemToObject(id, "archs_from_index", from_names);
 	cJSON_AddItemToObject(id, "archs_from_code_objects", from_objects);
 	archs = from_names = from_objects = NULL;
 

@@ -24,10 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <archive.h>
 #include <archive_entry.h>
 
 #include "common/error.h"
+#include "rocblas-lib.h"
 
 #define COPY_BUF (1 << 20)
 #define REPORT_EVERY (4u << 20)
@@ -44,6 +47,9 @@ struct reader {
 	char *why;
 	size_t whylen;
 	uint64_t last_report;
+	pthread_t dat_thread; /* parsing TensileLibrary.dat meanwhile */
+	int dat_started;
+	char *dat_path;
 };
 
 static void __attribute__((format(printf, 2, 3))) say(struct reader *r, const char *fmt, ...)
@@ -114,6 +120,10 @@ rocmd_pkg_contents_free(struct rocmd_pkg_contents *c)
 		}
 		rmdir(c->staging);
 	}
+	for (size_t i = 0; i < c->dat_narchs; i++)
+		free(c->dat_archs[i]);
+	free(c->dat_archs);
+	free(c->dat_path);
 	free(c->staging);
 	free(c->strip);
 	free(c->format);
@@ -243,6 +253,51 @@ out:
 		say(r, "cannot write to the staging folder: %s", strerror(errno));
 	}
 	return rc;
+}
+
+/* ---- the Tensile index, parsed while reading goes on ---- */
+
+static void *
+dat_main(void *arg)
+{
+	struct reader *r = arg;
+	struct rocmd_pkg_contents *c = r->out;
+
+	c->dat_rc = rocmd_rocblas_dat_archs(r->dat_path, &c->dat_archs, &c->dat_narchs, c->dat_why,
+	                                    sizeof(c->dat_why));
+	return NULL;
+}
+
+/* Starts parsing E when it is the package's single TensileLibrary.dat. */
+static void
+dat_start(struct reader *r, const struct rocmd_pkg_entry *e)
+{
+	const char *b = strrchr(e->path, '/');
+
+	b = b != NULL ? b + 1 : e->path;
+	if (r->dat_started || e->staged == NULL || strcmp(b, "TensileLibrary.dat") != 0)
+		return;
+	r->dat_path = strdup(e->staged);
+	if (r->dat_path == NULL)
+		return;
+	if (pthread_create(&r->dat_thread, NULL, dat_main, r) != 0) {
+		free(r->dat_path);
+		r->dat_path = NULL;
+		return;
+	}
+	r->dat_started = 1;
+}
+
+static void
+dat_join(struct reader *r)
+{
+	if (!r->dat_started)
+		return;
+	pthread_join(r->dat_thread, NULL);
+	r->dat_started = 0;
+	r->out->dat_done = 1;
+	r->out->dat_path = r->dat_path;
+	r->dat_path = NULL;
 }
 
 /* ---- archives ---- */
@@ -389,6 +444,8 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			e->kind = ROCMD_PKG_FILE;
 			e->exec = (archive_entry_perm(ae) & 0111) != 0;
 			rc = copy_file(r, e, archive_src_read, a);
+			if (rc == 0)
+				dat_start(r, e);
 			if (rc < 0) {
 				/* Name the entry when the cause is the archive itself. */
 				if (rc == ROCMD_ECORRUPT ||
@@ -587,6 +644,8 @@ read_folder(struct reader *r, int dfd, const char *prefix, int depth)
 			e->exec = (st.st_mode & 0111) != 0;
 			rc = copy_file(r, e, fd_src_read, &src);
 			close(src.fd);
+			if (rc == 0)
+				dat_start(r, e);
 		} else if (S_ISLNK(st.st_mode)) {
 			char target[PATH_BYTES], resolved[PATH_BYTES];
 			ssize_t n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
@@ -820,6 +879,7 @@ reader_begin(struct reader *r, const char *staging, const struct rocmd_pkg_read_
 static int
 reader_end(struct reader *r, int rc)
 {
+	dat_join(r);
 	free(r->buf);
 	if (r->stagefd >= 0)
 		close(r->stagefd);

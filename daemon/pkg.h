@@ -73,6 +73,15 @@ struct rocmd_pkg_contents {
 	char *strip;   /* top folder stripped from every path, or NULL */
 	char *format;  /* "7-Zip", "ZIP 2.0 (deflation)", "directory", ... */
 	char *staging; /* the staging folder, owned: removed by rocmd_pkg_contents_free */
+	/* The archs a single TensileLibrary.dat names, parsed on a thread of its
+	 * own while the rest of the package was still being read (its MessagePack
+	 * takes seconds); dat_done is 0 when there was none to parse. */
+	int dat_done;
+	char *dat_path; /* the staged file parsed */
+	int dat_rc;
+	char **dat_archs;
+	size_t dat_narchs;
+	char dat_why[256];
 };
 
 /*
