@@ -8,7 +8,8 @@ PKGS="build-essential cmake pkg-config ninja-build git
 libuv1-dev libsqlite3-dev libcjson-dev libarchive-dev libssl-dev libmsgpack-dev
 libcmocka-dev libsystemd-dev
 redis-server redis-tools util-linux procps clang
-p7zip-full zip"
+p7zip-full zip
+clang-19 lld-19"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

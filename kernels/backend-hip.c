@@ -1,0 +1,811 @@
+/*
+ * The HIP backend: runs kernels/gpu/gemm.cu on an AMD GPU through the HIP
+ * runtime of the SDK rocmd manages. libamdhip64 and hiprtc are dlopen'd (from
+ * $ROCMD_HIP_PATH/lib, /opt/rocm/lib, then the loader's path), never linked,
+ * so a machine without ROCm gets "not available: <reason>".
+ *
+ * Compilation runs in a child process: Debian's HIP 5.2 hiprtc aborts the
+ * whole process (not an error code) for gfx11 targets. The child dlopens
+ * hiprtc, compiles for the device's gfx arch and writes the code object to a
+ * pipe; the parent reads it with a deadline, reaps the child, and turns a
+ * signal or a bad exit into ROCMD_EINVAL with the log. The code object's
+ * metadata note (amdgpu/codeobj.c) gives the kernel's VGPRs, SGPRs and LDS.
+ *
+ * Status: the probe, the child-process compile and the launch path are
+ * written against the HIP 5.x/6.x C API but have not run on an AMD GPU yet
+ * (none is available to the team); the tests cover the probe and the compile
+ * child's failure handling.
+ */
+#include "kernels/backend-hip.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "kernels/amdgpu/codeobj.h"
+#include "kernels/backend-cuda.h"
+
+typedef int hipError_t;
+typedef struct ihipModule_t *hipModule_t;
+typedef struct ihipModuleSymbol_t *hipFunction_t;
+typedef struct ihipEvent_t *hipEvent_t;
+typedef void *hipDeviceptr_t;
+typedef int hiprtcResult;
+typedef struct _hiprtcProgram *hiprtcProgram;
+
+struct hip_api {
+	void *lib, *rtc;
+	hipError_t (*hipInit)(unsigned);
+	hipError_t (*hipGetDeviceCount)(int *);
+	hipError_t (*hipSetDevice)(int);
+	hipError_t (*hipDeviceGetName)(char *, int, int);
+	hipError_t (*hipRuntimeGetVersion)(int *);
+	hipError_t (*hipDriverGetVersion)(int *);
+	hipError_t (*hipModuleLoadData)(hipModule_t *, const void *);
+	hipError_t (*hipModuleUnload)(hipModule_t);
+	hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t, const char *);
+	hipError_t (*hipModuleGetGlobal)(hipDeviceptr_t *, size_t *, hipModule_t, const char *);
+	hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned, unsigned, unsigned,
+					    unsigned, unsigned, unsigned, void *, void **, void **);
+	hipError_t (*hipMalloc)(void **, size_t);
+	hipError_t (*hipFree)(void *);
+	hipError_t (*hipMemcpyHtoD)(hipDeviceptr_t, const void *, size_t);
+	hipError_t (*hipMemcpyDtoH)(void *, hipDeviceptr_t, size_t);
+	hipError_t (*hipEventCreate)(hipEvent_t *);
+	hipError_t (*hipEventDestroy)(hipEvent_t);
+	hipError_t (*hipEventRecord)(hipEvent_t, void *);
+	hipError_t (*hipEventSynchronize)(hipEvent_t);
+	hipError_t (*hipEventElapsedTime)(float *, hipEvent_t, hipEvent_t);
+	hipError_t (*hipDeviceSynchronize)(void);
+};
+
+struct backend_ctx {
+	struct hip_api api;
+	struct backend_device_info info;
+	char rtc_path[512]; /* hiprtc for the child: a file name or the HIP library itself */
+	char *source;
+	size_t source_len;
+	void *ws;
+	size_t ws_bytes;
+	struct space_def spaces[GEMM_DTYPE_COUNT * 4];
+	int nspaces;
+};
+
+struct backend_module {
+	hipModule_t mod;
+	hipFunction_t gemm, reduce;
+	unsigned threads, smem, mt0, mt1;
+	int gsu;
+	struct codeobj_kernel ki;
+	int have_ki;
+};
+
+struct backend_event {
+	hipEvent_t ev;
+};
+
+/* Opens the first library that loads; PATH gets its name. */
+static void *
+open_lib(const char *const *names, char *path, size_t pathlen)
+{
+	const char *root = getenv("ROCMD_HIP_PATH");
+	char buf[512];
+	void *h;
+	int i;
+
+	for (i = 0; names[i] != NULL; i++) {
+		if (root != NULL && *root != '\0') {
+			snprintf(buf, sizeof(buf), "%s/lib/%s", root, names[i]);
+			if ((h = dlopen(buf, RTLD_NOW | RTLD_LOCAL)) != NULL)
+				goto found;
+		}
+		snprintf(buf, sizeof(buf), "/opt/rocm/lib/%s", names[i]);
+		if ((h = dlopen(buf, RTLD_NOW | RTLD_LOCAL)) != NULL)
+			goto found;
+		snprintf(buf, sizeof(buf), "%s", names[i]);
+		if ((h = dlopen(buf, RTLD_NOW | RTLD_LOCAL)) != NULL)
+			goto found;
+	}
+	return NULL;
+found:
+	if (path != NULL)
+		snprintf(path, pathlen, "%s", buf);
+	return h;
+}
+
+static const char *const hip_names[] = {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
+					"libamdhip64.so.5", NULL};
+static const char *const rtc_names[] = {"libhiprtc.so", "libhiprtc.so.7", "libhiprtc.so.6",
+					"libhiprtc.so.5", NULL};
+
+#define LOAD(field, name) (*(void **)&a->field = dlsym(a->lib, name), missing |= !a->field)
+
+static int
+api_load(struct hip_api *a, char *rtc_path, size_t rtclen, char *why, size_t whylen)
+{
+	char libpath[512] = "";
+	int missing = 0;
+	void *rtc;
+
+	memset(a, 0, sizeof(*a));
+	a->lib = open_lib(hip_names, libpath, sizeof(libpath));
+	if (a->lib == NULL) {
+		snprintf(why, whylen, "not available: no HIP runtime (libamdhip64 not found in "
+				      "$ROCMD_HIP_PATH/lib, /opt/rocm/lib or the loader path)");
+		return ROCMD_EUNSUPPORTED;
+	}
+	LOAD(hipInit, "hipInit");
+	LOAD(hipGetDeviceCount, "hipGetDeviceCount");
+	LOAD(hipSetDevice, "hipSetDevice");
+	LOAD(hipDeviceGetName, "hipDeviceGetName");
+	LOAD(hipRuntimeGetVersion, "hipRuntimeGetVersion");
+	LOAD(hipDriverGetVersion, "hipDriverGetVersion");
+	LOAD(hipModuleLoadData, "hipModuleLoadData");
+	LOAD(hipModuleUnload, "hipModuleUnload");
+	LOAD(hipModuleGetFunction, "hipModuleGetFunction");
+	LOAD(hipModuleGetGlobal, "hipModuleGetGlobal");
+	LOAD(hipModuleLaunchKernel, "hipModuleLaunchKernel");
+	LOAD(hipMalloc, "hipMalloc");
+	LOAD(hipFree, "hipFree");
+	LOAD(hipMemcpyHtoD, "hipMemcpyHtoD");
+	LOAD(hipMemcpyDtoH, "hipMemcpyDtoH");
+	LOAD(hipEventCreate, "hipEventCreate");
+	LOAD(hipEventDestroy, "hipEventDestroy");
+	LOAD(hipEventRecord, "hipEventRecord");
+	LOAD(hipEventSynchronize, "hipEventSynchronize");
+	LOAD(hipEventElapsedTime, "hipEventElapsedTime");
+	LOAD(hipDeviceSynchronize, "hipDeviceSynchronize");
+	if (missing) {
+		snprintf(why, whylen, "not available: %s lacks a needed entry point", libpath);
+		return ROCMD_EUNSUPPORTED;
+	}
+	/* hiprtc: its own library since HIP 5.3; inside libamdhip64 before. Only the
+	 * child compiles, so here we only find where it is. */
+	rtc = open_lib(rtc_names, rtc_path, rtclen);
+	if (rtc != NULL) {
+		dlclose(rtc);
+	} else if (dlsym(a->lib, "hiprtcCompileProgram") != NULL) {
+		snprintf(rtc_path, rtclen, "%s", libpath);
+	} else {
+		snprintf(why, whylen, "not available: hiprtc not found next to %s", libpath);
+		return ROCMD_EUNSUPPORTED;
+	}
+	return 0;
+}
+
+static void
+api_unload(struct hip_api *a)
+{
+	if (a->lib != NULL)
+		dlclose(a->lib);
+	memset(a, 0, sizeof(*a));
+}
+
+/*
+ * The gfx arch and compute units of the first KFD GPU node: gfx_target_version
+ * 110003 is gfx1103 (major, minor and stepping as two decimal digits each,
+ * minor and stepping printed in hex).
+ */
+static int
+kfd_arch(int index, char *arch, size_t len, int *cus)
+{
+	DIR *d = opendir("/sys/class/kfd/kfd/topology/nodes");
+	struct dirent *e;
+	int seen = 0, found = -1;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL && found < 0) {
+		char path[512], line[256];
+		long gtv = 0, simd = 0, per_cu = 1;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/kfd/kfd/topology/nodes/%s/properties",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f) != NULL) {
+			sscanf(line, "gfx_target_version %ld", &gtv);
+			sscanf(line, "simd_count %ld", &simd);
+			sscanf(line, "simd_per_cu %ld", &per_cu);
+		}
+		fclose(f);
+		if (gtv == 0)
+			continue; /* a CPU node */
+		if (seen++ != index)
+			continue;
+		snprintf(arch, len, "gfx%ld%lx%lx", gtv / 10000, (gtv / 100) % 100, gtv % 100);
+		*cus = per_cu > 0 ? (int)(simd / per_cu) : 0;
+		found = 0;
+	}
+	closedir(d);
+	return found;
+}
+
+int
+backend_hip_probe(char *why, size_t whylen)
+{
+	struct hip_api a;
+	char rtc[512];
+	int r, n = 0;
+
+	r = api_load(&a, rtc, sizeof(rtc), why, whylen);
+	if (r < 0)
+		goto out;
+	if ((r = a.hipInit(0)) != 0 || a.hipGetDeviceCount(&n) != 0 || n == 0) {
+		snprintf(why, whylen, "not available: no AMD GPU (hipInit %d, %d devices)", r, n);
+		r = ROCMD_EUNSUPPORTED;
+		goto out;
+	}
+	r = n;
+out:
+	api_unload(&a);
+	return r;
+}
+
+static int
+hip_open(int index, struct backend_ctx **out, struct backend_device_info *info, char *why,
+	 size_t whylen)
+{
+	struct backend_ctx *ctx;
+	struct hip_api *a;
+	int r, n = 0, v = 0, cus = 0;
+
+	*out = NULL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL)
+		return ROCMD_ENOMEM;
+	a = &ctx->api;
+	r = api_load(a, ctx->rtc_path, sizeof(ctx->rtc_path), why, whylen);
+	if (r < 0)
+		goto fail;
+	if ((r = a->hipInit(0)) != 0 || a->hipGetDeviceCount(&n) != 0 || index < 0 || index >= n) {
+		snprintf(why, whylen, "not available: no AMD GPU %d (hipInit %d, %d devices)", index, r,
+			 n);
+		r = ROCMD_EUNSUPPORTED;
+		goto fail;
+	}
+	a->hipSetDevice(index);
+	snprintf(ctx->info.backend, sizeof(ctx->info.backend), "hip");
+	a->hipDeviceGetName(ctx->info.name, sizeof(ctx->info.name), index);
+	if (kfd_arch(index, ctx->info.arch, sizeof(ctx->info.arch), &cus) < 0) {
+		snprintf(why, whylen, "not available: no KFD topology for device %d", index);
+		r = ROCMD_EUNSUPPORTED;
+		goto fail;
+	}
+	ctx->info.compute_units = cus;
+	/* wave32 on gfx10+ (the kernel's default there), wave64 before. */
+	ctx->info.wave_size = strncmp(ctx->info.arch, "gfx1", 4) == 0 && strlen(ctx->info.arch) >= 7
+				      ? 32
+				      : 64;
+	ctx->info.max_threads_per_block = 1024;
+	ctx->info.shared_mem_per_block = 64 * 1024;
+	ctx->info.shared_mem_per_cu = 64 * 1024;
+	ctx->info.matrix_cores = !strncmp(ctx->info.arch, "gfx11", 5);
+	a->hipDriverGetVersion(&v);
+	snprintf(ctx->info.driver_version, sizeof(ctx->info.driver_version), "HIP driver %d", v);
+	a->hipRuntimeGetVersion(&v);
+	snprintf(ctx->info.runtime_version, sizeof(ctx->info.runtime_version), "HIP %d.%d.%d",
+		 v / 10000000, (v / 100000) % 100, v % 100000);
+	snprintf(ctx->info.compiler_version, sizeof(ctx->info.compiler_version), "hiprtc (%.50s)",
+		 ctx->info.runtime_version);
+	ctx->source = backend_cuda_source(&ctx->source_len);
+	if (ctx->source == NULL) {
+		r = ROCMD_ENOMEM;
+		goto fail;
+	}
+	if (info != NULL)
+		*info = ctx->info;
+	*out = ctx;
+	return 0;
+fail:
+	api_unload(a);
+	free(ctx);
+	return r;
+}
+
+static void
+hip_close(struct backend_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	if (ctx->ws != NULL)
+		ctx->api.hipFree(ctx->ws);
+	api_unload(&ctx->api);
+	free(ctx->source);
+	free(ctx);
+}
+
+static const struct space_def *
+hip_space(struct backend_ctx *ctx, const struct gemm_problem *p)
+{
+	struct space_def *s = &ctx->spaces[ctx->nspaces % (GEMM_DTYPE_COUNT * 4)];
+
+	/* The kernel's parameters are the same under HIP; MC selects WMMA on gfx11. */
+	ctx->nspaces++;
+	backend_cuda_space_for(s, p, ctx->info.matrix_cores);
+	snprintf(s->name, sizeof(s->name), "hip");
+	return s;
+}
+
+static const char *
+hip_kernel_source(struct backend_ctx *ctx, size_t *len)
+{
+	*len = ctx->source_len;
+	return ctx->source;
+}
+
+/* ------------------------------------------------- compile in a child */
+
+typedef hiprtcResult (*rtc_create_fn)(hiprtcProgram *, const char *, const char *, int,
+				      const char **, const char **);
+typedef hiprtcResult (*rtc_compile_fn)(hiprtcProgram, int, const char **);
+typedef hiprtcResult (*rtc_size_fn)(hiprtcProgram, size_t *);
+typedef hiprtcResult (*rtc_get_fn)(hiprtcProgram, char *);
+
+static int
+write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * The child's side: compile and write "<status u32><log len u64><log><code len
+ * u64><code>" to FD. Never returns.
+ */
+static void
+compile_child(const char *rtc_path, const char *arch, const char *src, const char *const *defines,
+	      int ndefines, int fd)
+{
+	void *rtc = dlopen(rtc_path, RTLD_NOW | RTLD_LOCAL);
+	const char *opts[SPACE_MAX_PARAMS + 8];
+	char dstore[SPACE_MAX_PARAMS][64], archopt[64];
+	const char *hdr_src[1] = {NULL}, *hdr_name[1] = {"port.h"};
+	hiprtcProgram prog = NULL;
+	char *log = NULL, *code = NULL;
+	size_t loglen = 0, codelen = 0;
+	uint32_t status = 1;
+	int i, nopt = 0;
+	rtc_create_fn create;
+	rtc_compile_fn compile;
+	rtc_size_fn logsize, codesize;
+	rtc_get_fn getlog, getcode;
+
+	if (getenv("ROCMD_TEST_HIPRTC_ABORT") != NULL)
+		abort(); /* what Debian's HIP 5.2 hiprtc does for gfx11 */
+	if (rtc == NULL)
+		goto send;
+	*(void **)&create = dlsym(rtc, "hiprtcCreateProgram");
+	*(void **)&compile = dlsym(rtc, "hiprtcCompileProgram");
+	*(void **)&logsize = dlsym(rtc, "hiprtcGetProgramLogSize");
+	*(void **)&getlog = dlsym(rtc, "hiprtcGetProgramLog");
+	*(void **)&codesize = dlsym(rtc, "hiprtcGetCodeSize");
+	*(void **)&getcode = dlsym(rtc, "hiprtcGetCode");
+	if (!create || !compile || !logsize || !getlog || !codesize || !getcode)
+		goto send;
+	/* The source already holds port.h; an empty header satisfies the #include. */
+	hdr_src[0] = "";
+	if (create(&prog, src, "gemm.cu", 1, hdr_src, hdr_name) != 0)
+		goto send;
+	snprintf(archopt, sizeof(archopt), "--offload-arch=%s", arch);
+	opts[nopt++] = archopt;
+	opts[nopt++] = "-O3";
+	opts[nopt++] = "-std=c++17";
+	for (i = 0; i < ndefines && i < SPACE_MAX_PARAMS; i++) {
+		snprintf(dstore[i], sizeof(dstore[i]), "-DRK_%s", defines[i]);
+		opts[nopt++] = dstore[i];
+	}
+	status = compile(prog, nopt, opts) == 0 ? 0 : 2;
+	if (logsize(prog, &loglen) == 0 && loglen > 0 && (log = malloc(loglen)) != NULL)
+		getlog(prog, log);
+	else
+		loglen = 0;
+	if (status == 0 && codesize(prog, &codelen) == 0 && codelen > 0 &&
+	    (code = malloc(codelen)) != NULL)
+		getcode(prog, code);
+	else
+		codelen = 0;
+send:
+	{
+		uint64_t l = loglen, c = codelen;
+
+		if (write_all(fd, &status, 4) < 0 || write_all(fd, &l, 8) < 0 ||
+		    (l && write_all(fd, log, l) < 0) || write_all(fd, &c, 8) < 0 ||
+		    (c && write_all(fd, code, c) < 0))
+			_exit(3);
+	}
+	_exit(0);
+}
+
+static int
+read_all(int fd, void *buf, size_t n, int64_t deadline_ms)
+{
+	char *p = buf;
+
+	while (n > 0) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		struct timespec now;
+		int64_t left;
+		ssize_t r;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = deadline_ms - (now.tv_sec * 1000LL + now.tv_nsec / 1000000);
+		if (left <= 0 || poll(&pf, 1, (int)(left > 1000000 ? 1000000 : left)) <= 0)
+			return ROCMD_ETIMEDOUT;
+		r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return ROCMD_ETRUNCATED;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int
+backend_hip_compile_child(const char *rtc_path, const char *arch, const char *src,
+			  const char *const *defines, int ndefines, int timeout_s, char **code,
+			  size_t *codelen, char *log, size_t loglen)
+{
+	int fds[2], st = 0, r;
+	pid_t pid;
+	uint32_t status = 0;
+	uint64_t l = 0, c = 0;
+	struct timespec now;
+	int64_t deadline;
+	char *lb = NULL;
+
+	*code = NULL;
+	*codelen = 0;
+	if (log != NULL && loglen > 0)
+		log[0] = '\0';
+	if (pipe(fds) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return r;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		compile_child(rtc_path, arch, src, defines, ndefines, fds[1]);
+	}
+	close(fds[1]);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	deadline = now.tv_sec * 1000LL + now.tv_nsec / 1000000 + (int64_t)timeout_s * 1000;
+	r = read_all(fds[0], &status, 4, deadline);
+	if (r == 0)
+		r = read_all(fds[0], &l, 8, deadline);
+	if (r == 0 && l > 0 && l < (1u << 24) && (lb = malloc(l + 1)) != NULL) {
+		r = read_all(fds[0], lb, l, deadline);
+		lb[r == 0 ? l : 0] = '\0';
+	}
+	if (r == 0)
+		r = read_all(fds[0], &c, 8, deadline);
+	if (r == 0 && c > 0 && c < (1u << 30)) {
+		*code = malloc(c);
+		r = *code != NULL ? read_all(fds[0], *code, c, deadline) : ROCMD_ENOMEM;
+	}
+	close(fds[0]);
+	if (r == ROCMD_ETIMEDOUT)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st)) {
+		snprintf(log, loglen, "hiprtc child for %s died of signal %d (hiprtc aborted?)%s%s",
+			 arch, WTERMSIG(st), lb ? ": " : "", lb ? lb : "");
+		r = ROCMD_EINVAL;
+	} else if (r == ROCMD_ETIMEDOUT) {
+		snprintf(log, loglen, "hiprtc child for %s timed out after %d s", arch, timeout_s);
+	} else if (r < 0 || status != 0 || c == 0) {
+		snprintf(log, loglen, "hiprtc could not compile for %s (status %u, %s)%s%s", arch,
+			 status, status == 1 ? "hiprtc not loadable" : "compile error",
+			 lb ? ": " : "", lb ? lb : "");
+		r = ROCMD_EINVAL;
+	}
+	free(lb);
+	if (r < 0) {
+		free(*code);
+		*code = NULL;
+		return r;
+	}
+	*codelen = c;
+	return 0;
+}
+
+static int
+defines_gsu(const char *const *defines, int ndefines)
+{
+	int i;
+
+	for (i = 0; i < ndefines; i++)
+		if (!strncmp(defines[i], "GSU=", 4))
+			return atoi(defines[i] + 4);
+	return 1;
+}
+
+static int
+hip_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
+	    int ndefines, struct backend_module **out, char *log, size_t loglen)
+{
+	struct hip_api *a = &ctx->api;
+	struct backend_module *m;
+	struct codeobj_info ci;
+	hipDeviceptr_t info = NULL;
+	size_t isz = 0, codelen = 0;
+	char *code = NULL, *text, why[128];
+	unsigned iv[4];
+	int r, k;
+
+	*out = NULL;
+	text = malloc(len + 1);
+	if (text == NULL)
+		return ROCMD_ENOMEM;
+	memcpy(text, src, len);
+	text[len] = '\0';
+	r = backend_hip_compile_child(ctx->rtc_path, ctx->info.arch, text, defines, ndefines, 120,
+				      &code, &codelen, log, loglen);
+	free(text);
+	if (r < 0)
+		return r;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		free(code);
+		return ROCMD_ENOMEM;
+	}
+	if (codeobj_parse(code, codelen, &ci, why, sizeof(why)) == 0)
+		for (k = 0; k < ci.nkernels; k++)
+			if (!strcmp(ci.k[k].name, "rk_gemm")) {
+				m->ki = ci.k[k];
+				m->have_ki = 1;
+			}
+	r = a->hipModuleLoadData(&m->mod, code);
+	free(code);
+	if (r != 0) {
+		snprintf(log, loglen, "hipModuleLoadData failed: %d", r);
+		free(m);
+		return ROCMD_EIO;
+	}
+	if (a->hipModuleGetFunction(&m->gemm, m->mod, "rk_gemm") != 0 ||
+	    a->hipModuleGetFunction(&m->reduce, m->mod, "rk_gemm_reduce") != 0 ||
+	    a->hipModuleGetGlobal(&info, &isz, m->mod, "rk_gemm_info") != 0 ||
+	    a->hipMemcpyDtoH(iv, info, sizeof(iv)) != 0) {
+		snprintf(log, loglen, "kernel lookup failed in the code object");
+		a->hipModuleUnload(m->mod);
+		free(m);
+		return ROCMD_EIO;
+	}
+	m->threads = iv[0];
+	m->smem = iv[1];
+	m->mt0 = iv[2];
+	m->mt1 = iv[3];
+	m->gsu = defines_gsu(defines, ndefines);
+	*out = m;
+	return 0;
+}
+
+static void
+hip_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
+{
+	if (mod == NULL)
+		return;
+	ctx->api.hipModuleUnload(mod->mod);
+	free(mod);
+}
+
+static int
+hip_kernel_info(struct backend_ctx *ctx, struct backend_module *mod, struct backend_kernel_info *out)
+{
+	out->regs_per_thread = mod->have_ki ? mod->ki.vgpr_count : -1;
+	out->sgprs = mod->have_ki ? mod->ki.sgpr_count : -1;
+	out->shared_mem = mod->have_ki ? mod->ki.group_segment_fixed_size : -1;
+	out->spill_bytes = mod->have_ki ? mod->ki.private_segment_fixed_size : -1;
+	out->max_threads_per_block = mod->have_ki ? mod->ki.max_flat_workgroup_size : -1;
+	return 0;
+}
+
+static int
+hip_alloc(struct backend_ctx *ctx, size_t bytes, uint64_t *dptr)
+{
+	void *p = NULL;
+
+	*dptr = 0;
+	if (ctx->api.hipMalloc(&p, bytes ? bytes : 1) != 0)
+		return ROCMD_ENOMEM;
+	*dptr = (uint64_t)(uintptr_t)p;
+	return 0;
+}
+
+static void
+hip_free(struct backend_ctx *ctx, uint64_t dptr)
+{
+	if (dptr != 0)
+		ctx->api.hipFree((void *)(uintptr_t)dptr);
+}
+
+static int
+hip_copy_h2d(struct backend_ctx *ctx, uint64_t dst, const void *src, size_t bytes)
+{
+	return ctx->api.hipMemcpyHtoD((hipDeviceptr_t)(uintptr_t)dst, src, bytes) ? ROCMD_EIO : 0;
+}
+
+static int
+hip_copy_d2h(struct backend_ctx *ctx, void *dst, uint64_t src, size_t bytes)
+{
+	return ctx->api.hipMemcpyDtoH(dst, (hipDeviceptr_t)(uintptr_t)src, bytes) ? ROCMD_EIO : 0;
+}
+
+static int
+hip_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kernel,
+	   const struct backend_launch *l)
+{
+	hipFunction_t f = !strcmp(kernel, "rk_gemm_reduce") ? mod->reduce : mod->gemm;
+
+	return ctx->api.hipModuleLaunchKernel(f, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+					      l->block[1], l->block[2], l->shared_mem, NULL, l->args,
+					      NULL)
+		       ? ROCMD_EIO
+		       : 0;
+}
+
+static int
+hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
+	 const struct gemm_problem *p, const struct gemm_bufs *bufs)
+{
+	int M = (int)p->m, N = (int)p->n, K = (int)p->k;
+	float alpha = p->alpha, beta = p->beta;
+	long long lda = p->lda, ldb = p->ldb, ldc = p->ldc;
+	long long sa = p->stride_a, sb = p->stride_b, sc = p->stride_c;
+	void *A = (void *)(uintptr_t)bufs->a, *B = (void *)(uintptr_t)bufs->b;
+	void *C = (void *)(uintptr_t)bufs->c, *W = NULL;
+	uint64_t tiles = (uint64_t)((M + mod->mt0 - 1) / mod->mt0) * ((N + mod->mt1 - 1) / mod->mt1);
+	void *args[15] = {&M, &N, &K, &alpha, &A, &lda, &sa, &B, &ldb, &sb, &beta, &C, &ldc, &sc, &W};
+	struct backend_launch l;
+	int r;
+
+	(void)cfg;
+	if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX || tiles > INT32_MAX ||
+	    p->batch * mod->gsu > 65535)
+		return ROCMD_EINVAL;
+	if (M == 0 || N == 0)
+		return 0;
+	if (mod->gsu > 1) {
+		size_t need = (size_t)p->batch * mod->gsu * (size_t)M * N * sizeof(float);
+
+		if (need > ctx->ws_bytes) {
+			if (ctx->ws != NULL)
+				ctx->api.hipFree(ctx->ws);
+			ctx->ws = NULL;
+			ctx->ws_bytes = 0;
+			if (ctx->api.hipMalloc(&ctx->ws, need) != 0)
+				return ROCMD_ENOMEM;
+			ctx->ws_bytes = need;
+		}
+		W = ctx->ws;
+	}
+	memset(&l, 0, sizeof(l));
+	l.grid[0] = (unsigned)tiles;
+	l.grid[1] = 1;
+	l.grid[2] = (unsigned)(p->batch * mod->gsu);
+	l.block[0] = mod->threads;
+	l.block[1] = l.block[2] = 1;
+	l.shared_mem = mod->smem;
+	l.args = args;
+	l.nargs = 15;
+	if ((r = hip_launch(ctx, mod, "rk_gemm", &l)) < 0 || mod->gsu == 1)
+		return r;
+	{
+		void *rargs[8] = {&M, &N, &alpha, &beta, &W, &C, &ldc, &sc};
+
+		l.grid[0] = (unsigned)(((uint64_t)M * N + 255) / 256);
+		l.grid[2] = (unsigned)p->batch;
+		l.block[0] = 256;
+		l.shared_mem = 0;
+		l.args = rargs;
+		l.nargs = 8;
+		return hip_launch(ctx, mod, "rk_gemm_reduce", &l);
+	}
+}
+
+static int
+hip_event_create(struct backend_ctx *ctx, struct backend_event **out)
+{
+	struct backend_event *e = calloc(1, sizeof(*e));
+
+	*out = NULL;
+	if (e == NULL)
+		return ROCMD_ENOMEM;
+	if (ctx->api.hipEventCreate(&e->ev) != 0) {
+		free(e);
+		return ROCMD_EIO;
+	}
+	*out = e;
+	return 0;
+}
+
+static void
+hip_event_destroy(struct backend_ctx *ctx, struct backend_event *ev)
+{
+	if (ev == NULL)
+		return;
+	ctx->api.hipEventDestroy(ev->ev);
+	free(ev);
+}
+
+static int
+hip_event_record(struct backend_ctx *ctx, struct backend_event *ev)
+{
+	return ctx->api.hipEventRecord(ev->ev, NULL) ? ROCMD_EIO : 0;
+}
+
+static int
+hip_event_elapsed(struct backend_ctx *ctx, struct backend_event *start, struct backend_event *end,
+		  double *ms)
+{
+	float f = 0;
+
+	*ms = 0;
+	if (ctx->api.hipEventSynchronize(end->ev) != 0 ||
+	    ctx->api.hipEventElapsedTime(&f, start->ev, end->ev) != 0)
+		return ROCMD_EIO;
+	*ms = f;
+	return 0;
+}
+
+static int
+hip_synchronize(struct backend_ctx *ctx)
+{
+	return ctx->api.hipDeviceSynchronize() ? ROCMD_EIO : 0;
+}
+
+const struct backend_ops backend_hip_ops = {
+	.name = "hip",
+	.open = hip_open,
+	.close = hip_close,
+	.space = hip_space,
+	.kernel_source = hip_kernel_source,
+	.compile = hip_compile,
+	.module_unload = hip_module_unload,
+	.kernel_info = hip_kernel_info,
+	.alloc = hip_alloc,
+	.free = hip_free,
+	.copy_h2d = hip_copy_h2d,
+	.copy_d2h = hip_copy_d2h,
+	.launch = hip_launch,
+	.gemm = hip_gemm,
+	.gemm_reference = NULL,
+	.event_create = hip_event_create,
+	.event_destroy = hip_event_destroy,
+	.event_record = hip_event_record,
+	.event_elapsed = hip_event_elapsed,
+	.synchronize = hip_synchronize,
+};
