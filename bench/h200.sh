@@ -44,7 +44,7 @@ FP32_BIG="--only MT0=64,128,256 --only MT1=64,128,256 --only DU=8,16 --only TT0=
 	--only TT1=4,8,16 --only VW=1,4 --only PGR=0,1 --only LDSPAD=0,4 --only GSU=1 --only GROUP=1,8"
 MMA_BIG="--only MC=1 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=32,64 --only WM=1,2,4
 	--only WN=1,2,4,8 --only STAGES=2,3,4,5 --only GSU=1 --only GROUP=1,8"
-FP32_LLM="--only MT0=16,32,64,128 --only MT1=32,64,128,256 --only DU=8,16,32 --only TT0=1,2,4,8
+FP32_LLM="--only MT0=4,8,16,32,64,128 --only MT1=32,64,128,256 --only DU=8,16,32 --only TT0=1,2,4,8
 	--only TT1=2,4,8 --only VW=1,4 --only PGR=1 --only LDSPAD=0 --only GSU=1,2,4,8,16 --only GROUP=1"
 MMA_LLM="--only MC=1 --only MT0=16,32,64,128 --only MT1=32,64,128,256 --only DU=32,64 --only WM=1,2
 	--only WN=1,2,4 --only STAGES=3,4,5 --only SWZ=1 --only GSU=1,2,4,8,16 --only GROUP=1 --only PLR=0,1"
@@ -107,7 +107,7 @@ for stage in "$@"; do
 		top() { grep ',ok,' "$1" | sort -t, -k3 -g | head -40 | cut -d, -f1; }
 		L32="$OUT/landscape-h200-fp32-NN-4096.csv" L16="$OUT/landscape-h200-fp16-NN-4096.csv"
 		[ -f "$L32" ] || L32=bench/data/landscape-h200-fp32-NN-4096.csv
-		[ -f "$L16" ] || L16=bench/data/landscape-h200-fp16-NN-4096.csv
+		[ -f "$L16" ] || L16=bench/data/landscape-h200-fp16-NN-4096-run3.csv
 		top "$L32" > "$B/top-fp32.txt"
 		top "$L16" > "$B/top-fp16.txt"
 		top "$L16" | sed 's/DT=1/DT=2/' > "$B/top-bf16.txt"
@@ -123,7 +123,7 @@ for stage in "$@"; do
 		# One tuning per dtype and M: the candidates that suit M=1 are not those of M=512.
 		for dt in ${LLM_DTYPES:-fp32 fp16 bf16}; do
 			if [ $dt = fp32 ]; then S=$FP32_LLM; else S=$MMA_LLM; fi
-			for m in 1 8 128 512; do
+			for m in ${LLM_MS:-1 8 128 512}; do
 				# shellcheck disable=SC2086
 				run tune --dtype $dt --trans TN --shapes "${m}x4096x4096,${m}x11008x4096,${m}x4096x11008" \
 					$S --max "${LLM_MAX:-120}" --reps 5 --tag llm-$dt 2>&1

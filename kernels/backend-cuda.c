@@ -478,7 +478,7 @@ static const struct space_def cuda_space_template = {
 			PV("TA", 0, 0, 1),
 			PV("TB", 0, 0, 1),
 			PV("MC", 0, 0, 1),
-			PV("MT0", 2, 16, 32, 64, 128, 256),
+			PV("MT0", 4, 4, 8, 16, 32, 64, 128, 256),
 			PV("MT1", 2, 16, 32, 64, 128, 256),
 			PV("DU", 0, 8, 16, 32, 64),
 			PV("TT0", 2, 1, 2, 4, 8, 16),
@@ -615,9 +615,9 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 		 * 3 stages, for fp16/bf16 on devices that have it. */
 		store->params[P_MC].dflt = p->dtype != GEMM_FP32 && matrix_cores ? 1 : 0;
 		if (store->params[P_MC].dflt) {
-			store->params[P_MT0].dflt = 3;
-			store->params[P_MT1].dflt = 3;
-			store->params[P_DU].dflt = 2;
+			store->params[P_MT0].dflt = 5; /* 128 */
+			store->params[P_MT1].dflt = 3; /* 128 */
+			store->params[P_DU].dflt = 2;  /* 32 */
 		}
 	}
 	return store;
