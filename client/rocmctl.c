@@ -439,7 +439,9 @@ main(int argc, char **argv)
 	struct ctx ctx = {0};
 	int c, rc;
 
+#ifdef SIGPIPE /* Windows has no SIGPIPE: a closed pipe is a write error there */
 	signal(SIGPIPE, SIG_IGN);
+#endif
 	while ((c = getopt_long(argc, argv, "+S:jVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S':

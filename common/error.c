@@ -89,7 +89,9 @@ rocmd_err_errno(int errno_value)
 	case ENOMEM:
 		return ROCMD_ENOMEM;
 	case ENOSPC:
+#ifdef EDQUOT /* not in the Windows C runtime */
 	case EDQUOT:
+#endif
 		return ROCMD_ENOSPACE;
 	case EIO:
 		return ROCMD_EIO;

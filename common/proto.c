@@ -713,7 +713,7 @@ rocmd_rpc_error_to_err(const struct rocmd_rpc *msg)
 		}
 		/* A plain system failure the peer named by its errno symbol. */
 		for (int e = 1; e < 512 && n[0] == 'E'; e++) {
-			const char *en = strerrorname_np(e);
+			const char *en = rocmd_err_errno_name(e);
 			if (en != NULL && strcmp(en, n) == 0)
 				return -e;
 		}

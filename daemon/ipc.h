@@ -1,7 +1,7 @@
 /*
  * The platform's local IPC endpoint and peer identity. ipc-unix.c listens on a
- * Unix socket and reads peers with SO_PEERCRED; a Windows build will provide
- * ipc-win.c (named pipe with an explicit DACL) behind the same functions.
+ * Unix socket and reads peers with SO_PEERCRED; ipc-win.c serves a named pipe
+ * with an explicit DACL and reads peers from the client's token.
  */
 #ifndef ROCMD_IPC_H
 #define ROCMD_IPC_H
@@ -26,5 +26,8 @@ void rocmd_ipc_close(struct rocmd_server *srv);
 void rocmd_auth_resolve_group(const char *group, gid_t *gid, int *known);
 /* Fills PEER from the connected socket FD and decides whether it is an admin. */
 int rocmd_auth_peer(int fd, gid_t admin_gid, int admin_gid_known, struct rocmd_peer *peer);
+/* Windows (auth-win.c): fills PEER from a connected pipe HANDLE's client
+ * token (impersonation), admin meaning elevated Administrators. */
+int rocmd_auth_pipe_client(void *pipe, struct rocmd_peer *peer);
 
 #endif
