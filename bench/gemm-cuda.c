@@ -40,9 +40,9 @@ static struct {
 	int (*create)(cublasHandle_t *);
 	int (*set_math)(cublasHandle_t, int);
 	int (*sgemm)(cublasHandle_t, int, int, int, int, int, const float *, const float *, int,
-		     const float *, int, const float *, float *, int);
-	int (*gemm_ex)(cublasHandle_t, int, int, int, int, int, const void *, const void *, int, int,
-		       const void *, int, int, const void *, void *, int, int, int, int);
+	             const float *, int, const float *, float *, int);
+	int (*gemm_ex)(cublasHandle_t, int, int, int, int, int, const void *, const void *, int,
+	               int, const void *, int, int, const void *, void *, int, int, int, int);
 	int (*version)(cublasHandle_t, int *);
 	cublasHandle_t h;
 } cb;
@@ -51,7 +51,7 @@ static int
 cublas_open(void)
 {
 	static const char *const names[] = {"libcublas.so", "libcublas.so.13", "libcublas.so.12",
-					    "/usr/local/cuda/lib64/libcublas.so", NULL};
+	                                    "/usr/local/cuda/lib64/libcublas.so", NULL};
 	const char *env = getenv("ROCMD_CUBLAS");
 	int i, v = 0;
 
@@ -82,18 +82,20 @@ cublas_open(void)
 static int
 cublas_gemm(const struct gemm_problem *p, const struct gemm_bufs *b)
 {
-	static const int cuda_type[] = {0 /* CUDA_R_32F */, 2 /* CUDA_R_16F */, 14 /* CUDA_R_16BF */};
+	static const int cuda_type[] = {0 /* CUDA_R_32F */, 2 /* CUDA_R_16F */,
+	                                14 /* CUDA_R_16BF */};
 	float alpha = p->alpha, beta = p->beta;
 
 	if (p->dtype == GEMM_FP32)
 		return cb.sgemm(cb.h, p->ta, p->tb, (int)p->m, (int)p->n, (int)p->k, &alpha,
-				(const float *)(uintptr_t)b->a, (int)p->lda, (const float *)(uintptr_t)b->b,
-				(int)p->ldb, &beta, (float *)(uintptr_t)b->c, (int)p->ldc);
+		                (const float *)(uintptr_t)b->a, (int)p->lda,
+		                (const float *)(uintptr_t)b->b, (int)p->ldb, &beta,
+		                (float *)(uintptr_t)b->c, (int)p->ldc);
 	return cb.gemm_ex(cb.h, p->ta, p->tb, (int)p->m, (int)p->n, (int)p->k, &alpha,
-			  (const void *)(uintptr_t)b->a, cuda_type[p->dtype], (int)p->lda,
-			  (const void *)(uintptr_t)b->b, cuda_type[p->dtype], (int)p->ldb, &beta,
-			  (void *)(uintptr_t)b->c, cuda_type[p->dtype], (int)p->ldc,
-			  68 /* CUBLAS_COMPUTE_32F */, -1 /* CUBLAS_GEMM_DEFAULT */);
+	                  (const void *)(uintptr_t)b->a, cuda_type[p->dtype], (int)p->lda,
+	                  (const void *)(uintptr_t)b->b, cuda_type[p->dtype], (int)p->ldb, &beta,
+	                  (void *)(uintptr_t)b->c, cuda_type[p->dtype], (int)p->ldc,
+	                  68 /* CUBLAS_COMPUTE_32F */, -1 /* CUBLAS_GEMM_DEFAULT */);
 }
 
 /* ----------------------------------------------------------------- state */
@@ -216,7 +218,7 @@ run_one(struct backend_module *mod, const struct tune_config *cfg, struct operan
  */
 static int
 time_candidate(struct backend_module *mod, const struct tune_config *cfg, struct operands *o,
-	       int reps, double warm_ms, struct timing *t)
+               int reps, double warm_ms, struct timing *t)
 {
 	static struct backend_event *ev[2 * 512];
 	static int nev;
@@ -266,7 +268,7 @@ time_candidate(struct backend_module *mod, const struct tune_config *cfg, struct
  */
 static int
 check_candidate(struct backend_module *mod, const struct tune_config *cfg, struct operands *o,
-		int samples, double *worst)
+                int samples, double *worst)
 {
 	void *out = malloc(o->ec);
 	int64_t bad, i, n = (int64_t)(o->ec / gemm_dtype_size(o->p.dtype));
@@ -315,7 +317,7 @@ struct cand {
 };
 
 static const char *const outcome_name[] = {"ok", "compile_failed", "launch_failed", "wrong_result",
-					   "ruled_out"};
+                                           "ruled_out"};
 
 struct compile_job {
 	struct cand *c;
@@ -418,8 +420,8 @@ compile_worker(void *arg)
 			c->compile_rc = 0;
 			continue;
 		}
-		c->compile_rc = backend_cuda_nvrtc(ctx, src, src_len, defs, nd, &c->cubin, &c->cubin_len,
-						   c->log, sizeof(c->log));
+		c->compile_rc = backend_cuda_nvrtc(ctx, src, src_len, defs, nd, &c->cubin,
+		                                   &c->cubin_len, c->log, sizeof(c->log));
 		if (c->compile_rc == 0)
 			cache_put(defs, nd, c->cubin, c->cubin_len);
 	}
@@ -445,8 +447,9 @@ compile_all(const struct space_def *s, struct cand *c, int n)
 			int64_t v[SPACE_MAX_PARAMS];
 
 			space_point_values(s, &c[i].pt, v);
-			c[i].compile_rc = backend_cuda_load(ctx, c[i].cubin, (int)v[space_param_index(s, "GSU")],
-							    &c[i].mod, c[i].log, sizeof(c[i].log));
+			c[i].compile_rc =
+			    backend_cuda_load(ctx, c[i].cubin, (int)v[space_param_index(s, "GSU")],
+			                      &c[i].mod, c[i].log, sizeof(c[i].log));
 		}
 		free(c[i].cubin);
 		c[i].cubin = NULL;
@@ -514,7 +517,7 @@ mix(uint64_t *s)
  */
 static struct cand *
 enumerate(const struct space_def *s, const struct gemm_problem *p, int np, int max, int *count,
-	  int *ruled)
+          int *ruled)
 {
 	uint64_t size = space_size(s), i, seed = 12345;
 	struct cand *c = NULL;
@@ -642,10 +645,10 @@ read_keys(const struct space_def *s, const char *path, int *count, int *bad)
 
 static void
 problem_for(struct gemm_problem *p, enum gemm_dtype dt, const char *trans, int64_t m, int64_t n,
-	    int64_t k)
+            int64_t k)
 {
-	gemm_problem_init(p, dt, trans[0] == 'T' ? GEMM_T : GEMM_N, trans[1] == 'T' ? GEMM_T : GEMM_N,
-			  m, n, k, 1);
+	gemm_problem_init(p, dt, trans[0] == 'T' ? GEMM_T : GEMM_N,
+	                  trans[1] == 'T' ? GEMM_T : GEMM_N, m, n, k, 1);
 	/* The mma path's cp.async wants 16-byte rows: pad ld of a 1-row operand to 8. */
 	if (p->lda < 8)
 		p->lda = 8;
@@ -666,20 +669,21 @@ static int
 mode_check(void)
 {
 	static const char *const cfgs[] = {
-		"", /* the default point */
-		"MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4",
-		"MC=0;MT0=32;MT1=64;DU=16;TT0=2;TT1=4;VW=2;PGR=0;GSU=4",
-		"MC=0;MT0=16;MT1=128;DU=32;TT0=1;TT1=8;VW=1;GSU=2;GROUP=4",
-		"MC=0;MT0=8;MT1=128;DU=16;TT0=1;TT1=4;VW=4;GSU=4",
-		"MC=1;MT0=128;MT1=128;DU=32;WM=2;WN=2;STAGES=3;SWZ=1",
-		"MC=1;MT0=64;MT1=256;DU=64;WM=1;WN=4;STAGES=4;SWZ=0;LDSPAD=8;GSU=2;GROUP=4",
-		"MC=1;MT0=16;MT1=64;DU=32;WM=1;WN=2;STAGES=5;SWZ=1;GSU=8",
-		"MC=1;MT0=256;MT1=128;DU=32;WM=4;WN=2;STAGES=4;SWZ=1;GROUP=8",
-		"MC=1;MT0=128;MT1=256;DU=64;WM=2;WN=4;STAGES=4;SWZ=1;PLR=1;GROUP=8",
-		"MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;WL=1;MINB=2",
+	    "", /* the default point */
+	    "MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4",
+	    "MC=0;MT0=32;MT1=64;DU=16;TT0=2;TT1=4;VW=2;PGR=0;GSU=4",
+	    "MC=0;MT0=16;MT1=128;DU=32;TT0=1;TT1=8;VW=1;GSU=2;GROUP=4",
+	    "MC=0;MT0=8;MT1=128;DU=16;TT0=1;TT1=4;VW=4;GSU=4",
+	    "MC=1;MT0=128;MT1=128;DU=32;WM=2;WN=2;STAGES=3;SWZ=1",
+	    "MC=1;MT0=64;MT1=256;DU=64;WM=1;WN=4;STAGES=4;SWZ=0;LDSPAD=8;GSU=2;GROUP=4",
+	    "MC=1;MT0=16;MT1=64;DU=32;WM=1;WN=2;STAGES=5;SWZ=1;GSU=8",
+	    "MC=1;MT0=256;MT1=128;DU=32;WM=4;WN=2;STAGES=4;SWZ=1;GROUP=8",
+	    "MC=1;MT0=128;MT1=256;DU=64;WM=2;WN=4;STAGES=4;SWZ=1;PLR=1;GROUP=8",
+	    "MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;WL=1;MINB=2",
 	};
 	enum { NC = sizeof(cfgs) / sizeof(cfgs[0]) };
-	static const int64_t shapes[][3] = {{77, 93, 61}, {128, 256, 512}, {1, 300, 1000}, {200, 8, 136}};
+	static const int64_t shapes[][3] = {
+	    {77, 93, 61}, {128, 256, 512}, {1, 300, 1000}, {200, 8, 136}};
 	const char *trs[] = {"NN", "NT", "TN", "TT"};
 	int failed = 0, total = 0;
 	int dt, tr, c, sh;
@@ -709,8 +713,8 @@ mode_check(void)
 				struct operands o;
 				double worst;
 
-				problem_for(&p, (enum gemm_dtype)dt, trs[tr], shapes[sh][0], shapes[sh][1],
-					    shapes[sh][2]);
+				problem_for(&p, (enum gemm_dtype)dt, trs[tr], shapes[sh][0],
+				            shapes[sh][1], shapes[sh][2]);
 				if (sh == 1) {
 					/* Padded leading dimensions and a batch of 3. */
 					p.lda += 8;
@@ -728,19 +732,23 @@ mode_check(void)
 					char pk[64];
 					int ok;
 
-					if (!space_valid(&s, &cand[c].pt, &p, &dev, why, sizeof(why)))
+					if (!space_valid(&s, &cand[c].pt, &p, &dev, why,
+					                 sizeof(why)))
 						continue;
 					total++;
 					gemm_problem_key(&p, pk, sizeof(pk));
 					if (cand[c].compile_rc < 0) {
-						printf("FAIL compile %s\n%s\n", cand[c].key, cand[c].log);
+						printf("FAIL compile %s\n%s\n", cand[c].key,
+						       cand[c].log);
 						failed++;
 						continue;
 					}
-					ok = check_candidate(cand[c].mod, &cand[c].cfg, &o, 300, &worst);
+					ok = check_candidate(cand[c].mod, &cand[c].cfg, &o, 300,
+					                     &worst);
 					if (ok != 1) {
 						printf("FAIL %s %s %s (worst error %g, rc %d)\n",
-						       ok < 0 ? "launch" : "wrong", pk, cand[c].key, worst, ok);
+						       ok < 0 ? "launch" : "wrong", pk, cand[c].key,
+						       worst, ok);
 						failed++;
 						if (ok < 0)
 							exit(1);
@@ -774,7 +782,7 @@ screen(struct cand *c, int n, struct operands *o, int reps, FILE *csv)
 		c[i].outcome = 0;
 		memset(&c[i].t, 0, sizeof(c[i].t));
 		if (!space_valid(c[i].cfg.space, &c[i].pt, i == 0 ? NULL : &o->p, &dev, why,
-				 sizeof(why))) {
+		                 sizeof(why))) {
 			c[i].outcome = 4;
 		} else if (c[i].compile_rc < 0) {
 			c[i].outcome = 1;
@@ -786,14 +794,16 @@ screen(struct cand *c, int n, struct operands *o, int reps, FILE *csv)
 			c[i].outcome = 2;
 		}
 		if (c[i].outcome == 2) {
-			fprintf(stderr, "gemm-cuda: launch failed for %s; the context may be lost\n",
-				c[i].key);
+			fprintf(stderr,
+			        "gemm-cuda: launch failed for %s; the context may be lost\n",
+			        c[i].key);
 			exit(1);
 		}
 		if (csv != NULL) {
 			if (c[i].outcome == 0)
 				fprintf(csv, "%s,ok,%.6f,%.6f,%.6f,%.2f\n", c[i].key, c[i].t.med,
-					c[i].t.p20, c[i].t.p80, gemm_flops(&o->p) / (c[i].t.med * 1e6));
+				        c[i].t.p20, c[i].t.p80,
+				        gemm_flops(&o->p) / (c[i].t.med * 1e6));
 			else
 				fprintf(csv, "%s,%s,,,,\n", c[i].key, outcome_name[c[i].outcome]);
 		}
@@ -924,16 +934,17 @@ mode_tune(struct opts *op, int sweep)
 			perror(op->csv);
 			return 1;
 		}
-		/* The tuner's landscape format (kernels/landscape.c): header, then one line a point. */
+		/* The tuner's landscape format (kernels/landscape.c): header, then one line a
+		 * point. */
 		{
 			char pk[64], line[512];
 			uint64_t h = fnv(src, src_len, 0xcbf29ce484222325ULL);
 
 			gemm_problem_key(&p[0], pk, sizeof(pk));
-			fprintf(csv, "# rocmd-landscape 1\n# backend=cuda\n# device=%s|%s|%d\n", dev.arch,
-				dev.name, dev.compute_units);
+			fprintf(csv, "# rocmd-landscape 1\n# backend=cuda\n# device=%s|%s|%d\n",
+			        dev.arch, dev.name, dev.compute_units);
 			fprintf(csv, "# software=%s|%s|%016" PRIx64 "\n# problem=%s\n# space=%s\n",
-				dev.driver_version, dev.compiler_version, h, pk, sp.name);
+			        dev.driver_version, dev.compiler_version, h, pk, sp.name);
 			for (i = 0; i < sp.nparams; i++)
 				if (space_param_line(&sp.params[i], line, sizeof(line)) >= 0)
 					fprintf(csv, "# param=%s\n", line);
@@ -983,21 +994,23 @@ mode_tune(struct opts *op, int sweep)
 			double worst = 0;
 			int okc = check_candidate(NULL, NULL, &o, 64, &worst);
 
-			printf("\n[%s] %s  (%d input sets)  cuBLAS check: %s\n", op->tag ? op->tag : "",
-			       pk, o.nsets, okc == 1 ? "ok" : "WRONG");
+			printf("\n[%s] %s  (%d input sets)  cuBLAS check: %s\n",
+			       op->tag ? op->tag : "", pk, o.nsets, okc == 1 ? "ok" : "WRONG");
 		}
 		printf("  cuBLAS   %9.4f ms  %8.2f TFLOP/s\n", cub_ms, tflops(&p[s], cub_ms));
 		if (c[0].outcome == 0)
 			printf("  default  %9.4f ms  %8.2f TFLOP/s  %.3fx cuBLAS   %s\n", dfl_ms,
 			       tflops(&p[s], dfl_ms), cub_ms / dfl_ms, c[0].key);
 		if (best >= 0) {
-			printf("  tuned    %9.4f ms  %8.2f TFLOP/s  %.3fx cuBLAS  %.2fx default   %s\n",
+			printf("  tuned    %9.4f ms  %8.2f TFLOP/s  %.3fx cuBLAS  %.2fx default   "
+			       "%s\n",
 			       best_ms, tflops(&p[s], best_ms), cub_ms / best_ms,
 			       c[0].outcome == 0 ? dfl_ms / best_ms : 0.0, order[best]->key);
 			printf("RESULT %s %s shape=%s cublas_ms=%.5f default_ms=%.5f tuned_ms=%.5f "
 			       "ratio=%.4f speedup=%.4f cfg=%s\n",
 			       op->tag ? op->tag : "-", pk, shape_txt[s], cub_ms, dfl_ms, best_ms,
-			       cub_ms / best_ms, dfl_ms > 0 ? dfl_ms / best_ms : 0, order[best]->key);
+			       cub_ms / best_ms, dfl_ms > 0 ? dfl_ms / best_ms : 0,
+			       order[best]->key);
 			geo_tuned += log(cub_ms / best_ms);
 			if (dfl_ms > 0)
 				geo_dflt += log(dfl_ms / best_ms);
@@ -1008,12 +1021,13 @@ mode_tune(struct opts *op, int sweep)
 
 			for (i = 0; i < n; i++)
 				counts[c[i].outcome]++;
-			printf("  outcomes: %d ok, %d compile failed, %d wrong, %d launch failed, %d ruled out\n",
+			printf("  outcomes: %d ok, %d compile failed, %d wrong, %d launch failed, "
+			       "%d ruled out\n",
 			       counts[0], counts[1], counts[3], counts[2], counts[4]);
 			for (i = 0; i < n; i++)
 				if (c[i].outcome == 1 || c[i].outcome == 3) {
-					printf("  first failure: %s %s\n%s\n", outcome_name[c[i].outcome],
-					       c[i].key, c[i].log);
+					printf("  first failure: %s %s\n%s\n",
+					       outcome_name[c[i].outcome], c[i].key, c[i].log);
 					break;
 				}
 			printf("  screen top 5:");
@@ -1027,7 +1041,8 @@ mode_tune(struct opts *op, int sweep)
 		fflush(stdout);
 	}
 	if (geo_n > 1)
-		printf("\nGEOMEAN [%s] %s %s over %d shapes: tuned/cuBLAS %.3f, tuned/default speed-up %.3f\n",
+		printf("\nGEOMEAN [%s] %s %s over %d shapes: tuned/cuBLAS %.3f, tuned/default "
+		       "speed-up %.3f\n",
 		       op->tag ? op->tag : "-", gemm_dtype_name(op->dt), op->trans, geo_n,
 		       exp(geo_tuned / geo_n), exp(geo_dflt / geo_n));
 	if (csv != NULL)
@@ -1043,11 +1058,12 @@ mode_tune(struct opts *op, int sweep)
 static void
 usage(void)
 {
-	fprintf(stderr,
-		"usage: gemm-cuda check\n"
-		"       gemm-cuda sweep|tune --dtype fp32|fp16|bf16 --trans NN --shapes MxNxK[,...]\n"
-		"                 [--only NAME=v,v ...] [--max N] [--reps N] [--top N] [--csv FILE]\n"
-		"                 [--keys FILE] [--tag TEXT] [--threads N]\n");
+	fprintf(
+	    stderr,
+	    "usage: gemm-cuda check\n"
+	    "       gemm-cuda sweep|tune --dtype fp32|fp16|bf16 --trans NN --shapes MxNxK[,...]\n"
+	    "                 [--only NAME=v,v ...] [--max N] [--reps N] [--top N] [--csv FILE]\n"
+	    "                 [--keys FILE] [--tag TEXT] [--threads N]\n");
 }
 
 int

@@ -78,7 +78,7 @@ struct cuda_api {
 	CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
 	CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
 	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-				   unsigned, unsigned, CUstream, void **, void **);
+	                           unsigned, unsigned, CUstream, void **, void **);
 	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
 	CUresult (*cuMemFree)(CUdeviceptr);
 	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -92,7 +92,7 @@ struct cuda_api {
 	nvrtcResult (*nvrtcVersion)(int *, int *);
 	const char *(*nvrtcGetErrorString)(nvrtcResult);
 	nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
-					  const char *const *, const char *const *);
+	                                  const char *const *, const char *const *);
 	nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
 	nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
 	nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
@@ -186,10 +186,14 @@ static int
 api_load(struct cuda_api *api, int driver, char *why, size_t whylen)
 {
 	static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
-	static const char *const nvrtc_names[] = {
-		"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
-		"/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
-		"/usr/local/cuda/lib64/libnvrtc.so.12", NULL};
+	static const char *const nvrtc_names[] = {"libnvrtc.so",
+	                                          "libnvrtc.so.13",
+	                                          "libnvrtc.so.12",
+	                                          "libnvrtc.so.11.2",
+	                                          "/usr/local/cuda/lib64/libnvrtc.so",
+	                                          "/usr/local/cuda/lib64/libnvrtc.so.13",
+	                                          "/usr/local/cuda/lib64/libnvrtc.so.12",
+	                                          NULL};
 	const char *env = getenv("ROCMD_NVRTC");
 	char err[256] = "";
 	int missing = 0;
@@ -255,7 +259,8 @@ nvrtc:
 	LOAD(libnvrtc, nvrtcGetCUBINSize, "nvrtcGetCUBINSize", NULL);
 	LOAD(libnvrtc, nvrtcGetCUBIN, "nvrtcGetCUBIN", NULL);
 	if (missing) {
-		snprintf(why, whylen, "not available: NVRTC lacks a needed entry point (older than 11.1?)");
+		snprintf(why, whylen,
+		         "not available: NVRTC lacks a needed entry point (older than 11.1?)");
 		return ROCMD_EUNSUPPORTED;
 	}
 	return 0;
@@ -319,7 +324,7 @@ out:
 
 static int
 cuda_open(int index, struct backend_ctx **out, struct backend_device_info *info, char *why,
-	  size_t whylen)
+          size_t whylen)
 {
 	struct backend_ctx *ctx;
 	struct cuda_api *a;
@@ -383,7 +388,7 @@ cuda_open(int index, struct backend_ctx **out, struct backend_device_info *info,
 	d->matrix_cores = ctx->cc >= 80;
 	a->cuDriverGetVersion(&v);
 	snprintf(d->driver_version, sizeof(d->driver_version), "CUDA driver %d.%d", v / 1000,
-		 (v % 1000) / 10);
+	         (v % 1000) / 10);
 	a->nvrtcVersion(&maj, &min);
 	snprintf(d->runtime_version, sizeof(d->runtime_version), "NVRTC %d.%d", maj, min);
 	snprintf(d->compiler_version, sizeof(d->compiler_version), "NVRTC %d.%d", maj, min);
@@ -425,7 +430,7 @@ backend_cuda_open_nvrtc(const char *arch, struct backend_ctx **out, char *why, s
 	snprintf(ctx->info.arch, sizeof(ctx->info.arch), "%s", arch);
 	ctx->api.nvrtcVersion(&maj, &min);
 	snprintf(ctx->info.compiler_version, sizeof(ctx->info.compiler_version), "NVRTC %d.%d", maj,
-		 min);
+	         min);
 	*out = ctx;
 	return 0;
 }
@@ -456,8 +461,28 @@ cuda_close(struct backend_ctx *ctx)
 /* ------------------------------------------------------------------ space */
 
 enum {
-	P_DT, P_TA, P_TB, P_MC, P_MT0, P_MT1, P_DU, P_TT0, P_TT1, P_VW, P_PGR, P_LDSPAD,
-	P_WM, P_WN, P_STAGES, P_SWZ, P_GSU, P_GROUP, P_PLR, P_WL, P_MINB, P_COUNT
+	P_DT,
+	P_TA,
+	P_TB,
+	P_MC,
+	P_MT0,
+	P_MT1,
+	P_DU,
+	P_TT0,
+	P_TT1,
+	P_VW,
+	P_PGR,
+	P_LDSPAD,
+	P_WM,
+	P_WN,
+	P_STAGES,
+	P_SWZ,
+	P_GSU,
+	P_GROUP,
+	P_PLR,
+	P_WL,
+	P_MINB,
+	P_COUNT
 };
 
 #define PV(nm, d, ...)                                                                             \
@@ -467,36 +492,36 @@ enum {
 	}
 
 static int cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_problem *p,
-		      const struct backend_device_info *dev, char *why, size_t whylen);
+                      const struct backend_device_info *dev, char *why, size_t whylen);
 
 static const struct space_def cuda_space_template = {
-	.name = "cuda",
-	.nparams = P_COUNT,
-	.params =
-		{
-			PV("DT", 0, 0, 1, 2),
-			PV("TA", 0, 0, 1),
-			PV("TB", 0, 0, 1),
-			PV("MC", 0, 0, 1),
-			PV("MT0", 4, 4, 8, 16, 32, 64, 128, 256),
-			PV("MT1", 2, 16, 32, 64, 128, 256),
-			PV("DU", 0, 8, 16, 32, 64),
-			PV("TT0", 2, 1, 2, 4, 8, 16),
-			PV("TT1", 2, 1, 2, 4, 8, 16),
-			PV("VW", 0, 1, 2, 4, 8),
-			PV("PGR", 1, 0, 1),
-			PV("LDSPAD", 0, 0, 4, 8),
-			PV("WM", 1, 1, 2, 4),
-			PV("WN", 1, 1, 2, 4, 8),
-			PV("STAGES", 1, 2, 3, 4, 5),
-			PV("SWZ", 1, 0, 1),
-			PV("GSU", 0, 1, 2, 4, 8, 16, 32),
-			PV("GROUP", 0, 1, 4, 8, 16),
-			PV("PLR", 0, 0, 1),
-			PV("WL", 0, 0, 1),
-			PV("MINB", 0, 1, 2),
-		},
-	.check = cuda_check,
+    .name = "cuda",
+    .nparams = P_COUNT,
+    .params =
+        {
+            PV("DT", 0, 0, 1, 2),
+            PV("TA", 0, 0, 1),
+            PV("TB", 0, 0, 1),
+            PV("MC", 0, 0, 1),
+            PV("MT0", 4, 4, 8, 16, 32, 64, 128, 256),
+            PV("MT1", 2, 16, 32, 64, 128, 256),
+            PV("DU", 0, 8, 16, 32, 64),
+            PV("TT0", 2, 1, 2, 4, 8, 16),
+            PV("TT1", 2, 1, 2, 4, 8, 16),
+            PV("VW", 0, 1, 2, 4, 8),
+            PV("PGR", 1, 0, 1),
+            PV("LDSPAD", 0, 0, 4, 8),
+            PV("WM", 1, 1, 2, 4),
+            PV("WN", 1, 1, 2, 4, 8),
+            PV("STAGES", 1, 2, 3, 4, 5),
+            PV("SWZ", 1, 0, 1),
+            PV("GSU", 0, 1, 2, 4, 8, 16, 32),
+            PV("GROUP", 0, 1, 4, 8, 16),
+            PV("PLR", 0, 0, 1),
+            PV("WL", 0, 0, 1),
+            PV("MINB", 0, 1, 2),
+        },
+    .check = cuda_check,
 };
 
 static int
@@ -528,7 +553,7 @@ backend_cuda_smem_bytes(const int64_t *v)
 
 static int
 cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_problem *p,
-	   const struct backend_device_info *dev, char *why, size_t whylen)
+           const struct backend_device_info *dev, char *why, size_t whylen)
 {
 	int64_t esz = v[P_DT] == 0 ? 4 : 2, threads, regs, smem = backend_cuda_smem_bytes(v);
 
@@ -537,7 +562,7 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 
 		RULE(v[P_DT] == 0, "mma.sync takes fp16 or bf16 (no TF32)");
 		RULE(!is_dflt(s, v, P_TT0) || !is_dflt(s, v, P_TT1) || !is_dflt(s, v, P_VW) ||
-			     !is_dflt(s, v, P_PGR) || !is_dflt(s, v, P_WL),
+		         !is_dflt(s, v, P_PGR) || !is_dflt(s, v, P_WL),
 		     "TT0/TT1/VW/PGR/WL are FMA parameters");
 		RULE(v[P_SWZ] && v[P_LDSPAD] != 0, "swizzled shared memory takes no padding");
 		RULE(!v[P_SWZ] && v[P_LDSPAD] != 8, "mma rows are padded by 8 elements");
@@ -545,33 +570,37 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		     "warp tile must be a multiple of 16");
 		RULE(v[P_DU] < 16, "depth must be a multiple of 16");
 		threads = 32 * v[P_WM] * v[P_WN];
-		regs = (wtn / 16) * (wtm / 8) * 4 + ((wtn / 16) * 4 + (wtm / 8) * 2) * (1 + v[P_PLR]) +
-		       40;
+		regs = (wtn / 16) * (wtm / 8) * 4 +
+		       ((wtn / 16) * 4 + (wtm / 8) * 2) * (1 + v[P_PLR]) + 40;
 		RULE(threads > 512, "more than 16 warps");
 		if (p != NULL) {
 			int64_t la = p->ta ? p->lda : p->lda, lb = p->ldb;
 
 			RULE(la % 8 || lb % 8, "cp.async needs lda and ldb multiples of 8");
-			RULE(p->stride_a % 8 || p->stride_b % 8, "cp.async needs strides multiples of 8");
+			RULE(p->stride_a % 8 || p->stride_b % 8,
+			     "cp.async needs strides multiples of 8");
 		}
 	} else {
-		int64_t tt0 = v[P_TT0], tt1 = v[P_TT1], lv0 = tt0 < 4 ? tt0 : 4, lv1 = tt1 < 4 ? tt1 : 4;
+		int64_t tt0 = v[P_TT0], tt1 = v[P_TT1], lv0 = tt0 < 4 ? tt0 : 4,
+		        lv1 = tt1 < 4 ? tt1 : 4;
 		int64_t ca = v[P_TA] ? v[P_DU] : v[P_MT0], cb = v[P_TB] ? v[P_MT1] : v[P_DU];
 
 		RULE(!is_dflt(s, v, P_WM) || !is_dflt(s, v, P_WN) || !is_dflt(s, v, P_STAGES) ||
-			     !is_dflt(s, v, P_SWZ) || !is_dflt(s, v, P_PLR),
+		         !is_dflt(s, v, P_SWZ) || !is_dflt(s, v, P_PLR),
 		     "WM/WN/STAGES/SWZ/PLR are matrix-core parameters");
-		RULE(v[P_MT0] % tt0 || v[P_MT1] % tt1, "thread tile does not divide the macro tile");
+		RULE(v[P_MT0] % tt0 || v[P_MT1] % tt1,
+		     "thread tile does not divide the macro tile");
 		threads = (v[P_MT0] / tt0) * (v[P_MT1] / tt1);
-		RULE(threads < 32 || threads > 1024 || threads % 32, "%" PRId64 " threads", threads);
+		RULE(threads < 32 || threads > 1024 || threads % 32, "%" PRId64 " threads",
+		     threads);
 		RULE(ca % v[P_VW] || cb % v[P_VW], "VW does not divide the contiguous tile side");
 		RULE(v[P_VW] * esz > 16, "vector wider than 16 bytes");
 		RULE(v[P_WL] && ((v[P_MT0] / tt0) % 8 || (v[P_MT1] / tt1) % 4),
 		     "WL needs a workgroup of 8 x 4 thread blocks");
 		RULE(v[P_LDSPAD] % lv0 || v[P_LDSPAD] % lv1, "padding breaks LDS vector alignment");
 		RULE(smem > 48 * 1024, "static shared memory over 48 KiB");
-		regs = tt0 * tt1 + tt0 + tt1 + (v[P_PGR] ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) +
-		       24;
+		regs = tt0 * tt1 + tt0 + tt1 +
+		       (v[P_PGR] ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) + 24;
 	}
 	RULE(regs > 255, "about %" PRId64 " registers per thread", regs);
 	RULE(v[P_MINB] > 1 && regs * threads * v[P_MINB] > 65536,
@@ -579,8 +608,10 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 	RULE(v[P_MINB] > 1 && smem * v[P_MINB] > 228 * 1024,
 	     "MINB blocks per multiprocessor do not fit the shared memory");
 	if (p != NULL) {
-		RULE(v[P_GSU] > 1 && p->k / v[P_GSU] < v[P_DU], "split-K leaves less than DU per slice");
-		RULE(v[P_GSU] > 1 && p->batch * v[P_GSU] > 65535, "batch x GSU over the grid limit");
+		RULE(v[P_GSU] > 1 && p->k / v[P_GSU] < v[P_DU],
+		     "split-K leaves less than DU per slice");
+		RULE(v[P_GSU] > 1 && p->batch * v[P_GSU] > 65535,
+		     "batch x GSU over the grid limit");
 		RULE(v[P_MT0] > 16 && v[P_MT0] >= 2 * p->m, "MT0 exceeds M");
 		RULE(v[P_MT1] > 16 && v[P_MT1] >= 2 * p->n, "MT1 exceeds N");
 		RULE(v[P_GROUP] > 1 && (p->m + v[P_MT0] - 1) / v[P_MT0] < v[P_GROUP],
@@ -652,7 +683,7 @@ cuda_kernel_source(struct backend_ctx *ctx, size_t *len)
 
 int
 backend_cuda_nvrtc(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
-		   int ndefines, char **cubin, size_t *cubin_len, char *log, size_t loglen)
+                   int ndefines, char **cubin, size_t *cubin_len, char *log, size_t loglen)
 {
 	struct cuda_api *a = &ctx->api;
 	const char *hdr_src[1] = {rk_port_src}, *hdr_name[1] = {"port.h"};
@@ -733,7 +764,7 @@ defines_gsu(const char *const *defines, int ndefines)
 
 int
 backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct backend_module **out,
-		  char *log, size_t loglen)
+                  char *log, size_t loglen)
 {
 	struct cuda_api *a = &ctx->api;
 	struct backend_module *m;
@@ -766,7 +797,7 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 	m->gsu = gsu > 0 ? gsu : 1;
 	if (m->smem > (unsigned)ctx->smem_optin) {
 		snprintf(log, loglen, "needs %u bytes of shared memory, the device has %d", m->smem,
-			 ctx->smem_optin);
+		         ctx->smem_optin);
 		r = ROCMD_EINVAL;
 		goto fail;
 	}
@@ -786,7 +817,7 @@ fail:
 
 static int
 cuda_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
-	     int ndefines, struct backend_module **out, char *log, size_t loglen)
+             int ndefines, struct backend_module **out, char *log, size_t loglen)
 {
 	char *cubin = NULL;
 	size_t n = 0;
@@ -811,7 +842,8 @@ cuda_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
 }
 
 static int
-cuda_kernel_info(struct backend_ctx *ctx, struct backend_module *mod, struct backend_kernel_info *out)
+cuda_kernel_info(struct backend_ctx *ctx, struct backend_module *mod,
+                 struct backend_kernel_info *out)
 {
 	struct cuda_api *a = &ctx->api;
 	int regs = -1, shared = 0, local = -1, maxt = -1;
@@ -864,28 +896,30 @@ cuda_copy_d2h(struct backend_ctx *ctx, void *dst, uint64_t src, size_t bytes)
 
 static int
 cuda_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kernel,
-	    const struct backend_launch *l)
+            const struct backend_launch *l)
 {
 	CUfunction f = !strcmp(kernel, "rk_gemm_reduce") ? mod->reduce : mod->gemm;
 
 	if (ctx->api.cuLaunchKernel(f, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-				    l->block[2], l->shared_mem, NULL, l->args, NULL) != 0)
+	                            l->block[2], l->shared_mem, NULL, l->args, NULL) != 0)
 		return ROCMD_EIO;
 	return 0;
 }
 
 static int
 cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
-	  const struct gemm_problem *p, const struct gemm_bufs *bufs)
+          const struct gemm_problem *p, const struct gemm_bufs *bufs)
 {
 	int M = (int)p->m, N = (int)p->n, K = (int)p->k;
 	float alpha = p->alpha, beta = p->beta;
 	long long lda = p->lda, ldb = p->ldb, ldc = p->ldc;
 	long long sa = p->stride_a, sb = p->stride_b, sc = p->stride_c;
 	CUdeviceptr A = bufs->a, B = bufs->b, C = bufs->c, W = 0;
-	uint64_t tiles = (uint64_t)((M + mod->mt0 - 1) / mod->mt0) * ((N + mod->mt1 - 1) / mod->mt1);
+	uint64_t tiles =
+	    (uint64_t)((M + mod->mt0 - 1) / mod->mt0) * ((N + mod->mt1 - 1) / mod->mt1);
 	struct backend_launch l;
-	void *args[15] = {&M, &N, &K, &alpha, &A, &lda, &sa, &B, &ldb, &sb, &beta, &C, &ldc, &sc, &W};
+	void *args[15] = {&M,   &N,  &K,    &alpha, &A,   &lda, &sa, &B,
+	                  &ldb, &sb, &beta, &C,     &ldc, &sc,  &W};
 	int r;
 
 	(void)cfg;
@@ -966,7 +1000,7 @@ cuda_event_record(struct backend_ctx *ctx, struct backend_event *ev)
 
 static int
 cuda_event_elapsed(struct backend_ctx *ctx, struct backend_event *start, struct backend_event *end,
-		   double *ms)
+                   double *ms)
 {
 	float f = 0;
 
@@ -985,24 +1019,24 @@ cuda_synchronize(struct backend_ctx *ctx)
 }
 
 const struct backend_ops backend_cuda_ops = {
-	.name = "cuda",
-	.open = cuda_open,
-	.close = cuda_close,
-	.space = cuda_space,
-	.kernel_source = cuda_kernel_source,
-	.compile = cuda_compile,
-	.module_unload = cuda_module_unload,
-	.kernel_info = cuda_kernel_info,
-	.alloc = cuda_alloc,
-	.free = cuda_free,
-	.copy_h2d = cuda_copy_h2d,
-	.copy_d2h = cuda_copy_d2h,
-	.launch = cuda_launch,
-	.gemm = cuda_gemm,
-	.gemm_reference = NULL,
-	.event_create = cuda_event_create,
-	.event_destroy = cuda_event_destroy,
-	.event_record = cuda_event_record,
-	.event_elapsed = cuda_event_elapsed,
-	.synchronize = cuda_synchronize,
+    .name = "cuda",
+    .open = cuda_open,
+    .close = cuda_close,
+    .space = cuda_space,
+    .kernel_source = cuda_kernel_source,
+    .compile = cuda_compile,
+    .module_unload = cuda_module_unload,
+    .kernel_info = cuda_kernel_info,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .copy_h2d = cuda_copy_h2d,
+    .copy_d2h = cuda_copy_d2h,
+    .launch = cuda_launch,
+    .gemm = cuda_gemm,
+    .gemm_reference = NULL,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_elapsed = cuda_event_elapsed,
+    .synchronize = cuda_synchronize,
 };

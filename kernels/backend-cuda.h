@@ -26,15 +26,15 @@ void backend_cuda_close_nvrtc(struct backend_ctx *ctx);
 
 /* NVRTC compile of SRC with "NAME=V" defines into a malloc'd cubin. Thread-safe. */
 int backend_cuda_nvrtc(struct backend_ctx *ctx, const char *src, size_t len,
-		       const char *const *defines, int ndefines, char **cubin, size_t *cubin_len,
-		       char *log, size_t loglen);
+                       const char *const *defines, int ndefines, char **cubin, size_t *cubin_len,
+                       char *log, size_t loglen);
 /* Loads a cubin from backend_cuda_nvrtc() as a module (calling thread only). */
 int backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu,
-		      struct backend_module **out, char *log, size_t loglen);
+                      struct backend_module **out, char *log, size_t loglen);
 
 /* The CUDA space for problem P, written into STORE (dtype and transposes fixed). */
-const struct space_def *backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p,
-					       int matrix_cores);
+const struct space_def *backend_cuda_space_for(struct space_def *store,
+                                               const struct gemm_problem *p, int matrix_cores);
 /* Shared memory bytes a configuration's values (in space order) need. */
 int64_t backend_cuda_smem_bytes(const int64_t *v);
 

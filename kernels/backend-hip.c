@@ -57,7 +57,7 @@ struct hip_api {
 	hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t, const char *);
 	hipError_t (*hipModuleGetGlobal)(hipDeviceptr_t *, size_t *, hipModule_t, const char *);
 	hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned, unsigned, unsigned,
-					    unsigned, unsigned, unsigned, void *, void **, void **);
+	                                    unsigned, unsigned, unsigned, void *, void **, void **);
 	hipError_t (*hipMalloc)(void **, size_t);
 	hipError_t (*hipFree)(void *);
 	hipError_t (*hipMemcpyHtoD)(hipDeviceptr_t, const void *, size_t);
@@ -125,9 +125,9 @@ found:
 }
 
 static const char *const hip_names[] = {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
-					"libamdhip64.so.5", NULL};
+                                        "libamdhip64.so.5", NULL};
 static const char *const rtc_names[] = {"libhiprtc.so", "libhiprtc.so.7", "libhiprtc.so.6",
-					"libhiprtc.so.5", NULL};
+                                        "libhiprtc.so.5", NULL};
 
 #define LOAD(field, name) (*(void **)&a->field = dlsym(a->lib, name), missing |= !a->field)
 
@@ -141,8 +141,9 @@ api_load(struct hip_api *a, char *rtc_path, size_t rtclen, char *why, size_t why
 	memset(a, 0, sizeof(*a));
 	a->lib = open_lib(hip_names, libpath, sizeof(libpath));
 	if (a->lib == NULL) {
-		snprintf(why, whylen, "not available: no HIP runtime (libamdhip64 not found in "
-				      "$ROCMD_HIP_PATH/lib, /opt/rocm/lib or the loader path)");
+		snprintf(why, whylen,
+		         "not available: no HIP runtime (libamdhip64 not found in "
+		         "$ROCMD_HIP_PATH/lib, /opt/rocm/lib or the loader path)");
 		return ROCMD_EUNSUPPORTED;
 	}
 	LOAD(hipInit, "hipInit");
@@ -214,7 +215,7 @@ kfd_arch(int index, char *arch, size_t len, int *cus)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/kfd/kfd/topology/nodes/%s/properties",
-			 e->d_name);
+		         e->d_name);
 		f = fopen(path, "r");
 		if (f == NULL)
 			continue;
@@ -259,7 +260,7 @@ out:
 
 static int
 hip_open(int index, struct backend_ctx **out, struct backend_device_info *info, char *why,
-	 size_t whylen)
+         size_t whylen)
 {
 	struct backend_ctx *ctx;
 	struct hip_api *a;
@@ -274,8 +275,8 @@ hip_open(int index, struct backend_ctx **out, struct backend_device_info *info, 
 	if (r < 0)
 		goto fail;
 	if ((r = a->hipInit(0)) != 0 || a->hipGetDeviceCount(&n) != 0 || index < 0 || index >= n) {
-		snprintf(why, whylen, "not available: no AMD GPU %d (hipInit %d, %d devices)", index, r,
-			 n);
+		snprintf(why, whylen, "not available: no AMD GPU %d (hipInit %d, %d devices)",
+		         index, r, n);
 		r = ROCMD_EUNSUPPORTED;
 		goto fail;
 	}
@@ -289,9 +290,8 @@ hip_open(int index, struct backend_ctx **out, struct backend_device_info *info, 
 	}
 	ctx->info.compute_units = cus;
 	/* wave32 on gfx10+ (the kernel's default there), wave64 before. */
-	ctx->info.wave_size = strncmp(ctx->info.arch, "gfx1", 4) == 0 && strlen(ctx->info.arch) >= 7
-				      ? 32
-				      : 64;
+	ctx->info.wave_size =
+	    strncmp(ctx->info.arch, "gfx1", 4) == 0 && strlen(ctx->info.arch) >= 7 ? 32 : 64;
 	ctx->info.max_threads_per_block = 1024;
 	ctx->info.shared_mem_per_block = 64 * 1024;
 	ctx->info.shared_mem_per_cu = 64 * 1024;
@@ -300,9 +300,9 @@ hip_open(int index, struct backend_ctx **out, struct backend_device_info *info, 
 	snprintf(ctx->info.driver_version, sizeof(ctx->info.driver_version), "HIP driver %d", v);
 	a->hipRuntimeGetVersion(&v);
 	snprintf(ctx->info.runtime_version, sizeof(ctx->info.runtime_version), "HIP %d.%d.%d",
-		 v / 10000000, (v / 100000) % 100, v % 100000);
+	         v / 10000000, (v / 100000) % 100, v % 100000);
 	snprintf(ctx->info.compiler_version, sizeof(ctx->info.compiler_version), "hiprtc (%.50s)",
-		 ctx->info.runtime_version);
+	         ctx->info.runtime_version);
 	ctx->source = backend_cuda_source(&ctx->source_len);
 	if (ctx->source == NULL) {
 		r = ROCMD_ENOMEM;
@@ -352,7 +352,7 @@ hip_kernel_source(struct backend_ctx *ctx, size_t *len)
 /* ------------------------------------------------- compile in a child */
 
 typedef hiprtcResult (*rtc_create_fn)(hiprtcProgram *, const char *, const char *, int,
-				      const char **, const char **);
+                                      const char **, const char **);
 typedef hiprtcResult (*rtc_compile_fn)(hiprtcProgram, int, const char **);
 typedef hiprtcResult (*rtc_size_fn)(hiprtcProgram, size_t *);
 typedef hiprtcResult (*rtc_get_fn)(hiprtcProgram, char *);
@@ -381,7 +381,7 @@ write_all(int fd, const void *buf, size_t n)
  */
 static void
 compile_child(const char *rtc_path, const char *arch, const char *src, const char *const *defines,
-	      int ndefines, int fd)
+              int ndefines, int fd)
 {
 	void *rtc = dlopen(rtc_path, RTLD_NOW | RTLD_LOCAL);
 	const char *opts[SPACE_MAX_PARAMS + 8];
@@ -431,15 +431,14 @@ compile_child(const char *rtc_path, const char *arch, const char *src, const cha
 		getcode(prog, code);
 	else
 		codelen = 0;
-send:
-	{
-		uint64_t l = loglen, c = codelen;
+send : {
+	uint64_t l = loglen, c = codelen;
 
-		if (write_all(fd, &status, 4) < 0 || write_all(fd, &l, 8) < 0 ||
-		    (l && write_all(fd, log, l) < 0) || write_all(fd, &c, 8) < 0 ||
-		    (c && write_all(fd, code, c) < 0))
-			_exit(3);
-	}
+	if (write_all(fd, &status, 4) < 0 || write_all(fd, &l, 8) < 0 ||
+	    (l && write_all(fd, log, l) < 0) || write_all(fd, &c, 8) < 0 ||
+	    (c && write_all(fd, code, c) < 0))
+		_exit(3);
+}
 	_exit(0);
 }
 
@@ -471,8 +470,8 @@ read_all(int fd, void *buf, size_t n, int64_t deadline_ms)
 
 int
 backend_hip_compile_child(const char *rtc_path, const char *arch, const char *src,
-			  const char *const *defines, int ndefines, int timeout_s, char **code,
-			  size_t *codelen, char *log, size_t loglen)
+                          const char *const *defines, int ndefines, int timeout_s, char **code,
+                          size_t *codelen, char *log, size_t loglen)
 {
 	int fds[2], st = 0, r;
 	pid_t pid;
@@ -522,14 +521,14 @@ backend_hip_compile_child(const char *rtc_path, const char *arch, const char *sr
 		;
 	if (WIFSIGNALED(st)) {
 		snprintf(log, loglen, "hiprtc child for %s died of signal %d (hiprtc aborted?)%s%s",
-			 arch, WTERMSIG(st), lb ? ": " : "", lb ? lb : "");
+		         arch, WTERMSIG(st), lb ? ": " : "", lb ? lb : "");
 		r = ROCMD_EINVAL;
 	} else if (r == ROCMD_ETIMEDOUT) {
 		snprintf(log, loglen, "hiprtc child for %s timed out after %d s", arch, timeout_s);
 	} else if (r < 0 || status != 0 || c == 0) {
 		snprintf(log, loglen, "hiprtc could not compile for %s (status %u, %s)%s%s", arch,
-			 status, status == 1 ? "hiprtc not loadable" : "compile error",
-			 lb ? ": " : "", lb ? lb : "");
+		         status, status == 1 ? "hiprtc not loadable" : "compile error",
+		         lb ? ": " : "", lb ? lb : "");
 		r = ROCMD_EINVAL;
 	}
 	free(lb);
@@ -555,7 +554,7 @@ defines_gsu(const char *const *defines, int ndefines)
 
 static int
 hip_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
-	    int ndefines, struct backend_module **out, char *log, size_t loglen)
+            int ndefines, struct backend_module **out, char *log, size_t loglen)
 {
 	struct hip_api *a = &ctx->api;
 	struct backend_module *m;
@@ -573,7 +572,7 @@ hip_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *co
 	memcpy(text, src, len);
 	text[len] = '\0';
 	r = backend_hip_compile_child(ctx->rtc_path, ctx->info.arch, text, defines, ndefines, 120,
-				      &code, &codelen, log, loglen);
+	                              &code, &codelen, log, loglen);
 	free(text);
 	if (r < 0)
 		return r;
@@ -623,7 +622,8 @@ hip_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
 }
 
 static int
-hip_kernel_info(struct backend_ctx *ctx, struct backend_module *mod, struct backend_kernel_info *out)
+hip_kernel_info(struct backend_ctx *ctx, struct backend_module *mod,
+                struct backend_kernel_info *out)
 {
 	out->regs_per_thread = mod->have_ki ? mod->ki.vgpr_count : -1;
 	out->sgprs = mod->have_ki ? mod->ki.sgpr_count : -1;
@@ -666,20 +666,20 @@ hip_copy_d2h(struct backend_ctx *ctx, void *dst, uint64_t src, size_t bytes)
 
 static int
 hip_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kernel,
-	   const struct backend_launch *l)
+           const struct backend_launch *l)
 {
 	hipFunction_t f = !strcmp(kernel, "rk_gemm_reduce") ? mod->reduce : mod->gemm;
 
 	return ctx->api.hipModuleLaunchKernel(f, l->grid[0], l->grid[1], l->grid[2], l->block[0],
-					      l->block[1], l->block[2], l->shared_mem, NULL, l->args,
-					      NULL)
-		       ? ROCMD_EIO
-		       : 0;
+	                                      l->block[1], l->block[2], l->shared_mem, NULL,
+	                                      l->args, NULL)
+	           ? ROCMD_EIO
+	           : 0;
 }
 
 static int
 hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
-	 const struct gemm_problem *p, const struct gemm_bufs *bufs)
+         const struct gemm_problem *p, const struct gemm_bufs *bufs)
 {
 	int M = (int)p->m, N = (int)p->n, K = (int)p->k;
 	float alpha = p->alpha, beta = p->beta;
@@ -687,8 +687,10 @@ hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_
 	long long sa = p->stride_a, sb = p->stride_b, sc = p->stride_c;
 	void *A = (void *)(uintptr_t)bufs->a, *B = (void *)(uintptr_t)bufs->b;
 	void *C = (void *)(uintptr_t)bufs->c, *W = NULL;
-	uint64_t tiles = (uint64_t)((M + mod->mt0 - 1) / mod->mt0) * ((N + mod->mt1 - 1) / mod->mt1);
-	void *args[15] = {&M, &N, &K, &alpha, &A, &lda, &sa, &B, &ldb, &sb, &beta, &C, &ldc, &sc, &W};
+	uint64_t tiles =
+	    (uint64_t)((M + mod->mt0 - 1) / mod->mt0) * ((N + mod->mt1 - 1) / mod->mt1);
+	void *args[15] = {&M,   &N,  &K,    &alpha, &A,   &lda, &sa, &B,
+	                  &ldb, &sb, &beta, &C,     &ldc, &sc,  &W};
 	struct backend_launch l;
 	int r;
 
@@ -769,7 +771,7 @@ hip_event_record(struct backend_ctx *ctx, struct backend_event *ev)
 
 static int
 hip_event_elapsed(struct backend_ctx *ctx, struct backend_event *start, struct backend_event *end,
-		  double *ms)
+                  double *ms)
 {
 	float f = 0;
 
@@ -788,24 +790,24 @@ hip_synchronize(struct backend_ctx *ctx)
 }
 
 const struct backend_ops backend_hip_ops = {
-	.name = "hip",
-	.open = hip_open,
-	.close = hip_close,
-	.space = hip_space,
-	.kernel_source = hip_kernel_source,
-	.compile = hip_compile,
-	.module_unload = hip_module_unload,
-	.kernel_info = hip_kernel_info,
-	.alloc = hip_alloc,
-	.free = hip_free,
-	.copy_h2d = hip_copy_h2d,
-	.copy_d2h = hip_copy_d2h,
-	.launch = hip_launch,
-	.gemm = hip_gemm,
-	.gemm_reference = NULL,
-	.event_create = hip_event_create,
-	.event_destroy = hip_event_destroy,
-	.event_record = hip_event_record,
-	.event_elapsed = hip_event_elapsed,
-	.synchronize = hip_synchronize,
+    .name = "hip",
+    .open = hip_open,
+    .close = hip_close,
+    .space = hip_space,
+    .kernel_source = hip_kernel_source,
+    .compile = hip_compile,
+    .module_unload = hip_module_unload,
+    .kernel_info = hip_kernel_info,
+    .alloc = hip_alloc,
+    .free = hip_free,
+    .copy_h2d = hip_copy_h2d,
+    .copy_d2h = hip_copy_d2h,
+    .launch = hip_launch,
+    .gemm = hip_gemm,
+    .gemm_reference = NULL,
+    .event_create = hip_event_create,
+    .event_destroy = hip_event_destroy,
+    .event_record = hip_event_record,
+    .event_elapsed = hip_event_elapsed,
+    .synchronize = hip_synchronize,
 };

@@ -24,7 +24,7 @@ int backend_hip_probe(char *why, size_t whylen);
  * that path.
  */
 int backend_hip_compile_child(const char *rtc_path, const char *arch, const char *src,
-			      const char *const *defines, int ndefines, int timeout_s, char **code,
-			      size_t *codelen, char *log, size_t loglen);
+                              const char *const *defines, int ndefines, int timeout_s, char **code,
+                              size_t *codelen, char *log, size_t loglen);
 
 #endif

@@ -43,12 +43,15 @@ main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--expect-from-name"))
 			from_name = 1;
 		else {
-			fprintf(stderr, "usage: rocmd-codeobj [--expect gfxN | --expect-from-name] FILE...\n");
+			fprintf(
+			    stderr,
+			    "usage: rocmd-codeobj [--expect gfxN | --expect-from-name] FILE...\n");
 			return 2;
 		}
 	}
 	if (i == argc) {
-		fprintf(stderr, "usage: rocmd-codeobj [--expect gfxN | --expect-from-name] FILE...\n");
+		fprintf(stderr,
+		        "usage: rocmd-codeobj [--expect gfxN | --expect-from-name] FILE...\n");
 		return 2;
 	}
 	for (; i < argc; i++) {
@@ -71,9 +74,10 @@ main(int argc, char **argv)
 		}
 		mach = want[0] != '\0' ? codeobj_arch_mach(want) : -1;
 		if (want[0] != '\0' && (mach < 0 || (unsigned)mach != ci.mach)) {
-			printf("FAIL %s: e_flags 0x%x names %s (mach 0x%02x), expected %s (0x%02x)\n",
-			       argv[i], ci.e_flags, ci.arch[0] ? ci.arch : "?", ci.mach, want,
-			       mach < 0 ? 0 : mach);
+			printf(
+			    "FAIL %s: e_flags 0x%x names %s (mach 0x%02x), expected %s (0x%02x)\n",
+			    argv[i], ci.e_flags, ci.arch[0] ? ci.arch : "?", ci.mach, want,
+			    mach < 0 ? 0 : mach);
 			failed++;
 			continue;
 		}
@@ -87,13 +91,15 @@ main(int argc, char **argv)
 		for (k = 0; k < ci.nkernels; k++) {
 			const struct codeobj_kernel *kk = &ci.k[k];
 
-			printf("       %-16s vgpr %3d  sgpr %3d  lds %6lld  scratch %4lld  wave%d\n",
-			       kk->name, kk->vgpr_count, kk->sgpr_count,
-			       (long long)kk->group_segment_fixed_size,
-			       (long long)kk->private_segment_fixed_size, kk->wavefront_size);
+			printf(
+			    "       %-16s vgpr %3d  sgpr %3d  lds %6lld  scratch %4lld  wave%d\n",
+			    kk->name, kk->vgpr_count, kk->sgpr_count,
+			    (long long)kk->group_segment_fixed_size,
+			    (long long)kk->private_segment_fixed_size, kk->wavefront_size);
 			if (kk->vgpr_count <= 0 || kk->wavefront_size <= 0 ||
 			    kk->group_segment_fixed_size < 0) {
-				printf("FAIL %s: kernel %s lacks resource fields\n", argv[i], kk->name);
+				printf("FAIL %s: kernel %s lacks resource fields\n", argv[i],
+				       kk->name);
 				failed++;
 			}
 		}

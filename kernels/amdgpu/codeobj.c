@@ -21,18 +21,16 @@ static const struct {
 	const char *name;
 	unsigned mach;
 } mach_table[] = {
-	{"gfx600", 0x20},  {"gfx601", 0x21},  {"gfx700", 0x22},	 {"gfx701", 0x23},
-	{"gfx702", 0x24},  {"gfx703", 0x25},  {"gfx704", 0x26},	 {"gfx801", 0x28},
-	{"gfx802", 0x29},  {"gfx803", 0x2a},  {"gfx810", 0x2b},	 {"gfx900", 0x2c},
-	{"gfx902", 0x2d},  {"gfx904", 0x2e},  {"gfx906", 0x2f},	 {"gfx908", 0x30},
-	{"gfx909", 0x31},  {"gfx90c", 0x32},  {"gfx1010", 0x33}, {"gfx1011", 0x34},
-	{"gfx1012", 0x35}, {"gfx1030", 0x36}, {"gfx1031", 0x37}, {"gfx1032", 0x38},
-	{"gfx1033", 0x39}, {"gfx602", 0x3a},  {"gfx705", 0x3b},	 {"gfx805", 0x3c},
-	{"gfx1035", 0x3d}, {"gfx1034", 0x3e}, {"gfx90a", 0x3f},	 {"gfx940", 0x40},
-	{"gfx1100", 0x41}, {"gfx1013", 0x42}, {"gfx1150", 0x43}, {"gfx1103", 0x44},
-	{"gfx1036", 0x45}, {"gfx1101", 0x46}, {"gfx1102", 0x47}, {"gfx1200", 0x48},
-	{"gfx1151", 0x4a}, {"gfx941", 0x4b},  {"gfx942", 0x4c},	 {"gfx1201", 0x4e},
-	{"gfx950", 0x4f},  {"gfx1152", 0x55},
+    {"gfx600", 0x20},  {"gfx601", 0x21},  {"gfx700", 0x22},  {"gfx701", 0x23},  {"gfx702", 0x24},
+    {"gfx703", 0x25},  {"gfx704", 0x26},  {"gfx801", 0x28},  {"gfx802", 0x29},  {"gfx803", 0x2a},
+    {"gfx810", 0x2b},  {"gfx900", 0x2c},  {"gfx902", 0x2d},  {"gfx904", 0x2e},  {"gfx906", 0x2f},
+    {"gfx908", 0x30},  {"gfx909", 0x31},  {"gfx90c", 0x32},  {"gfx1010", 0x33}, {"gfx1011", 0x34},
+    {"gfx1012", 0x35}, {"gfx1030", 0x36}, {"gfx1031", 0x37}, {"gfx1032", 0x38}, {"gfx1033", 0x39},
+    {"gfx602", 0x3a},  {"gfx705", 0x3b},  {"gfx805", 0x3c},  {"gfx1035", 0x3d}, {"gfx1034", 0x3e},
+    {"gfx90a", 0x3f},  {"gfx940", 0x40},  {"gfx1100", 0x41}, {"gfx1013", 0x42}, {"gfx1150", 0x43},
+    {"gfx1103", 0x44}, {"gfx1036", 0x45}, {"gfx1101", 0x46}, {"gfx1102", 0x47}, {"gfx1200", 0x48},
+    {"gfx1151", 0x4a}, {"gfx941", 0x4b},  {"gfx942", 0x4c},  {"gfx1201", 0x4e}, {"gfx950", 0x4f},
+    {"gfx1152", 0x55},
 };
 
 int
@@ -73,7 +71,8 @@ str_is(const msgpack_object *o, const char *s)
 {
 	size_t n = strlen(s);
 
-	return o->type == MSGPACK_OBJECT_STR && o->via.str.size == n && !memcmp(o->via.str.ptr, s, n);
+	return o->type == MSGPACK_OBJECT_STR && o->via.str.size == n &&
+	       !memcmp(o->via.str.ptr, s, n);
 }
 
 static int64_t
@@ -143,14 +142,17 @@ parse_metadata(const char *desc, size_t len, struct codeobj_info *out, char *why
 		goto out;
 	}
 	for (i = 0; i < u.data.via.map.size; i++) {
-		const msgpack_object *key = &u.data.via.map.ptr[i].key, *v = &u.data.via.map.ptr[i].val;
+		const msgpack_object *key = &u.data.via.map.ptr[i].key,
+		                     *v = &u.data.via.map.ptr[i].val;
 
 		if (str_is(key, "amdhsa.target") && v->type == MSGPACK_OBJECT_STR) {
 			copy_str(out->target, sizeof(out->target), v);
 		} else if (str_is(key, "amdhsa.kernels") && v->type == MSGPACK_OBJECT_ARRAY) {
-			for (j = 0; j < v->via.array.size && out->nkernels < CODEOBJ_MAX_KERNELS; j++)
+			for (j = 0; j < v->via.array.size && out->nkernels < CODEOBJ_MAX_KERNELS;
+			     j++)
 				if (v->via.array.ptr[j].type == MSGPACK_OBJECT_MAP)
-					kernel_from_map(&v->via.array.ptr[j], &out->k[out->nkernels++]);
+					kernel_from_map(&v->via.array.ptr[j],
+					                &out->k[out->nkernels++]);
 		}
 	}
 	r = 0;
@@ -210,9 +212,10 @@ codeobj_parse(const void *buf, size_t len, struct codeobj_info *out, char *why, 
 				snprintf(why, whylen, "truncated note");
 				return ROCMD_ECORRUPT;
 			}
-			if (type == NT_AMDGPU_METADATA && namesz == 7 && !memcmp(n + 12, "AMDGPU", 7)) {
-				int r = parse_metadata((const char *)n + 12 + nameal, descsz, out, why,
-						       whylen);
+			if (type == NT_AMDGPU_METADATA && namesz == 7 &&
+			    !memcmp(n + 12, "AMDGPU", 7)) {
+				int r = parse_metadata((const char *)n + 12 + nameal, descsz, out,
+				                       why, whylen);
 
 				if (r < 0)
 					return r;

@@ -29,9 +29,9 @@ struct codeobj_kernel {
 struct codeobj_info {
 	unsigned e_machine;
 	unsigned e_flags;
-	unsigned mach;	  /* e_flags & 0xff */
-	char arch[16];	  /* "gfx1103", from MACH; "" when unknown */
-	char target[64];  /* "amdgcn-amd-amdhsa--gfx1103", from the note */
+	unsigned mach;   /* e_flags & 0xff */
+	char arch[16];   /* "gfx1103", from MACH; "" when unknown */
+	char target[64]; /* "amdgcn-amd-amdhsa--gfx1103", from the note */
 	int nkernels;
 	struct codeobj_kernel k[CODEOBJ_MAX_KERNELS];
 };

@@ -13,12 +13,12 @@
 #include "kernels/backend-cuda.h"
 
 static const char *const configs[] = {
-	"MC=0 MT0=64 MT1=64 DU=8 TT0=4 TT1=4 VW=1 PGR=1 LDSPAD=0 GSU=1",
-	"MC=0 MT0=128 MT1=128 DU=8 TT0=8 TT1=8 VW=4 PGR=1 LDSPAD=4 GSU=1 GROUP=8",
-	"MC=0 MT0=32 MT1=64 DU=16 TT0=2 TT1=4 VW=2 PGR=0 LDSPAD=0 GSU=4",
-	"MC=1 MT0=128 MT1=128 DU=32 WM=2 WN=2 STAGES=3 SWZ=1 GSU=1",
-	"MC=1 MT0=64 MT1=256 DU=64 WM=1 WN=4 STAGES=4 SWZ=0 LDSPAD=8 GSU=2 GROUP=4",
-	"MC=1 MT0=16 MT1=64 DU=32 WM=1 WN=2 STAGES=5 SWZ=1 GSU=8",
+    "MC=0 MT0=64 MT1=64 DU=8 TT0=4 TT1=4 VW=1 PGR=1 LDSPAD=0 GSU=1",
+    "MC=0 MT0=128 MT1=128 DU=8 TT0=8 TT1=8 VW=4 PGR=1 LDSPAD=4 GSU=1 GROUP=8",
+    "MC=0 MT0=32 MT1=64 DU=16 TT0=2 TT1=4 VW=2 PGR=0 LDSPAD=0 GSU=4",
+    "MC=1 MT0=128 MT1=128 DU=32 WM=2 WN=2 STAGES=3 SWZ=1 GSU=1",
+    "MC=1 MT0=64 MT1=256 DU=64 WM=1 WN=4 STAGES=4 SWZ=0 LDSPAD=8 GSU=2 GROUP=4",
+    "MC=1 MT0=16 MT1=64 DU=32 WM=1 WN=2 STAGES=5 SWZ=1 GSU=8",
 };
 
 static int
@@ -73,7 +73,8 @@ main(void)
 				for (t = 0; t < 4; t++) {
 					char store[SPACE_MAX_PARAMS][40];
 					const char *defs[SPACE_MAX_PARAMS];
-					const char *extra[3] = {dts[d], tas[t & 1], t & 2 ? "TB=1" : "TB=0"};
+					const char *extra[3] = {dts[d], tas[t & 1],
+					                        t & 2 ? "TB=1" : "TB=0"};
 					char *cubin = NULL;
 					size_t clen = 0;
 					struct timespec t0, t1;
@@ -81,23 +82,28 @@ main(void)
 
 					if (strstr(configs[c], "MC=1") && d == 0)
 						continue; /* no TF32: fp32 stays on FMA */
-					/* Every config in every dtype, transposes on the first arch only. */
+					/* Every config in every dtype, transposes on the first arch
+					 * only. */
 					if (a == 1 && t != 0)
 						continue;
 					n = split(configs[c], store, defs, extra);
 					clock_gettime(CLOCK_MONOTONIC, &t0);
-					r = backend_cuda_nvrtc(ctx, src, len, defs, n, &cubin, &clen, log,
-							       sizeof(log));
+					r = backend_cuda_nvrtc(ctx, src, len, defs, n, &cubin,
+					                       &clen, log, sizeof(log));
 					clock_gettime(CLOCK_MONOTONIC, &t1);
 					done++;
 					if (r < 0 || clen == 0) {
 						failed++;
-						printf("FAIL %s %s %s %s %s:\n%s\n", archs[a], configs[c],
-						       extra[0], extra[1], extra[2], log);
+						printf("FAIL %s %s %s %s %s:\n%s\n", archs[a],
+						       configs[c], extra[0], extra[1], extra[2],
+						       log);
 					} else {
-						printf("ok   %s %-70s %s %s %s  %zu bytes, %.2f s\n", archs[a],
-						       configs[c], extra[0], extra[1], extra[2], clen,
-						       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+						printf(
+						    "ok   %s %-70s %s %s %s  %zu bytes, %.2f s\n",
+						    archs[a], configs[c], extra[0], extra[1],
+						    extra[2], clen,
+						    (t1.tv_sec - t0.tv_sec) +
+						        (t1.tv_nsec - t0.tv_nsec) / 1e9);
 					}
 					free(cubin);
 				}

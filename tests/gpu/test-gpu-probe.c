@@ -44,8 +44,8 @@ probe(const struct backend_ops *ops, int (*fn)(char *, size_t))
 	why[0] = '\0';
 	r = ops->open(0, &ctx, &info, why, sizeof(why));
 	if (r == 0) {
-		printf("%s: opened %s (%s), %d compute units, %s\n", ops->name, info.name, info.arch,
-		       info.compute_units, info.compiler_version);
+		printf("%s: opened %s (%s), %d compute units, %s\n", ops->name, info.name,
+		       info.arch, info.compute_units, info.compiler_version);
 		ops->close(ctx);
 	} else {
 		printf("%s: open: %s\n", ops->name, why);
@@ -67,14 +67,14 @@ main(void)
 	probe(&backend_hip_ops, backend_hip_probe);
 
 	r = backend_hip_compile_child("/nonexistent/libhiprtc.so", "gfx1103", "", defs, 2, 30,
-				      &code, &len, log, sizeof(log));
+	                              &code, &len, log, sizeof(log));
 	printf("hiprtc missing: %d, %s\n", r, log);
 	CHECK(r == ROCMD_EINVAL && code == NULL && strstr(log, "gfx1103") != NULL,
 	      "missing hiprtc gave %d", r);
 
 	setenv("ROCMD_TEST_HIPRTC_ABORT", "1", 1);
 	r = backend_hip_compile_child("/nonexistent/libhiprtc.so", "gfx1103", "", defs, 2, 30,
-				      &code, &len, log, sizeof(log));
+	                              &code, &len, log, sizeof(log));
 	unsetenv("ROCMD_TEST_HIPRTC_ABORT");
 	printf("hiprtc child aborts: %d, %s\n", r, log);
 	CHECK(r == ROCMD_EINVAL && code == NULL && strstr(log, "signal 6") != NULL,
