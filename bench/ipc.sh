@@ -101,6 +101,17 @@ proc_ticks() {
 proc_ctxt() {
 	cat "/proc/$1"/task/*/status | awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
 }
+# proc_mem PID: "VmRSS kB (anon A, file F), PSS P kB, private V kB". RSS counts
+# every resident page of the shared libraries; PSS and private pages are what
+# this process adds to the machine.
+proc_mem() {
+	r=$(awk '/^VmRSS:/ { r = $2 } /^RssAnon:/ { a = $2 } /^RssFile:/ { f = $2 }
+		END { printf "%s kB (anon %s, file %s)", r, a, f }' "/proc/$1/status")
+	m=$(awk '/^Pss:/ { p = $2 } /^Private_(Clean|Dirty):/ { v += $2 }
+		END { if (p != "") printf ", PSS %s kB, private %s kB", p, v }' \
+		"/proc/$1/smaps_rollup" 2>/dev/null || true)
+	echo "$r$m"
+}
 proc_threads() {
 	awk '/^Threads:/ { print $2 }' "/proc/$1/status"
 }
@@ -144,6 +155,7 @@ if ! "$LOAD" -s "$TMP/rocmd.sock" -n 1 --json >/dev/null; then
 	exit 1
 fi
 RSS_START=$(proc_rss_kb "$DPID")
+MEM_START=$(proc_mem "$DPID")
 NOFILE=$(awk '/^Max open files/ { print $4 }' "/proc/$DPID/limits")
 echo "rocmd pid $DPID: RSS after start and one status ${RSS_START} kB; open-file soft limit $NOFILE${LIMIT:+ (started with 1024)}"
 echo
@@ -222,6 +234,8 @@ rss1=$(proc_rss_kb "$DPID")
 t1=$(proc_ticks "$DPID")
 c1=$(proc_ctxt "$DPID")
 echo "threads $(proc_threads "$DPID"); RSS fresh ${RSS_START} kB, at window start ${rss0} kB, at end ${rss1} kB"
+echo "memory fresh: $MEM_START"
+echo "memory now:   $(proc_mem "$DPID")"
 echo "CPU ticks (utime+stime) over ${IDLE} s: $((t1 - t0)) ($(getconf CLK_TCK) per second)"
 echo "context switches over ${IDLE} s, all threads: $((c1 - c0))"
 if [ "$HAVE_STRACE" -eq 1 ] && [ "$STRACE_WIN" -gt 0 ]; then
