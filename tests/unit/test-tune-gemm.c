@@ -197,6 +197,71 @@ test_cpu_compile_rejects(void **state)
 	assert_non_null(strstr(why, "not available"));
 }
 
+/* Rounds to TF32 (10 explicit mantissa bits), as a tensor core would. */
+static float
+to_tf32(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	u = (u + 0x1000) & ~0x1fffu;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/*
+ * The tolerance separates what is allowed from what is not: fp32 accumulation
+ * in the worst (sequential) order passes; TF32 inputs, fp16 accumulation,
+ * NaN and Inf do not.
+ */
+static void
+test_tolerance_discriminates(void **state)
+{
+	enum { M = 8, N = 8, K = 4096 };
+	struct gemm_problem p, ph;
+	float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N);
+	uint16_t *ah = malloc(2 * M * K), *bh = malloc(2 * K * N);
+	int i, j, l, fp32_bad = 0, tf32_bad = 0, half_bad = 0;
+
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, M, N, K, 1);
+	gemm_problem_init(&ph, GEMM_FP16, GEMM_N, GEMM_N, M, N, 1024, 1);
+	gemm_fill_random(GEMM_FP32, a, M * K, 3);
+	gemm_fill_random(GEMM_FP32, b, K * N, 4);
+	gemm_fill_random(GEMM_FP16, ah, M * 1024, 5);
+	gemm_fill_random(GEMM_FP16, bh, 1024 * N, 6);
+	for (j = 0; j < N; j++) {
+		for (i = 0; i < M; i++) {
+			double scale, ref = gemm_ref_entry(&p, a, b, NULL, 0, i, j, &scale);
+			double sh, refh = gemm_ref_entry(&ph, ah, bh, NULL, 0, i, j, &sh);
+			float s32 = 0.0f, stf = 0.0f;
+			uint16_t s16 = 0;
+
+			for (l = 0; l < K; l++) {
+				s32 += a[i + l * M] * b[l + j * K];
+				stf += to_tf32(a[i + l * M]) * to_tf32(b[l + j * K]);
+			}
+			for (l = 0; l < 1024; l++)
+				s16 = gemm_f32_to_f16(gemm_f16_to_f32(s16) +
+						      gemm_f16_to_f32(ah[i + l * M]) *
+							      gemm_f16_to_f32(bh[l + j * 1024]));
+			fp32_bad += !gemm_within_tol(&p, s32, ref, scale);
+			tf32_bad += !gemm_within_tol(&p, stf, ref, scale);
+			half_bad += !gemm_within_tol(&ph, gemm_f16_to_f32(s16), refh, sh);
+		}
+	}
+	print_message("bad: fp32 %d, tf32 %d, fp16-accumulate %d of %d\n", fp32_bad, tf32_bad, half_bad, M * N);
+	assert_int_equal(fp32_bad, 0);
+	assert_true(tf32_bad > M * N / 2);
+	assert_true(half_bad > M * N / 2);
+	assert_false(gemm_within_tol(&p, NAN, 1.0, 1.0));
+	assert_false(gemm_within_tol(&p, INFINITY, INFINITY, 1.0));
+	assert_false(gemm_within_tol(&p, -INFINITY, 1.0, 1e300));
+	free(a);
+	free(b);
+	free(ah);
+	free(bh);
+}
+
 int
 main(void)
 {
@@ -206,6 +271,7 @@ main(void)
 		cmocka_unit_test(test_problem_keys),
 		cmocka_unit_test(test_cpu_gemm_all_variants),
 		cmocka_unit_test(test_cpu_compile_rejects),
+		cmocka_unit_test(test_tolerance_discriminates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
