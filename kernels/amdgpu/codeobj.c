@@ -126,6 +126,149 @@ kernel_from_map(const msgpack_object *m, struct codeobj_kernel *k)
 	}
 }
 
+static uint64_t
+be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/*
+ * Walks one MessagePack object at *POS without building it: every length and
+ * element count must fit in what is left of the buffer, nesting at most 32
+ * deep. msgpack-c would otherwise allocate whatever a corrupt count claims
+ * (gigabytes) before noticing the data is short.
+ */
+static int
+mp_check(const unsigned char *p, size_t len, size_t *pos, int depth)
+{
+	size_t left, n = 0, i;
+	unsigned char t;
+	int hdr = 0, items = 0; /* items: 1 array, 2 map */
+
+	if (depth > 32 || *pos >= len)
+		return -1;
+	t = p[(*pos)++];
+	left = len - *pos;
+	if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 || t == 0xc3)
+		return 0;
+	if (t >= 0x80 && t <= 0x8f) {
+		n = t & 0x0f;
+		items = 2;
+	} else if (t >= 0x90 && t <= 0x9f) {
+		n = t & 0x0f;
+		items = 1;
+	} else if (t >= 0xa0 && t <= 0xbf) {
+		n = t & 0x1f;
+	} else {
+		switch (t) {
+		case 0xc4:
+		case 0xd9:
+			hdr = 1;
+			break; /* bin8, str8 */
+		case 0xc5:
+		case 0xda:
+			hdr = 2;
+			break;
+		case 0xc6:
+		case 0xdb:
+			hdr = 4;
+			break;
+		case 0xc7:
+			hdr = 1;
+			n = 1;
+			break; /* ext8: length + type byte */
+		case 0xc8:
+			hdr = 2;
+			n = 1;
+			break;
+		case 0xc9:
+			hdr = 4;
+			n = 1;
+			break;
+		case 0xca:
+			n = 4;
+			break;
+		case 0xcb:
+			n = 8;
+			break;
+		case 0xcc:
+		case 0xd0:
+			n = 1;
+			break;
+		case 0xcd:
+		case 0xd1:
+			n = 2;
+			break;
+		case 0xce:
+		case 0xd2:
+			n = 4;
+			break;
+		case 0xcf:
+		case 0xd3:
+			n = 8;
+			break;
+		case 0xd4:
+			n = 2;
+			break; /* fixext: type + data */
+		case 0xd5:
+			n = 3;
+			break;
+		case 0xd6:
+			n = 5;
+			break;
+		case 0xd7:
+			n = 9;
+			break;
+		case 0xd8:
+			n = 17;
+			break;
+		case 0xdc:
+			hdr = 2;
+			items = 1;
+			break;
+		case 0xdd:
+			hdr = 4;
+			items = 1;
+			break;
+		case 0xde:
+			hdr = 2;
+			items = 2;
+			break;
+		case 0xdf:
+			hdr = 4;
+			items = 2;
+			break;
+		default:
+			return -1; /* 0xc1, never used */
+		}
+		if (hdr) {
+			if ((size_t)hdr > left)
+				return -1;
+			n += (size_t)be(p + *pos, hdr);
+			*pos += (size_t)hdr;
+			left -= (size_t)hdr;
+		}
+	}
+	if (!items) {
+		if (n > left)
+			return -1;
+		*pos += n;
+		return 0;
+	}
+	/* Each element takes at least one byte. */
+	if (n > left || (items == 2 && n > left / 2))
+		return -1;
+	for (i = 0; i < n * (size_t)items; i++)
+		if (mp_check(p, len, pos, depth + 1) < 0)
+			return -1;
+	return 0;
+}
+
 /* Decodes the metadata map into OUT. 0 or ROCMD_ECORRUPT. */
 static int
 parse_metadata(const char *desc, size_t len, struct codeobj_info *out, char *why, size_t whylen)
@@ -136,6 +279,11 @@ parse_metadata(const char *desc, size_t len, struct codeobj_info *out, char *why
 	uint32_t i, j;
 
 	msgpack_unpacked_init(&u);
+	if (mp_check((const unsigned char *)desc, len, &off, 0) < 0) {
+		snprintf(why, whylen, "metadata note is not well-formed MessagePack");
+		goto out;
+	}
+	off = 0;
 	if (msgpack_unpack_next(&u, desc, len, &off) != MSGPACK_UNPACK_SUCCESS ||
 	    u.data.type != MSGPACK_OBJECT_MAP) {
 		snprintf(why, whylen, "metadata note is not a MessagePack map");
