@@ -108,6 +108,15 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 	}
 	total = num(p, "bytes_total");
 	done = strcmp(str(p, "phase"), "reading") == 0 ? num(p, "bytes_in") : num(p, "bytes_out");
+	if (strcmp(str(p, "phase"), "reading") == 0 && total > 0 && done >= total) {
+		/* A solid archive is consumed long before it is unpacked: count output. */
+		fprintf(stderr, "\r\033[K%-10s %s unpacked  %.0f files  %.40s", "reading",
+		        size_text(num(p, "bytes_out"), a, sizeof(a)), num(p, "files"),
+		        strcmp(str(p, "current"), "-") ? str(p, "current") : "");
+		fflush(stderr);
+		ctx->bar_drawn = 1;
+		return 0;
+	}
 	if (total > 0)
 		fill = (int)(width * (done < total ? done / total : 1.0));
 	fprintf(stderr, "\r\033[K%-10s [", str(p, "phase"));
@@ -227,7 +236,7 @@ pkg_import(struct pkg_ctx *ctx, int argc, char **argv)
 	int c, rc;
 
 	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "+s:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc + 1, argv - 1, "s:", opts, NULL)) != -1) {
 		if (c != 's')
 			return EXIT_USAGE;
 		sdk = optarg;
@@ -468,7 +477,7 @@ pkg_match(struct pkg_ctx *ctx, int argc, char **argv)
 	int c, rc, chosen;
 
 	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "+s:a:p:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc + 1, argv - 1, "s:a:p:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			sdk = optarg;

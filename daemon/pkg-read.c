@@ -33,6 +33,7 @@
 #include "rocblas-lib.h"
 
 #define COPY_BUF (1 << 20)
+#define COPY_BUF_DRY (64 << 10) /* dry runs (fuzzing) read small inputs */
 #define REPORT_EVERY (4u << 20)
 #define MAX_DEPTH 64
 #define PATH_BYTES 4096
@@ -44,6 +45,7 @@ struct reader {
 	size_t cap;
 	int stagefd; /* -1 in a dry run */
 	char *buf;
+	size_t buflen;
 	char *why;
 	size_t whylen;
 	uint64_t last_report;
@@ -201,7 +203,7 @@ copy_file(struct reader *r, struct rocmd_pkg_entry *e,
 	}
 	snprintf(r->pr.current, sizeof(r->pr.current), "%s", e->path);
 	for (;;) {
-		ssize_t n = read_fn(src, r->buf, COPY_BUF, r->why, r->whylen);
+		ssize_t n = read_fn(src, r->buf, r->buflen, r->why, r->whylen);
 		if (n < 0) {
 			rc = (int)n;
 			goto out;
@@ -859,7 +861,8 @@ reader_begin(struct reader *r, const char *staging, const struct rocmd_pkg_read_
 	r->stagefd = -1;
 	if (why != NULL && whylen > 0)
 		why[0] = '\0';
-	r->buf = malloc(COPY_BUF);
+	r->buflen = opts->dry_run ? COPY_BUF_DRY : COPY_BUF;
+	r->buf = malloc(r->buflen);
 	if (r->buf == NULL)
 		return ROCMD_ENOMEM;
 	if (opts->dry_run)
