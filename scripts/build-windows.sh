@@ -80,7 +80,8 @@ fetch() {
 	[ -n "$dir" ] || { echo "no source for $1" >&2; exit 1; }
 }
 
-cmake_cross() {
+# cmake_configure SRC OPTIONS...: configures SRC/_build for the cross target.
+cmake_configure() {
 	src=$1
 	shift
 	rm -rf "$src/_build"
@@ -88,8 +89,12 @@ cmake_cross() {
 		-DROCMD_WIN_PREFIX="$PREFIX" -DCMAKE_INSTALL_PREFIX="$PREFIX" \
 		-DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
 		-DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=OFF "$@"
-	quiet cmake --build "$src/_build" -j"$JOBS"
-	quiet cmake --install "$src/_build"
+}
+
+cmake_cross() {
+	cmake_configure "$@"
+	quiet cmake --build "$1/_build" -j"$JOBS"
+	quiet cmake --install "$1/_build"
 }
 
 # pc NAME VERSION LIBS [REQUIRES]: our own pkg-config file for a static library.
@@ -119,7 +124,7 @@ build_zlib() {
 	objs=""
 	for f in adler32 compress crc32 deflate gzclose gzlib gzread gzwrite infback inffast \
 		inflate inftrees trees uncompr zutil; do
-		$CC -O2 -c "$dir/$f.c" -o "$dir/$f.o"
+		quiet $CC -O2 -c "$dir/$f.c" -o "$dir/$f.o"
 		objs="$objs $dir/$f.o"
 	done
 	mkdir -p "$PREFIX/lib" "$PREFIX/include"
@@ -136,7 +141,7 @@ build_bzip2() {
 	fetch bzip2
 	objs=""
 	for f in blocksort huffman crctable randtable compress decompress bzlib; do
-		$CC -O2 -D_FILE_OFFSET_BITS=64 -c "$dir/$f.c" -o "$dir/$f.o"
+		quiet $CC -O2 -D_FILE_OFFSET_BITS=64 -c "$dir/$f.c" -o "$dir/$f.o"
 		objs="$objs $dir/$f.o"
 	done
 	mkdir -p "$PREFIX/lib" "$PREFIX/include"
@@ -210,7 +215,7 @@ build_cjson() {
 build_libarchive() {
 	built libarchive && return 0
 	fetch libarchive
-	cmake_cross "$dir" -DENABLE_TEST=OFF -DENABLE_TAR=OFF -DENABLE_CPIO=OFF -DENABLE_CAT=OFF \
+	cmake_configure "$dir" -DENABLE_TEST=OFF -DENABLE_TAR=OFF -DENABLE_CPIO=OFF -DENABLE_CAT=OFF \
 		-DENABLE_UNZIP=OFF -DENABLE_OPENSSL=OFF -DENABLE_MBEDTLS=OFF -DENABLE_NETTLE=OFF \
 		-DENABLE_XML2=OFF -DENABLE_EXPAT=OFF -DENABLE_ZSTD=OFF -DENABLE_LZ4=OFF \
 		-DENABLE_LZO=OFF -DENABLE_LIBB2=OFF -DENABLE_ICONV=OFF -DENABLE_ACL=OFF \
@@ -222,8 +227,10 @@ build_libarchive() {
 		-DCMAKE_C_FLAGS="-DLZMA_API_STATIC" \
 		-DZLIB_WINAPI_WITH_LIB:INTERNAL="$PREFIX/lib/libz.a" -DZLIB_WINAPI:INTERNAL=0
 	# (ZLIB_WINAPI is a run test: a cross build cannot run it; our zlib is plain cdecl.)
-	rm -f "$PREFIX/lib/libarchive.dll.a" "$PREFIX/bin/libarchive.dll"
-	[ -f "$PREFIX/lib/libarchive_static.a" ] && cp "$PREFIX/lib/libarchive_static.a" "$PREFIX/lib/libarchive.a"
+	# Only the static library: the DLL would double the build time for nothing.
+	quiet cmake --build "$dir/_build" -j"$JOBS" --target archive_static
+	cp "$dir/_build/libarchive/libarchive_static.a" "$PREFIX/lib/libarchive.a"
+	cp "$dir/libarchive/archive.h" "$dir/libarchive/archive_entry.h" "$PREFIX/include/"
 	pc libarchive 3 "-L\${libdir} -larchive -lbcrypt" "zlib bzip2 liblzma"
 	sed -i 's|^Cflags: .*|Cflags: -I${includedir} -DLIBARCHIVE_STATIC|' "$PREFIX/lib/pkgconfig/libarchive.pc"
 	done_ libarchive

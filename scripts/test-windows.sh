@@ -1,0 +1,194 @@
+#!/bin/sh
+# The Windows stage of CI: cross-builds rocmd.exe and rocmctl.exe with
+# mingw-w64 (scripts/build-windows.sh; the dependencies are cached outside the
+# repository) and runs them under wine64 in a fresh prefix:
+#
+#   1. console mode (not started by the SCM): serves the pipe, rocmctl works;
+#   2. "sc create" + "sc start": the SCM runs rocmd.exe as a service,
+#      rocmctl.exe status answers over \\.\pipe\rocmd, the service sees the
+#      Windows-layout SDK tree made under C:\Program Files\AMD\ROCm\6.2;
+#      "sc stop" stops it cleanly, "sc delete" removes it;
+#   3. "rocmd install | start | stop | uninstall";
+#   4. a process that creates \\.\pipe\rocmd first makes rocmd refuse to
+#      start and say why (FILE_FLAG_FIRST_PIPE_INSTANCE).
+#
+# It skips, with the reason, only when mingw-w64 or wine cannot be installed.
+# Usage: scripts/test-windows.sh
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${ROCMD_WIN_BUILD:-$ROOT/build-win}
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+failed=0
+passed=0
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+bad() {
+	failed=$((failed + 1))
+	echo "not ok - $1"
+	[ -s "$WORK/out" ] && sed 's/^/#   /' "$WORK/out"
+	[ -s "$LOG" ] && tail -n 20 "$LOG" | sed 's/^/#   log: /'
+}
+
+need=""
+command -v x86_64-w64-mingw32-gcc-posix >/dev/null 2>&1 || need="$need mingw-w64"
+command -v wine >/dev/null 2>&1 || need="$need wine wine64"
+if [ -n "$need" ]; then
+	echo "== installing$need"
+	if ! { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+		--no-install-recommends $need >/dev/null; }; then
+		echo "ok - Windows stage # skip cannot install$need (no apt access)"
+		exit 0
+	fi
+fi
+
+echo "== cross-build (scripts/build-windows.sh)"
+"$ROOT/scripts/build-windows.sh" all || { echo "not ok - Windows cross-build"; exit 1; }
+cmake --build "$BUILD" --target pipe-squatter >/dev/null || { echo "not ok - pipe-squatter build"; exit 1; }
+
+WORK=$(mktemp -d /tmp/rocmd-test-win-XXXXXX)
+export WINEPREFIX=$WORK/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+C=$WINEPREFIX/drive_c
+LOG=$C/rocmd/rocmd.log
+cleanup() {
+	wineserver -k >/dev/null 2>&1
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+: >"$WORK/out"
+
+echo "== wine prefix"
+wineboot -i >/dev/null 2>&1
+mkdir -p "$C/rocmd"
+cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/tests/windows/pipe-squatter.exe" "$C/rocmd/"
+# A Windows-layout HIP SDK 6.2 with a rocBLAS library folder (stand-in files).
+SDK="$C/Program Files/AMD/ROCm/6.2"
+mkdir -p "$SDK/bin/rocblas/library"
+printf 'MZ stand-in\n' >"$SDK/bin/rocblas.dll"
+printf 'MZ stand-in\n' >"$SDK/bin/amdhip64_6.dll"
+printf 'MZ stand-in\n' >"$SDK/bin/hiprtc0602.dll"
+printf 'stand-in\n' >"$SDK/bin/rocblas/library/TensileLibrary_lazy_gfx1103.dat"
+cat >"$C/rocmd/rocmd.json" <<'EOF'
+{
+	"state_dir": "C:\\rocmd\\state",
+	"log": { "level": "info", "file": "C:\\rocmd\\rocmd.log" },
+	"sdk": { "extra_roots": "C:\\Program Files\\AMD\\ROCm\\6.2" }
+}
+EOF
+ROCMD='C:\rocmd\rocmd.exe'
+CTL='C:\rocmd\rocmctl.exe'
+CONF='C:\rocmd\rocmd.json'
+
+# wait_for COMMAND...: retries for up to 30 s.
+wait_for() {
+	i=0
+	while [ $i -lt 60 ]; do
+		"$@" >"$WORK/out" 2>&1 && return 0
+		sleep 0.5
+		i=$((i + 1))
+	done
+	return 1
+}
+sc_state() { wine sc query rocmd 2>/dev/null | tr -d '\r' | sed -n 's/.*STATE *: *[0-9]* *\([A-Z_]*\).*/\1/p'; }
+is_state() { [ "$(sc_state)" = "$1" ]; }
+
+echo "== 1. console mode"
+wine "$ROCMD" --foreground --config "$CONF" >"$WORK/console.out" 2>&1 &
+CONSOLE=$!
+if wait_for wine "$CTL" status; then ok "console rocmd.exe serves \\\\.\\pipe\\rocmd; rocmctl.exe status"; else
+	bad "console mode: rocmctl.exe status"
+fi
+if wine "$CTL" --json status >"$WORK/out" 2>&1 && grep -q '"state_dir"' "$WORK/out"; then
+	ok "rocmctl.exe --json status"
+else
+	bad "rocmctl.exe --json status"
+fi
+if wine "$CTL" shutdown >"$WORK/out" 2>&1; then ok "rocmctl.exe shutdown (wine's user is an Administrator)"; else
+	bad "rocmctl.exe shutdown"
+fi
+wait $CONSOLE
+rc=$?
+if [ $rc -eq 0 ]; then ok "console rocmd.exe exits 0 after shutdown"; else
+	cp "$WORK/console.out" "$WORK/out"
+	bad "console rocmd.exe exit status $rc"
+fi
+
+echo "== 2. the SCM: sc create / start / stop / delete"
+if wine sc create rocmd binPath= "$ROCMD --foreground --config $CONF" start= demand >"$WORK/out" 2>&1; then
+	ok "sc create rocmd"
+else
+	bad "sc create rocmd"
+fi
+wine sc start rocmd >"$WORK/out" 2>&1
+if wait_for is_state RUNNING; then ok "sc start rocmd: RUNNING (ServiceMain reported SERVICE_RUNNING)"; else
+	wine sc query rocmd >"$WORK/out" 2>&1
+	bad "sc start rocmd"
+fi
+if wait_for wine "$CTL" status && grep -q "rocmd" "$WORK/out"; then
+	ok "rocmctl.exe status over the pipe, daemon run by the SCM"
+	sed 's/^/#   /' "$WORK/out"
+else
+	bad "rocmctl.exe status against the service"
+fi
+if wine "$CTL" --json config >"$WORK/out" 2>&1 && grep -q 'ROCm\\\\6.2' "$WORK/out"; then
+	ok "the service read its configuration and the SDK root C:\\Program Files\\AMD\\ROCm\\6.2"
+else
+	bad "the service's configuration names the SDK tree"
+fi
+# What SDK discovery says about the tree (not ported to Windows yet: see the note).
+wine "$CTL" sdk list >"$WORK/sdk" 2>&1
+echo "# rocmctl.exe sdk list: $(tr -d '\r' <"$WORK/sdk" | head -n 3)"
+echo "# NOTE: deploy does not exist yet and SDK discovery is not ported to Windows;"
+echo "#       the tree under C:\\Program Files\\AMD\\ROCm\\6.2 is in place for them."
+wine sc stop rocmd >"$WORK/out" 2>&1
+if wait_for is_state STOPPED; then ok "sc stop rocmd: STOPPED"; else
+	wine sc query rocmd >"$WORK/out" 2>&1
+	bad "sc stop rocmd"
+fi
+if grep -q "shutting down: service stop requested" "$LOG" && grep -q "stopped" "$LOG"; then
+	ok "the stop control reached the loop (uv_async_send) and rocmd shut down gracefully"
+else
+	: >"$WORK/out"
+	bad "graceful stop in the log"
+fi
+if wine sc delete rocmd >"$WORK/out" 2>&1 && ! wine sc query rocmd >/dev/null 2>&1; then
+	ok "sc delete rocmd"
+else
+	bad "sc delete rocmd"
+fi
+
+echo "== 3. rocmd install / start / stop / uninstall"
+if wine "$ROCMD" install >"$WORK/out" 2>&1; then ok "rocmd.exe install"; else bad "rocmd.exe install"; fi
+sed 's/^/#   /' "$WORK/out"
+# The installed service uses the default config (%ProgramData%\rocmd\rocmd.json).
+mkdir -p "$C/ProgramData/rocmd"
+cp "$C/rocmd/rocmd.json" "$C/ProgramData/rocmd/rocmd.json"
+if wine "$ROCMD" start >"$WORK/out" 2>&1 && wait_for wine "$CTL" status; then
+	ok "rocmd.exe start; rocmctl.exe status"
+else
+	bad "rocmd.exe start"
+fi
+if wine "$ROCMD" stop >"$WORK/out" 2>&1 && is_state STOPPED; then ok "rocmd.exe stop"; else bad "rocmd.exe stop"; fi
+if wine "$ROCMD" uninstall >"$WORK/out" 2>&1 && ! wine sc query rocmd >/dev/null 2>&1; then
+	ok "rocmd.exe uninstall"
+else
+	bad "rocmd.exe uninstall"
+fi
+
+echo "== 4. a squatter on the pipe name"
+wine 'C:\rocmd\pipe-squatter.exe' '\\.\pipe\rocmd' 'C:\rocmd\stop-squatting' >"$WORK/squat.out" 2>&1 &
+SQUAT=$!
+wait_for grep -q squatting "$WORK/squat.out"
+wine "$ROCMD" --foreground --config "$CONF" >"$WORK/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "already exists: another process" "$WORK/out"; then
+	ok "rocmd refuses to start when another process created the pipe first (exit $rc)"
+	grep "already exists" "$WORK/out" | tr -d '\r' | sed 's/^/#   /'
+else
+	bad "rocmd with a squatter on the pipe (exit $rc)"
+fi
+touch "$C/rocmd/stop-squatting"
+wait $SQUAT
+
+echo "# windows stage: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
