@@ -7,10 +7,8 @@
 #include "amdgpu-elf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "error.h"
 
@@ -112,21 +110,22 @@ int
 rocmd_amdgpu_file_arch(const char *path, char *out, size_t outlen)
 {
 	unsigned char hdr[64];
-	ssize_t n;
-	int fd;
+	size_t n;
+	FILE *f;
 
 	if (outlen > 0)
 		out[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
+	f = fopen(path, "rb");
+	if (f == NULL)
 		return rocmd_err_errno(errno);
-	do
-		n = pread(fd, hdr, sizeof(hdr), 0);
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	if (n < 0)
-		return rocmd_err_errno(errno);
-	return rocmd_amdgpu_elf_arch(hdr, (size_t)n, out, outlen);
+	n = fread(hdr, 1, sizeof(hdr), f);
+	if (n < sizeof(hdr) && ferror(f)) {
+		int err = rocmd_err_errno(errno);
+		fclose(f);
+		return err;
+	}
+	fclose(f);
+	return rocmd_amdgpu_elf_arch(hdr, n, out, outlen);
 }
 
 int

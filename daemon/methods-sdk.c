@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/proto.h"
 #include "db/db-sdk.h"
+#include "rocblas-lib.h"
 #include "sdk.h"
 #include "server.h"
 
@@ -25,10 +26,12 @@ split_archs(const char *s)
 	while (s != NULL && *s != '\0') {
 		const char *comma = strchr(s, ',');
 		size_t n = comma != NULL ? (size_t)(comma - s) : strlen(s);
-		char *item = strndup(s, n);
-		if (item != NULL && n > 0)
+		char item[ROCMD_GFX_MAX];
+		if (n > 0 && n < sizeof(item)) {
+			memcpy(item, s, n);
+			item[n] = '\0';
 			cJSON_AddItemToArray(a, cJSON_CreateString(item));
-		free(item);
+		}
 		s = comma != NULL ? comma + 1 : NULL;
 	}
 	return a;
