@@ -831,6 +831,7 @@ struct opts {
 	const char *csv;
 	const char *tag;
 	const char *keys;
+	int no_default;
 };
 
 static int
@@ -903,7 +904,9 @@ mode_tune(struct opts *op, int sweep)
 			if (!memcmp(v, dv, sizeof(int64_t) * (size_t)sp.nparams))
 				break;
 		}
-		if (i < n) {
+		if (op->no_default) {
+			/* Profiling: launch only the listed points. */
+		} else if (i < n) {
 			struct cand t = c[0];
 
 			c[0] = c[i];
@@ -1063,7 +1066,7 @@ usage(void)
 	    "usage: gemm-cuda check\n"
 	    "       gemm-cuda sweep|tune --dtype fp32|fp16|bf16 --trans NN --shapes MxNxK[,...]\n"
 	    "                 [--only NAME=v,v ...] [--max N] [--reps N] [--top N] [--csv FILE]\n"
-	    "                 [--keys FILE] [--tag TEXT] [--threads N]\n");
+	    "                 [--keys FILE] [--no-default 1] [--tag TEXT] [--threads N]\n");
 }
 
 int
@@ -1107,6 +1110,8 @@ main(int argc, char **argv)
 			op.top = atoi(v);
 		} else if (!strcmp(a, "--csv")) {
 			op.csv = v;
+		} else if (!strcmp(a, "--no-default")) {
+			op.no_default = atoi(v);
 		} else if (!strcmp(a, "--keys")) {
 			op.keys = v;
 		} else if (!strcmp(a, "--tag")) {

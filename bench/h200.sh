@@ -77,16 +77,20 @@ for stage in "$@"; do
 	esac
 	case $stage in
 	profile)
-		# Counters for the first landscapes' best points (Nsight Compute, clocks left alone).
+		# Counters for the best points of the square shapes (Nsight Compute, clocks left
+		# alone): the first launch of rk_gemm after the check is profiled.
 		for dt in fp32 fp16; do
 			L=bench/data/landscape-h200-$dt-NN-4096.csv
+			[ $dt = fp32 ] || L=bench/data/landscape-h200-fp16-NN-4096-run3.csv
 			grep ',ok,' "$L" | sort -t, -k3 -g | head -1 | cut -d, -f1 > "$B/best-$dt.txt"
-			timeout 120 ncu --clock-control none --kernel-name rk_gemm --launch-skip 3 --launch-count 1 \
+			timeout 150 ncu --clock-control none --kernel-name rk_gemm --launch-skip 2 --launch-count 1 \
 				--section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
 				--section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
+				--section InstructionStats --print-details all \
+				--metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active \
 				"$G" tune --dtype $dt --trans NN --shapes 4096x4096x4096 --keys "$B/best-$dt.txt" \
-				--reps 3 --top 1 > "$OUT/ncu-$dt.txt" 2>&1 || echo "ncu $dt failed: $?"
-			grep -E "Throughput|Pipe|Bank|Stall|Occupancy|Registers|Issue|Executed Ipc|L1/TEX Hit|Shared" \
+				--no-default 1 --reps 3 --top 1 > "$OUT/ncu-$dt.txt" 2>&1 || echo "ncu $dt failed: $?"
+			grep -E "Registers Per|Throughput|pipe|bank|wavefronts|Stall|Eligible|Issued Warp|Occupancy" \
 				"$OUT/ncu-$dt.txt" | head -40
 		done
 		;;

@@ -586,8 +586,8 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		int64_t ca = v[P_TA] ? v[P_DU] : v[P_MT0], cb = v[P_TB] ? v[P_MT1] : v[P_DU];
 
 		RULE(!is_dflt(s, v, P_WM) || !is_dflt(s, v, P_WN) || !is_dflt(s, v, P_STAGES) ||
-		         !is_dflt(s, v, P_SWZ) || !is_dflt(s, v, P_PLR),
-		     "WM/WN/STAGES/SWZ/PLR are matrix-core parameters");
+		         !is_dflt(s, v, P_SWZ),
+		     "WM/WN/STAGES/SWZ are matrix-core parameters");
 		RULE(v[P_MT0] % tt0 || v[P_MT1] % tt1,
 		     "thread tile does not divide the macro tile");
 		threads = (v[P_MT0] / tt0) * (v[P_MT1] / tt1);
@@ -599,7 +599,7 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		     "WL needs a workgroup of 8 x 4 thread blocks");
 		RULE(v[P_LDSPAD] % lv0 || v[P_LDSPAD] % lv1, "padding breaks LDS vector alignment");
 		RULE(smem > 48 * 1024, "static shared memory over 48 KiB");
-		regs = tt0 * tt1 + tt0 + tt1 +
+		regs = tt0 * tt1 + (tt0 + tt1) * (1 + v[P_PLR]) +
 		       (v[P_PGR] ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) + 24;
 	}
 	RULE(regs > 255, "about %" PRId64 " registers per thread", regs);

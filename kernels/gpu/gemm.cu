@@ -16,7 +16,8 @@
  *   FMA:          RK_TT0/1 thread tile, RK_VW global vector width,
  *                 RK_PGR >= 1: register prefetch of the next tile, two LDS buffers,
  *                 RK_WL 1: each warp covers an 8 x 4 block of threads (fewer
- *                 distinct LDS addresses per read)
+ *                 distinct LDS addresses per read), RK_PLR 1: LDS fragments of
+ *                 depth kk+1 read during the FMAs of kk
  *   RK_LDSPAD     LDS row padding in elements
  *   mma / WMMA:   RK_WM x RK_WN warps (waves), RK_STAGES cp.async stages,
  *                 RK_SWZ 1 = XOR-swizzled shared memory (else RK_LDSPAD padding),
@@ -342,33 +343,48 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 		}                                                                                  \
 	} while (0)
 
-/* One LDS buffer's worth of outer products. */
-#define RK_MATH(buf)                                                                               \
+/* Fragments of depth KK from LDS buffer BUF into registers a[AB], b[AB]. */
+#define RK_FRAG(buf, kk, ab)                                                                       \
 	do {                                                                                       \
 		RK_UNROLL                                                                          \
+		for (int s = 0; s < RK_TT0 / RK_LV0; s++) {                                        \
+			rk_vec<float, RK_LV0> v = *(const rk_vec<float, RK_LV0> *)&As              \
+				[buf][kk][s * RK_WG0 * RK_LV0 + t0 * RK_LV0];                      \
+			RK_UNROLL                                                                  \
+			for (int e = 0; e < RK_LV0; e++)                                           \
+				a[ab][s * RK_LV0 + e] = v.v[e];                                    \
+		}                                                                                  \
+		RK_UNROLL                                                                          \
+		for (int s = 0; s < RK_TT1 / RK_LV1; s++) {                                        \
+			rk_vec<float, RK_LV1> v = *(const rk_vec<float, RK_LV1> *)&Bs              \
+				[buf][kk][s * RK_WG1 * RK_LV1 + t1 * RK_LV1];                      \
+			RK_UNROLL                                                                  \
+			for (int e = 0; e < RK_LV1; e++)                                           \
+				b[ab][s * RK_LV1 + e] = v.v[e];                                    \
+		}                                                                                  \
+	} while (0)
+
+/*
+ * One LDS buffer's worth of outer products. With RK_PLR the fragments of depth
+ * kk+1 are read while the FMAs of kk run (two register sets).
+ */
+#define RK_MATH(buf)                                                                               \
+	do {                                                                                       \
+		float a[RK_PLR ? 2 : 1][RK_TT0], b[RK_PLR ? 2 : 1][RK_TT1];                        \
+		if (RK_PLR)                                                                        \
+			RK_FRAG(buf, 0, 0);                                                        \
+		RK_UNROLL                                                                          \
 		for (int kk = 0; kk < RK_DU; kk++) {                                               \
-			float a[RK_TT0], b[RK_TT1];                                                \
-			RK_UNROLL                                                                  \
-			for (int s = 0; s < RK_TT0 / RK_LV0; s++) {                                \
-				rk_vec<float, RK_LV0> v = *(const rk_vec<float, RK_LV0> *)&As      \
-					[buf][kk][s * RK_WG0 * RK_LV0 + t0 * RK_LV0];              \
-				RK_UNROLL                                                          \
-				for (int e = 0; e < RK_LV0; e++)                                   \
-					a[s * RK_LV0 + e] = v.v[e];                                \
-			}                                                                          \
-			RK_UNROLL                                                                  \
-			for (int s = 0; s < RK_TT1 / RK_LV1; s++) {                                \
-				rk_vec<float, RK_LV1> v = *(const rk_vec<float, RK_LV1> *)&Bs      \
-					[buf][kk][s * RK_WG1 * RK_LV1 + t1 * RK_LV1];              \
-				RK_UNROLL                                                          \
-				for (int e = 0; e < RK_LV1; e++)                                   \
-					b[s * RK_LV1 + e] = v.v[e];                                \
-			}                                                                          \
+			const int cb = RK_PLR ? (kk & 1) : 0;                                      \
+			if (!RK_PLR)                                                               \
+				RK_FRAG(buf, kk, 0);                                               \
+			else if (kk + 1 < RK_DU)                                                   \
+				RK_FRAG(buf, kk + 1, (kk + 1) & 1);                                \
 			RK_UNROLL                                                                  \
 			for (int i = 0; i < RK_TT0; i++)                                           \
 				RK_UNROLL                                                          \
 				for (int j = 0; j < RK_TT1; j++)                                   \
-					acc[i][j] = RK_FMA(a[i], b[j], acc[i][j]);         \
+					acc[i][j] = RK_FMA(a[cb][i], b[cb][j], acc[i][j]);         \
 		}                                                                                  \
 	} while (0)
 
@@ -434,6 +450,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 }
 #undef RK_FETCH
 #undef RK_STASH
+#undef RK_FRAG
 #undef RK_MATH
 
 #elif RK_PATH == 1
