@@ -5,7 +5,7 @@
 # and times the kernels against cuBLAS. Logs and landscapes go to $OUT (or
 # ./h200-out).
 #
-#   bench/h200.sh [all|check|landscape|square|llm|explore|profile]...
+#   bench/h200.sh [all|check|landscape|square|llm|explore|profile|plr]...
 #
 # landscape: exhaustive sweeps of a restricted space (LAND_MAX points at most)
 #            for fp32 and fp16 NN 4096^3, as CSV (config_key,outcome,median_ms,
@@ -15,6 +15,7 @@
 #            TN (both operands K-contiguous), per dtype, geometric means
 # explore:   focused sweeps around the landscapes' best with the later parameters
 # profile:   Nsight Compute counters for the landscapes' best fp32 and fp16 points
+# plr:       the 20 best fp32 4096^3 points with and without LDS-fragment prefetch
 set -eu
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/h200-out}
@@ -93,6 +94,17 @@ for stage in "$@"; do
 			grep -E "Registers Per|Throughput|pipe|bank|wavefronts|Stall|Eligible|Issued Warp|Occupancy" \
 				"$OUT/ncu-$dt.txt" | head -40
 		done
+		;;
+	esac
+	case $stage in
+	plr)
+		# The 20 best fp32 points of the landscape, each with and without PLR.
+		grep ',ok,' bench/data/landscape-h200-fp32-NN-4096.csv | sort -t, -k3 -g | head -20 |
+			cut -d, -f1 > "$B/plr.txt"
+		sed 's/$/;PLR=1/' "$B/plr.txt" > "$B/plr1.txt"
+		cat "$B/plr1.txt" >> "$B/plr.txt"
+		run tune --dtype fp32 --trans NN --shapes 4096x4096x4096 --keys "$B/plr.txt" --reps 7 \
+			--top 8 --tag plr 2>&1 | tee "$OUT/plr-fp32.log"
 		;;
 	esac
 	case $stage in
