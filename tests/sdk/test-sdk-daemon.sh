@@ -149,8 +149,10 @@ mkdir -p "$B/rocblas/library" "$W/registry"
 : >"$B/rocblas.dll"
 printf 'HIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=2\nHIP_VERSION_PATCH=41134\n' >"$B/.hipVersion"
 cp -al "$TREES/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library/"* "$B/rocblas/library/"
+# This daemon also rescans on a timer (sdk.rescan_interval_s), which is off by default.
+printf '{"sdk": {"debounce_ms": 300, "rescan_interval_s": 1}}\n' >"$DIR/win.json"
 HIP_PATH='C:\Program Files\AMD\ROCm\6.2\' HIP_PATH_62='C:\Program Files\AMD\ROCm\6.2\' \
-	"$ROCMD" --state-dir "$DIR/winstate" --socket "$DIR/win.sock" --config "$DIR/rocmd.json" \
+	"$ROCMD" --state-dir "$DIR/winstate" --socket "$DIR/win.sock" --config "$DIR/win.json" \
 	--root "$W" --sdk-layout windows || bad "windows-layout rocmd started"
 SOCK_SAVE=$SOCK
 SOCK=$DIR/win.sock
@@ -158,6 +160,7 @@ wait_for "windows first scan" 120 scanned 1
 ctl sdk list >"$DIR/winlist"
 cat "$DIR/winlist"
 contains "Windows SDK found" "$DIR/winlist" 'C:\\Program Files\\AMD\\ROCm\\6.2 .* 6.2 .* present .*gfx1030'
+wait_for "rescans on the configured interval" 20 scanned 3
 ctl shutdown >/dev/null
 SOCK=$SOCK_SAVE
 

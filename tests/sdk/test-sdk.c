@@ -561,6 +561,38 @@ test_loops_and_unreadable(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* hipconfig runs only when nothing else names a version, in a child with a time limit. */
+static void
+test_hipconfig_last_resort(void **state)
+{
+	struct rocmd_sdk_scan_opts o = {.root = sandbox, .hipconfig_timeout_ms = 2000};
+	struct rocmd_sdk_scan s;
+
+	/* A folder name without a version, no version files: only hipconfig can tell. */
+	put("opt/rocm-custom/bin/hipconfig", "#!/bin/sh\necho 6.1.40091-a187df25c\n");
+	put("opt/rocm-slow/bin/hipconfig", "#!/bin/sh\nexec sleep 30\n");
+	sh("chmod 755 %s/opt/rocm-custom/bin/hipconfig %s/opt/rocm-slow/bin/hipconfig", sandbox,
+	   sandbox);
+	o.hipconfig_timeout_ms = 500;
+	assert_int_equal(rocmd_sdk_discover(&o, &s), 0);
+	assert_int_equal(s.nsdks, 2);
+	assert_string_equal(s.sdks[0].path, "/opt/rocm-custom");
+	assert_string_equal(s.sdks[0].ver.version, "6.1");
+	assert_int_equal(s.sdks[0].ver.source, ROCMD_VSRC_HIPCONFIG);
+	assert_string_equal(s.sdks[1].path, "/opt/rocm-slow");
+	assert_string_equal(s.sdks[1].ver.version, "");
+	assert_non_null(strstr(s.sdks[1].problems, "hipconfig --version did not answer in 500 ms"));
+	assert_non_null(strstr(s.sdks[1].problems, "no version found"));
+	rocmd_sdk_scan_free(&s);
+	/* With another source present, hipconfig is not run at all. */
+	put("opt/rocm-custom/share/hip/version", "HIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=2\n");
+	put("opt/rocm-custom/bin/hipconfig", "#!/bin/sh\nexec sleep 30\n");
+	assert_int_equal(rocmd_sdk_discover(&o, &s), 0);
+	assert_string_equal(s.sdks[0].ver.version, "6.2");
+	assert_int_equal(s.sdks[0].ver.source, ROCMD_VSRC_HIPFILE);
+	rocmd_sdk_scan_free(&s);
+}
+
 int
 main(void)
 {
@@ -574,6 +606,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_linux_layouts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loops_and_unreadable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hipconfig_last_resort, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
