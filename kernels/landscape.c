@@ -142,12 +142,15 @@ infer_space(struct tune_landscape *l)
 			int64_t v;
 			struct space_param *sp;
 
-			if (eq == NULL || eq - p >= SPACE_NAME_MAX || pi >= SPACE_MAX_PARAMS)
+			if (eq == NULL || eq == p || eq - p >= SPACE_NAME_MAX ||
+			    pi >= SPACE_MAX_PARAMS)
 				return ROCMD_ECORRUPT;
 			sp = &s->params[pi];
 			if (i == 0) {
 				memcpy(sp->name, p, eq - p);
 				sp->name[eq - p] = '\0';
+				if (space_param_index(s, sp->name) >= 0)
+					return ROCMD_ECORRUPT; /* a name twice */
 				s->nparams = pi + 1;
 			} else if (pi >= s->nparams || strncmp(sp->name, p, eq - p) ||
 				   sp->name[eq - p] != '\0') {
@@ -209,20 +212,31 @@ tune_landscape_free(struct tune_landscape *l)
 	free(l);
 }
 
-int
-tune_landscape_load(const char *path, struct tune_landscape **out, char *why, size_t whylen)
+/* Spaces beyond 2^48 points do not fit the mixed-radix index comfortably. */
+static int
+space_size_ok(const struct space_def *s)
 {
-	FILE *f = fopen(path, "r");
+	uint64_t n = 1;
+	int i;
+
+	for (i = 0; i < s->nparams; i++) {
+		n *= (uint64_t)s->params[i].nvalues;
+		if (n > ((uint64_t)1 << 48))
+			return 0;
+	}
+	return 1;
+}
+
+/* Reads a landscape from F (closed here); PATH names it in messages. */
+static int
+load_stream(FILE *f, const char *path, struct tune_landscape **out, char *why, size_t whylen)
+{
 	struct tune_landscape *l;
 	char line[2048];
 	int lineno = 0, err = 0, magic = 0;
 	size_t i;
 
 	*out = NULL;
-	if (f == NULL) {
-		snprintf(why, whylen, "cannot open %s", path);
-		return ROCMD_ENOTFOUND;
-	}
 	l = calloc(1, sizeof(*l));
 	if (l == NULL || rehash(l, 1024) < 0) {
 		fclose(f);
@@ -248,7 +262,9 @@ tune_landscape_load(const char *path, struct tune_landscape **out, char *why, si
 			else if (!strncmp(line, "# param=", 8)) {
 				if (l->space.nparams >= SPACE_MAX_PARAMS ||
 				    space_param_parse_line(line + 8,
-							   &l->space.params[l->space.nparams]) < 0) {
+							   &l->space.params[l->space.nparams]) < 0 ||
+				    space_param_index(&l->space,
+						      l->space.params[l->space.nparams].name) >= 0) {
 					snprintf(why, whylen, "%s:%d: bad parameter line", path,
 						 lineno);
 					err = ROCMD_ECORRUPT;
@@ -293,6 +309,10 @@ tune_landscape_load(const char *path, struct tune_landscape **out, char *why, si
 			 path);
 		err = ROCMD_ECORRUPT;
 	}
+	if (err == 0 && !space_size_ok(&l->space)) {
+		snprintf(why, whylen, "%s: the space has more than 2^48 points", path);
+		err = ROCMD_ECORRUPT;
+	}
 	if (err < 0) {
 		tune_landscape_free(l);
 		return err;
@@ -304,6 +324,36 @@ tune_landscape_load(const char *path, struct tune_landscape **out, char *why, si
 			l->best = l->e[i].r.median_ms;
 	*out = l;
 	return 0;
+}
+
+int
+tune_landscape_load(const char *path, struct tune_landscape **out, char *why, size_t whylen)
+{
+	FILE *f = fopen(path, "r");
+
+	*out = NULL;
+	if (f == NULL) {
+		snprintf(why, whylen, "cannot open %s", path);
+		return ROCMD_ENOTFOUND;
+	}
+	return load_stream(f, path, out, why, whylen);
+}
+
+int
+tune_landscape_load_buf(const char *data, size_t len, struct tune_landscape **out, char *why,
+			size_t whylen)
+{
+	FILE *f;
+
+	*out = NULL;
+	if (len == 0) {
+		snprintf(why, whylen, "empty landscape");
+		return ROCMD_ECORRUPT;
+	}
+	f = fmemopen((void *)data, len, "r");
+	if (f == NULL)
+		return ROCMD_ENOMEM;
+	return load_stream(f, "(buffer)", out, why, whylen);
 }
 
 const struct space_def *

@@ -5,6 +5,7 @@
  */
 #include "kernels/space.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -590,10 +591,14 @@ int
 space_param_parse_line(const char *line, struct space_param *out)
 {
 	const char *eq = strchr(line, '='), *p;
+	int k;
 
 	memset(out, 0, sizeof(*out));
 	if (eq == NULL || eq == line || eq - line >= SPACE_NAME_MAX)
 		return ROCMD_EINVAL;
+	for (p = line; p < eq; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return ROCMD_EINVAL;
 	memcpy(out->name, line, eq - line);
 	p = eq + 1;
 	while (*p != '\0' && *p != '\n' && *p != '\r') {
@@ -609,6 +614,9 @@ space_param_parse_line(const char *line, struct space_param *out)
 		out->values[out->nvalues] = strtoll(p, &end, 10);
 		if (end == p)
 			return ROCMD_EINVAL;
+		for (k = 0; k < out->nvalues; k++)
+			if (out->values[k] == out->values[out->nvalues])
+				return ROCMD_EINVAL; /* a value twice: two points, one key */
 		if (star)
 			out->dflt = out->nvalues;
 		out->nvalues++;

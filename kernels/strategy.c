@@ -236,9 +236,24 @@ int
 search_random_fresh(struct tune_search *s, struct space_point *pt)
 {
 	uint64_t size = space_size(s->space);
-	int tries;
+	int tries, max_tries = 20000;
 
-	for (tries = 0; tries < 20000; tries++) {
+	if (s->sample == NULL && size <= 4096) {
+		/* Small spaces: walk from a random start, so "nothing left" is certain. */
+		uint64_t start = search_below(s, size), t;
+
+		for (t = 0; t < size; t++) {
+			space_point_from_index(s->space, (start + t) % size, pt);
+			if (!search_seen(s, pt, NULL) && search_valid(s, pt))
+				return 0;
+		}
+		return -1;
+	}
+	/* Drawing from N points, 50N tries miss the last unseen one with
+	 * probability e^-50. */
+	if (s->sample != NULL && s->sample_n < 400)
+		max_tries = (int)(50 * s->sample_n + 100);
+	for (tries = 0; tries < max_tries; tries++) {
 		if (s->sample != NULL) {
 			if (s->sample(s, pt) < 0)
 				return -1;

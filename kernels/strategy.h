@@ -30,6 +30,7 @@ struct tune_search {
 	/* Draws a random candidate when valid points are sparse (replay of a
 	 * sampled landscape: a random recorded entry). 0, or -1. */
 	int (*sample)(struct tune_search *s, struct space_point *pt);
+	uint64_t sample_n; /* how many points sample() draws from */
 	void *ctx;
 
 	uint64_t rng;

@@ -670,8 +670,10 @@ tune_replay_one(const struct tune_landscape *l, const char *strategy, int budget
 	s.valid = replay_valid;
 	s.ctx = &rc;
 	/* A sampled landscape covers a sliver of its space: draw from its entries. */
-	if ((double)tune_landscape_count(l) < 0.5 * (double)space_size(space))
+	if ((double)tune_landscape_count(l) < 0.5 * (double)space_size(space)) {
 		s.sample = replay_sample;
+		s.sample_n = (uint64_t)tune_landscape_count(l);
+	}
 	s.trace = trace;
 	for (i = 0; i < budget; i++)
 		trace[i] = INFINITY;

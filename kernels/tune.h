@@ -129,6 +129,9 @@ void tune_evaluator_close(struct tune_evaluator *ev);
  * header naming the backend, device, problem and the space's parameters. */
 struct tune_landscape;
 int tune_landscape_load(const char *path, struct tune_landscape **out, char *why, size_t whylen);
+/* The same from memory (fuzzing, tests). */
+int tune_landscape_load_buf(const char *data, size_t len, struct tune_landscape **out, char *why,
+			    size_t whylen);
 void tune_landscape_free(struct tune_landscape *l);
 const struct space_def *tune_landscape_space(const struct tune_landscape *l);
 const char *tune_landscape_problem(const struct tune_landscape *l);
