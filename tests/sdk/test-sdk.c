@@ -29,6 +29,7 @@
 #include "daemon/gpu.h"
 #include "daemon/rocblas-lib.h"
 #include "daemon/sdk-discover.h"
+#include "daemon/sdk-internal.h"
 #include "daemon/sdk-version.h"
 #include "daemon/sysroot.h"
 
@@ -593,6 +594,45 @@ test_hipconfig_last_resort(void **state)
 	rocmd_sdk_scan_free(&s);
 }
 
+/* The API the deploy module calls around its own writes. */
+static void
+test_suppress_own_writes(void **state)
+{
+	struct rocmd_sdk m = {0};
+	int a, b;
+
+	m.root = "/sandbox";
+	m.stopping = 1; /* no loop here: ending a suppression must not start a scan */
+	a = rocmd_sdk_suppress_begin(&m, "/opt/rocm-6.2.4/lib/rocblas/library");
+	b = rocmd_sdk_suppress_begin(&m, "C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\rocblas");
+	assert_true(a > 0 && b > 0 && a != b);
+	assert_true(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/rocblas/library"));
+	assert_true(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/rocblas/library/x.co"));
+	/* The parent's event naming the folder itself (a rename into place). */
+	assert_true(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/rocblas"));
+	assert_false(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/rocblas/library2"));
+	assert_false(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/bin"));
+	assert_true(rocmd_sdk_is_suppressed(&m, "/sandbox/c/Program Files/AMD/ROCm/6.2/bin/rocblas/library"));
+	/* Ended: still quiet for the grace period, and the next scan records it quietly. */
+	rocmd_sdk_suppress_end(&m, a);
+	assert_true(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/rocblas/library/x.co"));
+	assert_int_equal(m.nown, 1);
+	assert_string_equal(m.own[0], "/sandbox/opt/rocm-6.2.4/lib/rocblas/library");
+	/* After the grace period it is forgotten. */
+	for (struct sdk_suppress *x = m.suppress; x != NULL; x = x->next)
+		if (x->token == a)
+			x->until_ms = 1;
+	assert_false(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/rocblas/library/x.co"));
+	rocmd_sdk_suppress_end(&m, b);
+	for (struct sdk_suppress *x = m.suppress; x != NULL; x = x->next)
+		x->until_ms = 1;
+	assert_false(rocmd_sdk_is_suppressed(&m, "/nothing"));
+	assert_null(m.suppress);
+	for (size_t i = 0; i < m.nown; i++)
+		free(m.own[i]);
+	free(m.own);
+}
+
 int
 main(void)
 {
@@ -607,6 +647,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_locate_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loops_and_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hipconfig_last_resort, setup, teardown),
+		cmocka_unit_test(test_suppress_own_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
