@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,22 +405,42 @@ struct child_reply {
 	struct tune_result r;
 };
 
+/*
+ * Writes all of BUF. A reader that died (a child that crashed while idle)
+ * must give EPIPE, not a SIGPIPE that kills the caller: the signal is blocked
+ * in this thread for the write and a pending one is consumed.
+ */
 static int
 write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
+	sigset_t pipe_set, old;
+	int err = 0, epipe = 0;
 
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return ROCMD_EIO;
+		if (n <= 0) {
+			epipe = n < 0 && errno == EPIPE;
+			err = ROCMD_EIO;
+			break;
+		}
 		p += n;
 		len -= (size_t)n;
 	}
-	return 0;
+	if (epipe && !sigismember(&old, SIGPIPE)) {
+		struct timespec zero = {0, 0};
+
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 /* Reads LEN bytes before DEADLINE (ms, monotonic; 0 none): 0, ROCMD_ETIMEDOUT
@@ -653,8 +674,22 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 	req.flags = flags;
 	snprintf(req.key, sizeof(req.key), "%s", key);
 	err = write_all(ev->wfd, &req, sizeof(req));
-	if (err == 0)
-		err = read_all(ev->rfd, &rep, sizeof(rep), mono_ms() + ev->o.timeout_ms);
+	if (err < 0) {
+		/* The child died while idle: the candidate never ran; start another. */
+		struct child_hello *h = calloc(1, sizeof(*h));
+
+		child_stop(ev, 1, NULL);
+		if (h == NULL)
+			return ROCMD_ENOMEM;
+		err = child_start(ev, h);
+		free(h);
+		if (err < 0)
+			return err;
+		err = write_all(ev->wfd, &req, sizeof(req));
+		if (err < 0)
+			return err;
+	}
+	err = read_all(ev->rfd, &rep, sizeof(rep), mono_ms() + ev->o.timeout_ms);
 	memset(r, 0, sizeof(*r));
 	if (err == ROCMD_ETIMEDOUT) {
 		child_stop(ev, 1, NULL);

@@ -368,6 +368,13 @@ test_crash_and_hang_isolated(void **state)
 					     0, &r),
 			 0);
 	assert_int_equal(r.outcome, TUNE_OK);
+	/* A child that dies while idle is replaced, not blamed on the next candidate. */
+	tune_evaluator_abort(ev);
+	usleep(50 * 1000);
+	assert_int_equal(tune_evaluator_eval(ev, key_with(&s, &p, "UNROLL", 2, key, sizeof(key)),
+					     0, &r),
+			 0);
+	assert_int_equal(r.outcome, TUNE_OK);
 	tune_evaluator_close(ev);
 
 	setenv("ROCMD_TUNE_PLANT", "hang:UNROLL=8", 1);
