@@ -673,6 +673,16 @@ cpu_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_
 			    mod->plant == 1);
 }
 
+/* The trusted reference: one dot product per entry, accumulated in double. */
+static int
+cpu_gemm_reference(struct backend_ctx *ctx, const struct gemm_problem *p,
+		   const struct gemm_bufs *bufs)
+{
+	gemm_host_reference(p, (const void *)(uintptr_t)bufs->a, (const void *)(uintptr_t)bufs->b,
+			    (void *)(uintptr_t)bufs->c);
+	return 0;
+}
+
 static double
 now_ms(void)
 {
@@ -732,7 +742,7 @@ const struct backend_ops backend_cpu_ops = {
 	.copy_d2h = cpu_copy_d2h,
 	.launch = NULL,
 	.gemm = cpu_gemm,
-	.gemm_reference = NULL,
+	.gemm_reference = cpu_gemm_reference,
 	.event_create = cpu_event_create,
 	.event_destroy = cpu_event_destroy,
 	.event_record = cpu_event_record,
