@@ -594,6 +594,34 @@ test_hipconfig_last_resort(void **state)
 	rocmd_sdk_scan_free(&s);
 }
 
+/* $ROCM_PATH, $HIP_PATH and configured roots name installs anywhere. */
+static void
+test_env_and_config_roots(void **state)
+{
+	char *env[] = {"ROCM_PATH=/work/rocm-build", "HIP_PATH=/nonexistent/hip", NULL};
+	char *extra[] = {"/srv/sdk/6.1.2", "/srv/not-an-sdk", NULL};
+	struct rocmd_sdk_scan_opts o = {.root = sandbox, .env = env, .extra_roots = extra};
+	struct rocmd_sdk_scan s;
+
+	put("work/rocm-build/share/hip/version", "HIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=3\n");
+	put("work/rocm-build/lib/libamdhip64.so.6", "");
+	put("srv/sdk/6.1.2/.info/version", "6.1.2-119\n");
+	put("srv/not-an-sdk/README", "hello\n");
+	assert_int_equal(rocmd_sdk_discover(&o, &s), 0);
+	assert_int_equal(s.nsdks, 2);
+	assert_string_equal(s.sdks[0].path, "/srv/sdk/6.1.2");
+	assert_string_equal(s.sdks[0].layout, "config");
+	assert_string_equal(s.sdks[0].ver.version, "6.1.2");
+	assert_int_equal(s.sdks[0].ver.source, ROCMD_VSRC_INFO);
+	assert_string_equal(s.sdks[1].path, "/work/rocm-build");
+	assert_string_equal(s.sdks[1].layout, "env");
+	assert_string_equal(s.sdks[1].ver.version, "6.3");
+	assert_string_equal(s.sdks[1].hip_runtime, "/work/rocm-build/lib/libamdhip64.so.6");
+	assert_non_null(strstr(s.problems, "/nonexistent/hip (from HIP_PATH): not found"));
+	assert_non_null(strstr(s.problems, "/srv/not-an-sdk (from config): not a HIP SDK"));
+	rocmd_sdk_scan_free(&s);
+}
+
 /* The API the deploy module calls around its own writes. */
 static void
 test_suppress_own_writes(void **state)
@@ -648,6 +676,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_loops_and_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hipconfig_last_resort, setup, teardown),
 		cmocka_unit_test(test_suppress_own_writes),
+		cmocka_unit_test_setup_teardown(test_env_and_config_roots, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
