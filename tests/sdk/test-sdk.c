@@ -516,7 +516,8 @@ static void
 test_loops_and_unreadable(void **state)
 {
 	NEED_TREES(t);
-	struct rocmd_sdk_scan_opts o = {.root = sandbox};
+	/* The 117 MB index is not what this test is about: skip reading it. */
+	struct rocmd_sdk_scan_opts o = {.root = sandbox, .lib_flags = ROCMD_ROCBLAS_SKIP_DAT};
 	struct rocmd_sdk_scan s;
 	char link[1024];
 	pid_t pid;
