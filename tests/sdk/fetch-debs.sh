@@ -57,6 +57,11 @@ fetch_suite() {
 	}
 }
 
+# Test fixtures may run this at the same time (ctest -j): one at a time.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.fetch.lock"
+command -v flock >/dev/null && flock 9
+
 rc=0
 for s in ${ROCMD_TEST_SUITES:-bookworm trixie}; do
 	fetch_suite "$s" || rc=$?

@@ -17,6 +17,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=$("$HERE/fetch-debs.sh" | tail -1)
 TREES=$CACHE/trees
 mkdir -p "$TREES"
+exec 8>"$TREES/.lock"
+command -v flock >/dev/null && flock 8
 
 build() { # NAME SUITE [PATTERNS...]: extract SUITE's packages; librocblas0 only PATTERNS
 	name=$1
