@@ -40,7 +40,7 @@ fetch_suite() {
 		}
 	fi
 	for p in $(pkgs_for "$suite"); do
-		if ls "$dir/${p}_"*.deb >/dev/null 2>&1; then
+		if ls "$dir/${p}_"*.deb >/dev/null 2>&1 || [ -e "$dir/.absent-$p" ]; then
 			continue
 		fi
 		# shellcheck disable=SC2086
@@ -49,6 +49,7 @@ fetch_suite() {
 			# lack rocBLAS); a network failure is reported by the caller when
 			# the runtime itself is missing.
 			echo "note: $suite has no $p ($(tail -1 "$apt/download.log"))" >&2
+			grep -q "Unable to locate package" "$apt/download.log" && : >"$dir/.absent-$p"
 		fi
 	done
 	ls "$dir/libamdhip64-5_"*.deb >/dev/null 2>&1 || {
