@@ -256,4 +256,7 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if ! kill -0 "$DPID" 2>/dev/null; then
 	echo "note: rocmd exited during the run; its log:"
 	cat "$TMP/rocmd.log"
+elif grep -q -E 'warning|error' "$TMP/rocmd.log"; then
+	echo "rocmd logged warnings or errors (last 5 of them):"
+	grep -E 'warning|error' "$TMP/rocmd.log" | tail -n 5 | sed 's/^/  /'
 fi
