@@ -4,9 +4,9 @@
  * parentheses — from real rocBLAS library files (Debian trixie librocblas0,
  * via tests/pkg/fetch-files.sh; those tests skip without them), read,
  * identified, stored and recorded; deduplication across packages; garbage
- * collection and verification. Then hostile archives, each of which must be
- * refused with the entry named and leave the store folder and the database
- * exactly as they were.
+ * collection and verification, a deployment blocking removal. Then hostile archives, each of which
+ * must be refused with the entry named and leave the store folder and the database exactly as they
+ * were.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "common/error.h"
 #include "db/db-pkg.h"
@@ -210,6 +211,27 @@ import(struct fx *f, const char *source, const char *sdk, struct imported *out, 
 	return rc;
 }
 
+/* Runs SQL on the test database with a connection of its own. */
+static int
+sqlite_exec(struct fx *f, const char *fmt, ...)
+{
+	char path[512], *sql;
+	sqlite3 *h = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), "%s/rocmd.db", f->dir);
+	rc = sqlite3_open(path, &h);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+	sqlite3_close(h);
+	sqlite3_free(sql);
+	return rc;
+}
+
 struct refs {
 	char **keep;
 	struct rocmd_store_check *chk;
@@ -364,6 +386,22 @@ test_real_archives(void **state)
 		assert_int_equal(rocmd_store_verify(f->store, chk, nchk, NULL, NULL), 0);
 		assert_int_equal(chk[0].status, ROCMD_ECORRUPT);
 		assert_int_equal(chk[1].status, ROCMD_ENOTFOUND);
+		/* A deployment (the deploy issue's table) blocks removal. */
+		{
+			int64_t deployed = -1;
+			assert_int_equal(rocmd_pkg_db_deployments(f->pdb, i3.id, &deployed), 0);
+			assert_int_equal(deployed, 0);
+			assert_int_equal(
+			    sqlite_exec(f,
+			                "CREATE TABLE deployment (id INTEGER PRIMARY "
+			                "KEY, package_id INTEGER);"
+			                "INSERT INTO deployment (package_id) VALUES (%lld)",
+			                (long long)i3.id),
+			    0);
+			assert_int_equal(rocmd_pkg_db_deployments(f->pdb, i3.id, &deployed), 0);
+			assert_int_equal(deployed, 1);
+			assert_int_equal(sqlite_exec(f, "DROP TABLE deployment"), 0);
+		}
 		/* Removing the last package empties the store. */
 		assert_int_equal(rocmd_pkg_db_remove(f->pdb, i3.id), 0);
 		assert_int_equal(rocmd_store_gc(f->store, NULL, 0, &removed, &removed_bytes), 0);
@@ -678,49 +716,6 @@ test_folder(void **state)
 	free(after);
 }
 
-/* --sdk that contradicts the binary is refused; a name that does is overruled. */
-static void
-test_sdk_conflict(void **state)
-{
-	struct fx *f = *state;
-	char so[256], arch[256], why[512] = "";
-	struct imported imp;
-	const char *real = getenv("ROCMD_PKG_FILES");
-	struct mk_entry e[2];
-
-	if (real == NULL || f->real[0] == '\0') {
-		print_message("skip: real librocblas.so missing\n");
-		skip();
-	}
-	/* Only the ELF headers matter: a copy of the first 64 KiB would not be a
-	 * readable ELF (section headers sit at the end), so use the real file
-	 * from a folder import instead of an archive. */
-	snprintf(so, sizeof(so), "%s/usr/lib/x86_64-linux-gnu/librocblas.so.0.1", real);
-	if (access(so, R_OK) != 0)
-		skip();
-	snprintf(arch, sizeof(arch), "%s/pkg for hip sdk 6.2.4", f->dir);
-	assert_int_equal(mkdir(arch, 0755), 0);
-	snprintf(why, sizeof(why), "%s/librocblas.so.0", arch);
-	assert_int_equal(symlink(so, why), 0);
-	/* A symlink to outside is refused, as it should be: copy by hardlink instead. */
-	unlink(why);
-	if (link(so, why) != 0) {
-		print_message("skip: cannot hardlink %s here\n", so);
-		skip();
-	}
-	(void)e;
-	assert_int_equal(import(f, arch, "6.2.4", &imp, why, sizeof(why)), ROCMD_EINVAL);
-	assert_non_null(strstr(why, "libamdhip64.so.5"));
-	assert_int_equal(import(f, arch, NULL, &imp, why, sizeof(why)), 0);
-	assert_string_equal(cJSON_GetObjectItem(imp.identity, "sdk")->valuestring, "5");
-	assert_string_equal(cJSON_GetObjectItem(imp.identity, "sdk_source")->valuestring, "binary");
-	assert_string_equal(cJSON_GetObjectItem(imp.identity, "platform")->valuestring, "linux");
-	assert_string_equal(
-	    cJSON_GetObjectItem(cJSON_GetObjectItem(imp.identity, "binary"), "soname")->valuestring,
-	    "librocblas.so.0");
-	cJSON_Delete(imp.identity);
-}
-
 int
 main(void)
 {
@@ -728,7 +723,6 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_real_archives, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_sdk_conflict, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

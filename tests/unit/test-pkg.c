@@ -248,6 +248,134 @@ test_elf_real(void **state)
 	assert_int_equal(elf.machine, 62);
 }
 
+/* Identification over staged files: a rocblas.dll importing the HIP runtime
+ * named HIP_DLL, and a lazy index for gfx1103. */
+static cJSON *
+identify(const char *hip_dll, const char *name, const char *sdk, int *rc, char *why, size_t whylen)
+{
+	char dll[] = "/tmp/rocmd-test-dll-XXXXXX", idx[] = "/tmp/rocmd-test-idx-XXXXXX";
+	struct rocmd_pkg_entry e[2];
+	struct rocmd_pkg_contents c;
+	cJSON *out = NULL;
+	int fd;
+
+	assert_true((fd = mkstemp(dll)) >= 0);
+	close(fd);
+	assert_true((fd = mkstemp(idx)) >= 0);
+	assert_int_equal(write(fd, "index", 5), 5);
+	close(fd);
+	write_pe(dll, hip_dll);
+	memset(e, 0, sizeof(e));
+	memset(&c, 0, sizeof(c));
+	e[0].path = "library/TensileLibrary_lazy_gfx1103.dat";
+	e[0].kind = ROCMD_PKG_FILE;
+	e[0].staged = idx;
+	e[0].sha256[0] = 1;
+	e[1].path = "rocblas.dll";
+	e[1].kind = ROCMD_PKG_FILE;
+	e[1].staged = dll;
+	e[1].sha256[0] = 2;
+	c.entries = e;
+	c.count = 2;
+	*rc = rocmd_pkg_identify(&c, name, sdk, &out, why, whylen);
+	unlink(dll);
+	unlink(idx);
+	return out;
+}
+
+static const char *
+jget(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "(null)";
+}
+
+static void
+test_identify_pe(void **state)
+{
+	char why[512];
+	cJSON *id;
+	int rc;
+
+	/* The name and the DLL's imports agree. */
+	id = identify("amdhip64_6.dll", "rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z",
+	              NULL, &rc, why, sizeof(why));
+	assert_int_equal(rc, 0);
+	assert_string_equal(jget(id, "platform"), "windows");
+	assert_string_equal(jget(id, "sdk"), "6.2.4");
+	assert_string_equal(jget(id, "sdk_source"), "name");
+	assert_string_equal(jget(id, "version_hint"), "V5.0");
+	assert_string_equal(jget(cJSON_GetObjectItem(id, "binary"), "hip_runtime"),
+	                    "amdhip64_6.dll");
+	assert_string_equal(jget(cJSON_GetObjectItem(id, "binary"), "file_version"), "4.2.0.7");
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(id, "archs"), 0)->valuestring,
+	                    "gfx1103");
+	cJSON_Delete(id);
+	/* The name says 6.2.4 but the DLL links the 5.x runtime: the content wins. */
+	id = identify("amdhip64.dll", "rocm.gfx1103.for.hip.skd.6.2.4.7z", NULL, &rc, why,
+	              sizeof(why));
+	assert_int_equal(rc, 0);
+	assert_string_equal(jget(id, "sdk"), "5");
+	assert_string_equal(jget(id, "sdk_source"), "binary");
+	{
+		char *w = cJSON_PrintUnformatted(cJSON_GetObjectItem(id, "warnings"));
+		assert_non_null(strstr(w, "the content wins"));
+		free(w);
+	}
+	cJSON_Delete(id);
+	/* No name hint: the 7.x runtime is a whole generation. */
+	id = identify("amdhip64_7.dll", "gfx1103.7z", NULL, &rc, why, sizeof(why));
+	assert_int_equal(rc, 0);
+	assert_string_equal(jget(id, "sdk"), "7");
+	assert_string_equal(jget(id, "sdk_generation"), "7");
+	cJSON_Delete(id);
+	/* An explicit --sdk the DLL contradicts is refused; one it agrees with wins. */
+	id = identify("amdhip64.dll", "gfx1103.7z", "6.2", &rc, why, sizeof(why));
+	assert_int_equal(rc, ROCMD_EINVAL);
+	assert_null(id);
+	assert_non_null(strstr(why, "amdhip64.dll"));
+	id = identify("amdhip64.dll", "gfx1103.7z", "5.7", &rc, why, sizeof(why));
+	assert_int_equal(rc, 0);
+	assert_string_equal(jget(id, "sdk"), "5.7");
+	assert_string_equal(jget(id, "sdk_source"), "explicit");
+	cJSON_Delete(id);
+}
+
+/* The ELF route on Debian's real librocblas.so.0.1 (read in place). */
+static void
+test_identify_elf(void **state)
+{
+	const char *dir = getenv("ROCMD_PKG_FILES");
+	char so[4096], why[512];
+	struct rocmd_pkg_entry e = {0};
+	struct rocmd_pkg_contents c = {0};
+	cJSON *id = NULL;
+
+	snprintf(so, sizeof(so), "%s/usr/lib/x86_64-linux-gnu/librocblas.so.0.1",
+	         dir != NULL ? dir : "");
+	if (dir == NULL || access(so, R_OK) != 0) {
+		print_message("skip: librocblas.so.0.1 missing (tests/pkg/fetch-files.sh)\n");
+		skip();
+	}
+	e.path = "librocblas.so.0";
+	e.kind = ROCMD_PKG_FILE;
+	e.staged = so;
+	c.entries = &e;
+	c.count = 1;
+	/* Its HIP 5 runtime contradicts an explicit 6.2.4, and overrules a name. */
+	assert_int_equal(rocmd_pkg_identify(&c, "x", "6.2.4", &id, why, sizeof(why)), ROCMD_EINVAL);
+	assert_non_null(strstr(why, "libamdhip64.so.5"));
+	assert_int_equal(
+	    rocmd_pkg_identify(&c, "rocblas for hip sdk 6.2.4.tar.gz", NULL, &id, why, sizeof(why)),
+	    0);
+	assert_string_equal(jget(id, "platform"), "linux");
+	assert_string_equal(jget(id, "sdk"), "5");
+	assert_string_equal(jget(id, "sdk_source"), "binary");
+	assert_string_equal(jget(cJSON_GetObjectItem(id, "binary"), "soname"), "librocblas.so.0");
+	cJSON_Delete(id);
+}
+
 /* ---- matching ---- */
 
 static const struct rocmd_pkg_candidate cands[] = {
@@ -372,14 +500,11 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_path_clean),
-	    cmocka_unit_test(test_link_resolve),
-	    cmocka_unit_test(test_name_hints),
-	    cmocka_unit_test(test_versions),
-	    cmocka_unit_test(test_pe),
-	    cmocka_unit_test(test_elf_real),
-	    cmocka_unit_test(test_match_defaults),
-	    cmocka_unit_test(test_match_rules),
+	    cmocka_unit_test(test_path_clean),  cmocka_unit_test(test_link_resolve),
+	    cmocka_unit_test(test_name_hints),  cmocka_unit_test(test_versions),
+	    cmocka_unit_test(test_pe),          cmocka_unit_test(test_identify_pe),
+	    cmocka_unit_test(test_elf_real),    cmocka_unit_test(test_match_defaults),
+	    cmocka_unit_test(test_match_rules), cmocka_unit_test(test_identify_elf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
