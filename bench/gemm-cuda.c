@@ -698,7 +698,7 @@ mode_check(void)
 			char why[128];
 
 			problem_for(&p0, (enum gemm_dtype)dt, trs[tr], 64, 64, 64);
-			backend_cuda_space_for(&s, &p0, dev.matrix_cores);
+			backend_cuda_space_for(&s, &p0, dev.matrix_cores, 1);
 			memset(cand, 0, sizeof(cand));
 			for (c = 0; c < NC; c++) {
 				if (point_parse(&s, cfgs[c], &cand[nc].pt) < 0 ||
@@ -876,7 +876,7 @@ mode_tune(struct opts *op, int sweep)
 	}
 	if (np == 0)
 		return 2;
-	backend_cuda_space_for(&sp, &p[0], dev.matrix_cores);
+	backend_cuda_space_for(&sp, &p[0], dev.matrix_cores, 1);
 	for (i = 0; i < op->nonly; i++)
 		if (restrict_space(&sp, op->only[i]) < 0) {
 			fprintf(stderr, "gemm-cuda: bad --only %s\n", op->only[i]);
@@ -888,7 +888,7 @@ mode_tune(struct opts *op, int sweep)
 		struct space_point dp;
 		int64_t dv[SPACE_MAX_PARAMS];
 
-		backend_cuda_space_for(&full, &p[0], dev.matrix_cores);
+		backend_cuda_space_for(&full, &p[0], dev.matrix_cores, 1);
 		space_point_default(&full, &dp);
 		space_point_values(&full, &dp, dv);
 		if (op->keys != NULL)

@@ -628,28 +628,80 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 	return 1;
 }
 
-const struct space_def *
-backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, int matrix_cores)
+static void
+fix_value(struct space_param *sp, int64_t v)
 {
+	sp->nvalues = 1;
+	sp->values[0] = v;
+	sp->dflt = 0;
+}
+
+/* Keeps the values of SP that are in KEEP (in SP's order); DFLT becomes the default. */
+static void
+keep_values(struct space_param *sp, const int64_t *keep, int nkeep, int64_t dflt)
+{
+	int i, k, n = 0;
+
+	for (i = 0; i < sp->nvalues; i++)
+		for (k = 0; k < nkeep; k++)
+			if (sp->values[i] == keep[k]) {
+				sp->values[n++] = sp->values[i];
+				break;
+			}
+	sp->nvalues = n;
+	sp->dflt = 0;
+	for (i = 0; i < n; i++)
+		if (sp->values[i] == dflt)
+			sp->dflt = i;
+}
+
+const struct space_def *
+backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, int matrix_cores,
+                       int full)
+{
+	static const int64_t group[] = {1, 8}, fma_pad[] = {0, 4}, mma_pad[] = {0, 8};
+	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256};
+	struct space_param *sp = store->params;
+	int mc;
+
 	*store = cuda_space_template;
-	if (p != NULL) {
-		store->params[P_DT].nvalues = 1;
-		store->params[P_DT].values[0] = p->dtype;
-		store->params[P_DT].dflt = 0;
-		store->params[P_TA].nvalues = 1;
-		store->params[P_TA].values[0] = p->ta;
-		store->params[P_TA].dflt = 0;
-		store->params[P_TB].nvalues = 1;
-		store->params[P_TB].values[0] = p->tb;
-		store->params[P_TB].dflt = 0;
-		/* The default point: 64x64x8 FMA, 4x4 per thread; 128x128x32 mma.sync, 2x2 warps,
-		 * 3 stages, for fp16/bf16 on devices that have it. */
-		store->params[P_MC].dflt = p->dtype != GEMM_FP32 && matrix_cores ? 1 : 0;
-		if (store->params[P_MC].dflt) {
-			store->params[P_MT0].dflt = 5; /* 128 */
-			store->params[P_MT1].dflt = 3; /* 128 */
-			store->params[P_DU].dflt = 2;  /* 32 */
-		}
+	if (p == NULL)
+		return store;
+	fix_value(&sp[P_DT], p->dtype);
+	fix_value(&sp[P_TA], p->ta);
+	fix_value(&sp[P_TB], p->tb);
+	/* The default point: 64x64x8 FMA, 4x4 per thread; 128x128x32 mma.sync, 2x2 warps,
+	 * 3 stages, for fp16/bf16 on devices that have it. */
+	mc = p->dtype != GEMM_FP32 && matrix_cores;
+	sp[P_MC].dflt = mc;
+	if (mc) {
+		sp[P_MT0].dflt = 5; /* 128 */
+		sp[P_MT1].dflt = 3; /* 128 */
+		sp[P_DU].dflt = 2;  /* 32 */
+	}
+	if (full)
+		return store;
+	/*
+	 * What the tuner gets: one path, the other path's parameters fixed, so the
+	 * space is ~10^6 points of which a useful share is valid (the full union is
+	 * ~3 x 10^9, too many to enumerate and too sparse to sample).
+	 */
+	fix_value(&sp[P_MC], mc);
+	keep_values(&sp[P_GROUP], group, 2, 1);
+	if (mc) {
+		fix_value(&sp[P_TT0], 4);
+		fix_value(&sp[P_TT1], 4);
+		fix_value(&sp[P_VW], 1);
+		fix_value(&sp[P_PGR], 1);
+		fix_value(&sp[P_WL], 0);
+		keep_values(&sp[P_MT0], mma_mt0, 5, 128);
+		keep_values(&sp[P_LDSPAD], mma_pad, 2, 0);
+	} else {
+		fix_value(&sp[P_WM], 2);
+		fix_value(&sp[P_WN], 2);
+		fix_value(&sp[P_STAGES], 3);
+		fix_value(&sp[P_SWZ], 1);
+		keep_values(&sp[P_LDSPAD], fma_pad, 2, 0);
 	}
 	return store;
 }
@@ -669,7 +721,7 @@ cuda_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 	sc->dt = p->dtype;
 	sc->ta = p->ta;
 	sc->tb = p->tb;
-	return backend_cuda_space_for(&sc->def, p, ctx->info.matrix_cores);
+	return backend_cuda_space_for(&sc->def, p, ctx->info.matrix_cores, 0);
 }
 
 static const char *

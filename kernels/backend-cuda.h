@@ -32,9 +32,15 @@ int backend_cuda_nvrtc(struct backend_ctx *ctx, const char *src, size_t len,
 int backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu,
                       struct backend_module **out, char *log, size_t loglen);
 
-/* The CUDA space for problem P, written into STORE (dtype and transposes fixed). */
+/*
+ * The CUDA space for problem P, written into STORE (dtype and transposes fixed).
+ * FULL: every parameter of both paths (the benchmark restricts it itself);
+ * otherwise the tuner's space: matrix cores for fp16/bf16 where the device has
+ * them, FMA otherwise, the other path's parameters fixed.
+ */
 const struct space_def *backend_cuda_space_for(struct space_def *store,
-                                               const struct gemm_problem *p, int matrix_cores);
+                                               const struct gemm_problem *p, int matrix_cores,
+                                               int full);
 /* Shared memory bytes a configuration's values (in space order) need. */
 int64_t backend_cuda_smem_bytes(const int64_t *v);
 
