@@ -21,6 +21,12 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 	echo "SKIP: $CLANG not found (apt-get install clang-19 lld-19)"
 	exit 77
 fi
+# The AMDGPU link step needs clang's own lld (an older one rejects elf64_amdgpu).
+lld=$("$CLANG" -print-prog-name=ld.lld)
+if ! [ -x "$lld" ] && ! command -v "$lld" >/dev/null 2>&1; then
+	echo "SKIP: $CLANG has no ld.lld beside it (apt-get install lld-19)"
+	exit 77
+fi
 mkdir -p "$out"
 rm -f "$out"/gemm-*.co "$out"/gemm-*.s "$out"/jobs.txt
 
