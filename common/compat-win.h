@@ -1,6 +1,6 @@
 /*
- * POSIX types the Windows C runtime lacks, force-included into every file of
- * the Windows build (CMakeLists.txt, -include) so shared headers need no
+ * POSIX names the Windows C runtime lacks, force-included into every file of
+ * the Windows build (CMakeLists.txt, -include) so shared code needs no
  * #ifdef. On Windows the "uid" of a peer carries its process id and the "gid"
  * whether its token is in Administrators (see daemon/ipc-win.c).
  */
@@ -8,8 +8,16 @@
 #define ROCMD_COMPAT_WIN_H
 
 #ifdef _WIN32
+#include <limits.h>
+#include <stdlib.h>
+
 typedef unsigned int uid_t;
 typedef unsigned int gid_t;
+
+/* realpath(3) for callers that pass a PATH_MAX buffer: the CRT's _fullpath
+ * makes the path absolute (it does not resolve links, which Windows SDK
+ * folders do not use). */
+#define realpath(path, resolved) _fullpath((resolved), (path), PATH_MAX)
 #endif
 
 #endif

@@ -13,7 +13,8 @@
  *  - FILE_FLAG_FIRST_PIPE_INSTANCE on the first instance: if any process
  *    already created \\.\pipe\rocmd (a squatter waiting for our clients'
  *    requests), creation fails with ERROR_ACCESS_DENIED and rocmd refuses to
- *    start, naming that process when it can;
+ *    start, naming that process when it can (a WaitNamedPipe probe first
+ *    catches the same where the flag is not honoured, as under wine);
  *  - FILE_FLAG_OVERLAPPED, so libuv can drive the connection with its I/O
  *    completion port.
  *
@@ -340,7 +341,18 @@ rocmd_ipc_listen(struct rocmd_server *srv, const char *path, char *why, size_t w
 	rc = make_security(why, whylen);
 	if (rc < 0)
 		goto fail;
-	ipc.first = create_instance(FILE_FLAG_FIRST_PIPE_INSTANCE);
+	/*
+	 * FILE_FLAG_FIRST_PIPE_INSTANCE is the race-free check on Windows; the
+	 * probe before it also catches a squatter where the flag is ignored
+	 * (wine 8 does), without connecting to it.
+	 */
+	if (WaitNamedPipeW(ipc.name, 1) || GetLastError() == ERROR_SEM_TIMEOUT ||
+	    GetLastError() == ERROR_PIPE_BUSY) {
+		ipc.first = INVALID_HANDLE_VALUE;
+		SetLastError(ERROR_ACCESS_DENIED);
+	} else {
+		ipc.first = create_instance(FILE_FLAG_FIRST_PIPE_INSTANCE);
+	}
 	if (ipc.first == INVALID_HANDLE_VALUE) {
 		err = GetLastError();
 		if (err == ERROR_ACCESS_DENIED || err == ERROR_PIPE_BUSY) {

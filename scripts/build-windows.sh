@@ -239,10 +239,22 @@ build_libarchive() {
 build_msgpack() {
 	built msgpack && return 0
 	fetch msgpack-c
-	cmake_cross "$dir" -DMSGPACK_BUILD_TESTS=OFF -DMSGPACK_BUILD_EXAMPLES=OFF \
-		-DMSGPACK_ENABLE_SHARED=OFF -DMSGPACK_ENABLE_STATIC=ON
-	lib=$(cd "$PREFIX/lib" && ls libmsgpackc*.a 2>/dev/null | grep -v dll | head -n1)
-	[ -n "$lib" ] && [ "$lib" != libmsgpackc.a ] && cp "$PREFIX/lib/$lib" "$PREFIX/lib/libmsgpackc.a"
+	# The C library is five files; its CMake would also build a DLL, tests and
+	# examples. The two generated headers only record the byte order (x86-64).
+	for f in sysdep pack_template; do
+		sed 's/@MSGPACK_ENDIAN_BIG_BYTE@/0/; s/@MSGPACK_ENDIAN_LITTLE_BYTE@/1/' \
+			"$dir/cmake/$f.h.in" >"$dir/include/msgpack/$f.h"
+	done
+	objs=""
+	for f in objectc unpack version vrefbuffer zone; do
+		quiet $CC -O2 -I"$dir/include" -I"$dir/include/msgpack" -c "$dir/src/$f.c" -o "$dir/src/$f.o"
+		objs="$objs $dir/src/$f.o"
+	done
+	mkdir -p "$PREFIX/lib" "$PREFIX/include"
+	rm -f "$PREFIX/lib/libmsgpackc.a"
+	# shellcheck disable=SC2086
+	$AR rcs "$PREFIX/lib/libmsgpackc.a" $objs
+	cp -r "$dir/include/." "$PREFIX/include/"
 	pc msgpack 4 "-L\${libdir} -lmsgpackc"
 	done_ msgpack
 }

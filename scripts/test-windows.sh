@@ -92,6 +92,12 @@ wait_for() {
 sc_state() { wine sc query rocmd 2>/dev/null | tr -d '\r' | sed -n 's/.*STATE *: *[0-9]* *\([A-Z_]*\).*/\1/p'; }
 is_state() { [ "$(sc_state)" = "$1" ]; }
 
+# Wine's services.exe shuts down (and stops every service) once no ordinary
+# process is left: a keep-alive process stands in for the logged-in user.
+wine 'C:\rocmd\pipe-squatter.exe' '\\.\pipe\rocmd-test-keepalive' 'C:\rocmd\stop-keepalive' \
+	>/dev/null 2>&1 &
+KEEPALIVE=$!
+
 echo "== 1. console mode"
 wine "$ROCMD" --foreground --config "$CONF" >"$WORK/console.out" 2>&1 &
 CONSOLE=$!
@@ -190,5 +196,7 @@ fi
 touch "$C/rocmd/stop-squatting"
 wait $SQUAT
 
+touch "$C/rocmd/stop-keepalive"
+wait $KEEPALIVE
 echo "# windows stage: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
