@@ -35,8 +35,9 @@ main(int argc, char **argv)
 		struct rocmd_rocblas_lib lib;
 		char why[1024], hex[ROCMD_SHA256_HEX];
 		double t0 = now_s(), dt;
-		int rc = rocmd_rocblas_inspect(argv[1], ROCMD_ROCBLAS_FINGERPRINT | ROCMD_ROCBLAS_SKIP_DAT,
-					       NULL, &lib, why, sizeof(why));
+		int rc = rocmd_rocblas_inspect(argv[1],
+		                               ROCMD_ROCBLAS_FINGERPRINT | ROCMD_ROCBLAS_SKIP_DAT,
+		                               NULL, &lib, why, sizeof(why));
 		if (rc < 0) {
 			fprintf(stderr, "sdk-fingerprint: %s\n", why);
 			return 1;

@@ -89,7 +89,7 @@ call(struct sdk_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 		}
 	}
 	rc = rocmd_client_call(*ctx->client, method, params, result, NULL, NULL, NULL, why,
-			       sizeof(why));
+	                       sizeof(why));
 	return rc < 0 ? fail(rc, why) : 0;
 }
 
@@ -116,7 +116,7 @@ join(const cJSON *arr, char *buf, size_t len)
 		if (!cJSON_IsString(it))
 			continue;
 		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-					 used > 0 ? "," : "", it->valuestring);
+		                         used > 0 ? "," : "", it->valuestring);
 	}
 	if (buf[0] == '\0')
 		snprintf(buf, len, "-");
@@ -130,12 +130,11 @@ coverage(const cJSON *sdk, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sdk, "gpu_coverage"))
-	used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
-				 used > 0 ? ", " : "", str(c, "arch"),
-				 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered"))
-					 ? "yes"
-					 : "NO");
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sdk, "gpu_coverage")) used +=
+	    (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
+	                     used > 0 ? ", " : "", str(c, "arch"),
+	                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered")) ? "yes"
+	                                                                                  : "NO");
 	if (buf[0] == '\0')
 		snprintf(buf, len, "-");
 }
@@ -143,8 +142,8 @@ coverage(const cJSON *sdk, char *buf, size_t len)
 static int
 sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
 {
-	static const char *const hdr[] = {"ID",	   "PATH",	"VERSION",	"FROM",
-					  "STATE", "ROCBLAS ARCHS", "GPU COVERED"};
+	static const char *const hdr[] = {"ID",    "PATH",          "VERSION",    "FROM",
+	                                  "STATE", "ROCBLAS ARCHS", "GPU COVERED"};
 	cJSON *r = NULL;
 	const cJSON *s, *scan;
 	struct out_table *t;
@@ -167,9 +166,9 @@ sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
 		const char *row[7];
 		snprintf(id, sizeof(id), "%.0f", num(s, "id"));
 		snprintf(ver, sizeof(ver), "%s%s", str(s, "version"),
-			 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "version_conflict"))
-				 ? " (conflict)"
-				 : "");
+		         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "version_conflict"))
+		             ? " (conflict)"
+		             : "");
 		if (cJSON_IsObject(lib))
 			join(cJSON_GetObjectItemCaseSensitive(lib, "archs"), archs, sizeof(archs));
 		else
@@ -216,7 +215,7 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 	cJSON *p, *r = NULL;
 	const cJSON *lib, *last, *c, *ver;
 	char first[32], seen[32], removed[32], archs[1024], co[1024], size[32], files[32],
-		sources[1024] = "";
+	    sources[1024] = "";
 	int rc;
 
 	if (argc != 1) {
@@ -241,10 +240,11 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 	{
 		const cJSON *src;
 		size_t used = 0;
-		cJSON_ArrayForEach(src, cJSON_GetObjectItemCaseSensitive(ver, "sources"))
-		used += (size_t)snprintf(sources + used, used < sizeof(sources) ? sizeof(sources) - used : 0,
-					 "%s%s %s", used > 0 ? "; " : "", src->string,
-					 cJSON_IsString(src) ? src->valuestring : "?");
+		cJSON_ArrayForEach(src, cJSON_GetObjectItemCaseSensitive(ver, "sources")) used +=
+		    (size_t)snprintf(sources + used,
+		                     used < sizeof(sources) ? sizeof(sources) - used : 0, "%s%s %s",
+		                     used > 0 ? "; " : "", src->string,
+		                     cJSON_IsString(src) ? src->valuestring : "?");
 		if (sources[0] == '\0')
 			snprintf(sources, sizeof(sources), "none");
 	}
@@ -266,26 +266,39 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 		snprintf(files, sizeof(files), "-");
 	}
 	{
-		const char *keys[] = {"Path", "Layout", "State", "Version", "Version sources",
-				      "HIP runtime", "rocBLAS binary", "rocBLAS library",
-				      "Index archs", "Code object archs", "Files", "Size",
-				      "Fingerprint", "First seen", "Last seen", "Removed"};
+		const char *keys[] = {"Path",
+		                      "Layout",
+		                      "State",
+		                      "Version",
+		                      "Version sources",
+		                      "HIP runtime",
+		                      "rocBLAS binary",
+		                      "rocBLAS library",
+		                      "Index archs",
+		                      "Code object archs",
+		                      "Files",
+		                      "Size",
+		                      "Fingerprint",
+		                      "First seen",
+		                      "Last seen",
+		                      "Removed"};
 		const char *vals[] = {str(r, "path"),
-				      str(r, "layout"),
-				      str(r, "state"),
-				      str(r, "version"),
-				      sources,
-				      str(last, "hip_runtime"),
-				      str(last, "rocblas_binary"),
-				      cJSON_IsObject(lib) ? str(lib, "dir") : "none (this SDK has no rocBLAS)",
-				      archs,
-				      co,
-				      files,
-				      size,
-				      cJSON_IsObject(lib) ? str(lib, "fingerprint") : "-",
-				      first,
-				      seen,
-				      removed};
+		                      str(r, "layout"),
+		                      str(r, "state"),
+		                      str(r, "version"),
+		                      sources,
+		                      str(last, "hip_runtime"),
+		                      str(last, "rocblas_binary"),
+		                      cJSON_IsObject(lib) ? str(lib, "dir")
+		                                          : "none (this SDK has no rocBLAS)",
+		                      archs,
+		                      co,
+		                      files,
+		                      size,
+		                      cJSON_IsObject(lib) ? str(lib, "fingerprint") : "-",
+		                      first,
+		                      seen,
+		                      removed};
 		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
 	}
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "gpu_coverage"))
@@ -298,7 +311,7 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 	print_problems("Problems", str(last, "problems"));
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(last, "rocblas")))
 		print_problems("Library notes",
-			       str(cJSON_GetObjectItemCaseSensitive(last, "rocblas"), "problems"));
+		               str(cJSON_GetObjectItemCaseSensitive(last, "rocblas"), "problems"));
 	cJSON_Delete(r);
 	return 0;
 }
@@ -333,11 +346,11 @@ rocmctl_sdk(struct rocmd_client **client, const char *socket, int json, int argc
 	if (argc >= 1 && strcmp(argv[0], "rescan") == 0)
 		return sdk_rescan(&ctx, argc - 1, argv + 1);
 	fprintf(argc < 1 ? stderr : stdout,
-		"Usage: rocmctl [--json] sdk list | show ID|PATH | rescan\n"
-		"  list     every HIP SDK install seen (removed ones too), its version and\n"
-		"           where the version came from, its rocBLAS archs, GPU coverage\n"
-		"  show     one install in detail: version sources, library, problems\n"
-		"  rescan   scan now and wait for the result (admin)\n");
+	        "Usage: rocmctl [--json] sdk list | show ID|PATH | rescan\n"
+	        "  list     every HIP SDK install seen (removed ones too), its version and\n"
+	        "           where the version came from, its rocBLAS archs, GPU coverage\n"
+	        "  show     one install in detail: version sources, library, problems\n"
+	        "  rescan   scan now and wait for the result (admin)\n");
 	return argc < 1 || strcmp(argv[0], "help") != 0 ? EXIT_USAGE : 0;
 }
 

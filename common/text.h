@@ -14,6 +14,6 @@ void rocmd_text_addf(char **buf, const char *fmt, ...) __attribute__((format(pri
 /* snprintf for paths: returns 0, or ROCMD_EINVAL when OUT was too small (OUT
  * then holds the cut text, which callers must not use). */
 int rocmd_pathf(char *out, size_t outlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -27,8 +27,8 @@ mono_ms(void)
 }
 
 int
-rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *out,
-		size_t outlen, int *status)
+rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *out, size_t outlen,
+                int *status)
 {
 	static char *const empty_env[] = {NULL};
 	posix_spawn_file_actions_t fa;

@@ -17,6 +17,6 @@
  * wait status. Returns 0, ROCMD_ETIMEDOUT, or -errno when it cannot start.
  */
 int rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *out,
-		    size_t outlen, int *status);
+                    size_t outlen, int *status);
 
 #endif

@@ -25,7 +25,8 @@ merge_device(struct rocmd_gpu_scan *out, int index, const char *arch, const char
 
 	for (size_t i = 0; i < out->n; i++) {
 		g = &out->gpus[i];
-		if (g->hip_index < 0 && strlen(g->gfx) == base && strncmp(g->gfx, arch, base) == 0) {
+		if (g->hip_index < 0 && strlen(g->gfx) == base &&
+		    strncmp(g->gfx, arch, base) == 0) {
 			g->hip_index = index;
 			if (g->name[0] == '\0' || strncmp(g->name, "gfx", 3) == 0 ||
 			    strcmp(g->name, "ip discovery") == 0)
@@ -50,7 +51,7 @@ merge_device(struct rocmd_gpu_scan *out, int index, const char *arch, const char
 
 int
 rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
-		    struct rocmd_gpu_scan *out)
+                    struct rocmd_gpu_scan *out)
 {
 	char buf[16384], *argv[] = {(char *)probe, (char *)runtime, NULL};
 	char *envp[] = {"LC_ALL=C", NULL};
@@ -59,12 +60,12 @@ rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
 	rc = rocmd_child_run(argv, envp, timeout_ms, buf, sizeof(buf), &st);
 	if (rc == ROCMD_ETIMEDOUT) {
 		snprintf(out->hip_status, sizeof(out->hip_status),
-			 "the HIP runtime did not answer within %d ms", timeout_ms);
+		         "the HIP runtime did not answer within %d ms", timeout_ms);
 		return 0;
 	}
 	if (rc < 0) {
 		snprintf(out->hip_status, sizeof(out->hip_status), "cannot run %s: %s", probe,
-			 rocmd_strerror(rc));
+		         rocmd_strerror(rc));
 		return 0;
 	}
 	for (char *line = buf, *nl; line != NULL && *line != '\0'; line = nl) {
@@ -89,10 +90,10 @@ rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
 	}
 	if (WIFSIGNALED(st))
 		snprintf(out->hip_status, sizeof(out->hip_status),
-			 "the HIP runtime crashed the probe (signal %d)", WTERMSIG(st));
+		         "the HIP runtime crashed the probe (signal %d)", WTERMSIG(st));
 	else if (out->hip_status[0] == '\0' && count >= 0)
 		snprintf(out->hip_status, sizeof(out->hip_status), "%d device%s", count,
-			 count == 1 ? "" : "s");
+		         count == 1 ? "" : "s");
 	else if (out->hip_status[0] == '\0')
 		snprintf(out->hip_status, sizeof(out->hip_status), "no answer from the probe");
 	return 0;

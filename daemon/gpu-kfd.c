@@ -27,9 +27,9 @@
 int
 rocmd_gpu_arch_is_apu(const char *gfx)
 {
-	static const char *const apus[] = {"gfx801", "gfx810", "gfx902", "gfx90c", "gfx1013",
-					   "gfx1033", "gfx1035", "gfx1036", "gfx1103", "gfx1150",
-					   "gfx1151", "gfx1152", "gfx1153", NULL};
+	static const char *const apus[] = {"gfx801",  "gfx810",  "gfx902",  "gfx90c",  "gfx1013",
+	                                   "gfx1033", "gfx1035", "gfx1036", "gfx1103", "gfx1150",
+	                                   "gfx1151", "gfx1152", "gfx1153", NULL};
 	size_t n = strcspn(gfx, ":");
 
 	for (size_t i = 0; apus[i] != NULL; i++)
@@ -111,7 +111,7 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 
 	memset(out, 0, sizeof(*out));
 	snprintf(dir, sizeof(dir), "%s" KFD_NODES,
-		 root != NULL && strcmp(root, "/") != 0 ? root : "");
+	         root != NULL && strcmp(root, "/") != 0 ? root : "");
 	d = opendir(dir);
 	if (d == NULL) {
 		if (errno != ENOENT)
@@ -129,7 +129,7 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 		rocmd_pathf(path, sizeof(path), "%s/properties", node_dir);
 		if (slurp(path, buf, sizeof(buf)) < 0) {
 			rocmd_text_addf(&out->problems, "%s/%s/properties: %s", KFD_NODES,
-					de->d_name, strerror(errno));
+			                de->d_name, strerror(errno));
 			continue;
 		}
 		target = prop(buf, "gfx_target_version", 0);
@@ -163,7 +163,7 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 			snprintf(g->key, sizeof(g->key), "kfd:%" PRIu64, prop(buf, "unique_id", 0));
 		else
 			snprintf(g->key, sizeof(g->key), "kfd-loc:%" PRIu64 ":%s",
-				 prop(buf, "location_id", 0), g->gfx);
+			         prop(buf, "location_id", 0), g->gfx);
 	}
 	closedir(d);
 	if (out->n > 1)

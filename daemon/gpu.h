@@ -20,16 +20,16 @@
 #include "rocblas-lib.h"
 
 struct rocmd_gpu {
-	char key[64];      /* stable identity: "kfd:<unique_id>", "kfd-loc:<location_id>", "hip:<n>" */
+	char key[64]; /* stable identity: "kfd:<unique_id>", "kfd-loc:<location_id>", "hip:<n>" */
 	char gfx[ROCMD_GFX_MAX]; /* "gfx1103" */
-	char name[128];    /* marketing or chip name when known */
-	int node;          /* KFD node, -1 when seen by HIP only */
-	int hip_index;     /* HIP device index, -1 when HIP did not report it */
+	char name[128];          /* marketing or chip name when known */
+	int node;                /* KFD node, -1 when seen by HIP only */
+	int hip_index;           /* HIP device index, -1 when HIP did not report it */
 	unsigned vendor_id, device_id;
 	int compute_units;
 	int simd_count;
 	uint64_t vram_bytes; /* dedicated memory (frame buffer banks); an iGPU's carve-out */
-	int igpu;          /* integrated (APU) */
+	int igpu;            /* integrated (APU) */
 };
 
 struct rocmd_gpu_scan {
@@ -48,7 +48,7 @@ int rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out);
  * Sets out->hip_status in every case. Returns 0 or ROCMD_ENOMEM.
  */
 int rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
-			struct rocmd_gpu_scan *out);
+                        struct rocmd_gpu_scan *out);
 void rocmd_gpu_scan_free(struct rocmd_gpu_scan *s);
 cJSON *rocmd_gpu_to_json(const struct rocmd_gpu *g);
 /* Whether a chip exists only as an integrated GPU (gfx1103, gfx90c, ...). */

@@ -27,8 +27,7 @@ static const char *
 find_arch(const unsigned char *buf, size_t len)
 {
 	for (size_t i = 256; i + 4 < len; i++)
-		if (buf[i - 1] == '\0' && memcmp(buf + i, "gfx", 3) == 0 &&
-		    isxdigit(buf[i + 3]))
+		if (buf[i - 1] == '\0' && memcmp(buf + i, "gfx", 3) == 0 && isxdigit(buf[i + 3]))
 			return (const char *)buf + i;
 	return "unknown";
 }

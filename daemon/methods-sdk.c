@@ -112,12 +112,13 @@ sdk_row_json(struct rocmd_sdk *m, const struct rocmd_db_sdk *s, int full)
 			cJSON_AddBoolToObject(c, "covered", ok);
 			if (!ok)
 				cJSON_AddStringToObject(
-					c, "why",
-					s->lib_path == NULL
-						? "this SDK has no rocBLAS library"
-						: "the rocBLAS library has no kernels for this arch: rocBLAS "
-						  "will fail with \"Cannot read TensileLibrary.dat ... for "
-						  "GPU arch\"");
+				    c, "why",
+				    s->lib_path == NULL
+				        ? "this SDK has no rocBLAS library"
+				        : "the rocBLAS library has no kernels for this arch: "
+				          "rocBLAS "
+				          "will fail with \"Cannot read TensileLibrary.dat ... for "
+				          "GPU arch\"");
 			cJSON_AddItemToArray(cov, c);
 		}
 	}
@@ -147,8 +148,7 @@ manager(struct rocmd_conn *conn, char *why, size_t whylen)
 }
 
 static int
-m_sdk_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
-	   size_t whylen)
+m_sdk_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {NULL};
 	struct rocmd_sdk *m = manager(conn, why, whylen);
@@ -175,8 +175,7 @@ m_sdk_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 }
 
 static int
-m_sdk_show(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
-	   size_t whylen)
+m_sdk_show(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {"id", "path", NULL};
 	struct rocmd_sdk *m = manager(conn, why, whylen);
@@ -207,12 +206,12 @@ m_sdk_show(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		cJSON_Delete(arr);
 		if (rc == ROCMD_ENOTFOUND)
 			snprintf(why, whylen, "no SDK %s%s", path != NULL ? "at " : "with id ",
-				 path != NULL ? path : "");
+			         path != NULL ? path : "");
 		if (rc == ROCMD_ENOTFOUND && path == NULL)
 			snprintf(why, whylen, "no SDK with id %lld", (long long)id);
 		else if (rc != ROCMD_ENOTFOUND)
 			snprintf(why, whylen, "cannot read SDKs: %s",
-				 rocmd_sdk_db_errmsg(rocmd_sdk_db(m)));
+			         rocmd_sdk_db_errmsg(rocmd_sdk_db(m)));
 		return rc;
 	}
 	*result = cJSON_DetachItemFromArray(arr, 0);
@@ -221,8 +220,7 @@ m_sdk_show(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 }
 
 static int
-m_sdk_rescan(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
-	     size_t whylen)
+m_sdk_rescan(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {NULL};
 	struct rocmd_sdk *m = manager(conn, why, whylen);
@@ -264,8 +262,7 @@ collect_gpu(const struct rocmd_db_gpu *g, void *arg)
 }
 
 static int
-m_gpu_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
-	   size_t whylen)
+m_gpu_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {NULL};
 	struct rocmd_sdk *m = manager(conn, why, whylen);
@@ -284,8 +281,7 @@ m_gpu_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		return rc;
 	}
 	info = rocmd_sdk_scan_info(m);
-	cJSON_AddItemToObject(r, "hip_status",
-			      cJSON_DetachItemFromObject(info, "hip_status"));
+	cJSON_AddItemToObject(r, "hip_status", cJSON_DetachItemFromObject(info, "hip_status"));
 	cJSON_AddItemToObject(r, "scan_time_ms", cJSON_DetachItemFromObject(info, "time_ms"));
 	cJSON_Delete(info);
 	*result = r;
@@ -293,9 +289,9 @@ m_gpu_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 }
 
 const struct rocmd_method rocmd_methods_sdk[] = {
-	{"sdk.list", 0, m_sdk_list},
-	{"sdk.show", 0, m_sdk_show},
-	{"sdk.rescan", ROCMD_METHOD_MUTATING, m_sdk_rescan},
-	{"gpu.list", 0, m_gpu_list},
-	{NULL, 0, NULL},
+    {"sdk.list", 0, m_sdk_list},
+    {"sdk.show", 0, m_sdk_show},
+    {"sdk.rescan", ROCMD_METHOD_MUTATING, m_sdk_rescan},
+    {"gpu.list", 0, m_gpu_list},
+    {NULL, 0, NULL},
 };

@@ -52,7 +52,7 @@ rocmd_registry_rocm_installs(const char *root, rocmd_registry_rocm_fn fn, void *
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/registry/HKLM.reg",
-		 root != NULL && root[0] != '\0' ? root : "");
+	         root != NULL && root[0] != '\0' ? root : "");
 	f = fopen(path, "r");
 	if (f == NULL)
 		return errno == ENOENT ? 0 : rocmd_err_errno(errno);
@@ -79,7 +79,8 @@ rocmd_registry_rocm_installs(const char *root, rocmd_registry_rocm_fn fn, void *
 				s[strlen(s) - 1] = '\0';
 			/* Only direct subkeys of ...\AMD\ROCm. */
 			if (strncasecmp(s, ROCM_KEY, strlen(ROCM_KEY)) == 0 &&
-			    s[strlen(ROCM_KEY)] != '\0' && strchr(s + strlen(ROCM_KEY), '\\') == NULL) {
+			    s[strlen(ROCM_KEY)] != '\0' &&
+			    strchr(s + strlen(ROCM_KEY), '\\') == NULL) {
 				snprintf(key, sizeof(key), "%s", s + strlen(ROCM_KEY));
 				in_key = 1;
 			}

@@ -199,7 +199,7 @@ cache_get_digest(struct rocmd_hash_cache *c, const struct file_key *k, uint8_t *
 /* Stores K's digest (and ARCHS when not NULL), replacing a stale entry. */
 static void
 cache_put(struct rocmd_hash_cache *c, const struct file_key *k, const uint8_t *digest,
-	  char *const *archs, size_t narchs)
+          char *const *archs, size_t narchs)
 {
 	struct cache_entry *e;
 
@@ -241,8 +241,7 @@ out:
 }
 
 static int
-cache_get_archs(struct rocmd_hash_cache *c, const struct file_key *k, char ***archs,
-		size_t *narchs)
+cache_get_archs(struct rocmd_hash_cache *c, const struct file_key *k, char ***archs, size_t *narchs)
 {
 	int found = 0;
 
@@ -344,8 +343,7 @@ is_dir(const char *path)
 }
 
 int
-rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out,
-		     size_t outlen)
+rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out, size_t outlen)
 {
 	static const char *const rel[] = {"library", "../rocblas/library", "rocblas/library"};
 	char path[PATH_MAX], best[64] = "";
@@ -429,7 +427,7 @@ walk_add(struct walk *w, const char *rel, const struct stat *st)
 	f->size = (uint64_t)st->st_size;
 	f->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 	w->keys[lib->nfiles] = (struct file_key){NULL, f->size, f->mtime_ns, (uint64_t)st->st_dev,
-						 (uint64_t)st->st_ino};
+	                                         (uint64_t)st->st_ino};
 	lib->nfiles++;
 	lib->total_size += f->size;
 	return 0;
@@ -448,7 +446,7 @@ walk_dir(struct walk *w, const char *rel, int depth)
 	d = opendir(path);
 	if (d == NULL) {
 		rocmd_text_addf(&w->lib->problems, "%s: cannot read folder: %s", path,
-				strerror(errno));
+		                strerror(errno));
 		return 0;
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
@@ -466,13 +464,13 @@ walk_dir(struct walk *w, const char *rel, int depth)
 			struct stat target;
 			if (stat(path, &target) != 0) {
 				rocmd_text_addf(&w->lib->problems, "%s: broken symlink (%s)", path,
-						strerror(errno));
+				                strerror(errno));
 				continue;
 			}
 			if (S_ISDIR(target.st_mode)) {
 				/* rocBLAS does not descend either; never loops. */
 				rocmd_text_addf(&w->lib->problems,
-						"%s: symlink to a folder, not followed", path);
+				                "%s: symlink to a folder, not followed", path);
 				continue;
 			}
 			st = target;
@@ -480,7 +478,7 @@ walk_dir(struct walk *w, const char *rel, int depth)
 		if (S_ISDIR(st.st_mode)) {
 			if (depth >= WALK_MAX_DEPTH)
 				rocmd_text_addf(&w->lib->problems, "%s: nested too deep, skipped",
-						path);
+				                path);
 			else
 				rc = walk_dir(w, child, depth + 1);
 			continue;
@@ -489,7 +487,7 @@ walk_dir(struct walk *w, const char *rel, int depth)
 			continue;
 		if (w->lib->nfiles >= WALK_MAX_FILES) {
 			rocmd_text_addf(&w->lib->problems, "more than %d files; the rest skipped",
-					WALK_MAX_FILES);
+			                WALK_MAX_FILES);
 			rc = 1;
 			break;
 		}
@@ -540,8 +538,7 @@ mp_walk(const msgpack_object *o, int depth, char ***archs, size_t *n)
 }
 
 int
-rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *why,
-			size_t whylen)
+rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *why, size_t whylen)
 {
 	msgpack_unpacked u;
 	struct stat st;
@@ -627,19 +624,19 @@ index_from_names(struct rocmd_rocblas_lib *lib, int *single)
 		if (strcmp(name, "TensileLibrary.dat") == 0) {
 			*single = 1;
 		} else if (strncmp(name, "TensileLibrary_lazy_", 20) == 0 &&
-			   is_gfx_name(name + 20, len - 20 - 4)) {
+		           is_gfx_name(name + 20, len - 20 - 4)) {
 			lazy = 1;
 			rc = strv_add(&lib->archs, &lib->narchs, name + 20, len - 20 - 4);
 		} else if (strncmp(name, "TensileLibrary_", 15) == 0 &&
-			   is_gfx_name(name + 15, len - 15 - 4)) {
+		           is_gfx_name(name + 15, len - 15 - 4)) {
 			per_arch = 1;
 			rc = strv_add(&lib->archs, &lib->narchs, name + 15, len - 15 - 4);
 		}
 	}
-	lib->index = lazy ? ROCMD_ROCBLAS_INDEX_LAZY
-		     : per_arch ? ROCMD_ROCBLAS_INDEX_PER_ARCH
-		     : *single ? ROCMD_ROCBLAS_INDEX_SINGLE
-			       : ROCMD_ROCBLAS_INDEX_NONE;
+	lib->index = lazy       ? ROCMD_ROCBLAS_INDEX_LAZY
+	             : per_arch ? ROCMD_ROCBLAS_INDEX_PER_ARCH
+	             : *single  ? ROCMD_ROCBLAS_INDEX_SINGLE
+	                        : ROCMD_ROCBLAS_INDEX_NONE;
 	return rc;
 }
 
@@ -686,12 +683,13 @@ hash_files(struct rocmd_rocblas_lib *lib, struct walk *w, struct rocmd_hash_cach
 			rc = rocmd_sha256_file(path, f->sha256, &size);
 			if (rc < 0) {
 				rocmd_text_addf(&lib->problems, "%s: cannot hash: %s", path,
-						rocmd_strerror(rc));
+				                rocmd_strerror(rc));
 				break;
 			}
 			if (size != f->size) {
 				/* Changed while we read it: the next scan sees it settled. */
-				rocmd_text_addf(&lib->problems, "%s: changed while being hashed", path);
+				rocmd_text_addf(&lib->problems, "%s: changed while being hashed",
+				                path);
 				rc = ROCMD_EBUSY;
 				break;
 			}
@@ -714,12 +712,12 @@ static int
 cmp_file(const void *a, const void *b)
 {
 	return strcmp(((const struct rocmd_rocblas_file *)a)->relpath,
-		      ((const struct rocmd_rocblas_file *)b)->relpath);
+	              ((const struct rocmd_rocblas_file *)b)->relpath);
 }
 
 int
 rocmd_rocblas_inspect(const char *dir, unsigned flags, struct rocmd_hash_cache *cache,
-		      struct rocmd_rocblas_lib *out, char *why, size_t whylen)
+                      struct rocmd_rocblas_lib *out, char *why, size_t whylen)
 {
 	struct walk w = {0};
 	struct stat st;
@@ -813,29 +811,30 @@ rocmd_rocblas_inspect(const char *dir, unsigned flags, struct rocmd_hash_cache *
 				goto fail;
 		} else if (rc == ROCMD_ENOTFOUND) {
 			rocmd_text_addf(&out->problems, "%s: AMDGPU code object of unknown chip %s",
-					f->relpath, f->arch);
+			                f->relpath, f->arch);
 		} else if (rc == ROCMD_EINVAL) {
-			rocmd_text_addf(&out->problems, "%s: not an AMDGPU code object", f->relpath);
+			rocmd_text_addf(&out->problems, "%s: not an AMDGPU code object",
+			                f->relpath);
 		} else {
 			rocmd_text_addf(&out->problems, "%s: cannot read: %s", f->relpath,
-					rocmd_strerror(rc));
+			                rocmd_strerror(rc));
 		}
 		rc = 0;
 	}
 	sort_unique(out->co_archs, &out->nco_archs);
 	if (out->index == ROCMD_ROCBLAS_INDEX_NONE)
 		rocmd_text_addf(&out->problems,
-				"no TensileLibrary index (.dat): rocBLAS would abort on every GPU");
+		                "no TensileLibrary index (.dat): rocBLAS would abort on every GPU");
 	for (size_t i = 0; i < out->nco_archs; i++)
 		if (out->narchs > 0 && !arch_in(out->archs, out->narchs, out->co_archs[i]))
 			rocmd_text_addf(&out->problems,
-					"code objects for %s, which no index file lists",
-					out->co_archs[i]);
+			                "code objects for %s, which no index file lists",
+			                out->co_archs[i]);
 	for (size_t i = 0; i < out->narchs; i++)
 		if (!arch_in(out->co_archs, out->nco_archs, out->archs[i]))
 			rocmd_text_addf(&out->problems,
-					"the index lists %s but no code object is for it",
-					out->archs[i]);
+			                "the index lists %s but no code object is for it",
+			                out->archs[i]);
 	if (flags & ROCMD_ROCBLAS_FINGERPRINT) {
 		rc = hash_files(out, &w, cache);
 		if (rc < 0)

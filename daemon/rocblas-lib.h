@@ -39,23 +39,23 @@ enum rocmd_rocblas_index {
 
 /* One regular file of the folder (symlinks to files inside it included). */
 struct rocmd_rocblas_file {
-	char *relpath;   /* '/'-separated, relative to the folder */
+	char *relpath; /* '/'-separated, relative to the folder */
 	uint64_t size;
 	int64_t mtime_ns;
-	char arch[ROCMD_GFX_MAX]; /* code objects: the ELF's arch; "" otherwise */
+	char arch[ROCMD_GFX_MAX];         /* code objects: the ELF's arch; "" otherwise */
 	uint8_t sha256[ROCMD_SHA256_LEN]; /* valid when the fingerprint was computed */
 };
 
 struct rocmd_rocblas_lib {
-	char *dir;                     /* the library folder, as given */
+	char *dir; /* the library folder, as given */
 	enum rocmd_rocblas_index index;
-	char **archs;                  /* archs the index covers (sorted, unique) */
+	char **archs; /* archs the index covers (sorted, unique) */
 	size_t narchs;
-	char **co_archs;               /* archs of the code objects' ELF headers (sorted, unique) */
+	char **co_archs; /* archs of the code objects' ELF headers (sorted, unique) */
 	size_t nco_archs;
 	struct rocmd_rocblas_file *files; /* sorted by relpath (byte order) */
 	size_t nfiles;
-	uint64_t total_size;           /* bytes of all files */
+	uint64_t total_size; /* bytes of all files */
 	int have_fingerprint;
 	uint8_t fingerprint[ROCMD_SHA256_LEN];
 	/* Things a user should know: unreadable files, a .dat that does not
@@ -86,8 +86,7 @@ void rocmd_hash_cache_stats(struct rocmd_hash_cache *c, uint64_t *hits, uint64_t
  * version folder is used. Writes the folder to OUT and returns 0, or
  * ROCMD_ENOTFOUND when none exists.
  */
-int rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out,
-			 size_t outlen);
+int rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out, size_t outlen);
 
 /*
  * Inspects library folder DIR (see above). FLAGS are ROCMD_ROCBLAS_*; CACHE
@@ -97,7 +96,7 @@ int rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *
  * itself is not a readable folder, with WHY set.
  */
 int rocmd_rocblas_inspect(const char *dir, unsigned flags, struct rocmd_hash_cache *cache,
-			  struct rocmd_rocblas_lib *out, char *why, size_t whylen);
+                          struct rocmd_rocblas_lib *out, char *why, size_t whylen);
 void rocmd_rocblas_lib_free(struct rocmd_rocblas_lib *lib);
 
 /*
@@ -114,6 +113,6 @@ cJSON *rocmd_rocblas_lib_to_json(const struct rocmd_rocblas_lib *lib, int files)
 /* The arch names of a single TensileLibrary.dat (MessagePack), read with
  * msgpack-c; *ARCHS is a sorted array of strings (free each and the array). */
 int rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *why,
-			    size_t whylen);
+                            size_t whylen);
 
 #endif

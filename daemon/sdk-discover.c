@@ -31,12 +31,12 @@
 #define VERSION_FILE_MAX 4096
 
 struct candidate {
-	char sys[PATH_MAX];   /* as named by its rule */
+	char sys[PATH_MAX]; /* as named by its rule */
 	const char *layout;
 	char envname[ROCMD_VERSION_MAX];  /* from HIP_PATH_NN */
 	char registry[ROCMD_VERSION_MAX]; /* from the registry key */
-	int from_user;        /* env or config: report when missing */
-	const char *origin;   /* "ROCM_PATH", "HIP_PATH_62", "registry 6.2", ... */
+	int from_user;                    /* env or config: report when missing */
+	const char *origin;               /* "ROCM_PATH", "HIP_PATH_62", "registry 6.2", ... */
 };
 
 struct scan_ctx {
@@ -136,13 +136,13 @@ is_dir(const char *h)
 
 static void
 add_candidate(struct scan_ctx *s, const char *sys, const char *layout, const char *origin,
-	      int from_user)
+              int from_user)
 {
 	struct candidate *c;
 
 	if (s->ncand >= MAX_CANDIDATES) {
 		rocmd_text_addf(&s->out->problems, "more than %d candidate installs; %s skipped",
-				MAX_CANDIDATES, sys);
+		                MAX_CANDIDATES, sys);
 		return;
 	}
 	c = &s->cand[s->ncand++];
@@ -181,8 +181,8 @@ add_watch(struct scan_ctx *s, const char *sys)
 static const char *
 origin_name(struct scan_ctx *s, const char *name)
 {
-	static const char *const fixed[] = {"ROCM_PATH", "HIP_PATH", "/opt", "/usr", "config",
-					    "Program Files", "registry", NULL};
+	static const char *const fixed[] = {"ROCM_PATH", "HIP_PATH",      "/opt",     "/usr",
+	                                    "config",    "Program Files", "registry", NULL};
 
 	for (size_t i = 0; fixed[i] != NULL; i++)
 		if (strcmp(fixed[i], name) == 0)
@@ -216,7 +216,8 @@ linux_candidates(struct scan_ctx *s)
 	add_watch(s, "/usr/share/hip");
 	add_watch(s, "/usr/lib");
 	{
-		int distro = host(o, "/usr/share/hip/version", NULL, h, sizeof(h)) == 0 && exists(h);
+		int distro =
+		    host(o, "/usr/share/hip/version", NULL, h, sizeof(h)) == 0 && exists(h);
 		if (host(o, "/usr/lib", NULL, h, sizeof(h)) == 0 && (d = opendir(h)) != NULL) {
 			while ((de = readdir(d)) != NULL) {
 				char lib[PATH_MAX];
@@ -260,9 +261,9 @@ on_registry(const char *key, const char *install_dir, void *arg)
 	struct candidate *c;
 
 	if (install_dir == NULL || !rocmd_sysroot_is_windows_path(install_dir)) {
-		rocmd_text_addf(&s->out->problems,
-				"registry key HKLM\\Software\\AMD\\ROCm\\%s has no usable InstallDir",
-				key);
+		rocmd_text_addf(
+		    &s->out->problems,
+		    "registry key HKLM\\Software\\AMD\\ROCm\\%s has no usable InstallDir", key);
 		return 0;
 	}
 	add_candidate(s, install_dir, "windows", origin_name(s, "registry"), 1);
@@ -286,13 +287,14 @@ windows_candidates(struct scan_ctx *s)
 		const char *e = o->env[i], *eq = strchr(e, '=');
 		char name[64];
 
-		if (eq == NULL || strncmp(e, "HIP_PATH", 8) != 0 || (size_t)(eq - e) >= sizeof(name))
+		if (eq == NULL || strncmp(e, "HIP_PATH", 8) != 0 ||
+		    (size_t)(eq - e) >= sizeof(name))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - e), e);
 		if (strcmp(name, "HIP_PATH") == 0) {
 			add_candidate(s, eq + 1, "windows", origin_name(s, "HIP_PATH"), 1);
 		} else if (name[8] == '_' && isdigit((unsigned char)name[9]) &&
-			   isdigit((unsigned char)name[10]) && name[11] == '\0') {
+		           isdigit((unsigned char)name[10]) && name[11] == '\0') {
 			struct candidate *c;
 			add_candidate(s, eq + 1, "windows", origin_name(s, name), 1);
 			c = &s->cand[s->ncand - 1];
@@ -315,7 +317,7 @@ windows_candidates(struct scan_ctx *s)
 	rc = rocmd_registry_rocm_installs(root_of(o), on_registry, s);
 	if (rc < 0)
 		rocmd_text_addf(&s->out->problems, "cannot read the registry: %s",
-				rocmd_strerror(rc));
+		                rocmd_strerror(rc));
 }
 
 /* ---- examining one install ---- */
@@ -385,20 +387,19 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
 			rocmd_pathf(p, sizeof(p), "%s/%s/changelog.Debian.gz", h, de->d_name);
 			if (read_gz_head(p, buf, 512) == 0)
 				rocmd_version_from_changelog(buf, v->found[ROCMD_VSRC_CHANGELOG],
-							     ROCMD_VERSION_MAX);
+				                             ROCMD_VERSION_MAX);
 		}
 		if (d != NULL)
 			closedir(d);
 	}
 	if (host(o, f->path, "bin/.hipVersion", h, sizeof(h)) == 0 &&
 	    read_small(h, buf, sizeof(buf)) == 0 &&
-	    rocmd_version_parse_hip_lines(buf, v->found[ROCMD_VSRC_HIPVERSION],
-					  ROCMD_VERSION_MAX) < 0)
+	    rocmd_version_parse_hip_lines(buf, v->found[ROCMD_VSRC_HIPVERSION], ROCMD_VERSION_MAX) <
+	        0)
 		rocmd_text_addf(&f->problems, "bin/.hipVersion has no HIP_VERSION_MAJOR/MINOR");
 	if (host(o, f->path, "share/hip/version", h, sizeof(h)) == 0 &&
 	    read_small(h, buf, sizeof(buf)) == 0 &&
-	    rocmd_version_parse_hip_lines(buf, v->found[ROCMD_VSRC_HIPFILE], ROCMD_VERSION_MAX) <
-		    0)
+	    rocmd_version_parse_hip_lines(buf, v->found[ROCMD_VSRC_HIPFILE], ROCMD_VERSION_MAX) < 0)
 		rocmd_text_addf(&f->problems, "share/hip/version has no HIP_VERSION_MAJOR/MINOR");
 	base = strrchr(f->path, o->windows ? '\\' : '/');
 	if (base != NULL)
@@ -412,12 +413,12 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
 		char *argv[] = {h, "--version", NULL};
 		char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
 		int st = 0, rc = rocmd_child_run(argv, envp, o->hipconfig_timeout_ms, buf,
-						 sizeof(buf), &st);
+		                                 sizeof(buf), &st);
 		if (rc == ROCMD_ETIMEDOUT)
 			rocmd_text_addf(&f->problems, "hipconfig --version did not answer in %d ms",
-					o->hipconfig_timeout_ms);
+			                o->hipconfig_timeout_ms);
 		else if (rc == 0 && rocmd_version_normalize(buf, 1, v->found[ROCMD_VSRC_HIPCONFIG],
-							    ROCMD_VERSION_MAX) < 0)
+		                                            ROCMD_VERSION_MAX) < 0)
 			rocmd_text_addf(&f->problems, "hipconfig --version printed no version");
 		rocmd_version_reconcile(v);
 	}
@@ -482,8 +483,8 @@ inspect_library(struct scan_ctx *s, struct rocmd_sdk_found *f, const char *binar
 	if (rocmd_rocblas_locate(binary_dir_h, envh, dir, sizeof(dir)) < 0) {
 		if (f->rocblas_binary != NULL)
 			rocmd_text_addf(&f->problems,
-					"%s is here but no library folder is where rocBLAS looks",
-					f->rocblas_binary);
+			                "%s is here but no library folder is where rocBLAS looks",
+			                f->rocblas_binary);
 		return;
 	}
 	to_sys(o, dir, sys, sizeof(sys));
@@ -549,8 +550,7 @@ examine_linux(struct scan_ctx *s, struct rocmd_sdk_found *f)
 }
 
 int
-rocmd_sdk_win_runtime_names(const char *version, char *hip, size_t hiplen, char *rtc,
-			    size_t rtclen)
+rocmd_sdk_win_runtime_names(const char *version, char *hip, size_t hiplen, char *rtc, size_t rtclen)
 {
 	unsigned major, minor;
 
@@ -594,16 +594,17 @@ examine_windows(struct scan_ctx *s, struct rocmd_sdk_found *f)
 	 * half-replaced or mislabelled install. */
 	if (f->ver.version[0] != '\0' &&
 	    rocmd_sdk_win_runtime_names(f->ver.version, want_hip, sizeof(want_hip), want_rtc,
-					sizeof(want_rtc)) == 0) {
+	                                sizeof(want_rtc)) == 0) {
 		char p[PATH_MAX];
 		rocmd_pathf(p, sizeof(p), "%s/%s", bin, want_hip);
 		if (f->hip_runtime != NULL && !exists(p))
 			rocmd_text_addf(&f->problems, "HIP SDK %s ships bin\\%s, but this has %s",
-					f->ver.version, want_hip, strrchr(f->hip_runtime, '\\') + 1);
+			                f->ver.version, want_hip,
+			                strrchr(f->hip_runtime, '\\') + 1);
 		rocmd_pathf(p, sizeof(p), "%s/%s", bin, want_rtc);
 		if (f->hiprtc != NULL && !exists(p))
 			rocmd_text_addf(&f->problems, "HIP SDK %s ships bin\\%s, but this has %s",
-					f->ver.version, want_rtc, strrchr(f->hiprtc, '\\') + 1);
+			                f->ver.version, want_rtc, strrchr(f->hiprtc, '\\') + 1);
 	}
 	{
 		char dll[PATH_MAX];
@@ -624,14 +625,14 @@ examine_windows(struct scan_ctx *s, struct rocmd_sdk_found *f)
 static int
 looks_like_sdk(const struct rocmd_sdk_scan_opts *o, const char *sys)
 {
-	static const char *const linux_marks[] = {".info/version", "bin/hipcc", "bin/hipconfig",
-						   "share/hip/version", "bin/.hipVersion",
-						   "include/hip/hip_version.h", "lib/libamdhip64.so",
-						   NULL};
-	static const char *const win_marks[] = {"bin/.hipVersion", "bin/hipcc.bin.exe",
-						 "bin/hipcc.exe", "bin/hipcc", "bin/rocblas.dll",
-						 "bin/amdhip64.dll", "bin/amdhip64_6.dll",
-						 "bin/amdhip64_7.dll", NULL};
+	static const char *const linux_marks[] = {".info/version",      "bin/hipcc",
+	                                          "bin/hipconfig",      "share/hip/version",
+	                                          "bin/.hipVersion",    "include/hip/hip_version.h",
+	                                          "lib/libamdhip64.so", NULL};
+	static const char *const win_marks[] = {
+	    "bin/.hipVersion",    "bin/hipcc.bin.exe",  "bin/hipcc.exe",
+	    "bin/hipcc",          "bin/rocblas.dll",    "bin/amdhip64.dll",
+	    "bin/amdhip64_6.dll", "bin/amdhip64_7.dll", NULL};
 	const char *const *marks = o->windows ? win_marks : linux_marks;
 	char h[PATH_MAX], name[256];
 
@@ -704,7 +705,7 @@ examine(struct scan_ctx *s, const struct candidate *c)
 	if (rc == -ENOENT || rc == -ENOTDIR) {
 		if (c->from_user)
 			rocmd_text_addf(&s->out->problems, "%s (from %s): not found", c->sys,
-					c->origin);
+			                c->origin);
 		return;
 	}
 	if (rc < 0) {
@@ -714,7 +715,7 @@ examine(struct scan_ctx *s, const struct candidate *c)
 	if (host(o, canon, NULL, h, sizeof(h)) < 0 || !is_dir(h)) {
 		if (c->from_user)
 			rocmd_text_addf(&s->out->problems, "%s (from %s): not a folder", c->sys,
-					c->origin);
+			                c->origin);
 		return;
 	}
 	f = find_sdk(s->out, canon);
@@ -724,10 +725,10 @@ examine(struct scan_ctx *s, const struct candidate *c)
 		if (c->envname[0] != '\0' || c->registry[0] != '\0') {
 			if (c->envname[0] != '\0')
 				snprintf(f->ver.found[ROCMD_VSRC_ENVNAME], ROCMD_VERSION_MAX, "%s",
-					 c->envname);
+				         c->envname);
 			if (c->registry[0] != '\0')
 				snprintf(f->ver.found[ROCMD_VSRC_REGISTRY], ROCMD_VERSION_MAX, "%s",
-					 c->registry);
+				         c->registry);
 			rocmd_version_reconcile(&f->ver);
 		}
 		return;
@@ -739,7 +740,7 @@ examine(struct scan_ctx *s, const struct candidate *c)
 	if (!looks_like_sdk(o, canon)) {
 		if (c->from_user)
 			rocmd_text_addf(&s->out->problems, "%s (from %s): not a HIP SDK", c->sys,
-					c->origin);
+			                c->origin);
 		return;
 	}
 add_unreadable:
@@ -788,7 +789,7 @@ static int
 cmp_found(const void *a, const void *b)
 {
 	return strcmp(((const struct rocmd_sdk_found *)a)->path,
-		      ((const struct rocmd_sdk_found *)b)->path);
+	              ((const struct rocmd_sdk_found *)b)->path);
 }
 
 int
@@ -810,10 +811,12 @@ rocmd_sdk_discover(const struct rocmd_sdk_scan_opts *o, struct rocmd_sdk_scan *o
 		add_candidate(s, o->extra_roots[i], "config", origin_name(s, "config"), 1);
 	/* Rules that name a canonical folder first, so aliases attach to it. */
 	for (size_t i = 0; i < s->ncand && s->err == 0; i++)
-		if (strcmp(s->cand[i].layout, "env") != 0 && strcmp(s->cand[i].sys, "/opt/rocm") != 0)
+		if (strcmp(s->cand[i].layout, "env") != 0 &&
+		    strcmp(s->cand[i].sys, "/opt/rocm") != 0)
 			examine(s, &s->cand[i]);
 	for (size_t i = 0; i < s->ncand && s->err == 0; i++)
-		if (strcmp(s->cand[i].layout, "env") == 0 || strcmp(s->cand[i].sys, "/opt/rocm") == 0)
+		if (strcmp(s->cand[i].layout, "env") == 0 ||
+		    strcmp(s->cand[i].sys, "/opt/rocm") == 0)
 			examine(s, &s->cand[i]);
 	if (out->nsdks > 1)
 		qsort(out->sdks, out->nsdks, sizeof(*out->sdks), cmp_found);

@@ -26,35 +26,35 @@
 #include "sdk-version.h"
 
 struct rocmd_sdk_scan_opts {
-	const char *root;          /* sysroot; NULL or "/" for the machine itself */
-	int windows;               /* apply the Windows layout rules */
-	char *const *env;          /* "NAME=value" strings, NULL-terminated; NULL: none */
-	char *const *extra_roots;  /* configured install roots (system paths); may be NULL */
-	int hipconfig_timeout_ms;  /* 0: never run hipconfig */
+	const char *root;               /* sysroot; NULL or "/" for the machine itself */
+	int windows;                    /* apply the Windows layout rules */
+	char *const *env;               /* "NAME=value" strings, NULL-terminated; NULL: none */
+	char *const *extra_roots;       /* configured install roots (system paths); may be NULL */
+	int hipconfig_timeout_ms;       /* 0: never run hipconfig */
 	struct rocmd_hash_cache *cache; /* file hashes between scans; may be NULL */
-	unsigned lib_flags;        /* ROCMD_ROCBLAS_* for each library */
+	unsigned lib_flags;             /* ROCMD_ROCBLAS_* for each library */
 };
 
 struct rocmd_sdk_found {
-	char *path;          /* canonical system path of the install */
-	char *aliases;       /* other names leading here ("/opt/rocm"), '\n'-separated, or NULL */
-	const char *layout;  /* "opt", "distro", "windows", "env" or "config" */
-	int unreadable;      /* the folder exists but cannot be read */
+	char *path;         /* canonical system path of the install */
+	char *aliases;      /* other names leading here ("/opt/rocm"), '\n'-separated, or NULL */
+	const char *layout; /* "opt", "distro", "windows", "env" or "config" */
+	int unreadable;     /* the folder exists but cannot be read */
 	struct rocmd_sdk_version ver;
-	char *hip_runtime;   /* system path of libamdhip64.so.N / amdhip64*.dll, or NULL */
-	char *hiprtc;        /* Windows: the hiprtc DLL, or NULL */
+	char *hip_runtime;    /* system path of libamdhip64.so.N / amdhip64*.dll, or NULL */
+	char *hiprtc;         /* Windows: the hiprtc DLL, or NULL */
 	char *rocblas_binary; /* librocblas.so.N / rocblas.dll (system path), or NULL */
-	char *rocblas_dir;   /* the library folder (system path), or NULL: no rocBLAS */
+	char *rocblas_dir;    /* the library folder (system path), or NULL: no rocBLAS */
 	int have_lib;
 	struct rocmd_rocblas_lib lib; /* when have_lib; lib.dir is the host path */
-	char *problems;      /* one sentence per line, or NULL */
+	char *problems;               /* one sentence per line, or NULL */
 };
 
 struct rocmd_sdk_scan {
 	struct rocmd_sdk_found *sdks; /* sorted by path */
 	size_t nsdks;
-	char *problems;  /* not tied to one install: loops, unreadable parents, bad env paths */
-	char **watch;    /* system paths of folders worth watching, NULL-terminated */
+	char *problems; /* not tied to one install: loops, unreadable parents, bad env paths */
+	char **watch;   /* system paths of folders worth watching, NULL-terminated */
 	size_t nwatch;
 };
 
@@ -67,7 +67,7 @@ void rocmd_sdk_scan_free(struct rocmd_sdk_scan *s);
  * 6.x amdhip64_6.dll, 7.x amdhip64_7.dll; hiprtc<MMmm>.dll. Returns 0 or
  * ROCMD_EINVAL for a version that is not X.Y[.Z]. */
 int rocmd_sdk_win_runtime_names(const char *version, char *hip, size_t hiplen, char *rtc,
-				size_t rtclen);
+                                size_t rtclen);
 
 /* One install as JSON (as sdk.show returns it, less the database's fields). */
 cJSON *rocmd_sdk_found_to_json(const struct rocmd_sdk_found *f, int files);

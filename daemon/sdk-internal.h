@@ -18,8 +18,8 @@
 struct sdk_watch {
 	uv_fs_event_t h;
 	struct rocmd_sdk *m;
-	char *host;  /* the watched folder */
-	int wanted;  /* still in the desired set (mark and sweep) */
+	char *host; /* the watched folder */
+	int wanted; /* still in the desired set (mark and sweep) */
 	struct sdk_watch *next;
 };
 
@@ -30,8 +30,8 @@ struct sdk_waiter {
 
 struct sdk_suppress {
 	int token;
-	char *host;         /* prefix of suppressed paths */
-	int64_t until_ms;   /* 0 while active; then the end of the grace period */
+	char *host;       /* prefix of suppressed paths */
+	int64_t until_ms; /* 0 while active; then the end of the grace period */
 	struct sdk_suppress *next;
 };
 
@@ -41,9 +41,9 @@ struct sdk_job {
 	uv_work_t work;
 	struct rocmd_sdk *m;
 	/* inputs */
-	int deep;           /* 0: quick (find, version, events); 1: inspect libraries and GPUs */
+	int deep; /* 0: quick (find, version, events); 1: inspect libraries and GPUs */
 	struct rocmd_sdk_scan_opts opts;
-	char **settle;      /* host paths that must be quiet first, NULL-terminated */
+	char **settle; /* host paths that must be quiet first, NULL-terminated */
 	int64_t window_ms;
 	int probe_timeout_ms;
 	struct sdk_waiter *waiters;
@@ -60,36 +60,36 @@ struct rocmd_sdk {
 	struct rocmd_server *srv;
 	struct rocmd_sdk_db *db;
 	struct rocmd_hash_cache *cache;
-	char *root;       /* "" for the machine itself */
+	char *root; /* "" for the machine itself */
 	int windows;
 	char *probe;
-	char **env;       /* the discovery-relevant part of the daemon's environment */
+	char **env; /* the discovery-relevant part of the daemon's environment */
 	uv_timer_t debounce;
 	uv_timer_t interval;
 	int timers_open;
-	struct sdk_job *job;       /* in flight, or NULL */
-	int again;                 /* another scan was asked for while one ran */
-	int settle_pending;        /* the next scan first checks the dirty paths */
-	char **dirty;              /* host paths changed since the last scan */
+	struct sdk_job *job; /* in flight, or NULL */
+	int again;           /* another scan was asked for while one ran */
+	int settle_pending;  /* the next scan first checks the dirty paths */
+	char **dirty;        /* host paths changed since the last scan */
 	size_t ndirty;
 	struct sdk_waiter *waiters; /* for the next scan */
 	struct sdk_watch *watches;
 	size_t nwatches;
 	struct sdk_suppress *suppress;
 	int next_token;
-	char **own;                /* host prefixes rocmd wrote under: quiet library changes */
-	char **fresh;              /* SDKs the last quick scan added: their library is news */
+	char **own;   /* host prefixes rocmd wrote under: quiet library changes */
+	char **fresh; /* SDKs the last quick scan added: their library is news */
 	size_t nfresh;
 	size_t nown;
 	int stopping;
-	uint64_t scans;            /* completed scans (quick passes) */
-	uint64_t inspections;      /* completed deep passes */
-	uint64_t events_seen;      /* fs events not suppressed */
+	uint64_t scans;       /* completed scans (quick passes) */
+	uint64_t inspections; /* completed deep passes */
+	uint64_t events_seen; /* fs events not suppressed */
 	int64_t last_scan_ms, last_scan_elapsed_ms;
 	char *last_problems;
 	char last_hip_status[512];
 	struct rocmd_gpu_scan last_gpus;
-	char **last_watch;         /* system paths the last scan asked to watch */
+	char **last_watch; /* system paths the last scan asked to watch */
 };
 
 /* sdk-watch.c */

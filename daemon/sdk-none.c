@@ -13,7 +13,7 @@
 
 int
 rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
-		struct rocmd_sdk **out, char *why, size_t whylen)
+                struct rocmd_sdk **out, char *why, size_t whylen)
 {
 	*out = NULL;
 	snprintf(why, whylen, "SDK discovery is not ported to this platform yet");

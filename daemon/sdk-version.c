@@ -12,14 +12,10 @@
 #include "common/error.h"
 
 static const char *const source_names[ROCMD_VERSION_SOURCES] = {
-	[ROCMD_VSRC_INFO] = ".info/version",
-	[ROCMD_VSRC_CHANGELOG] = "package changelog",
-	[ROCMD_VSRC_HIPVERSION] = ".hipVersion",
-	[ROCMD_VSRC_HIPFILE] = "hip version file",
-	[ROCMD_VSRC_FOLDER] = "folder name",
-	[ROCMD_VSRC_ENVNAME] = "HIP_PATH_NN",
-	[ROCMD_VSRC_REGISTRY] = "registry",
-	[ROCMD_VSRC_HIPCONFIG] = "hipconfig",
+    [ROCMD_VSRC_INFO] = ".info/version",     [ROCMD_VSRC_CHANGELOG] = "package changelog",
+    [ROCMD_VSRC_HIPVERSION] = ".hipVersion", [ROCMD_VSRC_HIPFILE] = "hip version file",
+    [ROCMD_VSRC_FOLDER] = "folder name",     [ROCMD_VSRC_ENVNAME] = "HIP_PATH_NN",
+    [ROCMD_VSRC_REGISTRY] = "registry",      [ROCMD_VSRC_HIPCONFIG] = "hipconfig",
 };
 
 /* A HIP patch level this large is a build number, not a release. */
@@ -58,7 +54,7 @@ format_parts(const unsigned long parts[3], int n, char *out, size_t outlen)
 	if (n < 2)
 		return ROCMD_EINVAL;
 	len = n == 2 ? snprintf(out, outlen, "%lu.%lu", parts[0], parts[1])
-		     : snprintf(out, outlen, "%lu.%lu.%lu", parts[0], parts[1], parts[2]);
+	             : snprintf(out, outlen, "%lu.%lu.%lu", parts[0], parts[1], parts[2]);
 	return len < 0 || (size_t)len >= outlen ? ROCMD_EINVAL : 0;
 }
 
@@ -85,8 +81,8 @@ rocmd_version_normalize(const char *text, int hip, char *out, size_t outlen)
 int
 rocmd_version_parse_hip_lines(const char *text, char *out, size_t outlen)
 {
-	static const char *const keys[3] = {"HIP_VERSION_MAJOR=", "HIP_VERSION_MINOR=",
-					    "HIP_VERSION_PATCH="};
+	static const char *const keys[3] = {
+	    "HIP_VERSION_MAJOR=", "HIP_VERSION_MINOR=", "HIP_VERSION_PATCH="};
 	unsigned long parts[3] = {0};
 	int have[3] = {0};
 
@@ -196,8 +192,8 @@ rocmd_version_reconcile(struct rocmd_sdk_version *v)
 	}
 	if (win < 0) {
 		snprintf(v->problem, sizeof(v->problem),
-			 "no version found (no .info/version, HIP version file, .hipVersion, "
-			 "versioned folder name or working hipconfig)");
+		         "no version found (no .info/version, HIP version file, .hipVersion, "
+		         "versioned folder name or working hipconfig)");
 		return;
 	}
 	v->source = win;
@@ -211,15 +207,16 @@ rocmd_version_reconcile(struct rocmd_sdk_version *v)
 		}
 	}
 	if (v->conflict) {
-		size_t len = (size_t)snprintf(v->problem, sizeof(v->problem),
-					      "version sources disagree:");
+		size_t len =
+		    (size_t)snprintf(v->problem, sizeof(v->problem), "version sources disagree:");
 		for (int i = 0; i < ROCMD_VERSION_SOURCES && len < sizeof(v->problem); i++)
 			if (v->found[i][0] != '\0')
-				len += (size_t)snprintf(v->problem + len, sizeof(v->problem) - len,
-							" %s says %s;", source_names[i], v->found[i]);
+				len +=
+				    (size_t)snprintf(v->problem + len, sizeof(v->problem) - len,
+				                     " %s says %s;", source_names[i], v->found[i]);
 		if (len < sizeof(v->problem))
 			snprintf(v->problem + len, sizeof(v->problem) - len, " using %s (%s)",
-				 v->version, source_names[v->source]);
+			         v->version, source_names[v->source]);
 	}
 }
 

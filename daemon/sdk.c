@@ -110,10 +110,9 @@ newest_runtime(struct sdk_job *job, char *out, size_t outlen)
 		const struct rocmd_sdk_found *f = &job->scan.sdks[i];
 		if (f->hip_runtime == NULL || f->unreadable)
 			continue;
-		if (best == NULL ||
-		    (f->ver.version[0] != '\0' &&
-		     (best->ver.version[0] == '\0' ||
-		      rocmd_version_cmp(f->ver.version, best->ver.version) > 0)))
+		if (best == NULL || (f->ver.version[0] != '\0' &&
+		                     (best->ver.version[0] == '\0' ||
+		                      rocmd_version_cmp(f->ver.version, best->ver.version) > 0)))
 			best = f;
 	}
 	if (best != NULL)
@@ -141,11 +140,11 @@ on_work(uv_work_t *w)
 	    job->m->probe != NULL) {
 		newest_runtime(job, runtime, sizeof(runtime));
 		if (runtime[0] != '\0')
-			job->err = rocmd_gpu_hip_probe(job->m->probe, runtime, job->probe_timeout_ms,
-						       &job->gpus);
+			job->err = rocmd_gpu_hip_probe(job->m->probe, runtime,
+			                               job->probe_timeout_ms, &job->gpus);
 		else
 			snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status),
-				 "no SDK with a HIP runtime");
+			         "no SDK with a HIP runtime");
 	} else if (job->gpus.hip_status[0] == '\0') {
 		snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status), "not probed");
 	}
@@ -179,7 +178,7 @@ struct queued_event {
 static struct queued_event *event_queue, **event_tail = &event_queue;
 
 static void queue_event(const char *kind, cJSON *detail, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void
 queue_event(const char *kind, cJSON *detail, const char *fmt, ...)
@@ -242,7 +241,7 @@ collect_known(const struct rocmd_db_sdk *s, void *arg)
 		return ROCMD_ENOMEM;
 	l->v = grown;
 	grown[l->n] = (struct known){s->id, strdup(s->path), strdup(s->state),
-				     s->version != NULL ? strdup(s->version) : NULL, 0};
+	                             s->version != NULL ? strdup(s->version) : NULL, 0};
 	l->n++;
 	return 0;
 }
@@ -288,7 +287,8 @@ missing_archs(struct rocmd_sdk *m, const struct rocmd_sdk_found *f)
 		return NULL;
 	for (size_t i = 0; i < m->last_gpus.n; i++) {
 		const char *gfx = m->last_gpus.gpus[i].gfx;
-		if (!rocmd_rocblas_covers(&f->lib, gfx) && (out == NULL || strstr(out, gfx) == NULL))
+		if (!rocmd_rocblas_covers(&f->lib, gfx) &&
+		    (out == NULL || strstr(out, gfx) == NULL))
 			rocmd_text_addf(&out, "%s", gfx);
 	}
 	if (out != NULL)
@@ -354,7 +354,7 @@ clear_fresh(struct rocmd_sdk *m)
  * install and its version; the deep pass also its library's contents. */
 static int
 apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_found *f,
-	  int64_t now, int deep)
+          int64_t now, int deep)
 {
 	struct rocmd_db_sdk row = {0};
 	struct known *k = NULL;
@@ -404,22 +404,22 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		if (!deep)
 			add_fresh(m, f->path);
 		queue_event("sdk.added", json != NULL ? cJSON_Duplicate(json, 1) : NULL,
-			    "HIP SDK %s %s at %s (%s layout, version from %s)%s%s%s%s%s",
-			    version_text(row.version), created ? "found" : "is back", f->path,
-			    f->layout, row.version_source,
-			    !f->have_lib ? "; no rocBLAS library"
-			    : deep       ? "; rocBLAS library covers "
-					 : "; rocBLAS library at ",
-			    !f->have_lib ? ""
-			    : deep	 ? (archs != NULL && archs[0] ? archs : "no arch")
-					 : f->rocblas_dir,
-			    f->have_lib && !deep ? " (being inspected)" : "",
-			    missing != NULL ? "; lacks this machine's GPU arch " : "",
-			    missing != NULL ? missing : "");
+		            "HIP SDK %s %s at %s (%s layout, version from %s)%s%s%s%s%s",
+		            version_text(row.version), created ? "found" : "is back", f->path,
+		            f->layout, row.version_source,
+		            !f->have_lib ? "; no rocBLAS library"
+		            : deep       ? "; rocBLAS library covers "
+		                         : "; rocBLAS library at ",
+		            !f->have_lib ? ""
+		            : deep       ? (archs != NULL && archs[0] ? archs : "no arch")
+		                         : f->rocblas_dir,
+		            f->have_lib && !deep ? " (being inspected)" : "",
+		            missing != NULL ? "; lacks this machine's GPU arch " : "",
+		            missing != NULL ? missing : "");
 	} else if (k != NULL && strcmp(k->state, row.state) != 0) {
 		queue_event(f->unreadable ? "sdk.unreadable" : "sdk.readable",
-				   json != NULL ? cJSON_Duplicate(json, 1) : NULL, "%s %s", f->path,
-				   f->unreadable ? "can no longer be read" : "is readable again");
+		            json != NULL ? cJSON_Duplicate(json, 1) : NULL, "%s %s", f->path,
+		            f->unreadable ? "can no longer be read" : "is readable again");
 	}
 	if (!created && k != NULL && strcmp(k->state, "removed") != 0 && !f->unreadable &&
 	    ((k->version == NULL) != (row.version == NULL) ||
@@ -430,9 +430,9 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		cJSON_AddStringToObject(d, "to", version_text(row.version));
 		cJSON_AddStringToObject(d, "source", row.version_source);
 		queue_event("sdk.version_changed", d,
-				   "HIP SDK at %s changed from %s to %s (version from %s)", f->path,
-				   version_text(k->version), version_text(row.version),
-				   row.version_source);
+		            "HIP SDK at %s changed from %s to %s (version from %s)", f->path,
+		            version_text(k->version), version_text(row.version),
+		            row.version_source);
 	}
 	if (changed && !created && k != NULL && strcmp(k->state, "removed") != 0 &&
 	    is_fresh(m, f->path)) {
@@ -443,10 +443,10 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 			cJSON_AddItemToObject(d, "rocblas", rocmd_rocblas_lib_to_json(&f->lib, 0));
 		if (f->have_lib)
 			queue_event("sdk.library_inspected", d,
-				    "rocBLAS library of %s covers %s%s%s", f->path,
-				    archs != NULL && archs[0] ? archs : "no arch",
-				    missing != NULL ? "; lacks this machine's GPU arch " : "",
-				    missing != NULL ? missing : "");
+			            "rocBLAS library of %s covers %s%s%s", f->path,
+			            archs != NULL && archs[0] ? archs : "no arch",
+			            missing != NULL ? "; lacks this machine's GPU arch " : "",
+			            missing != NULL ? missing : "");
 		else
 			cJSON_Delete(d);
 	} else if (changed && !created && k != NULL && strcmp(k->state, "removed") != 0) {
@@ -456,17 +456,18 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 			cJSON *d = cJSON_CreateObject();
 			cJSON_AddStringToObject(d, "path", f->path);
 			if (f->have_lib)
-				cJSON_AddItemToObject(d, "rocblas", rocmd_rocblas_lib_to_json(&f->lib, 0));
+				cJSON_AddItemToObject(d, "rocblas",
+				                      rocmd_rocblas_lib_to_json(&f->lib, 0));
 			else
 				cJSON_AddNullToObject(d, "rocblas");
-			queue_event("sdk.library_changed", d,
-				    "rocBLAS library of %s %s%s%s%s%s%s%s", f->path,
-				    f->have_lib ? "changed; covers " : "is gone",
-				    f->have_lib ? (archs != NULL && archs[0] ? archs : "no arch") : "",
-				    f->have_lib ? " (" : "", f->have_lib ? f->rocblas_dir : "",
-				    f->have_lib ? ")" : "",
-				    missing != NULL ? "; lacks this machine's GPU arch " : "",
-				    missing != NULL ? missing : "");
+			queue_event(
+			    "sdk.library_changed", d, "rocBLAS library of %s %s%s%s%s%s%s%s",
+			    f->path, f->have_lib ? "changed; covers " : "is gone",
+			    f->have_lib ? (archs != NULL && archs[0] ? archs : "no arch") : "",
+			    f->have_lib ? " (" : "", f->have_lib ? f->rocblas_dir : "",
+			    f->have_lib ? ")" : "",
+			    missing != NULL ? "; lacks this machine's GPU arch " : "",
+			    missing != NULL ? missing : "");
 		}
 	}
 out:
@@ -504,21 +505,21 @@ apply_gpus(struct rocmd_sdk *m, const struct rocmd_gpu_scan *gs, int64_t now)
 		cJSON *j = rocmd_gpu_to_json(g);
 		char *detail = cJSON_PrintUnformatted(j);
 		struct rocmd_db_gpu row = {
-			.key = g->key,
-			.arch = g->gfx,
-			.name = g->name,
-			.kind = g->igpu ? "igpu" : "dgpu",
-			.compute_units = g->compute_units,
-			.vram_bytes = (int64_t)g->vram_bytes,
-			.detail = detail,
+		    .key = g->key,
+		    .arch = g->gfx,
+		    .name = g->name,
+		    .kind = g->igpu ? "igpu" : "dgpu",
+		    .compute_units = g->compute_units,
+		    .vram_bytes = (int64_t)g->vram_bytes,
+		    .detail = detail,
 		};
 		int created = 0;
 		rc = rocmd_sdk_db_gpu_put(m->db, &row, now, &created);
 		if (rc == 0 && created)
 			queue_event("gpu.added", cJSON_Duplicate(j, 1),
-					   "GPU %s found (%s, %d compute units%s%s)", g->gfx,
-					   g->igpu ? "integrated" : "discrete", g->compute_units,
-					   g->name[0] ? ", " : "", g->name);
+			            "GPU %s found (%s, %d compute units%s%s)", g->gfx,
+			            g->igpu ? "integrated" : "discrete", g->compute_units,
+			            g->name[0] ? ", " : "", g->name);
 		cJSON_free(detail);
 		cJSON_Delete(j);
 	}
@@ -531,11 +532,10 @@ apply_gpus(struct rocmd_sdk *m, const struct rocmd_gpu_scan *gs, int64_t now)
 		if (found || rc != 0)
 			continue;
 		rc = rocmd_sdk_db_gpu_mark_removed(
-			m->db, (int64_t)cJSON_GetObjectItem(it, "id")->valuedouble, now);
+		    m->db, (int64_t)cJSON_GetObjectItem(it, "id")->valuedouble, now);
 		if (rc == 0)
-			queue_event("gpu.removed", cJSON_Duplicate(it, 1),
-					   "GPU %s is gone",
-					   cJSON_GetObjectItem(it, "arch")->valuestring);
+			queue_event("gpu.removed", cJSON_Duplicate(it, 1), "GPU %s is gone",
+			            cJSON_GetObjectItem(it, "arch")->valuestring);
 	}
 	cJSON_Delete(before);
 	return rc;
@@ -573,7 +573,7 @@ apply(struct rocmd_sdk *m, struct sdk_job *job)
 		m->last_gpus = job->gpus;
 		memset(&job->gpus, 0, sizeof(job->gpus));
 		snprintf(m->last_hip_status, sizeof(m->last_hip_status), "%s",
-			 m->last_gpus.hip_status);
+		         m->last_gpus.hip_status);
 	}
 	rc = rocmd_sdk_db_begin(m->db);
 	if (rc < 0)
@@ -591,8 +591,8 @@ apply(struct rocmd_sdk *m, struct sdk_job *job)
 			cJSON_AddStringToObject(d, "path", k->path);
 			cJSON_AddStringToObject(d, "version", version_text(k->version));
 			queue_event("sdk.removed", d,
-					   "HIP SDK %s at %s is gone (its history is kept)",
-					   version_text(k->version), k->path);
+			            "HIP SDK %s at %s is gone (its history is kept)",
+			            version_text(k->version), k->path);
 		}
 	}
 	if (rc == 0 && job->deep)
@@ -631,7 +631,7 @@ after_work(uv_work_t *w, int status)
 		m->waiters = job->waiters;
 		job->waiters = NULL;
 		log_debug("SDK changes not settled; checking again in %lld ms",
-			  (long long)job->wait_more_ms);
+		          (long long)job->wait_more_ms);
 		/* Keep the paths to check: they move back to the dirty list. */
 		for (size_t i = 0; job->settle != NULL && job->settle[i] != NULL; i++) {
 			char **grown = realloc(m->dirty, (m->ndirty + 2) * sizeof(*grown));
@@ -671,7 +671,7 @@ after_work(uv_work_t *w, int status)
 	rc = apply(m, job);
 	if (rc < 0)
 		log_err("cannot record the SDK scan: %s (%s)", rocmd_strerror(rc),
-			rocmd_sdk_db_errmsg(m->db));
+		        rocmd_sdk_db_errmsg(m->db));
 	for (size_t i = 0; i < m->nown; i++)
 		free(m->own[i]);
 	m->nown = 0;
@@ -681,8 +681,8 @@ after_work(uv_work_t *w, int status)
 	job->scan.nwatch = 0;
 	rocmd_sdk_watch_update(m, m->last_watch);
 	log_info("SDK scan %llu (%s): %zu install(s), %zu GPU(s) in %lld ms",
-		 (unsigned long long)m->scans, job->deep ? "libraries and GPUs" : "installs",
-		 job->scan.nsdks, m->last_gpus.n, (long long)job->elapsed_ms);
+	         (unsigned long long)m->scans, job->deep ? "libraries and GPUs" : "installs",
+	         job->scan.nsdks, m->last_gpus.n, (long long)job->elapsed_ms);
 	if (!job->deep) {
 		/* Events are out; now the slow part: hashing, the Tensile index, GPUs. */
 		job_free(job);
@@ -811,7 +811,7 @@ find_probe(void)
 
 int
 rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
-		struct rocmd_sdk **out, char *why, size_t whylen)
+                struct rocmd_sdk **out, char *why, size_t whylen)
 {
 	struct rocmd_sdk *m = calloc(1, sizeof(*m));
 	char path[PATH_MAX];
@@ -843,8 +843,8 @@ rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
 	m->timers_open = 1;
 	if (srv->cfg->sdk_rescan_interval_s > 0)
 		uv_timer_start(&m->interval, on_interval,
-			       (uint64_t)srv->cfg->sdk_rescan_interval_s * 1000,
-			       (uint64_t)srv->cfg->sdk_rescan_interval_s * 1000);
+		               (uint64_t)srv->cfg->sdk_rescan_interval_s * 1000,
+		               (uint64_t)srv->cfg->sdk_rescan_interval_s * 1000);
 	rocmd_sdk_schedule(m, 0);
 	*out = m;
 	return 0;
@@ -968,7 +968,8 @@ rocmd_sdk_suppress_begin(struct rocmd_sdk *m, const char *sys_path)
 
 	if (s == NULL)
 		return ROCMD_ENOMEM;
-	if (rocmd_sysroot_map(m->root, sys_path, h, sizeof(h)) < 0 || (s->host = strdup(h)) == NULL) {
+	if (rocmd_sysroot_map(m->root, sys_path, h, sizeof(h)) < 0 ||
+	    (s->host = strdup(h)) == NULL) {
 		free(s);
 		return ROCMD_EINVAL;
 	}

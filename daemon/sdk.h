@@ -34,14 +34,14 @@ struct rocmd_pending;
 struct rocmd_sdk;
 
 struct rocmd_sdk_start_opts {
-	const char *root;    /* --root: the sysroot; NULL for the machine itself */
-	int windows;         /* apply the Windows layout rules (tests on Linux) */
-	const char *probe;   /* rocmd-hip-probe executable; NULL: next to rocmd */
+	const char *root;  /* --root: the sysroot; NULL for the machine itself */
+	int windows;       /* apply the Windows layout rules (tests on Linux) */
+	const char *probe; /* rocmd-hip-probe executable; NULL: next to rocmd */
 };
 
 /* Opens the SDK tables, starts the first scan and the watches. */
 int rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
-		    struct rocmd_sdk **out, char *why, size_t whylen);
+                    struct rocmd_sdk **out, char *why, size_t whylen);
 /* Closes every handle (called when the daemon shuts down); NULL is fine. */
 void rocmd_sdk_stop(struct rocmd_sdk *m);
 /* Frees M after the loop has ended. NULL is fine. */

@@ -41,7 +41,7 @@ rocmd_sysroot_map(const char *root, const char *sys, char *out, size_t outlen)
 			len = snprintf(out, outlen, "%s", sys);
 		} else {
 			len = snprintf(out, outlen, "%s/%c%s", root, tolower((unsigned char)sys[0]),
-				       sys + 2);
+			               sys + 2);
 			for (char *p = out; *p != '\0'; p++)
 				if (*p == '\\')
 					*p = '/';
@@ -134,8 +134,8 @@ rocmd_sysroot_resolve(const char *root, const char *sys, char *out, size_t outle
 		if ((rc = push(res, sizeof(res), p, len)) < 0)
 			return rc;
 		p += len;
-		snprintf(host, sizeof(host), "%s%s%s", root != NULL && strcmp(root, "/") != 0 ? root : "",
-			 prefix, res);
+		snprintf(host, sizeof(host), "%s%s%s",
+		         root != NULL && strcmp(root, "/") != 0 ? root : "", prefix, res);
 		if (lstat(host, &st) != 0)
 			return -errno;
 		if (!S_ISLNK(st.st_mode))

@@ -54,10 +54,10 @@ rocmd_sdk_db_open(const char *path, struct rocmd_sdk_db **out, char *why, size_t
 		rc = sqlite3_busy_timeout(db->h, 5000);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db->h, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", NULL,
-				  NULL, NULL);
+		                  NULL, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(why, whylen, "cannot open %s: %s", path,
-			 db->h != NULL ? sqlite3_errmsg(db->h) : "out of memory");
+		         db->h != NULL ? sqlite3_errmsg(db->h) : "out of memory");
 		rocmd_sdk_db_close(db);
 		return map_rc(rc);
 	}
@@ -101,7 +101,8 @@ rocmd_sdk_db_rollback(struct rocmd_sdk_db *db)
 static int
 bind_text(sqlite3_stmt *st, int i, const char *s)
 {
-	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC)
+	                 : sqlite3_bind_null(st, i);
 }
 
 static const char *
@@ -112,16 +113,16 @@ col_text(sqlite3_stmt *st, int i)
 
 int
 rocmd_sdk_db_list(struct rocmd_sdk_db *db, int64_t id, const char *path,
-		  int (*cb)(const struct rocmd_db_sdk *s, void *ctx), void *ctx)
+                  int (*cb)(const struct rocmd_db_sdk *s, void *ctx), void *ctx)
 {
 	static const char *const sql =
-		"SELECT s.id, s.path, s.layout, s.version, s.version_source, s.version_conflict,"
-		" s.hip_runtime, s.rocblas_binary, s.state, s.first_seen_ms, s.last_seen_ms,"
-		" s.removed_ms, s.detail, l.path, l.fingerprint, l.archs, l.code_object_archs,"
-		" l.nfiles, l.total_size, l.first_seen_ms"
-		" FROM sdk s LEFT JOIN sdk_library l ON l.sdk_id = s.id AND l.current = 1"
-		" WHERE (?1 = 0 OR s.id = ?1) AND (?2 IS NULL OR s.path = ?2)"
-		" ORDER BY s.state = 'removed', s.path";
+	    "SELECT s.id, s.path, s.layout, s.version, s.version_source, s.version_conflict,"
+	    " s.hip_runtime, s.rocblas_binary, s.state, s.first_seen_ms, s.last_seen_ms,"
+	    " s.removed_ms, s.detail, l.path, l.fingerprint, l.archs, l.code_object_archs,"
+	    " l.nfiles, l.total_size, l.first_seen_ms"
+	    " FROM sdk s LEFT JOIN sdk_library l ON l.sdk_id = s.id AND l.current = 1"
+	    " WHERE (?1 = 0 OR s.id = ?1) AND (?2 IS NULL OR s.path = ?2)"
+	    " ORDER BY s.state = 'removed', s.path";
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0, seen = 0;
 
@@ -132,26 +133,26 @@ rocmd_sdk_db_list(struct rocmd_sdk_db *db, int64_t id, const char *path,
 		rc = bind_text(st, 2, path);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rocmd_db_sdk s = {
-			.id = sqlite3_column_int64(st, 0),
-			.path = col_text(st, 1),
-			.layout = col_text(st, 2),
-			.version = col_text(st, 3),
-			.version_source = col_text(st, 4),
-			.version_conflict = sqlite3_column_int(st, 5),
-			.hip_runtime = col_text(st, 6),
-			.rocblas_binary = col_text(st, 7),
-			.state = col_text(st, 8),
-			.first_seen_ms = sqlite3_column_int64(st, 9),
-			.last_seen_ms = sqlite3_column_int64(st, 10),
-			.removed_ms = sqlite3_column_int64(st, 11),
-			.detail = col_text(st, 12),
-			.lib_path = col_text(st, 13),
-			.lib_fingerprint = col_text(st, 14),
-			.lib_archs = col_text(st, 15),
-			.lib_co_archs = col_text(st, 16),
-			.lib_nfiles = sqlite3_column_int64(st, 17),
-			.lib_total_size = sqlite3_column_int64(st, 18),
-			.lib_first_seen_ms = sqlite3_column_int64(st, 19),
+		    .id = sqlite3_column_int64(st, 0),
+		    .path = col_text(st, 1),
+		    .layout = col_text(st, 2),
+		    .version = col_text(st, 3),
+		    .version_source = col_text(st, 4),
+		    .version_conflict = sqlite3_column_int(st, 5),
+		    .hip_runtime = col_text(st, 6),
+		    .rocblas_binary = col_text(st, 7),
+		    .state = col_text(st, 8),
+		    .first_seen_ms = sqlite3_column_int64(st, 9),
+		    .last_seen_ms = sqlite3_column_int64(st, 10),
+		    .removed_ms = sqlite3_column_int64(st, 11),
+		    .detail = col_text(st, 12),
+		    .lib_path = col_text(st, 13),
+		    .lib_fingerprint = col_text(st, 14),
+		    .lib_archs = col_text(st, 15),
+		    .lib_co_archs = col_text(st, 16),
+		    .lib_nfiles = sqlite3_column_int64(st, 17),
+		    .lib_total_size = sqlite3_column_int64(st, 18),
+		    .lib_first_seen_ms = sqlite3_column_int64(st, 19),
 		};
 		seen = 1;
 		err = cb(&s, ctx);
@@ -168,16 +169,16 @@ rocmd_sdk_db_list(struct rocmd_sdk_db *db, int64_t id, const char *path,
 }
 
 int
-rocmd_sdk_db_put(struct rocmd_sdk_db *db, const struct rocmd_db_sdk *s, int64_t now,
-		 int64_t *id, int *created)
+rocmd_sdk_db_put(struct rocmd_sdk_db *db, const struct rocmd_db_sdk *s, int64_t now, int64_t *id,
+                 int *created)
 {
 	static const char *const sql =
-		"INSERT INTO sdk (path, layout, version, version_source, version_conflict,"
-		" hip_runtime, rocblas_binary, state, first_seen_ms, last_seen_ms, removed_ms, detail)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, NULL, ?10)"
-		" ON CONFLICT (path) DO UPDATE SET layout = ?2, version = ?3, version_source = ?4,"
-		" version_conflict = ?5, hip_runtime = ?6, rocblas_binary = ?7, state = ?8,"
-		" last_seen_ms = ?9, removed_ms = NULL, detail = ?10";
+	    "INSERT INTO sdk (path, layout, version, version_source, version_conflict,"
+	    " hip_runtime, rocblas_binary, state, first_seen_ms, last_seen_ms, removed_ms, detail)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, NULL, ?10)"
+	    " ON CONFLICT (path) DO UPDATE SET layout = ?2, version = ?3, version_source = ?4,"
+	    " version_conflict = ?5, hip_runtime = ?6, rocblas_binary = ?7, state = ?8,"
+	    " last_seen_ms = ?9, removed_ms = NULL, detail = ?10";
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -245,16 +246,17 @@ exec_id_now(struct rocmd_sdk_db *db, const char *sql, int64_t id, int64_t now)
 
 int
 rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd_db_sdk *s,
-			 int64_t now, int *changed)
+                         int64_t now, int *changed)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, same = 0, had = 0;
 
 	*changed = 0;
-	rc = sqlite3_prepare_v2(db->h,
-				"SELECT path IS ?2 AND fingerprint IS ?3 AND archs IS ?4 FROM sdk_library"
-				" WHERE sdk_id = ?1 AND current = 1",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(
+	    db->h,
+	    "SELECT path IS ?2 AND fingerprint IS ?3 AND archs IS ?4 FROM sdk_library"
+	    " WHERE sdk_id = ?1 AND current = 1",
+	    -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	if (rc == SQLITE_OK)
@@ -274,27 +276,29 @@ rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd
 		return map_rc(rc);
 	if (same)
 		return exec_id_now(db,
-				   "UPDATE sdk_library SET last_seen_ms = ?2 WHERE sdk_id = ?1 AND"
-				   " current = 1",
-				   id, now);
+		                   "UPDATE sdk_library SET last_seen_ms = ?2 WHERE sdk_id = ?1 AND"
+		                   " current = 1",
+		                   id, now);
 	if (!had && s->lib_path == NULL)
 		return 0;
 	*changed = 1;
 	if (had) {
-		rc = exec_id_now(db,
-				 "UPDATE sdk_library SET current = 0 WHERE sdk_id = ?1 AND current = 1"
-				 " AND ?2 = ?2",
-				 id, now);
+		rc = exec_id_now(
+		    db,
+		    "UPDATE sdk_library SET current = 0 WHERE sdk_id = ?1 AND current = 1"
+		    " AND ?2 = ?2",
+		    id, now);
 		if (rc < 0)
 			return rc;
 	}
 	if (s->lib_path == NULL)
 		return 0;
-	rc = sqlite3_prepare_v2(db->h,
-				"INSERT INTO sdk_library (sdk_id, path, fingerprint, archs,"
-				" code_object_archs, nfiles, total_size, first_seen_ms, last_seen_ms,"
-				" current) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, 1)",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(
+	    db->h,
+	    "INSERT INTO sdk_library (sdk_id, path, fingerprint, archs,"
+	    " code_object_archs, nfiles, total_size, first_seen_ms, last_seen_ms,"
+	    " current) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, 1)",
+	    -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	if (rc == SQLITE_OK)
@@ -321,36 +325,37 @@ int
 rocmd_sdk_db_mark_removed(struct rocmd_sdk_db *db, int64_t id, int64_t now)
 {
 	return exec_id_now(db,
-			   "UPDATE sdk SET state = 'removed', removed_ms = ?2 WHERE id = ?1 AND"
-			   " state <> 'removed'",
-			   id, now);
+	                   "UPDATE sdk SET state = 'removed', removed_ms = ?2 WHERE id = ?1 AND"
+	                   " state <> 'removed'",
+	                   id, now);
 }
 
 int
-rocmd_sdk_db_gpu_list(struct rocmd_sdk_db *db,
-		      int (*cb)(const struct rocmd_db_gpu *g, void *ctx), void *ctx)
+rocmd_sdk_db_gpu_list(struct rocmd_sdk_db *db, int (*cb)(const struct rocmd_db_gpu *g, void *ctx),
+                      void *ctx)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	rc = sqlite3_prepare_v2(db->h,
-				"SELECT id, key, arch, name, kind, compute_units, vram_bytes, state,"
-				" first_seen_ms, last_seen_ms, detail FROM gpu"
-				" ORDER BY state = 'removed', id",
-				-1, &st, NULL);
+	rc =
+	    sqlite3_prepare_v2(db->h,
+	                       "SELECT id, key, arch, name, kind, compute_units, vram_bytes, state,"
+	                       " first_seen_ms, last_seen_ms, detail FROM gpu"
+	                       " ORDER BY state = 'removed', id",
+	                       -1, &st, NULL);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rocmd_db_gpu g = {
-			.id = sqlite3_column_int64(st, 0),
-			.key = col_text(st, 1),
-			.arch = col_text(st, 2),
-			.name = col_text(st, 3),
-			.kind = col_text(st, 4),
-			.compute_units = sqlite3_column_int64(st, 5),
-			.vram_bytes = sqlite3_column_int64(st, 6),
-			.state = col_text(st, 7),
-			.first_seen_ms = sqlite3_column_int64(st, 8),
-			.last_seen_ms = sqlite3_column_int64(st, 9),
-			.detail = col_text(st, 10),
+		    .id = sqlite3_column_int64(st, 0),
+		    .key = col_text(st, 1),
+		    .arch = col_text(st, 2),
+		    .name = col_text(st, 3),
+		    .kind = col_text(st, 4),
+		    .compute_units = sqlite3_column_int64(st, 5),
+		    .vram_bytes = sqlite3_column_int64(st, 6),
+		    .state = col_text(st, 7),
+		    .first_seen_ms = sqlite3_column_int64(st, 8),
+		    .last_seen_ms = sqlite3_column_int64(st, 9),
+		    .detail = col_text(st, 10),
 		};
 		err = cb(&g, ctx);
 		if (err != 0)
@@ -365,14 +370,14 @@ rocmd_sdk_db_gpu_list(struct rocmd_sdk_db *db,
 
 int
 rocmd_sdk_db_gpu_put(struct rocmd_sdk_db *db, const struct rocmd_db_gpu *g, int64_t now,
-		     int *created)
+                     int *created)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, existed = 0;
 
 	*created = 0;
 	rc = sqlite3_prepare_v2(db->h, "SELECT state = 'present' FROM gpu WHERE key = ?1", -1, &st,
-				NULL);
+	                        NULL);
 	if (rc == SQLITE_OK)
 		rc = bind_text(st, 1, g->key);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -384,13 +389,13 @@ rocmd_sdk_db_gpu_put(struct rocmd_sdk_db *db, const struct rocmd_db_gpu *g, int6
 	if (rc != SQLITE_DONE)
 		return map_rc(rc);
 	rc = sqlite3_prepare_v2(
-		db->h,
-		"INSERT INTO gpu (key, arch, name, kind, compute_units, vram_bytes, state,"
-		" first_seen_ms, last_seen_ms, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'present', ?7,"
-		" ?7, ?8) ON CONFLICT (key) DO UPDATE SET arch = ?2, name = ?3, kind = ?4,"
-		" compute_units = ?5, vram_bytes = ?6, state = 'present', last_seen_ms = ?7,"
-		" detail = ?8",
-		-1, &st, NULL);
+	    db->h,
+	    "INSERT INTO gpu (key, arch, name, kind, compute_units, vram_bytes, state,"
+	    " first_seen_ms, last_seen_ms, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'present', ?7,"
+	    " ?7, ?8) ON CONFLICT (key) DO UPDATE SET arch = ?2, name = ?3, kind = ?4,"
+	    " compute_units = ?5, vram_bytes = ?6, state = 'present', last_seen_ms = ?7,"
+	    " detail = ?8",
+	    -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = bind_text(st, 1, g->key);
 	if (rc == SQLITE_OK)
@@ -418,7 +423,6 @@ rocmd_sdk_db_gpu_put(struct rocmd_sdk_db *db, const struct rocmd_db_gpu *g, int6
 int
 rocmd_sdk_db_gpu_mark_removed(struct rocmd_sdk_db *db, int64_t id, int64_t now)
 {
-	return exec_id_now(db,
-			   "UPDATE gpu SET state = 'removed', last_seen_ms = ?2 WHERE id = ?1",
-			   id, now);
+	return exec_id_now(db, "UPDATE gpu SET state = 'removed', last_seen_ms = ?2 WHERE id = ?1",
+	                   id, now);
 }

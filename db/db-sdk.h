@@ -20,18 +20,18 @@ struct rocmd_db_sdk {
 	int64_t id;
 	const char *path;
 	const char *layout;
-	const char *version;        /* NULL: unknown */
+	const char *version; /* NULL: unknown */
 	const char *version_source;
 	int version_conflict;
 	const char *hip_runtime;
 	const char *rocblas_binary;
-	const char *state;          /* "present", "unreadable", "removed" */
+	const char *state; /* "present", "unreadable", "removed" */
 	int64_t first_seen_ms, last_seen_ms, removed_ms;
-	const char *detail;         /* JSON of the last scan */
+	const char *detail; /* JSON of the last scan */
 	/* current library (lib_path NULL: none) */
 	const char *lib_path;
 	const char *lib_fingerprint;
-	const char *lib_archs;      /* "gfx1030,gfx1100" */
+	const char *lib_archs; /* "gfx1030,gfx1100" */
 	const char *lib_co_archs;
 	int64_t lib_nfiles, lib_total_size;
 	int64_t lib_first_seen_ms;
@@ -61,24 +61,24 @@ void rocmd_sdk_db_rollback(struct rocmd_sdk_db *db);
 /* Calls CB per install (ID 0 and PATH NULL: all, by path), or for the one with
  * ID or PATH (ROCMD_ENOTFOUND when none). Strings live during the call. */
 int rocmd_sdk_db_list(struct rocmd_sdk_db *db, int64_t id, const char *path,
-		      int (*cb)(const struct rocmd_db_sdk *s, void *ctx), void *ctx);
+                      int (*cb)(const struct rocmd_db_sdk *s, void *ctx), void *ctx);
 /* Inserts or updates the install at S->path (state, version, ... and
  * last_seen = NOW; first_seen on insert; removed_ms cleared). *ID gets its id,
  * *CREATED 1 when it was new. Library fields are ignored here. */
 int rocmd_sdk_db_put(struct rocmd_sdk_db *db, const struct rocmd_db_sdk *s, int64_t now,
-		     int64_t *id, int *created);
+                     int64_t *id, int *created);
 /* Records install ID's current library from S's lib_* fields (lib_path NULL:
  * none). When path or fingerprint differ from the current row, that row stops
  * being current and a new one is added; *CHANGED is then 1. */
 int rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd_db_sdk *s,
-			     int64_t now, int *changed);
+                             int64_t now, int *changed);
 /* Marks install ID removed at NOW (its rows stay, as history). */
 int rocmd_sdk_db_mark_removed(struct rocmd_sdk_db *db, int64_t id, int64_t now);
 
 int rocmd_sdk_db_gpu_list(struct rocmd_sdk_db *db,
-			  int (*cb)(const struct rocmd_db_gpu *g, void *ctx), void *ctx);
+                          int (*cb)(const struct rocmd_db_gpu *g, void *ctx), void *ctx);
 int rocmd_sdk_db_gpu_put(struct rocmd_sdk_db *db, const struct rocmd_db_gpu *g, int64_t now,
-			 int *created);
+                         int *created);
 int rocmd_sdk_db_gpu_mark_removed(struct rocmd_sdk_db *db, int64_t id, int64_t now);
 
 #endif
