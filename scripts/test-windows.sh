@@ -120,6 +120,19 @@ if [ $rc -eq 0 ]; then ok "console rocmd.exe exits 0 after shutdown"; else
 fi
 
 echo "== 2. the SCM: sc create / start / stop / delete"
+# A start that fails (an unknown key in the configuration: exit code 3) ends in
+# SERVICE_STOPPED with ERROR_SERVICE_SPECIFIC_ERROR (1066) and the code.
+printf '{ "no_such_key": 1 }\n' >"$C/rocmd/bad.json"
+wine sc create rocmd binPath= "$ROCMD --foreground --config C:\rocmd\bad.json" start= demand >/dev/null 2>&1
+wine sc start rocmd >/dev/null 2>&1
+wait_for is_state STOPPED
+wine sc query rocmd 2>&1 | tr -d '\r' >"$WORK/out"
+if grep -q "WIN32_EXIT_CODE *: *1066" "$WORK/out" && grep -q "SERVICE_EXIT_CODE *: *3 " "$WORK/out"; then
+	ok "a failed start: SERVICE_STOPPED, ERROR_SERVICE_SPECIFIC_ERROR, service exit code 3"
+else
+	bad "a failed start's service status"
+fi
+wine sc delete rocmd >/dev/null 2>&1
 if wine sc create rocmd binPath= "$ROCMD --foreground --config $CONF" start= demand >"$WORK/out" 2>&1; then
 	ok "sc create rocmd"
 else
