@@ -1,7 +1,8 @@
 /*
  * Build-time helper: turns the kernel sources (port.h, gemm.cu) into a C file
  * of string constants, so the backends carry the exact text they compile and
- * hash, with no file to find at run time.
+ * hash, with no file to find at run time. bench/h200.sh uses it to build on a
+ * GPU machine without CMake; the CMake build does the same with embed.cmake.
  *
  *   rk-embed OUT.c NAME=FILE [NAME=FILE...]
  */
