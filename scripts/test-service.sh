@@ -66,8 +66,7 @@ fi
 PKG=$WORK/pkg-build
 if cmake -S "$ROOT" -B "$PKG" -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DROCMD_BUILD_TESTS=OFF -DROCMD_BUILD_BENCH=OFF >"$WORK/out" 2>&1 &&
-	cmake --build "$PKG" -j"${JOBS:-2}" --target rocmd rocmctl rocmd-systemd-generator rocmd-man rocmd-changelog \
-		rocmtune rocmd-hip-probe >"$WORK/out" 2>&1 &&
+	cmake --build "$PKG" -j"${JOBS:-2}" >"$WORK/out" 2>&1 &&
 	DESTDIR=$WORK/dest cmake --install "$PKG" >"$WORK/out" 2>&1; then
 	ok "cmake --install"
 else
