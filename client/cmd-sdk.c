@@ -308,6 +308,25 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 		else
 			printf("GPU %s: NOT covered: %s\n", str(c, "arch"), str(c, "why"));
 	}
+	{
+		const cJSON *h;
+		int n = 0;
+		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(r, "library_history"))
+		{
+			char from[32], to[32], archs_h[1024];
+			if (n++ == 0)
+				printf("Library history:\n");
+			out_time((long long)num(h, "first_seen_ms"), from, sizeof(from));
+			out_time((long long)num(h, "last_seen_ms"), to, sizeof(to));
+			join(cJSON_GetObjectItemCaseSensitive(h, "archs"), archs_h,
+			     sizeof(archs_h));
+			printf("  %s .. %s%s  %.16s  %s\n", from, to,
+			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "current"))
+			           ? " (now)"
+			           : "",
+			       str(h, "fingerprint"), archs_h);
+		}
+	}
 	print_problems("Problems", str(last, "problems"));
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(last, "rocblas")))
 		print_problems("Library notes",

@@ -175,6 +175,26 @@ m_sdk_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 }
 
 static int
+collect_library(const struct rocmd_db_sdk_library *l, void *arg)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "dir", l->path);
+	if (l->fingerprint != NULL)
+		cJSON_AddStringToObject(o, "fingerprint", l->fingerprint);
+	else
+		cJSON_AddNullToObject(o, "fingerprint");
+	cJSON_AddItemToObject(o, "archs", split_archs(l->archs));
+	cJSON_AddNumberToObject(o, "nfiles", (double)l->nfiles);
+	cJSON_AddNumberToObject(o, "total_size", (double)l->total_size);
+	cJSON_AddNumberToObject(o, "first_seen_ms", (double)l->first_seen_ms);
+	cJSON_AddNumberToObject(o, "last_seen_ms", (double)l->last_seen_ms);
+	cJSON_AddBoolToObject(o, "current", l->current);
+	cJSON_AddItemToArray(arg, o);
+	return 0;
+}
+
+static int
 m_sdk_show(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {"id", "path", NULL};
@@ -216,6 +236,16 @@ m_sdk_show(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 	}
 	*result = cJSON_DetachItemFromArray(arr, 0);
 	cJSON_Delete(arr);
+	/* Every content its library has had, the current one first. */
+	rc = rocmd_sdk_db_library_history(
+	    rocmd_sdk_db(m), (int64_t)cJSON_GetObjectItem(*result, "id")->valuedouble,
+	    collect_library, cJSON_AddArrayToObject(*result, "library_history"));
+	if (rc < 0) {
+		cJSON_Delete(*result);
+		*result = NULL;
+		snprintf(why, whylen, "cannot read SDKs: %s", rocmd_sdk_db_errmsg(rocmd_sdk_db(m)));
+		return rc;
+	}
 	return 0;
 }
 

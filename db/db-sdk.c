@@ -322,6 +322,44 @@ rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd
 }
 
 int
+rocmd_sdk_db_library_history(struct rocmd_sdk_db *db, int64_t id,
+                             int (*cb)(const struct rocmd_db_sdk_library *l, void *ctx), void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(
+	    db->h,
+	    "SELECT id, path, fingerprint, archs, nfiles, total_size, first_seen_ms,"
+	    " last_seen_ms, current FROM sdk_library WHERE sdk_id = ?1"
+	    " ORDER BY id DESC",
+	    -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, id);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rocmd_db_sdk_library l = {
+		    .id = sqlite3_column_int64(st, 0),
+		    .path = col_text(st, 1),
+		    .fingerprint = col_text(st, 2),
+		    .archs = col_text(st, 3),
+		    .nfiles = sqlite3_column_int64(st, 4),
+		    .total_size = sqlite3_column_int64(st, 5),
+		    .first_seen_ms = sqlite3_column_int64(st, 6),
+		    .last_seen_ms = sqlite3_column_int64(st, 7),
+		    .current = sqlite3_column_int(st, 8),
+		};
+		err = cb(&l, ctx);
+		if (err != 0)
+			break;
+		rc = SQLITE_OK;
+	}
+	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
+		err = map_rc(rc);
+	sqlite3_finalize(st);
+	return err;
+}
+
+int
 rocmd_sdk_db_mark_removed(struct rocmd_sdk_db *db, int64_t id, int64_t now)
 {
 	return exec_id_now(db,

@@ -72,6 +72,20 @@ int rocmd_sdk_db_put(struct rocmd_sdk_db *db, const struct rocmd_db_sdk *s, int6
  * being current and a new one is added; *CHANGED is then 1. */
 int rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd_db_sdk *s,
                              int64_t now, int *changed);
+/* One content a library folder has had (sdk_library row). */
+struct rocmd_db_sdk_library {
+	int64_t id;
+	const char *path;
+	const char *fingerprint;
+	const char *archs;
+	int64_t nfiles, total_size;
+	int64_t first_seen_ms, last_seen_ms;
+	int current;
+};
+/* Calls CB for every library content install ID has had, newest first. */
+int rocmd_sdk_db_library_history(struct rocmd_sdk_db *db, int64_t id,
+                                 int (*cb)(const struct rocmd_db_sdk_library *l, void *ctx),
+                                 void *ctx);
 /* Marks install ID removed at NOW (its rows stay, as history). */
 int rocmd_sdk_db_mark_removed(struct rocmd_sdk_db *db, int64_t id, int64_t now);
 

@@ -120,6 +120,8 @@ cp -al --remove-destination "$TREES/trixie/usr/." "$ROOT/usr/"
 wait_for "upgrade noticed" 15 has_event sdk.version_changed "from 5.2.3 to 5.7.1"
 wait_for "rocBLAS appeared in /usr" 60 has_event sdk.library_changed "rocBLAS library of /usr changed"
 after=$(scans)
+ctl sdk show /usr >"$DIR/show-usr"
+contains "library history after the upgrade" "$DIR/show-usr" "Library history:"
 [ $((after - before)) -eq 1 ] && ok "the upgrade caused one rescan" ||
 	bad "the upgrade caused $((after - before)) rescans"
 
