@@ -378,7 +378,7 @@ import_done(struct pkg_job *j)
 	const cJSON *bin;
 	cJSON *result, *detail;
 	int64_t id = 0;
-	int rc = j->rc, existed = 0;
+	int rc = j->rc, existed = 0, sdk_set = 0;
 
 	if (rc < 0)
 		goto refused;
@@ -423,6 +423,14 @@ import_done(struct pkg_job *j)
 	if (rc == ROCMD_EEXISTS) {
 		existed = 1;
 		rc = 0;
+		/* The same files again with an explicit --sdk: pin the stored package. */
+		if (j->sdk != NULL && j->sdk[0] != '\0' &&
+		    rocmd_pkg_db_set_sdk(P.db, id, row.sdk, row.sdk_source, identity) == 0) {
+			sdk_set = 1;
+			rocmd_server_event(srv, "pkg.sdk_set", NULL,
+			                   "package #%lld pinned to SDK %s", (long long)id,
+			                   row.sdk);
+		}
 	} else if (rc < 0) {
 		snprintf(j->why, sizeof(j->why), "cannot record the package: %s",
 		         rocmd_pkg_db_errmsg(P.db));
@@ -436,6 +444,7 @@ import_done(struct pkg_job *j)
 	cJSON_AddStringToObject(result, "name", j->name);
 	cJSON_AddStringToObject(result, "digest", j->digest);
 	cJSON_AddBoolToObject(result, "already_stored", existed);
+	cJSON_AddBoolToObject(result, "sdk_updated", sdk_set);
 	cJSON_AddNumberToObject(result, "files", (double)j->contents.count);
 	cJSON_AddNumberToObject(result, "bytes", (double)j->contents.total_size);
 	cJSON_AddNumberToObject(result, "new_objects", (double)j->added);

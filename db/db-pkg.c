@@ -274,6 +274,31 @@ rocmd_pkg_db_files(struct rocmd_pkg_db *db, int64_t id, int64_t offset, int64_t 
 }
 
 int
+rocmd_pkg_db_set_sdk(struct rocmd_pkg_db *db, int64_t id, const char *sdk, const char *sdk_source,
+                     const char *identity)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	rc = sqlite3_prepare_v2(db->h,
+	                        "UPDATE package SET sdk = ?2, sdk_source = ?3, identity = ?4 "
+	                        "WHERE id = ?1",
+	                        -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		bind_text(st, 2, sdk);
+		bind_text(st, 3, sdk_source);
+		bind_text(st, 4, identity != NULL ? identity : "{}");
+		rc = sqlite3_step(st);
+	}
+	err = map_rc(rc);
+	if (err == 0 && sqlite3_changes(db->h) == 0)
+		err = ROCMD_ENOTFOUND;
+	sqlite3_finalize(st);
+	return err;
+}
+
+int
 rocmd_pkg_db_remove(struct rocmd_pkg_db *db, int64_t id)
 {
 	sqlite3_stmt *st = NULL;

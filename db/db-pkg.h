@@ -51,6 +51,10 @@ const char *rocmd_pkg_db_errmsg(struct rocmd_pkg_db *db);
  * when a package with the same digest is stored. */
 int rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *pkg,
                      const struct rocmd_db_pkg_file *files, size_t nfiles, int64_t *id);
+/* Sets package ID's SDK (an explicit --sdk given when importing it again) and
+ * its identity JSON; ROCMD_ENOTFOUND when it is not there. */
+int rocmd_pkg_db_set_sdk(struct rocmd_pkg_db *db, int64_t id, const char *sdk,
+                         const char *sdk_source, const char *identity);
 /* Calls CB for every package, oldest first (ID 0), or for package ID only
  * (ROCMD_ENOTFOUND when there is none). Strings live during the call. */
 int rocmd_pkg_db_list(struct rocmd_pkg_db *db, int64_t id,

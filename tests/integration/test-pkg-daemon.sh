@@ -97,6 +97,10 @@ contains "import identifies the arch" "$DIR/out" "gfx803"
 contains "import takes the SDK from the name" "$DIR/out" "5.7 (generation 5.7, from name)"
 check "pkg import again" 0 ctl --json pkg import "$GOOD"
 contains "a second import is the same package" "$DIR/out" '"already_stored":[[:space:]]*true'
+check "importing it again with --sdk pins the generation" 0 ctl --json pkg import "$GOOD" --sdk 5.7.1
+contains "sdk updated" "$DIR/out" '"sdk_updated":[[:space:]]*true'
+check "show has the pinned SDK" 0 ctl --json pkg show 1
+contains "pinned SDK shown" "$DIR/out" '"sdk":[[:space:]]*"5.7.1"'
 check "pkg import of a zip with a top folder" 0 ctl pkg import "$DIR/gfx803 gfx1030 (for HIP SDK 5.7).zip"
 contains "the top folder is stripped" "$DIR/out" "rocBLAS gfx803 (HIP 5.7)"
 check "pkg list" 0 ctl pkg list
