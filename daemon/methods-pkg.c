@@ -317,8 +317,11 @@ move_drop_file(const char *name, int ok, const char *why)
 	rocmd_paths_mkdir_p(dir, 0755);
 	snprintf(from, sizeof(from), "%s/%s", P.drop, name);
 	snprintf(to, sizeof(to), "%s/%s", dir, name);
-	if (rename(from, to) < 0)
+	if (rename(from, to) < 0) {
+		/* Left where it is, and still marked queued: not imported again in a loop. */
 		log_warn("drop folder: cannot move %s to %s: %s", from, to, strerror(errno));
+		return;
+	}
 	if (!ok) {
 		FILE *f;
 		snprintf(to, sizeof(to), "%s/%s.why", dir, name);
