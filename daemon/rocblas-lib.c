@@ -11,10 +11,10 @@
  *
  * A single TensileLibrary.dat is MessagePack: a map whose "library" holds a
  * tree of predicates; the archs are the values of {"type": "Processor",
- * "value": "gfxNNN"} predicates. msgpack-c unpacks the whole document
- * (about 4x the file in memory for rocBLAS 5.5's 117 MB file), so the result
- * is cached with the file hash, and the memory is handed back to the system
- * afterwards with malloc_trim.
+ * "value": "gfxNNN"} predicates. They are read in one pass over the bytes,
+ * without building a tree (0.3 s for rocBLAS 5.5's 117 MB file, where a
+ * msgpack-c unpack took 4-5 s and about 4x the file in memory), and cached
+ * with the file hash.
  */
 #include "rocblas-lib.h"
 
@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <msgpack.h>
 #include <uv.h>
 
 #include "common/amdgpu-elf.h"
@@ -499,51 +497,197 @@ walk_dir(struct walk *w, const char *rel, int depth)
 
 /* ---- TensileLibrary.dat ---- */
 
-static int
-mp_str_eq(const msgpack_object *o, const char *s)
-{
-	size_t n = strlen(s);
+/*
+ * Collects the values of "Processor" predicates ({"type": "Processor",
+ * "value": "gfx1103"} maps) in one pass straight over the MessagePack bytes.
+ * Unpacking the document into a msgpack-c object tree first cost seconds and
+ * hundreds of MB for a 117 MB TensileLibrary.dat (and a hostile file could
+ * make it allocate far more); this allocates nothing but the names found.
+ * Nesting deeper than 64 is skipped without recursion; every length is
+ * checked against the bytes left.
+ */
+enum { MP_SCALAR, MP_STR, MP_ARRAY, MP_MAP };
 
-	return o->type == MSGPACK_OBJECT_STR && o->via.str.size == n &&
-	       memcmp(o->via.str.ptr, s, n) == 0;
+struct mp_cur {
+	const uint8_t *p;
+	size_t n, off;
+};
+
+static int
+mp_be(struct mp_cur *c, unsigned bytes, uint64_t *out)
+{
+	*out = 0;
+	if (c->n - c->off < bytes)
+		return ROCMD_ECORRUPT;
+	for (unsigned i = 0; i < bytes; i++)
+		*out = *out << 8 | c->p[c->off++];
+	return 0;
 }
 
-/* Collects "Processor" predicate values; depth-limited against hostile files. */
 static int
-mp_walk(const msgpack_object *o, int depth, char ***archs, size_t *n)
+mp_skip(struct mp_cur *c, uint64_t bytes)
 {
+	if (c->n - c->off < bytes)
+		return ROCMD_ECORRUPT;
+	c->off += (size_t)bytes;
+	return 0;
+}
+
+/* Reads one header: strings, bin, ext and numbers are consumed whole; for an
+ * array or map *LEN is its item or pair count. */
+static int
+mp_head(struct mp_cur *c, int *kind, uint64_t *len, const char **str)
+{
+	static const uint8_t fixed[] = {
+	    [0xca - 0xc0] = 4, [0xcb - 0xc0] = 8, [0xcc - 0xc0] = 1, [0xcd - 0xc0] = 2,
+	    [0xce - 0xc0] = 4, [0xcf - 0xc0] = 8, [0xd0 - 0xc0] = 1, [0xd1 - 0xc0] = 2,
+	    [0xd2 - 0xc0] = 4, [0xd3 - 0xc0] = 8, [0xd4 - 0xc0] = 2, [0xd5 - 0xc0] = 3,
+	    [0xd6 - 0xc0] = 5, [0xd7 - 0xc0] = 9, [0xd8 - 0xc0] = 17,
+	};
+	uint8_t b;
+	int rc = 0;
+
+	*kind = MP_SCALAR;
+	*len = 0;
+	if (c->off >= c->n)
+		return ROCMD_ECORRUPT;
+	b = c->p[c->off++];
+	if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
+		return 0;
+	if (b <= 0x8f || (b >= 0xde && b <= 0xdf)) {
+		*kind = MP_MAP;
+		if (b <= 0x8f)
+			*len = b & 0x0f;
+		else
+			rc = mp_be(c, b == 0xde ? 2 : 4, len);
+		return rc;
+	}
+	if (b <= 0x9f || (b >= 0xdc && b <= 0xdd)) {
+		*kind = MP_ARRAY;
+		if (b <= 0x9f)
+			*len = b & 0x0f;
+		else
+			rc = mp_be(c, b == 0xdc ? 2 : 4, len);
+		return rc;
+	}
+	if (b <= 0xbf || (b >= 0xd9 && b <= 0xdb)) {
+		*kind = MP_STR;
+		if (b <= 0xbf)
+			*len = b & 0x1f;
+		else
+			rc = mp_be(c, 1u << (b - 0xd9), len);
+		if (rc == 0 && c->n - c->off < *len)
+			rc = ROCMD_ECORRUPT;
+		if (rc == 0) {
+			*str = (const char *)c->p + c->off;
+			c->off += (size_t)*len;
+		}
+		return rc;
+	}
+	if (b >= 0xc4 && b <= 0xc6) /* bin 8/16/32 */
+		return (rc = mp_be(c, 1u << (b - 0xc4), len)) < 0 ? rc : mp_skip(c, *len);
+	if (b >= 0xc7 && b <= 0xc9) /* ext 8/16/32: length, type, data */
+		return (rc = mp_be(c, 1u << (b - 0xc7), len)) < 0 ? rc : mp_skip(c, *len + 1);
+	if (b >= 0xca && b <= 0xd8)
+		return mp_skip(c, fixed[b - 0xc0]);
+	return ROCMD_ECORRUPT; /* 0xc1: never used */
+}
+
+/* Skips COUNT whole values without recursion (each is at least one byte). */
+static int
+mp_skip_items(struct mp_cur *c, uint64_t count)
+{
+	while (count > 0) {
+		const char *s;
+		uint64_t len;
+		int kind, rc;
+
+		if (count > c->n - c->off)
+			return ROCMD_ECORRUPT;
+		if ((rc = mp_head(c, &kind, &len, &s)) < 0)
+			return rc;
+		count--;
+		if (kind == MP_ARRAY || kind == MP_MAP) {
+			if (len > c->n - c->off)
+				return ROCMD_ECORRUPT;
+			count += kind == MP_MAP ? 2 * len : len;
+		}
+	}
+	return 0;
+}
+
+static int mp_fast_value(struct mp_cur *c, int depth, char ***archs, size_t *n,
+                         const char **str, uint64_t *slen);
+
+static int
+mp_fast_body(struct mp_cur *c, int kind, uint64_t len, int depth, char ***archs, size_t *n)
+{
+	const char *type = NULL, *value = NULL, *s = NULL;
+	uint64_t tlen = 0, vlen = 0, slen = 0;
 	int rc = 0;
 
 	if (depth > 64)
-		return 0;
-	if (o->type == MSGPACK_OBJECT_MAP) {
-		const msgpack_object *type = NULL, *value = NULL;
-		for (uint32_t i = 0; i < o->via.map.size && rc == 0; i++) {
-			const msgpack_object_kv *kv = &o->via.map.ptr[i];
-			if (mp_str_eq(&kv->key, "type"))
-				type = &kv->val;
-			else if (mp_str_eq(&kv->key, "value"))
-				value = &kv->val;
-			rc = mp_walk(&kv->val, depth + 1, archs, n);
+		return mp_skip_items(c, kind == MP_MAP ? 2 * len : len);
+	for (uint64_t i = 0; i < len && rc == 0; i++) {
+		const char *key = NULL;
+		uint64_t klen = 0;
+		int kkind;
+		if (kind == MP_ARRAY) {
+			rc = mp_fast_value(c, depth + 1, archs, n, &s, &slen);
+			continue;
 		}
-		if (rc == 0 && type != NULL && value != NULL && mp_str_eq(type, "Processor") &&
-		    value->type == MSGPACK_OBJECT_STR &&
-		    is_gfx_name(value->via.str.ptr, value->via.str.size))
-			rc = strv_add(archs, n, value->via.str.ptr, value->via.str.size);
-	} else if (o->type == MSGPACK_OBJECT_ARRAY) {
-		for (uint32_t i = 0; i < o->via.array.size && rc == 0; i++)
-			rc = mp_walk(&o->via.array.ptr[i], depth + 1, archs, n);
+		if ((rc = mp_head(c, &kkind, &klen, &key)) < 0)
+			break;
+		if (kkind == MP_ARRAY || kkind == MP_MAP) {
+			rc = mp_skip_items(c, kkind == MP_MAP ? 2 * klen : klen);
+			key = NULL;
+		} else if (kkind != MP_STR) {
+			key = NULL;
+		}
+		if (rc == 0)
+			rc = mp_fast_value(c, depth + 1, archs, n, &s, &slen);
+		if (rc < 0 || key == NULL || s == NULL)
+			continue;
+		if (klen == 4 && memcmp(key, "type", 4) == 0) {
+			type = s;
+			tlen = slen;
+		} else if (klen == 5 && memcmp(key, "value", 5) == 0) {
+			value = s;
+			vlen = slen;
+		}
 	}
+	if (rc == 0 && type != NULL && value != NULL && tlen == 9 &&
+	    memcmp(type, "Processor", 9) == 0 && is_gfx_name(value, (size_t)vlen))
+		rc = strv_add(archs, n, value, (size_t)vlen);
 	return rc;
+}
+
+/* Walks one value; *STR is set when it is a string, NULL otherwise. */
+static int
+mp_fast_value(struct mp_cur *c, int depth, char ***archs, size_t *n, const char **str,
+              uint64_t *slen)
+{
+	uint64_t len;
+	int kind, rc;
+
+	*str = NULL;
+	if ((rc = mp_head(c, &kind, &len, str)) < 0)
+		return rc;
+	if (kind == MP_STR) {
+		*slen = len;
+		return 0;
+	}
+	*str = NULL;
+	if (kind == MP_SCALAR)
+		return 0;
+	return mp_fast_body(c, kind, len, depth, archs, n);
 }
 
 int
 rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *why, size_t whylen)
 {
-	msgpack_unpacked u;
 	struct stat st;
 	void *map = MAP_FAILED;
-	size_t off = 0;
 	int fd, rc = 0;
 
 	*archs = NULL;
@@ -566,24 +710,17 @@ rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *w
 		return rocmd_err_errno(errno);
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	msgpack_unpacked_init(&u);
-	switch (msgpack_unpack_next(&u, map, (size_t)st.st_size, &off)) {
-	case MSGPACK_UNPACK_SUCCESS:
-	case MSGPACK_UNPACK_EXTRA_BYTES:
-		rc = mp_walk(&u.data, 0, archs, narchs);
-		break;
-	case MSGPACK_UNPACK_NOMEM_ERROR:
-		rc = ROCMD_ENOMEM;
-		snprintf(why, whylen, "%s: out of memory reading its MessagePack", path);
-		break;
-	default:
-		rc = ROCMD_ECORRUPT;
-		snprintf(why, whylen, "%s: not a MessagePack Tensile library", path);
-		break;
+	{
+		struct mp_cur c = {map, (size_t)st.st_size, 0};
+		const char *str;
+		uint64_t slen;
+		rc = mp_fast_value(&c, 0, archs, narchs, &str, &slen);
+		if (rc == ROCMD_ECORRUPT)
+			snprintf(why, whylen, "%s: not a MessagePack Tensile library", path);
 	}
-	msgpack_unpacked_destroy(&u);
 	munmap(map, (size_t)st.st_size);
-	malloc_trim(0);
+	if (rc == ROCMD_ENOMEM)
+		snprintf(why, whylen, "%s: out of memory reading its MessagePack", path);
 	if (rc == 0 && *narchs == 0) {
 		rc = ROCMD_ECORRUPT;
 		snprintf(why, whylen, "%s: names no GPU arch", path);

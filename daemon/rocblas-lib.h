@@ -110,8 +110,9 @@ int rocmd_rocblas_covers(const struct rocmd_rocblas_lib *lib, const char *gfx);
  * fingerprint (hex or null), problems. FILES adds the per-file list. */
 cJSON *rocmd_rocblas_lib_to_json(const struct rocmd_rocblas_lib *lib, int files);
 
-/* The arch names of a single TensileLibrary.dat (MessagePack), read with
- * msgpack-c; *ARCHS is a sorted array of strings (free each and the array). */
+/* The arch names of a single TensileLibrary.dat (MessagePack), read in one
+ * pass that builds no tree; *ARCHS is a sorted array of strings (free each and
+ * the array). */
 int rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *why,
                             size_t whylen);
 
