@@ -11,6 +11,7 @@
 #include "ipc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <windows.h>
 

@@ -22,12 +22,15 @@ SUDO=""
 failed=0
 passed=0
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
+ok() {
+	passed=$((passed + 1))
+	printf 'ok - %s\n' "$1"
+}
 bad() {
 	failed=$((failed + 1))
-	echo "not ok - $1"
+	printf 'not ok - %s\n' "$1"
 	[ -s "$WORK/out" ] && sed 's/^/#   /' "$WORK/out"
-	[ -s "$LOG" ] && tail -n 20 "$LOG" | sed 's/^/#   log: /'
+	[ -s "$LOG" ] && tail -n 8 "$LOG" | sed 's/^/#   log: /'
 }
 
 need=""
@@ -59,6 +62,9 @@ trap cleanup EXIT
 
 echo "== wine prefix"
 wineboot -i >/dev/null 2>&1
+# Let the boot's own processes end: otherwise a second services.exe can start
+# beside the first, and sc then talks to either database at random.
+wineserver -w
 mkdir -p "$C/rocmd"
 cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/tests/windows/pipe-squatter.exe" "$C/rocmd/"
 # A Windows-layout HIP SDK 6.2 with a rocBLAS library folder (stand-in files).
@@ -91,6 +97,22 @@ wait_for() {
 }
 sc_state() { wine sc query rocmd 2>/dev/null | tr -d '\r' | sed -n 's/.*STATE *: *[0-9]* *\([A-Z_]*\).*/\1/p'; }
 is_state() { [ "$(sc_state)" = "$1" ]; }
+settled() {
+	st=$(sc_state)
+	[ "$st" != START_PENDING ] && [ "$st" != STOP_PENDING ]
+}
+# sc_start: "sc start rocmd" until the SCM reports that the process ran. The
+# first service start in a fresh wine prefix can time out (1053) while wine
+# sets up the services' window station; a start that never ran (1077) is retried.
+sc_start() {
+	for try in 1 2 3; do
+		wine sc start rocmd >/dev/null 2>&1
+		wait_for settled
+		wine sc query rocmd 2>&1 | tr -d '\r' >"$WORK/query"
+		grep -q "WIN32_EXIT_CODE *: *1077" "$WORK/query" || return 0
+		echo "# sc start: the service process never ran (try $try); retrying"
+	done
+}
 
 # Wine's services.exe shuts down (and stops every service) once no ordinary
 # process is left: a keep-alive process stands in for the logged-in user.
@@ -124,9 +146,8 @@ echo "== 2. the SCM: sc create / start / stop / delete"
 # SERVICE_STOPPED with ERROR_SERVICE_SPECIFIC_ERROR (1066) and the code.
 printf '{ "no_such_key": 1 }\n' >"$C/rocmd/bad.json"
 wine sc create rocmd binPath= "$ROCMD --foreground --config C:\rocmd\bad.json" start= demand >/dev/null 2>&1
-wine sc start rocmd >/dev/null 2>&1
-wait_for is_state STOPPED
-wine sc query rocmd 2>&1 | tr -d '\r' >"$WORK/out"
+sc_start
+cp "$WORK/query" "$WORK/out"
 if grep -q "WIN32_EXIT_CODE *: *1066" "$WORK/out" && grep -q "SERVICE_EXIT_CODE *: *3 " "$WORK/out"; then
 	ok "a failed start: SERVICE_STOPPED, ERROR_SERVICE_SPECIFIC_ERROR, service exit code 3"
 else
@@ -138,7 +159,7 @@ if wine sc create rocmd binPath= "$ROCMD --foreground --config $CONF" start= dem
 else
 	bad "sc create rocmd"
 fi
-wine sc start rocmd >"$WORK/out" 2>&1
+sc_start
 if wait_for is_state RUNNING; then ok "sc start rocmd: RUNNING (ServiceMain reported SERVICE_RUNNING)"; else
 	wine sc query rocmd >"$WORK/out" 2>&1
 	bad "sc start rocmd"
@@ -156,9 +177,9 @@ else
 fi
 # What SDK discovery says about the tree (not ported to Windows yet: see the note).
 wine "$CTL" sdk list >"$WORK/sdk" 2>&1
-echo "# rocmctl.exe sdk list: $(tr -d '\r' <"$WORK/sdk" | head -n 3)"
-echo "# NOTE: deploy does not exist yet and SDK discovery is not ported to Windows;"
-echo "#       the tree under C:\\Program Files\\AMD\\ROCm\\6.2 is in place for them."
+printf '# rocmctl.exe sdk list: %s\n' "$(tr -d '\r' <"$WORK/sdk" | head -n 3)"
+printf '# NOTE: %s\n' "deploy does not exist yet and SDK discovery is not ported to Windows;" \
+	"the tree under C:\\Program Files\\AMD\\ROCm\\6.2 is in place for them."
 wine sc stop rocmd >"$WORK/out" 2>&1
 if wait_for is_state STOPPED; then ok "sc stop rocmd: STOPPED"; else
 	wine sc query rocmd >"$WORK/out" 2>&1

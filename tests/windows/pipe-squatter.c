@@ -2,8 +2,9 @@
  * pipe-squatter.exe: creates \\.\pipe\rocmd (or the name given) before rocmd
  * does, with the default security and no FILE_FLAG_FIRST_PIPE_INSTANCE, and
  * waits; the Windows test checks that rocmd then refuses to start and says
- * why. It stops when the file named by its second argument appears, or after
- * two minutes.
+ * why. It stops when the file named by its second argument appears (at most
+ * 30 minutes later). The test also runs one on another name as the
+ * "logged-in user" that keeps wine's services.exe alive.
  *
  * Usage: pipe-squatter.exe [PIPE-NAME [STOP-FILE]]
  */
@@ -26,7 +27,7 @@ main(int argc, char **argv)
 	}
 	printf("squatting on %s\n", name);
 	fflush(stdout);
-	for (int i = 0; i < 1200; i++) {
+	for (int i = 0; i < 18000; i++) {
 		if (stop != NULL && GetFileAttributesA(stop) != INVALID_FILE_ATTRIBUTES)
 			break;
 		Sleep(100);
