@@ -51,7 +51,7 @@ m_hello(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
 	cJSON_AddStringToObject(r, "server", "rocmd");
 	cJSON_AddStringToObject(r, "version", ROCMD_VERSION_STRING);
 	cJSON_AddNumberToObject(r, "protocol", (double)chosen);
-	cJSON_AddNumberToObject(r, "pid", (double)getpid());
+	cJSON_AddNumberToObject(r, "pid", (double)srv->pid);
 	cJSON_AddBoolToObject(r, "privileged", conn->peer.admin);
 	limits = cJSON_AddObjectToObject(r, "limits");
 	cJSON_AddNumberToObject(limits, "max_frame", (double)srv->cfg->max_frame);
@@ -82,7 +82,7 @@ m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	}
 	r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "version", ROCMD_VERSION_STRING);
-	cJSON_AddNumberToObject(r, "pid", (double)getpid());
+	cJSON_AddNumberToObject(r, "pid", (double)srv->pid);
 	cJSON_AddNumberToObject(r, "uptime_s", (double)((now - srv->started_ms) / 1000));
 	cJSON_AddNumberToObject(r, "started_at_ms", (double)srv->started_ms);
 	cJSON_AddStringToObject(r, "state_dir", srv->cfg->state_dir);

@@ -179,7 +179,9 @@ on_write(uv_write_t *req, int status)
 int
 rocmd_conn_send(struct rocmd_conn *conn, const char *payload, size_t len, int drop_if_slow)
 {
+	char hdr[ROCMD_PROTO_HEADER_SIZE];
 	struct write_req *wr;
+	size_t total = ROCMD_PROTO_HEADER_SIZE + len, done = 0;
 	uv_buf_t buf;
 	int rc;
 
@@ -191,16 +193,36 @@ rocmd_conn_send(struct rocmd_conn *conn, const char *payload, size_t len, int dr
 		conn_close(conn);
 		return ROCMD_EOVERLOAD;
 	}
-	wr = malloc(sizeof(*wr) + ROCMD_PROTO_HEADER_SIZE + len);
+	hdr[0] = (char)((len >> 24) & 0xff);
+	hdr[1] = (char)((len >> 16) & 0xff);
+	hdr[2] = (char)((len >> 8) & 0xff);
+	hdr[3] = (char)(len & 0xff);
+	if (conn->queued == 0) {
+		/* Most replies fit the socket buffer: write them now, with no copy
+		 * and no write request (which would cost an epoll_ctl round trip). */
+		uv_buf_t bufs[2] = {uv_buf_init(hdr, sizeof(hdr)),
+				    uv_buf_init((char *)payload, (unsigned)len)};
+		int n = uv_try_write((uv_stream_t *)&conn->pipe, bufs, 2);
+		if (n >= 0 && (size_t)n == total)
+			return 0;
+		if (n < 0 && n != UV_EAGAIN) {
+			conn_close(conn);
+			return ROCMD_ECLOSED;
+		}
+		done = n > 0 ? (size_t)n : 0;
+	}
+	/* Queue what the kernel did not take. */
+	wr = malloc(sizeof(*wr) + total - done);
 	if (wr == NULL)
 		return ROCMD_ENOMEM;
 	wr->conn = conn;
-	wr->len = ROCMD_PROTO_HEADER_SIZE + len;
-	wr->data[0] = (char)((len >> 24) & 0xff);
-	wr->data[1] = (char)((len >> 16) & 0xff);
-	wr->data[2] = (char)((len >> 8) & 0xff);
-	wr->data[3] = (char)(len & 0xff);
-	memcpy(wr->data + ROCMD_PROTO_HEADER_SIZE, payload, len);
+	wr->len = total - done;
+	if (done < sizeof(hdr)) {
+		memcpy(wr->data, hdr + done, sizeof(hdr) - done);
+		memcpy(wr->data + sizeof(hdr) - done, payload, len);
+	} else {
+		memcpy(wr->data, payload + (done - sizeof(hdr)), total - done);
+	}
 	buf = uv_buf_init(wr->data, (unsigned)wr->len);
 	rc = uv_write(&wr->req, (uv_stream_t *)&conn->pipe, &buf, 1, on_write);
 	if (rc < 0) {
@@ -576,6 +598,7 @@ rocmd_server_init(struct rocmd_server *srv, uv_loop_t *loop, struct rocmd_config
 	srv->db = db;
 	srv->lock_fd = -1;
 	srv->started_ms = rocmd_now_ms();
+	srv->pid = getpid();
 	srv->counts_stale = 1;
 	uv_timer_init(loop, &srv->grace);
 	srv->grace.data = srv;

@@ -77,6 +77,7 @@ struct rocmd_server {
 	int nconns;
 	uint64_t next_serial;
 	int64_t started_ms;
+	pid_t pid; /* cached: glibc no longer caches getpid() */
 	int previous_run_clean;
 	int64_t run_id;
 	gid_t admin_gid;
