@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs dependencies, builds, and runs every test twice: a normal build,
 # then an AddressSanitizer + UndefinedBehaviorSanitizer build. GPU tests skip
-# with their reason on machines without a GPU.
+# with their reason on machines without a GPU. Then the service stages: the
+# systemd units and the Debian package, and the Windows build under wine.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=$(nproc)
@@ -16,3 +17,8 @@ echo "== build (ASan + UBSan) =="
 echo "== tests under ASan + UBSan =="
 (cd "$ROOT/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$JOBS")
+
+echo "== service: systemd units, exposure score, cmake --install, Debian package =="
+"$ROOT/scripts/test-service.sh" "$ROOT/build"
+echo "== Windows: mingw-w64 cross-build (deps cached outside the repo), tests under wine =="
+"$ROOT/scripts/test-windows.sh"
