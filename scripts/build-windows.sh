@@ -5,15 +5,21 @@
 # (apt-get source, through a private apt configuration that adds the deb-src
 # line, so the system's apt setup is left alone) as static libraries into a
 # cache OUTSIDE the repository, and reused on later runs: only the first run
-# pays for them (about 5 minutes on 2 cores).
+# pays for them (10 to 20 minutes on two busy cores; later runs under a minute).
 #
 # Usage: scripts/build-windows.sh [deps|build|all]     (default: all)
-# Environment: ROCMD_WIN_DEPS  the cache (default /var/cache/rocmd-win-deps)
+# Environment: ROCMD_WIN_DEPS  the cache (default /var/cache/rocmd-win-deps, or
+#                              ~/.cache/rocmd-win-deps when that is not writable)
 #              ROCMD_WIN_BUILD the build folder (default build-win/)
 #              JOBS            parallel jobs (default 2)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${ROCMD_WIN_DEPS:-/var/cache/rocmd-win-deps}
+DEFAULT_CACHE=/var/cache/rocmd-win-deps
+# Without root, a per-user cache (still outside the repository).
+if [ "$(id -u)" -ne 0 ] && ! { mkdir -p "$DEFAULT_CACHE" 2>/dev/null && [ -w "$DEFAULT_CACHE" ]; }; then
+	DEFAULT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/rocmd-win-deps
+fi
+CACHE=${ROCMD_WIN_DEPS:-$DEFAULT_CACHE}
 BUILD=${ROCMD_WIN_BUILD:-$ROOT/build-win}
 JOBS=${JOBS:-2}
 HOST=x86_64-w64-mingw32
@@ -52,10 +58,13 @@ host_packages() {
 
 # A private apt configuration that knows the deb-src line; nothing under /etc changes.
 APTDIR=$CACHE/apt
+# (As root, apt would drop to the _apt user, who cannot write the cache.)
+SANDBOX=""
+[ "$(id -u)" -eq 0 ] && SANDBOX="-o APT::Sandbox::User=root"
 apt_private() {
+	# shellcheck disable=SC2086
 	apt-get -q -o Dir::Etc::SourceList="$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache" \
-		-o APT::Sandbox::User=root "$@"
+		-o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache" $SANDBOX "$@"
 }
 apt_ready=0
 apt_setup() {
