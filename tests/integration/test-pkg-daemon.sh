@@ -121,6 +121,41 @@ check "pkg match --json" 1 ctl --json pkg match --sdk 6.2.4 --arch gfx1103 --pla
 contains "json match explains each candidate" "$DIR/out" '"verdict":[[:space:]]*"refused"'
 check "pkg match rejects a bad arch" 1 ctl pkg match --sdk 6.2.4 --arch sm_90
 
+# A Windows package: a real PE rocblas.dll built here with mingw-w64 (importing
+# amdhip64_6.dll, with a VERSIONINFO), when the cross tools are installed.
+if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && command -v x86_64-w64-mingw32-windres >/dev/null 2>&1; then
+	W=$DIR/win
+	mkdir -p "$W"
+	printf 'LIBRARY amdhip64_6.dll\nEXPORTS\nhipMalloc\n' >"$W/hip.def"
+	printf '__declspec(dllimport) int hipMalloc(void **p, unsigned long long n);\n__declspec(dllexport) int rocblas_create_handle(void **h) { return hipMalloc(h, 64); }\n' >"$W/rb.c"
+	printf '1 VERSIONINFO\nFILEVERSION 4,2,0,7\nPRODUCTVERSION 6,2,4,0\nBEGIN\nEND\n' >"$W/rb.rc"
+	if x86_64-w64-mingw32-dlltool -d "$W/hip.def" -l "$W/libamdhip64_6.a" &&
+		x86_64-w64-mingw32-windres "$W/rb.rc" -O coff -o "$W/rb.res" &&
+		x86_64-w64-mingw32-gcc -shared -o "$W/rocblas.dll" "$W/rb.c" "$W/rb.res" -L"$W" -lamdhip64_6; then
+		head -c 4096 /dev/urandom >"$W/index"
+		WIN="$DIR/rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z"
+		"$MK" 7z "$WIN" "f:rocBLAS (gfx1103)/rocblas.dll=$W/rocblas.dll" \
+			"f:rocBLAS (gfx1103)/library/TensileLibrary_lazy_gfx1103.dat=$W/index" \
+			"f:rocBLAS (gfx1103)/library/TensileLibrary_gfx1103.co=$W/index" >/dev/null
+		check "import a Windows package" 0 ctl --json pkg import "$WIN"
+		contains "its DLL's version resource" "$DIR/out" '"file_version":[[:space:]]*"4.2.0.7"'
+		contains "its DLL's HIP runtime" "$DIR/out" '"hip_runtime":[[:space:]]*"amdhip64_6.dll"'
+		contains "a Windows package" "$DIR/out" '"platform":[[:space:]]*"windows"'
+		WID=$(sed -n 's/^[[:space:]]*"id":[[:space:]]*\([0-9]*\).*/\1/p' "$DIR/out" | head -n 1)
+		check "match picks it for SDK 6.2.4 on Windows" 0 ctl pkg match --sdk 6.2.4 --arch gfx1103 --platform windows
+		contains "match names it" "$DIR/out" "package #$WID"
+		check "but not for 6.1.2" 1 ctl pkg match --sdk 6.1.2 --arch gfx1103 --platform windows
+		check "nor on Linux" 1 ctl pkg match --sdk 6.2.4 --arch gfx1103 --platform linux
+		contains "platform reason" "$DIR/out" "holds a windows binary, not a linux one"
+		check "--sdk contradicting the DLL is refused" 1 ctl pkg import "$WIN" --sdk 5.7
+		contains "contradiction named" "$DIR/err" "amdhip64_6.dll"
+	else
+		echo "# mingw-w64 could not build a DLL: Windows package checks skipped"
+	fi
+else
+	echo "# mingw-w64 missing: Windows package checks skipped"
+fi
+
 n=$(objects)
 for a in slip.zip bomb.7z escape.tar rocm.gfx1103.for.hip.skd.6.2.4.7z; do
 	check "hostile $a refused" 1 ctl pkg import "$DIR/$a"
