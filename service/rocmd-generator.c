@@ -5,7 +5,8 @@
  * boot and on every "systemctl daemon-reload", see systemd.generator(7))
  * writes a drop-in, rocmd.service.d/50-sdk-roots.conf, with one
  * ReadWritePaths= line per SDK root: every /opt/rocm* folder present, the
- * distribution's rocBLAS folder, and the configuration's sdk.extra_roots.
+ * distribution's rocBLAS folder (/usr/lib/<multiarch>/rocblas), and the
+ * configuration's sdk.extra_roots.
  * A "-" prefix makes a missing folder harmless. After adding an SDK in a new
  * place: systemctl daemon-reload && systemctl restart rocmd.
  *
@@ -74,8 +75,8 @@ main(int argc, char **argv)
 	}
 	if (d != NULL)
 		closedir(d);
-	/* Debian and Ubuntu: rocBLAS's library folders. */
-	put_path(f, "/usr/lib/x86_64-linux-gnu/rocblas", strlen("/usr/lib/x86_64-linux-gnu/rocblas"));
+	/* Debian and Ubuntu: rocBLAS's library folders under the multiarch folder. */
+	put_path(f, "/usr/lib/" ROCMD_MULTIARCH "/rocblas", strlen("/usr/lib/" ROCMD_MULTIARCH "/rocblas"));
 	if (rocmd_config_defaults(&cfg) == 0 &&
 	    rocmd_config_load(conf, 1, &cfg, why, sizeof(why)) == 0 && cfg.sdk_extra_roots != NULL) {
 		for (const char *p = cfg.sdk_extra_roots; *p != '\0';) {
