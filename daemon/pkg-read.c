@@ -916,6 +916,24 @@ check_zip_end(struct reader *r, struct archive *a, const uint8_t *tail, size_t n
 	return ROCMD_ECORRUPT;
 }
 
+/* An uncompressed tar ends with two zero blocks; one cut at an entry boundary
+ * (a partial download) would otherwise read as a shorter, valid package. */
+static int
+check_tar_end(struct reader *r, struct archive *a, const uint8_t *tail, size_t n)
+{
+	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR ||
+	    archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE)
+		return 0;
+	for (size_t i = n >= 1024 ? n - 1024 : 0; n >= 1024 && i < n; i++)
+		if (tail[i] != 0)
+			goto cut;
+	if (n >= 1024)
+		return 0;
+cut:
+	say(r, "truncated tar: it does not end with the end-of-archive blocks");
+	return ROCMD_ECORRUPT;
+}
+
 static int
 read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total, const uint8_t *tail,
              size_t tail_len)
@@ -934,6 +952,8 @@ read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total, c
 	rc = read_archive_entries(r, a, total);
 	if (rc == 0)
 		rc = check_zip_end(r, a, tail, tail_len);
+	if (rc == 0)
+		rc = check_tar_end(r, a, tail, tail_len);
 	if (rc == 0)
 		rc = finish(r);
 	return rc;

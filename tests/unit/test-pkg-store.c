@@ -590,6 +590,11 @@ test_hostile(void **state)
 		assert_int_equal(stat(path, &st), 0);
 		assert_int_equal(truncate(path, st.st_size / 2), 0);
 		refused(f, "truncated.7z", NULL, NULL, 0, ROCMD_ECORRUPT, "");
+		/* A tar cut exactly after its first entry would read as a shorter package. */
+		snprintf(path, sizeof(path), "%s/cut.tar", f->dir);
+		assert_int_equal(mkarchive(path, "tar", e, 2), 0);
+		assert_int_equal(truncate(path, 1024), 0); /* header + 64 bytes padded */
+		refused(f, "cut.tar", NULL, NULL, 0, ROCMD_ECORRUPT, "truncated tar");
 		snprintf(path, sizeof(path), "%s/truncated.zip", f->dir);
 		assert_int_equal(mkarchive(path, "zip", e, 2), 0);
 		assert_int_equal(stat(path, &st), 0);
