@@ -580,6 +580,7 @@ after_work(uv_work_t *w, int status)
 	struct pkg_job *j = w->data;
 
 	P.running = NULL;
+	uv_timer_stop(&P.tick);
 	if (status == UV_ECANCELED && j->rc == 0) {
 		j->rc = ROCMD_ECANCELED;
 		snprintf(j->why, sizeof(j->why), "canceled");
@@ -630,7 +631,10 @@ on_tick(uv_timer_t *t)
 
 	if (j == NULL)
 		return;
-	if (P.srv->shutting_down) {
+	/* A shutdown cancels the running job; so does its client going away
+	 * (rocmctl interrupted), except for the drop folder's, which has none. */
+	if (P.srv->shutting_down ||
+	    (j->pending != NULL && !rocmd_pending_alive(j->pending) && j->type != JOB_GC)) {
 		uv_mutex_lock(&j->lock);
 		j->cancel = 1;
 		uv_mutex_unlock(&j->lock);
@@ -700,9 +704,11 @@ job_start_next(void)
 		     : j->type == JOB_VERIFY ? verify_work
 		                             : gc_work;
 		P.running = j;
+		uv_timer_start(&P.tick, on_tick, TICK_MS, TICK_MS);
 		rc = uv_queue_work(P.srv->loop, &j->work, fn, after_work);
 		if (rc < 0) {
 			P.running = NULL;
+			uv_timer_stop(&P.tick);
 			j->rc = ROCMD_EINTERNAL;
 			snprintf(j->why, sizeof(j->why), "cannot queue work: %s", uv_strerror(rc));
 			if (j->pending != NULL)
@@ -1253,8 +1259,8 @@ rocmd_pkg_start(struct rocmd_server *srv, char *why, size_t whylen)
 	snprintf(path, sizeof(path), "%s/rocmd.db", srv->cfg->state_dir);
 	if ((rc = rocmd_pkg_db_open(path, &P.db, why, whylen)) < 0)
 		return rc;
+	/* The progress tick runs only while a job does: an idle daemon never wakes. */
 	uv_timer_init(srv->loop, &P.tick);
-	uv_timer_start(&P.tick, on_tick, TICK_MS, TICK_MS);
 	uv_unref((uv_handle_t *)&P.tick);
 	uv_timer_init(srv->loop, &P.drop_timer);
 	uv_unref((uv_handle_t *)&P.drop_timer);

@@ -420,6 +420,40 @@ test_real_archives(void **state)
 	cJSON_Delete(i3.identity);
 }
 
+static int
+cancel_now(const struct rocmd_pkg_progress *pr, void *ctx)
+{
+	(void)pr;
+	(void)ctx;
+	return 1;
+}
+
+/* A canceled import (rocmctl interrupted, shutdown) leaves nothing behind. */
+static void
+test_cancel(void **state)
+{
+	struct fx *f = *state;
+	struct mk_entry e[] = {{.kind = MK_DATA,
+	                        .name = "library/TensileLibrary_gfx1103.dat",
+	                        .size = 12 << 20,
+	                        .data = "c"}};
+	struct rocmd_pkg_read_opts opts = {.limits = f->limits, .progress = cancel_now};
+	struct rocmd_pkg_contents c;
+	char path[256], staging[4096], why[512] = "", *before, *after;
+
+	snprintf(path, sizeof(path), "%s/big.zip", f->dir);
+	assert_int_equal(mkarchive(path, "zip", e, 1), 0);
+	before = snapshot(f);
+	assert_int_equal(rocmd_store_staging_new(f->store, staging, sizeof(staging)), 0);
+	assert_int_equal(rocmd_pkg_read(path, staging, &opts, &c, why, sizeof(why)),
+	                 ROCMD_ECANCELED);
+	assert_non_null(strstr(why, "canceled"));
+	after = snapshot(f);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
 /* Builds ARCHIVE from ENTRIES (or writes RAW bytes), imports it, and checks it
  * is refused with CODE, WHY containing WANT, and nothing left behind. */
 static void
@@ -728,6 +762,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_real_archives, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
