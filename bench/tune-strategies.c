@@ -6,6 +6,7 @@
  * the budget, and the landscape's best vs its default configuration.
  *
  *   bench-tune-strategies [LANDSCAPE.csv] [--runs 50] [--budget 400] [--seed 1]
+ *                         [--strategy random,ls,ga,sa,sar]
  *
  * The default landscape is bench/data/cpu-fp32-256.csv (the CPU backend,
  * fp32 256^3, recorded exhaustively by rocmtune; see docs/PERF.md).
@@ -26,7 +27,9 @@ int
 main(int argc, char **argv)
 {
 	const char *path = ROCMD_SOURCE_DIR "/bench/data/cpu-fp32-256.csv";
-	const char *strategies[] = {"random", "ls", "ga", "sa"};
+	const char *strategies[16] = {"random", "ls", "ga", "sa", "sar"};
+	char list[256];
+	int nstrat = 5;
 	struct tune_landscape *l = NULL;
 	struct space_point dflt;
 	struct tune_result dr;
@@ -42,10 +45,19 @@ main(int argc, char **argv)
 			budget = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 10);
-		else if (argv[i][0] != '-')
+		else if (!strcmp(argv[i], "--strategy") && i + 1 < argc) {
+			char *tok, *save = NULL;
+
+			snprintf(list, sizeof(list), "%s", argv[++i]);
+			nstrat = 0;
+			for (tok = strtok_r(list, ",", &save); tok != NULL && nstrat < 16;
+			     tok = strtok_r(NULL, ",", &save))
+				strategies[nstrat++] = tok;
+		} else if (argv[i][0] != '-')
 			path = argv[i];
 		else {
-			fprintf(stderr, "usage: %s [LANDSCAPE.csv] [--runs N] [--budget N] [--seed N]\n",
+			fprintf(stderr, "usage: %s [LANDSCAPE.csv] [--runs N] [--budget N] [--seed N] "
+				"[--strategy S,S...]\n",
 				argv[0]);
 			return 2;
 		}
@@ -67,7 +79,7 @@ main(int argc, char **argv)
 	       runs, seed, seed + runs - 1, budget, budget);
 	printf("%-8s %16s %16s %16s %10s\n", "strategy", "median to 90%", "median to 95%",
 	       "median to 99%", "mean final");
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < nstrat; i++) {
 		struct tune_replay_stats st;
 		char cell[3][48];
 		int t;
@@ -92,5 +104,5 @@ main(int argc, char **argv)
 	printf("\n(%%) = share of runs reaching the level within the budget; mean final = "
 	       "mean of best/found after the budget\n");
 	tune_landscape_free(l);
-	return ok == 4 ? 0 : 1;
+	return ok == nstrat ? 0 : 1;
 }

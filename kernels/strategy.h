@@ -81,5 +81,6 @@ int strategy_random(struct tune_search *s);
 int strategy_local(struct tune_search *s);
 int strategy_ga(struct tune_search *s);
 int strategy_anneal(struct tune_search *s);
+int strategy_reanneal(struct tune_search *s);
 
 #endif

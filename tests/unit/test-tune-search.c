@@ -163,9 +163,9 @@ static void
 test_strategies_find_planted_optimum(void **state)
 {
 	struct space_def s = synth_space();
-	const char *heur[] = {"ls", "ga", "sa"};
+	const char *heur[] = {"ls", "ga", "sa", "sar"};
 	int h, seed, found, evals;
-	double rnd_sum = 0, heur_sum[3] = {0, 0, 0}, cost;
+	double rnd_sum = 0, heur_sum[4] = {0, 0, 0, 0}, cost;
 	struct space_point best;
 
 	for (seed = 1; seed <= 10; seed++) {
@@ -175,7 +175,7 @@ test_strategies_find_planted_optimum(void **state)
 		assert_int_equal(evals, 300);
 		rnd_sum += cost;
 	}
-	for (h = 0; h < 3; h++) {
+	for (h = 0; h < 4; h++) {
 		found = 0;
 		for (seed = 1; seed <= 10; seed++) {
 			assert_int_equal(tune_search_synthetic(&s, synth_cost, NULL, heur[h], 300,
@@ -192,6 +192,46 @@ test_strategies_find_planted_optimum(void **state)
 		assert_true(found >= 7);
 		assert_true(heur_sum[h] < rnd_sum);
 	}
+}
+
+/* A deceptive parameter: P0 gets slower from its default 0 up to 3, then
+ * faster again down to its optimum at 7; the other parameters are bowls
+ * around OPT. One-step moves from the default climb away from the optimum. */
+static double
+ridge_cost(void *ctx, const struct space_def *s, const struct space_point *pt)
+{
+	int64_t v[SPACE_MAX_PARAMS];
+	double c = 1.0;
+	int i;
+
+	space_point_values(s, pt, v);
+	c += v[0] <= 3 ? 0.1 * (double)v[0] : 0.1 * (double)(7 - v[0]);
+	for (i = 1; i < 6; i++)
+		c += 0.05 * fabs((double)v[i] - opt[i]);
+	return c;
+}
+
+static void
+test_reanneal_crosses_ridge(void **state)
+{
+	struct space_def s = synth_space();
+	struct space_point best;
+	double cost;
+	int seed, found = 0, evals;
+
+	s.check = NULL;
+	for (seed = 1; seed <= 20; seed++) {
+		assert_int_equal(tune_search_synthetic(&s, ridge_cost, NULL, "sar", 150,
+						       (uint64_t)seed, &best, &cost, &evals),
+				 0);
+		assert_int_equal(evals, 150);
+		if (cost == 1.0)
+			found++;
+	}
+	/* The line pass sees P0=7 from the default; the walk finds the rest. */
+	if (found < 18)
+		print_error("sar found the planted optimum in %d of 20 runs\n", found);
+	assert_true(found >= 18);
 }
 
 static void
@@ -256,7 +296,7 @@ test_replay_deterministic(void **state)
 	struct tune_landscape *l = NULL;
 	struct tune_replay_stats a, b, c;
 	char why[256];
-	const char *names[] = {"random", "ls", "ga", "sa"};
+	const char *names[] = {"random", "ls", "ga", "sa", "sar"};
 	int i;
 
 	snprintf(landscape_path, sizeof(landscape_path), "/tmp/rocmd-test-land-%d.csv",
@@ -265,7 +305,7 @@ test_replay_deterministic(void **state)
 	assert_int_equal(tune_landscape_load(landscape_path, &l, why, sizeof(why)), 0);
 	assert_true(tune_landscape_best(l) == 1.0);
 	assert_true(tune_landscape_count(l) > 200000);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		assert_int_equal(tune_replay(l, names[i], 5, 200, 42, &a, why, sizeof(why)), 0);
 		assert_int_equal(tune_replay(l, names[i], 5, 200, 42, &b, why, sizeof(why)), 0);
 		assert_int_equal(tune_replay(l, names[i], 5, 200, 43, &c, why, sizeof(why)), 0);
@@ -596,6 +636,7 @@ main(void)
 		cmocka_unit_test(test_space_enumeration),
 		cmocka_unit_test(test_space_constraints),
 		cmocka_unit_test(test_strategies_find_planted_optimum),
+		cmocka_unit_test(test_reanneal_crosses_ridge),
 		cmocka_unit_test(test_exhaustive_is_exact),
 		cmocka_unit_test(test_replay_deterministic),
 		cmocka_unit_test(test_planted_wrong_result_caught),
