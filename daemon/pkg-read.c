@@ -26,9 +26,8 @@
 
 #include <pthread.h>
 
-#include <archive.h>
-#include <archive_entry.h>
 
+#include "archive-dl.h"
 #include "common/error.h"
 #include "rocblas-lib.h"
 
@@ -307,7 +306,7 @@ dat_join(struct reader *r)
 static int
 is_encryption_error(struct archive *a)
 {
-	const char *s = archive_error_string(a);
+	const char *s = sym_archive_error_string(a);
 
 	return s != NULL &&
 	       (strcasestr(s, "encrypt") != NULL || strcasestr(s, "passphrase") != NULL ||
@@ -321,16 +320,16 @@ archive_src_read(void *src, char *buf, size_t len, char *why, size_t whylen)
 	la_ssize_t n;
 
 	do
-		n = archive_read_data(a, buf, len);
+		n = sym_archive_read_data(a, buf, len);
 	while (n == ARCHIVE_RETRY);
 	if (n >= 0)
 		return (ssize_t)n;
 	if (is_encryption_error(a)) {
-		snprintf(why, whylen, "encrypted data: %s", archive_error_string(a));
+		snprintf(why, whylen, "encrypted data: %s", sym_archive_error_string(a));
 		return ROCMD_EUNSAFE;
 	}
 	snprintf(why, whylen, "truncated or corrupt archive: %s",
-	         archive_error_string(a) != NULL ? archive_error_string(a) : "read error");
+	         sym_archive_error_string(a) != NULL ? sym_archive_error_string(a) : "read error");
 	return ROCMD_ECORRUPT;
 }
 
@@ -356,31 +355,31 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 		mode_t type;
 		struct rocmd_pkg_entry *e;
 
-		rc = archive_read_next_header(a, &ae);
+		rc = sym_archive_read_next_header(a, &ae);
 		if (rc == ARCHIVE_EOF)
 			break;
 		if (rc == ARCHIVE_RETRY)
 			continue;
 		if (rc < ARCHIVE_WARN) {
 			if (is_encryption_error(a)) {
-				say(r, "encrypted archive: %s", archive_error_string(a));
+				say(r, "encrypted archive: %s", sym_archive_error_string(a));
 				return ROCMD_EUNSAFE;
 			}
-			if (r->pr.files == 0 && archive_format(a) == 0) {
+			if (r->pr.files == 0 && sym_archive_format(a) == 0) {
 				say(r, "not an archive rocmd reads (7z, zip, tar, rar): %s",
-				    archive_error_string(a) ? archive_error_string(a) : "unknown");
+				    sym_archive_error_string(a) ? sym_archive_error_string(a) : "unknown");
 				return ROCMD_EUNSUPPORTED;
 			}
 			say(r, "truncated or corrupt archive after %llu entries: %s",
 			    (unsigned long long)r->pr.files,
-			    archive_error_string(a) ? archive_error_string(a) : "read error");
+			    sym_archive_error_string(a) ? sym_archive_error_string(a) : "read error");
 			return ROCMD_ECORRUPT;
 		}
-		if (r->out->format == NULL && archive_format_name(a) != NULL)
-			r->out->format = strdup(archive_format_name(a));
-		raw = archive_entry_pathname_utf8(ae);
+		if (r->out->format == NULL && sym_archive_format_name(a) != NULL)
+			r->out->format = strdup(sym_archive_format_name(a));
+		raw = sym_archive_entry_pathname_utf8(ae);
 		if (raw == NULL)
-			raw = archive_entry_pathname(ae);
+			raw = sym_archive_entry_pathname(ae);
 		if (raw == NULL) {
 			say(r, "entry %llu: its name cannot be decoded",
 			    (unsigned long long)r->pr.files + 1);
@@ -390,19 +389,19 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			return rc;
 		if ((rc = rocmd_pkg_path_clean(raw, path, sizeof(path), r->why, r->whylen)) < 0)
 			return rc;
-		if (archive_entry_is_encrypted(ae) || archive_read_has_encrypted_entries(a) > 0) {
+		if (sym_archive_entry_is_encrypted(ae) || sym_archive_read_has_encrypted_entries(a) > 0) {
 			say(r, "entry \"%s\": encrypted; rocmd does not import encrypted archives",
 			    printable(path, q, sizeof(q)));
 			return ROCMD_EUNSAFE;
 		}
-		r->pr.bytes_in = (uint64_t)archive_filter_bytes(a, -1);
-		type = archive_entry_filetype(ae);
-		if (archive_entry_hardlink(ae) != NULL) {
-			const char *hl = archive_entry_hardlink_utf8(ae);
+		r->pr.bytes_in = (uint64_t)sym_archive_filter_bytes(a, -1);
+		type = sym_archive_entry_filetype(ae);
+		if (sym_archive_entry_hardlink(ae) != NULL) {
+			const char *hl = sym_archive_entry_hardlink_utf8(ae);
 			char target[PATH_BYTES];
 			struct rocmd_pkg_entry *t;
 			if (hl == NULL)
-				hl = archive_entry_hardlink(ae);
+				hl = sym_archive_entry_hardlink(ae);
 			if (rocmd_pkg_path_clean(hl, target, sizeof(target), why2, sizeof(why2)) <
 			        0 ||
 			    (t = find_entry(r, target)) == NULL || t->kind != ROCMD_PKG_FILE) {
@@ -444,7 +443,7 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			if ((e = entry_add(r, path)) == NULL)
 				return ROCMD_ENOMEM;
 			e->kind = ROCMD_PKG_FILE;
-			e->exec = (archive_entry_perm(ae) & 0111) != 0;
+			e->exec = (sym_archive_entry_perm(ae) & 0111) != 0;
 			rc = copy_file(r, e, archive_src_read, a);
 			if (rc == 0)
 				dat_start(r, e);
@@ -460,10 +459,10 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			}
 			break;
 		case AE_IFLNK: {
-			const char *target = archive_entry_symlink_utf8(ae);
+			const char *target = sym_archive_entry_symlink_utf8(ae);
 			char resolved[PATH_BYTES];
 			if (target == NULL)
-				target = archive_entry_symlink(ae);
+				target = sym_archive_entry_symlink(ae);
 			rc = rocmd_pkg_link_resolve(path, target, resolved, sizeof(resolved),
 			                            r->why, r->whylen);
 			if (rc < 0)
@@ -494,21 +493,21 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 static struct archive *
 archive_new_reader(void)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a = sym_archive_read_new();
 
 	if (a == NULL)
 		return NULL;
-	archive_read_support_format_7zip(a);
-	archive_read_support_format_zip(a);
-	archive_read_support_format_tar(a);
-	archive_read_support_format_gnutar(a);
-	archive_read_support_format_rar(a);
-	archive_read_support_format_rar5(a);
-	archive_read_support_filter_gzip(a);
-	archive_read_support_filter_bzip2(a);
-	archive_read_support_filter_xz(a);
-	archive_read_support_filter_lzma(a);
-	archive_read_support_filter_zstd(a);
+	sym_archive_read_support_format_7zip(a);
+	sym_archive_read_support_format_zip(a);
+	sym_archive_read_support_format_tar(a);
+	sym_archive_read_support_format_gnutar(a);
+	sym_archive_read_support_format_rar(a);
+	sym_archive_read_support_format_rar5(a);
+	sym_archive_read_support_filter_gzip(a);
+	sym_archive_read_support_filter_bzip2(a);
+	sym_archive_read_support_filter_xz(a);
+	sym_archive_read_support_filter_lzma(a);
+	sym_archive_read_support_filter_zstd(a);
 	return a;
 }
 
@@ -909,7 +908,7 @@ zip_has_end(const uint8_t *tail, size_t n)
 static int
 check_zip_end(struct reader *r, struct archive *a, const uint8_t *tail, size_t n)
 {
-	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_ZIP ||
+	if ((sym_archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_ZIP ||
 	    zip_has_end(tail, n))
 		return 0;
 	say(r, "truncated or corrupt zip: it has no end-of-central-directory record");
@@ -921,8 +920,8 @@ check_zip_end(struct reader *r, struct archive *a, const uint8_t *tail, size_t n
 static int
 check_tar_end(struct reader *r, struct archive *a, const uint8_t *tail, size_t n)
 {
-	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR ||
-	    archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE)
+	if ((sym_archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR ||
+	    sym_archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE)
 		return 0;
 	for (size_t i = n >= 1024 ? n - 1024 : 0; n >= 1024 && i < n; i++)
 		if (tail[i] != 0)
@@ -942,11 +941,11 @@ read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total, c
 
 	if (open_rc != ARCHIVE_OK) {
 		if (is_encryption_error(a)) {
-			say(r, "encrypted archive: %s", archive_error_string(a));
+			say(r, "encrypted archive: %s", sym_archive_error_string(a));
 			return ROCMD_EUNSAFE;
 		}
 		say(r, "not an archive rocmd reads (7z, zip, tar, rar): %s",
-		    archive_error_string(a) ? archive_error_string(a) : "unknown format");
+		    sym_archive_error_string(a) ? sym_archive_error_string(a) : "unknown format");
 		return ROCMD_EUNSUPPORTED;
 	}
 	rc = read_archive_entries(r, a, total);
@@ -993,9 +992,16 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 	} else if (S_ISREG(st.st_mode)) {
 		/* The zip end record lies in the last 64 KiB + 22 bytes. */
 		static const size_t tail_max = 65536 + 22;
-		uint8_t *tail = malloc(tail_max);
+		uint8_t *tail;
 		size_t tail_len = 0;
-		struct archive *a = archive_new_reader();
+		struct archive *a;
+		char dlwhy[256];
+		if ((rc = rocmd_archive_dl_load(dlwhy, sizeof(dlwhy))) < 0) {
+			say(&r, "%s", dlwhy);
+			return reader_end(&r, rc);
+		}
+		tail = malloc(tail_max);
+		a = archive_new_reader();
 		int fd = open(source, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && tail != NULL) {
 			off_t off = st.st_size > (off_t)tail_max ? st.st_size - (off_t)tail_max : 0;
@@ -1005,13 +1011,13 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 		if (fd >= 0)
 			close(fd);
 		if (a == NULL || tail == NULL) {
-			archive_read_free(a);
+			sym_archive_read_free(a);
 			free(tail);
 			return reader_end(&r, ROCMD_ENOMEM);
 		}
-		rc = read_archive(&r, a, archive_read_open_filename(a, source, 1 << 20),
+		rc = read_archive(&r, a, sym_archive_read_open_filename(a, source, 1 << 20),
 		                  (uint64_t)st.st_size, tail, tail_len);
-		archive_read_free(a);
+		sym_archive_read_free(a);
 		free(tail);
 	} else {
 		say(&r, "%s is neither a file nor a folder", source);
@@ -1032,13 +1038,20 @@ rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
 	rc = reader_begin(&r, staging, opts, out, why, whylen);
 	if (rc < 0)
 		return reader_end(&r, rc);
+	{
+		char dlwhy[256];
+		if ((rc = rocmd_archive_dl_load(dlwhy, sizeof(dlwhy))) < 0) {
+			say(&r, "%s", dlwhy);
+			return reader_end(&r, rc);
+		}
+	}
 	a = archive_new_reader();
 	if (a == NULL)
 		return reader_end(&r, ROCMD_ENOMEM);
-	rc = read_archive(&r, a, archive_read_open_memory(a, data, len), len,
+	rc = read_archive(&r, a, sym_archive_read_open_memory(a, data, len), len,
 	                  (const uint8_t *)data + (len > 65558 ? len - 65558 : 0),
 	                  len > 65558 ? 65558 : len);
-	archive_read_free(a);
+	sym_archive_read_free(a);
 	return reader_end(&r, rc);
 }
 

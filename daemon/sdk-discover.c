@@ -19,9 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive.h>
-
 #include "child.h"
+#include "archive-dl.h"
 #include "common/error.h"
 #include "common/text.h"
 #include "registry.h"
@@ -341,25 +340,29 @@ read_small(const char *h, char *buf, size_t len)
 static int
 read_gz_head(const char *h, char *buf, size_t len)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a;
 	struct archive_entry *e;
 	la_ssize_t n = 0;
 	int rc = ROCMD_EIO;
 
 	buf[0] = '\0';
+	if ((rc = rocmd_archive_dl_load(NULL, 0)) < 0)
+		return rc;
+	rc = ROCMD_EIO;
+	a = sym_archive_read_new();
 	if (a == NULL)
 		return ROCMD_ENOMEM;
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_raw(a);
-	if (archive_read_open_filename(a, h, 16384) == ARCHIVE_OK &&
-	    archive_read_next_header(a, &e) == ARCHIVE_OK) {
-		n = archive_read_data(a, buf, len - 1);
+	sym_archive_read_support_filter_gzip(a);
+	sym_archive_read_support_format_raw(a);
+	if (sym_archive_read_open_filename(a, h, 16384) == ARCHIVE_OK &&
+	    sym_archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		n = sym_archive_read_data(a, buf, len - 1);
 		if (n >= 0) {
 			buf[n] = '\0';
 			rc = 0;
 		}
 	}
-	archive_read_free(a);
+	sym_archive_read_free(a);
 	return rc;
 }
 
