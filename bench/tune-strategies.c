@@ -37,7 +37,7 @@ cmp_dbl(const void *a, const void *b)
 /* tune_replay() with the levels taken against REF rather than the best. */
 static int
 replay_against(const struct tune_landscape *l, const char *strategy, int runs, int budget,
-	       uint64_t seed, double ref, struct tune_replay_stats *out)
+               uint64_t seed, double ref, struct tune_replay_stats *out)
 {
 	static const double level[3] = {0.90, 0.95, 0.99};
 	double *trace = malloc(budget * sizeof(double)), *to = malloc(3 * runs * sizeof(double));
@@ -49,7 +49,8 @@ replay_against(const struct tune_landscape *l, const char *strategy, int runs, i
 		goto out;
 	}
 	for (r = 0; r < runs; r++) {
-		err = tune_replay_one(l, strategy, budget, seed + (uint64_t)r, trace, NULL, NULL, 0);
+		err =
+		    tune_replay_one(l, strategy, budget, seed + (uint64_t)r, trace, NULL, NULL, 0);
 		if (err < 0)
 			goto out;
 		for (t = 0; t < 3; t++) {
@@ -62,7 +63,8 @@ replay_against(const struct tune_landscape *l, const char *strategy, int runs, i
 				}
 			}
 		}
-		out->mean_final += (isfinite(trace[budget - 1]) ? ref / trace[budget - 1] : 0) / runs;
+		out->mean_final +=
+		    (isfinite(trace[budget - 1]) ? ref / trace[budget - 1] : 0) / runs;
 	}
 	for (t = 0; t < 3; t++) {
 		double *v = to + t * runs;
@@ -112,9 +114,10 @@ main(int argc, char **argv)
 		} else if (argv[i][0] != '-')
 			path = argv[i];
 		else {
-			fprintf(stderr, "usage: %s [LANDSCAPE.csv] [--runs N] [--budget N] [--seed N] "
-				"[--strategy S,S...] [--reference MS]\n",
-				argv[0]);
+			fprintf(stderr,
+			        "usage: %s [LANDSCAPE.csv] [--runs N] [--budget N] [--seed N] "
+			        "[--strategy S,S...] [--reference MS]\n",
+			        argv[0]);
 			return 2;
 		}
 	}
@@ -144,8 +147,8 @@ main(int argc, char **argv)
 		int t;
 
 		if (ref > 0 ? replay_against(l, strategies[i], runs, budget, seed, ref, &st) < 0
-			    : tune_replay(l, strategies[i], runs, budget, seed, &st, why,
-					  sizeof(why)) < 0) {
+		            : tune_replay(l, strategies[i], runs, budget, seed, &st, why,
+		                          sizeof(why)) < 0) {
 			fprintf(stderr, "bench-tune-strategies: %s: %s\n", strategies[i], why);
 			tune_landscape_free(l);
 			return 1;
@@ -153,10 +156,10 @@ main(int argc, char **argv)
 		for (t = 0; t < 3; t++) {
 			if (st.median_to[t] > budget)
 				snprintf(cell[t], sizeof(cell[t]), ">%d (%3.0f%%)", budget,
-					 st.reached[t] * 100);
+				         st.reached[t] * 100);
 			else
 				snprintf(cell[t], sizeof(cell[t]), "%g (%3.0f%%)", st.median_to[t],
-					 st.reached[t] * 100);
+				         st.reached[t] * 100);
 		}
 		printf("%-8s %16s %16s %16s %10.4f\n", strategies[i], cell[0], cell[1], cell[2],
 		       st.mean_final);

@@ -23,17 +23,17 @@
 
 #include <string.h>
 
-#define SAR_T0 0.10	/* log-time: a 10% slower point is accepted with p = 1/e */
+#define SAR_T0 0.10 /* log-time: a 10% slower point is accepted with p = 1/e */
 #define SAR_T1 0.005
-#define SAR_WIDE 0.5	/* share of proposals to any value rather than a neighbour */
+#define SAR_WIDE 0.5      /* share of proposals to any value rather than a neighbour */
 #define SAR_PATIENCE 1000 /* evaluations without a new best before a restart */
-#define SAR_EPOCH 400	/* evaluations over which T falls from T0 to T1 */
-#define SAR_FLOOR 0.05	/* minimum weight of a parameter, in log-time */
+#define SAR_EPOCH 400     /* evaluations over which T falls from T0 to T1 */
+#define SAR_FLOOR 0.05    /* minimum weight of a parameter, in log-time */
 #define SAR_TRIES 64
 
 struct sar {
 	double effect[SPACE_MAX_PARAMS]; /* largest |dlog| seen along each parameter */
-	int live[SPACE_MAX_PARAMS];	 /* parameters with more than one value */
+	int live[SPACE_MAX_PARAMS];      /* parameters with more than one value */
 	int nlive;
 };
 
@@ -56,7 +56,7 @@ pick_param(struct tune_search *s, const struct sar *st)
 
 static void
 propose(struct tune_search *s, const struct sar *st, const struct space_point *cur,
-	struct space_point *out, int *param)
+        struct space_point *out, int *param)
 {
 	int p = pick_param(s, st), nv = s->space->params[p].nvalues, v = cur->idx[p];
 
@@ -177,7 +177,8 @@ strategy_reanneal(struct tune_search *s)
 			continue;
 		if (isfinite(curc) && fabs(log(c) - log(curc)) > st.effect[p])
 			st.effect[p] = fabs(log(c) - log(curc));
-		if (!isfinite(curc) || c < curc || search_uniform(s) < exp(-(log(c) - log(curc)) / T)) {
+		if (!isfinite(curc) || c < curc ||
+		    search_uniform(s) < exp(-(log(c) - log(curc)) / T)) {
 			cur = nb;
 			curc = c;
 		}
