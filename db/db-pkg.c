@@ -11,35 +11,11 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "db/db-internal.h"
 
 struct rocmd_pkg_db {
 	sqlite3 *h;
 };
-
-static int
-map_rc(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_ROW:
-	case SQLITE_DONE:
-		return 0;
-	case SQLITE_FULL:
-		return ROCMD_ENOSPACE;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return ROCMD_EBUSY;
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-		return ROCMD_ECORRUPT;
-	case SQLITE_NOMEM:
-		return ROCMD_ENOMEM;
-	case SQLITE_CONSTRAINT:
-		return ROCMD_EEXISTS;
-	default:
-		return ROCMD_EDB;
-	}
-}
 
 int
 rocmd_pkg_db_open(const char *path, struct rocmd_pkg_db **out, char *why, size_t whylen)
@@ -60,7 +36,7 @@ rocmd_pkg_db_open(const char *path, struct rocmd_pkg_db **out, char *why, size_t
 		snprintf(why, whylen, "cannot open %s: %s", path,
 		         db->h != NULL ? sqlite3_errmsg(db->h) : "out of memory");
 		rocmd_pkg_db_close(db);
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	}
 	*out = db;
 	return 0;
@@ -82,13 +58,6 @@ rocmd_pkg_db_errmsg(struct rocmd_pkg_db *db)
 }
 
 static int
-bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC)
-	                 : sqlite3_bind_null(st, i);
-}
-
-static int
 find_digest(struct rocmd_pkg_db *db, const char *digest, int64_t *id)
 {
 	sqlite3_stmt *st = NULL;
@@ -96,13 +65,13 @@ find_digest(struct rocmd_pkg_db *db, const char *digest, int64_t *id)
 
 	rc = sqlite3_prepare_v2(db->h, "SELECT id FROM package WHERE digest = ?1", -1, &st, NULL);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 1, digest);
+		rc = rocmd_db_bind_text(st, 1, digest);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? ROCMD_ENOTFOUND : map_rc(rc);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? ROCMD_ENOTFOUND : rocmd_db_map_rc(rc);
 }
 
 int
@@ -115,7 +84,7 @@ rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *p,
 	*id = 0;
 	rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	if ((err = find_digest(db, p->digest, id)) != ROCMD_ENOTFOUND) {
 		if (err == 0)
 			err = ROCMD_EEXISTS;
@@ -128,26 +97,26 @@ rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *p,
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 	    -1, &st, NULL);
 	if (rc == SQLITE_OK) {
-		bind_text(st, 1, p->digest);
-		bind_text(st, 2, p->name);
-		bind_text(st, 3, p->source);
+		rocmd_db_bind_text(st, 1, p->digest);
+		rocmd_db_bind_text(st, 2, p->name);
+		rocmd_db_bind_text(st, 3, p->source);
 		sqlite3_bind_int64(st, 4, p->imported_ms);
-		bind_text(st, 5, p->platform);
-		bind_text(st, 6, p->sdk);
-		bind_text(st, 7, p->sdk_source);
-		bind_text(st, 8, p->version_hint);
-		bind_text(st, 9, p->archs != NULL ? p->archs : "");
-		bind_text(st, 10, p->binary);
-		bind_text(st, 11, p->binary_version);
+		rocmd_db_bind_text(st, 5, p->platform);
+		rocmd_db_bind_text(st, 6, p->sdk);
+		rocmd_db_bind_text(st, 7, p->sdk_source);
+		rocmd_db_bind_text(st, 8, p->version_hint);
+		rocmd_db_bind_text(st, 9, p->archs != NULL ? p->archs : "");
+		rocmd_db_bind_text(st, 10, p->binary);
+		rocmd_db_bind_text(st, 11, p->binary_version);
 		sqlite3_bind_int64(st, 12, p->file_count);
 		sqlite3_bind_int64(st, 13, p->total_size);
-		bind_text(st, 14, p->identity != NULL ? p->identity : "{}");
+		rocmd_db_bind_text(st, 14, p->identity != NULL ? p->identity : "{}");
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
 	st = NULL;
 	if (rc != SQLITE_DONE) {
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 		goto out;
 	}
 	*id = sqlite3_last_insert_rowid(db->h);
@@ -160,22 +129,22 @@ rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *p,
 		const struct rocmd_db_pkg_file *f = &files[i];
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, *id);
-		bind_text(st, 2, f->path);
-		bind_text(st, 3, f->kind == 'l' ? "l" : "f");
+		rocmd_db_bind_text(st, 2, f->path);
+		rocmd_db_bind_text(st, 3, f->kind == 'l' ? "l" : "f");
 		sqlite3_bind_int(st, 4, f->exec);
 		sqlite3_bind_int64(st, 5, f->size);
-		bind_text(st, 6, f->sha256);
-		bind_text(st, 7, f->link);
+		rocmd_db_bind_text(st, 6, f->sha256);
+		rocmd_db_bind_text(st, 7, f->link);
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_DONE)
 			rc = SQLITE_OK;
 	}
 	sqlite3_finalize(st);
-	err = map_rc(rc);
+	err = rocmd_db_map_rc(rc);
 out:
 	if (err == 0) {
 		rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 	}
 	if (err != 0) {
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
@@ -230,7 +199,7 @@ rocmd_pkg_db_list(struct rocmd_pkg_db *db, int64_t id,
 			break;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 	sqlite3_finalize(st);
 	if (err == 0 && id != 0 && !found)
 		err = ROCMD_ENOTFOUND;
@@ -268,7 +237,7 @@ rocmd_pkg_db_files(struct rocmd_pkg_db *db, int64_t id, int64_t offset, int64_t 
 			break;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -286,12 +255,12 @@ rocmd_pkg_db_set_sdk(struct rocmd_pkg_db *db, int64_t id, const char *sdk, const
 	                        -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
-		bind_text(st, 2, sdk);
-		bind_text(st, 3, sdk_source);
-		bind_text(st, 4, identity != NULL ? identity : "{}");
+		rocmd_db_bind_text(st, 2, sdk);
+		rocmd_db_bind_text(st, 3, sdk_source);
+		rocmd_db_bind_text(st, 4, identity != NULL ? identity : "{}");
 		rc = sqlite3_step(st);
 	}
-	err = map_rc(rc);
+	err = rocmd_db_map_rc(rc);
 	if (err == 0 && sqlite3_changes(db->h) == 0)
 		err = ROCMD_ENOTFOUND;
 	sqlite3_finalize(st);
@@ -306,19 +275,19 @@ rocmd_pkg_db_remove(struct rocmd_pkg_db *db, int64_t id)
 
 	rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	rc = sqlite3_prepare_v2(db->h, "DELETE FROM package WHERE id = ?1", -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
-	err = map_rc(rc);
+	err = rocmd_db_map_rc(rc);
 	if (err == 0 && sqlite3_changes(db->h) == 0)
 		err = ROCMD_ENOTFOUND;
 	sqlite3_finalize(st);
 	rc = sqlite3_exec(db->h, err == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
 	if (err == 0)
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 	return err;
 }
 
@@ -339,7 +308,7 @@ rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count)
 	sqlite3_finalize(st);
 	st = NULL;
 	if (rc != SQLITE_ROW)
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	if (!has)
 		return 0;
 	rc = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM deployment WHERE package_id = ?1", -1,
@@ -349,7 +318,7 @@ rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count)
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		*count = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : map_rc(rc);
+	return rc == SQLITE_ROW ? 0 : rocmd_db_map_rc(rc);
 }
 
 int
@@ -372,7 +341,7 @@ rocmd_pkg_db_objects(struct rocmd_pkg_db *db, int64_t id,
 			break;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -399,5 +368,5 @@ rocmd_pkg_db_stats(struct rocmd_pkg_db *db, struct rocmd_pkg_db_stats *out)
 		out->object_bytes = sqlite3_column_int64(st, 4);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : map_rc(rc);
+	return rc == SQLITE_ROW ? 0 : rocmd_db_map_rc(rc);
 }

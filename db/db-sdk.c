@@ -10,35 +10,11 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "db/db-internal.h"
 
 struct rocmd_sdk_db {
 	sqlite3 *h;
 };
-
-static int
-map_rc(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_ROW:
-	case SQLITE_DONE:
-		return 0;
-	case SQLITE_FULL:
-		return ROCMD_ENOSPACE;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return ROCMD_EBUSY;
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-		return ROCMD_ECORRUPT;
-	case SQLITE_NOMEM:
-		return ROCMD_ENOMEM;
-	case SQLITE_CONSTRAINT:
-		return ROCMD_EEXISTS;
-	default:
-		return ROCMD_EDB;
-	}
-}
 
 int
 rocmd_sdk_db_open(const char *path, struct rocmd_sdk_db **out, char *why, size_t whylen)
@@ -59,7 +35,7 @@ rocmd_sdk_db_open(const char *path, struct rocmd_sdk_db **out, char *why, size_t
 		snprintf(why, whylen, "cannot open %s: %s", path,
 		         db->h != NULL ? sqlite3_errmsg(db->h) : "out of memory");
 		rocmd_sdk_db_close(db);
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	}
 	*out = db;
 	return 0;
@@ -83,26 +59,19 @@ rocmd_sdk_db_errmsg(struct rocmd_sdk_db *db)
 int
 rocmd_sdk_db_begin(struct rocmd_sdk_db *db)
 {
-	return map_rc(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
+	return rocmd_db_map_rc(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
 }
 
 int
 rocmd_sdk_db_commit(struct rocmd_sdk_db *db)
 {
-	return map_rc(sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL));
+	return rocmd_db_map_rc(sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL));
 }
 
 void
 rocmd_sdk_db_rollback(struct rocmd_sdk_db *db)
 {
 	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-}
-
-static int
-bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC)
-	                 : sqlite3_bind_null(st, i);
 }
 
 static const char *
@@ -130,7 +99,7 @@ rocmd_sdk_db_list(struct rocmd_sdk_db *db, int64_t id, const char *path,
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 2, path);
+		rc = rocmd_db_bind_text(st, 2, path);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rocmd_db_sdk s = {
 		    .id = sqlite3_column_int64(st, 0),
@@ -161,7 +130,7 @@ rocmd_sdk_db_list(struct rocmd_sdk_db *db, int64_t id, const char *path,
 		rc = SQLITE_OK;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 	sqlite3_finalize(st);
 	if (err == 0 && !seen && (id != 0 || path != NULL))
 		err = ROCMD_ENOTFOUND;
@@ -186,7 +155,7 @@ rocmd_sdk_db_put(struct rocmd_sdk_db *db, const struct rocmd_db_sdk *s, int64_t 
 	*created = 0;
 	rc = sqlite3_prepare_v2(db->h, "SELECT id FROM sdk WHERE path = ?1", -1, &st, NULL);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 1, s->path);
+		rc = rocmd_db_bind_text(st, 1, s->path);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
 		rc = SQLITE_DONE;
@@ -194,28 +163,28 @@ rocmd_sdk_db_put(struct rocmd_sdk_db *db, const struct rocmd_db_sdk *s, int64_t 
 	sqlite3_finalize(st);
 	st = NULL;
 	if (rc != SQLITE_DONE)
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 1, s->path);
+		rc = rocmd_db_bind_text(st, 1, s->path);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 2, s->layout);
+		rc = rocmd_db_bind_text(st, 2, s->layout);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 3, s->version);
+		rc = rocmd_db_bind_text(st, 3, s->version);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 4, s->version_source);
+		rc = rocmd_db_bind_text(st, 4, s->version_source);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int(st, 5, s->version_conflict);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 6, s->hip_runtime);
+		rc = rocmd_db_bind_text(st, 6, s->hip_runtime);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 7, s->rocblas_binary);
+		rc = rocmd_db_bind_text(st, 7, s->rocblas_binary);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 8, s->state);
+		rc = rocmd_db_bind_text(st, 8, s->state);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 9, now);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 10, s->detail);
+		rc = rocmd_db_bind_text(st, 10, s->detail);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_finalize(st);
@@ -223,7 +192,7 @@ rocmd_sdk_db_put(struct rocmd_sdk_db *db, const struct rocmd_db_sdk *s, int64_t 
 		*id = sqlite3_last_insert_rowid(db->h);
 		*created = 1;
 	}
-	return map_rc(rc);
+	return rocmd_db_map_rc(rc);
 }
 
 static int
@@ -241,7 +210,7 @@ exec_id_now(struct rocmd_sdk_db *db, const char *sql, int64_t id, int64_t now)
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE && sqlite3_changes(db->h) == 0)
 		return ROCMD_ENOTFOUND;
-	return map_rc(rc);
+	return rocmd_db_map_rc(rc);
 }
 
 int
@@ -260,11 +229,11 @@ rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 2, s->lib_path);
+		rc = rocmd_db_bind_text(st, 2, s->lib_path);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 3, s->lib_fingerprint);
+		rc = rocmd_db_bind_text(st, 3, s->lib_fingerprint);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 4, s->lib_archs != NULL ? s->lib_archs : "");
+		rc = rocmd_db_bind_text(st, 4, s->lib_archs != NULL ? s->lib_archs : "");
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		had = 1;
 		same = sqlite3_column_int(st, 0);
@@ -273,7 +242,7 @@ rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd
 	sqlite3_finalize(st);
 	st = NULL;
 	if (rc != SQLITE_DONE)
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	if (same)
 		return exec_id_now(db,
 		                   "UPDATE sdk_library SET last_seen_ms = ?2 WHERE sdk_id = ?1 AND"
@@ -302,13 +271,13 @@ rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 2, s->lib_path);
+		rc = rocmd_db_bind_text(st, 2, s->lib_path);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 3, s->lib_fingerprint);
+		rc = rocmd_db_bind_text(st, 3, s->lib_fingerprint);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 4, s->lib_archs != NULL ? s->lib_archs : "");
+		rc = rocmd_db_bind_text(st, 4, s->lib_archs != NULL ? s->lib_archs : "");
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 5, s->lib_co_archs != NULL ? s->lib_co_archs : "");
+		rc = rocmd_db_bind_text(st, 5, s->lib_co_archs != NULL ? s->lib_co_archs : "");
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 6, s->lib_nfiles);
 	if (rc == SQLITE_OK)
@@ -318,7 +287,7 @@ rocmd_sdk_db_put_library(struct rocmd_sdk_db *db, int64_t id, const struct rocmd
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return map_rc(rc);
+	return rocmd_db_map_rc(rc);
 }
 
 int
@@ -354,7 +323,7 @@ rocmd_sdk_db_library_history(struct rocmd_sdk_db *db, int64_t id,
 		rc = SQLITE_OK;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -401,7 +370,7 @@ rocmd_sdk_db_gpu_list(struct rocmd_sdk_db *db, int (*cb)(const struct rocmd_db_g
 		rc = SQLITE_OK;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -417,7 +386,7 @@ rocmd_sdk_db_gpu_put(struct rocmd_sdk_db *db, const struct rocmd_db_gpu *g, int6
 	rc = sqlite3_prepare_v2(db->h, "SELECT state = 'present' FROM gpu WHERE key = ?1", -1, &st,
 	                        NULL);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 1, g->key);
+		rc = rocmd_db_bind_text(st, 1, g->key);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		existed = sqlite3_column_int(st, 0);
 		rc = SQLITE_DONE;
@@ -425,7 +394,7 @@ rocmd_sdk_db_gpu_put(struct rocmd_sdk_db *db, const struct rocmd_db_gpu *g, int6
 	sqlite3_finalize(st);
 	st = NULL;
 	if (rc != SQLITE_DONE)
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	rc = sqlite3_prepare_v2(
 	    db->h,
 	    "INSERT INTO gpu (key, arch, name, kind, compute_units, vram_bytes, state,"
@@ -435,13 +404,13 @@ rocmd_sdk_db_gpu_put(struct rocmd_sdk_db *db, const struct rocmd_db_gpu *g, int6
 	    " detail = ?8",
 	    -1, &st, NULL);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 1, g->key);
+		rc = rocmd_db_bind_text(st, 1, g->key);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 2, g->arch);
+		rc = rocmd_db_bind_text(st, 2, g->arch);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 3, g->name);
+		rc = rocmd_db_bind_text(st, 3, g->name);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 4, g->kind);
+		rc = rocmd_db_bind_text(st, 4, g->kind);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 5, g->compute_units);
 	if (rc == SQLITE_OK)
@@ -449,13 +418,13 @@ rocmd_sdk_db_gpu_put(struct rocmd_sdk_db *db, const struct rocmd_db_gpu *g, int6
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 7, now);
 	if (rc == SQLITE_OK)
-		rc = bind_text(st, 8, g->detail);
+		rc = rocmd_db_bind_text(st, 8, g->detail);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		*created = !existed;
-	return map_rc(rc);
+	return rocmd_db_map_rc(rc);
 }
 
 int

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "db/db-internal.h"
 #include "db/db.h"
 
 enum {
@@ -89,31 +90,6 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int
-map_rc(int rc)
-{
-	switch (rc) {
-	case SQLITE_OK:
-	case SQLITE_DONE:
-	case SQLITE_ROW:
-		return 0;
-	case SQLITE_NOMEM:
-		return ROCMD_ENOMEM;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return ROCMD_EBUSY;
-	case SQLITE_FULL:
-		return ROCMD_ENOSPACE;
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-		return ROCMD_ECORRUPT;
-	case SQLITE_CONSTRAINT:
-		return ROCMD_EEXISTS;
-	default:
-		return ROCMD_EDB;
-	}
-}
-
 static sqlite3_stmt *
 stmt(struct tune_db *db, int q)
 {
@@ -174,7 +150,7 @@ job_id(struct tune_db *db, const struct tune_key *k, int create, int64_t *id)
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	if (!create)
 		return ROCMD_ENOTFOUND;
 	st = stmt(db, Q_JOB_ADD);
@@ -187,7 +163,7 @@ job_id(struct tune_db *db, const struct tune_key *k, int create, int64_t *id)
 		rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	*id = sqlite3_last_insert_rowid(db->h);
 found:
 	snprintf(db->last_key, sizeof(db->last_key), "%s", kstr);
@@ -230,7 +206,7 @@ db_lookup(void *ctx, const struct tune_key *key, const char *config, struct tune
 		return 0;
 	}
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? ROCMD_ENOTFOUND : map_rc(rc);
+	return rc == SQLITE_DONE ? ROCMD_ENOTFOUND : rocmd_db_map_rc(rc);
 }
 
 static int
@@ -268,7 +244,7 @@ db_record(void *ctx, const struct tune_key *key, const char *config, const struc
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : map_rc(rc);
+	return rc == SQLITE_DONE ? 0 : rocmd_db_map_rc(rc);
 }
 
 static int
@@ -296,7 +272,7 @@ db_set_winner(void *ctx, const struct tune_key *key, const char *config, double 
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : map_rc(rc);
+	return rc == SQLITE_DONE ? 0 : rocmd_db_map_rc(rc);
 }
 
 static int
@@ -330,7 +306,7 @@ db_winners(void *ctx, const struct tune_key *key, int any_software, tune_winner_
 	sqlite3_reset(st);
 	if (ret != 0)
 		return ret;
-	return rc == SQLITE_DONE ? 0 : map_rc(rc);
+	return rc == SQLITE_DONE ? 0 : rocmd_db_map_rc(rc);
 }
 
 static int
@@ -354,7 +330,7 @@ db_count(void *ctx, const struct tune_key *key, int64_t *n)
 	if (rc == SQLITE_ROW)
 		*n = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 0 : map_rc(rc);
+	return rc == SQLITE_ROW ? 0 : rocmd_db_map_rc(rc);
 }
 
 static void
@@ -397,7 +373,7 @@ tune_db_open(const char *path, struct tune_store *out, char *why, size_t whylen)
 					NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(why, whylen, "%s: %s", path, sqlite3_errmsg(db->h));
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 		db_free(db);
 		return err < 0 ? err : ROCMD_EDB;
 	}

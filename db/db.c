@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
+#include "db-internal.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -75,9 +76,8 @@ set_why(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* SQLite result code → rocmd code. */
-static int
-map_rc(int rc)
+int
+rocmd_db_map_rc(int rc)
 {
 	switch (rc & 0xff) {
 	case SQLITE_OK:
@@ -94,9 +94,17 @@ map_rc(int rc)
 		return ROCMD_ECORRUPT;
 	case SQLITE_NOMEM:
 		return ROCMD_ENOMEM;
+	case SQLITE_CONSTRAINT:
+		return ROCMD_EEXISTS;
 	default:
 		return ROCMD_EDB;
 	}
+}
+
+int
+rocmd_db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
 }
 
 static int64_t
@@ -205,7 +213,7 @@ check_integrity(sqlite3 *h, const char *path, char *why, size_t whylen)
 		}
 	}
 	if (rc != SQLITE_DONE) {
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 		set_why(why, whylen, "%s: cannot read the database: %s", path, sqlite3_errmsg(h));
 		goto out;
 	}
@@ -310,7 +318,7 @@ open_error(sqlite3 *h, int rc)
 
 	if ((rc & 0xff) == SQLITE_CANTOPEN && sys > 0)
 		return rocmd_err_errno(sys);
-	return map_rc(rc);
+	return rocmd_db_map_rc(rc);
 }
 
 int
@@ -365,7 +373,7 @@ rocmd_db_open_with(const char *path, const struct rocmd_migration *migrations, i
 		goto out;
 	rc = query_int(db->h, "PRAGMA user_version", &version);
 	if (rc != SQLITE_OK) {
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 		set_why(why, whylen, "%s: cannot read the schema version: %s", path,
 			sqlite3_errmsg(db->h));
 		goto out;
@@ -388,7 +396,7 @@ rocmd_db_open_with(const char *path, const struct rocmd_migration *migrations, i
 	if (version < count) {
 		rc = sqlite3_exec(db->h, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL);
 		if (rc != SQLITE_OK) {
-			err = map_rc(rc);
+			err = rocmd_db_map_rc(rc);
 			set_why(why, whylen, "%s: %s", path, sqlite3_errmsg(db->h));
 			goto out;
 		}
@@ -425,7 +433,7 @@ rocmd_db_open_with(const char *path, const struct rocmd_migration *migrations, i
 	if (rc == SQLITE_OK)
 		rc = query_int(db->h, "PRAGMA foreign_keys", &fk);
 	if (rc != SQLITE_OK) {
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 		set_why(why, whylen, "%s: %s", path, sqlite3_errmsg(db->h));
 		goto out;
 	}
@@ -510,7 +518,7 @@ rocmd_db_info(struct rocmd_db *db, struct rocmd_db_info *out)
 		goto out;
 	out->busy_timeout_ms = (int)v;
 out:
-	return map_rc(rc);
+	return rocmd_db_map_rc(rc);
 }
 
 /* Returns 1 when TEXT is JSON by SQLite's own json_valid(), the function the
@@ -523,7 +531,7 @@ json_is_valid(struct rocmd_db *db, const char *text, int *valid)
 
 	*valid = 0;
 	if (st == NULL)
-		return map_rc(sqlite3_errcode(db->h));
+		return rocmd_db_map_rc(sqlite3_errcode(db->h));
 	rc = sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
@@ -532,7 +540,7 @@ json_is_valid(struct rocmd_db *db, const char *text, int *valid)
 		rc = SQLITE_OK;
 	}
 	stmt_done(st);
-	return map_rc(rc);
+	return rocmd_db_map_rc(rc);
 }
 
 int
@@ -557,7 +565,7 @@ rocmd_db_event_add(struct rocmd_db *db, const char *kind, const char *message,
 	}
 	st = stmt_get(db, ST_EVENT_ADD);
 	if (st == NULL) {
-		err = map_rc(sqlite3_errcode(db->h));
+		err = rocmd_db_map_rc(sqlite3_errcode(db->h));
 		goto out;
 	}
 	rc = sqlite3_bind_int64(st, 1, now_ms());
@@ -570,7 +578,7 @@ rocmd_db_event_add(struct rocmd_db *db, const char *kind, const char *message,
 				    : sqlite3_bind_null(st, 4);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
-	err = map_rc(rc);
+	err = rocmd_db_map_rc(rc);
 	if (err == 0 && id_out != NULL)
 		*id_out = sqlite3_last_insert_rowid(db->h);
 out:
@@ -615,7 +623,7 @@ events_query(struct rocmd_db *db, const char *sql, int64_t after_id, int limit, 
 		if (err != 0)
 			goto out;
 	}
-	err = map_rc(rc);
+	err = rocmd_db_map_rc(rc);
 out:
 	sqlite3_finalize(st);
 	return err;
@@ -652,12 +660,12 @@ rocmd_db_events_last_id(struct rocmd_db *db)
 		return ROCMD_EINVAL;
 	st = stmt_get(db, ST_EVENTS_LAST_ID);
 	if (st == NULL)
-		return map_rc(sqlite3_errcode(db->h));
+		return rocmd_db_map_rc(sqlite3_errcode(db->h));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
 	else
-		id = map_rc(rc);
+		id = rocmd_db_map_rc(rc);
 	stmt_done(st);
 	return id;
 }
@@ -719,7 +727,7 @@ out:
 			sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 		if (run_id != NULL)
 			*run_id = 0;
-		return map_rc(rc);
+		return rocmd_db_map_rc(rc);
 	}
 	if (previous_clean != NULL)
 		*previous_clean = clean;
@@ -736,13 +744,13 @@ rocmd_db_run_end(struct rocmd_db *db, int64_t run_id)
 		return ROCMD_EINVAL;
 	st = stmt_get(db, ST_RUN_END);
 	if (st == NULL)
-		return map_rc(sqlite3_errcode(db->h));
+		return rocmd_db_map_rc(sqlite3_errcode(db->h));
 	rc = sqlite3_bind_int64(st, 1, run_id);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 2, now_ms());
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
-	err = map_rc(rc);
+	err = rocmd_db_map_rc(rc);
 	if (err == 0 && sqlite3_changes(db->h) == 0)
 		err = ROCMD_ENOTFOUND;
 	stmt_done(st);
@@ -790,7 +798,7 @@ table_count(struct rocmd_db *db, const char *table, const char *where, int64_t *
 out:
 	stmt_done(st);
 	sqlite3_free(sql);
-	return map_rc(rc);
+	return rocmd_db_map_rc(rc);
 }
 
 int
@@ -804,12 +812,12 @@ rocmd_db_counts(struct rocmd_db *db, struct rocmd_db_counts *out)
 		return ROCMD_EINVAL;
 	st = stmt_get(db, ST_EVENTS_COUNT);
 	if (st == NULL) {
-		err = map_rc(sqlite3_errcode(db->h));
+		err = rocmd_db_map_rc(sqlite3_errcode(db->h));
 		goto out;
 	}
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		err = map_rc(rc);
+		err = rocmd_db_map_rc(rc);
 		goto out;
 	}
 	out->events = sqlite3_column_int64(st, 0);

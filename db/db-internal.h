@@ -1,0 +1,16 @@
+/*
+ * Helpers shared by the db/ modules (db.c, db-pkg.c, db-sdk.c, db-tune.c) and
+ * nothing else: the one mapping from SQLite result codes to rocmd errors, and
+ * binding of optional text.
+ */
+#ifndef ROCMD_DB_INTERNAL_H
+#define ROCMD_DB_INTERNAL_H
+
+#include <sqlite3.h>
+
+/* SQLite result code → 0 or a rocmd error (extended codes are folded). */
+int rocmd_db_map_rc(int rc);
+/* Binds S, or NULL when S is NULL; S must outlive the statement's step. */
+int rocmd_db_bind_text(sqlite3_stmt *st, int i, const char *s);
+
+#endif
