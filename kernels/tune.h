@@ -148,7 +148,8 @@ int tune_landscape_write_header(FILE *f, const struct tune_key *key, const struc
 int tune_landscape_write_entry(FILE *f, const char *config, const struct tune_result *r);
 
 /* Strategies by name: "exhaustive", "random", "ls" (greedy multi-start local
- * search), "ga" (genetic), "sa" (simulated annealing). */
+ * search), "ga" (genetic), "sa" (simulated annealing), "sar" (a line pass,
+ * then annealing with wide steps and restarts). */
 struct tune_search;
 typedef int (*tune_strategy_fn)(struct tune_search *s);
 tune_strategy_fn tune_strategy_find(const char *name);
