@@ -20,8 +20,6 @@
 #include "common/paths.h"
 #include "output.h"
 
-enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_DENIED = 4 };
-
 struct pkg_ctx {
 	struct rocmd_client **client;
 	const char *socket;
@@ -29,55 +27,6 @@ struct pkg_ctx {
 	int bar; /* draw a progress bar on stderr */
 	int bar_drawn;
 };
-
-static int
-exit_for(int err)
-{
-	if (err == 0)
-		return EXIT_OK;
-	if (err == ROCMD_ECONNECT)
-		return EXIT_UNREACHABLE;
-	if (err == ROCMD_EPERM)
-		return EXIT_DENIED;
-	return EXIT_ERROR;
-}
-
-static int
-fail(int err, const char *why)
-{
-	fprintf(stderr, "rocmctl: %s\n", why != NULL && why[0] ? why : rocmd_strerror(err));
-	return exit_for(err);
-}
-
-static double
-num(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static const char *
-str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : "-";
-}
-
-static const char *
-size_text(double bytes, char *buf, size_t len)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int u = 0;
-
-	while (bytes >= 1024 && u < 4) {
-		bytes /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-	return buf;
-}
 
 static void
 bar_clear(struct pkg_ctx *ctx)
@@ -100,32 +49,32 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 
 	if (!ctx->bar || strcmp(msg->method, "progress") != 0 || p == NULL)
 		return 0;
-	if (strcmp(str(p, "phase"), "queued") == 0) {
-		fprintf(stderr, "\r\033[Kwaiting for %.0f store job(s) ahead", num(p, "ahead"));
+	if (strcmp(out_str(p, "phase"), "queued") == 0) {
+		fprintf(stderr, "\r\033[Kwaiting for %.0f store job(s) ahead", out_num(p, "ahead"));
 		fflush(stderr);
 		ctx->bar_drawn = 1;
 		return 0;
 	}
-	total = num(p, "bytes_total");
-	done = strcmp(str(p, "phase"), "reading") == 0 ? num(p, "bytes_in") : num(p, "bytes_out");
-	if (strcmp(str(p, "phase"), "reading") == 0 && total > 0 && done >= total) {
+	total = out_num(p, "bytes_total");
+	done = strcmp(out_str(p, "phase"), "reading") == 0 ? out_num(p, "bytes_in") : out_num(p, "bytes_out");
+	if (strcmp(out_str(p, "phase"), "reading") == 0 && total > 0 && done >= total) {
 		/* A solid archive is consumed long before it is unpacked: count output. */
 		fprintf(stderr, "\r\033[K%-10s %s unpacked  %.0f files  %.40s", "reading",
-		        size_text(num(p, "bytes_out"), a, sizeof(a)), num(p, "files"),
-		        strcmp(str(p, "current"), "-") ? str(p, "current") : "");
+		        out_size(out_num(p, "bytes_out"), a, sizeof(a)), out_num(p, "files"),
+		        strcmp(out_str(p, "current"), "-") ? out_str(p, "current") : "");
 		fflush(stderr);
 		ctx->bar_drawn = 1;
 		return 0;
 	}
 	if (total > 0)
 		fill = (int)(width * (done < total ? done / total : 1.0));
-	fprintf(stderr, "\r\033[K%-10s [", str(p, "phase"));
+	fprintf(stderr, "\r\033[K%-10s [", out_str(p, "phase"));
 	for (int i = 0; i < width; i++)
 		fputc(i < fill ? '#' : '.', stderr);
 	fprintf(stderr, "] %3.0f%%  %s of %s  %.0f files  %.40s",
-	        total > 0 ? 100.0 * done / total : 0, size_text(done, a, sizeof(a)),
-	        total > 0 ? size_text(total, b, sizeof(b)) : "?", num(p, "files"),
-	        strcmp(str(p, "current"), "-") ? str(p, "current") : "");
+	        total > 0 ? 100.0 * done / total : 0, out_size(done, a, sizeof(a)),
+	        total > 0 ? out_size(total, b, sizeof(b)) : "?", out_num(p, "files"),
+	        strcmp(out_str(p, "current"), "-") ? out_str(p, "current") : "");
 	fflush(stderr);
 	ctx->bar_drawn = 1;
 	return 0;
@@ -145,23 +94,13 @@ call(struct pkg_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 		rc = rocmd_client_open(path, "rocmctl", ctx->client, NULL, why, sizeof(why));
 		if (rc < 0) {
 			cJSON_Delete(params);
-			return fail(rc, why);
+			return out_fail(rc, why);
 		}
 	}
 	rc = rocmd_client_call(*ctx->client, method, params, result, NULL, on_progress, ctx, why,
 	                       sizeof(why));
 	bar_clear(ctx);
-	return rc < 0 ? fail(rc, why) : 0;
-}
-
-static void
-print_json(const cJSON *j)
-{
-	char *s = cJSON_Print(j);
-
-	if (s != NULL)
-		puts(s);
-	free(s);
+	return rc < 0 ? out_fail(rc, why) : 0;
 }
 
 static int
@@ -191,34 +130,34 @@ print_identity(const cJSON *r)
 	}
 	bin = cJSON_GetObjectItemCaseSensitive(id, "binary");
 	if (cJSON_IsObject(bin))
-		snprintf(binary, sizeof(binary), "%s (%s%s%s)", str(bin, "path"),
-		         strcmp(str(bin, "format"), "pe") == 0 ? "version " : "SONAME ",
-		         strcmp(str(bin, "format"), "pe") == 0 ? str(bin, "file_version")
-		                                               : str(bin, "soname"),
-		         strcmp(str(bin, "hip_runtime"), "-") ? "" : "");
+		snprintf(binary, sizeof(binary), "%s (%s%s%s)", out_str(bin, "path"),
+		         strcmp(out_str(bin, "format"), "pe") == 0 ? "version " : "SONAME ",
+		         strcmp(out_str(bin, "format"), "pe") == 0 ? out_str(bin, "file_version")
+		                                               : out_str(bin, "soname"),
+		         strcmp(out_str(bin, "hip_runtime"), "-") ? "" : "");
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(id, "sdk")))
-		snprintf(sdk, sizeof(sdk), "%s (generation %s, from %s)", str(id, "sdk"),
-		         str(id, "sdk_generation"), str(id, "sdk_source"));
+		snprintf(sdk, sizeof(sdk), "%s (generation %s, from %s)", out_str(id, "sdk"),
+		         out_str(id, "sdk_generation"), out_str(id, "sdk_source"));
 	man = cJSON_GetObjectItemCaseSensitive(id, "tensile_manifest");
 	if (cJSON_IsObject(man))
 		snprintf(manifest, sizeof(manifest), "%.0f entries, %.0f missing",
-		         num(man, "entries"), num(man, "missing"));
+		         out_num(man, "entries"), out_num(man, "missing"));
 	{
 		char hip[96];
 		snprintf(hip, sizeof(hip), "%s",
-		         cJSON_IsObject(bin) ? str(bin, "hip_runtime") : "-");
+		         cJSON_IsObject(bin) ? out_str(bin, "hip_runtime") : "-");
 		const char *keys[] = {"Archs",     "Platform", "Binary",         "HIP runtime",
 		                      "SDK",       "Version",  "Library folder", "Tensile manifest",
 		                      "Top folder"};
 		const char *vals[] = {archs[0] ? archs : "none",
-		                      str(id, "platform"),
+		                      out_str(id, "platform"),
 		                      binary,
 		                      hip,
 		                      sdk,
-		                      str(id, "version_hint"),
-		                      str(id, "library"),
+		                      out_str(id, "version_hint"),
+		                      out_str(id, "library"),
 		                      manifest,
-		                      str(id, "root_stripped")};
+		                      out_str(id, "root_stripped")};
 		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
 	}
 	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(id, "warnings"))
@@ -257,15 +196,15 @@ pkg_import(struct pkg_ctx *ctx, int argc, char **argv)
 	if ((rc = call(ctx, "pkg.import", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
-		print_json(r);
+		out_json(r);
 	} else {
 		printf("%s package #%.0f %s: %.0f files, %s (%s new in the store) in %.1f s\n",
 		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "already_stored"))
 		           ? "Already stored:"
 		           : "Imported",
-		       num(r, "id"), str(r, "name"), num(r, "files"),
-		       size_text(num(r, "bytes"), a, sizeof(a)),
-		       size_text(num(r, "new_bytes"), b, sizeof(b)), num(r, "seconds"));
+		       out_num(r, "id"), out_str(r, "name"), out_num(r, "files"),
+		       out_size(out_num(r, "bytes"), a, sizeof(a)),
+		       out_size(out_num(r, "new_bytes"), b, sizeof(b)), out_num(r, "seconds"));
 		print_identity(r);
 	}
 	cJSON_Delete(r);
@@ -290,7 +229,7 @@ pkg_list(struct pkg_ctx *ctx, int argc, char **argv)
 	if ((rc = call(ctx, "pkg.list", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json) {
-		print_json(r);
+		out_json(r);
 		cJSON_Delete(r);
 		return 0;
 	}
@@ -299,15 +238,15 @@ pkg_list(struct pkg_ctx *ctx, int argc, char **argv)
 	{
 		char id[24], files[24], size[32];
 		const char *cells[8];
-		snprintf(id, sizeof(id), "%.0f", num(it, "id"));
-		snprintf(files, sizeof(files), "%.0f", num(it, "files"));
-		size_text(num(it, "bytes"), size, sizeof(size));
+		snprintf(id, sizeof(id), "%.0f", out_num(it, "id"));
+		snprintf(files, sizeof(files), "%.0f", out_num(it, "files"));
+		out_size(out_num(it, "bytes"), size, sizeof(size));
 		cells[0] = id;
-		cells[1] = str(it, "name");
-		cells[2] = str(it, "platform");
-		cells[3] = str(it, "sdk");
-		cells[4] = str(it, "version_hint");
-		cells[5] = str(it, "archs");
+		cells[1] = out_str(it, "name");
+		cells[2] = out_str(it, "platform");
+		cells[3] = out_str(it, "sdk");
+		cells[4] = out_str(it, "version_hint");
+		cells[5] = out_str(it, "archs");
 		cells[6] = files;
 		cells[7] = size;
 		out_table_row(t, cells);
@@ -315,9 +254,9 @@ pkg_list(struct pkg_ctx *ctx, int argc, char **argv)
 	out_table_print(t, stdout);
 	out_table_free(t);
 	store = cJSON_GetObjectItemCaseSensitive(r, "store");
-	printf("\nStore: %.0f objects, %s on disk; deduplication saves %s\n", num(store, "objects"),
-	       size_text(num(store, "object_bytes"), a, sizeof(a)),
-	       size_text(num(store, "dedup_saved_bytes"), b, sizeof(b)));
+	printf("\nStore: %.0f objects, %s on disk; deduplication saves %s\n", out_num(store, "objects"),
+	       out_size(out_num(store, "object_bytes"), a, sizeof(a)),
+	       out_size(out_num(store, "dedup_saved_bytes"), b, sizeof(b)));
 	cJSON_Delete(r);
 	return 0;
 }
@@ -360,29 +299,29 @@ pkg_show(struct pkg_ctx *ctx, int argc, char **argv)
 		more = cJSON_GetObjectItemCaseSensitive(all, "more");
 		if (!files || !cJSON_IsTrue(more))
 			break;
-		offset = (long long)num(all, "next_offset");
+		offset = (long long)out_num(all, "next_offset");
 		cJSON_DeleteItemFromObject(all, "more");
 		cJSON_DeleteItemFromObject(all, "next_offset");
 	}
 	if (ctx->json) {
-		print_json(all);
+		out_json(all);
 		cJSON_Delete(all);
 		return 0;
 	}
 	{
 		char idtext[24];
-		snprintf(idtext, sizeof(idtext), "#%.0f", num(all, "id"));
-		snprintf(count, sizeof(count), "%.0f", num(all, "files"));
+		snprintf(idtext, sizeof(idtext), "#%.0f", out_num(all, "id"));
+		snprintf(count, sizeof(count), "%.0f", out_num(all, "files"));
 		const char *keys[] = {"Package", "Name",  "Source", "Imported",
 		                      "Digest",  "Files", "Size"};
 		const char *vals[] = {
 		    idtext,
-		    str(all, "name"),
-		    str(all, "source"),
-		    out_time((long long)num(all, "imported_ms"), when, sizeof(when)),
-		    str(all, "digest"),
+		    out_str(all, "name"),
+		    out_str(all, "source"),
+		    out_time((long long)out_num(all, "imported_ms"), when, sizeof(when)),
+		    out_str(all, "digest"),
 		    count,
-		    size_text(num(all, "bytes"), size, sizeof(size))};
+		    out_size(out_num(all, "bytes"), size, sizeof(size))};
 		out_kv(stdout, 7, keys, vals);
 	}
 	print_identity(all);
@@ -391,12 +330,12 @@ pkg_show(struct pkg_ctx *ctx, int argc, char **argv)
 		putchar('\n');
 		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(all, "file_list"))
 		{
-			if (strcmp(str(f, "kind"), "symlink") == 0)
-				printf("%-64s %12s  %s -> %s\n", "(symlink)", "", str(f, "path"),
-				       str(f, "link"));
+			if (strcmp(out_str(f, "kind"), "symlink") == 0)
+				printf("%-64s %12s  %s -> %s\n", "(symlink)", "", out_str(f, "path"),
+				       out_str(f, "link"));
 			else
-				printf("%.64s %12.0f  %s\n", str(f, "sha256"), num(f, "size"),
-				       str(f, "path"));
+				printf("%.64s %12.0f  %s\n", out_str(f, "sha256"), out_num(f, "size"),
+				       out_str(f, "path"));
 		}
 	}
 	cJSON_Delete(all);
@@ -420,11 +359,11 @@ pkg_rm(struct pkg_ctx *ctx, int argc, char **argv)
 	if ((rc = call(ctx, "pkg.rm", p, &r)) != 0)
 		return rc;
 	if (ctx->json)
-		print_json(r);
+		out_json(r);
 	else
 		printf("Removed package #%.0f %s; %.0f unused objects deleted, %s freed\n",
-		       num(r, "id"), str(r, "name"), num(r, "objects_removed"),
-		       size_text(num(r, "bytes_freed"), a, sizeof(a)));
+		       out_num(r, "id"), out_str(r, "name"), out_num(r, "objects_removed"),
+		       out_size(out_num(r, "bytes_freed"), a, sizeof(a)));
 	cJSON_Delete(r);
 	return 0;
 }
@@ -448,15 +387,15 @@ pkg_verify(struct pkg_ctx *ctx, int argc, char **argv)
 	}
 	if ((rc = call(ctx, "pkg.verify", p, &r)) != 0)
 		return rc;
-	bad = (int)num(r, "bad");
+	bad = (int)out_num(r, "bad");
 	if (ctx->json) {
-		print_json(r);
+		out_json(r);
 	} else {
 		printf("Verified %.0f objects (%s) in %.1f s: %.0f intact, %d missing or corrupt\n",
-		       num(r, "objects"), size_text(num(r, "bytes"), a, sizeof(a)),
-		       num(r, "seconds"), num(r, "ok"), bad);
+		       out_num(r, "objects"), out_size(out_num(r, "bytes"), a, sizeof(a)),
+		       out_num(r, "seconds"), out_num(r, "ok"), bad);
 		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "problems"))
-		    printf("  %s  %s\n", str(it, "sha256"), str(it, "problem"));
+		    printf("  %s  %s\n", out_str(it, "sha256"), out_str(it, "problem"));
 	}
 	cJSON_Delete(r);
 	return bad > 0 ? EXIT_ERROR : 0;
@@ -506,25 +445,25 @@ pkg_match(struct pkg_ctx *ctx, int argc, char **argv)
 		return rc;
 	chosen = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "chosen"));
 	if (ctx->json) {
-		print_json(r);
+		out_json(r);
 		cJSON_Delete(r);
 		return chosen ? 0 : EXIT_ERROR;
 	}
 	rule = cJSON_GetObjectItemCaseSensitive(r, "rule");
-	printf("SDK %s (generation %s, %s), %s: ", str(r, "sdk"), str(r, "generation"),
-	       str(r, "platform"), str(r, "arch"));
+	printf("SDK %s (generation %s, %s), %s: ", out_str(r, "sdk"), out_str(r, "generation"),
+	       out_str(r, "platform"), out_str(r, "arch"));
 	if (chosen)
-		printf("package #%.0f\n", num(r, "chosen"));
+		printf("package #%.0f\n", out_num(r, "chosen"));
 	else
 		printf("no package fits\n");
 	if (cJSON_IsObject(rule))
-		printf("Rule: %s (%s)\n", str(rule, "text"), str(rule, "origin"));
+		printf("Rule: %s (%s)\n", out_str(rule, "text"), out_str(rule, "origin"));
 	else
 		printf("Rule: none fits; any package of this generation, newest first\n");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "candidates"))
 	{
 		const cJSON *why;
-		printf("\n#%.0f %s: %s\n", num(it, "id"), str(it, "name"), str(it, "verdict"));
+		printf("\n#%.0f %s: %s\n", out_num(it, "id"), out_str(it, "name"), out_str(it, "verdict"));
 		cJSON_ArrayForEach(why, cJSON_GetObjectItemCaseSensitive(it, "reasons"))
 		    printf("  - %s\n", why->valuestring);
 	}

@@ -14,62 +14,11 @@
 #include "common/paths.h"
 #include "output.h"
 
-enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_DENIED = 4 };
-
 struct sdk_ctx {
 	struct rocmd_client **client;
 	const char *socket;
 	int json;
 };
-
-static int
-exit_for(int err)
-{
-	if (err == 0)
-		return EXIT_OK;
-	if (err == ROCMD_ECONNECT)
-		return EXIT_UNREACHABLE;
-	if (err == ROCMD_EPERM)
-		return EXIT_DENIED;
-	return EXIT_ERROR;
-}
-
-static int
-fail(int err, const char *why)
-{
-	fprintf(stderr, "rocmctl: %s\n", why != NULL && why[0] ? why : rocmd_strerror(err));
-	return exit_for(err);
-}
-
-static double
-num(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static const char *
-str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : "-";
-}
-
-static const char *
-size_text(double bytes, char *buf, size_t len)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int u = 0;
-
-	while (bytes >= 1024 && u < 4) {
-		bytes /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-	return buf;
-}
 
 static int
 call(struct sdk_ctx *ctx, const char *method, cJSON *params, cJSON **result)
@@ -85,22 +34,12 @@ call(struct sdk_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 		rc = rocmd_client_open(path, "rocmctl", ctx->client, NULL, why, sizeof(why));
 		if (rc < 0) {
 			cJSON_Delete(params);
-			return fail(rc, why);
+			return out_fail(rc, why);
 		}
 	}
 	rc = rocmd_client_call(*ctx->client, method, params, result, NULL, NULL, NULL, why,
 	                       sizeof(why));
-	return rc < 0 ? fail(rc, why) : 0;
-}
-
-static void
-print_json(const cJSON *j)
-{
-	char *s = cJSON_Print(j);
-
-	if (s != NULL)
-		puts(s);
-	free(s);
+	return rc < 0 ? out_fail(rc, why) : 0;
 }
 
 /* "gfx1030,gfx1100" from a JSON array of strings. */
@@ -132,7 +71,7 @@ coverage(const cJSON *sdk, char *buf, size_t len)
 	buf[0] = '\0';
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sdk, "gpu_coverage")) used +=
 	    (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
-	                     used > 0 ? ", " : "", str(c, "arch"),
+	                     used > 0 ? ", " : "", out_str(c, "arch"),
 	                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered")) ? "yes"
 	                                                                                  : "NO");
 	if (buf[0] == '\0')
@@ -150,11 +89,11 @@ sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
 	int rc, n = 0;
 
 	if (argc != 0)
-		return fail(ROCMD_EINVAL, "sdk list takes no arguments");
+		return out_fail(ROCMD_EINVAL, "sdk list takes no arguments");
 	if ((rc = call(ctx, "sdk.list", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json) {
-		print_json(r);
+		out_json(r);
 		cJSON_Delete(r);
 		return 0;
 	}
@@ -164,8 +103,8 @@ sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
 		char id[24], archs[1024], cov[512], ver[64];
 		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(s, "rocblas");
 		const char *row[7];
-		snprintf(id, sizeof(id), "%.0f", num(s, "id"));
-		snprintf(ver, sizeof(ver), "%s%s", str(s, "version"),
+		snprintf(id, sizeof(id), "%.0f", out_num(s, "id"));
+		snprintf(ver, sizeof(ver), "%s%s", out_str(s, "version"),
 		         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "version_conflict"))
 		             ? " (conflict)"
 		             : "");
@@ -175,10 +114,10 @@ sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
 			snprintf(archs, sizeof(archs), "no rocBLAS");
 		coverage(s, cov, sizeof(cov));
 		row[0] = id;
-		row[1] = str(s, "path");
+		row[1] = out_str(s, "path");
 		row[2] = ver;
-		row[3] = str(s, "version_source");
-		row[4] = str(s, "state");
+		row[3] = out_str(s, "version_source");
+		row[4] = out_str(s, "state");
 		row[5] = archs;
 		row[6] = cov;
 		out_table_row(t, row);
@@ -191,7 +130,7 @@ sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
 	out_table_free(t);
 	scan = cJSON_GetObjectItemCaseSensitive(r, "scan");
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(scan, "problems")))
-		printf("\nproblems found while scanning:\n%s\n", str(scan, "problems"));
+		printf("\nproblems found while scanning:\n%s\n", out_str(scan, "problems"));
 	cJSON_Delete(r);
 	return 0;
 }
@@ -230,7 +169,7 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 	if ((rc = call(ctx, "sdk.show", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
-		print_json(r);
+		out_json(r);
 		cJSON_Delete(r);
 		return 0;
 	}
@@ -248,17 +187,17 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 		if (sources[0] == '\0')
 			snprintf(sources, sizeof(sources), "none");
 	}
-	out_time((long long)num(r, "first_seen_ms"), first, sizeof(first));
-	out_time((long long)num(r, "last_seen_ms"), seen, sizeof(seen));
-	if (num(r, "removed_ms") > 0)
-		out_time((long long)num(r, "removed_ms"), removed, sizeof(removed));
+	out_time((long long)out_num(r, "first_seen_ms"), first, sizeof(first));
+	out_time((long long)out_num(r, "last_seen_ms"), seen, sizeof(seen));
+	if (out_num(r, "removed_ms") > 0)
+		out_time((long long)out_num(r, "removed_ms"), removed, sizeof(removed));
 	else
 		snprintf(removed, sizeof(removed), "-");
 	if (cJSON_IsObject(lib)) {
 		join(cJSON_GetObjectItemCaseSensitive(lib, "archs"), archs, sizeof(archs));
 		join(cJSON_GetObjectItemCaseSensitive(lib, "code_object_archs"), co, sizeof(co));
-		size_text(num(lib, "total_size"), size, sizeof(size));
-		snprintf(files, sizeof(files), "%.0f", num(lib, "nfiles"));
+		out_size(out_num(lib, "total_size"), size, sizeof(size));
+		snprintf(files, sizeof(files), "%.0f", out_num(lib, "nfiles"));
 	} else {
 		snprintf(archs, sizeof(archs), "-");
 		snprintf(co, sizeof(co), "-");
@@ -282,20 +221,20 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 		                      "First seen",
 		                      "Last seen",
 		                      "Removed"};
-		const char *vals[] = {str(r, "path"),
-		                      str(r, "layout"),
-		                      str(r, "state"),
-		                      str(r, "version"),
+		const char *vals[] = {out_str(r, "path"),
+		                      out_str(r, "layout"),
+		                      out_str(r, "state"),
+		                      out_str(r, "version"),
 		                      sources,
-		                      str(last, "hip_runtime"),
-		                      str(last, "rocblas_binary"),
-		                      cJSON_IsObject(lib) ? str(lib, "dir")
+		                      out_str(last, "hip_runtime"),
+		                      out_str(last, "rocblas_binary"),
+		                      cJSON_IsObject(lib) ? out_str(lib, "dir")
 		                                          : "none (this SDK has no rocBLAS)",
 		                      archs,
 		                      co,
 		                      files,
 		                      size,
-		                      cJSON_IsObject(lib) ? str(lib, "fingerprint") : "-",
+		                      cJSON_IsObject(lib) ? out_str(lib, "fingerprint") : "-",
 		                      first,
 		                      seen,
 		                      removed};
@@ -304,9 +243,9 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "gpu_coverage"))
 	{
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered")))
-			printf("GPU %s: covered by this rocBLAS library\n", str(c, "arch"));
+			printf("GPU %s: covered by this rocBLAS library\n", out_str(c, "arch"));
 		else
-			printf("GPU %s: NOT covered: %s\n", str(c, "arch"), str(c, "why"));
+			printf("GPU %s: NOT covered: %s\n", out_str(c, "arch"), out_str(c, "why"));
 	}
 	{
 		const cJSON *h;
@@ -316,21 +255,21 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 			char from[32], to[32], archs_h[1024];
 			if (n++ == 0)
 				printf("Library history:\n");
-			out_time((long long)num(h, "first_seen_ms"), from, sizeof(from));
-			out_time((long long)num(h, "last_seen_ms"), to, sizeof(to));
+			out_time((long long)out_num(h, "first_seen_ms"), from, sizeof(from));
+			out_time((long long)out_num(h, "last_seen_ms"), to, sizeof(to));
 			join(cJSON_GetObjectItemCaseSensitive(h, "archs"), archs_h,
 			     sizeof(archs_h));
 			printf("  %s .. %s%s  %.16s  %s\n", from, to,
 			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "current"))
 			           ? " (now)"
 			           : "",
-			       str(h, "fingerprint"), archs_h);
+			       out_str(h, "fingerprint"), archs_h);
 		}
 	}
-	print_problems("Problems", str(last, "problems"));
+	print_problems("Problems", out_str(last, "problems"));
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(last, "rocblas")))
 		print_problems("Library notes",
-		               str(cJSON_GetObjectItemCaseSensitive(last, "rocblas"), "problems"));
+		               out_str(cJSON_GetObjectItemCaseSensitive(last, "rocblas"), "problems"));
 	cJSON_Delete(r);
 	return 0;
 }
@@ -342,13 +281,13 @@ sdk_rescan(struct sdk_ctx *ctx, int argc, char **argv)
 	int rc;
 
 	if (argc != 0)
-		return fail(ROCMD_EINVAL, "sdk rescan takes no arguments");
+		return out_fail(ROCMD_EINVAL, "sdk rescan takes no arguments");
 	if ((rc = call(ctx, "sdk.rescan", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json)
-		print_json(r);
+		out_json(r);
 	else
-		printf("rescanned in %.0f ms (scan %.0f)\n", num(r, "elapsed_ms"), num(r, "scans"));
+		printf("rescanned in %.0f ms (scan %.0f)\n", out_num(r, "elapsed_ms"), out_num(r, "scans"));
 	cJSON_Delete(r);
 	return 0;
 }
@@ -390,7 +329,7 @@ rocmctl_gpu(struct rocmd_client **client, const char *socket, int json, int argc
 	if ((rc = call(&ctx, "gpu.list", NULL, &r)) != 0)
 		return rc;
 	if (json) {
-		print_json(r);
+		out_json(r);
 		cJSON_Delete(r);
 		return 0;
 	}
@@ -399,16 +338,16 @@ rocmctl_gpu(struct rocmd_client **client, const char *socket, int json, int argc
 	{
 		char id[24], cus[24], vram[32];
 		const char *row[7];
-		snprintf(id, sizeof(id), "%.0f", num(g, "id"));
-		snprintf(cus, sizeof(cus), "%.0f", num(g, "compute_units"));
-		size_text(num(g, "vram_bytes"), vram, sizeof(vram));
+		snprintf(id, sizeof(id), "%.0f", out_num(g, "id"));
+		snprintf(cus, sizeof(cus), "%.0f", out_num(g, "compute_units"));
+		out_size(out_num(g, "vram_bytes"), vram, sizeof(vram));
 		row[0] = id;
-		row[1] = str(g, "arch");
-		row[2] = str(g, "name");
-		row[3] = strcmp(str(g, "kind"), "igpu") == 0 ? "integrated" : "discrete";
+		row[1] = out_str(g, "arch");
+		row[2] = out_str(g, "name");
+		row[3] = strcmp(out_str(g, "kind"), "igpu") == 0 ? "integrated" : "discrete";
 		row[4] = cus;
 		row[5] = vram;
-		row[6] = str(g, "state");
+		row[6] = out_str(g, "state");
 		out_table_row(t, row);
 		n++;
 	}
@@ -417,7 +356,7 @@ rocmctl_gpu(struct rocmd_client **client, const char *socket, int json, int argc
 	else
 		printf("no AMD GPU found (a normal state: nothing to tune, libraries are still "
 		       "managed)\n");
-	printf("HIP runtime: %s\n", str(r, "hip_status"));
+	printf("HIP runtime: %s\n", out_str(r, "hip_status"));
 	out_table_free(t);
 	cJSON_Delete(r);
 	return 0;

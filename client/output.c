@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/error.h"
+
 struct out_table {
 	int ncols, nrows, cap;
 	char **cells; /* nrows+1 rows (headers first) of ncols cells */
@@ -116,5 +118,64 @@ out_duration(long long s, char *buf, size_t len)
 		snprintf(buf, len, "%lldm %llds", s / 60, s % 60);
 	else
 		snprintf(buf, len, "%llds", s);
+	return buf;
+}
+
+int
+out_exit_for(int err)
+{
+	if (err == 0)
+		return EXIT_OK;
+	if (err == ROCMD_ECONNECT)
+		return EXIT_UNREACHABLE;
+	if (err == ROCMD_EPERM)
+		return EXIT_DENIED;
+	return EXIT_ERROR;
+}
+
+int
+out_fail(int err, const char *why)
+{
+	fprintf(stderr, "rocmctl: %s\n", why != NULL && why[0] ? why : rocmd_strerror(err));
+	return out_exit_for(err);
+}
+
+double
+out_num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+const char *
+out_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : "-";
+}
+
+void
+out_json(const cJSON *j)
+{
+	char *s = cJSON_Print(j);
+
+	if (s != NULL)
+		puts(s);
+	free(s);
+}
+
+const char *
+out_size(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+
+	while (bytes >= 1024 && u < 4) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
 	return buf;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 struct out_table;
 
 struct out_table *out_table_new(int ncols, const char *const *headers);
@@ -23,5 +25,20 @@ void out_kv(FILE *f, int n, const char *const *keys, const char *const *values);
 const char *out_time(long long ms, char *buf, size_t len);
 /* Formats seconds as "3d 4h", "5h 12m", "42s". */
 const char *out_duration(long long s, char *buf, size_t len);
+
+/* rocmctl's documented exit codes. */
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_DENIED = 4 };
+/* The exit code for a rocmd error: unreachable 3, permission denied 4, else 1. */
+int out_exit_for(int err);
+/* Prints "rocmctl: WHY" (or the error's message) to stderr; returns the exit code. */
+int out_fail(int err, const char *why);
+/* A number member, or 0. */
+double out_num(const cJSON *o, const char *key);
+/* A non-empty string member, or "-". */
+const char *out_str(const cJSON *o, const char *key);
+/* Pretty-prints JSON on stdout. */
+void out_json(const cJSON *j);
+/* Formats a byte count as "1.5 GiB". */
+const char *out_size(double bytes, char *buf, size_t len);
 
 #endif

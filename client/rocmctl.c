@@ -20,8 +20,6 @@
 #include "output.h"
 #include "version.h"
 
-enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_DENIED = 4 };
-
 struct ctx {
 	const char *socket;
 	int json;
@@ -57,25 +55,6 @@ usage(FILE *f)
 }
 
 static int
-exit_for(int err)
-{
-	if (err == 0)
-		return EXIT_OK;
-	if (err == ROCMD_ECONNECT)
-		return EXIT_UNREACHABLE;
-	if (err == ROCMD_EPERM)
-		return EXIT_DENIED;
-	return EXIT_ERROR;
-}
-
-static int
-fail(int err, const char *why)
-{
-	fprintf(stderr, "rocmctl: %s\n", why != NULL && why[0] ? why : rocmd_strerror(err));
-	return exit_for(err);
-}
-
-static int
 connect_daemon(struct ctx *ctx)
 {
 	char path[4096], why[1024] = "";
@@ -88,7 +67,7 @@ connect_daemon(struct ctx *ctx)
 	else
 		rocmd_paths_client_socket(path, sizeof(path));
 	rc = rocmd_client_open(path, "rocmctl", &ctx->client, NULL, why, sizeof(why));
-	return rc < 0 ? fail(rc, why) : 0;
+	return rc < 0 ? out_fail(rc, why) : 0;
 }
 
 /* Calls METHOD; on failure prints the daemon's reason and returns the exit code. */
@@ -104,33 +83,7 @@ call(struct ctx *ctx, const char *method, cJSON *params, cJSON **result)
 	}
 	rc = rocmd_client_call(ctx->client, method, params, result, NULL, NULL, NULL, why,
 			       sizeof(why));
-	return rc < 0 ? fail(rc, why) : 0;
-}
-
-static void
-print_json(const cJSON *j)
-{
-	char *s = cJSON_Print(j);
-
-	if (s != NULL)
-		puts(s);
-	free(s);
-}
-
-static double
-num(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static const char *
-str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : "-";
+	return rc < 0 ? out_fail(rc, why) : 0;
 }
 
 static int
@@ -143,33 +96,33 @@ cmd_status(struct ctx *ctx, int argc, char **argv)
 	int rc;
 
 	if (argc != 0)
-		return fail(ROCMD_EINVAL, "status takes no arguments");
+		return out_fail(ROCMD_EINVAL, "status takes no arguments");
 	if ((rc = call(ctx, "status", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json) {
-		print_json(r);
+		out_json(r);
 		cJSON_Delete(r);
 		return 0;
 	}
 	counts = cJSON_GetObjectItemCaseSensitive(r, "counts");
-	snprintf(pid, sizeof(pid), "%.0f", num(r, "pid"));
-	out_duration((long long)num(r, "uptime_s"), up, sizeof(up));
-	out_time((long long)num(r, "started_at_ms"), started, sizeof(started));
-	snprintf(schema, sizeof(schema), "%.0f", num(r, "schema_version"));
-	snprintf(conns, sizeof(conns), "%.0f (limit %.0f)", num(r, "connections"),
-		 num(r, "max_connections"));
-	snprintf(sdks, sizeof(sdks), "%.0f", num(counts, "sdks"));
-	snprintf(pkgs, sizeof(pkgs), "%.0f", num(counts, "packages"));
-	snprintf(deps, sizeof(deps), "%.0f", num(counts, "deployments"));
-	snprintf(jobs, sizeof(jobs), "%.0f", num(counts, "tune_jobs"));
-	snprintf(events, sizeof(events), "%.0f", num(counts, "events"));
+	snprintf(pid, sizeof(pid), "%.0f", out_num(r, "pid"));
+	out_duration((long long)out_num(r, "uptime_s"), up, sizeof(up));
+	out_time((long long)out_num(r, "started_at_ms"), started, sizeof(started));
+	snprintf(schema, sizeof(schema), "%.0f", out_num(r, "schema_version"));
+	snprintf(conns, sizeof(conns), "%.0f (limit %.0f)", out_num(r, "connections"),
+		 out_num(r, "max_connections"));
+	snprintf(sdks, sizeof(sdks), "%.0f", out_num(counts, "sdks"));
+	snprintf(pkgs, sizeof(pkgs), "%.0f", out_num(counts, "packages"));
+	snprintf(deps, sizeof(deps), "%.0f", out_num(counts, "deployments"));
+	snprintf(jobs, sizeof(jobs), "%.0f", out_num(counts, "tune_jobs"));
+	snprintf(events, sizeof(events), "%.0f", out_num(counts, "events"));
 	{
 		const cJSON *clean = cJSON_GetObjectItemCaseSensitive(r, "previous_run_clean");
 		const char *keys[] = {"Version", "PID", "Uptime", "Started", "State dir", "Socket",
 				      "Schema version", "Connections", "Previous stop", "SDKs",
 				      "Packages", "Deployments", "Tuning jobs", "Events"};
-		const char *vals[] = {str(r, "version"), pid, up, started, str(r, "state_dir"),
-				      str(r, "socket"), schema, conns,
+		const char *vals[] = {out_str(r, "version"), pid, up, started, out_str(r, "state_dir"),
+				      out_str(r, "socket"), schema, conns,
 				      cJSON_IsTrue(clean) ? "clean" : "unclean (crash or kill)",
 				      sdks, pkgs, deps, jobs, events};
 		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
@@ -189,10 +142,10 @@ print_event(const cJSON *ev, int json)
 			puts(s);
 		free(s);
 	} else {
-		snprintf(id, sizeof(id), "%.0f", num(ev, "id"));
-		printf("%-6s %s  %-26s %s\n", id, out_time((long long)num(ev, "time_ms"), when,
+		snprintf(id, sizeof(id), "%.0f", out_num(ev, "id"));
+		printf("%-6s %s  %-26s %s\n", id, out_time((long long)out_num(ev, "time_ms"), when,
 							  sizeof(when)),
-		       str(ev, "kind"), str(ev, "message"));
+		       out_str(ev, "kind"), out_str(ev, "message"));
 	}
 	fflush(stdout);
 }
@@ -221,7 +174,7 @@ list_page(struct ctx *ctx, cJSON *params, long long *after, int *more, long long
 		print_event(ev, ctx->json);
 		(*shown)++;
 	}
-	*after = (long long)num(r, "last_id");
+	*after = (long long)out_num(r, "last_id");
 	*more = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "more"));
 	cJSON_Delete(r);
 	return 0;
@@ -249,7 +202,7 @@ cmd_events(struct ctx *ctx, int argc, char **argv)
 		case 'n':
 			limit = atoll(optarg);
 			if (limit <= 0 || limit > 1000)
-				return fail(ROCMD_EINVAL, "--limit takes a number from 1 to 1000");
+				return out_fail(ROCMD_EINVAL, "--limit takes a number from 1 to 1000");
 			break;
 		case 'k':
 			kind = optarg;
@@ -257,7 +210,7 @@ cmd_events(struct ctx *ctx, int argc, char **argv)
 		case 'a':
 			after = atoll(optarg);
 			if (after < 0)
-				return fail(ROCMD_EINVAL, "--after takes an event id");
+				return out_fail(ROCMD_EINVAL, "--after takes an event id");
 			break;
 		case 'A':
 			all = 1;
@@ -304,14 +257,14 @@ cmd_events(struct ctx *ctx, int argc, char **argv)
 				       why, sizeof(why));
 		cJSON_Delete(r);
 		if (rc < 0)
-			return fail(rc, why);
+			return out_fail(rc, why);
 	}
 	rc = rocmd_client_listen(ctx->client, on_event, ctx, why, sizeof(why));
 	if (rc == ROCMD_ECLOSED) {
 		fprintf(stderr, "rocmctl: rocmd closed the connection (daemon stopped?)\n");
 		return EXIT_ERROR;
 	}
-	return fail(rc, why);
+	return out_fail(rc, why);
 }
 
 static int
@@ -321,10 +274,10 @@ cmd_config(struct ctx *ctx, int argc, char **argv)
 	int rc;
 
 	if (argc != 0)
-		return fail(ROCMD_EINVAL, "config takes no arguments");
+		return out_fail(ROCMD_EINVAL, "config takes no arguments");
 	if ((rc = call(ctx, "config.get", NULL, &r)) != 0)
 		return rc;
-	print_json(r);
+	out_json(r);
 	cJSON_Delete(r);
 	return 0;
 }
@@ -344,9 +297,9 @@ cmd_log_level(struct ctx *ctx, int argc, char **argv)
 	if ((rc = call(ctx, "daemon.set_log_level", p, &r)) != 0)
 		return rc;
 	if (ctx->json)
-		print_json(r);
+		out_json(r);
 	else
-		printf("log level: %s\n", str(r, "level"));
+		printf("log level: %s\n", out_str(r, "level"));
 	cJSON_Delete(r);
 	return 0;
 }
@@ -358,11 +311,11 @@ cmd_shutdown(struct ctx *ctx, int argc, char **argv)
 	int rc;
 
 	if (argc != 0)
-		return fail(ROCMD_EINVAL, "shutdown takes no arguments");
+		return out_fail(ROCMD_EINVAL, "shutdown takes no arguments");
 	if ((rc = call(ctx, "daemon.shutdown", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json)
-		print_json(r);
+		out_json(r);
 	else
 		printf("rocmd is shutting down\n");
 	cJSON_Delete(r);
@@ -389,7 +342,7 @@ cmd_call(struct ctx *ctx, int argc, char **argv)
 	}
 	if ((rc = call(ctx, argv[0], params, &r)) != 0)
 		return rc;
-	print_json(r);
+	out_json(r);
 	cJSON_Delete(r);
 	return 0;
 }

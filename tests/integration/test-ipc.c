@@ -106,7 +106,8 @@ spawn_rocmd(struct daemon *d, const char *state, const char *sock, int *errfd)
 static void
 wait_for_socket(const char *path)
 {
-	for (int i = 0; i < 500; i++) {
+	/* Generous: a loaded CI machine can take seconds to start a process. */
+	for (int i = 0; i < 3000; i++) {
 		int fd = sock_connect(path);
 		if (fd >= 0) {
 			close(fd);
