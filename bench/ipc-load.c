@@ -9,6 +9,18 @@
  * many connections (1,000 by default), keeps them all open for a while and
  * checks that each still answers, which is the "many idle clients" case.
  *
+ * The open-loop mode (-r RATE) sends at a fixed total rate instead, spread
+ * evenly over the connections: send g (0, 1, 2, ...) is due at g / RATE
+ * seconds after the start, on connection g mod N. The schedule is computed
+ * before the run. A send that finds no free pipeline slot on its connection
+ * is counted as late and goes out as soon as a reply frees one. Every latency
+ * counts from the scheduled time, not from the actual send, so a stalled
+ * server (or generator) shows up in the figures instead of quietly lowering
+ * the offered rate (coordinated omission). The due sends are released by a
+ * timerfd armed at the absolute due time of the next one and watched by a
+ * uv_poll: a uv_timer has 1 ms resolution and libuv's relative timeouts wake
+ * 0-1 ms late, which would land in every latency measured from the schedule.
+ *
  * Frames and messages go through the project's own codec (common/proto.h), so
  * the figures include the same encoding the real client pays for. Requests
  * are encoded once per pipeline slot and reused: a slot's id is fixed and the
@@ -21,7 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <uv.h>
@@ -71,6 +86,10 @@ struct conn {
 	unsigned inflight;
 	struct slot *slots;
 	uint64_t hello_sent_ns;
+	/* Open loop: send k (0, 1, ...) of this connection is global send
+	 * k * nconns + index; k_due of them are due, k_sent went out. */
+	unsigned index;
+	uint64_t k_due, k_sent;
 };
 
 struct write_req {
@@ -94,6 +113,18 @@ struct bench {
 	double hold_s;
 	unsigned ramp; /* connections in connect/hello at once */
 	int json;
+	double rate; /* open loop: total sends per second; 0: closed loop */
+
+	/* Open loop: the send schedule, the timerfd that releases it, counts. */
+	uint64_t *sched_ns; /* due time of each global send, from t_run */
+	uint64_t sched_len;
+	uint64_t sched_next; /* first global send not yet due */
+	int tfd;
+	uv_poll_t tpoll;
+	int tpoll_open;
+	uint64_t late;        /* due while the connection had no free slot */
+	uint64_t unsent;      /* due but never sent (connection lost, drain timeout) */
+	struct latencies lag; /* actual send minus scheduled time */
 
 	struct conn *conns;
 	char *hello_frame;
@@ -341,12 +372,37 @@ conn_send_slot(struct conn *c, unsigned i)
 	return rc;
 }
 
+/* Open loop: sends this connection's due requests while slots are free. Each
+ * request's latency counts from its scheduled time. */
+static void
+conn_open_fill(struct conn *c)
+{
+	struct bench *b = c->b;
+	uint64_t due;
+	unsigned i;
+
+	for (i = 0; i < b->depth && c->k_sent < c->k_due && c->state == CONN_READY; i++) {
+		if (c->slots[i].busy)
+			continue;
+		due = b->t_run + b->sched_ns[c->k_sent * b->nconns + c->index];
+		c->k_sent++;
+		if (conn_send_slot(c, i) < 0)
+			return;
+		lat_add(&b->lag, c->slots[i].sent_ns - due);
+		c->slots[i].sent_ns = due;
+	}
+}
+
 /* Keeps DEPTH requests in flight on a ready connection while the run lasts. */
 static void
 conn_fill(struct conn *c)
 {
 	unsigned i;
 
+	if (c->b->rate > 0) {
+		conn_open_fill(c);
+		return;
+	}
 	for (i = 0; i < c->b->depth && c->state == CONN_READY; i++) {
 		if (!bench_may_issue(c->b))
 			return;
@@ -432,6 +488,11 @@ handle_reply(struct conn *c, const struct rocmd_rpc *msg, uint64_t now)
 	if (b->phase == PHASE_RUN) {
 		conn_fill(c);
 		if (b->phase == PHASE_RUN && b->count && b->issued >= b->count)
+			bench_next_phase(b);
+	} else if (b->phase == PHASE_DRAIN && b->rate > 0) {
+		/* Requests that fell due during the run still go out. */
+		conn_open_fill(c);
+		if (b->phase == PHASE_DRAIN && !b->inflight)
 			bench_next_phase(b);
 	} else if ((b->phase == PHASE_DRAIN || b->phase == PHASE_ROUND) && !b->inflight) {
 		bench_next_phase(b);
@@ -569,6 +630,15 @@ bench_close_all(struct bench *b)
 	b->cpu_s = cpu_seconds() - b->cpu_run_start;
 	uv_timer_stop(&b->timer);
 	uv_close((uv_handle_t *)&b->timer, NULL);
+	if (b->tpoll_open) {
+		b->tpoll_open = 0;
+		uv_poll_stop(&b->tpoll);
+		uv_close((uv_handle_t *)&b->tpoll, NULL);
+	}
+	/* Requests that fell due but never went out (connection lost, or the
+	 * drain timed out) are counted, not silently dropped. */
+	for (i = 0; b->rate > 0 && i < b->nconns; i++)
+		b->unsent += b->conns[i].k_due - b->conns[i].k_sent;
 	for (i = 0; i < b->nconns; i++)
 		conn_close(&b->conns[i]);
 }
@@ -619,6 +689,91 @@ on_timer(uv_timer_t *t)
 	}
 }
 
+/* Open loop: arms the timerfd for the next due send, at an absolute time on
+ * CLOCK_MONOTONIC, the clock uv_hrtime reads. */
+static int
+sched_arm(struct bench *b)
+{
+	struct itimerspec its;
+	uint64_t at = b->t_run + b->sched_ns[b->sched_next];
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)(at / 1000000000u);
+	its.it_value.tv_nsec = (long)(at % 1000000000u);
+	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+		its.it_value.tv_nsec = 1;
+	return timerfd_settime(b->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Open loop: every send whose time has come falls due on its connection and
+ * goes out if a pipeline slot is free; otherwise it is late. */
+static void
+on_sched(uv_poll_t *h, int status, int events)
+{
+	struct bench *b = h->data;
+	uint64_t now, expirations;
+
+	(void)events;
+	if (status >= 0 && read(b->tfd, &expirations, sizeof(expirations)) < 0 &&
+	    errno != EAGAIN)
+		status = -errno;
+	if (status < 0 || b->phase != PHASE_RUN) {
+		if (status < 0)
+			fprintf(stderr, "ipc-load: send timer: %s\n", uv_strerror(status));
+		uv_poll_stop(h);
+		if (b->phase == PHASE_RUN)
+			bench_next_phase(b);
+		return;
+	}
+	now = uv_hrtime();
+	b->sending = 1;
+	while (b->sched_next < b->sched_len && b->t_run + b->sched_ns[b->sched_next] <= now) {
+		struct conn *c = &b->conns[b->sched_next % b->nconns];
+
+		b->sched_next++;
+		c->k_due++;
+		if (c->state != CONN_READY)
+			continue;
+		conn_open_fill(c);
+		if (c->k_sent < c->k_due)
+			b->late++;
+	}
+	b->sending = 0;
+	if (b->phase != PHASE_RUN)
+		return;
+	if (b->sched_next == b->sched_len || !b->open_now) {
+		/* The schedule is spent (or nobody is left): what is owed drains. */
+		uv_poll_stop(h);
+		bench_next_phase(b);
+		return;
+	}
+	if (sched_arm(b) < 0) {
+		fprintf(stderr, "ipc-load: timerfd_settime: %s\n", strerror(errno));
+		uv_poll_stop(h);
+		bench_next_phase(b);
+	}
+}
+
+/* Open loop: starts releasing the schedule, which counts from b->t_run. */
+static int
+sched_start(struct bench *b)
+{
+	int rc;
+
+	b->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (b->tfd < 0)
+		return -errno;
+	rc = uv_poll_init(b->loop, &b->tpoll, b->tfd);
+	if (rc < 0)
+		return rc;
+	b->tpoll_open = 1;
+	b->tpoll.data = b;
+	rc = uv_poll_start(&b->tpoll, UV_READABLE, on_sched);
+	if (rc < 0)
+		return rc;
+	return sched_arm(b) < 0 ? -errno : 0;
+}
+
 /* Hold mode: sends one status on every open connection. */
 static void
 bench_round(struct bench *b, int round)
@@ -655,6 +810,18 @@ bench_next_phase(struct bench *b)
 		}
 		b->phase = PHASE_RUN;
 		b->t_run = b->t_end = uv_hrtime();
+		if (b->rate > 0) {
+			/* The schedule, not the timer, ends an open-loop run. */
+			int rc = b->open_now ? sched_start(b) : 0;
+
+			uv_timer_stop(&b->timer);
+			if (rc < 0)
+				fprintf(stderr, "ipc-load: send timer: %s\n",
+				        rc > -4000 ? uv_strerror(rc) : rocmd_strerror(rc));
+			if (rc < 0 || !b->open_now)
+				bench_next_phase(b);
+			return;
+		}
 		if (b->duration_s > 0)
 			uv_timer_start(&b->timer, on_timer, (uint64_t)(b->duration_s * 1000.0), 0);
 		else
@@ -732,10 +899,29 @@ bench_setup(struct bench *b)
 	rc = encode_request(HELLO_ID, "hello", params, &b->hello_frame, &b->hello_frame_len);
 	if (rc < 0)
 		return rc;
+	b->tfd = -1;
+	if (b->rate > 0) {
+		uint64_t g;
+
+		/* -d sets the length, -n caps it; with -n alone, N sends. */
+		b->sched_len = b->duration_s > 0 ? (uint64_t)(b->duration_s * b->rate) : b->count;
+		if (b->count && b->count < b->sched_len)
+			b->sched_len = b->count;
+		if (!b->sched_len)
+			b->sched_len = 1;
+		if (b->sched_len > (1u << 28))
+			return ROCMD_EINVAL;
+		b->sched_ns = malloc(b->sched_len * sizeof(*b->sched_ns));
+		if (!b->sched_ns)
+			return ROCMD_ENOMEM;
+		for (g = 0; g < b->sched_len; g++)
+			b->sched_ns[g] = (uint64_t)((double)g * 1e9 / b->rate);
+	}
 	for (i = 0; i < b->nconns; i++) {
 		struct conn *c = &b->conns[i];
 
 		c->b = b;
+		c->index = i;
 		c->slots = calloc(b->depth, sizeof(*c->slots));
 		if (!c->slots)
 			return ROCMD_ENOMEM;
@@ -771,6 +957,10 @@ bench_free(struct bench *b)
 	free(b->hello_frame);
 	free(b->lat.ns);
 	free(b->hello_lat.ns);
+	free(b->lag.ns);
+	free(b->sched_ns);
+	if (b->tfd >= 0)
+		close(b->tfd);
 }
 
 static void
@@ -783,7 +973,7 @@ static void
 bench_report(struct bench *b)
 {
 	double run_s, rps, cpu_us;
-	double p50, p90, p99, pmax, h50, h99;
+	double p50, p90, p99, p999, pmax, h50, h99, lag50, lag99, lagmax;
 	cJSON *o;
 	char *s;
 
@@ -792,6 +982,11 @@ bench_report(struct bench *b)
 	p50 = lat_pct(&b->lat, 50);
 	p90 = lat_pct(&b->lat, 90);
 	p99 = lat_pct(&b->lat, 99);
+	p999 = lat_pct(&b->lat, 99.9);
+	qsort(b->lag.ns, b->lag.len, sizeof(*b->lag.ns), cmp_u32);
+	lag50 = lat_pct(&b->lag, 50);
+	lag99 = lat_pct(&b->lag, 99);
+	lagmax = lat_pct(&b->lag, 100);
 	pmax = lat_pct(&b->lat, 100);
 	h50 = lat_pct(&b->hello_lat, 50);
 	h99 = lat_pct(&b->hello_lat, 99);
@@ -823,6 +1018,17 @@ bench_report(struct bench *b)
 			add_num(o, "duration_s", run_s);
 			add_num(o, "rps", rps);
 		}
+		if (b->rate > 0) {
+			cJSON_AddStringToObject(o, "loop", "open");
+			add_num(o, "rate", b->rate);
+			add_num(o, "scheduled", (double)b->sched_next);
+			add_num(o, "late", (double)b->late);
+			add_num(o, "unsent", (double)b->unsent);
+			add_num(o, "p999_us", p999);
+			add_num(o, "send_lag_p50_us", lag50);
+			add_num(o, "send_lag_p99_us", lag99);
+			add_num(o, "send_lag_max_us", lagmax);
+		}
 		add_num(o, "client_cpu_us_per_req", cpu_us);
 		add_num(o, "p50_us", p50);
 		add_num(o, "p90_us", p90);
@@ -848,12 +1054,28 @@ bench_report(struct bench *b)
 	} else {
 		printf("pipeline      %u\n", b->depth);
 		printf("duration      %.3f s\n", run_s);
-		printf("throughput    %.0f req/s\n", rps);
+		if (b->rate > 0) {
+			printf("open loop     offered %.0f req/s, achieved %.0f req/s\n", b->rate,
+			       rps);
+			printf("sends         %" PRIu64 " scheduled, %" PRIu64 " late (no free slot), "
+			       "%" PRIu64 " never sent\n",
+			       b->sched_next, b->late, b->unsent);
+			printf("send lag us   p50 %.1f  p99 %.1f  max %.1f (actual send - schedule)\n",
+			       lag50, lag99, lagmax);
+		} else {
+			printf("throughput    %.0f req/s\n", rps);
+		}
 	}
 	printf("requests      %" PRIu64 " ok, %" PRIu64 " errors (%" PRIu64
 	       " error replies, %" PRIu64 " lost)\n",
 	       b->completed, b->errors + b->conn_failed, b->rpc_errors, b->lost);
-	printf("latency us    p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n", p50, p90, p99, pmax);
+	if (b->rate > 0)
+		printf("latency us    p50 %.1f  p90 %.1f  p99 %.1f  p999 %.1f  max %.1f "
+		       "(from the scheduled send)\n",
+		       p50, p90, p99, p999, pmax);
+	else
+		printf("latency us    p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n", p50, p90, p99,
+		       pmax);
 	printf("client CPU    %.1f us per request (this load generator)\n", cpu_us);
 }
 
@@ -870,7 +1092,9 @@ usage(FILE *f)
 	    "  -P, --pipeline N       requests in flight per connection (default 1)\n"
 	    "  -H, --hold             open all connections, hold them, status on each\n"
 	    "  -t, --hold-time SEC    how long to hold (default 3)\n"
-	    "  -r, --ramp N           connections between connect and hello at once (default 64)\n"
+	    "  -r, --rate RATE        open loop: RATE requests/s in total, evenly spread over\n"
+	    "                         the connections; latency counts from the scheduled send\n"
+	    "  -R, --ramp N           connections between connect and hello at once (default 64)\n"
 	    "  -j, --json             print one JSON line instead of the table\n"
 	    "  -h, --help\n");
 }
@@ -914,7 +1138,8 @@ parse_args(struct bench *b, int argc, char **argv)
 	    {"pipeline", required_argument, NULL, 'P'},
 	    {"hold", no_argument, NULL, 'H'},
 	    {"hold-time", required_argument, NULL, 't'},
-	    {"ramp", required_argument, NULL, 'r'},
+	    {"rate", required_argument, NULL, 'r'},
+	    {"ramp", required_argument, NULL, 'R'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -928,7 +1153,7 @@ parse_args(struct bench *b, int argc, char **argv)
 	b->duration_s = 10;
 	b->hold_s = 3;
 	b->ramp = 64;
-	while ((ch = getopt_long(argc, argv, "s:c:d:n:P:Ht:r:jh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:c:d:n:P:Ht:r:R:jh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			if (strlen(optarg) >= sizeof(b->socket_path)) {
@@ -966,6 +1191,11 @@ parse_args(struct bench *b, int argc, char **argv)
 				goto bad;
 			break;
 		case 'r':
+			if (parse_uint(optarg, 100000000, &v) < 0 || !v)
+				goto bad;
+			b->rate = (double)v;
+			break;
+		case 'R':
 			if (parse_uint(optarg, 1000000, &v) < 0 || !v)
 				goto bad;
 			b->ramp = (unsigned)v;
@@ -990,7 +1220,12 @@ parse_args(struct bench *b, int argc, char **argv)
 		if (!have_conns)
 			b->nconns = 1000;
 		b->depth = 1;
+		b->rate = 0;
 	}
+	/* Open loop: the timerfd wake-ups should not be rounded up by the default
+	 * 50 us timer slack. */
+	if (b->rate > 0)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	if (!b->socket_path[0] &&
 	    rocmd_paths_client_socket(b->socket_path, sizeof(b->socket_path)) < 0) {
 		fprintf(stderr, "ipc-load: no default socket known; pass --socket\n");

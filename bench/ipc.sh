@@ -4,8 +4,11 @@
 # redis-server, each on a Unix socket in a temporary folder, then in one run:
 #   1. throughput and latency at 1, 16 and 64 connections: redis-benchmark
 #      PING against redis, bench/ipc-load "status" against rocmd;
-#   2. 1,000 connections opened and held, a status on each before and after;
-#   3. the idle daemon: RSS, CPU ticks and context switches over a window, and
+#   2. open loop at 64 connections against rocmd: ipc-load -r at 25% and 50%
+#      of the closed-loop 64-connection throughput of step 1, and at 5,000/s,
+#      latency counted from each request's scheduled send time;
+#   3. 1,000 connections opened and held, a status on each before and after;
+#   4. the idle daemon: RSS, CPU ticks and context switches over a window, and
 #      strace's syscall count over a shorter one (no periodic wake-ups).
 # It builds nothing: pass the build folder (default build/). The figures are
 # for people to read; the script fails only when it cannot set up.
@@ -20,6 +23,9 @@ IDLE=60      # idle window in seconds
 STRACE_WIN=10 # strace window in seconds (0: skip)
 HOLD_CONNS=1000
 HOLD_TIME=5
+OPEN_TIME=10 # seconds of each open-loop run
+OPEN_CONNS=64
+OPEN_FIXED=5000 # req/s, offered besides 25% and 50% of the closed-loop figure
 CLIENTS="1 16 64"
 BUILD=build
 
@@ -30,7 +36,7 @@ usage() {
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick)
-		DURATION=3 REQUESTS=50000 IDLE=5 STRACE_WIN=3 HOLD_TIME=2
+		DURATION=3 REQUESTS=50000 IDLE=5 STRACE_WIN=3 HOLD_TIME=2 OPEN_TIME=3
 		;;
 	--duration) DURATION=$2; shift ;;
 	--requests) REQUESTS=$2; shift ;;
@@ -161,6 +167,7 @@ echo "rocmd pid $DPID: RSS after start and one status ${RSS_START} kB; open-file
 echo
 
 HZ=$(getconf CLK_TCK)
+OPEN_BASE=0
 echo "== throughput: redis-benchmark -s SOCK -t ping -c C -n $REQUESTS --csv  vs  ipc-load -s SOCK -c C -d $DURATION --json"
 ROWS=""
 for c in $CLIENTS; do
@@ -179,6 +186,7 @@ for c in $CLIENTS; do
 	r_p50=$(csv_field "$csv" PING_MBULK 5)
 	r_p99=$(csv_field "$csv" PING_MBULK 7)
 	d_rps=$(json_num "$js" rps)
+	[ "$c" -ne "$OPEN_CONNS" ] || OPEN_BASE=${d_rps:-0}
 	d_p50=$(json_num "$js" p50_us)
 	d_p99=$(json_num "$js" p99_us)
 	d_err=$(json_num "$js" errors)
@@ -205,6 +213,43 @@ NF == 11 {
 }'
 echo "cpu: the server process's own CPU time (utime+stime) per request over the run"
 echo "targets: ratio >= 0.5 at 64 clients; rocmd p99 <= 1000 us"
+echo
+
+# Closed-loop clients at 64 connections keep the daemon saturated, so their p99
+# is queueing (Little's law: mean latency = 64 / throughput). Latency below
+# saturation is measured open loop, at fixed offered rates.
+base=$(printf '%.0f' "$OPEN_BASE" 2>/dev/null || echo 0)
+echo "== open loop: ipc-load -s SOCK -c $OPEN_CONNS -r RATE -d $OPEN_TIME --json" \
+	"(rocmd closed-loop at $OPEN_CONNS: $base req/s)"
+RATES=""
+[ "$base" -lt 4 ] || RATES="$((base / 4)) $((base / 2))"
+RATES="$RATES $OPEN_FIXED"
+OROWS=""
+for r in $RATES; do
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	js=$("$LOAD" -s "$TMP/rocmd.sock" -c "$OPEN_CONNS" -r "$r" -d "$OPEN_TIME" --json || true)
+	echo "rocmd  c=$OPEN_CONNS  r=$r  $js"
+	OROWS="$OROWS$r $(json_num "$js" rps) $(json_num "$js" p50_us) $(json_num "$js" p99_us)"
+	OROWS="$OROWS $(json_num "$js" p999_us) $(json_num "$js" max_us) $(json_num "$js" late)"
+	OROWS="$OROWS $(json_num "$js" send_lag_p99_us) $(json_num "$js" errors) $load
+"
+done
+echo
+printf '%s' "$OROWS" | awk '
+BEGIN {
+	printf "%8s  %8s  %8s  %8s  %8s  %8s  %6s  %8s  %6s  %5s\n", "offered", "achieved",
+		"p50", "p99", "p999", "max", "late", "lag p99", "errors", "load"
+	printf "%8s  %8s  %8s  %8s  %8s  %8s  %6s  %8s  %6s  %5s\n", "req/s", "req/s", "us",
+		"us", "us", "us", "", "us", "", "1 min"
+}
+NF == 10 {
+	printf "%8d  %8.0f  %8.1f  %8.1f  %8.1f  %8.1f  %6d  %8.1f  %6s  %5s\n", $1, $2, $3,
+		$4, $5, $6, $7, $8, $9, $10
+}'
+echo "latency from each request's scheduled send; late: due while its connection's"
+echo "request was still unanswered (sent on the reply, latency still from the schedule);"
+echo "lag: actual send - scheduled send, the generator's own delay (included in latency)"
+echo "target: rocmd p99 <= 1000 us below saturation"
 echo
 
 echo "== hold: ipc-load -s SOCK -H -c $HOLD_CONNS -t $HOLD_TIME --json"
