@@ -1245,7 +1245,6 @@ on_drop_event(uv_fs_event_t *h, const char *filename, int events, int status)
 int
 rocmd_pkg_start(struct rocmd_server *srv, char *why, size_t whylen)
 {
-	char path[4096 + 16];
 	int rc;
 
 	memset(&P, 0, sizeof(P));
@@ -1256,8 +1255,7 @@ rocmd_pkg_start(struct rocmd_server *srv, char *why, size_t whylen)
 	snprintf(P.drop, sizeof(P.drop), "%s/drop", srv->cfg->state_dir);
 	if ((rc = rocmd_store_open(P.store, why, whylen)) < 0)
 		return rc;
-	snprintf(path, sizeof(path), "%s/rocmd.db", srv->cfg->state_dir);
-	if ((rc = rocmd_pkg_db_open(path, &P.db, why, whylen)) < 0)
+	if ((rc = rocmd_pkg_db_attach(srv->db, &P.db)) < 0)
 		return rc;
 	/* The progress tick runs only while a job does: an idle daemon never wakes. */
 	uv_timer_init(srv->loop, &P.tick);
@@ -1308,7 +1306,7 @@ rocmd_pkg_stop(void)
 		free(d->name);
 		free(d);
 	}
-	rocmd_pkg_db_close(P.db);
+	rocmd_pkg_db_detach(P.db);
 	P.db = NULL;
 	P.started = 0;
 }

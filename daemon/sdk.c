@@ -814,7 +814,6 @@ rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
                 struct rocmd_sdk **out, char *why, size_t whylen)
 {
 	struct rocmd_sdk *m = calloc(1, sizeof(*m));
-	char path[PATH_MAX];
 	int rc;
 
 	*out = NULL;
@@ -829,8 +828,7 @@ rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
 		rc = ROCMD_ENOMEM;
 		goto fail;
 	}
-	snprintf(path, sizeof(path), "%s/rocmd.db", srv->cfg->state_dir);
-	rc = rocmd_sdk_db_open(path, &m->db, why, whylen);
+	rc = rocmd_sdk_db_attach(srv->db, &m->db);
 	if (rc < 0)
 		goto fail;
 	rc = rocmd_hash_cache_new(0, &m->cache);
@@ -876,7 +874,7 @@ rocmd_sdk_free(struct rocmd_sdk *m)
 {
 	if (m == NULL)
 		return;
-	rocmd_sdk_db_close(m->db);
+	rocmd_sdk_db_detach(m->db);
 	rocmd_hash_cache_free(m->cache);
 	free(m->root);
 	free(m->probe);

@@ -8,6 +8,10 @@
 
 #include <sqlite3.h>
 
+struct rocmd_db;
+
+/* The daemon's one connection, shared by the feature modules' accessors. */
+sqlite3 *rocmd_db_sqlite(struct rocmd_db *db);
 /* SQLite result code → 0 or a rocmd error (extended codes are folded). */
 int rocmd_db_map_rc(int rc);
 /* Binds S, or NULL when S is NULL; S must outlive the statement's step. */

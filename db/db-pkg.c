@@ -14,40 +14,28 @@
 #include "db/db-internal.h"
 
 struct rocmd_pkg_db {
-	sqlite3 *h;
+	sqlite3 *h; /* borrowed from the daemon's struct rocmd_db */
 };
 
 int
-rocmd_pkg_db_open(const char *path, struct rocmd_pkg_db **out, char *why, size_t whylen)
+rocmd_pkg_db_attach(struct rocmd_db *main, struct rocmd_pkg_db **out)
 {
-	struct rocmd_pkg_db *db = calloc(1, sizeof(*db));
-	int rc;
+	struct rocmd_pkg_db *db;
 
 	*out = NULL;
+	if (rocmd_db_sqlite(main) == NULL)
+		return ROCMD_EINVAL;
+	db = calloc(1, sizeof(*db));
 	if (db == NULL)
 		return ROCMD_ENOMEM;
-	rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_busy_timeout(db->h, 5000);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db->h, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", NULL,
-		                  NULL, NULL);
-	if (rc != SQLITE_OK) {
-		snprintf(why, whylen, "cannot open %s: %s", path,
-		         db->h != NULL ? sqlite3_errmsg(db->h) : "out of memory");
-		rocmd_pkg_db_close(db);
-		return rocmd_db_map_rc(rc);
-	}
+	db->h = rocmd_db_sqlite(main);
 	*out = db;
 	return 0;
 }
 
 void
-rocmd_pkg_db_close(struct rocmd_pkg_db *db)
+rocmd_pkg_db_detach(struct rocmd_pkg_db *db)
 {
-	if (db == NULL)
-		return;
-	sqlite3_close(db->h);
 	free(db);
 }
 

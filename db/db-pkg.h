@@ -1,9 +1,8 @@
 /*
  * The package store's rows: table package (one per imported package, keyed
  * by the digest of its manifest) and package_file (its files, naming store
- * objects by SHA-256), from migration 4. Like db-tune.c this module keeps its
- * own connection to the database rocmd_db_open() created and migrated; only
- * the daemon's loop thread uses it. Writers use BEGIN IMMEDIATE, so a package
+ * objects by SHA-256), from migration 4. It works on the daemon's own
+ * connection (rocmd_pkg_db_attach); only the daemon's loop thread uses it. Writers use BEGIN IMMEDIATE, so a package
  * and all its files appear together or not at all.
  */
 #ifndef ROCMD_DB_PKG_H
@@ -12,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct rocmd_db;
 struct rocmd_pkg_db;
 
 /* A package row; strings may be NULL where the column is. */
@@ -42,9 +42,11 @@ struct rocmd_db_pkg_file {
 	const char *link;   /* symlink target, else NULL */
 };
 
-/* Opens a connection to the migrated database at PATH. */
-int rocmd_pkg_db_open(const char *path, struct rocmd_pkg_db **out, char *why, size_t whylen);
-void rocmd_pkg_db_close(struct rocmd_pkg_db *db);
+/* Uses the connection of MAIN (opened and migrated by rocmd_db_open), so
+ * every module's writes share one connection and one transaction order. */
+int rocmd_pkg_db_attach(struct rocmd_db *main, struct rocmd_pkg_db **out);
+/* Frees the accessor; the connection stays with MAIN. NULL is fine. */
+void rocmd_pkg_db_detach(struct rocmd_pkg_db *db);
 const char *rocmd_pkg_db_errmsg(struct rocmd_pkg_db *db);
 
 /* Adds a package with its files; ROCMD_EEXISTS (and *ID the existing one)

@@ -2,9 +2,8 @@
  * SDK discovery's rows (migration 5): table sdk (one row per install path
  * ever seen, with its state present / unreadable / removed, so history stays
  * when an SDK disappears), sdk_library (each content its rocBLAS library has
- * had; the current one has current = 1) and gpu. Like db-pkg.c this module
- * keeps its own connection to the database rocmd_db_open() created and
- * migrated; only the daemon's loop thread uses it. A scan's changes are
+ * had; the current one has current = 1) and gpu. It works on the daemon's own
+ * connection (rocmd_sdk_db_attach); only the daemon's loop thread uses it. A scan's changes are
  * written in one BEGIN IMMEDIATE transaction (begin/commit).
  */
 #ifndef ROCMD_DB_SDK_H
@@ -13,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct rocmd_db;
 struct rocmd_sdk_db;
 
 /* An install with its current library; strings may be NULL where the column is. */
@@ -50,8 +50,11 @@ struct rocmd_db_gpu {
 	const char *detail;
 };
 
-int rocmd_sdk_db_open(const char *path, struct rocmd_sdk_db **out, char *why, size_t whylen);
-void rocmd_sdk_db_close(struct rocmd_sdk_db *db);
+/* Uses the connection of MAIN (opened and migrated by rocmd_db_open), so
+ * every module's writes share one connection and one transaction order. */
+int rocmd_sdk_db_attach(struct rocmd_db *main, struct rocmd_sdk_db **out);
+/* Frees the accessor; the connection stays with MAIN. NULL is fine. */
+void rocmd_sdk_db_detach(struct rocmd_sdk_db *db);
 const char *rocmd_sdk_db_errmsg(struct rocmd_sdk_db *db);
 
 int rocmd_sdk_db_begin(struct rocmd_sdk_db *db);

@@ -101,6 +101,12 @@ rocmd_db_map_rc(int rc)
 	}
 }
 
+sqlite3 *
+rocmd_db_sqlite(struct rocmd_db *db)
+{
+	return db != NULL ? db->h : NULL;
+}
+
 int
 rocmd_db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {

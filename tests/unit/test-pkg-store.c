@@ -54,7 +54,7 @@ setup(void **state)
 	snprintf(f->store, sizeof(f->store), "%s/store", f->dir);
 	snprintf(path, sizeof(path), "%s/rocmd.db", f->dir);
 	if (rocmd_db_open(path, &f->db, why, sizeof(why)) < 0 ||
-	    rocmd_pkg_db_open(path, &f->pdb, why, sizeof(why)) < 0 ||
+	    rocmd_pkg_db_attach(f->db, &f->pdb) < 0 ||
 	    rocmd_store_open(f->store, why, sizeof(why)) < 0) {
 		fprintf(stderr, "setup: %s\n", why);
 		return -1;
@@ -78,7 +78,7 @@ teardown(void **state)
 	struct fx *f = *state;
 	char cmd[256];
 
-	rocmd_pkg_db_close(f->pdb);
+	rocmd_pkg_db_detach(f->pdb);
 	rocmd_db_close(f->db);
 	snprintf(cmd, sizeof(cmd), "chmod -R u+w %s; rm -rf %s", f->dir, f->dir);
 	if (system(cmd) != 0)
