@@ -266,13 +266,16 @@ nvrtc:
 	return 0;
 }
 
+/*
+ * Forgets the entry points but leaves the libraries loaded for the life of the
+ * process. NVRTC carries its own C++ runtime, whose exception pool is freed
+ * only at exit: unloading it leaks that pool on every open (LeakSanitizer
+ * reports it), and the driver is not meant to be unloaded either. A later
+ * open gets the same handles back from dlopen.
+ */
 static void
 api_unload(struct cuda_api *api)
 {
-	if (api->libnvrtc != NULL)
-		dlclose(api->libnvrtc);
-	if (api->libcuda != NULL)
-		dlclose(api->libcuda);
 	memset(api, 0, sizeof(*api));
 }
 
