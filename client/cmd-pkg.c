@@ -83,24 +83,10 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 static int
 call(struct pkg_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
-	char why[1024] = "", path[4096];
-	int rc;
+	int rc = out_call(ctx->client, ctx->socket, method, params, result, on_progress, ctx);
 
-	if (*ctx->client == NULL) {
-		if (ctx->socket != NULL)
-			snprintf(path, sizeof(path), "%s", ctx->socket);
-		else
-			rocmd_paths_client_socket(path, sizeof(path));
-		rc = rocmd_client_open(path, "rocmctl", ctx->client, NULL, why, sizeof(why));
-		if (rc < 0) {
-			cJSON_Delete(params);
-			return out_fail(rc, why);
-		}
-	}
-	rc = rocmd_client_call(*ctx->client, method, params, result, NULL, on_progress, ctx, why,
-	                       sizeof(why));
 	bar_clear(ctx);
-	return rc < 0 ? out_fail(rc, why) : 0;
+	return rc;
 }
 
 static int

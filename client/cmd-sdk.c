@@ -23,23 +23,7 @@ struct sdk_ctx {
 static int
 call(struct sdk_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
-	char why[1024] = "", path[4096];
-	int rc;
-
-	if (*ctx->client == NULL) {
-		if (ctx->socket != NULL)
-			snprintf(path, sizeof(path), "%s", ctx->socket);
-		else
-			rocmd_paths_client_socket(path, sizeof(path));
-		rc = rocmd_client_open(path, "rocmctl", ctx->client, NULL, why, sizeof(why));
-		if (rc < 0) {
-			cJSON_Delete(params);
-			return out_fail(rc, why);
-		}
-	}
-	rc = rocmd_client_call(*ctx->client, method, params, result, NULL, NULL, NULL, why,
-	                       sizeof(why));
-	return rc < 0 ? out_fail(rc, why) : 0;
+	return out_call(ctx->client, ctx->socket, method, params, result, NULL, NULL);
 }
 
 /* "gfx1030,gfx1100" from a JSON array of strings. */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "common/paths.h"
 
 struct out_table {
 	int ncols, nrows, cap;
@@ -178,4 +179,27 @@ out_size(double bytes, char *buf, size_t len)
 	}
 	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
 	return buf;
+}
+
+int
+out_call(struct rocmd_client **client, const char *socket, const char *method, cJSON *params,
+	 cJSON **result, rocmd_notify_fn on_notify, void *arg)
+{
+	char why[1024] = "", path[4096];
+	int rc;
+
+	if (*client == NULL) {
+		if (socket != NULL)
+			snprintf(path, sizeof(path), "%s", socket);
+		else
+			rocmd_paths_client_socket(path, sizeof(path));
+		rc = rocmd_client_open(path, "rocmctl", client, NULL, why, sizeof(why));
+		if (rc < 0) {
+			cJSON_Delete(params);
+			return out_fail(rc, why);
+		}
+	}
+	rc = rocmd_client_call(*client, method, params, result, NULL, on_notify, arg, why,
+			       sizeof(why));
+	return rc < 0 ? out_fail(rc, why) : 0;
 }

@@ -1,6 +1,7 @@
 /*
- * Human output for rocmctl: aligned tables and key/value blocks. Columns are
- * sized to their widest cell; nothing is truncated.
+ * What every rocmctl command shares: connecting and calling with uniform
+ * error reporting, aligned tables and key/value blocks (columns sized to their
+ * widest cell; nothing is truncated), and small JSON accessors.
  */
 #ifndef ROCMD_OUTPUT_H
 #define ROCMD_OUTPUT_H
@@ -9,6 +10,8 @@
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
+
+#include "client.h"
 
 struct out_table;
 
@@ -40,5 +43,13 @@ const char *out_str(const cJSON *o, const char *key);
 void out_json(const cJSON *j);
 /* Formats a byte count as "1.5 GiB". */
 const char *out_size(double bytes, char *buf, size_t len);
+
+/*
+ * Connects once (to SOCKET, else the default socket) into *CLIENT, then calls
+ * METHOD with PARAMS (consumed); notifications go to ON_NOTIFY. On failure
+ * prints the reason and returns the exit code; 0 on success.
+ */
+int out_call(struct rocmd_client **client, const char *socket, const char *method,
+	     cJSON *params, cJSON **result, rocmd_notify_fn on_notify, void *arg);
 
 #endif

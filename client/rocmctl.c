@@ -54,36 +54,11 @@ usage(FILE *f)
 		   "Exit codes: 0 ok, 1 error, 2 usage, 3 daemon unreachable, 4 permission denied.\n");
 }
 
-static int
-connect_daemon(struct ctx *ctx)
-{
-	char path[4096], why[1024] = "";
-	int rc;
-
-	if (ctx->client != NULL)
-		return 0;
-	if (ctx->socket != NULL)
-		snprintf(path, sizeof(path), "%s", ctx->socket);
-	else
-		rocmd_paths_client_socket(path, sizeof(path));
-	rc = rocmd_client_open(path, "rocmctl", &ctx->client, NULL, why, sizeof(why));
-	return rc < 0 ? out_fail(rc, why) : 0;
-}
-
 /* Calls METHOD; on failure prints the daemon's reason and returns the exit code. */
 static int
 call(struct ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
-	char why[1024] = "";
-	int rc = connect_daemon(ctx);
-
-	if (rc != 0) {
-		cJSON_Delete(params);
-		return rc;
-	}
-	rc = rocmd_client_call(ctx->client, method, params, result, NULL, NULL, NULL, why,
-			       sizeof(why));
-	return rc < 0 ? out_fail(rc, why) : 0;
+	return out_call(&ctx->client, ctx->socket, method, params, result, NULL, NULL);
 }
 
 static int
