@@ -158,6 +158,25 @@ const struct rocmd_migration rocmd_migrations[] = {
 		"	detail TEXT CHECK (detail IS NULL OR json_valid(detail))\n"
 		");\n",
 	},
+	{
+		6,
+		"deployments",
+		/* Owned by the deploy work (issue 5): replace this SQL as the schema
+		 * is designed; nothing has shipped with it yet. */
+		"CREATE TABLE deployment (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	package_id INTEGER REFERENCES package(id)\n"
+		");\n",
+	},
+	{
+		7,
+		"tune queue",
+		/* Owned by the idle-tuning work (issue 8): replace this SQL as the
+		 * schema is designed; nothing has shipped with it yet. */
+		"CREATE TABLE tune_queue (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT\n"
+		");\n",
+	},
 };
 
 const int rocmd_migrations_count = (int)(sizeof(rocmd_migrations) / sizeof(rocmd_migrations[0]));

@@ -393,14 +393,12 @@ test_real_archives(void **state)
 			assert_int_equal(deployed, 0);
 			assert_int_equal(
 			    sqlite_exec(f,
-			                "CREATE TABLE deployment (id INTEGER PRIMARY "
-			                "KEY, package_id INTEGER);"
 			                "INSERT INTO deployment (package_id) VALUES (%lld)",
 			                (long long)i3.id),
 			    0);
 			assert_int_equal(rocmd_pkg_db_deployments(f->pdb, i3.id, &deployed), 0);
 			assert_int_equal(deployed, 1);
-			assert_int_equal(sqlite_exec(f, "DROP TABLE deployment"), 0);
+			assert_int_equal(sqlite_exec(f, "DELETE FROM deployment"), 0);
 		}
 		/* Removing the last package empties the store. */
 		assert_int_equal(rocmd_pkg_db_remove(f->pdb, i3.id), 0);
