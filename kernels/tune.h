@@ -88,6 +88,9 @@ struct tune_store {
 		       void *cbctx);
 	/* Finished evaluations stored for this key (any config). */
 	int (*count)(void *ctx, const struct tune_key *key, int64_t *n);
+	/* Optional (may be NULL): the default's time given to set_winner with the
+	 * winner of KEY's problem, or ROCMD_ENOTFOUND. The tuned library keeps it. */
+	int (*winner_default)(void *ctx, const struct tune_key *key, double *default_ms);
 };
 
 int tune_store_mem_new(struct tune_store *out);
