@@ -25,6 +25,7 @@ enum {
 	Q_WINNERS,
 	Q_WINNERS_ANY,
 	Q_COUNT,
+	Q_WINNER_DEFAULT,
 	Q_COUNT_
 };
 
@@ -46,6 +47,7 @@ static const char *const queries[Q_COUNT_] = {
 	"SELECT problem, winner_config, winner_ms FROM tune_job WHERE backend = ?1 AND arch = ?2 "
 	"AND device = ?3 AND compute_units = ?4 AND winner_config IS NOT NULL ORDER BY finished_ms, id",
 	"SELECT count(*) FROM tune_eval WHERE job_id = ?1",
+	"SELECT default_ms FROM tune_job WHERE id = ?1 AND winner_config IS NOT NULL",
 };
 
 struct tune_db {
@@ -53,6 +55,7 @@ struct tune_db {
 	sqlite3_stmt *st[Q_COUNT_];
 	char last_key[1024]; /* the job the cached id belongs to */
 	int64_t last_job;
+	int borrowed; /* the connection is the daemon's (tune_db_attach) */
 };
 
 /* The outcome names, as tune_outcome_name() spells them; kept here so that
@@ -333,6 +336,31 @@ db_count(void *ctx, const struct tune_key *key, int64_t *n)
 	return rc == SQLITE_ROW ? 0 : rocmd_db_map_rc(rc);
 }
 
+/* The default's time declared with the winner (the tuned library keeps it). */
+static int
+db_winner_default(void *ctx, const struct tune_key *key, double *default_ms)
+{
+	struct tune_db *db = ctx;
+	sqlite3_stmt *st;
+	int64_t id;
+	int rc, err;
+
+	*default_ms = 0;
+	err = job_id(db, key, 0, &id);
+	if (err < 0)
+		return err;
+	st = stmt(db, Q_WINNER_DEFAULT);
+	rc = sqlite3_bind_int64(st, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*default_ms = sqlite3_column_double(st, 0); /* NULL reads as 0: unknown */
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return ROCMD_ENOTFOUND;
+	return rc == SQLITE_ROW ? 0 : rocmd_db_map_rc(rc);
+}
+
 static void
 db_free(struct tune_db *db)
 {
@@ -340,7 +368,8 @@ db_free(struct tune_db *db)
 
 	for (i = 0; i < Q_COUNT_; i++)
 		sqlite3_finalize(db->st[i]);
-	sqlite3_close(db->h);
+	if (!db->borrowed)
+		sqlite3_close(db->h);
 	free(db);
 }
 
@@ -373,6 +402,36 @@ tune_db_open(const char *path, struct tune_store *out, char *why, size_t whylen)
 					NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(why, whylen, "%s: %s", path, sqlite3_errmsg(db->h));
+		err = rocmd_db_map_rc(rc);
+		db_free(db);
+		return err < 0 ? err : ROCMD_EDB;
+	}
+	out->ctx = db;
+	out->lookup = db_lookup;
+	out->record = db_record;
+	out->set_winner = db_set_winner;
+	out->winners = db_winners;
+	out->count = db_count;
+	out->winner_default = db_winner_default;
+	return 0;
+}
+
+int
+tune_db_attach(struct rocmd_db *main, struct tune_store *out)
+{
+	struct tune_db *db;
+	int rc = SQLITE_OK, err, i;
+
+	memset(out, 0, sizeof(*out));
+	db = calloc(1, sizeof(*db));
+	if (db == NULL)
+		return ROCMD_ENOMEM;
+	db->h = rocmd_db_sqlite(main);
+	db->borrowed = 1;
+	for (i = 0; i < Q_COUNT_ && rc == SQLITE_OK; i++)
+		rc = sqlite3_prepare_v3(db->h, queries[i], -1, SQLITE_PREPARE_PERSISTENT, &db->st[i],
+					NULL);
+	if (rc != SQLITE_OK) {
 		err = rocmd_db_map_rc(rc);
 		db_free(db);
 		return err < 0 ? err : ROCMD_EDB;

@@ -231,6 +231,18 @@ mem_count(void *ctx, const struct tune_key *key, int64_t *n)
 	return 0;
 }
 
+static int
+mem_winner_default(void *ctx, const struct tune_key *key, double *default_ms)
+{
+	struct mem_entry *e = mem_find(ctx, key, NULL, 1);
+
+	*default_ms = 0;
+	if (e == NULL)
+		return ROCMD_ENOTFOUND;
+	*default_ms = e->r.p20_ms; /* mem_set_winner() keeps the default's time there */
+	return 0;
+}
+
 int
 tune_store_mem_new(struct tune_store *out)
 {
@@ -243,6 +255,7 @@ tune_store_mem_new(struct tune_store *out)
 	out->set_winner = mem_set_winner;
 	out->winners = mem_winners;
 	out->count = mem_count;
+	out->winner_default = mem_winner_default;
 	return 0;
 }
 

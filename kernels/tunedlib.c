@@ -1,0 +1,1491 @@
+/*
+ * The tuned kernel library (tunedlib.h): the in-memory table of winners, its
+ * generations on disk (written as dpkg writes files: new beside old, fsync,
+ * rename, fsync the folder), the strict reader that refuses any damaged or
+ * truncated file, shape selection, and the JSON/CSV export and import.
+ *
+ * Test hook: ROCMD_TUNEDLIB_CRASH_AT=<step> makes tunedlib_write() _exit(99)
+ * at that step ("code", "index", "rename", "current"), so a test can kill a
+ * writer half-way and check that readers still see the previous library.
+ */
+#include "kernels/tunedlib.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/text.h"
+
+#ifdef ROCMD_BACKEND_CUDA
+#include "kernels/backend-cuda.h"
+#endif
+
+struct tunedlib {
+	struct tune_key id;
+	uint64_t gen;
+	struct tunedlib_entry *e; /* sorted by problem */
+	int n, cap;
+};
+
+/* ---- the table ---- */
+
+int
+tunedlib_new(const struct tune_key *id, struct tunedlib **out)
+{
+	struct tunedlib *lib = calloc(1, sizeof(*lib));
+
+	*out = NULL;
+	if (lib == NULL)
+		return ROCMD_ENOMEM;
+	lib->id = *id;
+	lib->id.problem[0] = '\0';
+	*out = lib;
+	return 0;
+}
+
+void
+tunedlib_free(struct tunedlib *lib)
+{
+	int i;
+
+	if (lib == NULL)
+		return;
+	for (i = 0; i < lib->n; i++)
+		free((void *)lib->e[i].code);
+	free(lib->e);
+	free(lib);
+}
+
+const struct tune_key *
+tunedlib_id(const struct tunedlib *lib)
+{
+	return &lib->id;
+}
+
+uint64_t
+tunedlib_generation(const struct tunedlib *lib)
+{
+	return lib->gen;
+}
+
+int
+tunedlib_count(const struct tunedlib *lib)
+{
+	return lib->n;
+}
+
+const struct tunedlib_entry *
+tunedlib_entry_at(const struct tunedlib *lib, int i)
+{
+	return i >= 0 && i < lib->n ? &lib->e[i] : NULL;
+}
+
+/* Index of PROBLEM, or -(insertion point) - 1. */
+static int
+entry_search(const struct tunedlib *lib, const char *problem)
+{
+	int lo = 0, hi = lib->n;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2, c = strcmp(lib->e[mid].problem, problem);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -lo - 1;
+}
+
+const struct tunedlib_entry *
+tunedlib_find(const struct tunedlib *lib, const char *problem)
+{
+	int i = entry_search(lib, problem);
+
+	return i >= 0 ? &lib->e[i] : NULL;
+}
+
+static int
+valid_problem(const char *problem, struct gemm_problem *p, char *why, size_t whylen)
+{
+	char back[64];
+
+	if (problem == NULL || strlen(problem) >= sizeof(back) || gemm_problem_parse(problem, p) < 0 ||
+	    gemm_problem_key(p, back, sizeof(back)) < 0 || strcmp(back, problem) != 0 ||
+	    gemm_problem_check(p, NULL, 0) < 0) {
+		snprintf(why, whylen, "invalid problem '%.64s'", problem ? problem : "(none)");
+		return ROCMD_EINVAL;
+	}
+	return 0;
+}
+
+/* NAME=int;NAME=int;... with names of letters, digits and '_'. */
+static int
+valid_config(const char *c)
+{
+	size_t n;
+	const char *p = c;
+
+	if (c == NULL || (n = strlen(c)) == 0 || n >= SPACE_KEY_MAX)
+		return 0;
+	while (*p != '\0') {
+		const char *name = p;
+
+		while (isalnum((unsigned char)*p) || *p == '_')
+			p++;
+		if (p == name || p - name >= SPACE_NAME_MAX || *p++ != '=')
+			return 0;
+		if (*p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p == ';' && p[1] != '\0')
+			p++;
+		else if (*p != '\0')
+			return 0;
+	}
+	return 1;
+}
+
+static int
+valid_time(double t, int zero_ok)
+{
+	return isfinite(t) && t <= TUNEDLIB_MAX_TIME_MS && (t > 0 || (zero_ok && t == 0));
+}
+
+int
+tunedlib_add(struct tunedlib *lib, const char *problem, const char *config, double winner_ms,
+	     double default_ms, char *why, size_t whylen)
+{
+	struct tunedlib_entry *e;
+	struct gemm_problem p;
+	int i, err;
+
+	if ((err = valid_problem(problem, &p, why, whylen)) < 0)
+		return err;
+	if (!valid_config(config)) {
+		snprintf(why, whylen, "%s: invalid configuration '%.80s'", problem,
+			 config ? config : "(none)");
+		return ROCMD_EINVAL;
+	}
+	if (!valid_time(winner_ms, 0) || !valid_time(default_ms, 1)) {
+		snprintf(why, whylen, "%s: invalid time (winner %g ms, default %g ms)", problem,
+			 winner_ms, default_ms);
+		return ROCMD_EINVAL;
+	}
+	i = entry_search(lib, problem);
+	if (i >= 0) {
+		e = &lib->e[i];
+		free((void *)e->code);
+	} else {
+		if (lib->n >= TUNEDLIB_MAX_ENTRIES) {
+			snprintf(why, whylen, "more than %d entries", TUNEDLIB_MAX_ENTRIES);
+			return ROCMD_EINVAL;
+		}
+		if (lib->n == lib->cap) {
+			int cap = lib->cap ? lib->cap * 2 : 16;
+			struct tunedlib_entry *ne = realloc(lib->e, (size_t)cap * sizeof(*ne));
+
+			if (ne == NULL)
+				return ROCMD_ENOMEM;
+			lib->e = ne;
+			lib->cap = cap;
+		}
+		i = -i - 1;
+		memmove(&lib->e[i + 1], &lib->e[i], (size_t)(lib->n - i) * sizeof(*e));
+		lib->n++;
+		e = &lib->e[i];
+	}
+	memset(e, 0, sizeof(*e));
+	snprintf(e->problem, sizeof(e->problem), "%s", problem);
+	e->p = p;
+	snprintf(e->config, sizeof(e->config), "%s", config);
+	e->winner_ms = winner_ms;
+	e->default_ms = default_ms;
+	return 0;
+}
+
+static int
+valid_kind(const char *kind)
+{
+	return kind != NULL && (!strcmp(kind, "cubin") || !strcmp(kind, "hsaco"));
+}
+
+static int
+sha256_hex(const void *data, size_t len, char out[65])
+{
+	uint8_t d[ROCMD_SHA256_LEN];
+	struct rocmd_sha256 *h = NULL;
+	int err;
+
+	if ((err = rocmd_sha256_new(&h)) < 0)
+		return err;
+	err = rocmd_sha256_update(h, data, len);
+	if (err == 0)
+		err = rocmd_sha256_final(h, d);
+	rocmd_sha256_free(h);
+	if (err == 0)
+		rocmd_sha256_hex(d, out);
+	return err;
+}
+
+int
+tunedlib_set_code(struct tunedlib *lib, const char *problem, const char *kind, const void *code,
+		  size_t len)
+{
+	int i = entry_search(lib, problem), err;
+	struct tunedlib_entry *e;
+	void *copy;
+	char hex[65];
+
+	if (i < 0)
+		return ROCMD_ENOTFOUND;
+	if (!valid_kind(kind) || len == 0 || len > TUNEDLIB_MAX_CODE)
+		return ROCMD_EINVAL;
+	if ((err = sha256_hex(code, len, hex)) < 0)
+		return err;
+	copy = malloc(len);
+	if (copy == NULL)
+		return ROCMD_ENOMEM;
+	memcpy(copy, code, len);
+	e = &lib->e[i];
+	free((void *)e->code);
+	e->code = copy;
+	e->code_len = len;
+	snprintf(e->code_kind, sizeof(e->code_kind), "%s", kind);
+	memcpy(e->code_sha256, hex, sizeof(e->code_sha256));
+	return 0;
+}
+
+/* ---- from a results store ---- */
+
+struct store_walk {
+	struct tunedlib *lib;
+	struct tune_store *st;
+	char *why;
+	size_t whylen;
+	int err;
+};
+
+static int
+store_cb(void *ctx, const char *problem, const char *config, double median_ms)
+{
+	struct store_walk *w = ctx;
+	struct tune_key k = w->lib->id;
+	double dflt = 0;
+
+	snprintf(k.problem, sizeof(k.problem), "%s", problem);
+	if (w->st->winner_default != NULL && w->st->winner_default(w->st->ctx, &k, &dflt) < 0)
+		dflt = 0;
+	if (!valid_time(dflt, 1))
+		dflt = 0;
+	w->err = tunedlib_add(w->lib, problem, config, median_ms, dflt, w->why, w->whylen);
+	return w->err < 0;
+}
+
+int
+tunedlib_from_store(struct tune_store *st, const struct tune_key *id, struct tunedlib **out,
+		    char *why, size_t whylen)
+{
+	struct store_walk w;
+	int err;
+
+	*out = NULL;
+	memset(&w, 0, sizeof(w));
+	if ((err = tunedlib_new(id, &w.lib)) < 0)
+		return err;
+	w.st = st;
+	w.why = why;
+	w.whylen = whylen;
+	err = st->winners(st->ctx, id, 0, store_cb, &w);
+	if (w.err < 0)
+		err = w.err;
+	if (err < 0) {
+		if (w.err == 0)
+			snprintf(why, whylen, "cannot read the winners from the results store");
+		tunedlib_free(w.lib);
+		return err;
+	}
+	*out = w.lib;
+	return 0;
+}
+
+/* ---- code objects ---- */
+
+int
+tunedlib_compile(struct tunedlib *lib, const char *hiprtc_path, char *why, size_t whylen)
+{
+	if (!strcmp(lib->id.backend, "cpu"))
+		return 0; /* the configuration is the compiled-in kernel's parameters */
+#ifdef ROCMD_BACKEND_CUDA
+	if (!strcmp(lib->id.backend, "cuda")) {
+		struct backend_ctx *ctx = NULL;
+		char *src = NULL, hash[17], defs[SPACE_MAX_PARAMS][40], log[4096];
+		const char *dp[SPACE_MAX_PARAMS];
+		size_t len = 0;
+		int err, i;
+
+		src = backend_cuda_source(&len);
+		if (src == NULL)
+			return ROCMD_ENOMEM;
+		snprintf(hash, sizeof(hash), "%016llx",
+			 (unsigned long long)backend_hash(src, len, BACKEND_HASH_INIT));
+		if (strcmp(hash, lib->id.source_hash) != 0) {
+			snprintf(why, whylen,
+				 "the library was tuned on kernel source %s, this build has %s: "
+				 "re-tune before compiling",
+				 lib->id.source_hash, hash);
+			err = ROCMD_EINVAL;
+			goto out;
+		}
+		if ((err = backend_cuda_open_nvrtc(lib->id.arch, &ctx, why, whylen)) < 0)
+			goto out;
+		for (i = 0; i < lib->n; i++) {
+			struct tunedlib_entry *e = &lib->e[i];
+			struct space_def sd;
+			struct space_point pt;
+			char *cubin = NULL;
+			size_t n = 0;
+			int nd;
+
+			if (e->code != NULL)
+				continue;
+			backend_cuda_space_for(&sd, &e->p, 1, 1);
+			if (space_key_parse(&sd, e->config, &pt) < 0) {
+				snprintf(why, whylen, "%s: configuration not in the CUDA space: %.200s",
+					 e->problem, e->config);
+				err = ROCMD_EINVAL;
+				goto out;
+			}
+			nd = space_defines(&sd, &pt, defs, dp);
+			err = backend_cuda_nvrtc(ctx, src, len, dp, nd, &cubin, &n, log, sizeof(log));
+			if (err < 0) {
+				snprintf(why, whylen, "%s: NVRTC: %.400s", e->problem, log);
+				goto out;
+			}
+			err = tunedlib_set_code(lib, e->problem, "cubin", cubin, n);
+			free(cubin);
+			if (err < 0)
+				goto out;
+		}
+	out:
+		if (ctx != NULL)
+			backend_cuda_close_nvrtc(ctx);
+		free(src);
+		return err;
+	}
+#endif
+	if (!strcmp(lib->id.backend, "hip"))
+		snprintf(why, whylen,
+			 "HIP code objects for the tuned library are not built yet (hiprtc %s)",
+			 hiprtc_path ? hiprtc_path : "not given");
+	else
+		snprintf(why, whylen, "no code objects for backend '%s' in this build",
+			 lib->id.backend);
+	return ROCMD_EUNSUPPORTED;
+}
+
+/* ---- the on-disk form ---- */
+
+static void
+crash_at(const char *step)
+{
+	const char *s = getenv("ROCMD_TUNEDLIB_CRASH_AT");
+
+	if (s != NULL && !strcmp(s, step))
+		_exit(99);
+}
+
+static int
+fsync_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Writes LEN bytes to a new file PATH (0444) and fsyncs it. */
+static int
+write_file(const char *path, const void *data, size_t len)
+{
+	const char *p = data;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno == ENOSPC ? ROCMD_ENOSPACE : -errno;
+			break;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (err == 0 && fsync(fd) < 0)
+		err = -errno;
+	if (close(fd) < 0 && err == 0)
+		err = -errno;
+	if (err < 0)
+		unlink(path);
+	return err;
+}
+
+/* Reads at most MAX bytes of PATH, NUL-terminated. ROCMD_ECORRUPT when larger. */
+static int
+read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	struct stat sb;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd, err = 0;
+
+	*out = NULL;
+	*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? ROCMD_ENOTFOUND : -errno;
+	if (fstat(fd, &sb) < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > max) {
+		err = ROCMD_ECORRUPT;
+		goto out;
+	}
+	buf = malloc((size_t)sb.st_size + 1);
+	if (buf == NULL) {
+		err = ROCMD_ENOMEM;
+		goto out;
+	}
+	while (got < (size_t)sb.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = r < 0 ? -errno : ROCMD_ETRUNCATED;
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+static int
+mkdir_p(const char *dir)
+{
+	char tmp[4096];
+	size_t i, n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(tmp))
+		return ROCMD_EINVAL;
+	memcpy(tmp, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (tmp[i] != '/' && tmp[i] != '\0')
+			continue;
+		tmp[i] = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		tmp[i] = dir[i];
+	}
+	return 0;
+}
+
+/* Removes folder PATH and the plain files in it and in its co/ subfolder. */
+static void
+remove_generation(const char *path)
+{
+	char sub[4096], f[4096];
+	const char *parts[2] = {"co", ""};
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		DIR *d;
+		struct dirent *de;
+
+		rocmd_pathf(sub, sizeof(sub), "%s%s%s", path, *parts[k] ? "/" : "", parts[k]);
+		d = opendir(sub);
+		if (d == NULL)
+			continue;
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.' &&
+			    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+				continue;
+			rocmd_pathf(f, sizeof(f), "%s/%s", sub, de->d_name);
+			unlink(f);
+		}
+		closedir(d);
+		rmdir(sub);
+	}
+}
+
+/* "v123" -> 123; 0 for anything else. */
+static uint64_t
+gen_of(const char *name)
+{
+	char *end;
+	unsigned long long v;
+
+	if (name[0] != 'v' || !isdigit((unsigned char)name[1]))
+		return 0;
+	errno = 0;
+	v = strtoull(name + 1, &end, 10);
+	return *end == '\0' && errno == 0 ? (uint64_t)v : 0;
+}
+
+/* The generation CURRENT names: 0 and *GEN, ROCMD_ENOTFOUND, or ROCMD_ECORRUPT. */
+static int
+read_current(const char *dir, uint64_t *gen, char *why, size_t whylen)
+{
+	char path[4096], *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	*gen = 0;
+	rocmd_pathf(path, sizeof(path), "%s/CURRENT", dir);
+	err = read_file(path, 64, &buf, &len);
+	if (err == ROCMD_ENOTFOUND) {
+		snprintf(why, whylen, "%s holds no tuned library (no CURRENT)", dir);
+		return err;
+	}
+	if (err < 0) {
+		snprintf(why, whylen, "%s: cannot read (%s)", path, rocmd_strerror(err));
+		return err == ROCMD_ECORRUPT ? err : ROCMD_ECORRUPT;
+	}
+	if (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	*gen = gen_of(buf);
+	free(buf);
+	if (*gen == 0) {
+		snprintf(why, whylen, "%s: not a generation name", path);
+		return ROCMD_ECORRUPT;
+	}
+	return 0;
+}
+
+static cJSON *
+id_json(const struct tune_key *id)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (o == NULL)
+		return NULL;
+	cJSON_AddStringToObject(o, "backend", id->backend);
+	cJSON_AddStringToObject(o, "arch", id->arch);
+	cJSON_AddStringToObject(o, "device", id->device);
+	cJSON_AddNumberToObject(o, "compute_units", id->compute_units);
+	cJSON_AddStringToObject(o, "driver", id->driver);
+	cJSON_AddStringToObject(o, "runtime", id->runtime);
+	cJSON_AddStringToObject(o, "compiler", id->compiler);
+	cJSON_AddStringToObject(o, "source_hash", id->source_hash);
+	return o;
+}
+
+/* The index or an export. WITH_CODE: code object fields (the index). */
+static char *
+lib_json(const struct tunedlib *lib, const char *format, int with_code)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	char *text = NULL;
+	int i;
+
+	if (root == NULL)
+		return NULL;
+	cJSON_AddStringToObject(root, "format", format);
+	cJSON_AddNumberToObject(root, "version", TUNEDLIB_VERSION);
+	cJSON_AddItemToObject(root, "id", id_json(&lib->id));
+	arr = cJSON_AddArrayToObject(root, "entries");
+	for (i = 0; arr != NULL && i < lib->n; i++) {
+		const struct tunedlib_entry *e = &lib->e[i];
+		cJSON *o = cJSON_CreateObject();
+
+		if (o == NULL)
+			goto out;
+		cJSON_AddItemToArray(arr, o);
+		cJSON_AddStringToObject(o, "problem", e->problem);
+		cJSON_AddStringToObject(o, "config", e->config);
+		cJSON_AddNumberToObject(o, "winner_ms", e->winner_ms);
+		cJSON_AddNumberToObject(o, "default_ms", e->default_ms);
+		if (with_code && e->code != NULL) {
+			cJSON_AddStringToObject(o, "code_kind", e->code_kind);
+			cJSON_AddStringToObject(o, "code_sha256", e->code_sha256);
+			cJSON_AddNumberToObject(o, "code_size", (double)e->code_len);
+		}
+	}
+	text = cJSON_Print(root);
+out:
+	cJSON_Delete(root);
+	return text;
+}
+
+int
+tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
+{
+	char tmp[4096], path[4096], gdir[4096], name[64];
+	char *index = NULL;
+	uint64_t cur = 0, maxgen = 0, gen;
+	DIR *d = NULL;
+	struct dirent *de;
+	int err, i;
+
+	/* Every path below is DIR plus at most ~120 bytes: check once. */
+	if (strlen(dir) > 3800) {
+		snprintf(why, whylen, "folder name too long");
+		return ROCMD_EINVAL;
+	}
+	if ((err = mkdir_p(dir)) < 0) {
+		snprintf(why, whylen, "%s: cannot create (%s)", dir, rocmd_strerror(err));
+		return err;
+	}
+	/* The next number: above every generation present, crash leftovers included. */
+	read_current(dir, &cur, path, sizeof(path));
+	d = opendir(dir);
+	if (d == NULL) {
+		err = -errno;
+		snprintf(why, whylen, "%s: %s", dir, rocmd_strerror(err));
+		return err;
+	}
+	while ((de = readdir(d)) != NULL) {
+		uint64_t g = gen_of(de->d_name);
+
+		if (g > maxgen)
+			maxgen = g;
+	}
+	closedir(d);
+	d = NULL;
+	gen = (cur > maxgen ? cur : maxgen) + 1;
+
+	if (rocmd_pathf(tmp, sizeof(tmp), "%s/.tmp-v%" PRIu64 "-%ld", dir, gen, (long)getpid()) < 0 ||
+	    rocmd_pathf(gdir, sizeof(gdir), "%s/v%" PRIu64, dir, gen) < 0) {
+		snprintf(why, whylen, "%s: path too long", dir);
+		return ROCMD_EINVAL;
+	}
+	remove_generation(tmp);
+	rocmd_pathf(path, sizeof(path), "%s/co", tmp);
+	if (mkdir(tmp, 0755) < 0 || mkdir(path, 0755) < 0) {
+		err = -errno;
+		snprintf(why, whylen, "%s: cannot create (%s)", tmp, rocmd_strerror(err));
+		goto fail;
+	}
+	for (i = 0; i < lib->n; i++) {
+		const struct tunedlib_entry *e = &lib->e[i];
+
+		if (e->code == NULL)
+			continue;
+		rocmd_pathf(path, sizeof(path), "%s/co/%s.%s", tmp, e->code_sha256, e->code_kind);
+		err = write_file(path, e->code, e->code_len);
+		if (err == -EEXIST) /* two shapes, one kernel: content-addressed */
+			err = 0;
+		if (err < 0) {
+			snprintf(why, whylen, "%s: cannot write (%s)", path, rocmd_strerror(err));
+			goto fail;
+		}
+		crash_at("code");
+	}
+	rocmd_pathf(path, sizeof(path), "%s/co", tmp);
+	if ((err = fsync_path(path)) < 0)
+		goto fail_sync;
+	index = lib_json(lib, TUNEDLIB_FORMAT, 1);
+	if (index == NULL) {
+		err = ROCMD_ENOMEM;
+		goto fail;
+	}
+	rocmd_pathf(path, sizeof(path), "%s/index.json", tmp);
+	if (getenv("ROCMD_TUNEDLIB_CRASH_AT") && !strcmp(getenv("ROCMD_TUNEDLIB_CRASH_AT"), "index")) {
+		/* Half an index on disk, then the crash. */
+		write_file(path, index, strlen(index) / 2);
+		crash_at("index");
+	}
+	if ((err = write_file(path, index, strlen(index))) < 0) {
+		snprintf(why, whylen, "%s: cannot write (%s)", path, rocmd_strerror(err));
+		goto fail;
+	}
+	if ((err = fsync_path(tmp)) < 0)
+		goto fail_sync;
+	crash_at("rename");
+	if (rename(tmp, gdir) < 0) {
+		err = -errno;
+		snprintf(why, whylen, "%s: cannot rename into place (%s)", gdir, rocmd_strerror(err));
+		goto fail;
+	}
+	if ((err = fsync_path(dir)) < 0)
+		goto fail_sync;
+	crash_at("current");
+	/* The switch: CURRENT names the new generation. */
+	snprintf(name, sizeof(name), "v%" PRIu64 "\n", gen);
+	rocmd_pathf(tmp, sizeof(tmp), "%s/.CURRENT.tmp-%ld", dir, (long)getpid());
+	unlink(tmp);
+	rocmd_pathf(path, sizeof(path), "%s/CURRENT", dir);
+	if ((err = write_file(tmp, name, strlen(name))) < 0 || rename(tmp, path) < 0) {
+		if (err == 0)
+			err = -errno;
+		unlink(tmp);
+		snprintf(why, whylen, "%s: cannot replace (%s)", path, rocmd_strerror(err));
+		goto out;
+	}
+	if ((err = fsync_path(dir)) < 0)
+		goto fail_sync;
+	lib->gen = gen;
+	/* Keep the new and the previous generation (a reader may have read CURRENT
+	 * just before the switch); drop older ones and crash leftovers. */
+	d = opendir(dir);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		uint64_t g = gen_of(de->d_name);
+
+		if ((g != 0 && g != gen && g != cur) || !strncmp(de->d_name, ".tmp-v", 6)) {
+			rocmd_pathf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			remove_generation(path);
+		}
+	}
+	if (d != NULL)
+		closedir(d);
+	err = 0;
+	goto out;
+fail_sync:
+	snprintf(why, whylen, "%s: fsync failed (%s)", dir, rocmd_strerror(err));
+fail:
+	remove_generation(tmp);
+out:
+	free(index);
+	return err;
+}
+
+/* ---- reading ---- */
+
+static int
+printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int
+get_str(const cJSON *o, const char *name, char *dst, size_t len, int empty_ok, char *why,
+	size_t whylen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	if (!cJSON_IsString(v) || v->valuestring == NULL || strlen(v->valuestring) >= len ||
+	    (!empty_ok && v->valuestring[0] == '\0') || !printable(v->valuestring)) {
+		snprintf(why, whylen, "field '%s' is missing or invalid", name);
+		return ROCMD_ECORRUPT;
+	}
+	snprintf(dst, len, "%s", v->valuestring);
+	return 0;
+}
+
+static int
+get_num(const cJSON *o, const char *name, double lo, double hi, double *out, char *why,
+	size_t whylen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo ||
+	    v->valuedouble > hi) {
+		snprintf(why, whylen, "field '%s' is missing or out of range", name);
+		return ROCMD_ECORRUPT;
+	}
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int
+valid_hash16(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return s[16] == '\0';
+}
+
+static int
+parse_id(const cJSON *o, struct tune_key *id, char *why, size_t whylen)
+{
+	double cu;
+	int err;
+
+	memset(id, 0, sizeof(*id));
+	if (!cJSON_IsObject(o)) {
+		snprintf(why, whylen, "field 'id' is missing");
+		return ROCMD_ECORRUPT;
+	}
+	if ((err = get_str(o, "backend", id->backend, sizeof(id->backend), 0, why, whylen)) < 0 ||
+	    (err = get_str(o, "arch", id->arch, sizeof(id->arch), 0, why, whylen)) < 0 ||
+	    (err = get_str(o, "device", id->device, sizeof(id->device), 0, why, whylen)) < 0 ||
+	    (err = get_num(o, "compute_units", 0, 1 << 20, &cu, why, whylen)) < 0 ||
+	    (err = get_str(o, "driver", id->driver, sizeof(id->driver), 1, why, whylen)) < 0 ||
+	    (err = get_str(o, "runtime", id->runtime, sizeof(id->runtime), 1, why, whylen)) < 0 ||
+	    (err = get_str(o, "compiler", id->compiler, sizeof(id->compiler), 1, why, whylen)) < 0 ||
+	    (err = get_str(o, "source_hash", id->source_hash, sizeof(id->source_hash), 0, why,
+			   whylen)) < 0)
+		return err;
+	if (cu != floor(cu)) {
+		snprintf(why, whylen, "field 'compute_units' is not an integer");
+		return ROCMD_ECORRUPT;
+	}
+	id->compute_units = (int)cu;
+	if (!valid_hash16(id->source_hash)) {
+		snprintf(why, whylen, "field 'source_hash' is not 16 hex digits");
+		return ROCMD_ECORRUPT;
+	}
+	return 0;
+}
+
+/* Parses a whole JSON document (index or export) of FORMAT into a library.
+ * DIR != NULL: code objects are read from DIR/co and checked. */
+static int
+parse_json(const char *text, size_t len, const char *format, const char *dir,
+	   struct tunedlib **out, char *why, size_t whylen)
+{
+	cJSON *root = NULL;
+	const cJSON *arr, *it;
+	struct tunedlib *lib = NULL;
+	struct tune_key id;
+	char fmt[32], msg[200];
+	double ver;
+	int err, i = 0;
+
+	*out = NULL;
+	msg[0] = '\0';
+	if (len > TUNEDLIB_MAX_INDEX) {
+		snprintf(why, whylen, "larger than %d bytes", TUNEDLIB_MAX_INDEX);
+		return ROCMD_ECORRUPT;
+	}
+	root = cJSON_ParseWithLength(text, len);
+	if (!cJSON_IsObject(root)) {
+		snprintf(why, whylen, "not a JSON object (truncated or damaged)");
+		err = ROCMD_ECORRUPT;
+		goto out;
+	}
+	if ((err = get_str(root, "format", fmt, sizeof(fmt), 0, why, whylen)) < 0)
+		goto out;
+	if (strcmp(fmt, format) != 0) {
+		snprintf(why, whylen, "format '%s', expected '%s'", fmt, format);
+		err = ROCMD_ECORRUPT;
+		goto out;
+	}
+	if ((err = get_num(root, "version", 1, 1e9, &ver, why, whylen)) < 0)
+		goto out;
+	if (ver > TUNEDLIB_VERSION || ver != floor(ver)) {
+		snprintf(why, whylen, "format version %g, this build reads up to %d", ver,
+			 TUNEDLIB_VERSION);
+		err = ROCMD_EVERSION;
+		goto out;
+	}
+	if ((err = parse_id(cJSON_GetObjectItemCaseSensitive(root, "id"), &id, why, whylen)) < 0)
+		goto out;
+	if ((err = tunedlib_new(&id, &lib)) < 0)
+		goto out;
+	arr = cJSON_GetObjectItemCaseSensitive(root, "entries");
+	if (!cJSON_IsArray(arr)) {
+		snprintf(why, whylen, "field 'entries' is missing");
+		err = ROCMD_ECORRUPT;
+		goto out;
+	}
+	cJSON_ArrayForEach(it, arr)
+	{
+		char problem[64], config[SPACE_KEY_MAX], kind[8], sha[65];
+		double wms, dms, size;
+		const cJSON *ck;
+
+		if (!cJSON_IsObject(it)) {
+			snprintf(msg, sizeof(msg), "not an object");
+			err = ROCMD_ECORRUPT;
+			goto bad_entry;
+		}
+		if ((err = get_str(it, "problem", problem, sizeof(problem), 0, msg, sizeof(msg))) < 0 ||
+		    (err = get_str(it, "config", config, sizeof(config), 0, msg, sizeof(msg))) < 0 ||
+		    (err = get_num(it, "winner_ms", 0, TUNEDLIB_MAX_TIME_MS, &wms, msg,
+				   sizeof(msg))) < 0 ||
+		    (err = get_num(it, "default_ms", 0, TUNEDLIB_MAX_TIME_MS, &dms, msg,
+				   sizeof(msg))) < 0)
+			goto bad_entry;
+		if (tunedlib_find(lib, problem) != NULL) {
+			snprintf(msg, sizeof(msg), "problem %s listed twice", problem);
+			err = ROCMD_ECORRUPT;
+			goto bad_entry;
+		}
+		if ((err = tunedlib_add(lib, problem, config, wms, dms, msg, sizeof(msg))) < 0) {
+			err = err == ROCMD_ENOMEM ? err : ROCMD_ECORRUPT;
+			goto bad_entry;
+		}
+		ck = cJSON_GetObjectItemCaseSensitive(it, "code_kind");
+		if (ck == NULL)
+			goto next;
+		if (dir == NULL) {
+			snprintf(msg, sizeof(msg), "an export carries no code objects");
+			err = ROCMD_ECORRUPT;
+			goto bad_entry;
+		}
+		if ((err = get_str(it, "code_kind", kind, sizeof(kind), 0, msg, sizeof(msg))) < 0 ||
+		    (err = get_str(it, "code_sha256", sha, sizeof(sha), 0, msg, sizeof(msg))) < 0 ||
+		    (err = get_num(it, "code_size", 1, TUNEDLIB_MAX_CODE, &size, msg,
+				   sizeof(msg))) < 0)
+			goto bad_entry;
+		{
+			uint8_t dg[ROCMD_SHA256_LEN];
+			char path[4096], hex[65], *code = NULL;
+			size_t clen = 0;
+
+			if (!valid_kind(kind) || strlen(sha) != 64 || rocmd_sha256_parse(sha, dg) < 0) {
+				snprintf(msg, sizeof(msg), "invalid code object kind or hash");
+				err = ROCMD_ECORRUPT;
+				goto bad_entry;
+			}
+			rocmd_pathf(path, sizeof(path), "%s/co/%s.%s", dir, sha, kind);
+			err = read_file(path, TUNEDLIB_MAX_CODE, &code, &clen);
+			if (err == 0 && (clen != (size_t)size || sha256_hex(code, clen, hex) < 0 ||
+					 strcmp(hex, sha) != 0))
+				err = ROCMD_ECORRUPT;
+			if (err == 0)
+				err = tunedlib_set_code(lib, problem, kind, code, clen);
+			free(code);
+			if (err < 0) {
+				snprintf(msg, sizeof(msg), "code object co/%.16s....%s: %s", sha,
+					 kind,
+					 err == ROCMD_ECORRUPT ? "size or hash does not match"
+							       : rocmd_strerror(err));
+				err = err == ROCMD_ENOMEM ? err : ROCMD_ECORRUPT;
+				goto bad_entry;
+			}
+		}
+	next:
+		i++;
+		continue;
+	bad_entry:
+		snprintf(why, whylen, "entry %d: %s", i, msg);
+		goto out;
+	}
+	*out = lib;
+	lib = NULL;
+	err = 0;
+out:
+	tunedlib_free(lib);
+	cJSON_Delete(root);
+	return err;
+}
+
+int
+tunedlib_open(const char *dir, struct tunedlib **out, char *why, size_t whylen)
+{
+	char path[4096], gdir[4096], sub[300];
+	char *text = NULL;
+	size_t len = 0;
+	uint64_t gen;
+	int err;
+
+	*out = NULL;
+	if (strlen(dir) > 3800) {
+		snprintf(why, whylen, "folder name too long");
+		return ROCMD_EINVAL;
+	}
+	if ((err = read_current(dir, &gen, why, whylen)) < 0)
+		return err;
+	if (rocmd_pathf(gdir, sizeof(gdir), "%s/v%" PRIu64, dir, gen) < 0 ||
+	    rocmd_pathf(path, sizeof(path), "%s/index.json", gdir) < 0) {
+		snprintf(why, whylen, "%s: path too long", dir);
+		return ROCMD_EINVAL;
+	}
+	err = read_file(path, TUNEDLIB_MAX_INDEX, &text, &len);
+	if (err < 0) {
+		snprintf(why, whylen, "%s: %s", path,
+			 err == ROCMD_ENOTFOUND ? "missing" : rocmd_strerror(err));
+		return ROCMD_ECORRUPT;
+	}
+	err = parse_json(text, len, TUNEDLIB_FORMAT, gdir, out, sub, sizeof(sub));
+	free(text);
+	if (err < 0) {
+		snprintf(why, whylen, "%s: %s", path, sub);
+		return err;
+	}
+	(*out)->gen = gen;
+	return 0;
+}
+
+int
+tunedlib_dir_name(const struct tune_key *id, char *buf, size_t len)
+{
+	const char *sdk = !strcmp(id->backend, "cpu") ? id->compiler : id->runtime;
+	char *p;
+	int n;
+
+	n = snprintf(buf, len, "%s-%s", id->arch[0] ? id->arch : "unknown",
+		     sdk[0] ? sdk : "unknown");
+	if (n < 0 || (size_t)n >= len)
+		return ROCMD_EINVAL;
+	for (p = buf; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+			*p = '_';
+	/* Never "." or "..": the folder must stay inside <state>/tuned. */
+	if (buf[0] == '.')
+		buf[0] = '_';
+	return 0;
+}
+
+/* ---- selection ---- */
+
+const char *
+tunedlib_how_name(enum tunedlib_how how)
+{
+	switch (how) {
+	case TUNEDLIB_EXACT:
+		return "exact";
+	case TUNEDLIB_NEAREST:
+		return "nearest";
+	case TUNEDLIB_DEFAULT:
+		return "default";
+	}
+	return "?";
+}
+
+/* As the tuner's seed set measures it (tune.c): Σ|log2 ratio|. */
+static double
+shape_distance(const struct gemm_problem *a, const struct gemm_problem *b)
+{
+	if (a->dtype != b->dtype || a->ta != b->ta || a->tb != b->tb)
+		return INFINITY;
+	return fabs(log2((double)a->m / b->m)) + fabs(log2((double)a->n / b->n)) +
+	       fabs(log2((double)a->k / b->k)) + fabs(log2((double)a->batch / b->batch));
+}
+
+int
+tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
+		const struct gemm_problem *p, const struct backend_device_info *dev,
+		struct tunedlib_choice *out)
+{
+	char key[64], reason[200];
+	int i, best = -1, skipped = 0;
+	double bestd = INFINITY;
+	struct space_point pt;
+
+	memset(out, 0, sizeof(*out));
+	out->entry = -1;
+	reason[0] = '\0';
+	gemm_problem_key(p, key, sizeof(key));
+	for (i = 0; lib != NULL && i < lib->n; i++) {
+		const struct tunedlib_entry *e = &lib->e[i];
+		double d = shape_distance(p, &e->p);
+		char w[160];
+
+		if (!isfinite(d) || d > bestd || (d == bestd && best >= 0))
+			continue;
+		/* The kernel must be valid for this problem: the space's predicate. */
+		if (space_key_parse(space, e->config, &pt) < 0) {
+			snprintf(reason, sizeof(reason), "%s's configuration is not in the %s space",
+				 e->problem, space->name);
+			skipped++;
+			continue;
+		}
+		if (!space_valid(space, &pt, p, dev, w, sizeof(w))) {
+			snprintf(reason, sizeof(reason), "%.40s's configuration is ruled out: %.120s",
+				 e->problem, w);
+			skipped++;
+			continue;
+		}
+		best = i;
+		bestd = d;
+		out->pt = pt;
+	}
+	if (best >= 0) {
+		const struct tunedlib_entry *e = &lib->e[best];
+
+		out->entry = best;
+		out->distance = bestd;
+		out->how = bestd == 0 ? TUNEDLIB_EXACT : TUNEDLIB_NEAREST;
+		snprintf(out->config, sizeof(out->config), "%s", e->config);
+		if (out->how == TUNEDLIB_EXACT)
+			snprintf(out->why, sizeof(out->why), "%s was tuned: %.3f ms (default %.3f ms)",
+				 key, e->winner_ms, e->default_ms);
+		else
+			snprintf(out->why, sizeof(out->why),
+				 "%s was not tuned; the nearest tuned shape whose kernel is valid "
+				 "for it is %s (distance %.2f)",
+				 key, e->problem, bestd);
+		return 0;
+	}
+	out->how = TUNEDLIB_DEFAULT;
+	if (space_default_for(space, p, dev, &out->pt) < 0) {
+		snprintf(out->why, sizeof(out->why), "no configuration of the %s space is valid for %s",
+			 space->name, key);
+		return ROCMD_ENOTFOUND;
+	}
+	space_key(space, &out->pt, out->config, sizeof(out->config));
+	if (lib == NULL)
+		snprintf(out->why, sizeof(out->why), "no tuned library: default configuration");
+	else if (skipped > 0)
+		snprintf(out->why, sizeof(out->why),
+			 "no tuned shape of the same dtype and transposes is valid for %.40s "
+			 "(%.100s): default configuration",
+			 key, reason);
+	else
+		snprintf(out->why, sizeof(out->why),
+			 "no shape with %s's dtype and transposes was tuned: default configuration",
+			 key);
+	return 0;
+}
+
+/* ---- export and import ---- */
+
+int
+tunedlib_export_json(const struct tunedlib *lib, char **out, size_t *len)
+{
+	*out = lib_json(lib, TUNEDLIB_EXPORT_FORMAT, 0);
+	*len = *out ? strlen(*out) : 0;
+	return *out ? 0 : ROCMD_ENOMEM;
+}
+
+/* CSV: '#' lines name the format and the key, then a header row, then
+ * problem,config,winner_ms,default_ms (configurations hold no commas). */
+static const char *const csv_id_fields[] = {"backend", "arch",	   "device",	 "compute_units",
+					    "driver",  "runtime", "compiler", "source_hash"};
+
+static const char *
+id_field(const struct tune_key *id, int i, char *num, size_t numlen)
+{
+	switch (i) {
+	case 0:
+		return id->backend;
+	case 1:
+		return id->arch;
+	case 2:
+		return id->device;
+	case 3:
+		snprintf(num, numlen, "%d", id->compute_units);
+		return num;
+	case 4:
+		return id->driver;
+	case 5:
+		return id->runtime;
+	case 6:
+		return id->compiler;
+	default:
+		return id->source_hash;
+	}
+}
+
+int
+tunedlib_export_csv(const struct tunedlib *lib, char **out, size_t *len)
+{
+	char *buf = NULL, num[16];
+	size_t size = 0;
+	FILE *f;
+	int i;
+
+	*out = NULL;
+	*len = 0;
+	f = open_memstream(&buf, &size);
+	if (f == NULL)
+		return ROCMD_ENOMEM;
+	fprintf(f, "# format=%s\n# version=%d\n", TUNEDLIB_EXPORT_FORMAT, TUNEDLIB_VERSION);
+	for (i = 0; i < 8; i++)
+		fprintf(f, "# %s=%s\n", csv_id_fields[i], id_field(&lib->id, i, num, sizeof(num)));
+	fprintf(f, "problem,config,winner_ms,default_ms\n");
+	for (i = 0; i < lib->n; i++)
+		fprintf(f, "%s,%s,%.9g,%.9g\n", lib->e[i].problem, lib->e[i].config,
+			lib->e[i].winner_ms, lib->e[i].default_ms);
+	if (fclose(f) != 0 || buf == NULL) {
+		free(buf);
+		return ROCMD_ENOMEM;
+	}
+	*out = buf;
+	*len = size;
+	return 0;
+}
+
+/* Strict decimal: the whole field, finite. */
+static int
+parse_double(const char *s, double *out)
+{
+	char *end;
+
+	if (*s == '\0')
+		return -1;
+	errno = 0;
+	*out = strtod(s, &end);
+	return *end == '\0' && errno == 0 && isfinite(*out) ? 0 : -1;
+}
+
+static int
+parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t whylen)
+{
+	struct tune_key id;
+	struct tunedlib *lib = NULL;
+	char *text = NULL, *line, *save = NULL, msg[200];
+	int seen = 0, header = 0, lineno = 0, err = ROCMD_ECORRUPT, i;
+	int have_format = 0, have_version = 0;
+
+	*out = NULL;
+	memset(&id, 0, sizeof(id));
+	if (len > TUNEDLIB_MAX_INDEX || memchr(data, '\0', len) != NULL) {
+		snprintf(why, whylen, "not a text file of at most %d bytes", TUNEDLIB_MAX_INDEX);
+		return ROCMD_ECORRUPT;
+	}
+	text = malloc(len + 1);
+	if (text == NULL)
+		return ROCMD_ENOMEM;
+	memcpy(text, data, len);
+	text[len] = '\0';
+	if (len == 0 || text[len - 1] != '\n') {
+		snprintf(why, whylen, "the last line is cut (no final newline)");
+		goto out;
+	}
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(line);
+
+		lineno++;
+		if (n > 0 && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (!printable(line)) {
+			snprintf(why, whylen, "line %d: control characters", lineno);
+			goto out;
+		}
+		if (line[0] == '#') {
+			char *eq, *name = line + 1;
+
+			while (*name == ' ')
+				name++;
+			eq = strchr(name, '=');
+			if (eq == NULL || header) {
+				snprintf(why, whylen, "line %d: misplaced or malformed '#' line", lineno);
+				goto out;
+			}
+			*eq++ = '\0';
+			if (!strcmp(name, "format")) {
+				if (strcmp(eq, TUNEDLIB_EXPORT_FORMAT) != 0) {
+					snprintf(why, whylen, "format '%.60s', expected '%s'", eq,
+						 TUNEDLIB_EXPORT_FORMAT);
+					goto out;
+				}
+				have_format = 1;
+				continue;
+			}
+			if (!strcmp(name, "version")) {
+				double v;
+
+				if (parse_double(eq, &v) < 0 || v < 1 || v != floor(v)) {
+					snprintf(why, whylen, "line %d: invalid version", lineno);
+					goto out;
+				}
+				if (v > TUNEDLIB_VERSION) {
+					snprintf(why, whylen,
+						 "format version %g, this build reads up to %d", v,
+						 TUNEDLIB_VERSION);
+					err = ROCMD_EVERSION;
+					goto out;
+				}
+				have_version = 1;
+				continue;
+			}
+			for (i = 0; i < 8; i++) {
+				static const size_t sizes[8] = {
+				    sizeof(id.backend), sizeof(id.arch),     sizeof(id.device), 0,
+				    sizeof(id.driver),	sizeof(id.runtime), sizeof(id.compiler),
+				    sizeof(id.source_hash)};
+				char *dst[8] = {id.backend, id.arch,	 id.device,   NULL,
+						id.driver,  id.runtime, id.compiler, id.source_hash};
+
+				if (strcmp(name, csv_id_fields[i]) != 0)
+					continue;
+				if (seen & (1 << i)) {
+					snprintf(why, whylen, "line %d: '%s' given twice", lineno, name);
+					goto out;
+				}
+				seen |= 1 << i;
+				if (i == 3) {
+					double cu;
+
+					if (parse_double(eq, &cu) < 0 || cu < 0 || cu > (1 << 20) ||
+					    cu != floor(cu)) {
+						snprintf(why, whylen, "line %d: invalid compute_units",
+							 lineno);
+						goto out;
+					}
+					id.compute_units = (int)cu;
+				} else if (strlen(eq) >= sizes[i]) {
+					snprintf(why, whylen, "line %d: '%s' too long", lineno, name);
+					goto out;
+				} else {
+					snprintf(dst[i], sizes[i], "%s", eq);
+				}
+				break;
+			}
+			if (i == 8) {
+				snprintf(why, whylen, "line %d: unknown field '%.40s'", lineno, name);
+				goto out;
+			}
+			continue;
+		}
+		if (!header) {
+			if (strcmp(line, "problem,config,winner_ms,default_ms") != 0) {
+				snprintf(why, whylen, "line %d: expected the column header", lineno);
+				goto out;
+			}
+			if (!have_format || !have_version || seen != 0xff) {
+				snprintf(why, whylen, "the '#' lines lack the format, version or a "
+						      "device/software field");
+				goto out;
+			}
+			if (id.backend[0] == '\0' || id.arch[0] == '\0' || id.device[0] == '\0' ||
+			    !valid_hash16(id.source_hash)) {
+				snprintf(why, whylen, "invalid backend, arch, device or source_hash");
+				goto out;
+			}
+			if ((err = tunedlib_new(&id, &lib)) < 0)
+				goto out;
+			err = ROCMD_ECORRUPT;
+			header = 1;
+			continue;
+		}
+		{
+			char *f[4], *p = line, *c;
+			double wms, dms;
+			int nf = 0;
+
+			while (nf < 4) {
+				f[nf++] = p;
+				c = strchr(p, ',');
+				if (c == NULL)
+					break;
+				*c = '\0';
+				p = c + 1;
+			}
+			if (nf != 4 || strchr(f[3], ',') != NULL) {
+				snprintf(why, whylen, "line %d: expected 4 fields", lineno);
+				goto out;
+			}
+			if (parse_double(f[2], &wms) < 0 || parse_double(f[3], &dms) < 0) {
+				snprintf(why, whylen, "line %d: invalid time", lineno);
+				goto out;
+			}
+			if (tunedlib_find(lib, f[0]) != NULL) {
+				snprintf(why, whylen, "line %d: problem %.64s listed twice", lineno,
+					 f[0]);
+				goto out;
+			}
+			if ((err = tunedlib_add(lib, f[0], f[1], wms, dms, msg, sizeof(msg))) < 0) {
+				snprintf(why, whylen, "line %d: %s", lineno, msg);
+				err = err == ROCMD_ENOMEM ? err : ROCMD_ECORRUPT;
+				goto out;
+			}
+			err = ROCMD_ECORRUPT;
+		}
+	}
+	if (!header) {
+		snprintf(why, whylen, "no column header");
+		goto out;
+	}
+	*out = lib;
+	lib = NULL;
+	err = 0;
+out:
+	tunedlib_free(lib);
+	free(text);
+	return err;
+}
+
+/* Which identity field differs: 0 when none. */
+static int
+id_mismatch(const struct tune_key *a, const struct tune_key *b, char *why, size_t whylen)
+{
+	char na[16], nb[16];
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		const char *x = id_field(a, i, na, sizeof(na)), *y = id_field(b, i, nb, sizeof(nb));
+
+		if (strcmp(x, y) != 0) {
+			snprintf(why, whylen,
+				 "these results are for another %s: %s '%.60s', this machine has "
+				 "'%.60s'",
+				 i < 4 ? "GPU" : "software", csv_id_fields[i], x, y);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int
+tunedlib_import(const char *data, size_t len, const struct tune_key *local, struct tunedlib **out,
+		char *why, size_t whylen)
+{
+	struct tunedlib *lib = NULL;
+	size_t i = 0;
+	int err;
+
+	*out = NULL;
+	while (i < len && isspace((unsigned char)data[i]))
+		i++;
+	if (i < len && data[i] == '{')
+		err = parse_json(data, len, TUNEDLIB_EXPORT_FORMAT, NULL, &lib, why, whylen);
+	else
+		err = parse_csv(data, len, &lib, why, whylen);
+	if (err < 0)
+		return err;
+	if (id_mismatch(&lib->id, local, why, whylen)) {
+		tunedlib_free(lib);
+		return ROCMD_EINVAL;
+	}
+	*out = lib;
+	return 0;
+}
+
+int
+tunedlib_to_store(const struct tunedlib *lib, struct tune_store *st, int *stored, char *why,
+		  size_t whylen)
+{
+	struct tune_key k = lib->id;
+	int i, err;
+
+	if (stored != NULL)
+		*stored = 0;
+	for (i = 0; i < lib->n; i++) {
+		snprintf(k.problem, sizeof(k.problem), "%s", lib->e[i].problem);
+		err = st->set_winner(st->ctx, &k, lib->e[i].config, lib->e[i].winner_ms,
+				     lib->e[i].default_ms > 0 ? lib->e[i].default_ms : INFINITY);
+		if (err < 0) {
+			snprintf(why, whylen, "%s: cannot store the winner (%s)", lib->e[i].problem,
+				 rocmd_strerror(err));
+			return err;
+		}
+		if (stored != NULL)
+			(*stored)++;
+	}
+	return 0;
+}
