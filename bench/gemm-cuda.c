@@ -681,10 +681,16 @@ mode_check(void)
 	    "MC=1;MT0=256;MT1=128;DU=32;WM=4;WN=2;STAGES=4;SWZ=1;GROUP=8",
 	    "MC=1;MT0=128;MT1=256;DU=64;WM=2;WN=4;STAGES=4;SWZ=1;PLR=1;GROUP=8",
 	    "MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;WL=1;MINB=2",
+	    /* wgmma (sm_90 only; elsewhere the space check drops them) */
+	    "MC=2;MT0=128;MT1=128;DU=64;WM=1;WN=2;STAGES=4;SWZ=1",
+	    "MC=2;MT0=64;MT1=64;DU=64;WM=1;WN=1;STAGES=3;SWZ=1;GSU=4",
+	    "MC=2;MT0=256;MT1=128;DU=64;WM=1;WN=2;STAGES=3;SWZ=1;GROUP=8",
+	    "MC=2;MT0=128;MT1=256;DU=64;WM=1;WN=4;STAGES=3;SWZ=1;MINB=1",
 	};
 	enum { NC = sizeof(cfgs) / sizeof(cfgs[0]) };
 	static const int64_t shapes[][3] = {
-	    {77, 93, 61}, {128, 256, 512}, {1, 300, 1000}, {200, 8, 136}};
+	    {77, 93, 61}, {128, 256, 512}, {1, 300, 1000}, {200, 8, 136}, {136, 200, 88}};
+	enum { NSH = sizeof(shapes) / sizeof(shapes[0]) };
 	const char *trs[] = {"NN", "NT", "TN", "TT"};
 	int failed = 0, total = 0;
 	int dt, tr, c, sh;
@@ -709,7 +715,7 @@ mode_check(void)
 				nc++;
 			}
 			compile_all(&s, cand, nc);
-			for (sh = 0; sh < 4; sh++) {
+			for (sh = 0; sh < NSH; sh++) {
 				struct gemm_problem p;
 				struct operands o;
 				double worst;

@@ -16,6 +16,12 @@
 # explore:   focused sweeps around the landscapes' best with the later parameters
 # profile:   Nsight Compute counters for the landscapes' best fp32 and fp16 points
 # plr:       the 20 best fp32 4096^3 points with and without LDS-fragment prefetch
+# wgmma:     every valid point of the Hopper wgmma space (MC=2) for fp16 and bf16 NN
+#            and fp16 TN 4096^3, as CSV, vs cuBLAS and the default point
+# llmwg:     the LLM shapes in fp16/bf16: the mma.sync space (sampled) and the whole
+#            wgmma space per M, geometric means over the best of the two per shape
+# tuner:     the tuner core (rocmtune, built beforehand into $TUNER_DIR with its
+#            shared libraries) through the CUDA backend: fp16 4096^3, sa, budget 60
 set -eu
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/h200-out}
@@ -55,6 +61,11 @@ FP32_FOCUS="--only MT0=128,256 --only MT1=128,256 --only DU=8,16 --only TT0=8,16
 	--only VW=4 --only PGR=1 --only LDSPAD=0,4 --only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=1,8"
 MMA_FOCUS="--only MC=1 --only MT0=128,256 --only MT1=128,256 --only DU=32,64 --only WM=2,4
 	--only WN=2,4 --only STAGES=3,4 --only SWZ=1 --only PLR=0,1 --only GSU=1 --only GROUP=1,8"
+# Hopper wgmma: WN warpgroups of 64 rows of n, MT0 the wgmma N.
+WG_SQ="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --only WM=1 --only WN=1,2,4
+	--only STAGES=3,4,5 --only SWZ=1 --only PLR=0 --only GSU=1 --only GROUP=1,8 --only MINB=1,2"
+WG_LLM="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --only WM=1 --only WN=1,2,4
+	--only STAGES=3,4,5 --only SWZ=1 --only PLR=0 --only GSU=1,2,4 --only GROUP=1"
 LLM="1x4096x4096,8x4096x4096,128x4096x4096,512x4096x4096,1x11008x4096,8x11008x4096,128x11008x4096,512x11008x4096,1x4096x11008,8x4096x11008,128x4096x11008,512x4096x11008"
 
 [ $# -gt 0 ] || set -- all
@@ -118,6 +129,56 @@ for stage in "$@"; do
 		;;
 	esac
 	case $stage in
+	wgmma)
+		for dt in ${WG_DTYPES:-fp16 bf16}; do
+			for tr in ${WG_TRANS:-NN TN}; do
+				[ $dt = fp16 ] || [ $tr = NN ] || continue
+				# shellcheck disable=SC2086
+				run sweep --dtype $dt --trans $tr --shapes 4096x4096x4096 $WG_SQ --reps 7 --top 6 \
+					--tag wgmma-$dt-$tr --csv "$OUT/landscape-h200-wgmma-$dt-$tr-4096.csv" 2>&1 |
+					tee "$OUT/wgmma-$dt-$tr.log"
+			done
+		done
+		;;
+	esac
+	case $stage in
+	llmwg)
+		# Per dtype: M=1 and 8 from the mma.sync space; M=128 and 512 from both spaces.
+		for dt in ${LLM_DTYPES:-fp16 bf16}; do
+			for m in ${LLM_MS:-1 8 128 512}; do
+				SH="${m}x4096x4096,${m}x11008x4096,${m}x4096x11008"
+				# shellcheck disable=SC2086
+				run tune --dtype $dt --trans TN --shapes "$SH" $MMA_LLM --max "${LLM_MAX:-120}" --reps 5 \
+					--tag llm-$dt 2>&1
+				[ "$m" -lt 128 ] || run tune --dtype $dt --trans TN --shapes "$SH" $WG_LLM --reps 5 \
+					--tag llmwg-$dt 2>&1
+			done | tee "$OUT/llmwg-$dt.log"
+			# Best of the two searches per shape: cuBLAS/tuned and default/tuned over the shapes.
+			awk -v dt=$dt '/^RESULT/ { sh = ""; for (i = 1; i <= NF; i++) { split($i, kv, "=");
+					if (kv[1] == "shape") sh = kv[2]; else if (kv[1] == "cublas_ms") c = kv[2];
+					else if (kv[1] == "default_ms") d = kv[2]; else if (kv[1] == "tuned_ms") t = kv[2] }
+				if (!(sh in best) || t < best[sh]) best[sh] = t; cb[sh] = c; if (!(sh in df)) df[sh] = d }
+				END { for (sh in best) { r += log(cb[sh] / best[sh]); s += log(df[sh] / best[sh]); n++
+						printf "LLM-SHAPE %s %s cublas_ms=%s tuned_ms=%s ratio=%.3f\n", dt, sh, cb[sh], best[sh], cb[sh] / best[sh] }
+					if (n) printf "LLM-GEOMEAN %s over %d shapes: tuned/cuBLAS %.3f, tuned/default %.3f\n", dt, n, exp(r / n), exp(s / n) }' \
+				"$OUT/llmwg-$dt.log" | tee -a "$OUT/llmwg-$dt.log"
+		done
+		;;
+	esac
+	case $stage in
+	tuner)
+		# The tuner core through the CUDA backend; rocmtune and its libraries in $TUNER_DIR.
+		T=${TUNER_DIR:-.h200}
+		for dt in ${TUNER_DTYPES:-fp16}; do
+			echo "+ rocmtune run --backend cuda --shape 4096x4096x4096 --dtype $dt --strategy sa --budget ${TUNER_BUDGET:-60}"
+			LD_LIBRARY_PATH="$T${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "${TUNER_TIMEOUT:-240}" "$T/rocmtune" run \
+				--backend cuda --shape 4096x4096x4096 --dtype $dt --trans NN --strategy sa \
+				--budget "${TUNER_BUDGET:-60}" --db "$B/tune.db" --record "$OUT/tuner-$dt.csv" 2>&1 |
+				tee "$OUT/tuner-$dt.log" || echo "rocmtune $dt failed"
+		done
+		;;
+	esac
+	case $stage in
 	square | all)
 		# The 40 best points of the 4096^3 landscapes seed 8192^3 (fp32) and bf16 (from fp16).
 		top() { grep ',ok,' "$1" | sort -t, -k3 -g | head -40 | cut -d, -f1; }
@@ -151,5 +212,5 @@ for stage in "$@"; do
 		;;
 	esac
 done
-grep -h -E "^(RESULT|GEOMEAN|LLM-GEOMEAN|check:)" "$OUT"/*.log > "$OUT/summary.txt" || true
+grep -h -E "^(RESULT|GEOMEAN|LLM-GEOMEAN|LLM-SHAPE|check:)" "$OUT"/*.log > "$OUT/summary.txt" || true
 cat "$OUT/summary.txt"

@@ -505,7 +505,7 @@ static const struct space_def cuda_space_template = {
             PV("DT", 0, 0, 1, 2),
             PV("TA", 0, 0, 1),
             PV("TB", 0, 0, 1),
-            PV("MC", 0, 0, 1),
+            PV("MC", 0, 0, 1, 2),
             PV("MT0", 4, 4, 8, 16, 32, 64, 128, 256),
             PV("MT1", 2, 16, 32, 64, 128, 256),
             PV("DU", 0, 8, 16, 32, 64),
@@ -544,6 +544,8 @@ is_dflt(const struct space_def *s, const int64_t *v, int i)
 int64_t
 backend_cuda_smem_bytes(const int64_t *v)
 {
+	if (v[P_MC] == 2) /* wgmma: STAGES x (A + B tiles), + 1 KiB to align to 1 KiB */
+		return v[P_STAGES] * (v[P_MT0] + v[P_MT1]) * v[P_DU] * 2 + 1024;
 	if (v[P_MC]) {
 		int64_t pad = v[P_SWZ] ? 0 : v[P_LDSPAD];
 		int64_t a = v[P_TA] ? v[P_MT0] * (v[P_DU] + pad) : v[P_DU] * (v[P_MT0] + pad);
@@ -560,7 +562,26 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 {
 	int64_t esz = v[P_DT] == 0 ? 4 : 2, threads, regs, smem = backend_cuda_smem_bytes(v);
 
-	if (v[P_MC]) {
+	if (v[P_MC] == 2) {
+		RULE(v[P_DT] == 0, "wgmma takes fp16 or bf16 (no TF32)");
+		RULE(!is_dflt(s, v, P_TT0) || !is_dflt(s, v, P_TT1) || !is_dflt(s, v, P_VW) ||
+		         !is_dflt(s, v, P_PGR) || !is_dflt(s, v, P_WL),
+		     "TT0/TT1/VW/PGR/WL are FMA parameters");
+		RULE(v[P_MT0] != 64 && v[P_MT0] != 128 && v[P_MT0] != 256,
+		     "wgmma N (MT0) is 64, 128 or 256");
+		RULE(v[P_WM] != 1 || v[P_MT1] != 64 * v[P_WN],
+		     "wgmma: WM 1, MT1 = 64 x WN warpgroups");
+		RULE(v[P_DU] != 64, "wgmma: DU 64 (one 128-byte swizzle row)");
+		RULE(v[P_STAGES] < 3, "wgmma: three stages or more");
+		RULE(!v[P_SWZ] || v[P_LDSPAD] || v[P_PLR], "wgmma: swizzled, no padding, no PLR");
+		threads = 128 * v[P_WN];
+		regs = v[P_MT0] / 2 + 40;
+		if (p != NULL) {
+			RULE(p->lda % 8 || p->ldb % 8, "cp.async needs lda and ldb multiples of 8");
+			RULE(p->stride_a % 8 || p->stride_b % 8,
+			     "cp.async needs strides multiples of 8");
+		}
+	} else if (v[P_MC]) {
 		int64_t wtm = v[P_MT0] / v[P_WM], wtn = v[P_MT1] / v[P_WN];
 
 		RULE(v[P_DT] == 0, "mma.sync takes fp16 or bf16 (no TF32)");
@@ -622,6 +643,7 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 	}
 	if (dev != NULL) {
 		RULE(v[P_MC] && !dev->matrix_cores, "device has no matrix cores");
+		RULE(v[P_MC] == 2 && strcmp(dev->arch, "sm_90") != 0, "wgmma needs sm_90");
 		RULE(threads > dev->max_threads_per_block, "too many threads for the device");
 		RULE(dev->shared_mem_per_block > 0 && smem > dev->shared_mem_per_block,
 		     "%" PRId64 " bytes of shared memory", smem);
@@ -663,7 +685,7 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
                        int full)
 {
 	static const int64_t group[] = {1, 8}, fma_pad[] = {0, 4}, mma_pad[] = {0, 8};
-	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256};
+	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256}, mma_mc[] = {1, 2};
 	struct space_param *sp = store->params;
 	int mc;
 
@@ -689,7 +711,10 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	 * space is ~10^6 points of which a useful share is valid (the full union is
 	 * ~3 x 10^9, too many to enumerate and too sparse to sample).
 	 */
-	fix_value(&sp[P_MC], mc);
+	if (mc) /* mma.sync, and wgmma where the device is sm_90 (the check prunes it elsewhere) */
+		keep_values(&sp[P_MC], mma_mc, 2, 1);
+	else
+		fix_value(&sp[P_MC], 0);
 	keep_values(&sp[P_GROUP], group, 2, 1);
 	if (mc) {
 		fix_value(&sp[P_TT0], 4);
@@ -736,6 +761,17 @@ cuda_kernel_source(struct backend_ctx *ctx, size_t *len)
 
 /* ---------------------------------------------------------------- compile */
 
+static int
+defines_mc(const char *const *defines, int ndefines)
+{
+	int i;
+
+	for (i = 0; i < ndefines; i++)
+		if (!strncmp(defines[i], "MC=", 3))
+			return atoi(defines[i] + 3);
+	return 0;
+}
+
 int
 backend_cuda_nvrtc(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
                    int ndefines, char **cubin, size_t *cubin_len, char *log, size_t loglen)
@@ -743,7 +779,7 @@ backend_cuda_nvrtc(struct backend_ctx *ctx, const char *src, size_t len, const c
 	struct cuda_api *a = &ctx->api;
 	const char *hdr_src[1] = {rk_port_src}, *hdr_name[1] = {"port.h"};
 	const char *opts[SPACE_MAX_PARAMS + 8];
-	char dstore[SPACE_MAX_PARAMS][64];
+	char dstore[SPACE_MAX_PARAMS][64], arch90a[56];
 	char *text = NULL;
 	nvrtcProgram prog = NULL;
 	size_t n = 0;
@@ -761,7 +797,12 @@ backend_cuda_nvrtc(struct backend_ctx *ctx, const char *src, size_t len, const c
 		return ROCMD_ENOMEM;
 	memcpy(text, src, len);
 	text[len] = '\0';
-	opts[nopt++] = ctx->arch_opt;
+	/* The wgmma path (MC=2) needs the architecture-specific sm_90a target. */
+	snprintf(arch90a, sizeof(arch90a), "%s%s", ctx->arch_opt,
+	         defines_mc(defines, ndefines) == 2 && !strcmp(ctx->arch_opt + strlen(ctx->arch_opt) - 5, "sm_90")
+	             ? "a"
+	             : "");
+	opts[nopt++] = arch90a;
 	opts[nopt++] = "-std=c++17";
 	opts[nopt++] = "-default-device";
 	for (i = 0; i < ndefines; i++) {

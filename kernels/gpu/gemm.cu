@@ -12,7 +12,9 @@
  *   RK_MT0/1      macro tile along M and N; RK_DU depth per loop iteration
  *   RK_MC         matrix cores: 0 FMA (every arch); 1 NVIDIA mma.sync
  *                 m16n8k16 (sm_80+) under CUDA, RDNA3 WMMA 16x16x16 wave32
- *                 (gfx11) under HIP
+ *                 (gfx11) under HIP; 2 Hopper wgmma (sm_90a, CUDA only): WN
+ *                 warpgroups of 64 rows of n, MT0 = wgmma N (64/128/256), DU 64,
+ *                 STAGES >= 3, the 128-byte swizzle (WM 1, SWZ 1)
  *   FMA:          RK_TT0/1 thread tile, RK_VW global vector width,
  *                 RK_PGR >= 1: register prefetch of the next tile, two LDS buffers,
  *                 RK_WL 1: each warp covers an 8 x 4 block of threads (fewer
@@ -51,6 +53,10 @@
 /* Matrix cores: mma.sync on NVIDIA, WMMA on AMD gfx11. */
 #if !RK_MC
 #define RK_PATH 0
+#elif RK_MC == 2 && RK_CUDA
+#define RK_PATH 3
+#elif RK_MC == 2
+#error "MC=2 (wgmma) is for NVIDIA sm_90a"
 #elif RK_CUDA
 #define RK_PATH 1
 #else
@@ -124,6 +130,8 @@ typedef unsigned short rk_t;
 
 #if RK_PATH == 0
 #define RK_NT ((RK_MT0 / RK_TT0) * (RK_MT1 / RK_TT1))
+#elif RK_PATH == 3
+#define RK_NT (128 * RK_WN) /* WN warpgroups */
 #else
 #define RK_NT (32 * RK_WM * RK_WN)
 #endif
@@ -781,6 +789,288 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 						rk_put(v1, m + 1, n, M, alpha, beta, C, ldc, W);
 				}
 			}
+}
+
+#elif RK_PATH == 3
+/* ----------------------------------------------- NVIDIA Hopper wgmma path */
+/*
+ * sm_90a warpgroup MMA (the backends compile MC=2 for sm_90a). wgmma's M side
+ * is B's tile (rows n, 64 per warpgroup, RK_WN warpgroups stacked along n), its
+ * N side is A's whole tile (RK_MT0 columns of m, one m64nMT0k16 per k16 step),
+ * so, as on the mma.sync path, the two accumulators a thread holds side by
+ * side are neighbours along m. Both operands are read by the tensor cores
+ * straight from shared memory through matrix descriptors, in the 128-byte
+ * swizzled layouts: K-contiguous operands as rows of DU = 64 elements (128
+ * bytes) with 16-byte chunk c of row r at c ^ (r % 8); MN-contiguous ones as
+ * blocks of 64 MN-elements, each 64 rows of k of 128 bytes, swizzled the same
+ * way. cp.async fills STAGES stages; a stage is refilled two k-tiles after its
+ * wgmmas were issued, once wgmma.wait_group 1 and a barrier say they are done.
+ */
+#if RK_DT == 0
+#error "the wgmma path takes fp16 or bf16"
+#endif
+#if RK_DT == 1
+#define RK_WG_T "f16"
+#else
+#define RK_WG_T "bf16"
+#endif
+#define RK_A_TILE (RK_MT0 * RK_DU * 2) /* bytes */
+#define RK_B_TILE (RK_MT1 * RK_DU * 2)
+#define RK_STAGE_B (RK_A_TILE + RK_B_TILE)
+#define RK_SMEM_BYTES (RK_STAGES * RK_STAGE_B + 1024) /* + alignment to 1024 */
+#define RK_NACC (RK_MT0 / 2)
+
+static_assert(RK_DU == 64, "the wgmma path takes DU = 64 (one 128-byte swizzle row)");
+static_assert(RK_WM == 1 && RK_MT1 == 64 * RK_WN, "wgmma: WN warpgroups of 64 rows of n");
+static_assert(RK_MT0 == 64 || RK_MT0 == 128 || RK_MT0 == 256, "wgmma N is 64, 128 or 256");
+static_assert(RK_STAGES >= 3, "the wgmma pipeline needs three stages or more");
+static_assert(RK_SWZ == 1, "the wgmma path uses the 128-byte swizzle");
+
+RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, RK_SMEM_BYTES, RK_MT0, RK_MT1};
+
+RK_INLINE unsigned int
+rk_smem_addr(const void *p)
+{
+	unsigned int a;
+
+	asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+	return a;
+}
+
+RK_INLINE void
+rk_cp_async16(unsigned int dst, const void *src, int bytes)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
+}
+
+/* Matrix descriptor: start, leading and stride byte offsets, 128-byte swizzle. */
+RK_INLINE rk_u64
+rk_wg_desc(unsigned int addr, unsigned int lbo, unsigned int sbo)
+{
+	return (rk_u64)((addr & 0x3ffff) >> 4) | ((rk_u64)(lbo >> 4) << 16) |
+	       ((rk_u64)(sbo >> 4) << 32) | (1ull << 62);
+}
+
+RK_INLINE void
+rk_wgmma(float *d, rk_u64 da, rk_u64 db)
+{
+#if RK_MT0 == 64
+	asm volatile("{ .reg .pred p; setp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32." RK_WG_T "." RK_WG_T " {"
+		     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+		     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+		     "%30, %31"
+		     "}, %32, %33, p, 1, 1, %35, %36; }"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+		       "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+		       "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+		       "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+		       "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(1), "n"(RK_TB), "n"(1 - RK_TA));
+#elif RK_MT0 == 128
+	asm volatile("{ .reg .pred p; setp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32." RK_WG_T "." RK_WG_T " {"
+		     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+		     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+		     "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43,"
+		     "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57,"
+		     "%58, %59, %60, %61, %62, %63"
+		     "}, %64, %65, p, 1, 1, %67, %68; }"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+		       "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+		       "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+		       "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+		       "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+		       "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+		       "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+		       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+		       "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+		       "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(1), "n"(RK_TB), "n"(1 - RK_TA));
+#elif RK_MT0 == 256
+	asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32." RK_WG_T "." RK_WG_T " {"
+		     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+		     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29,"
+		     "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43,"
+		     "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57,"
+		     "%58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71,"
+		     "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85,"
+		     "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99,"
+		     "%100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
+		     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123,"
+		     "%124, %125, %126, %127"
+		     "}, %128, %129, p, 1, 1, %131, %132; }"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+		       "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+		       "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+		       "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+		       "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+		       "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+		       "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+		       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+		       "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+		       "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
+		       "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+		       "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
+		       "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+		       "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+		       "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+		       "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
+		       "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]),
+		       "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+		       "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]),
+		       "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+		       "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),
+		       "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(1), "n"(RK_TB), "n"(1 - RK_TA));
+#endif
+}
+
+/*
+ * Copies one operand's k-tile into shared memory. K-contiguous (kmaj): ROWS
+ * rows of 64 elements, row r at r * 128 bytes. MN-contiguous: 64 rows of k,
+ * W elements of m (n) each, in blocks of 64 columns, 8 KiB apart. Chunks out
+ * of range are zero-filled (cp.async with a short source size).
+ */
+RK_INLINE void
+rk_wg_fill(unsigned int s, const rk_t *RK_RESTRICT g, rk_i64 ld, int kmaj, int w, int mn0,
+	   int mnlim, int k0, int ke, int tid)
+{
+	int chunks = w * (RK_DU / 8);
+
+	for (int idx = tid; idx < chunks; idx += RK_NT) {
+		int r, c, bytes;
+		unsigned int so;
+		const rk_t *p;
+
+		if (kmaj) {
+			r = idx >> 3; /* row along mn */
+			c = idx & 7;
+			so = r * 128 + ((c ^ (r & 7)) << 4);
+			p = g + (rk_i64)(mn0 + r) * ld + k0 + c * 8;
+			bytes = mn0 + r < mnlim ? RK_MIN(RK_MAX(ke - k0 - c * 8, 0), 8) * 2 : 0;
+		} else {
+			int cm = idx % (w / 8);
+			r = idx / (w / 8); /* row along k */
+			c = cm & 7;
+			so = (cm >> 3) * 8192 + r * 128 + ((c ^ (r & 7)) << 4);
+			p = g + (rk_i64)(k0 + r) * ld + mn0 + cm * 8;
+			bytes = k0 + r < ke ? RK_MIN(RK_MAX(mnlim - mn0 - cm * 8, 0), 8) * 2 : 0;
+		}
+		rk_cp_async16(s + so, bytes ? (const void *)p : (const void *)g, bytes);
+	}
+}
+
+RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT, RK_MINB)
+rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda, rk_i64 sa,
+	const rk_t *RK_RESTRICT B, rk_i64 ldb, rk_i64 sb, float beta, rk_t *RK_RESTRICT C,
+	rk_i64 ldc, rk_i64 sc, float *RK_RESTRICT W)
+{
+	extern __shared__ RK_ALIGN(128) unsigned short rk_smem[];
+	float acc[RK_NACC];
+	int tid = RK_TID();
+	int lane = tid & 31, wg = tid >> 7, wq = (tid >> 5) & 3;
+	int tm, tn, kb, ke;
+	int z = RK_BID_Z();
+	int batch = z / RK_GSU;
+
+	rk_tile_coords(M, N, &tm, &tn);
+	rk_k_range(K, z % RK_GSU, &kb, &ke);
+	int m0 = tm * RK_MT0, n0 = tn * RK_MT1;
+	A += batch * sa;
+	B += batch * sb;
+	C += batch * sc;
+	if (RK_GSU > 1)
+		W += (rk_i64)z * M * N;
+	unsigned int sbase = (rk_smem_addr(rk_smem) + 1023u) & ~1023u;
+
+	RK_UNROLL
+	for (int i = 0; i < RK_NACC; i++)
+		acc[i] = 0.0f;
+
+#define RK_WG_LOAD(st, k0)                                                                         \
+	do {                                                                                       \
+		unsigned int s_ = sbase + (st) * RK_STAGE_B;                                       \
+		rk_wg_fill(s_, A, lda, RK_TA, RK_MT0, m0, M, (k0), ke, tid);                       \
+		rk_wg_fill(s_ + RK_A_TILE, B, ldb, !RK_TB, RK_MT1, n0, N, (k0), ke, tid);          \
+	} while (0)
+
+	int ntiles = RK_CDIV(ke - kb, RK_DU);
+	RK_UNROLL
+	for (int s = 0; s < RK_STAGES - 2; s++) {
+		if (s < ntiles)
+			RK_WG_LOAD(s, kb + s * RK_DU);
+		asm volatile("cp.async.commit_group;");
+	}
+
+	/* Descriptor parts that do not change: this warpgroup's 64 rows of B's tile. */
+	unsigned int a_lbo = RK_TA ? 16 : 8192, a_kstep = RK_TA ? 32 : 2048;
+	unsigned int b_off = RK_TB ? wg * 8192 : wg * 64 * 128, b_kstep = RK_TB ? 2048 : 32;
+	int st = 0;
+	for (int kt = 0; kt < ntiles; kt++) {
+		asm volatile("cp.async.wait_group %0;" ::"n"(RK_STAGES - 3));
+		/* cp.async wrote through the generic proxy; wgmma reads through the async one. */
+		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+		RK_SYNC();
+		{
+			/* The stage of tile kt - 2, whose wgmmas every warpgroup has waited for. */
+			int nk = kt + RK_STAGES - 2;
+			int ls = st + RK_STAGES - 2;
+			if (ls >= RK_STAGES)
+				ls -= RK_STAGES;
+			if (nk < ntiles)
+				RK_WG_LOAD(ls, kb + nk * RK_DU);
+			asm volatile("cp.async.commit_group;");
+		}
+		unsigned int sa_ = sbase + st * RK_STAGE_B, sb_ = sa_ + RK_A_TILE + b_off;
+		st = st + 1 == RK_STAGES ? 0 : st + 1;
+		asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+		RK_UNROLL
+		for (int kk = 0; kk < RK_DU / 16; kk++)
+			rk_wgmma(acc, rk_wg_desc(sb_ + kk * b_kstep, 8192, 1024),
+				 rk_wg_desc(sa_ + kk * a_kstep, a_lbo, 1024));
+		asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+		asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+	}
+	asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+	RK_UNROLL
+	for (int i = 0; i < RK_NACC; i++)
+		asm volatile("" : "+f"(acc[i])::"memory");
+	asm volatile("cp.async.wait_group 0;");
+#undef RK_WG_LOAD
+
+	/*
+	 * Epilogue: acc[i] is row n = 16 * warp + lane / 4 + 8 * ((i / 2) % 2) of the
+	 * warpgroup's 64, column m = 8 * (i / 4) + 2 * (lane % 4) + i % 2.
+	 */
+	bool pair_ok = (ldc % 2) == 0 && ((rk_u64)C % 4) == 0;
+	RK_UNROLL
+	for (int i = 0; i < RK_NACC; i += 2) {
+		int n = n0 + wg * 64 + wq * 16 + (lane >> 2) + 8 * ((i >> 1) & 1);
+		int m = m0 + 8 * (i >> 2) + 2 * (lane & 3);
+		float v0 = acc[i], v1 = acc[i + 1];
+		if (n >= N || m >= M)
+			continue;
+		if (RK_GSU == 1 && pair_ok && m + 1 < M) {
+			unsigned int *p = (unsigned int *)(C + m + n * ldc);
+			v0 *= alpha;
+			v1 *= alpha;
+			if (beta != 0.0f) {
+				unsigned int o = *p;
+				v0 += beta * RK_LD((rk_t)(o & 0xffff));
+				v1 += beta * RK_LD((rk_t)(o >> 16));
+			}
+			*p = (unsigned int)RK_ST(v0) | ((unsigned int)RK_ST(v1) << 16);
+		} else {
+			rk_put(v0, m, n, M, alpha, beta, C, ldc, W);
+			if (m + 1 < M)
+				rk_put(v1, m + 1, n, M, alpha, beta, C, ldc, W);
+		}
+	}
 }
 
 #elif RK_PATH == 2

@@ -1,7 +1,7 @@
 /*
  * Compiles the GEMM kernel source through NVRTC for sm_80 and sm_90 with no
  * GPU and no driver: every code path (FMA in fp32/fp16/bf16, mma.sync in
- * fp16/bf16, split-K) under all four transposes. Exits 77 (skipped) when
+ * fp16/bf16, wgmma in fp16/bf16 for sm_90a, split-K) under all four transposes. Exits 77 (skipped) when
  * NVRTC is not installed, saying so.
  */
 #include <stdio.h>
@@ -19,6 +19,10 @@ static const char *const configs[] = {
     "MC=1 MT0=128 MT1=128 DU=32 WM=2 WN=2 STAGES=3 SWZ=1 GSU=1",
     "MC=1 MT0=64 MT1=256 DU=64 WM=1 WN=4 STAGES=4 SWZ=0 LDSPAD=8 GSU=2 GROUP=4",
     "MC=1 MT0=16 MT1=64 DU=32 WM=1 WN=2 STAGES=5 SWZ=1 GSU=8",
+    /* wgmma (sm_90a): compiled for sm_90 only, all four transposes */
+    "MC=2 MT0=128 MT1=128 DU=64 WM=1 WN=2 STAGES=4 SWZ=1 GSU=1",
+    "MC=2 MT0=256 MT1=128 DU=64 WM=1 WN=2 STAGES=3 SWZ=1 GSU=2 GROUP=8",
+    "MC=2 MT0=64 MT1=64 DU=64 WM=1 WN=1 STAGES=5 SWZ=1 GSU=1",
 };
 
 static int
@@ -80,11 +84,15 @@ main(void)
 					struct timespec t0, t1;
 					int n;
 
-					if (strstr(configs[c], "MC=1") && d == 0)
+					int wg = strstr(configs[c], "MC=2") != NULL;
+
+					if ((wg || strstr(configs[c], "MC=1")) && d == 0)
 						continue; /* no TF32: fp32 stays on FMA */
+					if (wg && a == 0)
+						continue; /* wgmma is sm_90a only */
 					/* Every config in every dtype, transposes on the first arch
-					 * only. */
-					if (a == 1 && t != 0)
+					 * only (wgmma's on sm_90). */
+					if (a == 1 && t != 0 && !wg)
 						continue;
 					n = split(configs[c], store, defs, extra);
 					clock_gettime(CLOCK_MONOTONIC, &t0);

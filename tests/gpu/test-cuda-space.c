@@ -2,7 +2,8 @@
  * The CUDA backend's tuning space as the tuner sees it (no GPU needed): for
  * every dtype, on a device with and without matrix cores, the space stays
  * small enough to enumerate (< 10^7 points), enough of it is valid to sample
- * (> 5 %), the default point is valid, and keys round-trip. A space of ~10^9
+ * (> 5 %), the default point is valid, keys round-trip, and the wgmma path
+ * (MC=2) is in the fp16/bf16 space, valid on sm_90 only. A space of ~10^9
  * points once made `rocmtune space --backend cuda` run for minutes.
  */
 #include <stdio.h>
@@ -31,6 +32,7 @@ main(void)
 	dev.max_threads_per_block = 1024;
 	dev.shared_mem_per_block = 232448; /* sm_90 opt-in limit */
 	dev.regs_per_block = 65536;
+	snprintf(dev.arch, sizeof(dev.arch), "sm_90");
 	for (mc = 0; mc <= 1; mc++)
 		for (dt = 0; dt < 3; dt++) {
 			struct gemm_problem p;
@@ -67,6 +69,32 @@ main(void)
 			          !memcmp(&back, &pt, sizeof(pt)),
 			      "key %s does not round-trip", key);
 		}
+	/* The wgmma path (MC=2) is in the tuner's fp16/bf16 space, valid on sm_90 only. */
+	{
+		struct gemm_problem p;
+		struct space_def s;
+		struct space_point pt;
+		char why[128];
+		const char *wg = "DT=1;TA=0;TB=0;MC=2;MT0=128;MT1=128;DU=64;TT0=4;TT1=4;VW=1;PGR=1;"
+		                 "LDSPAD=0;WM=1;WN=2;STAGES=4;SWZ=1;GSU=1;GROUP=1;PLR=0;WL=0;MINB=1";
+
+		dev.matrix_cores = 1;
+		gemm_problem_init(&p, GEMM_FP16, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
+		backend_cuda_space_for(&s, &p, 1, 0);
+		CHECK(space_key_parse(&s, wg, &pt) == 0, "no wgmma point in the tuner's space");
+		CHECK(space_valid(&s, &pt, &p, &dev, why, sizeof(why)), "wgmma point invalid: %s",
+		      why);
+		snprintf(dev.arch, sizeof(dev.arch), "sm_80");
+		CHECK(!space_valid(&s, &pt, &p, &dev, why, sizeof(why)), "wgmma valid on sm_80");
+		snprintf(dev.arch, sizeof(dev.arch), "sm_90");
+		CHECK(space_key_parse(&s, "DT=1;TA=0;TB=0;MC=2;MT0=128;MT1=256;DU=64;TT0=4;TT1=4;"
+		                         "VW=1;PGR=1;LDSPAD=0;WM=1;WN=2;STAGES=4;SWZ=1;GSU=1;"
+		                         "GROUP=1;PLR=0;WL=0;MINB=1",
+		                         &pt) == 0 &&
+		          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+		      "wgmma with MT1 != 64 x WN accepted");
+		printf("wgmma: %s\n", why);
+	}
 	printf("%s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }
