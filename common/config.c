@@ -210,6 +210,82 @@ static const struct config_key config_keys[] = {
 		       "when no other version source exists (both run in a child process); `0` never "
 		       "runs them.",
 	},
+	{
+		.path = "tune.enabled",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 1,
+		.def_int = 1,
+		.offset = OFF(tune_enabled),
+		.doc = "1: tune the GEMM kernels while the machine is idle (see the other `tune.` "
+		       "keys); 0: only when started with `rocmctl tune start`.",
+	},
+	{
+		.path = "tune.idle_s",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 86400,
+		.def_int = 300,
+		.offset = OFF(tune_idle_s),
+		.doc = "Seconds without user input (logind's idle hint, else the input devices) "
+		       "before tuning starts; any input stops it within 100 ms.",
+	},
+	{
+		.path = "tune.ac_only",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 1,
+		.def_int = 1,
+		.offset = OFF(tune_ac_only),
+		.doc = "1: tune only on mains power (a machine without a battery counts as on AC); "
+		       "0: on battery too.",
+	},
+	{
+		.path = "tune.max_cpu_load",
+		.type = KEY_INT,
+		.min = 1,
+		.max = 100000,
+		.def_int = 50,
+		.offset = OFF(tune_max_cpu_load),
+		.doc = "Start tuning only while the 1-minute load average is at most this percentage "
+		       "of the CPUs (checked before a job starts: the tuner's own load does not count).",
+	},
+	{
+		.path = "tune.quiet_hours",
+		.type = KEY_STRING,
+		.nullable = 1,
+		.offset = OFF(tune_quiet_hours),
+		.doc = "Local hours without tuning, `HH:MM-HH:MM` (may wrap midnight, e.g. "
+		       "`22:00-07:00`); `null` for none.",
+	},
+	{
+		.path = "tune.backend",
+		.type = KEY_STRING,
+		.nullable = 1,
+		.offset = OFF(tune_backend),
+		.doc = "Tuner backend: `cpu`, `cuda` or `hip`; `null` takes the first GPU backend that "
+		       "opens, else `cpu` (small default shapes).",
+	},
+	{
+		.path = "tune.budget",
+		.type = KEY_INT,
+		.min = 1,
+		.max = 100000,
+		.def_int = 60,
+		.offset = OFF(tune_budget),
+		.doc = "Evaluations per tuning job (its seed set included); `rocmctl tune add "
+		       "--budget` sets it per job.",
+	},
+	{
+		.path = "tune.check_ms",
+		.type = KEY_INT,
+		.min = 100,
+		.max = 600000,
+		.def_int = 10000,
+		.offset = OFF(tune_check_ms),
+		.doc = "How often power, GPU users and load are read while tuning is wanted; with "
+		       "nothing to tune or tuning off no timer runs. Input is watched by events.",
+	},
 };
 
 #define CONFIG_NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))

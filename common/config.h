@@ -32,6 +32,14 @@ struct rocmd_config {
 	int64_t sdk_rescan_interval_s; /* 0: rescan on file system events only */
 	int64_t sdk_debounce_ms;   /* quiet time before a rescan */
 	int64_t sdk_probe_timeout_ms; /* HIP runtime probe and hipconfig; 0: never run them */
+	int64_t tune_enabled;      /* 1: tune while idle (tune.*: docs/CONFIG.md) */
+	int64_t tune_idle_s;       /* seconds without input before tuning starts */
+	int64_t tune_ac_only;      /* 1: never on battery */
+	int64_t tune_max_cpu_load; /* percent of the CPUs, 1-minute load average */
+	char *tune_quiet_hours;    /* "HH:MM-HH:MM" local time without tuning, or NULL */
+	char *tune_backend;        /* "cpu", "cuda", "hip", or NULL: the first that opens */
+	int64_t tune_budget;       /* evaluations per job */
+	int64_t tune_check_ms;     /* signal sampling period while tuning is wanted */
 };
 
 /* Fills CFG with the built-in defaults (platform state dir, group "rocm",

@@ -17,6 +17,11 @@
  * and fills OUT. Errors as rocmd_db_open(), with a sentence in WHY.
  */
 int tune_db_open(const char *path, struct tune_store *out, char *why, size_t whylen);
+/* The same store on the daemon's own connection MAIN (already migrated);
+ * tune_db_close frees it and leaves the connection to MAIN. Only the thread
+ * that owns MAIN may call the store. */
+struct rocmd_db;
+int tune_db_attach(struct rocmd_db *main, struct tune_store *out);
 void tune_db_close(struct tune_store *st);
 
 #endif

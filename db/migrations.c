@@ -171,11 +171,43 @@ const struct rocmd_migration rocmd_migrations[] = {
 	{
 		7,
 		"tune queue",
-		/* Owned by the idle-tuning work (issue 8): replace this SQL as the
-		 * schema is designed; nothing has shipped with it yet. */
+		/* The idle tuner's persistent job queue: one row per problem to
+		 * tune on one device under one SDK. A job's evaluations live in
+		 * tune_eval under the tuner's own key (migration 3); this row holds
+		 * what the scheduler needs: state, progress, where it came from
+		 * and, for a re-tune after an SDK or driver update, the job whose
+		 * winners seeded it. A job keyed to an SDK that is gone is 'stale',
+		 * never deleted; at most one job per problem is not stale. */
 		"CREATE TABLE tune_queue (\n"
-		"	id INTEGER PRIMARY KEY AUTOINCREMENT\n"
-		");\n",
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	backend TEXT NOT NULL,\n"
+		"	arch TEXT NOT NULL,\n"
+		"	device TEXT NOT NULL,\n"
+		"	sdk TEXT NOT NULL,\n"
+		"	dtype TEXT NOT NULL CHECK (dtype IN ('fp32', 'fp16', 'bf16')),\n"
+		"	trans TEXT NOT NULL CHECK (trans IN ('NN', 'NT', 'TN', 'TT')),\n"
+		"	m INTEGER NOT NULL CHECK (m > 0),\n"
+		"	n INTEGER NOT NULL CHECK (n > 0),\n"
+		"	k INTEGER NOT NULL CHECK (k > 0),\n"
+		"	batch INTEGER NOT NULL DEFAULT 1 CHECK (batch > 0),\n"
+		"	origin TEXT NOT NULL CHECK (origin IN ('default', 'user', 'retune')),\n"
+		"	state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'paused', 'done',\n"
+		"		'failed', 'stale')),\n"
+		"	budget INTEGER NOT NULL CHECK (budget > 0),\n"
+		"	evals INTEGER NOT NULL DEFAULT 0,\n"
+		"	measured INTEGER NOT NULL DEFAULT 0,\n"
+		"	winner TEXT,\n"
+		"	best_ms REAL,\n"
+		"	default_ms REAL,\n"
+		"	seeded_from INTEGER REFERENCES tune_queue(id),\n"
+		"	detail TEXT,\n"
+		"	created_ms INTEGER NOT NULL,\n"
+		"	updated_ms INTEGER NOT NULL,\n"
+		"	finished_ms INTEGER\n"
+		");\n"
+		"CREATE UNIQUE INDEX tune_queue_live ON tune_queue(backend, arch, device, sdk, dtype,\n"
+		"	trans, m, n, k, batch) WHERE state <> 'stale';\n"
+		"CREATE INDEX tune_queue_state ON tune_queue(state);\n",
 	},
 };
 

@@ -1,0 +1,330 @@
+/*
+ * Unit tests for the idle tuner's job queue (db/db-tune-queue.c, migration 7)
+ * and the tuner's store on the daemon's connection (tune_db_attach): jobs are
+ * added once per device, SDK and problem, bad fields are refused, the next job
+ * is the interrupted one first, progress and results stay after the database
+ * is closed and opened again, an SDK change marks the old jobs stale and the
+ * re-tunes name their seeds, and a database at schema 6 is upgraded.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/error.h"
+#include "db/db-tune-queue.h"
+#include "db/db-tune.h"
+#include "db/db.h"
+
+struct fixture {
+	char dir[256];
+	char path[300];
+	struct rocmd_db *db;
+	struct rocmd_tune_queue_db *q;
+};
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char why[256];
+
+	if (f == NULL)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/rocmd-test-tq-XXXXXX");
+	if (mkdtemp(f->dir) == NULL)
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/rocmd.db", f->dir);
+	if (rocmd_db_open(f->path, &f->db, why, sizeof(why)) < 0 ||
+	    rocmd_tune_queue_attach(f->db, &f->q) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static void
+reopen(struct fixture *f)
+{
+	char why[256];
+
+	rocmd_tune_queue_detach(f->q);
+	rocmd_db_close(f->db);
+	assert_int_equal(rocmd_db_open(f->path, &f->db, why, sizeof(why)), 0);
+	assert_int_equal(rocmd_tune_queue_attach(f->db, &f->q), 0);
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[400];
+
+	rocmd_tune_queue_detach(f->q);
+	rocmd_db_close(f->db);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+static void
+job_init(struct rocmd_tune_job *j, const char *sdk, int64_t m, const char *origin)
+{
+	memset(j, 0, sizeof(*j));
+	snprintf(j->backend, sizeof(j->backend), "cpu");
+	snprintf(j->arch, sizeof(j->arch), "x86_64");
+	snprintf(j->device, sizeof(j->device), "test cpu");
+	snprintf(j->sdk, sizeof(j->sdk), "%s", sdk);
+	snprintf(j->dtype, sizeof(j->dtype), "fp32");
+	snprintf(j->trans, sizeof(j->trans), "NN");
+	snprintf(j->origin, sizeof(j->origin), "%s", origin);
+	j->m = m;
+	j->n = 64;
+	j->k = 64;
+	j->batch = 1;
+	j->budget = 20;
+}
+
+static int
+count_cb(const struct rocmd_tune_job *j, void *ctx)
+{
+	(void)j;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static int
+count(struct fixture *f, int all)
+{
+	int n = 0;
+
+	assert_int_equal(rocmd_tune_queue_list(f->q, all, count_cb, &n), 0);
+	return n;
+}
+
+static void
+test_add_once(void **state)
+{
+	struct fixture *f = *state;
+	struct rocmd_tune_job j, got;
+	int64_t id1, id2;
+	int created;
+
+	job_init(&j, "5.7.1", 16, "default");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1000, &id1, &created), 0);
+	assert_int_equal(created, 1);
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 2000, &id2, &created), 0);
+	assert_int_equal(created, 0);
+	assert_int_equal(id1, id2);
+	j.m = 32;
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 2000, &id2, &created), 0);
+	assert_int_equal(created, 1);
+	assert_true(id2 != id1);
+	assert_int_equal(rocmd_tune_queue_get(f->q, id1, &got), 0);
+	assert_string_equal(got.state, "queued");
+	assert_string_equal(got.origin, "default");
+	assert_int_equal(got.m, 16);
+	assert_int_equal(got.created_ms, 1000);
+	assert_int_equal(rocmd_tune_queue_get(f->q, 999, &got), ROCMD_ENOTFOUND);
+	assert_int_equal(count(f, 0), 2);
+}
+
+static void
+test_refuses_bad_fields(void **state)
+{
+	struct fixture *f = *state;
+	struct rocmd_tune_job j;
+	int64_t id;
+	int created;
+
+	job_init(&j, "none", 16, "default");
+	snprintf(j.dtype, sizeof(j.dtype), "fp64");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &id, &created), ROCMD_EINVAL);
+	job_init(&j, "none", 0, "default");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &id, &created), ROCMD_EINVAL);
+	job_init(&j, "none", 16, "robot");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &id, &created), ROCMD_EINVAL);
+	job_init(&j, "none", 16, "user");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &id, &created), 0);
+	assert_int_equal(rocmd_tune_queue_set_state(f->q, id, "sleeping", NULL, 2), ROCMD_EINVAL);
+	assert_int_equal(count(f, 1), 1);
+}
+
+static void
+test_next_resume_and_survive(void **state)
+{
+	struct fixture *f = *state;
+	struct rocmd_tune_job j, got;
+	int64_t a, b;
+	int created, n;
+
+	job_init(&j, "5.7.1", 16, "default");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &a, &created), 0);
+	j.m = 32;
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 2, &b, &created), 0);
+	/* Oldest queued first. */
+	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got), 0);
+	assert_int_equal(got.id, a);
+	/* Another SDK or device has nothing. */
+	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "6.2", &got),
+			 ROCMD_ENOTFOUND);
+	/* A job cut short (running) comes before older queued ones. */
+	assert_int_equal(rocmd_tune_queue_set_state(f->q, b, "running", NULL, 3), 0);
+	assert_int_equal(rocmd_tune_queue_progress(f->q, b, 7, 5, 1.25, 4), 0);
+	reopen(f);
+	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got), 0);
+	assert_int_equal(got.id, b);
+	assert_string_equal(got.state, "running");
+	assert_int_equal(got.evals, 7);
+	assert_int_equal(got.measured, 5);
+	assert_true(got.best_ms > 1.24 && got.best_ms < 1.26);
+	/* Pause everything, resume everything. */
+	assert_int_equal(rocmd_tune_queue_move_all(f->q, "queued", "paused", 5, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rocmd_tune_queue_get(f->q, a, &got), 0);
+	assert_string_equal(got.state, "paused");
+	assert_int_equal(rocmd_tune_queue_move_all(f->q, "paused", "queued", 6, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rocmd_tune_queue_finish(f->q, b, "done", "MT0=8;MT1=8", 1.0, 2.0, NULL, 7),
+			 0);
+	assert_int_equal(rocmd_tune_queue_get(f->q, b, &got), 0);
+	assert_string_equal(got.state, "done");
+	assert_string_equal(got.winner, "MT0=8;MT1=8");
+	assert_int_equal(got.finished_ms, 7);
+}
+
+struct retune {
+	struct fixture *f;
+	int64_t ids[8];
+	int n;
+};
+
+static void
+on_stale(const struct rocmd_tune_job *old, void *ctx)
+{
+	struct retune *r = ctx;
+	struct rocmd_tune_job j = *old;
+	int created;
+
+	snprintf(j.sdk, sizeof(j.sdk), "6.2.4");
+	snprintf(j.origin, sizeof(j.origin), "retune");
+	j.seeded_from = old->id;
+	assert_int_equal(rocmd_tune_queue_add(r->f->q, &j, 100, &r->ids[r->n], &created), 0);
+	assert_int_equal(created, 1);
+	r->n++;
+}
+
+static void
+test_stale_and_seeded_retune(void **state)
+{
+	struct fixture *f = *state;
+	struct rocmd_tune_job j, got;
+	struct retune r = {f, {0}, 0};
+	int64_t a, b, other;
+	int created, n;
+
+	job_init(&j, "5.7.1", 16, "default");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &a, &created), 0);
+	assert_int_equal(rocmd_tune_queue_finish(f->q, a, "done", "MT0=8", 1.0, 2.0, NULL, 2), 0);
+	j.m = 32;
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &b, &created), 0);
+	/* Another device's job is not touched. */
+	snprintf(j.device, sizeof(j.device), "other");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &other, &created), 0);
+
+	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", 50,
+						on_stale, &r, &n),
+			 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(rocmd_tune_queue_get(f->q, a, &got), 0);
+	assert_string_equal(got.state, "stale");
+	assert_string_equal(got.winner, "MT0=8"); /* the result stays, as history */
+	assert_int_equal(rocmd_tune_queue_get(f->q, r.ids[0], &got), 0);
+	assert_string_equal(got.state, "queued");
+	assert_string_equal(got.origin, "retune");
+	assert_string_equal(got.sdk, "6.2.4");
+	assert_int_equal(got.seeded_from, a);
+	assert_int_equal(rocmd_tune_queue_get(f->q, other, &got), 0);
+	assert_string_equal(got.state, "queued");
+	/* Running it again changes nothing: the new jobs are under the new SDK. */
+	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", 60, NULL,
+						NULL, &n),
+			 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(count(f, 0), 3);
+	assert_int_equal(count(f, 1), 5);
+	/* The old problem can be queued again under the old SDK (a downgrade). */
+	job_init(&j, "5.7.1", 16, "retune");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 70, &other, &created), 0);
+	assert_int_equal(created, 1);
+}
+
+static void
+test_tuner_store_on_daemon_connection(void **state)
+{
+	struct fixture *f = *state;
+	struct tune_store st;
+	struct tune_key key;
+	struct tune_result r, got;
+	int64_t n;
+
+	memset(&key, 0, sizeof(key));
+	snprintf(key.backend, sizeof(key.backend), "cpu");
+	snprintf(key.arch, sizeof(key.arch), "x86_64");
+	snprintf(key.device, sizeof(key.device), "test cpu");
+	snprintf(key.problem, sizeof(key.problem), "fp32 NN 16x64x64");
+	memset(&r, 0, sizeof(r));
+	r.outcome = TUNE_OK;
+	r.median_ms = 0.5;
+	r.runs = 9;
+	assert_int_equal(tune_db_attach(f->db, &st), 0);
+	assert_int_equal(st.record(st.ctx, &key, "MT0=8", &r), 0);
+	assert_int_equal(st.count(st.ctx, &key, &n), 0);
+	assert_int_equal(n, 1);
+	tune_db_close(&st);
+	reopen(f); /* the daemon's connection stays usable and the row durable */
+	assert_int_equal(tune_db_attach(f->db, &st), 0);
+	assert_int_equal(st.lookup(st.ctx, &key, "MT0=8", &got), 0);
+	assert_true(got.median_ms > 0.49 && got.median_ms < 0.51);
+	tune_db_close(&st);
+}
+
+static void
+test_upgrade_from_schema_6(void **state)
+{
+	struct fixture *f = *state;
+	struct rocmd_db *db;
+	char path[320], why[256];
+
+	snprintf(path, sizeof(path), "%s/old.db", f->dir);
+	assert_int_equal(rocmd_db_open_with(path, rocmd_migrations, 6, &db, why, sizeof(why)), 0);
+	assert_int_equal(rocmd_db_schema_version(db), 6);
+	rocmd_db_close(db);
+	assert_int_equal(rocmd_db_open(path, &db, why, sizeof(why)), 0);
+	assert_true(rocmd_db_schema_version(db) >= 7);
+	rocmd_db_close(db);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_add_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_bad_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_next_resume_and_survive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_and_seeded_retune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tuner_store_on_daemon_connection, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_upgrade_from_schema_6, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
