@@ -1,0 +1,330 @@
+/*
+ * The deploy engine's on-disk records: manifests (current.json, the backup's
+ * manifest.json, and the "manifest" member of a journal) and durable JSON
+ * writes. A manifest lists every file of a library folder with its kind,
+ * mode, size and SHA-256, plus the binary; its digest is the SHA-256 over
+ * one line per file in path order ("f 1 123 <hex> path\n", "l 0 0 - path ->
+ * target\n") and a last line for the binary ("binary <size> <hex>\n"), so
+ * two manifests with the same content have the same digest whatever the
+ * JSON looks like.
+ */
+#include "deploy-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "common/failpoint.h"
+
+int
+deploy_fmt(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, len, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int
+deploy_path_ok(const char *path)
+{
+	const char *p = path;
+
+	if (path == NULL || *path == '\0' || *path == '/')
+		return ROCMD_EUNSAFE;
+	for (const char *c = path; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == '\\' || *c == 0x7f)
+			return ROCMD_EUNSAFE;
+	while (*p != '\0') {
+		const char *slash = strchr(p, '/');
+		size_t len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+			return ROCMD_EUNSAFE;
+		if (len > 255)
+			return ROCMD_EUNSAFE;
+		p += len;
+		if (*p == '/')
+			p++;
+		else
+			break;
+	}
+	return path[strlen(path) - 1] == '/' ? ROCMD_EUNSAFE : 0;
+}
+
+static int
+file_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct rocmd_deploy_file *const *)a)->path,
+	              (*(const struct rocmd_deploy_file *const *)b)->path);
+}
+
+static cJSON *
+file_json(const struct rocmd_deploy_file *f, int with_path)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (o == NULL)
+		return NULL;
+	if (with_path)
+		cJSON_AddStringToObject(o, "path", f->path);
+	cJSON_AddStringToObject(o, "kind", f->kind == ROCMD_DEPLOY_SYMLINK ? "l" : "f");
+	cJSON_AddBoolToObject(o, "exec", f->exec != 0);
+	cJSON_AddNumberToObject(o, "size", (double)f->size);
+	if (f->kind == ROCMD_DEPLOY_SYMLINK)
+		cJSON_AddStringToObject(o, "link", f->link != NULL ? f->link : "");
+	else
+		cJSON_AddStringToObject(o, "sha256", f->sha256);
+	return o;
+}
+
+cJSON *
+deploy_manifest_json(const char *label, const struct rocmd_deploy_file *files, size_t n,
+                     const struct rocmd_deploy_file *binary, char digest[ROCMD_SHA256_HEX])
+{
+	const struct rocmd_deploy_file **sorted = NULL;
+	struct rocmd_sha256 *h = NULL;
+	uint8_t d[ROCMD_SHA256_LEN];
+	cJSON *m = NULL, *arr;
+
+	sorted = calloc(n > 0 ? n : 1, sizeof(*sorted));
+	if (sorted == NULL || rocmd_sha256_new(&h) < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = &files[i];
+	if (n > 1)
+		qsort(sorted, n, sizeof(*sorted), file_cmp);
+	m = cJSON_CreateObject();
+	if (m == NULL)
+		goto fail;
+	cJSON_AddNumberToObject(m, "version", 1);
+	cJSON_AddStringToObject(m, "label", label != NULL ? label : "");
+	arr = cJSON_AddArrayToObject(m, "files");
+	for (size_t i = 0; arr != NULL && i < n; i++) {
+		const struct rocmd_deploy_file *f = sorted[i];
+		char line[DEPLOY_PATH_MAX * 3];
+		int len;
+		cJSON_AddItemToArray(arr, file_json(f, 1));
+		if (f->kind == ROCMD_DEPLOY_SYMLINK)
+			len = snprintf(line, sizeof(line), "l 0 0 - %s -> %s\n", f->path,
+			               f->link != NULL ? f->link : "");
+		else
+			len = snprintf(line, sizeof(line), "f %d %llu %s %s\n", f->exec != 0,
+			               (unsigned long long)f->size, f->sha256, f->path);
+		rocmd_sha256_update(h, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line));
+	}
+	if (binary != NULL) {
+		char line[128];
+		int len = snprintf(line, sizeof(line), "binary %llu %s\n",
+		                   (unsigned long long)binary->size, binary->sha256);
+		rocmd_sha256_update(h, line, (size_t)len);
+		cJSON_AddItemToObject(m, "binary", file_json(binary, 0));
+	} else {
+		cJSON_AddNullToObject(m, "binary");
+	}
+	rocmd_sha256_final(h, d);
+	h = NULL;
+	rocmd_sha256_hex(d, digest);
+	cJSON_AddStringToObject(m, "digest", digest);
+	free(sorted);
+	return m;
+fail:
+	rocmd_sha256_free(h);
+	free(sorted);
+	cJSON_Delete(m);
+	return NULL;
+}
+
+static int
+file_parse(const cJSON *o, struct rocmd_deploy_file *f, int want_path)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+	const cJSON *exec = cJSON_GetObjectItemCaseSensitive(o, "exec");
+	const cJSON *size = cJSON_GetObjectItemCaseSensitive(o, "size");
+	const cJSON *sha = cJSON_GetObjectItemCaseSensitive(o, "sha256");
+	const cJSON *link = cJSON_GetObjectItemCaseSensitive(o, "link");
+
+	memset(f, 0, sizeof(*f));
+	if (!cJSON_IsString(kind) || !cJSON_IsNumber(size) || size->valuedouble < 0)
+		return ROCMD_ECORRUPT;
+	if (want_path && (!cJSON_IsString(path) || deploy_path_ok(path->valuestring) < 0))
+		return ROCMD_ECORRUPT;
+	f->kind = strcmp(kind->valuestring, "l") == 0 ? ROCMD_DEPLOY_SYMLINK : ROCMD_DEPLOY_FILE;
+	f->exec = cJSON_IsTrue(exec);
+	f->size = (uint64_t)size->valuedouble;
+	if (f->kind == ROCMD_DEPLOY_SYMLINK) {
+		if (!cJSON_IsString(link))
+			return ROCMD_ECORRUPT;
+		f->link = strdup(link->valuestring);
+		if (f->link == NULL)
+			return ROCMD_ENOMEM;
+	} else {
+		if (!cJSON_IsString(sha) || strlen(sha->valuestring) != 64)
+			return ROCMD_ECORRUPT;
+		memcpy(f->sha256, sha->valuestring, ROCMD_SHA256_HEX);
+	}
+	if (want_path && (f->path = strdup(path->valuestring)) == NULL)
+		return ROCMD_ENOMEM;
+	return 0;
+}
+
+static void
+file_free(struct rocmd_deploy_file *f)
+{
+	free((char *)f->path);
+	free((char *)f->link);
+	free((char *)f->source);
+}
+
+int
+deploy_manifest_parse(const cJSON *m, const char *source_root, const char *binary_source,
+                      struct rocmd_deploy_files *out)
+{
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(m, "files");
+	const cJSON *bin = cJSON_GetObjectItemCaseSensitive(m, "binary");
+	const cJSON *label = cJSON_GetObjectItemCaseSensitive(m, "label");
+	const cJSON *it;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!cJSON_IsArray(files))
+		return ROCMD_ECORRUPT;
+	out->files = calloc((size_t)cJSON_GetArraySize(files) + 1, sizeof(*out->files));
+	out->label = strdup(cJSON_IsString(label) ? label->valuestring : "");
+	if (out->files == NULL || out->label == NULL) {
+		rc = ROCMD_ENOMEM;
+		goto fail;
+	}
+	cJSON_ArrayForEach(it, files)
+	{
+		struct rocmd_deploy_file *f = &out->files[out->n];
+		if ((rc = file_parse(it, f, 1)) < 0) {
+			file_free(f);
+			goto fail;
+		}
+		out->n++;
+		if (source_root != NULL && f->kind == ROCMD_DEPLOY_FILE &&
+		    asprintf((char **)&f->source, "%s/%s", source_root, f->path) < 0) {
+			f->source = NULL;
+			rc = ROCMD_ENOMEM;
+			goto fail;
+		}
+	}
+	if (cJSON_IsObject(bin)) {
+		out->binary = calloc(1, sizeof(*out->binary));
+		if (out->binary == NULL) {
+			rc = ROCMD_ENOMEM;
+			goto fail;
+		}
+		if ((rc = file_parse(bin, out->binary, 0)) < 0)
+			goto fail;
+		if (binary_source != NULL &&
+		    (out->binary->source = strdup(binary_source)) == NULL) {
+			rc = ROCMD_ENOMEM;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	rocmd_deploy_files_free(out);
+	return rc;
+}
+
+void
+rocmd_deploy_files_free(struct rocmd_deploy_files *f)
+{
+	if (f == NULL)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		file_free(&f->files[i]);
+	free(f->files);
+	if (f->binary != NULL)
+		file_free(f->binary);
+	free(f->binary);
+	free(f->label);
+	memset(f, 0, sizeof(*f));
+}
+
+int
+deploy_json_write(const char *path, const cJSON *j)
+{
+	char tmp[DEPLOY_PATH_MAX + 16], dir[DEPLOY_PATH_MAX];
+	char *text = cJSON_Print(j), *slash;
+	int fd = -1, rc;
+
+	if (text == NULL)
+		return ROCMD_ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	unlink(tmp);
+	if ((fd = deploy_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
+		rc = fd;
+		goto out;
+	}
+	if ((rc = deploy_write_all(fd, text, strlen(text))) < 0 ||
+	    (rc = deploy_write_all(fd, "\n", 1)) < 0 || (rc = deploy_fsync(fd)) < 0)
+		goto out;
+	close(fd);
+	fd = -1;
+	if ((rc = deploy_rename(tmp, path)) < 0)
+		goto out;
+	rc = deploy_fsync_dir(slash != NULL ? dir : ".");
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		unlink(tmp);
+	free(text);
+	return rc;
+}
+
+int
+deploy_json_read(const char *path, cJSON **out)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int fd, rc = 0;
+
+	*out = NULL;
+	if ((fd = deploy_open(path, O_RDONLY, 0)) < 0)
+		return fd;
+	for (;;) {
+		size_t got;
+		if (cap - len < 65536) {
+			char *p = realloc(buf, cap + 65536 + 1);
+			if (p == NULL) {
+				rc = ROCMD_ENOMEM;
+				break;
+			}
+			buf = p;
+			cap += 65536;
+		}
+		if ((rc = deploy_read(fd, buf + len, cap - len, &got)) < 0 || got == 0)
+			break;
+		len += got;
+		if (len > (256u << 20)) {
+			rc = ROCMD_ECORRUPT;
+			break;
+		}
+	}
+	close(fd);
+	if (rc == 0) {
+		buf[len] = '\0';
+		*out = cJSON_Parse(buf);
+		if (*out == NULL)
+			rc = ROCMD_ECORRUPT;
+	}
+	free(buf);
+	return rc;
+}
