@@ -237,9 +237,11 @@ sha256_hex(const void *data, size_t len, char out[65])
 	if ((err = rocmd_sha256_new(&h)) < 0)
 		return err;
 	err = rocmd_sha256_update(h, data, len);
-	if (err == 0)
-		err = rocmd_sha256_final(h, d);
-	rocmd_sha256_free(h);
+	if (err < 0) {
+		rocmd_sha256_free(h);
+		return err;
+	}
+	err = rocmd_sha256_final(h, d); /* frees H */
 	if (err == 0)
 		rocmd_sha256_hex(d, out);
 	return err;
