@@ -18,6 +18,22 @@ typedef unsigned int gid_t;
  * makes the path absolute (it does not resolve links, which Windows SDK
  * folders do not use). */
 #define realpath(path, resolved) _fullpath((resolved), (path), PATH_MAX)
+
+/* strndup(3): mingw-w64's C runtime has no strndup. */
+#include <string.h>
+static inline char *
+rocmd_compat_strndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *d = malloc(len + 1);
+
+	if (d != NULL) {
+		memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+#define strndup rocmd_compat_strndup
 #endif
 
 #endif

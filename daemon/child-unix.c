@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -103,4 +104,13 @@ reaped:
 	if (status != NULL)
 		*status = st;
 	return err;
+}
+
+int
+rocmd_child_crashed(int status, char *what, size_t whatlen)
+{
+	if (!WIFSIGNALED(status))
+		return 0;
+	snprintf(what, whatlen, "signal %d", WTERMSIG(status));
+	return 1;
 }

@@ -2,8 +2,10 @@
  * Running a helper program with a time limit and capturing its output:
  * hipconfig (a version source of last resort) and rocmd-hip-probe (which
  * loads the HIP runtime, something that may crash or hang, in a process of
- * its own). Safe to call from a worker thread: it uses posix_spawn, never a
- * bare fork of the multi-threaded daemon.
+ * its own). Safe to call from a worker thread: child-unix.c uses
+ * posix_spawn, never a bare fork of the multi-threaded daemon; child-win.c
+ * uses CreateProcessW with the child in a job object, so a timeout ends the
+ * child and anything it started.
  */
 #ifndef ROCMD_CHILD_H
 #define ROCMD_CHILD_H
@@ -11,12 +13,18 @@
 #include <stddef.h>
 
 /*
- * Runs ARGV (ARGV[0] a path) with ENVP (NULL: an empty environment), stdin
- * from /dev/null, stdout captured into OUT (NUL-terminated, cut at OUTLEN-1),
- * stderr discarded. Waits at most TIMEOUT_MS, then kills it. *STATUS gets the
- * wait status. Returns 0, ROCMD_ETIMEDOUT, or -errno when it cannot start.
+ * Runs ARGV (ARGV[0] a path; UTF-8) with ENVP (NULL: an empty environment;
+ * Windows adds the few variables a process cannot start without), stdin
+ * from the null device, stdout captured into OUT (NUL-terminated, cut at
+ * OUTLEN-1), stderr discarded. Waits at most TIMEOUT_MS, then kills it.
+ * *STATUS gets the wait status (Windows: the exit code). Returns 0,
+ * ROCMD_ETIMEDOUT, or a negative error when it cannot start.
  */
 int rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *out,
                     size_t outlen, int *status);
+
+/* Whether STATUS says the child crashed rather than exited: writes "signal 11"
+ * or "exception 0xC0000005" to WHAT and returns 1; else 0. */
+int rocmd_child_crashed(int status, char *what, size_t whatlen);
 
 #endif

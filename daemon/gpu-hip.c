@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "child.h"
 #include "common/error.h"
@@ -54,7 +53,7 @@ rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
                     struct rocmd_gpu_scan *out)
 {
 	char buf[16384], *argv[] = {(char *)probe, (char *)runtime, NULL};
-	char *envp[] = {"LC_ALL=C", NULL};
+	char *envp[] = {"LC_ALL=C", NULL}, crash[64];
 	int st = 0, rc, count = -1;
 
 	rc = rocmd_child_run(argv, envp, timeout_ms, buf, sizeof(buf), &st);
@@ -88,9 +87,9 @@ rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
 			snprintf(out->hip_status, sizeof(out->hip_status), "%s", line + 6);
 		}
 	}
-	if (WIFSIGNALED(st))
+	if (rocmd_child_crashed(st, crash, sizeof(crash)))
 		snprintf(out->hip_status, sizeof(out->hip_status),
-		         "the HIP runtime crashed the probe (signal %d)", WTERMSIG(st));
+		         "the HIP runtime crashed the probe (%s)", crash);
 	else if (out->hip_status[0] == '\0' && count >= 0)
 		snprintf(out->hip_status, sizeof(out->hip_status), "%d device%s", count,
 		         count == 1 ? "" : "s");

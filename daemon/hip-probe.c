@@ -1,5 +1,6 @@
 /*
- * rocmd-hip-probe: loads one HIP runtime (argv[1]) and prints what it sees,
+ * rocmd-hip-probe: loads one HIP runtime (argv[1]: libamdhip64.so.N, or on
+ * Windows an SDK's bin\amdhip64*.dll) through dl.h and prints what it sees,
  * for gpu-hip.c. A separate program so that a runtime that crashes, hangs or
  * aborts takes only this process down. Output lines:
  *   count N                      hipGetDeviceCount succeeded
@@ -13,9 +14,10 @@
  * version, and gcnArchName is the first NUL-started "gfx..." string after it.
  */
 #include <ctype.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "dl.h"
 
 typedef int (*count_fn)(int *);
 typedef int (*props_fn)(void *, int);
@@ -39,6 +41,7 @@ main(int argc, char **argv)
 	count_fn get_count;
 	props_fn get_props;
 	errstr_fn errstr;
+	char why[1024];
 	void *h;
 	int n = 0, rc;
 
@@ -46,16 +49,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: rocmd-hip-probe LIBAMDHIP64\n");
 		return 2;
 	}
-	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	h = rocmd_dl_open(argv[1], why, sizeof(why));
 	if (h == NULL) {
-		printf("error not loadable: %s\n", dlerror());
+		printf("error not loadable: %s\n", why);
 		return 1;
 	}
-	get_count = (count_fn)dlsym(h, "hipGetDeviceCount");
-	get_props = (props_fn)dlsym(h, "hipGetDevicePropertiesR0600");
+	get_count = (count_fn)rocmd_dl_sym(h, "hipGetDeviceCount");
+	get_props = (props_fn)rocmd_dl_sym(h, "hipGetDevicePropertiesR0600");
 	if (get_props == NULL)
-		get_props = (props_fn)dlsym(h, "hipGetDeviceProperties");
-	errstr = (errstr_fn)dlsym(h, "hipGetErrorString");
+		get_props = (props_fn)rocmd_dl_sym(h, "hipGetDeviceProperties");
+	errstr = (errstr_fn)rocmd_dl_sym(h, "hipGetErrorString");
 	if (get_count == NULL || get_props == NULL) {
 		printf("error %s has no hipGetDeviceCount/hipGetDeviceProperties\n", argv[1]);
 		return 1;

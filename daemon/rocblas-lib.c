@@ -21,20 +21,18 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <uv.h>
 
 #include "common/amdgpu-elf.h"
 #include "common/error.h"
 #include "common/text.h"
+#include "fsinfo.h"
+#include "sdk-version.h"
 
 #define WALK_MAX_DEPTH 8
 #define WALK_MAX_FILES 200000
@@ -335,9 +333,9 @@ sort_unique(char **v, size_t *n)
 static int
 is_dir(const char *path)
 {
-	struct stat st;
+	struct rocmd_fsinfo st;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return rocmd_fsinfo_get(path, 1, &st) == 0 && st.type == ROCMD_FS_DIR;
 }
 
 int
@@ -377,7 +375,8 @@ rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out,
 		rocmd_pathf(lib, sizeof(lib), "%s/%s/library", path, de->d_name);
 		if (!is_dir(lib))
 			continue;
-		if (best[0] == '\0' || strverscmp(de->d_name, best) > 0)
+		if (best[0] == '\0' || rocmd_version_cmp(de->d_name, best) > 0 ||
+		    (rocmd_version_cmp(de->d_name, best) == 0 && strcmp(de->d_name, best) > 0))
 			snprintf(best, sizeof(best), "%s", de->d_name);
 	}
 	closedir(d);
@@ -399,7 +398,7 @@ struct walk {
 };
 
 static int
-walk_add(struct walk *w, const char *rel, const struct stat *st)
+walk_add(struct walk *w, const char *rel, const struct rocmd_fsinfo *st)
 {
 	struct rocmd_rocblas_lib *lib = w->lib;
 	struct rocmd_rocblas_file *f;
@@ -422,10 +421,9 @@ walk_add(struct walk *w, const char *rel, const struct stat *st)
 	f->relpath = strdup(rel);
 	if (f->relpath == NULL)
 		return ROCMD_ENOMEM;
-	f->size = (uint64_t)st->st_size;
-	f->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
-	w->keys[lib->nfiles] = (struct file_key){NULL, f->size, f->mtime_ns, (uint64_t)st->st_dev,
-	                                         (uint64_t)st->st_ino};
+	f->size = st->size;
+	f->mtime_ns = st->mtime_ns;
+	w->keys[lib->nfiles] = (struct file_key){NULL, f->size, f->mtime_ns, st->dev, st->ino};
 	lib->nfiles++;
 	lib->total_size += f->size;
 	return 0;
@@ -448,24 +446,25 @@ walk_dir(struct walk *w, const char *rel, int depth)
 		return 0;
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
-		struct stat st;
+		struct rocmd_fsinfo st;
+		int e;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		snprintf(child, sizeof(child), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
 		rocmd_pathf(path, sizeof(path), "%s/%s", w->top, child);
-		if (lstat(path, &st) != 0) {
-			rocmd_text_addf(&w->lib->problems, "%s: %s", path, strerror(errno));
+		if ((e = rocmd_fsinfo_get(path, 0, &st)) != 0) {
+			rocmd_text_addf(&w->lib->problems, "%s: %s", path, strerror(-e));
 			continue;
 		}
-		if (S_ISLNK(st.st_mode)) {
-			struct stat target;
-			if (stat(path, &target) != 0) {
+		if (st.type == ROCMD_FS_LINK) {
+			struct rocmd_fsinfo target;
+			if ((e = rocmd_fsinfo_get(path, 1, &target)) != 0) {
 				rocmd_text_addf(&w->lib->problems, "%s: broken symlink (%s)", path,
-				                strerror(errno));
+				                strerror(-e));
 				continue;
 			}
-			if (S_ISDIR(target.st_mode)) {
+			if (target.type == ROCMD_FS_DIR) {
 				/* rocBLAS does not descend either; never loops. */
 				rocmd_text_addf(&w->lib->problems,
 				                "%s: symlink to a folder, not followed", path);
@@ -473,7 +472,7 @@ walk_dir(struct walk *w, const char *rel, int depth)
 			}
 			st = target;
 		}
-		if (S_ISDIR(st.st_mode)) {
+		if (st.type == ROCMD_FS_DIR) {
 			if (depth >= WALK_MAX_DEPTH)
 				rocmd_text_addf(&w->lib->problems, "%s: nested too deep, skipped",
 				                path);
@@ -481,7 +480,7 @@ walk_dir(struct walk *w, const char *rel, int depth)
 				rc = walk_dir(w, child, depth + 1);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode))
+		if (st.type != ROCMD_FS_FILE)
 			continue;
 		if (w->lib->nfiles >= WALK_MAX_FILES) {
 			rocmd_text_addf(&w->lib->problems, "more than %d files; the rest skipped",
@@ -686,39 +685,30 @@ mp_fast_value(struct mp_cur *c, int depth, char ***archs, size_t *n, const char 
 int
 rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *why, size_t whylen)
 {
-	struct stat st;
-	void *map = MAP_FAILED;
-	int fd, rc = 0;
+	const void *map;
+	size_t len;
+	int rc;
 
 	*archs = NULL;
 	*narchs = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		rc = rocmd_err_errno(errno);
-		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+	rc = rocmd_fs_map(path, &map, &len);
+	if (rc == ROCMD_ECORRUPT) {
+		snprintf(why, whylen, "%s: empty", path);
 		return rc;
 	}
-	if (fstat(fd, &st) != 0 || st.st_size == 0) {
-		snprintf(why, whylen, "%s: empty", path);
-		close(fd);
-		return ROCMD_ECORRUPT;
+	if (rc < 0) {
+		snprintf(why, whylen, "%s: %s", path, rocmd_strerror(rc));
+		return rc;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		snprintf(why, whylen, "%s: %s", path, strerror(errno));
-		return rocmd_err_errno(errno);
-	}
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	{
-		struct mp_cur c = {map, (size_t)st.st_size, 0};
+		struct mp_cur c = {map, len, 0};
 		const char *str;
 		uint64_t slen;
 		rc = mp_fast_value(&c, 0, archs, narchs, &str, &slen);
 		if (rc == ROCMD_ECORRUPT)
 			snprintf(why, whylen, "%s: not a MessagePack Tensile library", path);
 	}
-	munmap(map, (size_t)st.st_size);
+	rocmd_fs_unmap(map, len);
 	if (rc == ROCMD_ENOMEM)
 		snprintf(why, whylen, "%s: out of memory reading its MessagePack", path);
 	if (rc == 0 && *narchs == 0) {
@@ -857,18 +847,18 @@ rocmd_rocblas_inspect(const char *dir, unsigned flags, struct rocmd_hash_cache *
                       struct rocmd_rocblas_lib *out, char *why, size_t whylen)
 {
 	struct walk w = {0};
-	struct stat st;
+	struct rocmd_fsinfo st;
 	char path[PATH_MAX];
 	int rc, single = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (why != NULL && whylen > 0)
 		why[0] = '\0';
-	if (stat(dir, &st) != 0) {
-		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
-		return rocmd_err_errno(errno);
+	if ((rc = rocmd_fsinfo_get(dir, 1, &st)) != 0) {
+		snprintf(why, whylen, "%s: %s", dir, strerror(-rc));
+		return rocmd_err_errno(-rc);
 	}
-	if (!S_ISDIR(st.st_mode)) {
+	if (st.type != ROCMD_FS_DIR) {
 		snprintf(why, whylen, "%s: not a folder", dir);
 		return ROCMD_ENOTFOUND;
 	}

@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "child.h"
 #include "archive-dl.h"
 #include "common/error.h"
 #include "common/text.h"
+#include "fsinfo.h"
 #include "registry.h"
 #include "sysroot.h"
 
@@ -106,6 +106,14 @@ to_sys(const struct rocmd_sdk_scan_opts *o, const char *h, char *out, size_t out
 
 	if (n > 0 && strncmp(h, r, n) == 0)
 		h += n;
+	/* On Windows itself host paths are "C:/..." (sysroot.h): back to '\\'. */
+	if (o->windows && n == 0 && rocmd_sysroot_is_windows_path(h)) {
+		snprintf(out, outlen, "%s", h);
+		for (char *p = out; *p != '\0'; p++)
+			if (*p == '/')
+				*p = '\\';
+		return;
+	}
 	if (o->windows && h[0] == '/' && isalpha((unsigned char)h[1]) &&
 	    (h[2] == '/' || h[2] == '\0')) {
 		snprintf(out, outlen, "%c:%s", toupper((unsigned char)h[1]), h[2] ? h + 2 : "\\");
@@ -120,17 +128,17 @@ to_sys(const struct rocmd_sdk_scan_opts *o, const char *h, char *out, size_t out
 static int
 exists(const char *h)
 {
-	struct stat st;
+	struct rocmd_fsinfo st;
 
-	return stat(h, &st) == 0;
+	return rocmd_fsinfo_get(h, 1, &st) == 0;
 }
 
 static int
 is_dir(const char *h)
 {
-	struct stat st;
+	struct rocmd_fsinfo st;
 
-	return stat(h, &st) == 0 && S_ISDIR(st.st_mode);
+	return rocmd_fsinfo_get(h, 1, &st) == 0 && st.type == ROCMD_FS_DIR;
 }
 
 static void
@@ -272,6 +280,25 @@ on_registry(const char *key, const char *install_dir, void *arg)
 	return 0;
 }
 
+/* HIP_PATH or HIP_PATH_NN, from the daemon's environment or the machine's. */
+static int
+on_env(const char *name, const char *value, void *arg)
+{
+	struct scan_ctx *s = arg;
+
+	if (strcmp(name, "HIP_PATH") == 0) {
+		add_candidate(s, value, "windows", origin_name(s, "HIP_PATH"), 1);
+	} else if (strncmp(name, "HIP_PATH_", 9) == 0 && isdigit((unsigned char)name[9]) &&
+	           isdigit((unsigned char)name[10]) && name[11] == '\0') {
+		struct candidate *c;
+		add_candidate(s, value, "windows", origin_name(s, name), 1);
+		c = &s->cand[s->ncand - 1];
+		/* HIP_PATH_62 → 6.2 */
+		snprintf(c->envname, sizeof(c->envname), "%c.%c", name[9], name[10]);
+	}
+	return 0;
+}
+
 static void
 windows_candidates(struct scan_ctx *s)
 {
@@ -286,21 +313,17 @@ windows_candidates(struct scan_ctx *s)
 		const char *e = o->env[i], *eq = strchr(e, '=');
 		char name[64];
 
-		if (eq == NULL || strncmp(e, "HIP_PATH", 8) != 0 ||
-		    (size_t)(eq - e) >= sizeof(name))
+		if (eq == NULL || (size_t)(eq - e) >= sizeof(name))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - e), e);
-		if (strcmp(name, "HIP_PATH") == 0) {
-			add_candidate(s, eq + 1, "windows", origin_name(s, "HIP_PATH"), 1);
-		} else if (name[8] == '_' && isdigit((unsigned char)name[9]) &&
-		           isdigit((unsigned char)name[10]) && name[11] == '\0') {
-			struct candidate *c;
-			add_candidate(s, eq + 1, "windows", origin_name(s, name), 1);
-			c = &s->cand[s->ncand - 1];
-			/* HIP_PATH_62 → 6.2 */
-			snprintf(c->envname, sizeof(c->envname), "%c.%c", name[9], name[10]);
-		}
+		on_env(name, eq + 1, s);
 	}
+	/* A service keeps the environment it started with: the machine's
+	 * current one names SDKs installed since. */
+	rc = rocmd_registry_machine_env(root_of(o), on_env, s);
+	if (rc < 0)
+		rocmd_text_addf(&s->out->problems, "cannot read the machine environment: %s",
+		                rocmd_strerror(rc));
 	add_watch(s, "C:\\Program Files\\AMD");
 	add_watch(s, base);
 	if (host(o, base, NULL, h, sizeof(h)) == 0 && (d = opendir(h)) != NULL) {
@@ -736,7 +759,7 @@ examine(struct scan_ctx *s, const struct candidate *c)
 		}
 		return;
 	}
-	if (access(h, R_OK | X_OK) != 0 && errno == EACCES) {
+	if (rocmd_fs_dir_readable(h) == -EACCES) {
 		grown = NULL;
 		goto add_unreadable;
 	}
@@ -764,9 +787,9 @@ add_unreadable:
 	}
 	add_alias(f, c->sys, &s->err);
 	add_watch(s, canon);
-	if (access(h, R_OK | X_OK) != 0) {
+	if ((rc = rocmd_fs_dir_readable(h)) != 0) {
 		f->unreadable = 1;
-		rocmd_text_addf(&f->problems, "%s: cannot read folder: %s", canon, strerror(errno));
+		rocmd_text_addf(&f->problems, "%s: cannot read folder: %s", canon, strerror(-rc));
 		return;
 	}
 	read_versions(s, c, f);

@@ -104,5 +104,15 @@ int64_t rocmd_sdk_settle_check(char *const *paths, int64_t window_ms);
 void rocmd_sdk_schedule(struct rocmd_sdk *m, int settle);
 int64_t rocmd_sdk_window_ms(struct rocmd_sdk *m);
 void rocmd_sdk_free_strv(char **v);
+int rocmd_sdk_env_wanted(const char *entry);
+int rocmd_sdk_strv_add(char ***v, size_t *n, const char *entry);
+
+/* sdk-unix.c, sdk-win.c: what differs by platform. */
+extern const int rocmd_sdk_native_windows; /* the Windows layout rules always apply */
+/* The variables discovery reads from the daemon's own environment
+ * (rocmd_sdk_env_wanted), NULL-terminated; NULL when out of memory. */
+char **rocmd_sdk_discovery_env(void);
+/* The rocmd-hip-probe executable to run, newly allocated; NULL when out of memory. */
+char *rocmd_sdk_find_probe(void);
 
 #endif

@@ -5,6 +5,11 @@
  * nearest existing ancestor under the root, so /opt appearing in an empty
  * sandbox is noticed too. Every event restarts the debounce timer and adds
  * the changed path to the dirty list the settle check walks.
+ *
+ * On Windows a watch covers the whole tree below its folder
+ * (UV_FS_EVENT_RECURSIVE), so C:\Program Files\AMD\ROCm alone sees every
+ * SDK under it: a folder already inside a watched one gets no watch of its
+ * own, and an SDK elsewhere (HIP_PATH=D:\ROCm\6.2\) gets one for its root.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "common/log.h"
+#include "fsinfo.h"
 #include "sdk-internal.h"
 #include "server.h"
 #include "sysroot.h"
@@ -23,6 +28,31 @@
 #define MAX_DIRTY 64
 #define SETTLE_MAX_ENTRIES 200000
 #define SETTLE_MAX_DEPTH 32
+
+/* inotify watches one folder; ReadDirectoryChangesW a whole tree. */
+#ifdef _WIN32
+#define WATCH_RECURSIVE 1
+#else
+#define WATCH_RECURSIVE 0
+#endif
+
+static int
+is_dir(const char *path)
+{
+	struct rocmd_fsinfo st;
+
+	return rocmd_fsinfo_get(path, 1, &st) == 0 && st.type == ROCMD_FS_DIR;
+}
+
+/* True when host path PATH is FOLDER or inside it. */
+static int
+is_under(const char *path, const char *folder)
+{
+	size_t n = strlen(folder);
+
+	return strncmp(path, folder, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/' || (n > 0 && folder[n - 1] == '/'));
+}
 
 static void
 on_watch_close(uv_handle_t *h)
@@ -102,6 +132,10 @@ on_fs_event(uv_fs_event_t *h, const char *filename, int events, int status)
 		snprintf(path, sizeof(path), "%s/%s", w->host, filename);
 	else
 		snprintf(path, sizeof(path), "%s", w->host);
+	/* A recursive watch names "6.4\bin\rocblas.dll"; host paths use '/'. */
+	for (char *p = path; WATCH_RECURSIVE && *p != '\0'; p++)
+		if (*p == '\\')
+			*p = '/';
 	if (rocmd_sdk_is_suppressed(m, path))
 		return;
 	m->events_seen++;
@@ -123,14 +157,13 @@ static void
 want(struct rocmd_sdk *m, const char *host)
 {
 	struct sdk_watch *w = find_watch(m, host);
-	struct stat st;
 	int rc;
 
 	if (w != NULL) {
 		w->wanted = 1;
 		return;
 	}
-	if (stat(host, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!is_dir(host))
 		return;
 	w = calloc(1, sizeof(*w));
 	if (w == NULL || (w->host = strdup(host)) == NULL) {
@@ -141,7 +174,8 @@ want(struct rocmd_sdk *m, const char *host)
 	w->wanted = 1;
 	w->h.data = w;
 	uv_fs_event_init(m->srv->loop, &w->h);
-	rc = uv_fs_event_start(&w->h, on_fs_event, host, 0);
+	rc = uv_fs_event_start(&w->h, on_fs_event, host,
+	                       WATCH_RECURSIVE ? UV_FS_EVENT_RECURSIVE : 0);
 	if (rc != 0) {
 		log_info("cannot watch %s: %s", host, uv_strerror(rc));
 		uv_close((uv_handle_t *)&w->h, on_watch_close);
@@ -153,27 +187,28 @@ want(struct rocmd_sdk *m, const char *host)
 }
 
 /* The folder to watch for system path SYS: itself, or its nearest existing
- * ancestor inside the root. */
-static void
-want_sys(struct rocmd_sdk *m, const char *sys)
+ * ancestor inside the root (never a whole Windows drive). Written to HOST;
+ * 0 when there is none. */
+static int
+watch_host(struct rocmd_sdk *m, const char *sys, char *host, size_t hostlen)
 {
-	char host[PATH_MAX];
 	size_t rootlen = strlen(m->root);
-	struct stat st;
 
-	if (rocmd_sysroot_map(m->root, sys, host, sizeof(host)) < 0)
-		return;
-	while (stat(host, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	if (rocmd_sysroot_map(m->root, sys, host, hostlen) < 0)
+		return 0;
+	while (!is_dir(host)) {
 		char *slash = strrchr(host, '/');
 		if (slash == NULL || (size_t)(slash - host) < rootlen)
-			return;
+			return 0;
 		if (slash == host) {
 			host[1] = '\0';
 			break;
 		}
+		if (slash == host + 2 && host[1] == ':')
+			return 0;
 		*slash = '\0';
 	}
-	want(m, host);
+	return 1;
 }
 
 void
@@ -183,10 +218,35 @@ rocmd_sdk_watch_update(struct rocmd_sdk *m, char *const *sys_paths)
 
 	if (m->stopping)
 		return;
+	size_t n = 0;
+	char **hosts;
+
 	for (struct sdk_watch *w = m->watches; w != NULL; w = w->next)
 		w->wanted = 0;
-	for (size_t i = 0; sys_paths != NULL && sys_paths[i] != NULL; i++)
-		want_sys(m, sys_paths[i]);
+	while (sys_paths != NULL && sys_paths[n] != NULL)
+		n++;
+	hosts = calloc(n + 1, sizeof(*hosts));
+	if (hosts == NULL)
+		return; /* keep the watches there are */
+	for (size_t i = 0; i < n; i++) {
+		char host[PATH_MAX];
+		if (watch_host(m, sys_paths[i], host, sizeof(host)))
+			hosts[i] = strdup(host);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int covered = 0;
+		if (hosts[i] == NULL)
+			continue;
+		/* A recursive watch on an ancestor already sees this folder. */
+		for (size_t j = 0; WATCH_RECURSIVE && j < n && !covered; j++)
+			covered = j != i && hosts[j] != NULL && strcmp(hosts[i], hosts[j]) != 0 &&
+			          is_under(hosts[i], hosts[j]);
+		if (!covered)
+			want(m, hosts[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(hosts[i]);
+	free(hosts);
 	pp = &m->watches;
 	while (*pp != NULL) {
 		struct sdk_watch *w = *pp;
@@ -219,12 +279,10 @@ struct settle {
 };
 
 static void
-note(struct settle *s, const struct stat *st)
+note(struct settle *s, const struct rocmd_fsinfo *st)
 {
-	int64_t c = (int64_t)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
-
-	if (c > s->newest_ns)
-		s->newest_ns = c;
+	if (st->change_ns > s->newest_ns)
+		s->newest_ns = st->change_ns;
 	s->entries++;
 }
 
@@ -232,13 +290,13 @@ static void
 settle_walk(struct settle *s, const char *path, int depth)
 {
 	struct dirent *de;
-	struct stat st;
+	struct rocmd_fsinfo st;
 	DIR *d;
 
-	if (s->entries >= SETTLE_MAX_ENTRIES || lstat(path, &st) != 0)
+	if (s->entries >= SETTLE_MAX_ENTRIES || rocmd_fsinfo_get(path, 0, &st) != 0)
 		return;
 	note(s, &st);
-	if (!S_ISDIR(st.st_mode) || depth >= SETTLE_MAX_DEPTH)
+	if (st.type != ROCMD_FS_DIR || depth >= SETTLE_MAX_DEPTH)
 		return;
 	d = opendir(path);
 	if (d == NULL)

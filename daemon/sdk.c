@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/log.h"
@@ -27,8 +26,6 @@
 #include "sysroot.h"
 
 #define SUPPRESS_GRACE_MS 2000
-
-extern char **environ;
 
 void
 rocmd_sdk_free_strv(char **v)
@@ -66,29 +63,30 @@ split_roots(const char *list)
 	return out;
 }
 
-/* The variables discovery reads, from the daemon's own environment. */
-static char **
-discovery_env(void)
+/* Whether "NAME=value" ENTRY is one discovery reads. */
+int
+rocmd_sdk_env_wanted(const char *entry)
 {
-	char **out = calloc(1, sizeof(*out));
-	size_t n = 0;
+	return strncmp(entry, "HIP_PATH", 8) == 0 || strncmp(entry, "ROCM_PATH=", 10) == 0 ||
+	       strncmp(entry, "ROCBLAS_TENSILE_LIBPATH=", 24) == 0;
+}
 
-	for (size_t i = 0; out != NULL && environ != NULL && environ[i] != NULL; i++) {
-		const char *e = environ[i];
-		char **grown;
-		if (strncmp(e, "HIP_PATH", 8) != 0 && strncmp(e, "ROCM_PATH=", 10) != 0 &&
-		    strncmp(e, "ROCBLAS_TENSILE_LIBPATH=", 24) != 0)
-			continue;
-		grown = realloc(out, (n + 2) * sizeof(*out));
-		if (grown == NULL)
-			break;
-		out = grown;
-		out[n] = strdup(e);
-		if (out[n] != NULL)
-			n++;
-		out[n] = NULL;
+/* Adds a copy of ENTRY to the NULL-terminated list *V of *N strings. */
+int
+rocmd_sdk_strv_add(char ***v, size_t *n, const char *entry)
+{
+	char **grown = realloc(*v, (*n + 2) * sizeof(**v));
+
+	if (grown == NULL)
+		return ROCMD_ENOMEM;
+	*v = grown;
+	grown[*n] = strdup(entry);
+	if (grown[*n] == NULL) {
+		grown[*n] = NULL;
+		return ROCMD_ENOMEM;
 	}
-	return out;
+	grown[++*n] = NULL;
+	return 0;
 }
 
 int64_t
@@ -787,28 +785,6 @@ on_interval(uv_timer_t *t)
 	rocmd_sdk_schedule(t->data, 0);
 }
 
-/* rocmd-hip-probe beside the running rocmd, else in libexec. */
-static char *
-find_probe(void)
-{
-	char exe[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
-	char *out = NULL;
-
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash != NULL) {
-			strcpy(slash + 1, "rocmd-hip-probe");
-			if (access(exe, X_OK) == 0)
-				return strdup(exe);
-		}
-	}
-	if (asprintf(&out, "%s/rocmd/rocmd-hip-probe", ROCMD_LIBEXECDIR) < 0)
-		return NULL;
-	return out;
-}
-
 int
 rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
                 struct rocmd_sdk **out, char *why, size_t whylen)
@@ -820,10 +796,10 @@ rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
 	if (m == NULL)
 		return ROCMD_ENOMEM;
 	m->srv = srv;
-	m->windows = o->windows;
+	m->windows = o->windows || rocmd_sdk_native_windows;
 	m->root = strdup(o->root != NULL && strcmp(o->root, "/") != 0 ? o->root : "");
-	m->probe = o->probe != NULL ? strdup(o->probe) : find_probe();
-	m->env = discovery_env();
+	m->probe = o->probe != NULL ? strdup(o->probe) : rocmd_sdk_find_probe();
+	m->env = rocmd_sdk_discovery_env();
 	if (m->root == NULL || m->env == NULL) {
 		rc = ROCMD_ENOMEM;
 		goto fail;

@@ -10,27 +10,49 @@ target_sources(rocmd_core PRIVATE
   ${CMAKE_SOURCE_DIR}/common/amdgpu-elf.c
   ${CMAKE_SOURCE_DIR}/common/text.c
 )
+# Discovery, inspection and watching are shared; the platform layer differs:
+# sysroot resolution, the registry, child processes, file facts, loading a
+# library (the HIP probe).
+target_sources(rocmd_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/sysroot.c
+  ${CMAKE_CURRENT_LIST_DIR}/sdk-discover.c
+  ${CMAKE_CURRENT_LIST_DIR}/rocblas-lib.c
+  ${CMAKE_CURRENT_LIST_DIR}/gpu-kfd.c
+  ${CMAKE_CURRENT_LIST_DIR}/gpu-hip.c
+  ${CMAKE_CURRENT_LIST_DIR}/sdk.c
+  ${CMAKE_CURRENT_LIST_DIR}/sdk-watch.c
+)
 if(WIN32)
-  # Not ported yet (walking, watching, child processes, the registry): the
-  # daemon runs without discovery. The Windows layout rules are tested on
-  # Linux (tests/sdk/test-sdk.c) against a Windows-shaped tree.
-  target_sources(rocmd_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/sdk-none.c)
+  # HKLM read with the registry API; libarchive linked statically
+  # (archive-dl-win.c: the sym_ pointers archive-dl.h declares, set at build time).
+  target_sources(rocmd_core PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/archive-dl-win.c
+    ${CMAKE_CURRENT_LIST_DIR}/sysroot-win.c
+    ${CMAKE_CURRENT_LIST_DIR}/registry-win.c
+    ${CMAKE_CURRENT_LIST_DIR}/child-win.c
+    ${CMAKE_CURRENT_LIST_DIR}/fsinfo-win.c
+    ${CMAKE_CURRENT_LIST_DIR}/sdk-win.c
+  )
+  set(ROCMD_DL_SOURCE ${CMAKE_CURRENT_LIST_DIR}/dl-win.c)
 else()
   target_sources(rocmd_core PRIVATE
-    ${CMAKE_CURRENT_LIST_DIR}/sysroot.c
-    ${CMAKE_CURRENT_LIST_DIR}/sdk-discover.c
-    ${CMAKE_CURRENT_LIST_DIR}/rocblas-lib.c
-    ${CMAKE_CURRENT_LIST_DIR}/gpu-kfd.c
-    ${CMAKE_CURRENT_LIST_DIR}/gpu-hip.c
-    ${CMAKE_CURRENT_LIST_DIR}/sdk.c
-    ${CMAKE_CURRENT_LIST_DIR}/sdk-watch.c
+    ${CMAKE_CURRENT_LIST_DIR}/sysroot-unix.c
     ${CMAKE_CURRENT_LIST_DIR}/registry-file.c
     ${CMAKE_CURRENT_LIST_DIR}/child-unix.c
+    ${CMAKE_CURRENT_LIST_DIR}/fsinfo-unix.c
+    ${CMAKE_CURRENT_LIST_DIR}/sdk-unix.c
   )
-  target_compile_definitions(rocmd_core PRIVATE
-    ROCMD_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}")
-  # Loads an SDK's HIP runtime in a process of its own (gpu-hip.c runs it).
-  add_executable(rocmd-hip-probe ${CMAKE_CURRENT_LIST_DIR}/hip-probe.c)
-  target_link_libraries(rocmd-hip-probe PRIVATE ${CMAKE_DL_LIBS})
+  set(ROCMD_DL_SOURCE ${CMAKE_CURRENT_LIST_DIR}/dl-unix.c)
+endif()
+target_compile_definitions(rocmd_core PRIVATE
+  ROCMD_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}")
+# Loads an SDK's HIP runtime in a process of its own (gpu-hip.c runs it); on
+# Windows it sits beside rocmd.exe.
+add_executable(rocmd-hip-probe ${CMAKE_CURRENT_LIST_DIR}/hip-probe.c ${ROCMD_DL_SOURCE})
+target_include_directories(rocmd-hip-probe PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(rocmd-hip-probe PRIVATE ${CMAKE_DL_LIBS})
+if(WIN32)
+  install(TARGETS rocmd-hip-probe DESTINATION ${CMAKE_INSTALL_BINDIR})
+else()
   install(TARGETS rocmd-hip-probe DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/rocmd)
 endif()

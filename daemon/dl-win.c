@@ -1,0 +1,53 @@
+/*
+ * Loading a DLL with LoadLibraryExW: see dl.h. LOAD_WITH_ALTERED_SEARCH_PATH
+ * makes Windows look for the DLL's dependencies in its own folder first (an
+ * SDK's bin\ holds amdhip64_6.dll and what it loads), not in rocmd's. This
+ * file is linked into rocmd-hip-probe alone, so it converts UTF-8 itself.
+ */
+#include "dl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <windows.h>
+
+void *
+rocmd_dl_open(const char *path, char *why, size_t whylen)
+{
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
+	wchar_t *w;
+	HMODULE h = NULL;
+	DWORD err;
+	char msg[512] = "";
+
+	if (n <= 0) {
+		snprintf(why, whylen, "%s: not a UTF-8 path", path);
+		return NULL;
+	}
+	w = malloc((size_t)n * sizeof(*w));
+	if (w == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	MultiByteToWideChar(CP_UTF8, 0, path, -1, w, n);
+	/* No "cannot find a DLL" dialog box from the loader. */
+	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
+	h = LoadLibraryExW(w, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
+	err = GetLastError();
+	free(w);
+	if (h == NULL) {
+		FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, err, 0,
+		               msg, sizeof(msg), NULL);
+		msg[strcspn(msg, "\r\n")] = '\0';
+		snprintf(why, whylen, "%s: %s (error %lu)", path, msg[0] ? msg : "cannot load",
+		         (unsigned long)err);
+	}
+	return (void *)h;
+}
+
+void *
+rocmd_dl_sym(void *h, const char *name)
+{
+	return (void *)GetProcAddress((HMODULE)h, name);
+}

@@ -1,0 +1,49 @@
+/*
+ * The platform part of the SDK manager on POSIX systems: the daemon's
+ * environment, and where rocmd-hip-probe is (beside the running rocmd, else
+ * in libexec). See sdk-internal.h.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sdk-internal.h"
+
+extern char **environ;
+
+const int rocmd_sdk_native_windows = 0;
+
+char **
+rocmd_sdk_discovery_env(void)
+{
+	char **out = calloc(1, sizeof(*out));
+	size_t n = 0;
+
+	for (size_t i = 0; out != NULL && environ != NULL && environ[i] != NULL; i++)
+		if (rocmd_sdk_env_wanted(environ[i]))
+			rocmd_sdk_strv_add(&out, &n, environ[i]);
+	return out;
+}
+
+char *
+rocmd_sdk_find_probe(void)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
+	char *out = NULL;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			strcpy(slash + 1, "rocmd-hip-probe");
+			if (access(exe, X_OK) == 0)
+				return strdup(exe);
+		}
+	}
+	if (asprintf(&out, "%s/rocmd/rocmd-hip-probe", ROCMD_LIBEXECDIR) < 0)
+		return NULL;
+	return out;
+}
