@@ -32,6 +32,7 @@ enum key_type {
 	KEY_PATH,   /* an absolute path */
 	KEY_LEVEL,  /* a log level name, as rocmd_log_level_parse() takes */
 	KEY_INT,    /* an integer in min..max */
+	KEY_CHOICE, /* one of the strings in choices */
 };
 
 struct config_key {
@@ -45,7 +46,11 @@ struct config_key {
 	const char *def_doc;   /* the default as docs show it, when computed */
 	size_t offset;         /* in struct rocmd_config */
 	const char *doc;       /* one line, Markdown, no '|' */
+	const char *const *choices; /* KEY_CHOICE: NULL-terminated */
 };
+
+static const char *const gpu_busy_choices[] = {"refuse", "defer", NULL};
+static const char *const sync_choices[] = {"off", "report", "deploy", NULL};
 
 static char *default_state_dir(void);
 
@@ -209,6 +214,55 @@ static const struct config_key config_keys[] = {
 		.doc = "Time limit for loading an SDK's HIP runtime to list GPUs, and for `hipconfig` "
 		       "when no other version source exists (both run in a child process); `0` never "
 		       "runs them.",
+	},
+	{
+		.path = "deploy.gpu_busy",
+		.type = KEY_CHOICE,
+		.choices = gpu_busy_choices,
+		.def_str = "refuse",
+		.offset = OFF(deploy_gpu_busy),
+		.doc = "While processes hold the GPU or have a target's rocBLAS files open: `refuse` "
+		       "fails the deploy or rollback naming them; `defer` waits and retries until "
+		       "they are gone.",
+	},
+	{
+		.path = "deploy.sync",
+		.type = KEY_CHOICE,
+		.choices = sync_choices,
+		.def_str = "report",
+		.offset = OFF(deploy_sync),
+		.doc = "After an SDK is added or upgraded, or an SDK update overwrote a deployed "
+		       "library: `deploy` the matching package again, only `report` it as an event, or "
+		       "`off`.",
+	},
+	{
+		.path = "deploy.app_targets",
+		.type = KEY_STRING,
+		.nullable = 1,
+		.offset = OFF(deploy_app_targets),
+		.doc = "Application-private rocBLAS copies to manage as targets, `NAME=DIR@SDK` "
+		       "separated by `;` (library at `DIR/rocblas/library`, binary `DIR/rocblas.dll` "
+		       "or `DIR/librocblas.so.N` when present), e.g. "
+		       "`ollama=/usr/lib/ollama/rocm@6.1`; `null` for none.",
+	},
+	{
+		.path = "deploy.smoke_timeout_ms",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 600000,
+		.def_int = 60000,
+		.offset = OFF(deploy_smoke_timeout_ms),
+		.doc = "Time limit for the GEMM smoke test of a deployed rocBLAS (a child process); "
+		       "`0` never runs it.",
+	},
+	{
+		.path = "deploy.defer_retry_s",
+		.type = KEY_INT,
+		.min = 1,
+		.max = 3600,
+		.def_int = 30,
+		.offset = OFF(deploy_defer_retry_s),
+		.doc = "With `deploy.gpu_busy` = `defer`, how often a waiting deploy checks again.",
 	},
 	{
 		.path = "tune.enabled",
@@ -501,6 +555,20 @@ apply_key(const struct config_key *k, const cJSON *item, struct rocmd_config *cf
 		problem(pr, "%s: expected an absolute path, got \"%s\"", k->path,
 			quote(s, q, sizeof(q)));
 		return 0;
+	}
+	if (k->type == KEY_CHOICE) {
+		int found = 0;
+		for (size_t i = 0; k->choices[i] != NULL; i++)
+			found |= strcmp(k->choices[i], s) == 0;
+		if (!found) {
+			char list[128] = "";
+			for (size_t i = 0; k->choices[i] != NULL; i++)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+					 i > 0 ? ", " : "", k->choices[i]);
+			problem(pr, "%s: expected one of %s, got \"%s\"", k->path, list,
+				quote(s, q, sizeof(q)));
+			return 0;
+		}
 	}
 	if (k->type == KEY_LEVEL && rocmd_log_level_parse(s) < 0) {
 		problem(pr, "%s: expected one of error, warning, notice, info, debug, got \"%s\"",
@@ -877,6 +945,12 @@ type_doc(const struct config_key *k, char *buf, size_t buflen)
 		break;
 	case KEY_LEVEL:
 		snprintf(buf, buflen, "log level");
+		break;
+	case KEY_CHOICE:
+		snprintf(buf, buflen, "one of");
+		for (size_t i = 0; k->choices[i] != NULL; i++)
+			snprintf(buf + strlen(buf), buflen - strlen(buf), "%s `%s`", i > 0 ? "," : "",
+				 k->choices[i]);
 		break;
 	default:
 		snprintf(buf, buflen, "string%s", k->nullable ? " or null" : "");

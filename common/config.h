@@ -32,6 +32,11 @@ struct rocmd_config {
 	int64_t sdk_rescan_interval_s; /* 0: rescan on file system events only */
 	int64_t sdk_debounce_ms;   /* quiet time before a rescan */
 	int64_t sdk_probe_timeout_ms; /* HIP runtime probe and hipconfig; 0: never run them */
+	char *deploy_gpu_busy;     /* "refuse" or "defer" while processes use the GPU/target */
+	char *deploy_sync;         /* "off", "report" or "deploy" after SDK changes */
+	char *deploy_app_targets;  /* "NAME=DIR@SDK;..." application-private copies, or NULL */
+	int64_t deploy_smoke_timeout_ms; /* GEMM smoke test limit; 0: never run it */
+	int64_t deploy_defer_retry_s;    /* deferred deploys retry this often */
 	int64_t tune_enabled;      /* 1: tune while idle (tune.*: docs/CONFIG.md) */
 	int64_t tune_idle_s;       /* seconds without input before tuning starts */
 	int64_t tune_ac_only;      /* 1: never on battery */

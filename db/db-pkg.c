@@ -299,8 +299,13 @@ rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count)
 		return rocmd_db_map_rc(rc);
 	if (!has)
 		return 0;
-	rc = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM deployment WHERE package_id = ?1", -1,
-	                        &st, NULL);
+	/* Only what is in place counts: the history of replaced deployments
+	 * keeps its package id, but a rollback restores from backups, not the
+	 * store. */
+	rc = sqlite3_prepare_v2(db->h,
+	                        "SELECT count(*) FROM deployment WHERE package_id = ?1 AND "
+	                        "state = 'live'",
+	                        -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, id);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)

@@ -66,7 +66,7 @@ int rocmd_pkg_db_files(struct rocmd_pkg_db *db, int64_t id, int64_t offset, int6
                        int (*cb)(const struct rocmd_db_pkg_file *f, void *ctx), void *ctx);
 /* Removes package ID and its files; ROCMD_ENOTFOUND when it is not there. */
 int rocmd_pkg_db_remove(struct rocmd_pkg_db *db, int64_t id);
-/* How many deployments use package ID (0 until the deploy tables exist). */
+/* How many live deployments (in place on a target now) use package ID. */
 int rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count);
 /* Calls CB for every distinct object (hash, size) any package uses, by hash. */
 int rocmd_pkg_db_objects(struct rocmd_pkg_db *db, int64_t id,

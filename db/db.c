@@ -772,7 +772,8 @@ static const struct {
 	/* SDKs that disappeared stay as history; only the others count. */
 	{"sdk", offsetof(struct rocmd_db_counts, sdks), "state <> 'removed'"},
 	{"package", offsetof(struct rocmd_db_counts, packages), NULL},
-	{"deployment", offsetof(struct rocmd_db_counts, deployments), NULL},
+	/* Only a deployment in place counts, not the history of earlier ones. */
+	{"deployment", offsetof(struct rocmd_db_counts, deployments), "state = 'live'"},
 	{"tune_job", offsetof(struct rocmd_db_counts, tune_jobs), NULL},
 };
 

@@ -161,12 +161,62 @@ const struct rocmd_migration rocmd_migrations[] = {
 	{
 		6,
 		"deployments",
-		/* Owned by the deploy work (issue 5): replace this SQL as the schema
-		 * is designed; nothing has shipped with it yet. */
+		/* A target is one place a rocBLAS lives: an SDK's (kind 'sdk'), an
+		 * application's private copy ('app') or rocmd's own overlay folder
+		 * for ROCBLAS_TENSILE_LIBPATH ('overlay'). Paths are system paths.
+		 * Each deploy is a row of deployment; at most one per target is
+		 * 'live'. backup holds the vendor's originals, kept once per
+		 * target (I1); deploy_history every action taken on a target. */
+		"CREATE TABLE target (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	kind TEXT NOT NULL CHECK (kind IN ('sdk', 'app', 'overlay')),\n"
+		"	name TEXT NOT NULL UNIQUE,\n"
+		"	sdk_id INTEGER REFERENCES sdk(id),\n"
+		"	platform TEXT NOT NULL CHECK (platform IN ('windows', 'linux')),\n"
+		"	sdk_version TEXT,\n"
+		"	binary_path TEXT,\n"
+		"	library_path TEXT NOT NULL,\n"
+		"	created_ms INTEGER NOT NULL,\n"
+		"	updated_ms INTEGER NOT NULL\n"
+		");\n"
 		"CREATE TABLE deployment (\n"
 		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
-		"	package_id INTEGER REFERENCES package(id)\n"
-		");\n",
+		"	target_id INTEGER NOT NULL REFERENCES target(id),\n"
+		"	package_id INTEGER REFERENCES package(id),\n"
+		"	state TEXT NOT NULL CHECK (state IN ('live', 'superseded', 'rolled_back',\n"
+		"		'failed')),\n"
+		"	reason TEXT NOT NULL,\n"
+		"	fingerprint TEXT,\n"
+		"	started_ms INTEGER NOT NULL,\n"
+		"	finished_ms INTEGER,\n"
+		"	ended_ms INTEGER,\n"
+		"	detail TEXT CHECK (detail IS NULL OR json_valid(detail))\n"
+		");\n"
+		"CREATE UNIQUE INDEX deployment_live ON deployment(target_id) WHERE state = 'live';\n"
+		"CREATE INDEX deployment_package ON deployment(package_id);\n"
+		"CREATE TABLE backup (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	target_id INTEGER NOT NULL UNIQUE REFERENCES target(id),\n"
+		"	path TEXT NOT NULL,\n"
+		"	fingerprint TEXT NOT NULL,\n"
+		"	nfiles INTEGER NOT NULL,\n"
+		"	total_size INTEGER NOT NULL,\n"
+		"	adopted TEXT,\n"
+		"	created_ms INTEGER NOT NULL\n"
+		");\n"
+		"CREATE TABLE deploy_history (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	target_id INTEGER NOT NULL REFERENCES target(id),\n"
+		"	deployment_id INTEGER REFERENCES deployment(id),\n"
+		"	time_ms INTEGER NOT NULL,\n"
+		"	action TEXT NOT NULL CHECK (action IN ('deploy', 'verify', 'rollback',\n"
+		"		'drift', 'recover', 'backup')),\n"
+		"	outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'failed', 'refused',\n"
+		"		'reported')),\n"
+		"	message TEXT NOT NULL,\n"
+		"	detail TEXT CHECK (detail IS NULL OR json_valid(detail))\n"
+		");\n"
+		"CREATE INDEX deploy_history_target ON deploy_history(target_id, id);\n",
 	},
 	{
 		7,

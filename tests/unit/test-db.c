@@ -653,10 +653,11 @@ test_counts_follow_later_tables(void **state)
 		{3, "test tables",
 		 "CREATE TABLE sdk (id INTEGER PRIMARY KEY, state TEXT NOT NULL);\n"
 		 "CREATE TABLE deployment (id INTEGER PRIMARY KEY,\n"
-		 "	sdk_id INTEGER NOT NULL REFERENCES sdk(id));\n"
-		 /* A removed SDK stays as history but is not counted. */
+		 "	sdk_id INTEGER NOT NULL REFERENCES sdk(id), state TEXT NOT NULL);\n"
+		 /* A removed SDK stays as history but is not counted; nor is a
+		  * deployment that was replaced. */
 		 "INSERT INTO sdk VALUES (1, 'present'), (2, 'unreadable'), (3, 'removed');\n"
-		 "INSERT INTO deployment VALUES (1, 2);\n"},
+		 "INSERT INTO deployment VALUES (1, 2, 'live'), (2, 2, 'superseded');\n"},
 	};
 	struct rocmd_db *db = NULL;
 	struct rocmd_db_counts c;

@@ -386,19 +386,34 @@ test_real_archives(void **state)
 		assert_int_equal(rocmd_store_verify(f->store, chk, nchk, NULL, NULL), 0);
 		assert_int_equal(chk[0].status, ROCMD_ECORRUPT);
 		assert_int_equal(chk[1].status, ROCMD_ENOTFOUND);
-		/* A deployment (the deploy issue's table) blocks removal. */
+		/* A live deployment blocks removal; a replaced one does not. */
 		{
 			int64_t deployed = -1;
 			assert_int_equal(rocmd_pkg_db_deployments(f->pdb, i3.id, &deployed), 0);
 			assert_int_equal(deployed, 0);
 			assert_int_equal(
+			    sqlite_exec(f, "INSERT INTO target (kind, name, platform, library_path, "
+			                   "created_ms, updated_ms) VALUES ('app', 't', 'linux', "
+			                   "'/x/library', 0, 0)"),
+			    0);
+			assert_int_equal(
 			    sqlite_exec(f,
-			                "INSERT INTO deployment (package_id) VALUES (%lld)",
+			                "INSERT INTO deployment (target_id, package_id, state, reason, "
+			                "started_ms) VALUES (1, %lld, 'superseded', 'test', 0)",
+			                (long long)i3.id),
+			    0);
+			assert_int_equal(rocmd_pkg_db_deployments(f->pdb, i3.id, &deployed), 0);
+			assert_int_equal(deployed, 0);
+			assert_int_equal(
+			    sqlite_exec(f,
+			                "INSERT INTO deployment (target_id, package_id, state, reason, "
+			                "started_ms) VALUES (1, %lld, 'live', 'test', 0)",
 			                (long long)i3.id),
 			    0);
 			assert_int_equal(rocmd_pkg_db_deployments(f->pdb, i3.id, &deployed), 0);
 			assert_int_equal(deployed, 1);
 			assert_int_equal(sqlite_exec(f, "DELETE FROM deployment"), 0);
+			assert_int_equal(sqlite_exec(f, "DELETE FROM target"), 0);
 		}
 		/* Removing the last package empties the store. */
 		assert_int_equal(rocmd_pkg_db_remove(f->pdb, i3.id), 0);
