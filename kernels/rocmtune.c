@@ -7,6 +7,7 @@
  *            [--no-isolate] [--no-seeds] [--json] [--quiet]
  *   rocmtune replay --landscape FILE --strategy S[,S...] [--runs 50] [--budget B] [--seed N] [--json]
  *   rocmtune space --backend cpu [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N] [--json]
+ *   rocmtune lib build|show|query|export|import ...   the tuned kernel library (rocmtune-lib.c)
  *
  * Progress goes to stderr, results to stdout (a JSON object with --json).
  * Exit status: 0 done, 1 failure, 2 usage, 3 backend not available.
@@ -23,6 +24,7 @@
 
 #include "common/error.h"
 #include "kernels/backend.h"
+#include "kernels/rocmtune.h"
 #include "kernels/tune.h"
 #ifndef ROCMTUNE_NO_DB
 #include "db/db-tune.h"
@@ -92,7 +94,8 @@ usage(FILE *f)
 		"       rocmtune replay --landscape FILE --strategy S[,S...] [--runs N] [--budget N]\n"
 		"                    [--seed N] [--json]\n"
 		"       rocmtune space --backend B [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N]\n"
-		"                    [--json]\n");
+		"                    [--json]\n"
+		"       rocmtune lib build|show|query|export|import ...  (rocmtune lib help)\n");
 }
 
 static int
@@ -568,6 +571,8 @@ main(int argc, char **argv)
 	struct args a;
 	struct sigaction sa;
 
+	if (argc >= 2 && !strcmp(argv[1], "lib"))
+		return rocmtune_lib(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &a) < 0) {
 		usage(stderr);
 		return 2;
