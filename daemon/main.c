@@ -26,7 +26,9 @@
 #include "common/paths.h"
 #include "db/db.h"
 #include "ipc.h"
+#include "deploy-sync.h"
 #include "lockfile.h"
+#include "methods-lib.h"
 #include "methods-pkg.h"
 #include "sdk.h"
 #include "process.h"
@@ -233,6 +235,14 @@ run(const struct options *o, struct rocmd_config *cfg)
 		fail_start("package store: %s", why);
 		goto out_loop;
 	}
+	{
+		/* Interrupted deploys are finished or undone before anything is served. */
+		struct rocmd_lib_start_opts lo = {o->root, NULL};
+		if (rocmd_lib_start(&srv, &lo, why, sizeof(why)) < 0) {
+			fail_start("deploy: %s", why);
+			goto out_loop;
+		}
+	}
 	if (cfg->socket_path != NULL) {
 		snprintf(path, sizeof(path), "%s", cfg->socket_path);
 	} else if (rocmd_paths_daemon_socket(path, sizeof(path)) < 0) {
@@ -253,6 +263,7 @@ run(const struct options *o, struct rocmd_config *cfg)
 		if (rocmd_sdk_start(&srv, &so, &srv.sdk, why, sizeof(why)) < 0)
 			log_err("SDK discovery is off: %s", why);
 	}
+	rocmd_deploy_sync_start(&srv);
 	rocmd_process_report(NULL);
 	rocmd_service_ready("Listening on %s", srv.socket_path);
 	uv_run(loop, UV_RUN_DEFAULT);
@@ -269,6 +280,7 @@ out_loop:
 		uv_run(loop, UV_RUN_DEFAULT);
 	}
 	rocmd_pkg_stop();
+	rocmd_lib_stop();
 	rocmd_service_detach();
 	uv_run(loop, UV_RUN_DEFAULT); /* the service handles' close callbacks */
 	uv_loop_close(loop);

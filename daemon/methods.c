@@ -6,6 +6,7 @@
  * accessors in common/proto.h, so a wrong type is a precise -32602 error.
  */
 #include "methods.h"
+#include "methods-lib.h"
 #include "methods-pkg.h"
 
 #include <stdint.h>
@@ -339,6 +340,7 @@ static const struct rocmd_method *const method_tables[] = {
 	rocmd_methods_core,
 	rocmd_methods_pkg,
 	rocmd_methods_sdk,
+	rocmd_methods_lib,
 };
 
 const struct rocmd_method *

@@ -175,6 +175,37 @@ struct queued_event {
 
 static struct queued_event *event_queue, **event_tail = &event_queue;
 
+/* Changes for the hook (rocmd_sdk_on_change), delivered with the events. */
+struct queued_change {
+	int64_t sdk_id;
+	const char *kind; /* a static string */
+	struct queued_change *next;
+};
+
+static struct queued_change *change_queue, **change_tail = &change_queue;
+static rocmd_sdk_change_fn change_fn;
+static void *change_ctx;
+
+static void
+queue_change(int64_t sdk_id, const char *kind)
+{
+	struct queued_change *c;
+
+	if (change_fn == NULL || (c = calloc(1, sizeof(*c))) == NULL)
+		return;
+	c->sdk_id = sdk_id;
+	c->kind = kind;
+	*change_tail = c;
+	change_tail = &c->next;
+}
+
+void
+rocmd_sdk_on_change(struct rocmd_sdk *m, rocmd_sdk_change_fn fn, void *ctx)
+{
+	change_fn = fn;
+	change_ctx = ctx;
+}
+
 static void queue_event(const char *kind, cJSON *detail, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -214,6 +245,14 @@ flush_events(struct rocmd_sdk *m, int send)
 		free(e);
 	}
 	event_tail = &event_queue;
+	while (change_queue != NULL) {
+		struct queued_change *c = change_queue;
+		change_queue = c->next;
+		if (send && change_fn != NULL)
+			change_fn(m->srv, c->sdk_id, c->kind, change_ctx);
+		free(c);
+	}
+	change_tail = &change_queue;
 }
 
 struct known {
@@ -305,6 +344,10 @@ is_own(struct rocmd_sdk *m, const struct rocmd_sdk_found *f)
 		return 0;
 	for (size_t i = 0; i < m->nown; i++)
 		if (strncmp(h, m->own[i], strlen(m->own[i])) == 0)
+			return 1;
+	/* A scan applied while rocmd is still writing there sees its writes too. */
+	for (const struct sdk_suppress *s = m->suppress; s != NULL; s = s->next)
+		if (strncmp(h, s->host, strlen(s->host)) == 0)
 			return 1;
 	return 0;
 }
@@ -401,6 +444,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 	if (created || (k != NULL && strcmp(k->state, "removed") == 0)) {
 		if (!deep)
 			add_fresh(m, f->path);
+		queue_change(id, "sdk.added");
 		queue_event("sdk.added", json != NULL ? cJSON_Duplicate(json, 1) : NULL,
 		            "HIP SDK %s %s at %s (%s layout, version from %s)%s%s%s%s%s",
 		            version_text(row.version), created ? "found" : "is back", f->path,
@@ -427,6 +471,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		cJSON_AddStringToObject(d, "from", version_text(k->version));
 		cJSON_AddStringToObject(d, "to", version_text(row.version));
 		cJSON_AddStringToObject(d, "source", row.version_source);
+		queue_change(id, "sdk.version_changed");
 		queue_event("sdk.version_changed", d,
 		            "HIP SDK at %s changed from %s to %s (version from %s)", f->path,
 		            version_text(k->version), version_text(row.version),
@@ -439,6 +484,8 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		cJSON_AddStringToObject(d, "path", f->path);
 		if (f->have_lib)
 			cJSON_AddItemToObject(d, "rocblas", rocmd_rocblas_lib_to_json(&f->lib, 0));
+		if (f->have_lib)
+			queue_change(id, "sdk.library_inspected");
 		if (f->have_lib)
 			queue_event("sdk.library_inspected", d,
 			            "rocBLAS library of %s covers %s%s%s", f->path,
@@ -458,6 +505,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 				                      rocmd_rocblas_lib_to_json(&f->lib, 0));
 			else
 				cJSON_AddNullToObject(d, "rocblas");
+			queue_change(id, "sdk.library_changed");
 			queue_event(
 			    "sdk.library_changed", d, "rocBLAS library of %s %s%s%s%s%s%s%s",
 			    f->path, f->have_lib ? "changed; covers " : "is gone",

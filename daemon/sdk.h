@@ -58,6 +58,15 @@ int rocmd_sdk_suppress_begin(struct rocmd_sdk *m, const char *sys_path);
  * a scan is scheduled to record the new state quietly. */
 void rocmd_sdk_suppress_end(struct rocmd_sdk *m, int token);
 
+/* Deploy's auto-sync hook: FN runs on the loop thread once a scan's changes
+ * are committed, for each install added ("sdk.added", from the quick pass;
+ * "sdk.library_inspected" once its library and the GPUs are known), upgraded
+ * ("sdk.version_changed") or whose library changed other than by rocmd
+ * ("sdk.library_changed"). One hook; NULL removes it. */
+typedef void (*rocmd_sdk_change_fn)(struct rocmd_server *srv, int64_t sdk_id, const char *kind,
+                                    void *ctx);
+void rocmd_sdk_on_change(struct rocmd_sdk *m, rocmd_sdk_change_fn fn, void *ctx);
+
 /* For the method handlers (methods-sdk.c). */
 struct rocmd_sdk_db *rocmd_sdk_db(struct rocmd_sdk *m);
 /* The last scan's facts not kept in the database: {"time_ms", "scans",
