@@ -711,6 +711,55 @@ tune_replay_one(const struct tune_landscape *l, const char *strategy, int budget
 }
 
 int
+tune_replay_seeded(const struct tune_landscape *l, const char *strategy, int budget,
+		   uint64_t seed, const char *const *seeds, int nseeds, double *trace,
+		   uint64_t *hash, char *best, size_t bestlen)
+{
+	const struct space_def *space = tune_landscape_space(l);
+	tune_strategy_fn fn = tune_strategy_find(strategy);
+	struct replay_ctx rc = {l};
+	struct tune_search s;
+	struct space_point dflt, pt;
+	int err, i;
+
+	if (fn == NULL)
+		return ROCMD_EINVAL;
+	err = search_init(&s, space, budget, seed);
+	if (err < 0)
+		return err;
+	s.oracle = replay_oracle;
+	s.valid = replay_valid;
+	s.ctx = &rc;
+	if ((double)tune_landscape_count(l) < 0.5 * (double)space_size(space)) {
+		s.sample = replay_sample;
+		s.sample_n = (uint64_t)tune_landscape_count(l);
+	}
+	s.trace = trace;
+	for (i = 0; i < budget; i++)
+		trace[i] = INFINITY;
+	/* As tune_run(): the default first, then the seed set. */
+	space_point_default(space, &dflt);
+	search_eval(&s, &dflt);
+	for (i = 0; i < nseeds; i++)
+		if (space_key_parse(space, seeds[i], &pt) == 0)
+			search_eval(&s, &pt);
+	err = fn(&s);
+	if (err == 0)
+		err = s.err;
+	for (i = s.evals; i < budget; i++)
+		trace[i] = s.best_cost;
+	if (hash != NULL)
+		*hash = s.hash;
+	if (best != NULL && bestlen > 0) {
+		best[0] = '\0';
+		if (isfinite(s.best_cost))
+			space_key(space, &s.best, best, bestlen);
+	}
+	search_free(&s);
+	return err;
+}
+
+int
 tune_replay(const struct tune_landscape *l, const char *strategy, int runs, int budget,
 	    uint64_t seed, struct tune_replay_stats *out, char *why, size_t whylen)
 {

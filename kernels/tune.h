@@ -223,6 +223,12 @@ int tune_replay(const struct tune_landscape *l, const char *strategy, int runs, 
  * evaluation is written to TRACE (BUDGET entries, INFINITY before any ok). */
 int tune_replay_one(const struct tune_landscape *l, const char *strategy, int budget,
 		    uint64_t seed, double *trace, uint64_t *hash, char *best, size_t bestlen);
+/* The same as a seeded re-tune runs it: the default, then SEEDS (configuration
+ * keys, e.g. the winners before an SDK update; keys the landscape lacks are
+ * skipped and cost nothing), then the strategy from the best of them. */
+int tune_replay_seeded(const struct tune_landscape *l, const char *strategy, int budget,
+		       uint64_t seed, const char *const *seeds, int nseeds, double *trace,
+		       uint64_t *hash, char *best, size_t bestlen);
 
 /*
  * A synthetic search: the tests' landscapes with planted structure. COST
