@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "cmd-lib.h"
 #include "cmd-sdk.h"
 #include "cmd-pkg.h"
 #include "common/error.h"
@@ -329,6 +330,12 @@ cmd_pkg(struct ctx *ctx, int argc, char **argv)
 }
 
 static int
+cmd_lib(struct ctx *ctx, int argc, char **argv)
+{
+	return rocmctl_lib(&ctx->client, ctx->socket, ctx->json, argc, argv);
+}
+
+static int
 cmd_sdk(struct ctx *ctx, int argc, char **argv)
 {
 	return rocmctl_sdk(&ctx->client, ctx->socket, ctx->json, argc, argv);
@@ -352,6 +359,8 @@ static const struct command commands[] = {
 	{"gpu", "list", "AMD GPUs found", cmd_gpu},
 	{"pkg", "import|list|show|rm|verify|match ...",
 	 "the package store (rocmctl pkg help)", cmd_pkg},
+	{"lib", "status|deploy|verify|history|rollback ...",
+	 "deployed rocBLAS libraries (rocmctl lib help)", cmd_lib},
 	{"call", "METHOD [PARAMS]", "send one raw JSON-RPC request", cmd_call},
 	{NULL, NULL, NULL, NULL},
 };

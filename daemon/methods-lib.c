@@ -961,6 +961,17 @@ deploy_work(uv_work_t *w)
 	req.progress = on_progress;
 	req.ctx = j;
 	req.arch = j->arch[0] ? j->arch : NULL;
+	if (strcmp(j->t.kind, "overlay") == 0 && j->type == JOB_DEPLOY) {
+		/* rocmd's own folder: its parent is made here; the engine creates
+		 * the library folder itself. */
+		char parent[PATH_MAX];
+		sys_dirname(j->t.host_lib, parent, sizeof(parent));
+		if ((j->rc = rocmd_paths_mkdir_p(parent, 0755)) < 0) {
+			fmt(j->why, sizeof(j->why), "cannot create %s: %s", parent,
+			    rocmd_strerror(j->rc));
+			return;
+		}
+	}
 	if (j->type == JOB_VERIFY) {
 		j->rc = rocmd_deploy_verify(req.state_dir, &req.target, req.arch, on_progress, j,
 		                            &j->vrep, j->why, sizeof(j->why));

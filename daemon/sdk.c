@@ -345,9 +345,11 @@ is_own(struct rocmd_sdk *m, const struct rocmd_sdk_found *f)
 	for (size_t i = 0; i < m->nown; i++)
 		if (strncmp(h, m->own[i], strlen(m->own[i])) == 0)
 			return 1;
-	/* A scan applied while rocmd is still writing there sees its writes too. */
+	/* A scan applied while rocmd is still writing there (or within the grace
+	 * period after) sees its writes too. */
 	for (const struct sdk_suppress *s = m->suppress; s != NULL; s = s->next)
-		if (strncmp(h, s->host, strlen(s->host)) == 0)
+		if ((s->until_ms == 0 || s->until_ms > rocmd_now_ms()) &&
+		    strncmp(h, s->host, strlen(s->host)) == 0)
 			return 1;
 	return 0;
 }
@@ -718,9 +720,12 @@ after_work(uv_work_t *w, int status)
 	if (rc < 0)
 		log_err("cannot record the SDK scan: %s (%s)", rocmd_strerror(rc),
 		        rocmd_sdk_db_errmsg(m->db));
-	for (size_t i = 0; i < m->nown; i++)
+	/* Library changes are seen by the deep pass only: rocmd's own writes
+	 * stay known as such until one has run. */
+	for (size_t i = 0; job->deep && i < m->nown; i++)
 		free(m->own[i]);
-	m->nown = 0;
+	if (job->deep)
+		m->nown = 0;
 	rocmd_sdk_free_strv(m->last_watch);
 	m->last_watch = job->scan.watch;
 	job->scan.watch = NULL;

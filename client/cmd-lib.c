@@ -1,0 +1,417 @@
+/*
+ * rocmctl lib: deploy's commands (status, deploy, verify, history,
+ * rollback). Deploy, verify and rollback wait for the daemon's job and draw a
+ * progress bar on a terminal from its "progress" notifications (the step:
+ * plan, backup, stage, swap, verify, smoke, commit; bytes and files); --json
+ * prints the daemon's JSON and no bar. For an overlay deploy the result says
+ * exactly which variable to set; it is printed on its own line so scripts
+ * can take it.
+ */
+#include "cmd-lib.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "common/error.h"
+#include "output.h"
+
+struct lib_ctx {
+	struct rocmd_client **client;
+	const char *socket;
+	int json;
+	int bar;
+	int bar_drawn;
+};
+
+static void
+bar_clear(struct lib_ctx *ctx)
+{
+	if (ctx->bar_drawn) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+		ctx->bar_drawn = 0;
+	}
+}
+
+static int
+on_progress(const struct rocmd_rpc *msg, void *arg)
+{
+	struct lib_ctx *ctx = arg;
+	const cJSON *p = msg->params;
+	double total, done;
+	char a[32], b[32];
+	int width = 30, fill = 0;
+
+	if (!ctx->bar || strcmp(msg->method, "progress") != 0 || p == NULL)
+		return 0;
+	if (strcmp(out_str(p, "phase"), "queued") == 0 ||
+	    strcmp(out_str(p, "phase"), "deferred") == 0) {
+		fprintf(stderr, "\r\033[K%s%s%s",
+		        strcmp(out_str(p, "phase"), "queued") == 0
+		            ? "waiting for the deploy job ahead"
+		            : "deferred: waiting for ",
+		        strcmp(out_str(p, "phase"), "deferred") == 0 ? out_str(p, "gpu_users") : "",
+		        strcmp(out_str(p, "phase"), "deferred") == 0 ? " to let go of the GPU" : "");
+		fflush(stderr);
+		ctx->bar_drawn = 1;
+		return 0;
+	}
+	total = out_num(p, "bytes_total");
+	done = out_num(p, "bytes_done");
+	if (total > 0)
+		fill = (int)(width * (done < total ? done / total : 1.0));
+	fprintf(stderr, "\r\033[K%-8s [", out_str(p, "phase"));
+	for (int i = 0; i < width; i++)
+		fputc(i < fill ? '#' : '.', stderr);
+	fprintf(stderr, "] %3.0f%%  %s of %s  %.0f/%.0f files", total > 0 ? 100.0 * done / total : 0,
+	        out_size(done, a, sizeof(a)), total > 0 ? out_size(total, b, sizeof(b)) : "?",
+	        out_num(p, "files_done"), out_num(p, "files_total"));
+	fflush(stderr);
+	ctx->bar_drawn = 1;
+	return 0;
+}
+
+static int
+call(struct lib_ctx *ctx, const char *method, cJSON *params, cJSON **result)
+{
+	int rc = out_call(ctx->client, ctx->socket, method, params, result, on_progress, ctx);
+
+	bar_clear(ctx);
+	return rc;
+}
+
+/* Parses [--target T] [--overlay] [--package ID] [--to original|previous]
+ * [--limit N] into P; ALLOWED names the options this command takes. */
+static int
+parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usage)
+{
+	static const struct option opts[] = {
+	    {"target", required_argument, NULL, 't'}, {"overlay", no_argument, NULL, 'o'},
+	    {"package", required_argument, NULL, 'p'}, {"to", required_argument, NULL, 'T'},
+	    {"limit", required_argument, NULL, 'l'},   {NULL, 0, NULL, 0},
+	};
+	char *end;
+	long long v;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc + 1, argv - 1, "t:op:T:l:", opts, NULL)) != -1) {
+		if (c == '?' || strchr(allowed, c) == NULL)
+			goto usage;
+		switch (c) {
+		case 't':
+			cJSON_AddStringToObject(p, "target", optarg);
+			break;
+		case 'o':
+			cJSON_AddBoolToObject(p, "overlay", 1);
+			break;
+		case 'p':
+		case 'l':
+			v = strtoll(optarg[0] == '#' ? optarg + 1 : optarg, &end, 10);
+			if (*end != '\0' || v <= 0)
+				goto usage;
+			cJSON_AddNumberToObject(p, c == 'p' ? "package" : "limit", (double)v);
+			break;
+		case 'T':
+			cJSON_AddStringToObject(p, "to", optarg);
+			break;
+		}
+	}
+	/* One bare argument is the target. */
+	if (optind - 1 < argc && strchr(allowed, 't') != NULL &&
+	    !cJSON_HasObjectItem(p, "target")) {
+		cJSON_AddStringToObject(p, "target", argv[optind - 1]);
+		optind++;
+	}
+	if (optind - 1 != argc)
+		goto usage;
+	return 0;
+usage:
+	fprintf(stderr, "rocmctl: usage: %s\n", usage);
+	return EXIT_USAGE;
+}
+
+static void
+print_smoke(const cJSON *r)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "smoke_test");
+
+	if (cJSON_IsObject(s))
+		printf("GEMM smoke test: %s\n", out_str(s, "detail"));
+}
+
+static int
+lib_status(struct lib_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	const cJSON *it, *a;
+	struct out_table *t;
+	static const char *const hdr[] = {"TARGET", "KIND",  "SDK",     "LIBRARY",
+	                                  "DEPLOYED", "SINCE", "BACKUP", "DRIFT", "MATCH"};
+	char archs[256] = "";
+	int rc;
+
+	if ((rc = parse_opts(argc, argv, "", p, "lib status")) != 0) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	if ((rc = call(ctx, "lib.status", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		out_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	t = out_table_new(9, hdr);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "targets"))
+	{
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "deployed");
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "backup");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "match");
+		char dep[64] = "originals", since[32] = "-", bk[64] = "none", match[96] = "-",
+		     sdk[160];
+		snprintf(sdk, sizeof(sdk), "%s %s", out_str(it, "sdk"), out_str(it, "sdk_version"));
+		if (cJSON_IsObject(d)) {
+			snprintf(dep, sizeof(dep), "package #%.0f", out_num(d, "package"));
+			out_time((long long)out_num(d, "since_ms"), since, sizeof(since));
+		}
+		if (cJSON_IsObject(b)) {
+			char sz[32];
+			snprintf(bk, sizeof(bk), "%.0f files, %s%s", out_num(b, "files"),
+			         out_size(out_num(b, "bytes"), sz, sizeof(sz)),
+			         cJSON_HasObjectItem(b, "adopted_from") ? " (adopted)" : "");
+		}
+		if (cJSON_IsObject(m))
+			snprintf(match, sizeof(match), "#%.0f for %s", out_num(m, "package"),
+			         out_str(m, "arch"));
+		{
+			const char *cells[] = {
+			    out_str(it, "name"), out_str(it, "kind"), sdk, out_str(it, "library"), dep,
+			    since, bk,
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "drift")) ? "YES" : "no",
+			    match};
+			out_table_row(t, cells);
+		}
+	}
+	out_table_print(t, stdout);
+	out_table_free(t);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "targets"))
+	{
+		if (cJSON_HasObjectItem(it, "environment") &&
+		    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(it, "deployed")))
+			printf("%s: set %s for applications to use it\n", out_str(it, "name"),
+			       out_str(it, "environment"));
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "drift")))
+			printf("%s: the library on disk is no longer what rocmd deployed (an SDK "
+			       "update?)\n",
+			       out_str(it, "name"));
+		if (cJSON_HasObjectItem(it, "match_problem"))
+			printf("%s: %s\n", out_str(it, "name"), out_str(it, "match_problem"));
+	}
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(r, "gpu_archs"))
+	{
+		if (archs[0])
+			strncat(archs, ",", sizeof(archs) - strlen(archs) - 1);
+		strncat(archs, a->valuestring, sizeof(archs) - strlen(archs) - 1);
+	}
+	printf("GPUs: %s; when the GPU is busy: %s; after SDK changes: %s\n",
+	       archs[0] ? archs : "none found", out_str(r, "gpu_busy_policy"),
+	       out_str(r, "sync_policy"));
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	const cJSON *t;
+	char a[32];
+	int rc;
+
+	if ((rc = parse_opts(argc, argv, "top", p,
+	                     "lib deploy [TARGET] [--overlay] [--package ID]")) != 0) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	if ((rc = call(ctx, "lib.deploy", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		out_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	t = cJSON_GetObjectItemCaseSensitive(r, "target");
+	printf("Deployed package #%.0f %s to %s (%s): %.0f files, %s in %.1f s\n",
+	       out_num(r, "package"), out_str(r, "package_name"), out_str(t, "name"),
+	       out_str(t, "library"), out_num(r, "files"), out_size(out_num(r, "bytes"), a, sizeof(a)),
+	       (out_num(r, "stage_us") + out_num(r, "swap_us") + out_num(r, "verify_us")) / 1e6);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_made")))
+		printf("The originals were backed up%s\n",
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_adopted"))
+		           ? " (adopted from an existing rocblas_backup)"
+		           : "");
+	print_smoke(r);
+	if (cJSON_HasObjectItem(r, "environment")) {
+		printf("The SDK is untouched. For applications to use this library, set:\n");
+		printf("%s\n", out_str(r, "environment"));
+	}
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+lib_verify(struct lib_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	const cJSON *t;
+	int rc;
+
+	if ((rc = parse_opts(argc, argv, "to", p, "lib verify [TARGET] [--overlay]")) != 0) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	if ((rc = call(ctx, "lib.verify", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		out_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	t = cJSON_GetObjectItemCaseSensitive(r, "target");
+	printf("%s verified: %.0f files match what was deployed (%s)\n", out_str(t, "name"),
+	       out_num(r, "files_checked"), out_str(r, "label"));
+	{
+		const cJSON *ar = cJSON_GetObjectItemCaseSensitive(r, "arch_ok");
+		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(r, "pair_ok");
+		printf("GPU arch %s: %s\n", out_str(r, "arch"),
+		       cJSON_IsBool(ar) ? (cJSON_IsTrue(ar) ? "covered" : "NOT covered") : "not asked");
+		printf("Binary and library from the same package: %s\n",
+		       cJSON_IsBool(pr) ? (cJSON_IsTrue(pr) ? "yes" : "NO") : "no binary");
+	}
+	print_smoke(r);
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+lib_rollback(struct lib_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	const cJSON *t;
+	int rc;
+
+	if ((rc = parse_opts(argc, argv, "toT", p,
+	                     "lib rollback [TARGET] [--overlay] [--to original|previous]")) != 0) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	if ((rc = call(ctx, "lib.rollback", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		out_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	t = cJSON_GetObjectItemCaseSensitive(r, "target");
+	if (cJSON_HasObjectItem(r, "package"))
+		printf("Rolled %s back to the previous package #%.0f %s\n", out_str(t, "name"),
+		       out_num(r, "package"), out_str(r, "package_name"));
+	else
+		printf("Rolled %s back to the originals (%.0f files)\n", out_str(t, "name"),
+		       out_num(r, "files"));
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+lib_history(struct lib_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	const cJSON *it, *names;
+	static const char *const hdr[] = {"ID", "TIME", "TARGET", "ACTION", "OUTCOME", "MESSAGE"};
+	struct out_table *t;
+	int rc;
+
+	if ((rc = parse_opts(argc, argv, "tl", p, "lib history [TARGET] [--limit N]")) != 0) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	if ((rc = call(ctx, "lib.history", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		out_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	names = cJSON_GetObjectItemCaseSensitive(r, "targets");
+	t = out_table_new(6, hdr);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "history"))
+	{
+		char id[24], when[32], tid[24];
+		snprintf(id, sizeof(id), "%.0f", out_num(it, "id"));
+		snprintf(tid, sizeof(tid), "%.0f", out_num(it, "target_id"));
+		out_time((long long)out_num(it, "time_ms"), when, sizeof(when));
+		{
+			const char *cells[] = {id,
+			                       when,
+			                       out_str(names, tid),
+			                       out_str(it, "action"),
+			                       out_str(it, "outcome"),
+			                       out_str(it, "message")};
+			out_table_row(t, cells);
+		}
+	}
+	out_table_print(t, stdout);
+	out_table_free(t);
+	cJSON_Delete(r);
+	return 0;
+}
+
+static void
+lib_usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: rocmctl lib COMMAND\n"
+	        "  status                         every target: what is deployed, backups, drift,\n"
+	        "                                 the package that matches\n"
+	        "  deploy [TARGET] [--overlay] [--package ID]\n"
+	        "                                 deploy the matching (or given) package (admin)\n"
+	        "  verify [TARGET] [--overlay]    re-check hashes, arch, pairing, GEMM smoke test\n"
+	        "                                 (admin; a failure rolls back to the originals)\n"
+	        "  history [TARGET] [--limit N]   what was done to each target\n"
+	        "  rollback [TARGET] [--overlay] [--to original|previous]\n"
+	        "                                 restore the previous package or the originals\n"
+	        "                                 (admin)\n"
+	        "TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path or id; it may be left out\n"
+	        "when one SDK is present.\n");
+}
+
+int
+rocmctl_lib(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(struct lib_ctx *ctx, int argc, char **argv);
+	} subs[] = {
+	    {"status", lib_status}, {"deploy", lib_deploy},     {"verify", lib_verify},
+	    {"history", lib_history}, {"rollback", lib_rollback},
+	};
+	struct lib_ctx ctx = {.client = client, .socket = socket, .json = json};
+
+	ctx.bar = !json && isatty(STDERR_FILENO);
+	if (argc < 1 || strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0) {
+		lib_usage(argc < 1 ? stderr : stdout);
+		return argc < 1 ? EXIT_USAGE : 0;
+	}
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (strcmp(argv[0], subs[i].name) == 0)
+			return subs[i].fn(&ctx, argc - 1, argv + 1);
+	fprintf(stderr, "rocmctl: unknown lib command '%s' (see rocmctl lib help)\n", argv[0]);
+	return EXIT_USAGE;
+}

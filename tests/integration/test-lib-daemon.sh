@@ -1,0 +1,224 @@
+#!/bin/sh
+# Deploy end to end through the real rocmd (--root on a sandbox) and rocmctl on
+# a private socket. The SDK is Debian trixie's real HIP 5.7.1 + rocBLAS 5.5.1
+# tree under /usr (tests/sdk/make-trees.sh), a gfx1030 GPU in a fake KFD
+# topology, and two packages imported from folders of the real library files:
+# #1 with the real librocblas.so.0 binary, #2 library only, both lacking the
+# original's gfx803 files (the stale-file case). Checks: deploy, status,
+# verify (the GEMM smoke test says plainly it was skipped: no GPU here),
+# deploy #2, rollback to the previous package, rollback to the originals and
+# the whole /usr compared byte for byte with diff -r, redeploy; drift: an "SDK
+# update" overwriting the library is noticed and redeployed (deploy.sync =
+# deploy); the overlay prints ROCBLAS_TENSILE_LIBPATH and leaves the SDK
+# alone; a non-admin is refused; a GPU holder (a fake KFD proc entry for a
+# live pid) is refused with its pid named; a restart reconciles and keeps
+# the state.
+#
+# Usage: test-lib-daemon.sh ROCMD ROCMCTL
+set -u
+ROCMD=$1
+CTL=$2
+TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
+T=$TREES/trixie
+LIBREL=usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
+if [ ! -f "$T/$LIBREL/TensileLibrary.dat" ] || [ ! -f "$T/usr/lib/x86_64-linux-gnu/librocblas.so.0.1" ]; then
+	echo "skip: no real SDK trees in $TREES (tests/sdk/make-trees.sh could not download Debian's packages)"
+	exit 77
+fi
+DIR=$(mktemp -d /tmp/rocmd-test-lib-XXXXXX)
+chmod 755 "$DIR"
+ROOT=$DIR/root
+SOCK=$DIR/rocmd.sock
+STATE=$DIR/state
+LIB=$ROOT/$LIBREL
+passed=0
+failed=0
+HOLDER=
+
+cleanup() {
+	[ -S "$SOCK" ] && "$CTL" --socket "$SOCK" shutdown >/dev/null 2>&1
+	[ -n "$HOLDER" ] && kill "$HOLDER" 2>/dev/null
+	sleep 0.3
+	rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+bad() { failed=$((failed + 1)); echo "not ok - $1"; }
+check() { # check NAME EXPECTED-EXIT COMMAND...
+	name=$1 want=$2
+	shift 2
+	"$@" >"$DIR/out" 2>"$DIR/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$name"; else
+		bad "$name (exit $got, wanted $want)"
+		sed 's/^/#   /' "$DIR/out" "$DIR/err"
+	fi
+}
+contains() { # contains NAME FILE TEXT
+	if grep -q -- "$3" "$2"; then ok "$1"; else
+		bad "$1 ('$3' not in $2)"
+		sed 's/^/#   /' "$2"
+	fi
+}
+lacks() { # lacks NAME FILE TEXT
+	if grep -q -- "$3" "$2"; then
+		bad "$1 ('$3' in $2)"
+		sed 's/^/#   /' "$2"
+	else ok "$1"; fi
+}
+same() { # same NAME A B: byte for byte, symlinks as links
+	if diff -r --no-dereference "$2" "$3" >"$DIR/diff" 2>&1; then ok "$1"; else
+		bad "$1"
+		head -20 "$DIR/diff" | sed 's/^/#   /'
+	fi
+}
+ctl() { "$CTL" --socket "$SOCK" "$@"; }
+wait_for() { # wait_for NAME SECONDS COMMAND...
+	name=$1 secs=$2
+	shift 2
+	i=0
+	while [ $i -lt $((secs * 10)) ]; do
+		if "$@" >/dev/null 2>&1; then ok "$name"; return 0; fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	bad "$name (not within ${secs}s)"
+	return 1
+}
+has_event() { ctl events --all --kind "$1" | grep -q -- "$2"; }
+no_drift() { ctl --json lib status | grep -q '"drift":[[:space:]]*false'; }
+start() {
+	"$ROCMD" --state-dir "$STATE" --socket "$SOCK" --config "$DIR/rocmd.json" --root "$ROOT" ||
+		{ echo "not ok - rocmd did not start"; exit 1; }
+}
+
+# The sandbox: trixie's /usr (hard links: rocmd replaces files by rename,
+# never writes into them) and one gfx1030 GPU.
+mkdir -p "$ROOT"
+cp -al "$T/usr" "$ROOT/usr"
+n=$ROOT/sys/class/kfd/kfd/topology/nodes
+mkdir -p "$n/0" "$n/1/mem_banks/0" "$ROOT/sys/class/kfd/kfd/proc"
+printf 'cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n' >"$n/0/properties"
+printf 'cpu_cores_count 0\nsimd_count 24\nsimd_per_cu 2\ngfx_target_version 100300\nvendor_id 4098\ndevice_id 29631\nlocation_id 49408\n' >"$n/1/properties"
+printf 'heap_type 1\nsize_in_bytes 536870912\n' >"$n/1/mem_banks/0/properties"
+
+# Two packages from the real files; neither has the original's gfx803 files.
+P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
+P2=$DIR/pkg/rocm.gfx1030.V2.0.for.hip.sdk.5.7
+for p in "$P1" "$P2"; do
+	mkdir -p "$p/library"
+	cp "$T/$LIBREL/TensileLibrary.dat" "$T/$LIBREL/Kernels.so-000-gfx1030.hsaco" "$p/library/"
+done
+echo "package one" >"$P1/library/TensileManifest.txt"
+echo "package two" >"$P2/library/TensileManifest.txt"
+cp "$T/usr/lib/x86_64-linux-gnu/librocblas.so.0.1" "$P1/librocblas.so.0"
+
+printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "deploy", "smoke_timeout_ms": 20000}}\n' >"$DIR/rocmd.json"
+start
+wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
+check "import package 1" 0 ctl pkg import "$P1"
+check "import package 2" 0 ctl pkg import "$P2"
+
+check "lib status" 0 ctl lib status
+contains "status lists the SDK's target" "$DIR/out" "sdk-1 .*sdk .*/usr 5.7.1 .*$LIBREL"
+contains "status holds the originals" "$DIR/out" "originals"
+contains "status names the matching package" "$DIR/out" "#1 for gfx1030"
+
+# Deploy the matched package (V3 before V2.0 for SDK 5.7).
+check "lib deploy" 0 ctl lib deploy
+contains "deploy names the package" "$DIR/out" "Deployed package #1"
+contains "the originals were backed up" "$DIR/out" "originals were backed up"
+contains "the smoke test says it was skipped, and why" "$DIR/out" "GEMM smoke test: skipped: no GPU/runtime"
+same "library = package 1's library" "$P1/library" "$LIB"
+if [ -e "$LIB/TensileLibrary_gfx803.co" ]; then bad "stale gfx803 file left"; else ok "no stale file survives the swap"; fi
+if cmp -s "$P1/librocblas.so.0" "$ROOT/usr/lib/x86_64-linux-gnu/librocblas.so.0.1"; then
+	ok "the binary is package 1's"
+else bad "the binary is package 1's"; fi
+wait_for "discovery records the deployed library quietly (no drift)" 30 no_drift
+lacks "rocmd's own write is not an SDK library change" "$(ctl events --all --kind sdk.library_changed >"$DIR/ev"; echo "$DIR/ev")" "library of /usr changed"
+check "lib status --json" 0 ctl --json lib status
+contains "status: deployed package 1" "$DIR/out" '"package":[[:space:]]*1'
+contains "status: backup recorded" "$DIR/out" '"backup":'
+check "status counts one deployment" 0 ctl --json status
+contains "deployments = 1" "$DIR/out" '"deployments":[[:space:]]*1'
+check "pkg rm of the deployed package is refused" 1 ctl pkg rm 1
+
+check "lib verify" 0 ctl lib verify sdk-1
+contains "verify checked every file" "$DIR/out" "4 files match"
+contains "verify: the GPU's arch is covered" "$DIR/out" "gfx1030: covered"
+contains "verify: binary and library pair" "$DIR/out" "same package: yes"
+
+check "deploy package 2 (library only)" 0 ctl lib deploy /usr --package 2
+same "library = package 2's library" "$P2/library" "$LIB"
+if cmp -s "$P1/librocblas.so.0" "$ROOT/usr/lib/x86_64-linux-gnu/librocblas.so.0.1"; then
+	ok "a library-only package keeps the binary"
+else bad "a library-only package keeps the binary"; fi
+
+check "rollback to the previous package" 0 ctl lib rollback
+contains "rollback names package 1" "$DIR/out" "previous package #1"
+same "library = package 1's again" "$P1/library" "$LIB"
+
+check "rollback to the originals" 0 ctl lib rollback --to original
+contains "rollback says originals" "$DIR/out" "back to the originals"
+same "the whole /usr is the original, byte for byte" "$T/usr" "$ROOT/usr"
+check "nothing left to roll back" 1 ctl lib rollback
+check "redeploy" 0 ctl lib deploy sdk-1 --package 1
+same "redeployed library = package 1's" "$P1/library" "$LIB"
+check "history" 0 ctl lib history sdk-1
+contains "history has the rollback" "$DIR/out" "rollback .*ok"
+contains "history has the backup" "$DIR/out" "originals backed up"
+
+# Drift: an SDK update overwrites the library (new files in, ours gone).
+wait_for "no drift before the update" 30 no_drift
+sleep 2.5 # past the suppression's grace period
+rm -rf "$DIR/upd" && mkdir "$DIR/upd" && cp -a "$T/$LIBREL/." "$DIR/upd/"
+rm -rf "$LIB" && mv "$DIR/upd" "$LIB"
+wait_for "the overwrite is noticed as drift" 60 has_event lib.drift "was overwritten"
+wait_for "auto-sync redeploys" 120 has_event lib.deployed "(drift)"
+same "library = package 1's after the resync" "$P1/library" "$LIB"
+
+# Overlay: rocmd's own folder, the SDK untouched.
+check "overlay deploy" 0 ctl lib deploy --overlay --package 2
+contains "overlay says what to set" "$DIR/out" "^ROCBLAS_TENSILE_LIBPATH=$STATE/overlay/1/library$"
+same "overlay folder = package 2's library" "$P2/library" "$STATE/overlay/1/library"
+same "the SDK still holds package 1" "$P1/library" "$LIB"
+check "status shows the overlay" 0 ctl lib status
+contains "status prints the variable" "$DIR/out" "overlay-1: set ROCBLAS_TENSILE_LIBPATH=$STATE/overlay/1/library"
+
+# Permission: reading is open, changing is not.
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	check "nobody may read lib status" 0 as_nobody "$CTL" --socket "$SOCK" lib status
+	check "nobody may not deploy (exit 4)" 4 as_nobody "$CTL" --socket "$SOCK" lib deploy
+	check "nobody may not roll back (exit 4)" 4 as_nobody "$CTL" --socket "$SOCK" lib rollback
+else
+	echo "# skip: permission checks need root and setpriv"
+fi
+
+# A process holding the GPU (KFD lists it) makes deploy refuse, naming it.
+sleep 300 &
+HOLDER=$!
+mkdir -p "$ROOT/sys/class/kfd/kfd/proc/$HOLDER"
+check "deploy refused while the GPU is held" 1 ctl lib deploy --package 2
+contains "the refusal names the pid" "$DIR/err" "$HOLDER (sleep: holds the GPU)"
+same "a refused deploy changes nothing" "$P1/library" "$LIB"
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+HOLDER=
+check "deploy proceeds once it is gone" 0 ctl lib deploy --package 2
+same "library = package 2's" "$P2/library" "$LIB"
+
+# A restart keeps and reconciles the state.
+PID=$(ctl --json status | sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p')
+ctl shutdown >/dev/null 2>&1
+i=0
+while kill -0 "$PID" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+start
+check "status after a restart" 0 ctl --json lib status
+contains "package 2 is still deployed" "$DIR/out" '"package":[[:space:]]*2'
+check "rollback to the originals after the restart" 0 ctl lib rollback --to original
+same "the whole /usr is the original again" "$T/usr" "$ROOT/usr"
+
+echo "# $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
