@@ -20,6 +20,8 @@
 #            and fp16 TN 4096^3, as CSV, vs cuBLAS and the default point
 # llmwg:     the LLM shapes in fp16/bf16: the mma.sync space (sampled) and the whole
 #            wgmma space per M, geometric means over the best of the two per shape
+# profilewg: Nsight Compute on the best wgmma point of fp16 NN 4096^3 and on cuBLAS's
+#            kernel for the same problem (L2 and shared-memory throughput, stalls)
 # tuner:     the tuner core (rocmtune, built beforehand into $TUNER_DIR with its
 #            shared libraries) through the CUDA backend: fp16 4096^3, sa, budget 60
 set -eu
@@ -162,6 +164,25 @@ for stage in "$@"; do
 						printf "LLM-SHAPE %s %s cublas_ms=%s tuned_ms=%s ratio=%.3f\n", dt, sh, cb[sh], best[sh], cb[sh] / best[sh] }
 					if (n) printf "LLM-GEOMEAN %s over %d shapes: tuned/cuBLAS %.3f, tuned/default %.3f\n", dt, n, exp(r / n), exp(s / n) }' \
 				"$OUT/llmwg-$dt.log" | tee -a "$OUT/llmwg-$dt.log"
+		done
+		;;
+	esac
+	case $stage in
+	profilewg)
+		L=$OUT/landscape-h200-wgmma-fp16-NN-4096.csv
+		[ -f "$L" ] || L=bench/data/landscape-h200-wgmma-fp16-NN-4096.csv
+		grep ',ok,' "$L" | sort -t, -k3 -g | head -1 | cut -d, -f1 > "$B/best-wg.txt"
+		for who in rk_gemm cublas; do
+			if [ $who = rk_gemm ]; then K="--kernel-name rk_gemm --launch-skip 2"; else
+				K="--kernel-name regex:^(nvjet|sm90|cutlass|xmma) --launch-skip 2"; fi
+			# shellcheck disable=SC2086
+			timeout 80 ncu --clock-control none $K --launch-count 1 --section SpeedOfLight \
+				--section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+				--section WarpStateStats --section Occupancy --section LaunchStats --print-details all \
+				"$G" tune --dtype fp16 --trans NN --shapes 4096x4096x4096 --keys "$B/best-wg.txt" \
+				--no-default 1 --reps 3 --top 1 > "$OUT/ncu-wg-$who.txt" 2>&1 || echo "ncu $who failed: $?"
+			grep -E "^  [a-z]|Registers Per|Throughput|L2|Shared|Stall|Eligible|Issued Warp|Occupancy|Duration|Block Size|Grid Size" \
+				"$OUT/ncu-wg-$who.txt" | head -60
 		done
 		;;
 	esac

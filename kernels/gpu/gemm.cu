@@ -843,6 +843,12 @@ rk_cp_async16(unsigned int dst, const void *src, int bytes)
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
+RK_INLINE void
+rk_cp_async16f(unsigned int dst, const void *src)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src));
+}
+
 /* Matrix descriptor: start, leading and stride byte offsets, 128-byte swizzle. */
 RK_INLINE rk_u64
 rk_wg_desc(unsigned int addr, unsigned int lbo, unsigned int sbo)
@@ -992,11 +998,48 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	for (int i = 0; i < RK_NACC; i++)
 		acc[i] = 0.0f;
 
+	/*
+	 * cp.async plan for whole tiles, computed once: thread tid copies chunks
+	 * tid + i * NT of each operand's k-tile. K-contiguous rows hold 8 chunks, so
+	 * chunk column c is fixed and the row moves by NT / 8 (a multiple of 8: the
+	 * swizzle term stays); MN-contiguous k-rows hold W / 8 chunks and the k-row
+	 * moves by NT / (W / 8). Global chunk i is at base + k-tile offset + i * step.
+	 * Tiles at an edge of M, N or K take rk_wg_fill's checked path instead.
+	 */
+#define RK_A_CPR (RK_TA ? 8 : RK_MT0 / 8) /* chunks per shared row */
+#define RK_B_CPR (RK_TB ? RK_MT1 / 8 : 8)
+#define RK_A_RPI (RK_NT / RK_A_CPR)       /* rows per i */
+#define RK_B_RPI (RK_NT / RK_B_CPR)
+	static_assert((RK_MT0 * 8) % RK_NT == 0 && (RK_MT1 * 8) % RK_NT == 0, "chunks per thread");
+	int a_r0 = tid / RK_A_CPR, a_c0 = tid % RK_A_CPR;
+	int b_r0 = tid / RK_B_CPR, b_c0 = tid % RK_B_CPR;
+	/* Shared offsets of chunk (r, c): K-major r * 128; MN-major in 64-column blocks. */
+#define RK_SO(r, c) ((((c) >> 3) * 8192) + (r) * 128 + ((((c) & 7) ^ ((r) & 7)) << 4))
+	const rk_t *a_base = RK_TA ? A + (rk_i64)(m0 + a_r0) * lda + a_c0 * 8
+				   : A + (rk_i64)a_r0 * lda + m0 + a_c0 * 8;
+	const rk_t *b_base = RK_TB ? B + (rk_i64)b_r0 * ldb + n0 + b_c0 * 8
+				   : B + (rk_i64)(n0 + b_r0) * ldb + b_c0 * 8;
+	rk_i64 a_step = (rk_i64)RK_A_RPI * lda, b_step = (rk_i64)RK_B_RPI * ldb;
+	bool mn_full = m0 + RK_MT0 <= M && n0 + RK_MT1 <= N;
+
 #define RK_WG_LOAD(st, k0)                                                                         \
 	do {                                                                                       \
 		unsigned int s_ = sbase + (st) * RK_STAGE_B;                                       \
-		rk_wg_fill(s_, A, lda, RK_TA, RK_MT0, m0, M, (k0), ke, tid);                       \
-		rk_wg_fill(s_ + RK_A_TILE, B, ldb, !RK_TB, RK_MT1, n0, N, (k0), ke, tid);          \
+		if (mn_full && (k0) + RK_DU <= ke) {                                               \
+			const rk_t *pa_ = a_base + (RK_TA ? (rk_i64)(k0) : (rk_i64)(k0)*lda);      \
+			const rk_t *pb_ = b_base + (RK_TB ? (rk_i64)(k0)*ldb : (rk_i64)(k0));      \
+			RK_UNROLL                                                                  \
+			for (int i = 0; i < RK_MT0 * 8 / RK_NT; i++)                               \
+				rk_cp_async16f(s_ + RK_SO(a_r0 + i * RK_A_RPI, a_c0),              \
+					       pa_ + i * a_step);                                  \
+			RK_UNROLL                                                                  \
+			for (int i = 0; i < RK_MT1 * 8 / RK_NT; i++)                               \
+				rk_cp_async16f(s_ + RK_A_TILE + RK_SO(b_r0 + i * RK_B_RPI, b_c0),  \
+					       pb_ + i * b_step);                                  \
+		} else {                                                                           \
+			rk_wg_fill(s_, A, lda, RK_TA, RK_MT0, m0, M, (k0), ke, tid);               \
+			rk_wg_fill(s_ + RK_A_TILE, B, ldb, !RK_TB, RK_MT1, n0, N, (k0), ke, tid);  \
+		}                                                                                  \
 	} while (0)
 
 	int ntiles = RK_CDIV(ke - kb, RK_DU);
@@ -1007,9 +1050,14 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 		asm volatile("cp.async.commit_group;");
 	}
 
-	/* Descriptor parts that do not change: this warpgroup's 64 rows of B's tile. */
-	unsigned int a_lbo = RK_TA ? 16 : 8192, a_kstep = RK_TA ? 32 : 2048;
-	unsigned int b_off = RK_TB ? wg * 8192 : wg * 64 * 128, b_kstep = RK_TB ? 2048 : 32;
+	/*
+	 * Descriptors of stage 0, step 0 (this warpgroup's 64 rows of B's tile); a
+	 * stage and a k16 step only add to the start-address field (addresses stay
+	 * under 256 KiB, so the 14-bit field never carries).
+	 */
+	const rk_u64 da0 = rk_wg_desc(sbase + RK_A_TILE + (RK_TB ? wg * 8192 : wg * 64 * 128), 8192, 1024);
+	const rk_u64 db0 = rk_wg_desc(sbase, RK_TA ? 16 : 8192, 1024);
+	const unsigned int a_kstep = RK_TA ? 32 : 2048, b_kstep = RK_TB ? 2048 : 32;
 	int st = 0;
 	for (int kt = 0; kt < ntiles; kt++) {
 		asm volatile("cp.async.wait_group %0;" ::"n"(RK_STAGES - 3));
@@ -1026,13 +1074,12 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 				RK_WG_LOAD(ls, kb + nk * RK_DU);
 			asm volatile("cp.async.commit_group;");
 		}
-		unsigned int sa_ = sbase + st * RK_STAGE_B, sb_ = sa_ + RK_A_TILE + b_off;
+		unsigned int so_ = st * (RK_STAGE_B >> 4);
 		st = st + 1 == RK_STAGES ? 0 : st + 1;
 		asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 		RK_UNROLL
 		for (int kk = 0; kk < RK_DU / 16; kk++)
-			rk_wgmma(acc, rk_wg_desc(sb_ + kk * b_kstep, 8192, 1024),
-				 rk_wg_desc(sa_ + kk * a_kstep, a_lbo, 1024));
+			rk_wgmma(acc, da0 + so_ + kk * (b_kstep >> 4), db0 + so_ + kk * (a_kstep >> 4));
 		asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 		asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
 	}
@@ -1042,6 +1089,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 		asm volatile("" : "+f"(acc[i])::"memory");
 	asm volatile("cp.async.wait_group 0;");
 #undef RK_WG_LOAD
+#undef RK_SO
 
 	/*
 	 * Epilogue: acc[i] is row n = 16 * warp + lane / 4 + 8 * ((i / 2) % 2) of the

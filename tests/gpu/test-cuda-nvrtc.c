@@ -1,8 +1,8 @@
 /*
  * Compiles the GEMM kernel source through NVRTC for sm_80 and sm_90 with no
  * GPU and no driver: every code path (FMA in fp32/fp16/bf16, mma.sync in
- * fp16/bf16, wgmma in fp16/bf16 for sm_90a, split-K) under all four transposes. Exits 77 (skipped) when
- * NVRTC is not installed, saying so.
+ * fp16/bf16, wgmma in fp16/bf16 for sm_90a, split-K) under all four
+ * transposes. Exits 77 (skipped) when NVRTC is not installed, saying so.
  */
 #include <stdio.h>
 #include <stdlib.h>
