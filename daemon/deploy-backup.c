@@ -256,7 +256,7 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 {
 	char dir[DEPLOY_PATH_MAX], bdir[DEPLOY_PATH_MAX + 16], mpath[DEPLOY_PATH_MAX + 32];
 	char lib[DEPLOY_PATH_MAX + 16], bin[DEPLOY_PATH_MAX + 16];
-	char mlib[DEPLOY_PATH_MAX], mbin[DEPLOY_PATH_MAX];
+	char mlib[DEPLOY_PATH_MAX], mbin[DEPLOY_PATH_MAX], rbin[DEPLOY_PATH_MAX];
 	struct rocmd_deploy_file *files = NULL, binary = {0};
 	struct rocmd_deploy_file *check = NULL;
 	const char *src_lib = t->lib_dir, *src_bin = t->binary;
@@ -297,6 +297,17 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		src_lib = mlib;
 		src_bin = t->binary != NULL ? mbin : NULL;
 		adopted = 1;
+	}
+	if (src_bin != NULL && !adopted) {
+		/* librocblas.so.0 -> librocblas.so.0.1: the file is what is kept. */
+		rc = deploy_binary_resolve(src_bin, rbin, sizeof(rbin));
+		if (rc < 0 && rc != -ENOENT) {
+			deploy_fmt(why, whylen, "%s is a symlink out of its folder or not a file",
+			           src_bin);
+			goto out;
+		}
+		src_bin = rc == 0 ? rbin : NULL;
+		rc = 0;
 	}
 	has_binary = src_bin != NULL && is_file(src_bin);
 	deploy_fmt(lib, sizeof(lib), "%s/library", bdir);

@@ -692,3 +692,31 @@ out:
 	deploy_entries_free(e, ne);
 	return rc;
 }
+
+int
+deploy_binary_resolve(const char *in, char *out, size_t len)
+{
+	char target[256];
+	struct stat st;
+	const char *slash = strrchr(in, '/');
+	ssize_t n;
+
+	if (lstat(in, &st) < 0)
+		return -errno;
+	if (!S_ISLNK(st.st_mode)) {
+		if (!S_ISREG(st.st_mode))
+			return ROCMD_EUNSAFE;
+		return snprintf(out, len, "%s", in) < (int)len ? 0 : ROCMD_EINVAL;
+	}
+	n = readlink(in, target, sizeof(target) - 1);
+	if (n <= 0 || slash == NULL)
+		return ROCMD_EUNSAFE;
+	target[n] = '\0';
+	if (strchr(target, '/') != NULL || strcmp(target, "..") == 0 || strcmp(target, ".") == 0)
+		return ROCMD_EUNSAFE;
+	if (deploy_fmt(out, len, "%.*s/%s", (int)(slash - in), in, target) >= (int)len)
+		return ROCMD_EINVAL;
+	if (lstat(out, &st) < 0 || !S_ISREG(st.st_mode))
+		return ROCMD_EUNSAFE;
+	return 0;
+}

@@ -83,6 +83,10 @@ int deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, s
                       uint64_t *checked, uint64_t *bad, char *first_bad, size_t first_len,
                       rocmd_deploy_progress_fn progress, void *ctx, const char *step,
                       char *why, size_t whylen);
+/* A binary path that is a symlink to a sibling file (librocblas.so.0 ->
+ * librocblas.so.0.1) gives that file; a regular file gives itself; anything
+ * else ROCMD_EUNSAFE, a missing file -ENOENT. */
+int deploy_binary_resolve(const char *in, char *out, size_t len);
 /* Hashes one file (no symlink), with a failpoint; HEX gets the digest. */
 int deploy_hash_file(const char *path, char hex[ROCMD_SHA256_HEX], uint64_t *size);
 

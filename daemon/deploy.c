@@ -789,6 +789,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		snprintf(why, whylen, "cannot write the journal: %s", rocmd_strerror(rc));
 		goto fail;
 	}
+	res->committed = 1;
 	if ((rc = txn_commit(&t)) < 0) {
 		/* The new tree is in place and verified; recovery finishes it. */
 		snprintf(why, whylen, "deployed, but cleaning up failed (%s): recovery will finish it",

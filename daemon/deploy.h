@@ -104,6 +104,10 @@ struct rocmd_deploy_result {
 	int backup_adopted;  /* ... from an existing manual rocblas_backup */
 	int exchange;        /* the folder swap was one RENAME_EXCHANGE (else two renames) */
 	int rolled_back;     /* swapped, then undone (verify or check failed) */
+	/* The commit was journaled: the new content is in place and verified.
+	 * Set with a negative return when only the cleanup after it failed; the
+	 * journal then stays and rocmd_deploy_recover finishes it. */
+	int committed;
 	uint64_t files;      /* files placed */
 	uint64_t bytes;      /* bytes placed */
 	uint64_t bytes_copied; /* of which copied (the rest cloned by reflink) */

@@ -1,0 +1,1015 @@
+/*
+ * The deploy engine on real folder trees: Linux-shaped (lib/librocblas.so.0.1
+ * with its librocblas.so.0 symlink + lib/rocblas/library) and Windows-shaped
+ * (bin/rocblas.dll + bin/rocblas/library, windows = 1) targets filled with
+ * small synthetic libraries, packages whose files sit in a real
+ * content-addressed store (pkg.h). Every outcome is judged by a hash of the
+ * whole tree (names, kinds, modes' exec bit, content, link targets), so
+ * "equals the old tree or the new one" is exact:
+ *   - deploy -> rollback to the original -> redeploy, byte for byte;
+ *   - a stale-file case (the old library has files and folders the new lacks);
+ *   - SIGKILL at every kill point (a child deploys with ROCMD_KILLPOINT
+ *     "*:N" for N = 1, 2, ... until it finishes), recovery in the parent,
+ *     then recovery killed at each of its own kill points too;
+ *   - a failpoint (EIO, ENOSPC, EACCES) at every file operation ("*:N");
+ *   - verification catching changed, extra and mismatched files; refusals
+ *     of unsafe paths; adoption of a manual rocblas_backup.
+ * After each fault the target is exactly the old or the new tree, its binary
+ * belongs to the same package as its library, and the backup of the
+ * originals still matches its manifest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/error.h"
+#include "common/failpoint.h"
+#include "common/hash.h"
+#include "daemon/deploy.h"
+#include "daemon/pkg.h"
+
+/* snprintf through a function: the test's paths are short by construction,
+ * and this keeps -Wformat-truncation from flagging every join. */
+__attribute__((format(printf, 3, 4))) static int
+xsnprintf(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, len, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* ---- trees and packages ---- */
+
+struct spec {
+	const char *path;    /* relative to the library folder */
+	const char *content; /* NULL: a symlink to LINK */
+	const char *link;
+};
+
+/* Original (vendor) library, package A, package B (lacks A's extra files). */
+static const struct spec ORIG[] = {
+    {"TensileLibrary.dat", "vendor index for gfx1030 gfx1100", NULL},
+    {"TensileLibrary_gfx1030.co", "vendor code gfx1030", NULL},
+    {"Kernels.so-000-gfx1030.hsaco", "vendor kernels", NULL},
+    {NULL, NULL, NULL}};
+static const struct spec PKG_A[] = {
+    {"TensileLibrary_lazy_gfx1103.dat", "A lazy index gfx1103", NULL},
+    {"TensileLibrary_gfx1103.co", "A code objects gfx1103 .......", NULL},
+    {"extra/old-only.co", "A file in a folder B lacks", NULL},
+    {"stale_gfx1103.hsaco", "A stale kernels", NULL},
+    {"TensileManifest.txt", "A manifest", NULL},
+    {"alias.dat", NULL, "TensileLibrary_lazy_gfx1103.dat"},
+    {NULL, NULL, NULL}};
+static const struct spec PKG_B[] = {
+    {"TensileLibrary_lazy_gfx1103.dat", "B lazy index gfx1103 v2", NULL},
+    {"TensileLibrary_gfx1103.co", "B code objects gfx1103", NULL},
+    {"TensileManifest.txt", "B manifest", NULL},
+    {NULL, NULL, NULL}};
+
+struct pkg {
+	struct rocmd_deploy_file files[16];
+	size_t n;
+	struct rocmd_deploy_file binary;
+	char src[16][512];
+	char bin_src[512];
+	const char *label;
+};
+
+struct fx {
+	char dir[64];
+	char state[512], store[512];
+	char lib[512], bin[512], binlink[512];
+	int windows;
+	struct rocmd_deploy_target target;
+	struct pkg a, b;
+	char orig_tree[ROCMD_SHA256_HEX], orig_bin[ROCMD_SHA256_HEX];
+};
+
+static void
+write_file(const char *path, const char *content)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	fputs(content, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void
+mkdirs(const char *path)
+{
+	char buf[512];
+
+	xsnprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(buf, 0755);
+			*p = '/';
+		}
+	mkdir(buf, 0755);
+}
+
+static void
+hex_of(const char *content, char hex[ROCMD_SHA256_HEX])
+{
+	struct rocmd_sha256 *h;
+	uint8_t d[ROCMD_SHA256_LEN];
+
+	assert_int_equal(rocmd_sha256_new(&h), 0);
+	rocmd_sha256_update(h, content, strlen(content));
+	rocmd_sha256_final(h, d);
+	rocmd_sha256_hex(d, hex);
+}
+
+/* Puts CONTENT in the store as an object; SRC gets its path. */
+static void
+store_put(struct fx *f, const char *content, char hex[ROCMD_SHA256_HEX], char *src, size_t len)
+{
+	char dir[1600];
+
+	hex_of(content, hex);
+	assert_int_equal(rocmd_store_object_path(f->store, hex, src, len), 0);
+	xsnprintf(dir, sizeof(dir), "%s", src);
+	*strrchr(dir, '/') = 0;
+	mkdirs(dir);
+	if (access(src, F_OK) != 0) {
+		write_file(src, content);
+		chmod(src, 0444);
+	}
+}
+
+static void
+pkg_make(struct fx *f, struct pkg *p, const struct spec *s, const char *bin_content,
+         const char *label)
+{
+	memset(p, 0, sizeof(*p));
+	p->label = label;
+	for (; s->path != NULL; s++, p->n++) {
+		struct rocmd_deploy_file *e = &p->files[p->n];
+		e->path = s->path;
+		if (s->content == NULL) {
+			e->kind = ROCMD_DEPLOY_SYMLINK;
+			e->link = s->link;
+			continue;
+		}
+		e->kind = ROCMD_DEPLOY_FILE;
+		e->size = strlen(s->content);
+		store_put(f, s->content, e->sha256, p->src[p->n], sizeof(p->src[p->n]));
+		e->source = p->src[p->n];
+	}
+	p->binary.kind = ROCMD_DEPLOY_FILE;
+	p->binary.exec = 1;
+	p->binary.size = strlen(bin_content);
+	store_put(f, bin_content, p->binary.sha256, p->bin_src, sizeof(p->bin_src));
+	p->binary.source = p->bin_src;
+}
+
+/* A hash over a whole tree: every entry's kind, path, exec bit, content or
+ * link target, in path order. Symlinks are not followed. */
+static char tree_lines[256][700];
+static int tree_nlines;
+static const char *tree_root;
+
+static int
+tree_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char line[700], hex[ROCMD_SHA256_HEX] = "-";
+	const char *rel = path + strlen(tree_root);
+
+	(void)ftw;
+	if (type == FTW_SL) {
+		char t[512];
+		ssize_t n = readlink(path, t, sizeof(t) - 1);
+		t[n < 0 ? 0 : n] = 0;
+		xsnprintf(line, sizeof(line), "l %s -> %s", rel, t);
+	} else if (type == FTW_D || type == FTW_DP) {
+		xsnprintf(line, sizeof(line), "d %s", rel);
+	} else {
+		uint8_t d[ROCMD_SHA256_LEN];
+		assert_int_equal(rocmd_sha256_file(path, d, NULL), 0);
+		rocmd_sha256_hex(d, hex);
+		xsnprintf(line, sizeof(line), "f %s %d %s", rel, (st->st_mode & 0100) != 0, hex);
+	}
+	assert_true(tree_nlines < 256);
+	xsnprintf(tree_lines[tree_nlines++], sizeof(tree_lines[0]), "%s", line);
+	return 0;
+}
+
+static int
+line_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The tree hash of ROOT, or "absent". */
+static void
+tree_hash(const char *root, char out[ROCMD_SHA256_HEX])
+{
+	struct rocmd_sha256 *h;
+	uint8_t d[ROCMD_SHA256_LEN];
+	struct stat st;
+
+	if (lstat(root, &st) != 0) {
+		xsnprintf(out, ROCMD_SHA256_HEX, "absent");
+		return;
+	}
+	tree_nlines = 0;
+	tree_root = root;
+	assert_int_equal(nftw(root, tree_visit, 16, FTW_PHYS), 0);
+	qsort(tree_lines, (size_t)tree_nlines, sizeof(tree_lines[0]), line_cmp);
+	assert_int_equal(rocmd_sha256_new(&h), 0);
+	for (int i = 0; i < tree_nlines; i++)
+		rocmd_sha256_update(h, tree_lines[i], strlen(tree_lines[i]) + 1);
+	rocmd_sha256_final(h, d);
+	rocmd_sha256_hex(d, out);
+}
+
+static void
+file_hash(const char *path, char out[ROCMD_SHA256_HEX])
+{
+	uint8_t d[ROCMD_SHA256_LEN];
+
+	if (rocmd_sha256_file(path, d, NULL) != 0) {
+		xsnprintf(out, ROCMD_SHA256_HEX, "absent");
+		return;
+	}
+	rocmd_sha256_hex(d, out);
+}
+
+/* The tree hash a package deploys to, computed by writing it once into a
+ * scratch folder the plain way. */
+static void
+pkg_tree_hash(struct fx *f, const struct pkg *p, char out[ROCMD_SHA256_HEX])
+{
+	/* Relative paths only: the same for every fixture, so computed once. */
+	static char cache[2][ROCMD_SHA256_HEX];
+	int slot = p->files[0].size == strlen(PKG_A[0].content) ? 0 : 1;
+	char dir[1600], path[1600];
+
+	if (cache[slot][0] != '\0') {
+		memcpy(out, cache[slot], ROCMD_SHA256_HEX);
+		return;
+	}
+
+	xsnprintf(dir, sizeof(dir), "%s/expect", f->dir);
+	mkdirs(dir);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct rocmd_deploy_file *e = &p->files[i];
+		char parent[1600];
+		xsnprintf(path, sizeof(path), "%s/%s", dir, e->path);
+		xsnprintf(parent, sizeof(parent), "%s", path);
+		*strrchr(parent, '/') = 0;
+		mkdirs(parent);
+		if (e->kind == ROCMD_DEPLOY_SYMLINK) {
+			assert_int_equal(symlink(e->link, path), 0);
+		} else {
+			char cmd[4000];
+			xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 644 '%s'", e->source, path,
+			         path);
+			assert_int_equal(system(cmd), 0);
+		}
+	}
+	tree_hash(dir, out);
+	memcpy(cache[slot], out, ROCMD_SHA256_HEX);
+	xsnprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
+static void
+fx_build(struct fx *f, int windows)
+{
+	char path[1200], root[1600];
+
+	memset(f, 0, sizeof(*f));
+	f->windows = windows;
+	strcpy(f->dir, "/tmp/rocmd-test-deploy-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	xsnprintf(f->state, sizeof(f->state), "%s/state", f->dir);
+	xsnprintf(f->store, sizeof(f->store), "%s/store", f->dir);
+	mkdirs(f->state);
+	mkdirs(f->store);
+	xsnprintf(root, sizeof(root), "%s/sdk", f->dir);
+	if (windows) {
+		xsnprintf(f->lib, sizeof(f->lib), "%s/bin/rocblas/library", root);
+		xsnprintf(f->bin, sizeof(f->bin), "%s/bin/rocblas.dll", root);
+		f->binlink[0] = 0;
+	} else {
+		xsnprintf(f->lib, sizeof(f->lib), "%s/lib/rocblas/library", root);
+		xsnprintf(f->bin, sizeof(f->bin), "%s/lib/librocblas.so.0.1", root);
+		xsnprintf(f->binlink, sizeof(f->binlink), "%s/lib/librocblas.so.0", root);
+	}
+	mkdirs(f->lib);
+	for (const struct spec *s = ORIG; s->path != NULL; s++) {
+		xsnprintf(path, sizeof(path), "%s/%s", f->lib, s->path);
+		write_file(path, s->content);
+	}
+	write_file(f->bin, "vendor rocblas binary");
+	chmod(f->bin, 0755);
+	if (f->binlink[0])
+		assert_int_equal(symlink("librocblas.so.0.1", f->binlink), 0);
+	f->target.name = windows ? "win-6.2" : "linux-5.7";
+	f->target.lib_dir = f->lib;
+	f->target.binary = f->binlink[0] ? f->binlink : f->bin;
+	f->target.windows = windows;
+	pkg_make(f, &f->a, PKG_A, "rocblas binary of A", "package A");
+	pkg_make(f, &f->b, PKG_B, "rocblas binary of B", "package B");
+	tree_hash(f->lib, f->orig_tree);
+	file_hash(f->bin, f->orig_bin);
+}
+
+static void
+fx_free(struct fx *f)
+{
+	char cmd[200];
+
+	rocmd_failpoint_set(NULL, NULL);
+	xsnprintf(cmd, sizeof(cmd), "chmod -R u+w '%s'; rm -rf '%s'", f->dir, f->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static int
+deploy(struct fx *f, const struct pkg *p, unsigned flags, rocmd_deploy_check_fn check,
+       struct rocmd_deploy_result *res, char *why, size_t whylen)
+{
+	struct rocmd_deploy_request req = {
+	    .state_dir = f->state,
+	    .target = f->target,
+	    .files = p->files,
+	    .nfiles = p->n,
+	    .binary = &p->binary,
+	    .label = p->label,
+	    .flags = flags,
+	    .check = check,
+	};
+	return rocmd_deploy_run(&req, res, why, whylen);
+}
+
+/* Deploys the backup of the originals (rollback --to original). */
+static int
+deploy_original(struct fx *f, char *why, size_t whylen)
+{
+	struct rocmd_deploy_files o;
+	struct rocmd_deploy_result res;
+	int rc = rocmd_deploy_backup_load(f->state, f->target.name, &o, why, whylen);
+
+	if (rc < 0)
+		return rc;
+	{
+		struct rocmd_deploy_request req = {
+		    .state_dir = f->state,
+		    .target = f->target,
+		    .files = o.files,
+		    .nfiles = o.n,
+		    .binary = o.binary,
+		    .label = "original",
+		};
+		rc = rocmd_deploy_run(&req, &res, why, whylen);
+	}
+	rocmd_deploy_files_free(&o);
+	return rc;
+}
+
+static void
+assert_tree(const char *root, const char *want)
+{
+	char got[ROCMD_SHA256_HEX];
+
+	tree_hash(root, got);
+	assert_string_equal(got, want);
+}
+
+/* The backup of the originals matches its manifest, and that manifest is the
+ * originals' content. */
+static void
+assert_backup_intact(struct fx *f)
+{
+	struct rocmd_deploy_files o;
+	char why[512], lib[1600], bin[1600];
+
+	assert_int_equal(rocmd_deploy_backup_load(f->state, f->target.name, &o, why, sizeof(why)),
+	                 0);
+	xsnprintf(lib, sizeof(lib), "%s/deploy/%s/backup/library", f->state, f->target.name);
+	xsnprintf(bin, sizeof(bin), "%s/deploy/%s/backup/binary", f->state, f->target.name);
+	assert_tree(lib, f->orig_tree);
+	{
+		char h[ROCMD_SHA256_HEX];
+		file_hash(bin, h);
+		assert_string_equal(h, f->orig_bin);
+		assert_non_null(o.binary);
+		assert_string_equal(o.binary->sha256, f->orig_bin);
+	}
+	assert_int_equal(o.n, 3);
+	rocmd_deploy_files_free(&o);
+}
+
+/* ---- tests ---- */
+
+static void
+cycle(int windows)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_verify_report rep;
+	char why[512], a_tree[ROCMD_SHA256_HEX], h[ROCMD_SHA256_HEX];
+
+	fx_build(&f, windows);
+	pkg_tree_hash(&f, &f.a, a_tree);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_true(res.backup_made);
+	assert_true(res.exchange);
+	assert_int_equal(res.files, f.a.n + 1);
+	assert_tree(f.lib, a_tree);
+	file_hash(f.bin, h);
+	assert_string_equal(h, f.a.binary.sha256);
+	assert_backup_intact(&f);
+	/* The Linux SONAME symlink still leads to the binary. */
+	if (!windows) {
+		char t[64];
+		ssize_t n = readlink(f.binlink, t, sizeof(t) - 1);
+		assert_true(n > 0);
+		t[n] = 0;
+		assert_string_equal(t, "librocblas.so.0.1");
+	}
+	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, "gfx1103", NULL, NULL, &rep, why,
+	                                     sizeof(why)),
+	                 0);
+	assert_int_equal(rep.files_bad, 0);
+	assert_int_equal(rep.pair_ok, 1);
+	assert_int_equal(rep.arch_ok, 1);
+	assert_string_equal(rep.label, "package A");
+	/* Rollback to the original, byte for byte. */
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lib, f.orig_tree);
+	file_hash(f.bin, h);
+	assert_string_equal(h, f.orig_bin);
+	/* Redeploy: the same tree as the first time; the backup is not redone. */
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_false(res.backup_made);
+	assert_tree(f.lib, a_tree);
+	assert_backup_intact(&f);
+	/* Nothing of ours is left beside the target. */
+	{
+		char p[1600];
+		xsnprintf(p, sizeof(p), "%s/../.rocmd-stage-%s", f.lib, f.target.name);
+		assert_int_not_equal(access(p, F_OK), 0);
+	}
+	fx_free(&f);
+}
+
+static void
+test_cycle_linux(void **state)
+{
+	(void)state;
+	cycle(0);
+}
+
+static void
+test_cycle_windows(void **state)
+{
+	(void)state;
+	cycle(1);
+}
+
+static void
+test_stale_files(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	char why[512], b_tree[ROCMD_SHA256_HEX], p[1600];
+
+	(void)state;
+	fx_build(&f, 0);
+	pkg_tree_hash(&f, &f.b, b_tree);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_int_equal(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)), 0);
+	/* B lacks extra/, stale_gfx1103.hsaco and alias.dat: none survive. */
+	assert_tree(f.lib, b_tree);
+	xsnprintf(p, sizeof(p), "%s/extra", f.lib);
+	assert_int_not_equal(access(p, F_OK), 0);
+	xsnprintf(p, sizeof(p), "%s/stale_gfx1103.hsaco", f.lib);
+	assert_int_not_equal(access(p, F_OK), 0);
+	fx_free(&f);
+}
+
+static int
+check_refuses(const struct rocmd_deploy_target *t, void *ctx, char *why, size_t whylen)
+{
+	(void)t;
+	(void)ctx;
+	xsnprintf(why, whylen, "smoke test failed");
+	return 1;
+}
+
+static void
+test_check_rolls_back(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	char why[512], a_tree[ROCMD_SHA256_HEX], h[ROCMD_SHA256_HEX];
+
+	(void)state;
+	fx_build(&f, 0);
+	pkg_tree_hash(&f, &f.a, a_tree);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_int_not_equal(deploy(&f, &f.b, 0, check_refuses, &res, why, sizeof(why)), 0);
+	assert_true(res.rolled_back);
+	assert_non_null(strstr(why, "smoke test failed"));
+	assert_tree(f.lib, a_tree);
+	file_hash(f.bin, h);
+	assert_string_equal(h, f.a.binary.sha256);
+	fx_free(&f);
+}
+
+/* The state a fault may leave: exactly OLD or NEW, binary of the same one. */
+static void
+assert_old_or_new(struct fx *f, const char *old_tree, const char *old_bin, const char *new_tree,
+                  const char *new_bin, int *was_new)
+{
+	char t[ROCMD_SHA256_HEX], b[ROCMD_SHA256_HEX];
+
+	tree_hash(f->lib, t);
+	file_hash(f->bin, b);
+	if (strcmp(t, new_tree) == 0) {
+		assert_string_equal(b, new_bin);
+		*was_new = 1;
+	} else {
+		if (strcmp(t, old_tree) != 0)
+			fail_msg("target %s is neither the old nor the new tree", f->lib);
+		assert_string_equal(b, old_bin);
+		*was_new = 0;
+	}
+}
+
+/* No journal, no leftovers of ours next to the target. */
+static void
+assert_clean(struct fx *f)
+{
+	char **names;
+	size_t n;
+	char p[1600], parent[1600], bdir[1600];
+
+	assert_int_equal(rocmd_deploy_pending(f->state, &names, &n), 0);
+	assert_int_equal(n, 0);
+	free(names);
+	xsnprintf(parent, sizeof(parent), "%s", f->lib);
+	*strrchr(parent, '/') = 0;
+	xsnprintf(bdir, sizeof(bdir), "%s", f->bin);
+	*strrchr(bdir, '/') = 0;
+	xsnprintf(p, sizeof(p), "%s/.rocmd-stage-%s", parent, f->target.name);
+	assert_int_not_equal(access(p, F_OK), 0);
+	xsnprintf(p, sizeof(p), "%s/.rocmd-old-%s", parent, f->target.name);
+	assert_int_not_equal(access(p, F_OK), 0);
+	xsnprintf(p, sizeof(p), "%s/.rocmd-new-%s", bdir, f->target.name);
+	assert_int_not_equal(access(p, F_OK), 0);
+	xsnprintf(p, sizeof(p), "%s/.rocmd-old-%s", bdir, f->target.name);
+	assert_int_not_equal(access(p, F_OK), 0);
+}
+
+enum scenario { SC_FIRST, SC_SECOND, SC_ROLLBACK, SC_FALLBACK };
+
+/* Runs one deploy of the scenario in this process. */
+static int
+scenario_run(struct fx *f, enum scenario sc, struct rocmd_deploy_result *res, char *why,
+             size_t whylen)
+{
+	switch (sc) {
+	case SC_FIRST:
+		return deploy(f, &f->a, 0, NULL, res, why, whylen);
+	case SC_SECOND:
+	case SC_FALLBACK:
+		return deploy(f, &f->b, 0, NULL, res, why, whylen);
+	case SC_ROLLBACK:
+		return deploy(f, &f->b, 0, check_refuses, res, why, whylen);
+	}
+	return -1;
+}
+
+static void
+scenario_prepare(struct fx *f, enum scenario sc, int windows)
+{
+	struct rocmd_deploy_result res;
+	char why[512];
+
+	fx_build(f, windows);
+	if (sc != SC_FIRST)
+		assert_int_equal(deploy(f, &f->a, 0, NULL, &res, why, sizeof(why)), 0);
+}
+
+static void
+scenario_old_new(struct fx *f, enum scenario sc, char *old_tree, char *old_bin, char *new_tree,
+                 char *new_bin)
+{
+	if (sc == SC_FIRST) {
+		strcpy(old_tree, f->orig_tree);
+		strcpy(old_bin, f->orig_bin);
+		pkg_tree_hash(f, &f->a, new_tree);
+		strcpy(new_bin, f->a.binary.sha256);
+	} else {
+		pkg_tree_hash(f, &f->a, old_tree);
+		strcpy(old_bin, f->a.binary.sha256);
+		if (sc == SC_ROLLBACK) {
+			strcpy(new_tree, old_tree); /* never kept */
+			strcpy(new_bin, old_bin);
+		} else {
+			pkg_tree_hash(f, &f->b, new_tree);
+			strcpy(new_bin, f->b.binary.sha256);
+		}
+	}
+}
+
+static const char *
+fallback_spec(enum scenario sc)
+{
+	/* EINVAL from renameat2: the file system "lacks" RENAME_EXCHANGE. */
+	return sc == SC_FALLBACK ? "deploy.exchange:1:22" : NULL;
+}
+
+/*
+ * SIGKILL at the N-th kill point, for every N the deploy reaches; then
+ * recovery killed at its M-th kill point for every M; then a clean recovery.
+ */
+static void
+kill_everywhere(enum scenario sc, int windows)
+{
+	int kills = 0;
+
+	for (int n = 1; n < 64; n++) {
+		struct fx f;
+		char old_tree[ROCMD_SHA256_HEX], old_bin[ROCMD_SHA256_HEX];
+		char new_tree[ROCMD_SHA256_HEX], new_bin[ROCMD_SHA256_HEX], spec[32], why[512];
+		struct rocmd_deploy_recovery rec;
+		int status, was_new, done = 0;
+		pid_t pid;
+
+		scenario_prepare(&f, sc, windows);
+		scenario_old_new(&f, sc, old_tree, old_bin, new_tree, new_bin);
+		xsnprintf(spec, sizeof(spec), "*:%d", n);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct rocmd_deploy_result res;
+			rocmd_failpoint_set(fallback_spec(sc), spec);
+			_exit(scenario_run(&f, sc, &res, why, sizeof(why)) == 0 ? 0 : 1);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!WIFSIGNALED(status)) {
+			/* Past the last kill point: the deploy ran to its end. */
+			done = 1;
+		} else {
+			assert_int_equal(WTERMSIG(status), SIGKILL);
+			kills++;
+			/* Recovery, itself killed at each of its kill points. */
+			for (int m = 1; m < 16; m++) {
+				char rspec[32];
+				xsnprintf(rspec, sizeof(rspec), "*:%d", m);
+				pid = fork();
+				if (pid == 0) {
+					rocmd_failpoint_set(NULL, rspec);
+					_exit(rocmd_deploy_recover(f.state, f.target.name, &rec, why,
+					                           sizeof(why)) == 0
+					          ? 0
+					          : 1);
+				}
+				assert_int_equal(waitpid(pid, &status, 0), pid);
+				if (!WIFSIGNALED(status))
+					break;
+			}
+			rocmd_failpoint_set(NULL, NULL);
+			if (rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)) != 0)
+				fail_msg("recovery after kill point %d failed: %s", n, why);
+			/* Idempotent: a second run finds nothing to do. */
+			assert_int_equal(
+			    rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)), 0);
+			assert_int_equal(rec.action, ROCMD_DEPLOY_RECOVER_NONE);
+		}
+		assert_old_or_new(&f, old_tree, old_bin, new_tree, new_bin, &was_new);
+		assert_clean(&f);
+		if (sc == SC_FIRST) {
+			/* A backup either complete and right, or absent (redone). */
+			struct rocmd_deploy_files o;
+			if (rocmd_deploy_backup_load(f.state, f.target.name, &o, why, sizeof(why)) == 0) {
+				rocmd_deploy_files_free(&o);
+				assert_backup_intact(&f);
+			} else {
+				assert_false(was_new);
+			}
+		} else {
+			assert_backup_intact(&f);
+		}
+		/* And the next deploy works. */
+		{
+			struct rocmd_deploy_result res;
+			char b_tree[ROCMD_SHA256_HEX];
+			pkg_tree_hash(&f, &f.b, b_tree);
+			if (deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)) != 0)
+				fail_msg("deploy after kill point %d: %s", n, why);
+			assert_tree(f.lib, b_tree);
+		}
+		fx_free(&f);
+		if (done)
+			break;
+	}
+	print_message("  %d kill points reached and recovered\n", kills);
+	assert_true(kills >= 5);
+}
+
+static void
+test_kill_first(void **state)
+{
+	(void)state;
+	kill_everywhere(SC_FIRST, 0);
+}
+
+static void
+test_kill_second(void **state)
+{
+	(void)state;
+	kill_everywhere(SC_SECOND, 0);
+}
+
+static void
+test_kill_rollback(void **state)
+{
+	(void)state;
+	kill_everywhere(SC_ROLLBACK, 0);
+}
+
+static void
+test_kill_fallback(void **state)
+{
+	(void)state;
+	kill_everywhere(SC_FALLBACK, 0);
+}
+
+static void
+test_kill_windows(void **state)
+{
+	(void)state;
+	kill_everywhere(SC_SECOND, 1);
+	kill_everywhere(SC_FIRST, 1);
+}
+
+/* A failpoint with ERR at every file operation the deploy makes. */
+static void
+fail_everywhere(enum scenario sc, int windows, const char *err)
+{
+	int fired = 0;
+
+	for (int n = 1; n < 2000; n++) {
+		struct fx f;
+		char old_tree[ROCMD_SHA256_HEX], old_bin[ROCMD_SHA256_HEX];
+		char new_tree[ROCMD_SHA256_HEX], new_bin[ROCMD_SHA256_HEX], spec[64], why[512];
+		struct rocmd_deploy_result res;
+		struct rocmd_deploy_recovery rec;
+		int rc, was_new, hit;
+		char fired_name[64];
+
+		scenario_prepare(&f, sc, windows);
+		scenario_old_new(&f, sc, old_tree, old_bin, new_tree, new_bin);
+		xsnprintf(spec, sizeof(spec), "*:%d:%s", n, err);
+		assert_int_equal(rocmd_failpoint_set(spec, NULL), 0);
+		rc = scenario_run(&f, sc, &res, why, sizeof(why));
+		hit = rocmd_failpoint_fired();
+		xsnprintf(fired_name, sizeof(fired_name), "%s", rocmd_failpoint_fired_name());
+		rocmd_failpoint_set(NULL, NULL);
+		if (!hit) {
+			fx_free(&f);
+			break;
+		}
+		fired++;
+		if (sc != SC_ROLLBACK && rc == 0) {
+			/* A failure the engine got past (a leftover it could not
+			 * remove, say) must not have cost the deploy. */
+		}
+		if (rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)) != 0)
+			fail_msg("recovery after %s at operation %d failed: %s", err, n, why);
+		assert_old_or_new(&f, old_tree, old_bin, new_tree, new_bin, &was_new);
+		if (rc != 0 && !res.committed && sc != SC_ROLLBACK && was_new)
+			fail_msg("%s at operation %d (%s) failed the deploy (%s) but left the new tree",
+			         err, n, fired_name, why);
+		if (rc == 0 || res.committed)
+			assert_true(was_new); /* a failed deploy left the old tree */
+		assert_clean(&f);
+		if (sc != SC_FIRST)
+			assert_backup_intact(&f);
+		fx_free(&f);
+	}
+	print_message("  %s: %d file operations failed in turn\n", err, fired);
+	assert_true(fired >= 20);
+}
+
+static void
+test_fail_eio(void **state)
+{
+	(void)state;
+	fail_everywhere(SC_FIRST, 0, "EIO");
+	fail_everywhere(SC_SECOND, 0, "EIO");
+	fail_everywhere(SC_ROLLBACK, 0, "EIO");
+}
+
+static void
+test_fail_enospc(void **state)
+{
+	(void)state;
+	fail_everywhere(SC_SECOND, 0, "ENOSPC");
+	fail_everywhere(SC_FALLBACK, 0, "ENOSPC");
+}
+
+static void
+test_fail_eacces(void **state)
+{
+	(void)state;
+	fail_everywhere(SC_SECOND, 0, "EACCES");
+	fail_everywhere(SC_FIRST, 1, "EACCES");
+	fail_everywhere(SC_SECOND, 1, "EIO");
+}
+
+static void
+test_verify_detects(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_verify_report rep;
+	char why[512], p[1600];
+
+	(void)state;
+	fx_build(&f, 0);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	/* A changed file. */
+	xsnprintf(p, sizeof(p), "%s/TensileManifest.txt", f.lib);
+	write_file(p, "A manifesT");
+	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why,
+	                                     sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_int_equal(rep.files_bad, 1);
+	assert_non_null(strstr(rep.first_bad, "TensileManifest.txt"));
+	write_file(p, "A manifest");
+	/* An extra file (what copying over the old folder leaves). */
+	xsnprintf(p, sizeof(p), "%s/TensileLibrary_gfx1030.co", f.lib);
+	write_file(p, "stale");
+	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why,
+	                                     sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_non_null(strstr(rep.first_bad, "TensileLibrary_gfx1030.co"));
+	unlink(p);
+	/* Another package's binary: binary and library do not pair. */
+	{
+		char cmd[4000];
+		xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s'", f.b.binary.source, f.bin);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why,
+	                                     sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_int_equal(rep.pair_ok, 0);
+	/* An arch the library lacks. */
+	{
+		char cmd[4000];
+		xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s'", f.a.binary.source, f.bin);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, "gfx1150", NULL, NULL, &rep, why,
+	                                     sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_int_equal(rep.arch_ok, 0);
+	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, "gfx1103", NULL, NULL, &rep, why,
+	                                     sizeof(why)),
+	                 0);
+	fx_free(&f);
+}
+
+static void
+test_refusals(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	char why[512], p[1600];
+	struct pkg bad;
+
+	(void)state;
+	fx_build(&f, 0);
+	/* ".." in the file list. */
+	bad = f.a;
+	bad.files[0].path = "../escape.dat";
+	assert_int_equal(deploy(&f, &bad, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
+	/* A symlink leaving the library. */
+	bad = f.a;
+	bad.files[5].link = "../../../../etc/passwd";
+	assert_int_equal(deploy(&f, &bad, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
+	/* A corrupt store object: refused while staging, target untouched. */
+	bad = f.a;
+	bad.files[1].size = 3;
+	assert_int_equal(deploy(&f, &bad, 0, NULL, &res, why, sizeof(why)), ROCMD_ECORRUPT);
+	assert_non_null(strstr(why, "corrupt"));
+	assert_tree(f.lib, f.orig_tree);
+	assert_clean(&f);
+	/* The target folder a symlink: refused. */
+	{
+		char real[1600], cmd[4000];
+		xsnprintf(real, sizeof(real), "%s/elsewhere", f.dir);
+		xsnprintf(cmd, sizeof(cmd), "mv '%s' '%s' && ln -s '%s' '%s'", f.lib, real, real, f.lib);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
+		xsnprintf(p, sizeof(p), "%s/TensileLibrary.dat", real);
+		assert_int_equal(access(p, F_OK), 0);
+	}
+	fx_free(&f);
+}
+
+static void
+test_manual_backup(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	char why[512], p[4000], manual[1000], manual_bin[1000], h[ROCMD_SHA256_HEX];
+
+	(void)state;
+	/* MANUAL_BACKUP writes bin\rocblas_backup\library and rocblas_backup.dll. */
+	fx_build(&f, 1);
+	assert_int_equal(deploy(&f, &f.a, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)),
+	                 0);
+	xsnprintf(manual, sizeof(manual), "%s/sdk/bin/rocblas_backup/library", f.dir);
+	xsnprintf(manual_bin, sizeof(manual_bin), "%s/sdk/bin/rocblas_backup.dll", f.dir);
+	assert_tree(manual, f.orig_tree);
+	file_hash(manual_bin, h);
+	assert_string_equal(h, f.orig_bin);
+	/* Never overwritten by a later deploy. */
+	assert_int_equal(deploy(&f, &f.b, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)),
+	                 0);
+	assert_tree(manual, f.orig_tree);
+	fx_free(&f);
+
+	/* Adoption: the user renamed the originals by hand and copied a
+	 * community build in; the backup is made from rocblas_backup. */
+	fx_build(&f, 1);
+	xsnprintf(manual, sizeof(manual), "%s/sdk/bin/rocblas_backup", f.dir);
+	xsnprintf(p, sizeof(p), "cp -a '%s/sdk/bin/rocblas' '%s' && cp '%s' '%s/sdk/bin/rocblas_backup.dll'"
+	         " && echo community > '%s/TensileLibrary_lazy_gfx1103.dat' && echo community-dll > '%s'",
+	         f.dir, manual, f.bin, f.dir, f.lib, f.bin);
+	assert_int_equal(system(p), 0);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_true(res.backup_adopted);
+	assert_backup_intact(&f);
+	fx_free(&f);
+}
+
+static void
+test_failpoint_spec(void **state)
+{
+	(void)state;
+	assert_int_equal(rocmd_failpoint_set("deploy.rename:2:ENOSPC", NULL), 0);
+	assert_int_equal(rocmd_failpoint_hit("deploy.open"), 0);
+	assert_int_equal(rocmd_failpoint_hit("deploy.rename"), 0);
+	assert_int_equal(rocmd_failpoint_hit("deploy.rename"), ROCMD_ENOSPACE);
+	assert_int_equal(rocmd_failpoint_hit("deploy.rename"), 0);
+	assert_true(rocmd_failpoint_fired());
+	assert_string_equal(rocmd_failpoint_fired_name(), "deploy.rename");
+	assert_int_equal(rocmd_failpoint_set("x:0:EIO", NULL), ROCMD_EINVAL);
+	assert_int_equal(rocmd_failpoint_set("x:1:EWHAT", NULL), ROCMD_EINVAL);
+	assert_int_equal(rocmd_failpoint_set(NULL, NULL), 0);
+	assert_int_equal(ROCMD_FAILPOINT("deploy.rename"), 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_failpoint_spec),
+	    cmocka_unit_test(test_cycle_linux),
+	    cmocka_unit_test(test_cycle_windows),
+	    cmocka_unit_test(test_stale_files),
+	    cmocka_unit_test(test_check_rolls_back),
+	    cmocka_unit_test(test_verify_detects),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_manual_backup),
+	    cmocka_unit_test(test_kill_first),
+	    cmocka_unit_test(test_kill_second),
+	    cmocka_unit_test(test_kill_rollback),
+	    cmocka_unit_test(test_kill_fallback),
+	    cmocka_unit_test(test_kill_windows),
+	    cmocka_unit_test(test_fail_eio),
+	    cmocka_unit_test(test_fail_enospc),
+	    cmocka_unit_test(test_fail_eacces),
+	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* e.g. "test_kill_*" */
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
