@@ -68,7 +68,6 @@ WG_SQ="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --on
 	--only STAGES=3,4,5 --only SWZ=1 --only PLR=0 --only GSU=1 --only GROUP=1,8 --only MINB=1,2"
 WG_LLM="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --only WM=1 --only WN=1,2,4
 	--only STAGES=3,4,5 --only SWZ=1 --only PLR=0 --only GSU=1,2,4 --only GROUP=1"
-LLM="1x4096x4096,8x4096x4096,128x4096x4096,512x4096x4096,1x11008x4096,8x11008x4096,128x11008x4096,512x11008x4096,1x4096x11008,8x4096x11008,128x4096x11008,512x4096x11008"
 
 [ $# -gt 0 ] || set -- all
 for stage in "$@"; do
