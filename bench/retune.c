@@ -5,14 +5,12 @@
  *
  *   bench-retune live --shape MxNxK[,...] [--backend cpu] [--dtype fp32] [--budget 40]
  *                     [--runs 3] [--strategy ga]
- *       Real measurements on a backend (CPU by default; "cuda" on a GPU). For each shape and run: a cold
- *       tune under key K1 into a results store; then the software part of
- *       the key changes (K2: runtime "+update", as an SDK update changes it)
- *       and the shape is tuned under K2 twice with the same strategy seed:
- *       seeded (the store's winners under any software, as the daemon's
- *       re-tune does) and cold (no seeds, a fresh store). Reference: the best
- *       time either K2 run measured. Prints evaluations to 90/95/99% of it,
- *       and the evaluation at which each run found its own final best.
+ *       Real measurements on a backend (CPU by default; "cuda" on a GPU). For each shape and run: a
+ * cold tune under key K1 into a results store; then the software part of the key changes (K2:
+ * runtime "+update", as an SDK update changes it) and the shape is tuned under K2 twice with the
+ * same strategy seed: seeded (the store's winners under any software, as the daemon's re-tune does)
+ * and cold (no seeds, a fresh store). Reference: the best time either K2 run measured. Prints
+ * evaluations to 90/95/99% of it, and the evaluation at which each run found its own final best.
  *
  *   bench-retune replay --old A.csv --new B.csv [--budget 200] [--runs 100]
  *                       [--strategy sa] [--top 1 | --prev-budget N]
@@ -91,8 +89,7 @@ on_progress(void *ctx, const struct tune_progress *pr)
 
 static int
 tune_once(const struct gemm_problem *p, struct tune_store *st, const char *tag, int no_seeds,
-	  const struct args *a, uint64_t seed, double *trace, int *ntrace,
-	  struct tune_summary *sum)
+          const struct args *a, uint64_t seed, double *trace, int *ntrace, struct tune_summary *sum)
 {
 	struct tune_measure_opts mo;
 	struct tune_evaluator *ev = NULL;
@@ -108,7 +105,7 @@ tune_once(const struct gemm_problem *p, struct tune_store *st, const char *tag, 
 	mo.runs = 5;
 	mo.warmup_ms = 5;
 	err = tune_evaluator_open(backend_find(a->backend), 0, p, &mo, &ev, &dev, &space, hash, why,
-				  sizeof(why));
+	                          sizeof(why));
 	if (err < 0) {
 		fprintf(stderr, "bench-retune: %s\n", why);
 		return err;
@@ -116,8 +113,8 @@ tune_once(const struct gemm_problem *p, struct tune_store *st, const char *tag, 
 	tune_key_init(&key, &dev, hash, p);
 	/* The software part of the key, as an SDK update changes it. */
 	if (tag != NULL)
-		snprintf(key.runtime + strlen(key.runtime), sizeof(key.runtime) - strlen(key.runtime),
-			 "%s", tag);
+		snprintf(key.runtime + strlen(key.runtime),
+		         sizeof(key.runtime) - strlen(key.runtime), "%s", tag);
 	memset(&o, 0, sizeof(o));
 	o.strategy = a->strategy;
 	o.budget = a->budget;
@@ -177,10 +174,11 @@ mode_cpu(const struct args *a)
 			err = tune_once(&p, &st, NULL, 1, a, 1000 + r, t_first, &n1, &s1);
 			/* After: K2, seeded from ST, and cold in a fresh store, same seed. */
 			if (err == 0)
-				err = tune_once(&p, &st, " +update", 0, a, 2000 + r, t_seed, &n2, &s2);
+				err = tune_once(&p, &st, " +update", 0, a, 2000 + r, t_seed, &n2,
+				                &s2);
 			if (err == 0)
 				err = tune_once(&p, &fresh, " +update", 1, a, 2000 + r, t_cold, &n3,
-						&s3);
+				                &s3);
 			tune_store_mem_free(&st);
 			tune_store_mem_free(&fresh);
 			if (err < 0)
@@ -194,7 +192,8 @@ mode_cpu(const struct args *a)
 			}
 			own[0][nres] = s2.evals_to_best;
 			own[1][nres] = s3.evals_to_best;
-			printf("%s %d | %d evals | %4.0f %4.0f %4.0f %4.0f | %4.0f %4.0f %4.0f %4.0f | "
+			printf("%s %d | %d evals | %4.0f %4.0f %4.0f %4.0f | %4.0f %4.0f %4.0f "
+			       "%4.0f | "
 			       "%.4f/%.4f\n",
 			       tok, r, s1.evals, to[0][0][nres], to[0][1][nres], to[0][2][nres],
 			       own[0][nres], to[1][0][nres], to[1][1][nres], to[1][2][nres],
@@ -226,7 +225,7 @@ out:
  * has the parameter, else B's default. Empty when a value is not in B's list. */
 static void
 map_key(const struct space_def *sa, const char *key, const struct space_def *sb, char *out,
-	size_t len)
+        size_t len)
 {
 	struct space_point pa, pb;
 	int i, j;
@@ -305,7 +304,7 @@ mode_replay(const struct args *a)
 		struct tune_result res;
 
 		map_key(tune_landscape_space(la), rk[i].key, tune_landscape_space(lb), seeds[ns],
-			SPACE_KEY_MAX);
+		        SPACE_KEY_MAX);
 		if (seeds[ns][0] == '\0')
 			continue;
 		if (tune_landscape_get(lb, seeds[ns], &res) == 0 && res.outcome == TUNE_OK)
@@ -332,34 +331,39 @@ mode_replay(const struct args *a)
 
 			if (pt == NULL)
 				goto out;
-			tune_replay_one(la, a->strategy, a->prev_budget, 1000 + (uint64_t)r, pt, NULL,
-					prev, sizeof(prev));
+			tune_replay_one(la, a->strategy, a->prev_budget, 1000 + (uint64_t)r, pt,
+			                NULL, prev, sizeof(prev));
 			free(pt);
 			map_key(tune_landscape_space(la), prev, tune_landscape_space(lb), mapped,
-				sizeof(mapped));
+			        sizeof(mapped));
 		}
 		for (v = 0; v < 2; v++) {
-			int err = tune_replay_seeded(
-			    lb, a->strategy, a->budget, 1 + (uint64_t)r,
-			    v == 1 ? NULL : a->prev_budget > 0 ? &one : sp,
-			    v == 1 ? 0 : a->prev_budget > 0 ? (mapped[0] != '\0') : ns, trace, NULL,
-			    NULL, 0);
+			int err = tune_replay_seeded(lb, a->strategy, a->budget, 1 + (uint64_t)r,
+			                             v == 1               ? NULL
+			                             : a->prev_budget > 0 ? &one
+			                                                  : sp,
+			                             v == 1               ? 0
+			                             : a->prev_budget > 0 ? (mapped[0] != '\0')
+			                                                  : ns,
+			                             trace, NULL, NULL, 0);
 
 			if (err < 0) {
 				fprintf(stderr, "bench-retune: replay failed (%s)\n",
-					rocmd_strerror(err));
+				        rocmd_strerror(err));
 				goto out;
 			}
 			for (l = 0; l < 4; l++) {
-				to[v][l][r] = evals_to(trace, a->budget, tune_landscape_best(lb), lv[l]);
+				to[v][l][r] =
+				    evals_to(trace, a->budget, tune_landscape_best(lb), lv[l]);
 				reached[v][l] += to[v][l][r] <= a->budget ? 1.0 / a->runs : 0;
 			}
 		}
 	}
 	if (a->prev_budget > 0)
-		printf("strategy %s, budget %d, %d runs (seeds 1..%d); seed of run r: the winner of "
-		       "a %d-evaluation tune on the old landscape (seed 1000+r)\n",
-		       a->strategy, a->budget, a->runs, a->runs, a->prev_budget);
+		printf(
+		    "strategy %s, budget %d, %d runs (seeds 1..%d); seed of run r: the winner of "
+		    "a %d-evaluation tune on the old landscape (seed 1000+r)\n",
+		    a->strategy, a->budget, a->runs, a->runs, a->prev_budget);
 	else
 		printf("strategy %s, budget %d, %d runs (seeds 1..%d), the old landscape's %d best "
 		       "as seeds\n",
@@ -392,12 +396,17 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"shape", required_argument, NULL, 's'}, {"budget", required_argument, NULL, 'b'},
-		{"runs", required_argument, NULL, 'r'},	 {"strategy", required_argument, NULL, 'S'},
-		{"old", required_argument, NULL, 'o'},	 {"new", required_argument, NULL, 'n'},
-		{"top", required_argument, NULL, 't'},	 {"prev-budget", required_argument, NULL, 'p'},
-		{"backend", required_argument, NULL, 'B'}, {"dtype", required_argument, NULL, 'd'},
-		{NULL, 0, NULL, 0},
+	    {"shape", required_argument, NULL, 's'},
+	    {"budget", required_argument, NULL, 'b'},
+	    {"runs", required_argument, NULL, 'r'},
+	    {"strategy", required_argument, NULL, 'S'},
+	    {"old", required_argument, NULL, 'o'},
+	    {"new", required_argument, NULL, 'n'},
+	    {"top", required_argument, NULL, 't'},
+	    {"prev-budget", required_argument, NULL, 'p'},
+	    {"backend", required_argument, NULL, 'B'},
+	    {"dtype", required_argument, NULL, 'd'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct args a;
 	int c;
@@ -410,17 +419,38 @@ main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': a.shapes = optarg; break;
-		case 'b': a.budget = atoi(optarg); break;
-		case 'r': a.runs = atoi(optarg); break;
-		case 'S': a.strategy = optarg; break;
-		case 'o': a.old_path = optarg; break;
-		case 'n': a.new_path = optarg; break;
-		case 't': a.top = atoi(optarg); break;
-		case 'p': a.prev_budget = atoi(optarg); break;
-		case 'B': a.backend = optarg; break;
-		case 'd': a.dtype = optarg; break;
-		default: goto usage;
+		case 's':
+			a.shapes = optarg;
+			break;
+		case 'b':
+			a.budget = atoi(optarg);
+			break;
+		case 'r':
+			a.runs = atoi(optarg);
+			break;
+		case 'S':
+			a.strategy = optarg;
+			break;
+		case 'o':
+			a.old_path = optarg;
+			break;
+		case 'n':
+			a.new_path = optarg;
+			break;
+		case 't':
+			a.top = atoi(optarg);
+			break;
+		case 'p':
+			a.prev_budget = atoi(optarg);
+			break;
+		case 'B':
+			a.backend = optarg;
+			break;
+		case 'd':
+			a.dtype = optarg;
+			break;
+		default:
+			goto usage;
 		}
 	}
 	if (a.top < 0 || a.top > 64)
@@ -447,9 +477,9 @@ main(int argc, char **argv)
 	}
 usage:
 	fprintf(stderr,
-		"usage: bench-retune live --shape MxNxK[,MxNxK...] [--backend cpu] [--dtype fp32] "
-		"[--budget 40] [--runs 3] [--strategy ga]\n"
-		"       bench-retune replay --old A.csv --new B.csv [--budget 200] [--runs 100] "
-		"[--strategy sa] [--top 1 | --prev-budget N]\n");
+	        "usage: bench-retune live --shape MxNxK[,MxNxK...] [--backend cpu] [--dtype fp32] "
+	        "[--budget 40] [--runs 3] [--strategy ga]\n"
+	        "       bench-retune replay --old A.csv --new B.csv [--budget 200] [--runs 100] "
+	        "[--strategy sa] [--top 1 | --prev-budget N]\n");
 	return 2;
 }

@@ -42,8 +42,8 @@ struct rocmd_gemm {
 	char desc[320];
 };
 
-static int
-fail(rocmd_gemm_t *h, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(rocmd_gemm_t *h, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int
 fail(rocmd_gemm_t *h, int err, const char *fmt, ...)
@@ -78,7 +78,7 @@ rocmd_gemm_close(rocmd_gemm_t *h)
 
 int
 rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_t **out,
-		char *errbuf, size_t errlen)
+                char *errbuf, size_t errlen)
 {
 	rocmd_gemm_t *h;
 	char why[512];
@@ -111,10 +111,11 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
 
 		/* Configurations and code objects are per backend and arch; another
 		 * device of the same arch may run them (the predicate still decides). */
-		if (strcmp(id->backend, h->dev.backend) != 0 || strcmp(id->arch, h->dev.arch) != 0) {
+		if (strcmp(id->backend, h->dev.backend) != 0 ||
+		    strcmp(id->arch, h->dev.arch) != 0) {
 			snprintf(why, sizeof(why),
-				 "%s holds a library for %s %s; the device is %s %s", libdir,
-				 id->backend, id->arch, h->dev.backend, h->dev.arch);
+			         "%s holds a library for %s %s; the device is %s %s", libdir,
+			         id->backend, id->arch, h->dev.backend, h->dev.arch);
 			err = ROCMD_EINVAL;
 			goto fail;
 		}
@@ -131,11 +132,11 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
 	h->src = h->ops->kernel_source(h->ctx, &h->srclen);
 	if (h->lib != NULL)
 		snprintf(h->desc, sizeof(h->desc), "%s %s %s, library v%llu (%d shapes)",
-			 h->dev.backend, h->dev.arch, h->dev.name,
-			 (unsigned long long)tunedlib_generation(h->lib), tunedlib_count(h->lib));
+		         h->dev.backend, h->dev.arch, h->dev.name,
+		         (unsigned long long)tunedlib_generation(h->lib), tunedlib_count(h->lib));
 	else
 		snprintf(h->desc, sizeof(h->desc), "%s %s %s, no tuned library", h->dev.backend,
-			 h->dev.arch, h->dev.name);
+		         h->dev.arch, h->dev.name);
 	*out = h;
 	return 0;
 fail:
@@ -203,8 +204,8 @@ rocmd_gemm_synchronize(rocmd_gemm_t *h)
 
 static int
 make_problem(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
-	     enum rocmd_gemm_op opb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-	     int64_t ldc, struct gemm_problem *p)
+             enum rocmd_gemm_op opb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+             int64_t ldc, struct gemm_problem *p)
 {
 	char why[200];
 	int err;
@@ -213,7 +214,7 @@ make_problem(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op op
 	    (unsigned)opb > ROCMD_GEMM_OP_T)
 		return fail(h, ROCMD_EINVAL, "unknown dtype or transpose");
 	gemm_problem_init(p, (enum gemm_dtype)dtype, (enum gemm_trans)opa, (enum gemm_trans)opb, m,
-			  n, k, 1);
+	                  n, k, 1);
 	p->lda = lda;
 	p->ldb = ldb;
 	p->ldc = ldc;
@@ -228,7 +229,8 @@ make_problem(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op op
 static void
 fill_choice(rocmd_gemm_t *h, const struct tunedlib_choice *ch, struct rocmd_gemm_choice *out)
 {
-	const struct tunedlib_entry *e = ch->entry >= 0 ? tunedlib_entry_at(h->lib, ch->entry) : NULL;
+	const struct tunedlib_entry *e =
+	    ch->entry >= 0 ? tunedlib_entry_at(h->lib, ch->entry) : NULL;
 
 	memset(out, 0, sizeof(*out));
 	out->how = (enum rocmd_gemm_how)ch->how;
@@ -244,8 +246,8 @@ fill_choice(rocmd_gemm_t *h, const struct tunedlib_choice *ch, struct rocmd_gemm
 
 int
 rocmd_gemm_query(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
-		 enum rocmd_gemm_op opb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-		 int64_t ldc, struct rocmd_gemm_choice *out)
+                 enum rocmd_gemm_op opb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                 int64_t ldc, struct rocmd_gemm_choice *out)
 {
 	struct gemm_problem p;
 	struct tunedlib_choice ch;
@@ -262,7 +264,7 @@ rocmd_gemm_query(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_o
 /* The module for choice CH in SPACE: the entry's code object, else a compile. */
 static int
 module_for(rocmd_gemm_t *h, const struct space_def *space, const struct tunedlib_choice *ch,
-	   struct backend_module **mod)
+           struct backend_module **mod)
 {
 	char store[SPACE_MAX_PARAMS][40], log[2048];
 	const char *defs[SPACE_MAX_PARAMS];
@@ -279,8 +281,9 @@ module_for(rocmd_gemm_t *h, const struct space_def *space, const struct tunedlib
 
 			le->tried = 1;
 			space_config(space, &ch->pt, &cfg);
-			err = backend_cuda_load(h->ctx, e->code, (int)tune_config_get(&cfg, "GSU", 1),
-						&le->mod, log, sizeof(log));
+			err =
+			    backend_cuda_load(h->ctx, e->code, (int)tune_config_get(&cfg, "GSU", 1),
+			                      &le->mod, log, sizeof(log));
 			if (err < 0)
 				le->mod = NULL; /* compiled below instead */
 		}
@@ -299,8 +302,8 @@ module_for(rocmd_gemm_t *h, const struct space_def *space, const struct tunedlib
 
 int
 rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
-	   enum rocmd_gemm_op opb, int64_t m, int64_t n, int64_t k, float alpha, const void *a,
-	   int64_t lda, const void *b, int64_t ldb, float beta, void *c, int64_t ldc)
+           enum rocmd_gemm_op opb, int64_t m, int64_t n, int64_t k, float alpha, const void *a,
+           int64_t lda, const void *b, int64_t ldb, float beta, void *c, int64_t ldc)
 {
 	const struct space_def *space;
 	struct backend_module *mod = NULL;
@@ -346,9 +349,9 @@ op_of(char t, enum rocmd_gemm_op *op)
 }
 
 static int
-blas_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dt, char transa, char transb, int64_t m,
-	  int64_t n, int64_t k, float alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
-	  float beta, void *c, int64_t ldc)
+blas_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dt, char transa, char transb, int64_t m, int64_t n,
+          int64_t k, float alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+          float beta, void *c, int64_t ldc)
 {
 	enum rocmd_gemm_op oa, ob;
 
@@ -360,28 +363,28 @@ blas_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dt, char transa, char transb, i
 }
 
 int
-rocmd_sgemm(rocmd_gemm_t *h, char transa, char transb, int64_t m, int64_t n, int64_t k,
-	    float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-	    float *c, int64_t ldc)
+rocmd_sgemm(rocmd_gemm_t *h, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+            const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+            int64_t ldc)
 {
-	return blas_gemm(h, ROCMD_GEMM_F32, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
-			 c, ldc);
+	return blas_gemm(h, ROCMD_GEMM_F32, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+	                 ldc);
 }
 
 int
-rocmd_hgemm(rocmd_gemm_t *h, char transa, char transb, int64_t m, int64_t n, int64_t k,
-	    float alpha, const uint16_t *a, int64_t lda, const uint16_t *b, int64_t ldb, float beta,
-	    uint16_t *c, int64_t ldc)
+rocmd_hgemm(rocmd_gemm_t *h, char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+            const uint16_t *a, int64_t lda, const uint16_t *b, int64_t ldb, float beta, uint16_t *c,
+            int64_t ldc)
 {
-	return blas_gemm(h, ROCMD_GEMM_F16, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
-			 c, ldc);
+	return blas_gemm(h, ROCMD_GEMM_F16, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+	                 ldc);
 }
 
 int
 rocmd_bf16gemm(rocmd_gemm_t *h, char transa, char transb, int64_t m, int64_t n, int64_t k,
-	       float alpha, const uint16_t *a, int64_t lda, const uint16_t *b, int64_t ldb,
-	       float beta, uint16_t *c, int64_t ldc)
+               float alpha, const uint16_t *a, int64_t lda, const uint16_t *b, int64_t ldb,
+               float beta, uint16_t *c, int64_t ldc)
 {
 	return blas_gemm(h, ROCMD_GEMM_BF16, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
-			 c, ldc);
+	                 c, ldc);
 }

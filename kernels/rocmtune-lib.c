@@ -48,35 +48,48 @@ struct lib_args {
 static void
 lib_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: rocmtune lib build  --db FILE --backend B [--device N] --out DIR [--no-code]\n"
-		"                           [--hiprtc PATH]\n"
-		"       rocmtune lib show   --dir DIR [--json]\n"
-		"       rocmtune lib query  --dir DIR --shape MxNxK [--dtype fp32] [--trans NN]\n"
-		"                           [--backend B]\n"
-		"       rocmtune lib export --db FILE --backend B [--device N] [--csv] [--out FILE]\n"
-		"       rocmtune lib import FILE --db FILE --backend B [--device N]\n");
+	fprintf(
+	    f,
+	    "usage: rocmtune lib build  --db FILE --backend B [--device N] --out DIR [--no-code]\n"
+	    "                           [--hiprtc PATH]\n"
+	    "       rocmtune lib show   --dir DIR [--json]\n"
+	    "       rocmtune lib query  --dir DIR --shape MxNxK [--dtype fp32] [--trans NN]\n"
+	    "                           [--backend B]\n"
+	    "       rocmtune lib export --db FILE --backend B [--device N] [--csv] [--out FILE]\n"
+	    "       rocmtune lib import FILE --db FILE --backend B [--device N]\n");
 }
 
 static int
 lib_parse(int argc, char **argv, struct lib_args *a)
 {
-	enum { O_DB = 256, O_BACKEND, O_OUT, O_DIR, O_SHAPE, O_DTYPE, O_TRANS, O_HIPRTC, O_DEVICE,
-	       O_NOCODE, O_CSV, O_JSON };
+	enum {
+		O_DB = 256,
+		O_BACKEND,
+		O_OUT,
+		O_DIR,
+		O_SHAPE,
+		O_DTYPE,
+		O_TRANS,
+		O_HIPRTC,
+		O_DEVICE,
+		O_NOCODE,
+		O_CSV,
+		O_JSON
+	};
 	static const struct option opts[] = {
-		{"db", required_argument, NULL, O_DB},
-		{"backend", required_argument, NULL, O_BACKEND},
-		{"out", required_argument, NULL, O_OUT},
-		{"dir", required_argument, NULL, O_DIR},
-		{"shape", required_argument, NULL, O_SHAPE},
-		{"dtype", required_argument, NULL, O_DTYPE},
-		{"trans", required_argument, NULL, O_TRANS},
-		{"hiprtc", required_argument, NULL, O_HIPRTC},
-		{"device", required_argument, NULL, O_DEVICE},
-		{"no-code", no_argument, NULL, O_NOCODE},
-		{"csv", no_argument, NULL, O_CSV},
-		{"json", no_argument, NULL, O_JSON},
-		{NULL, 0, NULL, 0},
+	    {"db", required_argument, NULL, O_DB},
+	    {"backend", required_argument, NULL, O_BACKEND},
+	    {"out", required_argument, NULL, O_OUT},
+	    {"dir", required_argument, NULL, O_DIR},
+	    {"shape", required_argument, NULL, O_SHAPE},
+	    {"dtype", required_argument, NULL, O_DTYPE},
+	    {"trans", required_argument, NULL, O_TRANS},
+	    {"hiprtc", required_argument, NULL, O_HIPRTC},
+	    {"device", required_argument, NULL, O_DEVICE},
+	    {"no-code", no_argument, NULL, O_NOCODE},
+	    {"csv", no_argument, NULL, O_CSV},
+	    {"json", no_argument, NULL, O_JSON},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -89,19 +102,44 @@ lib_parse(int argc, char **argv, struct lib_args *a)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case O_DB: a->db = optarg; break;
-		case O_BACKEND: a->backend = optarg; break;
-		case O_OUT: a->out = optarg; break;
-		case O_DIR: a->dir = optarg; break;
-		case O_SHAPE: a->shape = optarg; break;
-		case O_DTYPE: a->dtype = optarg; break;
-		case O_TRANS: a->trans = optarg; break;
-		case O_HIPRTC: a->hiprtc = optarg; break;
-		case O_DEVICE: a->device = atoi(optarg); break;
-		case O_NOCODE: a->no_code = 1; break;
-		case O_CSV: a->csv = 1; break;
-		case O_JSON: a->json = 1; break;
-		default: return -1;
+		case O_DB:
+			a->db = optarg;
+			break;
+		case O_BACKEND:
+			a->backend = optarg;
+			break;
+		case O_OUT:
+			a->out = optarg;
+			break;
+		case O_DIR:
+			a->dir = optarg;
+			break;
+		case O_SHAPE:
+			a->shape = optarg;
+			break;
+		case O_DTYPE:
+			a->dtype = optarg;
+			break;
+		case O_TRANS:
+			a->trans = optarg;
+			break;
+		case O_HIPRTC:
+			a->hiprtc = optarg;
+			break;
+		case O_DEVICE:
+			a->device = atoi(optarg);
+			break;
+		case O_NOCODE:
+			a->no_code = 1;
+			break;
+		case O_CSV:
+			a->csv = 1;
+			break;
+		case O_JSON:
+			a->json = 1;
+			break;
+		default:
+			return -1;
 		}
 	}
 	if (!strcmp(a->cmd, "import") && optind < argc)
@@ -179,9 +217,9 @@ lib_build(const struct lib_args *a)
 		goto fail;
 	if (tunedlib_count(lib) == 0) {
 		snprintf(why, sizeof(why),
-			 "no winners in %s for this device and software (tune first, or the "
-			 "results are stale after an update)",
-			 a->db);
+		         "no winners in %s for this device and software (tune first, or the "
+		         "results are stale after an update)",
+		         a->db);
 		goto fail;
 	}
 	if (!a->no_code && (err = tunedlib_compile(lib, a->hiprtc, why, sizeof(why))) < 0)
@@ -193,7 +231,7 @@ lib_build(const struct lib_args *a)
 	printf("%s: generation %" PRIu64 ", %d shapes, %d code objects%s\n", a->out,
 	       tunedlib_generation(lib), tunedlib_count(lib), code,
 	       !strcmp(key.backend, "cpu") ? " (cpu: the configuration is the kernel's parameters)"
-					   : "");
+	                                   : "");
 	rc = 0;
 	goto out;
 fail:
@@ -239,7 +277,8 @@ lib_show(const struct lib_args *a)
 
 		printf("  %-28s %10.4f ms", e->problem, e->winner_ms);
 		if (e->default_ms > 0)
-			printf(" (default %.4f ms, x%.2f)", e->default_ms, e->default_ms / e->winner_ms);
+			printf(" (default %.4f ms, x%.2f)", e->default_ms,
+			       e->default_ms / e->winner_ms);
 		printf("  %s%s%s\n", e->config, e->code ? "  " : "", e->code ? e->code_kind : "");
 	}
 	tunedlib_free(lib);
@@ -263,7 +302,8 @@ lib_query(const struct lib_args *a)
 	if (a->dir == NULL || a->shape == NULL || gemm_shape_parse(a->shape, &m, &n, &k, &b) < 0 ||
 	    gemm_dtype_parse(a->dtype, &dt) < 0 || strlen(a->trans) != 2 ||
 	    strspn(a->trans, "NT") != 2) {
-		fprintf(stderr, "rocmtune: lib query needs --dir, --shape MxNxK, a dtype and NN..TT\n");
+		fprintf(stderr,
+		        "rocmtune: lib query needs --dir, --shape MxNxK, a dtype and NN..TT\n");
 		return 2;
 	}
 	if ((err = tunedlib_open(a->dir, &lib, why, sizeof(why))) < 0) {
@@ -277,7 +317,7 @@ lib_query(const struct lib_args *a)
 		return 3;
 	}
 	gemm_problem_init(&p, dt, a->trans[0] == 'N' ? GEMM_N : GEMM_T,
-			  a->trans[1] == 'N' ? GEMM_N : GEMM_T, m, n, k, b);
+	                  a->trans[1] == 'N' ? GEMM_N : GEMM_T, m, n, k, b);
 	if (tunedlib_select(lib, ops->space(ctx, &p), &p, &dev, &ch) == 0) {
 		printf("%s\t%s\n%s\n", tunedlib_how_name(ch.how), ch.config, ch.why);
 		rc = 0;
@@ -308,7 +348,7 @@ lib_export(const struct lib_args *a)
 	tune_db_close(&st);
 	if (err == 0)
 		err = a->csv ? tunedlib_export_csv(lib, &text, &len)
-			     : tunedlib_export_json(lib, &text, &len);
+		             : tunedlib_export_json(lib, &text, &len);
 	if (err == 0 && a->out != NULL && (f = fopen(a->out, "w")) == NULL)
 		err = ROCMD_EIO;
 	if (err == 0) {
@@ -356,7 +396,8 @@ lib_import(const struct lib_args *a)
 			char *nd;
 
 			cap = cap ? cap * 2 : 65536;
-			if (cap > (size_t)TUNEDLIB_MAX_INDEX + 1 || (nd = realloc(data, cap)) == NULL)
+			if (cap > (size_t)TUNEDLIB_MAX_INDEX + 1 ||
+			    (nd = realloc(data, cap)) == NULL)
 				break;
 			data = nd;
 		}

@@ -124,9 +124,9 @@ valid_problem(const char *problem, struct gemm_problem *p, char *why, size_t why
 {
 	char back[64];
 
-	if (problem == NULL || strlen(problem) >= sizeof(back) || gemm_problem_parse(problem, p) < 0 ||
-	    gemm_problem_key(p, back, sizeof(back)) < 0 || strcmp(back, problem) != 0 ||
-	    gemm_problem_check(p, NULL, 0) < 0) {
+	if (problem == NULL || strlen(problem) >= sizeof(back) ||
+	    gemm_problem_parse(problem, p) < 0 || gemm_problem_key(p, back, sizeof(back)) < 0 ||
+	    strcmp(back, problem) != 0 || gemm_problem_check(p, NULL, 0) < 0) {
 		snprintf(why, whylen, "invalid problem '%.64s'", problem ? problem : "(none)");
 		return ROCMD_EINVAL;
 	}
@@ -171,7 +171,7 @@ valid_time(double t, int zero_ok)
 
 int
 tunedlib_add(struct tunedlib *lib, const char *problem, const char *config, double winner_ms,
-	     double default_ms, char *why, size_t whylen)
+             double default_ms, char *why, size_t whylen)
 {
 	struct tunedlib_entry *e;
 	struct gemm_problem p;
@@ -181,12 +181,12 @@ tunedlib_add(struct tunedlib *lib, const char *problem, const char *config, doub
 		return err;
 	if (!valid_config(config)) {
 		snprintf(why, whylen, "%s: invalid configuration '%.80s'", problem,
-			 config ? config : "(none)");
+		         config ? config : "(none)");
 		return ROCMD_EINVAL;
 	}
 	if (!valid_time(winner_ms, 0) || !valid_time(default_ms, 1)) {
 		snprintf(why, whylen, "%s: invalid time (winner %g ms, default %g ms)", problem,
-			 winner_ms, default_ms);
+		         winner_ms, default_ms);
 		return ROCMD_EINVAL;
 	}
 	i = entry_search(lib, problem);
@@ -249,7 +249,7 @@ sha256_hex(const void *data, size_t len, char out[65])
 
 int
 tunedlib_set_code(struct tunedlib *lib, const char *problem, const char *kind, const void *code,
-		  size_t len)
+                  size_t len)
 {
 	int i = entry_search(lib, problem), err;
 	struct tunedlib_entry *e;
@@ -303,7 +303,7 @@ store_cb(void *ctx, const char *problem, const char *config, double median_ms)
 
 int
 tunedlib_from_store(struct tune_store *st, const struct tune_key *id, struct tunedlib **out,
-		    char *why, size_t whylen)
+                    char *why, size_t whylen)
 {
 	struct store_walk w;
 	int err;
@@ -347,12 +347,12 @@ tunedlib_compile(struct tunedlib *lib, const char *hiprtc_path, char *why, size_
 		if (src == NULL)
 			return ROCMD_ENOMEM;
 		snprintf(hash, sizeof(hash), "%016llx",
-			 (unsigned long long)backend_hash(src, len, BACKEND_HASH_INIT));
+		         (unsigned long long)backend_hash(src, len, BACKEND_HASH_INIT));
 		if (strcmp(hash, lib->id.source_hash) != 0) {
 			snprintf(why, whylen,
-				 "the library was tuned on kernel source %s, this build has %s: "
-				 "re-tune before compiling",
-				 lib->id.source_hash, hash);
+			         "the library was tuned on kernel source %s, this build has %s: "
+			         "re-tune before compiling",
+			         lib->id.source_hash, hash);
 			err = ROCMD_EINVAL;
 			goto out;
 		}
@@ -370,13 +370,15 @@ tunedlib_compile(struct tunedlib *lib, const char *hiprtc_path, char *why, size_
 				continue;
 			backend_cuda_space_for(&sd, &e->p, 1, 1);
 			if (space_key_parse(&sd, e->config, &pt) < 0) {
-				snprintf(why, whylen, "%s: configuration not in the CUDA space: %.200s",
-					 e->problem, e->config);
+				snprintf(why, whylen,
+				         "%s: configuration not in the CUDA space: %.200s",
+				         e->problem, e->config);
 				err = ROCMD_EINVAL;
 				goto out;
 			}
 			nd = space_defines(&sd, &pt, defs, dp);
-			err = backend_cuda_nvrtc(ctx, src, len, dp, nd, &cubin, &n, log, sizeof(log));
+			err =
+			    backend_cuda_nvrtc(ctx, src, len, dp, nd, &cubin, &n, log, sizeof(log));
 			if (err < 0) {
 				snprintf(why, whylen, "%s: NVRTC: %.400s", e->problem, log);
 				goto out;
@@ -395,11 +397,11 @@ tunedlib_compile(struct tunedlib *lib, const char *hiprtc_path, char *why, size_
 #endif
 	if (!strcmp(lib->id.backend, "hip"))
 		snprintf(why, whylen,
-			 "HIP code objects for the tuned library are not built yet (hiprtc %s)",
-			 hiprtc_path ? hiprtc_path : "not given");
+		         "HIP code objects for the tuned library are not built yet (hiprtc %s)",
+		         hiprtc_path ? hiprtc_path : "not given");
 	else
 		snprintf(why, whylen, "no code objects for backend '%s' in this build",
-			 lib->id.backend);
+		         lib->id.backend);
 	return ROCMD_EUNSUPPORTED;
 }
 
@@ -544,7 +546,8 @@ remove_generation(const char *path)
 			continue;
 		while ((de = readdir(d)) != NULL) {
 			if (de->d_name[0] == '.' &&
-			    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			    (de->d_name[1] == '\0' ||
+			     (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 				continue;
 			rocmd_pathf(f, sizeof(f), "%s/%s", sub, de->d_name);
 			unlink(f);
@@ -690,7 +693,8 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 	d = NULL;
 	gen = (cur > maxgen ? cur : maxgen) + 1;
 
-	if (rocmd_pathf(tmp, sizeof(tmp), "%s/.tmp-v%" PRIu64 "-%ld", dir, gen, (long)getpid()) < 0 ||
+	if (rocmd_pathf(tmp, sizeof(tmp), "%s/.tmp-v%" PRIu64 "-%ld", dir, gen, (long)getpid()) <
+	        0 ||
 	    rocmd_pathf(gdir, sizeof(gdir), "%s/v%" PRIu64, dir, gen) < 0) {
 		snprintf(why, whylen, "%s: path too long", dir);
 		return ROCMD_EINVAL;
@@ -726,7 +730,8 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 		goto fail;
 	}
 	rocmd_pathf(path, sizeof(path), "%s/index.json", tmp);
-	if (getenv("ROCMD_TUNEDLIB_CRASH_AT") && !strcmp(getenv("ROCMD_TUNEDLIB_CRASH_AT"), "index")) {
+	if (getenv("ROCMD_TUNEDLIB_CRASH_AT") &&
+	    !strcmp(getenv("ROCMD_TUNEDLIB_CRASH_AT"), "index")) {
 		/* Half an index on disk, then the crash. */
 		write_file(path, index, strlen(index) / 2);
 		crash_at("index");
@@ -740,7 +745,8 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 	crash_at("rename");
 	if (rename(tmp, gdir) < 0) {
 		err = -errno;
-		snprintf(why, whylen, "%s: cannot rename into place (%s)", gdir, rocmd_strerror(err));
+		snprintf(why, whylen, "%s: cannot rename into place (%s)", gdir,
+		         rocmd_strerror(err));
 		goto fail;
 	}
 	if ((err = fsync_path(dir)) < 0)
@@ -798,7 +804,7 @@ printable(const char *s)
 
 static int
 get_str(const cJSON *o, const char *name, char *dst, size_t len, int empty_ok, char *why,
-	size_t whylen)
+        size_t whylen)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
 
@@ -813,7 +819,7 @@ get_str(const cJSON *o, const char *name, char *dst, size_t len, int empty_ok, c
 
 static int
 get_num(const cJSON *o, const char *name, double lo, double hi, double *out, char *why,
-	size_t whylen)
+        size_t whylen)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
 
@@ -854,9 +860,10 @@ parse_id(const cJSON *o, struct tune_key *id, char *why, size_t whylen)
 	    (err = get_num(o, "compute_units", 0, 1 << 20, &cu, why, whylen)) < 0 ||
 	    (err = get_str(o, "driver", id->driver, sizeof(id->driver), 1, why, whylen)) < 0 ||
 	    (err = get_str(o, "runtime", id->runtime, sizeof(id->runtime), 1, why, whylen)) < 0 ||
-	    (err = get_str(o, "compiler", id->compiler, sizeof(id->compiler), 1, why, whylen)) < 0 ||
+	    (err = get_str(o, "compiler", id->compiler, sizeof(id->compiler), 1, why, whylen)) <
+	        0 ||
 	    (err = get_str(o, "source_hash", id->source_hash, sizeof(id->source_hash), 0, why,
-			   whylen)) < 0)
+	                   whylen)) < 0)
 		return err;
 	if (cu != floor(cu)) {
 		snprintf(why, whylen, "field 'compute_units' is not an integer");
@@ -873,8 +880,8 @@ parse_id(const cJSON *o, struct tune_key *id, char *why, size_t whylen)
 /* Parses a whole JSON document (index or export) of FORMAT into a library.
  * DIR != NULL: code objects are read from DIR/co and checked. */
 static int
-parse_json(const char *text, size_t len, const char *format, const char *dir,
-	   struct tunedlib **out, char *why, size_t whylen)
+parse_json(const char *text, size_t len, const char *format, const char *dir, struct tunedlib **out,
+           char *why, size_t whylen)
 {
 	cJSON *root = NULL;
 	const cJSON *arr, *it;
@@ -907,7 +914,7 @@ parse_json(const char *text, size_t len, const char *format, const char *dir,
 		goto out;
 	if (ver > TUNEDLIB_VERSION || ver != floor(ver)) {
 		snprintf(why, whylen, "format version %g, this build reads up to %d", ver,
-			 TUNEDLIB_VERSION);
+		         TUNEDLIB_VERSION);
 		err = ROCMD_EVERSION;
 		goto out;
 	}
@@ -932,12 +939,14 @@ parse_json(const char *text, size_t len, const char *format, const char *dir,
 			err = ROCMD_ECORRUPT;
 			goto bad_entry;
 		}
-		if ((err = get_str(it, "problem", problem, sizeof(problem), 0, msg, sizeof(msg))) < 0 ||
-		    (err = get_str(it, "config", config, sizeof(config), 0, msg, sizeof(msg))) < 0 ||
+		if ((err = get_str(it, "problem", problem, sizeof(problem), 0, msg, sizeof(msg))) <
+		        0 ||
+		    (err = get_str(it, "config", config, sizeof(config), 0, msg, sizeof(msg))) <
+		        0 ||
 		    (err = get_num(it, "winner_ms", 0, TUNEDLIB_MAX_TIME_MS, &wms, msg,
-				   sizeof(msg))) < 0 ||
+		                   sizeof(msg))) < 0 ||
 		    (err = get_num(it, "default_ms", 0, TUNEDLIB_MAX_TIME_MS, &dms, msg,
-				   sizeof(msg))) < 0)
+		                   sizeof(msg))) < 0)
 			goto bad_entry;
 		if (tunedlib_find(lib, problem) != NULL) {
 			snprintf(msg, sizeof(msg), "problem %s listed twice", problem);
@@ -959,14 +968,15 @@ parse_json(const char *text, size_t len, const char *format, const char *dir,
 		if ((err = get_str(it, "code_kind", kind, sizeof(kind), 0, msg, sizeof(msg))) < 0 ||
 		    (err = get_str(it, "code_sha256", sha, sizeof(sha), 0, msg, sizeof(msg))) < 0 ||
 		    (err = get_num(it, "code_size", 1, TUNEDLIB_MAX_CODE, &size, msg,
-				   sizeof(msg))) < 0)
+		                   sizeof(msg))) < 0)
 			goto bad_entry;
 		{
 			uint8_t dg[ROCMD_SHA256_LEN];
 			char path[4096], hex[65], *code = NULL;
 			size_t clen = 0;
 
-			if (!valid_kind(kind) || strlen(sha) != 64 || rocmd_sha256_parse(sha, dg) < 0) {
+			if (!valid_kind(kind) || strlen(sha) != 64 ||
+			    rocmd_sha256_parse(sha, dg) < 0) {
 				snprintf(msg, sizeof(msg), "invalid code object kind or hash");
 				err = ROCMD_ECORRUPT;
 				goto bad_entry;
@@ -974,16 +984,16 @@ parse_json(const char *text, size_t len, const char *format, const char *dir,
 			rocmd_pathf(path, sizeof(path), "%s/co/%s.%s", dir, sha, kind);
 			err = read_file(path, TUNEDLIB_MAX_CODE, &code, &clen);
 			if (err == 0 && (clen != (size_t)size || sha256_hex(code, clen, hex) < 0 ||
-					 strcmp(hex, sha) != 0))
+			                 strcmp(hex, sha) != 0))
 				err = ROCMD_ECORRUPT;
 			if (err == 0)
 				err = tunedlib_set_code(lib, problem, kind, code, clen);
 			free(code);
 			if (err < 0) {
 				snprintf(msg, sizeof(msg), "code object co/%.16s....%s: %s", sha,
-					 kind,
-					 err == ROCMD_ECORRUPT ? "size or hash does not match"
-							       : rocmd_strerror(err));
+				         kind,
+				         err == ROCMD_ECORRUPT ? "size or hash does not match"
+				                               : rocmd_strerror(err));
 				err = err == ROCMD_ENOMEM ? err : ROCMD_ECORRUPT;
 				goto bad_entry;
 			}
@@ -1028,7 +1038,7 @@ tunedlib_open(const char *dir, struct tunedlib **out, char *why, size_t whylen)
 	err = read_file(path, TUNEDLIB_MAX_INDEX, &text, &len);
 	if (err < 0) {
 		snprintf(why, whylen, "%s: %s", path,
-			 err == ROCMD_ENOTFOUND ? "missing" : rocmd_strerror(err));
+		         err == ROCMD_ENOTFOUND ? "missing" : rocmd_strerror(err));
 		return ROCMD_ECORRUPT;
 	}
 	err = parse_json(text, len, TUNEDLIB_FORMAT, gdir, out, sub, sizeof(sub));
@@ -1049,7 +1059,7 @@ tunedlib_dir_name(const struct tune_key *id, char *buf, size_t len)
 	int n;
 
 	n = snprintf(buf, len, "%s-%s", id->arch[0] ? id->arch : "unknown",
-		     sdk[0] ? sdk : "unknown");
+	             sdk[0] ? sdk : "unknown");
 	if (n < 0 || (size_t)n >= len)
 		return ROCMD_EINVAL;
 	for (p = buf; *p != '\0'; p++)
@@ -1089,8 +1099,8 @@ shape_distance(const struct gemm_problem *a, const struct gemm_problem *b)
 
 int
 tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
-		const struct gemm_problem *p, const struct backend_device_info *dev,
-		struct tunedlib_choice *out)
+                const struct gemm_problem *p, const struct backend_device_info *dev,
+                struct tunedlib_choice *out)
 {
 	char key[64], reason[200];
 	int i, best = -1, skipped = 0;
@@ -1110,14 +1120,15 @@ tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
 			continue;
 		/* The kernel must be valid for this problem: the space's predicate. */
 		if (space_key_parse(space, e->config, &pt) < 0) {
-			snprintf(reason, sizeof(reason), "%s's configuration is not in the %s space",
-				 e->problem, space->name);
+			snprintf(reason, sizeof(reason),
+			         "%s's configuration is not in the %s space", e->problem,
+			         space->name);
 			skipped++;
 			continue;
 		}
 		if (!space_valid(space, &pt, p, dev, w, sizeof(w))) {
-			snprintf(reason, sizeof(reason), "%.40s's configuration is ruled out: %.120s",
-				 e->problem, w);
+			snprintf(reason, sizeof(reason),
+			         "%.40s's configuration is ruled out: %.120s", e->problem, w);
 			skipped++;
 			continue;
 		}
@@ -1133,19 +1144,20 @@ tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
 		out->how = bestd == 0 ? TUNEDLIB_EXACT : TUNEDLIB_NEAREST;
 		snprintf(out->config, sizeof(out->config), "%s", e->config);
 		if (out->how == TUNEDLIB_EXACT)
-			snprintf(out->why, sizeof(out->why), "%s was tuned: %.3f ms (default %.3f ms)",
-				 key, e->winner_ms, e->default_ms);
+			snprintf(out->why, sizeof(out->why),
+			         "%s was tuned: %.3f ms (default %.3f ms)", key, e->winner_ms,
+			         e->default_ms);
 		else
 			snprintf(out->why, sizeof(out->why),
-				 "%s was not tuned; the nearest tuned shape whose kernel is valid "
-				 "for it is %s (distance %.2f)",
-				 key, e->problem, bestd);
+			         "%s was not tuned; the nearest tuned shape whose kernel is valid "
+			         "for it is %s (distance %.2f)",
+			         key, e->problem, bestd);
 		return 0;
 	}
 	out->how = TUNEDLIB_DEFAULT;
 	if (space_default_for(space, p, dev, &out->pt) < 0) {
-		snprintf(out->why, sizeof(out->why), "no configuration of the %s space is valid for %s",
-			 space->name, key);
+		snprintf(out->why, sizeof(out->why),
+		         "no configuration of the %s space is valid for %s", space->name, key);
 		return ROCMD_ENOTFOUND;
 	}
 	space_key(space, &out->pt, out->config, sizeof(out->config));
@@ -1153,13 +1165,13 @@ tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
 		snprintf(out->why, sizeof(out->why), "no tuned library: default configuration");
 	else if (skipped > 0)
 		snprintf(out->why, sizeof(out->why),
-			 "no tuned shape of the same dtype and transposes is valid for %.40s "
-			 "(%.100s): default configuration",
-			 key, reason);
+		         "no tuned shape of the same dtype and transposes is valid for %.40s "
+		         "(%.100s): default configuration",
+		         key, reason);
 	else
 		snprintf(out->why, sizeof(out->why),
-			 "no shape with %s's dtype and transposes was tuned: default configuration",
-			 key);
+		         "no shape with %s's dtype and transposes was tuned: default configuration",
+		         key);
 	return 0;
 }
 
@@ -1175,8 +1187,8 @@ tunedlib_export_json(const struct tunedlib *lib, char **out, size_t *len)
 
 /* CSV: '#' lines name the format and the key, then a header row, then
  * problem,config,winner_ms,default_ms (configurations hold no commas). */
-static const char *const csv_id_fields[] = {"backend", "arch",	   "device",	 "compute_units",
-					    "driver",  "runtime", "compiler", "source_hash"};
+static const char *const csv_id_fields[] = {"backend", "arch",    "device",   "compute_units",
+                                            "driver",  "runtime", "compiler", "source_hash"};
 
 static const char *
 id_field(const struct tune_key *id, int i, char *num, size_t numlen)
@@ -1221,7 +1233,7 @@ tunedlib_export_csv(const struct tunedlib *lib, char **out, size_t *len)
 	fprintf(f, "problem,config,winner_ms,default_ms\n");
 	for (i = 0; i < lib->n; i++)
 		fprintf(f, "%s,%s,%.9g,%.9g\n", lib->e[i].problem, lib->e[i].config,
-			lib->e[i].winner_ms, lib->e[i].default_ms);
+		        lib->e[i].winner_ms, lib->e[i].default_ms);
 	if (fclose(f) != 0 || buf == NULL) {
 		free(buf);
 		return ROCMD_ENOMEM;
@@ -1285,14 +1297,15 @@ parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t
 				name++;
 			eq = strchr(name, '=');
 			if (eq == NULL || header) {
-				snprintf(why, whylen, "line %d: misplaced or malformed '#' line", lineno);
+				snprintf(why, whylen, "line %d: misplaced or malformed '#' line",
+				         lineno);
 				goto out;
 			}
 			*eq++ = '\0';
 			if (!strcmp(name, "format")) {
 				if (strcmp(eq, TUNEDLIB_EXPORT_FORMAT) != 0) {
 					snprintf(why, whylen, "format '%.60s', expected '%s'", eq,
-						 TUNEDLIB_EXPORT_FORMAT);
+					         TUNEDLIB_EXPORT_FORMAT);
 					goto out;
 				}
 				have_format = 1;
@@ -1307,8 +1320,8 @@ parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t
 				}
 				if (v > TUNEDLIB_VERSION) {
 					snprintf(why, whylen,
-						 "format version %g, this build reads up to %d", v,
-						 TUNEDLIB_VERSION);
+					         "format version %g, this build reads up to %d", v,
+					         TUNEDLIB_VERSION);
 					err = ROCMD_EVERSION;
 					goto out;
 				}
@@ -1317,16 +1330,19 @@ parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t
 			}
 			for (i = 0; i < 8; i++) {
 				static const size_t sizes[8] = {
-				    sizeof(id.backend), sizeof(id.arch),     sizeof(id.device), 0,
-				    sizeof(id.driver),	sizeof(id.runtime), sizeof(id.compiler),
-				    sizeof(id.source_hash)};
-				char *dst[8] = {id.backend, id.arch,	 id.device,   NULL,
-						id.driver,  id.runtime, id.compiler, id.source_hash};
+				    sizeof(id.backend),  sizeof(id.arch),
+				    sizeof(id.device),   0,
+				    sizeof(id.driver),   sizeof(id.runtime),
+				    sizeof(id.compiler), sizeof(id.source_hash)};
+				char *dst[8] = {id.backend,  id.arch,       id.device,
+				                NULL,        id.driver,     id.runtime,
+				                id.compiler, id.source_hash};
 
 				if (strcmp(name, csv_id_fields[i]) != 0)
 					continue;
 				if (seen & (1 << i)) {
-					snprintf(why, whylen, "line %d: '%s' given twice", lineno, name);
+					snprintf(why, whylen, "line %d: '%s' given twice", lineno,
+					         name);
 					goto out;
 				}
 				seen |= 1 << i;
@@ -1335,13 +1351,14 @@ parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t
 
 					if (parse_double(eq, &cu) < 0 || cu < 0 || cu > (1 << 20) ||
 					    cu != floor(cu)) {
-						snprintf(why, whylen, "line %d: invalid compute_units",
-							 lineno);
+						snprintf(why, whylen,
+						         "line %d: invalid compute_units", lineno);
 						goto out;
 					}
 					id.compute_units = (int)cu;
 				} else if (strlen(eq) >= sizes[i]) {
-					snprintf(why, whylen, "line %d: '%s' too long", lineno, name);
+					snprintf(why, whylen, "line %d: '%s' too long", lineno,
+					         name);
 					goto out;
 				} else {
 					snprintf(dst[i], sizes[i], "%s", eq);
@@ -1349,24 +1366,28 @@ parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t
 				break;
 			}
 			if (i == 8) {
-				snprintf(why, whylen, "line %d: unknown field '%.40s'", lineno, name);
+				snprintf(why, whylen, "line %d: unknown field '%.40s'", lineno,
+				         name);
 				goto out;
 			}
 			continue;
 		}
 		if (!header) {
 			if (strcmp(line, "problem,config,winner_ms,default_ms") != 0) {
-				snprintf(why, whylen, "line %d: expected the column header", lineno);
+				snprintf(why, whylen, "line %d: expected the column header",
+				         lineno);
 				goto out;
 			}
 			if (!have_format || !have_version || seen != 0xff) {
-				snprintf(why, whylen, "the '#' lines lack the format, version or a "
-						      "device/software field");
+				snprintf(why, whylen,
+				         "the '#' lines lack the format, version or a "
+				         "device/software field");
 				goto out;
 			}
 			if (id.backend[0] == '\0' || id.arch[0] == '\0' || id.device[0] == '\0' ||
 			    !valid_hash16(id.source_hash)) {
-				snprintf(why, whylen, "invalid backend, arch, device or source_hash");
+				snprintf(why, whylen,
+				         "invalid backend, arch, device or source_hash");
 				goto out;
 			}
 			if ((err = tunedlib_new(&id, &lib)) < 0)
@@ -1398,7 +1419,7 @@ parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t
 			}
 			if (tunedlib_find(lib, f[0]) != NULL) {
 				snprintf(why, whylen, "line %d: problem %.64s listed twice", lineno,
-					 f[0]);
+				         f[0]);
 				goto out;
 			}
 			if ((err = tunedlib_add(lib, f[0], f[1], wms, dms, msg, sizeof(msg))) < 0) {
@@ -1434,9 +1455,9 @@ id_mismatch(const struct tune_key *a, const struct tune_key *b, char *why, size_
 
 		if (strcmp(x, y) != 0) {
 			snprintf(why, whylen,
-				 "these results are for another %s: %s '%.60s', this machine has "
-				 "'%.60s'",
-				 i < 4 ? "GPU" : "software", csv_id_fields[i], x, y);
+			         "these results are for another %s: %s '%.60s', this machine has "
+			         "'%.60s'",
+			         i < 4 ? "GPU" : "software", csv_id_fields[i], x, y);
 			return 1;
 		}
 	}
@@ -1445,7 +1466,7 @@ id_mismatch(const struct tune_key *a, const struct tune_key *b, char *why, size_
 
 int
 tunedlib_import(const char *data, size_t len, const struct tune_key *local, struct tunedlib **out,
-		char *why, size_t whylen)
+                char *why, size_t whylen)
 {
 	struct tunedlib *lib = NULL;
 	size_t i = 0;
@@ -1470,7 +1491,7 @@ tunedlib_import(const char *data, size_t len, const struct tune_key *local, stru
 
 int
 tunedlib_to_store(const struct tunedlib *lib, struct tune_store *st, int *stored, char *why,
-		  size_t whylen)
+                  size_t whylen)
 {
 	struct tune_key k = lib->id;
 	int i, err;
@@ -1480,10 +1501,10 @@ tunedlib_to_store(const struct tunedlib *lib, struct tune_store *st, int *stored
 	for (i = 0; i < lib->n; i++) {
 		snprintf(k.problem, sizeof(k.problem), "%s", lib->e[i].problem);
 		err = st->set_winner(st->ctx, &k, lib->e[i].config, lib->e[i].winner_ms,
-				     lib->e[i].default_ms > 0 ? lib->e[i].default_ms : INFINITY);
+		                     lib->e[i].default_ms > 0 ? lib->e[i].default_ms : INFINITY);
 		if (err < 0) {
 			snprintf(why, whylen, "%s: cannot store the winner (%s)", lib->e[i].problem,
-				 rocmd_strerror(err));
+			         rocmd_strerror(err));
 			return err;
 		}
 		if (stored != NULL)

@@ -48,23 +48,23 @@
 /* The on-disk format version written into index.json and exports. Readers
  * refuse a newer version; bump it when a field changes meaning. */
 #define TUNEDLIB_VERSION 1
-#define TUNEDLIB_FORMAT "rocmd-tunedlib"	   /* index.json "format" */
+#define TUNEDLIB_FORMAT "rocmd-tunedlib"            /* index.json "format" */
 #define TUNEDLIB_EXPORT_FORMAT "rocmd-tune-results" /* exports */
 /* Named limits a reader enforces before it trusts a file. */
 #define TUNEDLIB_MAX_ENTRIES 65536
-#define TUNEDLIB_MAX_INDEX (16 << 20)	 /* bytes of index.json or of an import */
-#define TUNEDLIB_MAX_CODE (64 << 20)	 /* bytes of one code object */
-#define TUNEDLIB_MAX_TIME_MS 3.6e6	 /* a time above an hour is refused as corrupt */
+#define TUNEDLIB_MAX_INDEX (16 << 20) /* bytes of index.json or of an import */
+#define TUNEDLIB_MAX_CODE (64 << 20)  /* bytes of one code object */
+#define TUNEDLIB_MAX_TIME_MS 3.6e6    /* a time above an hour is refused as corrupt */
 
 /* One tuned shape. Code bytes are owned by the library. */
 struct tunedlib_entry {
-	char problem[64];	    /* gemm_problem_key(): "fp32:NN:1024x1024x1024:b1" */
-	struct gemm_problem p;	    /* parsed back (tight layout) */
+	char problem[64];           /* gemm_problem_key(): "fp32:NN:1024x1024x1024:b1" */
+	struct gemm_problem p;      /* parsed back (tight layout) */
 	char config[SPACE_KEY_MAX]; /* the winner, space_key() form */
-	double winner_ms;	    /* > 0 */
-	double default_ms;	    /* the default re-timed alongside; 0 when unknown */
-	char code_kind[8];	    /* "cubin", "hsaco", or "" (none: CPU backend) */
-	char code_sha256[65];	    /* hex, "" when no code object */
+	double winner_ms;           /* > 0 */
+	double default_ms;          /* the default re-timed alongside; 0 when unknown */
+	char code_kind[8];          /* "cubin", "hsaco", or "" (none: CPU backend) */
+	char code_sha256[65];       /* hex, "" when no code object */
 	const void *code;
 	size_t code_len;
 };
@@ -91,10 +91,10 @@ const struct tunedlib_entry *tunedlib_find(const struct tunedlib *lib, const cha
  * 0 <= DEFAULT_MS <= TUNEDLIB_MAX_TIME_MS. A replaced entry loses its code.
  */
 int tunedlib_add(struct tunedlib *lib, const char *problem, const char *config, double winner_ms,
-		 double default_ms, char *why, size_t whylen);
+                 double default_ms, char *why, size_t whylen);
 /* Attaches a code object (copied) of KIND ("cubin", "hsaco") to PROBLEM. */
-int tunedlib_set_code(struct tunedlib *lib, const char *problem, const char *kind,
-		      const void *code, size_t len);
+int tunedlib_set_code(struct tunedlib *lib, const char *problem, const char *kind, const void *code,
+                      size_t len);
 
 /*
  * Builds a library from the declared winners of ST for ID's device and
@@ -102,7 +102,7 @@ int tunedlib_set_code(struct tunedlib *lib, const char *problem, const char *kin
  * st->winner_default when the store has it, else stay 0 (unknown).
  */
 int tunedlib_from_store(struct tune_store *st, const struct tune_key *id, struct tunedlib **out,
-			char *why, size_t whylen);
+                        char *why, size_t whylen);
 
 /*
  * Compiles the code object of every entry that lacks one, for the library's
@@ -140,11 +140,11 @@ const char *tunedlib_how_name(enum tunedlib_how how); /* "exact", "nearest", "de
 
 struct tunedlib_choice {
 	enum tunedlib_how how;
-	int entry;		    /* index of the entry used, -1 for the default */
+	int entry;                  /* index of the entry used, -1 for the default */
 	char config[SPACE_KEY_MAX]; /* the configuration to run */
-	struct space_point pt;	    /* the same, as a point of SPACE */
-	double distance;	    /* Σ|log2 ratio| to the entry's shape; 0 for exact */
-	char why[256];		    /* a sentence: what was chosen and why */
+	struct space_point pt;      /* the same, as a point of SPACE */
+	double distance;            /* Σ|log2 ratio| to the entry's shape; 0 for exact */
+	char why[256];              /* a sentence: what was chosen and why */
 };
 
 /*
@@ -155,8 +155,8 @@ struct tunedlib_choice {
  * ROCMD_ENOTFOUND only when even the default has no valid point.
  */
 int tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
-		    const struct gemm_problem *p, const struct backend_device_info *dev,
-		    struct tunedlib_choice *out);
+                    const struct gemm_problem *p, const struct backend_device_info *dev,
+                    struct tunedlib_choice *out);
 
 /* ---- export and import ---- */
 
@@ -170,10 +170,10 @@ int tunedlib_export_csv(const struct tunedlib *lib, char **out, size_t *len);
  * malformed file is ROCMD_ECORRUPT, a newer format ROCMD_EVERSION.
  */
 int tunedlib_import(const char *data, size_t len, const struct tune_key *local,
-		    struct tunedlib **out, char *why, size_t whylen);
+                    struct tunedlib **out, char *why, size_t whylen);
 /* Declares every entry of LIB as the winner of its problem in ST (set_winner
  * under LIB's key); *STORED (may be NULL) gets the count. */
 int tunedlib_to_store(const struct tunedlib *lib, struct tune_store *st, int *stored, char *why,
-		      size_t whylen);
+                      size_t whylen);
 
 #endif

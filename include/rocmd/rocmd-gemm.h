@@ -73,7 +73,7 @@ enum rocmd_gemm_how {
  * ERRBUF is not NULL, a sentence is written there.
  */
 ROCMD_GEMM_API int rocmd_gemm_open(const char *libdir, const char *backend, int device,
-				   rocmd_gemm_t **out, char *errbuf, size_t errlen);
+                                   rocmd_gemm_t **out, char *errbuf, size_t errlen);
 ROCMD_GEMM_API void rocmd_gemm_close(rocmd_gemm_t *h);
 /* The last error's sentence on this handle ("" when none). */
 ROCMD_GEMM_API const char *rocmd_gemm_error(const rocmd_gemm_t *h);
@@ -93,37 +93,37 @@ ROCMD_GEMM_API int rocmd_gemm_synchronize(rocmd_gemm_t *h);
  * K), C ldc x N, column-major, in the backend's address space. The call may
  * return before the GEMM finishes on a GPU (rocmd_gemm_synchronize()).
  */
-ROCMD_GEMM_API int rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype,
-			      enum rocmd_gemm_op opa, enum rocmd_gemm_op opb, int64_t m, int64_t n,
-			      int64_t k, float alpha, const void *a, int64_t lda, const void *b,
-			      int64_t ldb, float beta, void *c, int64_t ldc);
+ROCMD_GEMM_API int rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
+                              enum rocmd_gemm_op opb, int64_t m, int64_t n, int64_t k, float alpha,
+                              const void *a, int64_t lda, const void *b, int64_t ldb, float beta,
+                              void *c, int64_t ldc);
 /* BLAS-style wrappers: TRANSA/TRANSB 'N' or 'T' (lower case accepted). */
 ROCMD_GEMM_API int rocmd_sgemm(rocmd_gemm_t *h, char transa, char transb, int64_t m, int64_t n,
-			       int64_t k, float alpha, const float *a, int64_t lda, const float *b,
-			       int64_t ldb, float beta, float *c, int64_t ldc);
+                               int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+                               int64_t ldb, float beta, float *c, int64_t ldc);
 ROCMD_GEMM_API int rocmd_hgemm(rocmd_gemm_t *h, char transa, char transb, int64_t m, int64_t n,
-			       int64_t k, float alpha, const uint16_t *a, int64_t lda,
-			       const uint16_t *b, int64_t ldb, float beta, uint16_t *c,
-			       int64_t ldc);
-ROCMD_GEMM_API int rocmd_bf16gemm(rocmd_gemm_t *h, char transa, char transb, int64_t m,
-				  int64_t n, int64_t k, float alpha, const uint16_t *a,
-				  int64_t lda, const uint16_t *b, int64_t ldb, float beta,
-				  uint16_t *c, int64_t ldc);
+                               int64_t k, float alpha, const uint16_t *a, int64_t lda,
+                               const uint16_t *b, int64_t ldb, float beta, uint16_t *c,
+                               int64_t ldc);
+ROCMD_GEMM_API int rocmd_bf16gemm(rocmd_gemm_t *h, char transa, char transb, int64_t m, int64_t n,
+                                  int64_t k, float alpha, const uint16_t *a, int64_t lda,
+                                  const uint16_t *b, int64_t ldb, float beta, uint16_t *c,
+                                  int64_t ldc);
 
 /* Which configuration a GEMM of this problem would run, and why. */
 struct rocmd_gemm_choice {
 	enum rocmd_gemm_how how;
-	char config[512];      /* "MT0=64;MT1=64;..." */
-	char tuned_shape[64];  /* the library entry used ("fp32:NN:1024x1024x1024:b1"), or "" */
-	double tuned_ms;       /* that entry's measured time, 0 for the default */
-	double default_ms;     /* the default's time on that shape, 0 when unknown */
-	double distance;       /* Σ|log2 ratio| to the tuned shape */
-	char reason[256];      /* a sentence */
+	char config[512];     /* "MT0=64;MT1=64;..." */
+	char tuned_shape[64]; /* the library entry used ("fp32:NN:1024x1024x1024:b1"), or "" */
+	double tuned_ms;      /* that entry's measured time, 0 for the default */
+	double default_ms;    /* the default's time on that shape, 0 when unknown */
+	double distance;      /* Σ|log2 ratio| to the tuned shape */
+	char reason[256];     /* a sentence */
 };
 ROCMD_GEMM_API int rocmd_gemm_query(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype,
-				    enum rocmd_gemm_op opa, enum rocmd_gemm_op opb, int64_t m,
-				    int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-				    struct rocmd_gemm_choice *out);
+                                    enum rocmd_gemm_op opa, enum rocmd_gemm_op opb, int64_t m,
+                                    int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                                    struct rocmd_gemm_choice *out);
 
 #ifdef __cplusplus
 }

@@ -46,14 +46,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (csv = 0; csv < 2; csv++) {
 		if ((csv ? tunedlib_export_csv(lib, &text, &len)
-			 : tunedlib_export_json(lib, &text, &len)) != 0)
+		         : tunedlib_export_json(lib, &text, &len)) != 0)
 			abort();
 		if (tunedlib_import(text, len, &local, &back, why, sizeof(why)) != 0 ||
 		    tunedlib_count(back) != tunedlib_count(lib))
 			abort();
 		for (i = 0; i < tunedlib_count(lib); i++)
 			if (strcmp(tunedlib_entry_at(lib, i)->config,
-				   tunedlib_entry_at(back, i)->config) != 0)
+			           tunedlib_entry_at(back, i)->config) != 0)
 				abort();
 		tunedlib_free(back);
 		back = NULL;

@@ -16,7 +16,7 @@
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \
 		if (!(c)) {                                                                        \
-			fprintf(stderr, "FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, #c, why);       \
+			fprintf(stderr, "FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, #c, why);     \
 			return 1;                                                                  \
 		}                                                                                  \
 	} while (0)
@@ -47,7 +47,7 @@ main(void)
 	id.compute_units = 132;
 	strcpy(id.runtime, "NVRTC");
 	snprintf(id.source_hash, sizeof(id.source_hash), "%016llx",
-		 (unsigned long long)backend_hash(src, len, BACKEND_HASH_INIT));
+	         (unsigned long long)backend_hash(src, len, BACKEND_HASH_INIT));
 	free(src);
 	CHECK(tunedlib_new(&id, &lib) == 0);
 	for (i = 0; i < 2; i++) {
@@ -69,7 +69,10 @@ main(void)
 		const struct tunedlib_entry *e = tunedlib_entry_at(lib, i);
 
 		CHECK(!strcmp(e->code_kind, "cubin") && e->code_len > 4 &&
-		      !memcmp(e->code, "\x7f" "ELF", 4));
+		      !memcmp(e->code,
+		              "\x7f"
+		              "ELF",
+		              4));
 		printf("%s: cubin of %zu bytes, sha256 %.16s...\n", e->problem, e->code_len,
 		       e->code_sha256);
 	}
@@ -77,7 +80,8 @@ main(void)
 	CHECK(tunedlib_write(lib, dir, why, sizeof(why)) == 0);
 	CHECK(tunedlib_open(dir, &back, why, sizeof(why)) == 0);
 	for (i = 0; i < tunedlib_count(lib); i++) {
-		const struct tunedlib_entry *a = tunedlib_entry_at(lib, i), *b = tunedlib_entry_at(back, i);
+		const struct tunedlib_entry *a = tunedlib_entry_at(lib, i),
+		                            *b = tunedlib_entry_at(back, i);
 
 		CHECK(a->code_len == b->code_len && !memcmp(a->code, b->code, a->code_len));
 	}

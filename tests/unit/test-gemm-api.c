@@ -43,9 +43,9 @@ struct shape {
 
 /* Tuned for real at the start (small budgets: the point is the path, not the speed). */
 static const struct shape tuned[] = {
-	{GEMM_FP32, GEMM_N, GEMM_N, 96, 80, 64},
-	{GEMM_FP16, GEMM_N, GEMM_T, 64, 48, 40},
-	{GEMM_BF16, GEMM_T, GEMM_N, 72, 56, 48},
+    {GEMM_FP32, GEMM_N, GEMM_N, 96, 80, 64},
+    {GEMM_FP16, GEMM_N, GEMM_T, 64, 48, 40},
+    {GEMM_BF16, GEMM_T, GEMM_N, 72, 56, 48},
 };
 
 static char libdir[256];
@@ -59,7 +59,7 @@ static struct tune_key lib_id;
 
 static int
 tune_one(const struct backend_ops *ops, struct tune_store *st, const struct shape *s, int budget,
-	 char *why, size_t whylen)
+         char *why, size_t whylen)
 {
 	struct tune_measure_opts mo;
 	struct tune_evaluator *ev = NULL;
@@ -200,18 +200,17 @@ run_case(rocmd_gemm_t *h, const struct shape *s, enum rocmd_gemm_how how, const 
 	gemm_fill_random(s->dt, c_in, (int64_t)nc, 37 + s->k);
 
 	assert_int_equal(rocmd_gemm_query(h, (enum rocmd_gemm_dtype)s->dt,
-					  (enum rocmd_gemm_op)s->ta, (enum rocmd_gemm_op)s->tb,
-					  s->m, s->n, s->k, p.lda, p.ldb, p.ldc, &ch),
-			 0);
-	print_message("%s:%c%c:%lldx%lldx%lld -> %d %s: %s\n", gemm_dtype_name(s->dt),
-		      "NT"[s->ta], "NT"[s->tb], (long long)s->m, (long long)s->n,
-		      (long long)s->k, ch.how, ch.config, ch.reason);
+	                                  (enum rocmd_gemm_op)s->ta, (enum rocmd_gemm_op)s->tb,
+	                                  s->m, s->n, s->k, p.lda, p.ldb, p.ldc, &ch),
+	                 0);
+	print_message("%s:%c%c:%lldx%lldx%lld -> %d %s: %s\n", gemm_dtype_name(s->dt), "NT"[s->ta],
+	              "NT"[s->tb], (long long)s -> m, (long long)s -> n, (long long)s -> k, ch.how,
+	              ch.config, ch.reason);
 	assert_int_equal(ch.how, how);
 	if (tuned_shape != NULL)
 		assert_string_equal(ch.tuned_shape, tuned_shape);
 	if (how != ROCMD_GEMM_DEFAULT)
-		assert_string_equal(ch.config,
-				    tunedlib_find(built, ch.tuned_shape)->config);
+		assert_string_equal(ch.config, tunedlib_find(built, ch.tuned_shape)->config);
 
 	assert_int_equal(rocmd_gemm_malloc(h, na * es, &da), 0);
 	assert_int_equal(rocmd_gemm_malloc(h, nb * es, &db), 0);
@@ -220,15 +219,15 @@ run_case(rocmd_gemm_t *h, const struct shape *s, enum rocmd_gemm_how how, const 
 	assert_int_equal(rocmd_gemm_upload(h, db, b, nb * es), 0);
 	assert_int_equal(rocmd_gemm_upload(h, dc, c_in, nc * es), 0);
 	if (s->dt == GEMM_FP32 && s->ta == GEMM_N)
-		assert_int_equal(rocmd_sgemm(h, 'N', "nt"[s->tb], s->m, s->n, s->k, p.alpha, da,
-					     p.lda, db, p.ldb, p.beta, dc, p.ldc),
-				 0);
+		assert_int_equal(rocmd_sgemm(h, 'N', "nt"[s->tb], s -> m, s -> n, s -> k, p.alpha,
+		                             da, p.lda, db, p.ldb, p.beta, dc, p.ldc),
+		                 0);
 	else
 		assert_int_equal(rocmd_gemm(h, (enum rocmd_gemm_dtype)s->dt,
-					    (enum rocmd_gemm_op)s->ta, (enum rocmd_gemm_op)s->tb,
-					    s->m, s->n, s->k, p.alpha, da, p.lda, db, p.ldb, p.beta,
-					    dc, p.ldc),
-				 0);
+		                            (enum rocmd_gemm_op)s->ta, (enum rocmd_gemm_op)s->tb,
+		                            s->m, s->n, s->k, p.alpha, da, p.lda, db, p.ldb, p.beta,
+		                            dc, p.ldc),
+		                 0);
 	assert_int_equal(rocmd_gemm_synchronize(h), 0);
 	assert_int_equal(rocmd_gemm_download(h, c_out, dc, nc * es), 0);
 	bad = gemm_check(&p, a, b, c_in, c_out, 1e12, 0, 1, &worst);
@@ -236,8 +235,7 @@ run_case(rocmd_gemm_t *h, const struct shape *s, enum rocmd_gemm_how how, const 
 		print_error("%lld wrong entries (worst %g)\n", (long long)bad, worst);
 	assert_int_equal(bad, 0);
 	/* The padding between columns is untouched. */
-	assert_memory_equal((char *)c_out + (size_t)p.m * es, (char *)c_in + (size_t)p.m * es,
-			    es);
+	assert_memory_equal((char *)c_out + (size_t)p.m * es, (char *)c_in + (size_t)p.m * es, es);
 	rocmd_gemm_free(h, da);
 	rocmd_gemm_free(h, db);
 	rocmd_gemm_free(h, dc);
@@ -271,7 +269,7 @@ test_tuned_sizes(void **state)
 		struct gemm_problem p;
 
 		gemm_problem_init(&p, tuned[i].dt, tuned[i].ta, tuned[i].tb, tuned[i].m, tuned[i].n,
-				  tuned[i].k, 1);
+		                  tuned[i].k, 1);
 		gemm_problem_key(&p, key, sizeof(key));
 		run_case(h, &tuned[i], ROCMD_GEMM_EXACT, key);
 	}
@@ -282,16 +280,16 @@ static void
 test_nearest_sizes(void **state)
 {
 	static const struct shape near[] = {
-		{GEMM_FP32, GEMM_N, GEMM_N, 100, 84, 60},
-		{GEMM_FP32, GEMM_N, GEMM_N, 90, 77, 61},
-		{GEMM_FP16, GEMM_N, GEMM_T, 70, 50, 36},
-		{GEMM_BF16, GEMM_T, GEMM_N, 80, 60, 50},
+	    {GEMM_FP32, GEMM_N, GEMM_N, 100, 84, 60},
+	    {GEMM_FP32, GEMM_N, GEMM_N, 90, 77, 61},
+	    {GEMM_FP16, GEMM_N, GEMM_T, 70, 50, 36},
+	    {GEMM_BF16, GEMM_T, GEMM_N, 80, 60, 50},
 	};
 	static const char *const from[] = {
-		"fp32:NN:96x80x64:b1",
-		"fp32:NN:96x80x64:b1",
-		"fp16:NT:64x48x40:b1",
-		"bf16:TN:72x56x48:b1",
+	    "fp32:NN:96x80x64:b1",
+	    "fp32:NN:96x80x64:b1",
+	    "fp16:NT:64x48x40:b1",
+	    "bf16:TN:72x56x48:b1",
 	};
 	rocmd_gemm_t *h = open_api();
 	size_t i;
@@ -305,12 +303,12 @@ test_nearest_sizes(void **state)
 		static const struct shape mid = {GEMM_FP32, GEMM_N, GEMM_N, 220, 220, 220};
 
 		static const struct shape odd[] = {
-			{GEMM_FP32, GEMM_N, GEMM_N, 128, 128, 128},
-			{GEMM_FP16, GEMM_T, GEMM_T, 40, 40, 40},
+		    {GEMM_FP32, GEMM_N, GEMM_N, 128, 128, 128},
+		    {GEMM_FP16, GEMM_T, GEMM_T, 40, 40, 40},
 		};
 		static const struct shape odd_near[] = {
-			{GEMM_FP32, GEMM_N, GEMM_N, 120, 130, 140},
-			{GEMM_FP16, GEMM_T, GEMM_T, 37, 44, 41},
+		    {GEMM_FP32, GEMM_N, GEMM_N, 120, 130, 140},
+		    {GEMM_FP16, GEMM_T, GEMM_T, 37, 44, 41},
 		};
 
 		run_case(h, &big, ROCMD_GEMM_NEAREST, "fp32:NN:300x300x300:b1");
@@ -327,12 +325,9 @@ static void
 test_untuned_sizes(void **state)
 {
 	static const struct shape untuned[] = {
-		{GEMM_FP32, GEMM_T, GEMM_T, 50, 40, 30},
-		{GEMM_FP32, GEMM_N, GEMM_T, 33, 17, 129},
-		{GEMM_FP16, GEMM_N, GEMM_N, 64, 64, 64},
-		{GEMM_BF16, GEMM_T, GEMM_T, 31, 45, 27},
-		{GEMM_BF16, GEMM_N, GEMM_N, 200, 3, 100},
-		{GEMM_FP32, GEMM_T, GEMM_N, 1, 257, 65},
+	    {GEMM_FP32, GEMM_T, GEMM_T, 50, 40, 30},  {GEMM_FP32, GEMM_N, GEMM_T, 33, 17, 129},
+	    {GEMM_FP16, GEMM_N, GEMM_N, 64, 64, 64},  {GEMM_BF16, GEMM_T, GEMM_T, 31, 45, 27},
+	    {GEMM_BF16, GEMM_N, GEMM_N, 200, 3, 100}, {GEMM_FP32, GEMM_T, GEMM_N, 1, 257, 65},
 	};
 	rocmd_gemm_t *h = open_api();
 	size_t i;
@@ -352,13 +347,13 @@ test_no_library(void **state)
 	assert_int_equal(rocmd_gemm_open(NULL, ROCMD_TEST_BACKEND, 0, &h, err, sizeof(err)), 0);
 	run_case(h, &tuned[0], ROCMD_GEMM_DEFAULT, NULL);
 	/* Bad arguments are refused with a sentence, not run. */
-	assert_int_equal(rocmd_sgemm(h, 'X', 'N', 4, 4, 4, 1, (float *)8, 4, (float *)8, 4, 0,
-				     (float *)8, 4),
-			 ROCMD_EINVAL);
+	assert_int_equal(
+	    rocmd_sgemm(h, 'X', 'N', 4, 4, 4, 1, (float *)8, 4, (float *)8, 4, 0, (float *)8, 4),
+	    ROCMD_EINVAL);
 	assert_true(strlen(rocmd_gemm_error(h)) > 0);
-	assert_int_equal(rocmd_sgemm(h, 'N', 'N', 4, 4, 4, 1, (float *)8, 2, (float *)8, 4, 0,
-				     (float *)8, 4),
-			 ROCMD_EINVAL);
+	assert_int_equal(
+	    rocmd_sgemm(h, 'N', 'N', 4, 4, 4, 1, (float *)8, 2, (float *)8, 4, 0, (float *)8, 4),
+	    ROCMD_EINVAL);
 	assert_true(strstr(rocmd_gemm_error(h), "leading dimension") != NULL);
 	rocmd_gemm_close(h);
 }
@@ -372,14 +367,14 @@ test_corrupt_library_refused(void **state)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/v%llu/index.json", libdir,
-		 (unsigned long long)tunedlib_generation(built));
+	         (unsigned long long)tunedlib_generation(built));
 	chmod(path, 0644);
 	f = fopen(path, "r+");
 	assert_non_null(f);
 	assert_int_equal(ftruncate(fileno(f), 100), 0);
 	fclose(f);
 	assert_int_equal(rocmd_gemm_open(libdir, ROCMD_TEST_BACKEND, 0, &h, err, sizeof(err)),
-			 ROCMD_ECORRUPT);
+	                 ROCMD_ECORRUPT);
 	assert_null(h);
 	assert_true(strstr(err, "index.json") != NULL);
 	/* A library of another arch is refused too. */
@@ -394,7 +389,7 @@ test_corrupt_library_refused(void **state)
 		assert_int_equal(tunedlib_write(other, dir, why, sizeof(why)), 0);
 		tunedlib_free(other);
 		assert_int_equal(rocmd_gemm_open(dir, ROCMD_TEST_BACKEND, 0, &h, err, sizeof(err)),
-				 ROCMD_EINVAL);
+		                 ROCMD_EINVAL);
 		assert_true(strstr(err, "gfx1103") != NULL);
 	}
 }
@@ -403,12 +398,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(check_code_objects),
-		cmocka_unit_test(test_tuned_sizes),
-		cmocka_unit_test(test_nearest_sizes),
-		cmocka_unit_test(test_untuned_sizes),
-		cmocka_unit_test(test_no_library),
-		cmocka_unit_test(test_corrupt_library_refused), /* last: it damages the folder */
+	    cmocka_unit_test(check_code_objects),
+	    cmocka_unit_test(test_tuned_sizes),
+	    cmocka_unit_test(test_nearest_sizes),
+	    cmocka_unit_test(test_untuned_sizes),
+	    cmocka_unit_test(test_no_library),
+	    cmocka_unit_test(test_corrupt_library_refused), /* last: it damages the folder */
 	};
 	const struct backend_ops *ops = backend_find(ROCMD_TEST_BACKEND);
 	struct backend_device_info dev;

@@ -66,21 +66,19 @@ make_lib(int with_code)
 
 	make_id(&id);
 	assert_int_equal(tunedlib_new(&id, &lib), 0);
-	assert_int_equal(tunedlib_add(lib, "fp32:NN:128x128x128:b1", CFG_SMALL, 0.5, 0.9, why,
-				      sizeof(why)),
-			 0);
-	assert_int_equal(tunedlib_add(lib, "fp32:NN:300x300x300:b1", CFG_BIG, 4.0, 5.5, why,
-				      sizeof(why)),
-			 0);
-	assert_int_equal(tunedlib_add(lib, "fp16:NT:64x64x64:b1", CFG_SMALL, 0.1, 0, why,
-				      sizeof(why)),
-			 0);
+	assert_int_equal(
+	    tunedlib_add(lib, "fp32:NN:128x128x128:b1", CFG_SMALL, 0.5, 0.9, why, sizeof(why)), 0);
+	assert_int_equal(
+	    tunedlib_add(lib, "fp32:NN:300x300x300:b1", CFG_BIG, 4.0, 5.5, why, sizeof(why)), 0);
+	assert_int_equal(
+	    tunedlib_add(lib, "fp16:NT:64x64x64:b1", CFG_SMALL, 0.1, 0, why, sizeof(why)), 0);
 	if (with_code) {
-		static const char co1[] = "\x7f" "ELF code object one", co2[] = "two";
+		static const char co1[] = "\x7f"
+		                          "ELF code object one",
+		                  co2[] = "two";
 
-		assert_int_equal(tunedlib_set_code(lib, "fp32:NN:128x128x128:b1", "cubin", co1,
-						   sizeof(co1)),
-				 0);
+		assert_int_equal(
+		    tunedlib_set_code(lib, "fp32:NN:128x128x128:b1", "cubin", co1, sizeof(co1)), 0);
 		assert_int_equal(
 		    tunedlib_set_code(lib, "fp16:NT:64x64x64:b1", "hsaco", co2, sizeof(co2)), 0);
 	}
@@ -137,17 +135,20 @@ test_round_trip(void **state)
 	assert_string_equal(e->config, CFG_SMALL);
 	assert_true(e->winner_ms == 0.5 && e->default_ms == 0.9);
 	assert_string_equal(e->code_kind, "cubin");
-	assert_int_equal(e->code_len, sizeof("\x7f" "ELF code object one"));
-	assert_memory_equal(e->code, "\x7f" "ELF code object one", e->code_len);
+	assert_int_equal(e->code_len, sizeof("\x7f"
+	                                     "ELF code object one"));
+	assert_memory_equal(e->code,
+	                    "\x7f"
+	                    "ELF code object one",
+	                    e->code_len);
 	e = tunedlib_find(back, "fp32:NN:300x300x300:b1");
 	assert_null(e->code);
 	assert_string_equal(e->code_kind, "");
 	tunedlib_free(back);
 
 	/* A second write is generation 2; generation 1 stays one round. */
-	assert_int_equal(tunedlib_add(lib, "bf16:TT:32x32x32:b1", CFG_SMALL, 0.01, 0.02, why,
-				      sizeof(why)),
-			 0);
+	assert_int_equal(
+	    tunedlib_add(lib, "bf16:TT:32x32x32:b1", CFG_SMALL, 0.01, 0.02, why, sizeof(why)), 0);
 	assert_int_equal(tunedlib_write(lib, dir, why, sizeof(why)), 0);
 	assert_int_equal(tunedlib_generation(lib), 2);
 	assert_int_equal(tunedlib_open(dir, &back, why, sizeof(why)), 0);
@@ -172,27 +173,27 @@ test_add_validates(void **state)
 	make_id(&id);
 	assert_int_equal(tunedlib_new(&id, &lib), 0);
 	assert_int_equal(tunedlib_add(lib, "fp32:NN:0x1x1:b1", CFG_SMALL, 1, 1, why, sizeof(why)),
-			 ROCMD_EINVAL);
+	                 ROCMD_EINVAL);
 	assert_int_equal(tunedlib_add(lib, "fp64:NN:1x1x1:b1", CFG_SMALL, 1, 1, why, sizeof(why)),
-			 ROCMD_EINVAL);
+	                 ROCMD_EINVAL);
 	assert_int_equal(tunedlib_add(lib, "fp32:NN:8x8x8", CFG_SMALL, 1, 1, why, sizeof(why)),
-			 ROCMD_EINVAL);
+	                 ROCMD_EINVAL);
 	assert_int_equal(tunedlib_add(lib, "fp32:NN:8x8x8:b1", "MT0=;", 1, 1, why, sizeof(why)),
-			 ROCMD_EINVAL);
+	                 ROCMD_EINVAL);
 	assert_int_equal(tunedlib_add(lib, "fp32:NN:8x8x8:b1", "MT0=1;\n", 1, 1, why, sizeof(why)),
-			 ROCMD_EINVAL);
+	                 ROCMD_EINVAL);
 	assert_int_equal(tunedlib_add(lib, "fp32:NN:8x8x8:b1", CFG_SMALL, 0, 1, why, sizeof(why)),
-			 ROCMD_EINVAL);
+	                 ROCMD_EINVAL);
 	assert_int_equal(tunedlib_add(lib, "fp32:NN:8x8x8:b1", CFG_SMALL, NAN, 1, why, sizeof(why)),
-			 ROCMD_EINVAL);
+	                 ROCMD_EINVAL);
 	assert_int_equal(tunedlib_add(lib, "fp32:NN:8x8x8:b1", CFG_SMALL, 1, -1, why, sizeof(why)),
-			 ROCMD_EINVAL);
+	                 ROCMD_EINVAL);
 	assert_int_equal(tunedlib_count(lib), 0);
 	assert_int_equal(tunedlib_add(lib, "fp32:NN:8x8x8:b1", CFG_SMALL, 1, 0, why, sizeof(why)),
-			 0);
+	                 0);
 	assert_int_equal(tunedlib_set_code(lib, "fp32:NN:8x8x8:b1", "exe", "x", 1), ROCMD_EINVAL);
 	assert_int_equal(tunedlib_set_code(lib, "fp32:NN:9x8x8:b1", "cubin", "x", 1),
-			 ROCMD_ENOTFOUND);
+	                 ROCMD_ENOTFOUND);
 	tunedlib_free(lib);
 }
 
@@ -293,9 +294,8 @@ test_crash_leaves_previous(void **state)
 
 	path_of(dir, sizeof(dir), "");
 	assert_int_equal(tunedlib_write(a, dir, why, sizeof(why)), 0);
-	assert_int_equal(tunedlib_add(b, "fp32:TN:16x16x16:b1", CFG_SMALL, 0.01, 0.01, why,
-				      sizeof(why)),
-			 0);
+	assert_int_equal(
+	    tunedlib_add(b, "fp32:TN:16x16x16:b1", CFG_SMALL, 0.01, 0.01, why, sizeof(why)), 0);
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		pid_t pid = fork();
 		int status = 0;
@@ -404,14 +404,14 @@ test_export_import(void **state)
 		/* Another GPU, another SDK: refused, naming the field. */
 		local.compute_units = 4;
 		assert_int_equal(tunedlib_import(d, l, &local, &back, why, sizeof(why)),
-				 ROCMD_EINVAL);
+		                 ROCMD_EINVAL);
 		assert_null(back);
 		assert_true(strstr(why, "compute_units") != NULL);
 		assert_true(strstr(why, "GPU") != NULL);
 		make_id(&local);
 		snprintf(local.runtime, sizeof(local.runtime), "HIP 6.4");
 		assert_int_equal(tunedlib_import(d, l, &local, &back, why, sizeof(why)),
-				 ROCMD_EINVAL);
+		                 ROCMD_EINVAL);
 		assert_true(strstr(why, "software") != NULL && strstr(why, "runtime") != NULL);
 		make_id(&local);
 		/* Cut anywhere: refused as corrupt, never half imported. */
@@ -435,7 +435,7 @@ test_export_import(void **state)
 		assert_non_null(at);
 		at[1] = 'x';
 		assert_int_equal(tunedlib_import(bad, cl, &local, &back, why, sizeof(why)),
-				 ROCMD_ECORRUPT);
+		                 ROCMD_ECORRUPT);
 		assert_true(strstr(why, "line") != NULL);
 		free(bad);
 	}
@@ -510,14 +510,14 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-		cmocka_unit_test(test_add_validates),
-		cmocka_unit_test_setup_teardown(test_corrupt_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_crash_leaves_previous, setup, teardown),
-		cmocka_unit_test(test_select),
-		cmocka_unit_test(test_export_import),
-		cmocka_unit_test(test_from_store),
-		cmocka_unit_test(test_dir_name),
+	    cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+	    cmocka_unit_test(test_add_validates),
+	    cmocka_unit_test_setup_teardown(test_corrupt_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_crash_leaves_previous, setup, teardown),
+	    cmocka_unit_test(test_select),
+	    cmocka_unit_test(test_export_import),
+	    cmocka_unit_test(test_from_store),
+	    cmocka_unit_test(test_dir_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
