@@ -1,10 +1,9 @@
 /*
  * The registry on Windows: see registry.h. Keys are opened in the 64-bit
  * view (KEY_WOW64_64KEY), read with the wide-character API, and every name
- * and value is handed on as UTF-8. REG_EXPAND_SZ values are expanded
- * (RegGetValueW does it for InstallDir; the environment's values are
- * expanded with ExpandEnvironmentStringsW, as Explorer would). ROOT is not
- * used: a sandbox root maps files, not the registry.
+ * and value is handed on as UTF-8. REG_EXPAND_SZ values are expanded with
+ * ExpandEnvironmentStringsW, as Explorer does for the environment. ROOT is
+ * not used: a sandbox root maps files, not the registry.
  */
 #include "registry.h"
 
@@ -33,24 +32,49 @@ open_key(const wchar_t *path, HKEY *out)
 	return st == ERROR_FILE_NOT_FOUND ? 0 : rocmd_win_error((unsigned long)st);
 }
 
+/* A string value read into BUF (BYTES long), expanded when it is REG_EXPAND_SZ, as UTF-8
+ * in *OUT (NULL when there is no such string value). BUF holds VALUE_MAX_W + 1
+ * characters, EXP VALUE_MAX_W. */
+static int
+string_value(DWORD type, wchar_t *buf, DWORD bytes, wchar_t *exp, char **out)
+{
+	const wchar_t *v = buf;
+
+	*out = NULL;
+	if (type != REG_SZ && type != REG_EXPAND_SZ)
+		return 0;
+	/* Registry strings need not be terminated. */
+	buf[bytes / sizeof(*buf)] = L'\0';
+	if (type == REG_EXPAND_SZ) {
+		DWORD n = ExpandEnvironmentStringsW(buf, exp, VALUE_MAX_W);
+		if (n == 0 || n > VALUE_MAX_W)
+			return 0;
+		v = exp;
+	}
+	*out = rocmd_win_utf8(v);
+	return *out != NULL ? 0 : ROCMD_ENOMEM;
+}
+
 int
 rocmd_registry_rocm_installs(const char *root, rocmd_registry_rocm_fn fn, void *ctx)
 {
-	wchar_t *name = NULL, *dir = NULL;
+	wchar_t *name = NULL, *value = NULL, *expanded = NULL;
 	HKEY k = NULL;
 	int rc;
 
 	if ((rc = open_key(ROCM_KEY, &k)) < 0 || k == NULL)
 		return rc;
 	name = malloc(256 * sizeof(*name));
-	dir = malloc(VALUE_MAX_W * sizeof(*dir));
-	if (name == NULL || dir == NULL) {
+	value = malloc((VALUE_MAX_W + 1) * sizeof(*value));
+	expanded = malloc(VALUE_MAX_W * sizeof(*expanded));
+	if (name == NULL || value == NULL || expanded == NULL) {
 		rc = ROCMD_ENOMEM;
 		goto out;
 	}
 	for (DWORD i = 0; rc == 0; i++) {
-		DWORD nlen = 256, dlen = VALUE_MAX_W * sizeof(*dir);
+		DWORD nlen = 256, vlen = VALUE_MAX_W * sizeof(*value), type = 0;
 		char *key8, *dir8 = NULL;
+		HKEY sub;
 		LSTATUS st = RegEnumKeyExW(k, i, name, &nlen, NULL, NULL, NULL, NULL);
 
 		if (st == ERROR_NO_MORE_ITEMS)
@@ -61,21 +85,25 @@ rocmd_registry_rocm_installs(const char *root, rocmd_registry_rocm_fn fn, void *
 			rc = rocmd_win_error((unsigned long)st);
 			break;
 		}
-		st = RegGetValueW(k, name, L"InstallDir", RRF_RT_REG_SZ | RRF_RT_REG_EXPAND_SZ,
-		                  NULL, dir, &dlen);
+		if (RegOpenKeyExW(k, name, 0, KEY_QUERY_VALUE | KEY_WOW64_64KEY, &sub) ==
+		    ERROR_SUCCESS) {
+			if (RegQueryValueExW(sub, L"InstallDir", NULL, &type, (BYTE *)value, &vlen) ==
+			    ERROR_SUCCESS)
+				rc = string_value(type, value, vlen, expanded, &dir8);
+			RegCloseKey(sub);
+		}
 		key8 = rocmd_win_utf8(name);
-		if (st == ERROR_SUCCESS)
-			dir8 = rocmd_win_utf8(dir);
-		if (key8 == NULL || (st == ERROR_SUCCESS && dir8 == NULL))
+		if (rc == 0 && key8 == NULL)
 			rc = ROCMD_ENOMEM;
-		else
+		if (rc == 0)
 			rc = fn(key8, dir8, ctx);
 		free(key8);
 		free(dir8);
 	}
 out:
 	free(name);
-	free(dir);
+	free(value);
+	free(expanded);
 	RegCloseKey(k);
 	return rc;
 }
@@ -98,8 +126,7 @@ rocmd_registry_machine_env(const char *root, rocmd_registry_env_fn fn, void *ctx
 	}
 	for (DWORD i = 0; rc == 0; i++) {
 		DWORD nlen = NAME_MAX_W, vlen = VALUE_MAX_W * sizeof(*value), type = 0;
-		const wchar_t *v = value;
-		char *name8, *value8;
+		char *name8, *value8 = NULL;
 		LSTATUS st = RegEnumValueW(k, i, name, &nlen, NULL, &type, (BYTE *)value, &vlen);
 
 		if (st == ERROR_NO_MORE_ITEMS)
@@ -110,19 +137,12 @@ rocmd_registry_machine_env(const char *root, rocmd_registry_env_fn fn, void *ctx
 			rc = rocmd_win_error((unsigned long)st);
 			break;
 		}
-		if (type != REG_SZ && type != REG_EXPAND_SZ)
+		if ((rc = string_value(type, value, vlen, expanded, &value8)) < 0)
+			break;
+		if (value8 == NULL)
 			continue;
-		/* Registry strings need not be terminated. */
-		value[vlen / sizeof(*value)] = L'\0';
-		if (type == REG_EXPAND_SZ) {
-			DWORD n = ExpandEnvironmentStringsW(value, expanded, VALUE_MAX_W);
-			if (n == 0 || n > VALUE_MAX_W)
-				continue;
-			v = expanded;
-		}
 		name8 = rocmd_win_utf8(name);
-		value8 = rocmd_win_utf8(v);
-		if (name8 == NULL || value8 == NULL)
+		if (name8 == NULL)
 			rc = ROCMD_ENOMEM;
 		else
 			rc = fn(name8, value8, ctx);

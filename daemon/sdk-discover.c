@@ -141,16 +141,23 @@ is_dir(const char *h)
 	return rocmd_fsinfo_get(h, 1, &st) == 0 && st.type == ROCMD_FS_DIR;
 }
 
-static void
+/* Adds a candidate; returns it, or NULL when it was there already or there
+ * is no room. */
+static struct candidate *
 add_candidate(struct scan_ctx *s, const char *sys, const char *layout, const char *origin,
               int from_user)
 {
 	struct candidate *c;
 
+	/* The same name from the same rule twice (HIP_PATH in the daemon's
+	 * environment and the machine's) is one candidate. */
+	for (size_t i = 0; i < s->ncand; i++)
+		if (s->cand[i].origin == origin && strcmp(s->cand[i].sys, sys) == 0)
+			return NULL;
 	if (s->ncand >= MAX_CANDIDATES) {
 		rocmd_text_addf(&s->out->problems, "more than %d candidate installs; %s skipped",
 		                MAX_CANDIDATES, sys);
-		return;
+		return NULL;
 	}
 	c = &s->cand[s->ncand++];
 	memset(c, 0, sizeof(*c));
@@ -158,6 +165,7 @@ add_candidate(struct scan_ctx *s, const char *sys, const char *layout, const cha
 	c->layout = layout;
 	c->origin = origin;
 	c->from_user = from_user;
+	return c;
 }
 
 static void
@@ -273,9 +281,8 @@ on_registry(const char *key, const char *install_dir, void *arg)
 		    "registry key HKLM\\Software\\AMD\\ROCm\\%s has no usable InstallDir", key);
 		return 0;
 	}
-	add_candidate(s, install_dir, "windows", origin_name(s, "registry"), 1);
-	c = &s->cand[s->ncand - 1];
-	if (rocmd_version_from_folder(key, c->registry, sizeof(c->registry)) < 0)
+	c = add_candidate(s, install_dir, "windows", origin_name(s, "registry"), 1);
+	if (c != NULL && rocmd_version_from_folder(key, c->registry, sizeof(c->registry)) < 0)
 		c->registry[0] = '\0';
 	return 0;
 }
@@ -290,11 +297,10 @@ on_env(const char *name, const char *value, void *arg)
 		add_candidate(s, value, "windows", origin_name(s, "HIP_PATH"), 1);
 	} else if (strncmp(name, "HIP_PATH_", 9) == 0 && isdigit((unsigned char)name[9]) &&
 	           isdigit((unsigned char)name[10]) && name[11] == '\0') {
-		struct candidate *c;
-		add_candidate(s, value, "windows", origin_name(s, name), 1);
-		c = &s->cand[s->ncand - 1];
+		struct candidate *c = add_candidate(s, value, "windows", origin_name(s, name), 1);
 		/* HIP_PATH_62 → 6.2 */
-		snprintf(c->envname, sizeof(c->envname), "%c.%c", name[9], name[10]);
+		if (c != NULL)
+			snprintf(c->envname, sizeof(c->envname), "%c.%c", name[9], name[10]);
 	}
 	return 0;
 }

@@ -134,8 +134,9 @@ on_work(uv_work_t *w)
 		goto done; /* GPUs and library contents are the deep pass's work */
 	if (job->err == 0)
 		job->err = rocmd_gpu_kfd_scan(job->opts.root, &job->gpus);
-	if (job->err == 0 && !job->opts.windows && job->probe_timeout_ms > 0 &&
-	    job->m->probe != NULL) {
+	/* Only a runtime of this platform can be loaded (no DLL on Linux). */
+	if (job->err == 0 && job->opts.windows == rocmd_sdk_native_windows &&
+	    job->probe_timeout_ms > 0 && job->m->probe != NULL) {
 		newest_runtime(job, runtime, sizeof(runtime));
 		if (runtime[0] != '\0')
 			job->err = rocmd_gpu_hip_probe(job->m->probe, runtime,

@@ -286,8 +286,8 @@ build() {
 	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DROCMD_WIN_PREFIX="$PREFIX" \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DROCMD_WERROR=ON -DROCMD_BUILD_TESTS=OFF \
 		-DROCMD_BUILD_BENCH=OFF >/dev/null
-	cmake --build "$BUILD" -j"$JOBS" --target rocmd rocmctl
-	log "built $BUILD/daemon/rocmd.exe and $BUILD/client/rocmctl.exe"
+	cmake --build "$BUILD" -j"$JOBS" --target rocmd rocmctl rocmd-hip-probe
+	log "built $BUILD/daemon/rocmd.exe, rocmd-hip-probe.exe and $BUILD/client/rocmctl.exe"
 }
 
 host_packages

@@ -10,7 +10,10 @@
 #      "sc stop" stops it cleanly, "sc delete" removes it;
 #   3. "rocmd install | start | stop | uninstall";
 #   4. a process that creates \\.\pipe\rocmd first makes rocmd refuse to
-#      start and say why (FILE_FLAG_FIRST_PIPE_INSTANCE).
+#      start and say why (FILE_FLAG_FIRST_PIPE_INSTANCE);
+#   5. SDK discovery (tests/windows/test-sdk-win.sh): Windows-layout SDKs
+#      found, watched (one added, one removed while rocmd runs), the registry
+#      and the machine environment read, the HIP probe run.
 #
 # It skips, with the reason, only when mingw-w64 or wine cannot be installed.
 # Usage: scripts/test-windows.sh
@@ -47,7 +50,8 @@ fi
 
 echo "== cross-build (scripts/build-windows.sh)"
 "$ROOT/scripts/build-windows.sh" all || { echo "not ok - Windows cross-build"; exit 1; }
-cmake --build "$BUILD" --target pipe-squatter >/dev/null || { echo "not ok - pipe-squatter build"; exit 1; }
+cmake --build "$BUILD" --target pipe-squatter fake-amdhip64 fake-rocblas >/dev/null ||
+	{ echo "not ok - test helpers build"; exit 1; }
 
 WORK=$(mktemp -d /tmp/rocmd-test-win-XXXXXX)
 export WINEPREFIX=$WORK/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
@@ -175,11 +179,18 @@ if wine "$CTL" --json config >"$WORK/out" 2>&1 && grep -q 'ROCm\\\\6.2' "$WORK/o
 else
 	bad "the service's configuration names the SDK tree"
 fi
-# What SDK discovery says about the tree (not ported to Windows yet: see the note).
-wine "$CTL" sdk list >"$WORK/sdk" 2>&1
-printf '# rocmctl.exe sdk list: %s\n' "$(tr -d '\r' <"$WORK/sdk" | head -n 3)"
-printf '# NOTE: %s\n' "deploy does not exist yet and SDK discovery is not ported to Windows;" \
-	"the tree under C:\\Program Files\\AMD\\ROCm\\6.2 is in place for them."
+# The service's SDK discovery sees the tree (stage 5 tests discovery itself).
+svc_lists_sdk() {
+	wine "$CTL" sdk list >"$WORK/sdk" 2>&1
+	tr -d '\r' <"$WORK/sdk" | grep -q 'ROCm\\6.2 .* 6.2 .* present'
+}
+if wait_for svc_lists_sdk; then
+	ok "the service lists the SDK C:\\Program Files\\AMD\\ROCm\\6.2 (rocmctl.exe sdk list)"
+	tr -d '\r' <"$WORK/sdk" | sed 's/^/#   /'
+else
+	cp "$WORK/sdk" "$WORK/out"
+	bad "the service's sdk list"
+fi
 wine sc stop rocmd >"$WORK/out" 2>&1
 if wait_for is_state STOPPED; then ok "sc stop rocmd: STOPPED"; else
 	wine sc query rocmd >"$WORK/out" 2>&1
@@ -229,6 +240,16 @@ else
 fi
 touch "$C/rocmd/stop-squatting"
 wait $SQUAT
+
+echo "== 5. SDK discovery"
+"$ROOT/tests/windows/test-sdk-win.sh" "$BUILD" >"$WORK/sdk-stage" 2>&1
+while IFS= read -r line; do
+	echo "$line"
+	case $line in
+	"ok - "*) passed=$((passed + 1)) ;;
+	"not ok - "*) failed=$((failed + 1)) ;;
+	esac
+done <"$WORK/sdk-stage"
 
 touch "$C/rocmd/stop-keepalive"
 wait $KEEPALIVE

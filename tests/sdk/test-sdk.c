@@ -387,6 +387,42 @@ test_windows_layout(void **state)
 	rocmd_sdk_scan_free(&s);
 }
 
+/* The machine environment (HKLM\...\Session Manager\Environment), which a
+ * service reads at every scan because its own environment never changes: an
+ * SDK named only there is found; a name the daemon's environment also has
+ * is one candidate, not two (no doubled problems). */
+static void
+test_windows_machine_env(void **state)
+{
+	char *env[] = {"HIP_PATH_62=C:\\Program Files\\AMD\\ROCm\\6.2\\", NULL};
+	struct rocmd_sdk_scan_opts o = {.root = sandbox, .windows = 1, .env = env};
+	struct rocmd_sdk_scan s;
+	const char *p;
+	int n = 0;
+
+	put("c/HIP/6.1/bin/amdhip64_6.dll", "");
+	put("c/HIP/6.1/bin/.hipVersion", "HIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=1\n");
+	put("registry/HKLM.reg",
+	    "Windows Registry Editor Version 5.00\r\n\r\n"
+	    "[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\"
+	    "Environment]\r\n"
+	    "\"Path\"=\"C:\\\\Windows\"\r\n"
+	    "\"HIP_PATH_61\"=\"C:\\\\HIP\\\\6.1\\\\\"\r\n"
+	    "\"HIP_PATH_62\"=\"C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\\"\r\n");
+	assert_int_equal(rocmd_sdk_discover(&o, &s), 0);
+	assert_int_equal(s.nsdks, 1);
+	assert_string_equal(s.sdks[0].path, "C:\\HIP\\6.1");
+	assert_string_equal(s.sdks[0].ver.version, "6.1");
+	assert_string_equal(s.sdks[0].ver.found[ROCMD_VSRC_ENVNAME], "6.1");
+	assert_false(s.sdks[0].ver.conflict);
+	/* 6.2 is named twice (daemon and machine) but reported missing once. */
+	assert_non_null(s.problems);
+	for (p = s.problems; (p = strstr(p, "ROCm\\6.2\\ (from HIP_PATH_NN): not found")) != NULL; p++)
+		n++;
+	assert_int_equal(n, 1);
+	rocmd_sdk_scan_free(&s);
+}
+
 /* ---- Linux layouts from Debian's real files ---- */
 
 /* /opt/rocm-5.7.1 as AMD lays it out, made of trixie's real files, with an
@@ -686,6 +722,7 @@ main(void)
 	    cmocka_unit_test(test_amdgpu_elf),
 	    cmocka_unit_test_setup_teardown(test_kfd, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_windows_layout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_windows_machine_env, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_linux_layouts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_locate_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_loops_and_unreadable, setup, teardown),

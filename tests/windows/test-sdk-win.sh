@@ -1,0 +1,189 @@
+#!/bin/sh
+# SDK discovery on Windows, under wine: the real rocmd.exe (console mode) and
+# rocmctl.exe over \\.\pipe\rocmd, on Windows-layout HIP SDK trees made in the
+# wine prefix exactly where the HIP SDK installer puts them:
+#   C:\Program Files\AMD\ROCm\6.2\bin\amdhip64_6.dll, hiprtc0602.dll,
+#   rocblas.dll (real DLLs: fake-amdhip64.c, fake-rocblas.c), .hipVersion,
+#   bin\rocblas\library\ with a lazy-loading index and a real code object
+#   (Debian's rocBLAS Kernels.so-000-gfx1030.hsaco when the SDK test cache
+#   has it, else an AMDGPU ELF header for gfx1103 from tests/sdk/corpus);
+#   HKLM\Software\AMD\ROCm\6.2 InstallDir and HIP_PATH / HIP_PATH_62 in the
+#   machine environment (wine reg add).
+# It checks: the SDK is listed with its version and archs; the HIP probe
+# loads the SDK's amdhip64_6.dll and reports no GPU, cleanly; a 6.4 SDK copied
+# in while rocmd runs appears (recursive watch on C:\Program Files\AMD\ROCm);
+# an SDK named only by a HIP_PATH_NN set in the registry after rocmd started
+# is found (the machine environment is read at every scan); removing 6.2
+# marks it removed, history kept.
+#
+# Usage: test-sdk-win.sh BUILD-DIR     (a mingw-w64 build folder)
+# Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=$1
+TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
+HSACO=$TREES/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library/Kernels.so-000-gfx1030.hsaco
+passed=0
+failed=0
+OWN_PREFIX=0
+if [ -z "${WINEPREFIX:-}" ]; then
+	OWN_PREFIX=1
+	export WINEPREFIX
+	WINEPREFIX=$(mktemp -d /tmp/rocmd-test-sdkwin-XXXXXX)/prefix
+	export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+	wineboot -i >/dev/null 2>&1
+	wineserver -w
+fi
+C=$WINEPREFIX/drive_c
+T=$C/rocmd-sdk
+OUT=$T/out
+ROCM="$C/Program Files/AMD/ROCm"
+CTL='C:\rocmd-sdk\rocmctl.exe'
+ENVKEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
+mkdir -p "$T"
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+bad() {
+	failed=$((failed + 1))
+	echo "not ok - $1"
+	[ -s "$OUT" ] && tr -d '\r' <"$OUT" | sed 's/^/#   /'
+	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
+}
+# (Through a file: a pipe can be held open by wine processes the call starts.)
+ctl() {
+	wine "$CTL" "$@" >"$T/ctl.raw" 2>&1
+	rc=$?
+	tr -d '\r' <"$T/ctl.raw"
+	return $rc
+}
+# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds.
+wait_for() {
+	name=$1 secs=$2
+	shift 2
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -le $end ]; do
+		if "$@"; then ok "$name"; return 0; fi
+		sleep 0.5
+	done
+	bad "$name (not within ${secs}s)"
+	return 1
+}
+listed() { ctl sdk list >"$OUT" && grep -q -- "$1" "$OUT"; }
+has_event() { ctl events --all --kind "$1" >"$OUT" && grep -q -- "$2" "$OUT"; }
+inspections() { ctl --json sdk list | sed -n 's/.*"inspections":[[:space:]]*\([0-9]*\).*/\1/p'; }
+scanned() { [ "$(inspections)" -ge 1 ] 2>/dev/null; }
+
+# make_sdk DIR MINOR: a Windows-layout HIP SDK 6.MINOR in DIR (a Unix path in the prefix).
+make_sdk() {
+	d=$1 minor=$2
+	mkdir -p "$d/bin/rocblas/library"
+	printf 'HIP_VERSION_MAJOR=6\r\nHIP_VERSION_MINOR=%s\r\nHIP_VERSION_PATCH=4113%s\r\n' \
+		"$minor" "$minor" >"$d/bin/.hipVersion"
+	cp "$BUILD/tests/windows/amdhip64_6.dll" "$d/bin/amdhip64_6.dll"
+	cp "$BUILD/tests/windows/rocblas.dll" "$d/bin/rocblas.dll"
+	# hiprtc is only looked for by name here.
+	cp "$BUILD/tests/windows/rocblas.dll" "$d/bin/hiprtc060$minor.dll"
+	if [ -f "$HSACO" ] && [ "$minor" = 2 ]; then
+		cp "$HSACO" "$d/bin/rocblas/library/"
+		: >"$d/bin/rocblas/library/TensileLibrary_lazy_gfx1030.dat"
+	else
+		tail -c +2 "$HERE/../sdk/corpus/elf-gfx1103" >"$d/bin/rocblas/library/Kernels.so-000-gfx1103.hsaco"
+		: >"$d/bin/rocblas/library/TensileLibrary_lazy_gfx1103.dat"
+	fi
+}
+ARCH62=gfx1103
+[ -f "$HSACO" ] && ARCH62=gfx1030
+
+cp "$BUILD/daemon/rocmd.exe" "$BUILD/daemon/rocmd-hip-probe.exe" "$BUILD/client/rocmctl.exe" "$T/"
+make_sdk "$ROCM/6.2" 2
+wine reg add 'HKLM\Software\AMD\ROCm\6.2' /v InstallDir /t REG_SZ \
+	/d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
+wine reg add "$ENVKEY" /v HIP_PATH /t REG_SZ /d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
+wine reg add "$ENVKEY" /v HIP_PATH_62 /t REG_SZ /d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
+wineserver -w
+cat >"$T/sdk.json" <<'JSON'
+{
+	"state_dir": "C:\\rocmd-sdk\\state",
+	"log": { "level": "info", "file": "C:\\rocmd-sdk\\rocmd.log" },
+	"sdk": { "debounce_ms": 500 }
+}
+JSON
+
+start=$(date +%s)
+wine 'C:\rocmd-sdk\rocmd.exe' --foreground --config 'C:\rocmd-sdk\sdk.json' >"$T/console.out" 2>&1 &
+DAEMON=$!
+wait_for "rocmd.exe's first SDK scan and inspection" 60 scanned
+
+ctl sdk list >"$OUT"
+tr -d '\r' <"$OUT" | sed 's/^/#   /'
+if grep -q "C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2 .* 6.2 .* present .*$ARCH62" "$OUT"; then
+	ok "sdk list: C:\\Program Files\\AMD\\ROCm\\6.2, version 6.2, present, rocBLAS archs $ARCH62"
+else
+	bad "sdk list shows the 6.2 SDK"
+fi
+ctl --json sdk show 'C:\Program Files\AMD\ROCm\6.2' >"$OUT"
+if grep -q '"hip_runtime":[[:space:]]*"C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\bin\\\\amdhip64_6.dll"' "$OUT" &&
+	grep -q '"rocblas_binary":[[:space:]]*"C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\bin\\\\rocblas.dll"' "$OUT" &&
+	grep -q '"hiprtc":[[:space:]]*"C:.*hiprtc0602.dll"' "$OUT"; then
+	ok "sdk show: bin\\amdhip64_6.dll, bin\\hiprtc0602.dll and bin\\rocblas.dll of a 6.2 SDK"
+else
+	bad "sdk show names the 6.2 runtime DLLs"
+fi
+if grep -q '"registry":[[:space:]]*"6.2"' "$OUT" && grep -q '"HIP_PATH_NN":[[:space:]]*"6.2"' "$OUT"; then
+	ok "version sources: the registry key ROCm\\6.2 and HIP_PATH_62 (machine environment)"
+else
+	bad "version sources include the registry and HIP_PATH_62"
+fi
+if grep -q 'C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\"' "$OUT"; then
+	ok "HIP_PATH's value (trailing backslash) is an alias of the same install"
+else
+	bad "HIP_PATH alias"
+fi
+ctl gpu list >"$OUT"
+if grep -q "no AMD GPU found" "$OUT" && grep -q "HIP runtime: 0 devices" "$OUT"; then
+	ok "gpu list: no GPU, cleanly; rocmd-hip-probe.exe loaded the SDK's amdhip64_6.dll (0 devices)"
+else
+	bad "gpu list without a GPU"
+fi
+
+# A second SDK appears while rocmd runs: made beside, then moved in as an
+# installer's last step would, plus a file written into it afterwards.
+make_sdk "$T/staging-6.4" 4
+mv "$T/staging-6.4" "$ROCM/6.4"
+t0=$(date +%s)
+wait_for "6.4 copied in while running: listed (watch on C:\\Program Files\\AMD\\ROCm)" 30 \
+	listed 'ROCm\\6.4 .* 6.4 .* present .*gfx1103'
+echo "# seen after $(($(date +%s) - t0)) s (debounce 0.5 s)"
+has_event sdk.added 'ROCm\\6.4' && ok "an sdk.added event for 6.4" || bad "sdk.added event for 6.4"
+ctl --json sdk show 'C:\Program Files\AMD\ROCm\6.4' >"$OUT"
+if grep -q '"code_object_archs":[[:space:]]*\["gfx1103"\]' "$OUT"; then
+	ok "6.4's code object read as gfx1103 (ELF e_flags through MapViewOfFile)"
+else
+	bad "6.4's code object arch"
+fi
+
+# An SDK outside Program Files, named only by HIP_PATH_61 set after rocmd
+# started: a service's own environment never changes; the machine's does.
+make_sdk "$C/HIP/6.1" 1
+wine reg add "$ENVKEY" /v HIP_PATH_61 /t REG_SZ /d 'C:\HIP\6.1\' /f >/dev/null 2>&1
+ctl sdk rescan >/dev/null
+wait_for "HIP_PATH_61 set in the registry while running: C:\\HIP\\6.1 found" 30 \
+	listed 'C:\\HIP\\6.1 .* 6.1 .* present'
+
+# Removing 6.2: marked removed, history kept.
+rm -rf "$ROCM/6.2"
+wait_for "6.2 removed while running: marked removed" 30 listed 'ROCm\\6.2 .* removed'
+has_event sdk.removed 'ROCm\\6.2' && ok "an sdk.removed event for 6.2" || bad "sdk.removed event for 6.2"
+ctl sdk list >"$OUT"
+tr -d '\r' <"$OUT" | sed 's/^/#   /'
+grep -q 'ROCm\\6.4 .* present' "$OUT" && ok "6.4 still present" || bad "6.4 still present"
+
+ctl shutdown >/dev/null
+wait $DAEMON
+echo "# SDK discovery under wine: $(($(date +%s) - start)) s"
+if [ $OWN_PREFIX -eq 1 ]; then
+	wineserver -k >/dev/null 2>&1
+	rm -rf "$(dirname "$WINEPREFIX")"
+fi
+echo "# windows SDK discovery: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
