@@ -11,10 +11,11 @@
 
 #include "common/error.h"
 
-static const char *const strategy_names[] = {"exhaustive", "random", "ls", "ga", "sa", "sar", NULL};
-static const tune_strategy_fn strategy_fns[] = {strategy_exhaustive, strategy_random,
-						strategy_local,	     strategy_ga,
-						strategy_anneal,     strategy_reanneal};
+static const char *const strategy_names[] = {"exhaustive", "random", "ls",   "ga",
+                                             "sa",         "sar",    "surr", NULL};
+static const tune_strategy_fn strategy_fns[] = {
+    strategy_exhaustive, strategy_random,   strategy_local,    strategy_ga,
+    strategy_anneal,     strategy_reanneal, strategy_surrogate};
 
 tune_strategy_fn
 tune_strategy_find(const char *name)

@@ -82,5 +82,6 @@ int strategy_local(struct tune_search *s);
 int strategy_ga(struct tune_search *s);
 int strategy_anneal(struct tune_search *s);
 int strategy_reanneal(struct tune_search *s);
+int strategy_surrogate(struct tune_search *s);
 
 #endif

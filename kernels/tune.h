@@ -152,7 +152,8 @@ int tune_landscape_write_entry(FILE *f, const char *config, const struct tune_re
 
 /* Strategies by name: "exhaustive", "random", "ls" (greedy multi-start local
  * search), "ga" (genetic), "sa" (simulated annealing), "sar" (a line pass,
- * then annealing with wide steps and restarts). */
+ * then annealing with wide steps and restarts), "surr" (line passes, a joint
+ * search of the short-listed parameters, then a pairwise surrogate model). */
 struct tune_search;
 typedef int (*tune_strategy_fn)(struct tune_search *s);
 tune_strategy_fn tune_strategy_find(const char *name);

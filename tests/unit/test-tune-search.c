@@ -163,9 +163,9 @@ static void
 test_strategies_find_planted_optimum(void **state)
 {
 	struct space_def s = synth_space();
-	const char *heur[] = {"ls", "ga", "sa", "sar"};
+	const char *heur[] = {"ls", "ga", "sa", "sar", "surr"};
 	int h, seed, found, evals;
-	double rnd_sum = 0, heur_sum[4] = {0, 0, 0, 0}, cost;
+	double rnd_sum = 0, heur_sum[5] = {0, 0, 0, 0, 0}, cost;
 	struct space_point best;
 
 	for (seed = 1; seed <= 10; seed++) {
@@ -175,7 +175,7 @@ test_strategies_find_planted_optimum(void **state)
 		assert_int_equal(evals, 300);
 		rnd_sum += cost;
 	}
-	for (h = 0; h < 4; h++) {
+	for (h = 0; h < 5; h++) {
 		found = 0;
 		for (seed = 1; seed <= 10; seed++) {
 			assert_int_equal(tune_search_synthetic(&s, synth_cost, NULL, heur[h], 300,
@@ -232,6 +232,75 @@ test_reanneal_crosses_ridge(void **state)
 	if (found < 18)
 		print_error("sar found the planted optimum in %d of 20 runs\n", found);
 	assert_true(found >= 18);
+}
+
+/* A GEMM-shaped landscape: two smooth "sizes" S0, S1 (bowl and slope), a
+ * vector width V (0 is three times slower) and three interacting kernel
+ * switches K0, K1, K2 whose best combination (2,1,0) is a lone spike: every
+ * point one switch away from it is at least 35% slower, the other
+ * combinations rugged in between. Time = size factor x kernel factor. */
+static struct space_def
+spike_space(void)
+{
+	static const int nv[6] = {6, 6, 3, 4, 4, 2}, dflt[6] = {2, 3, 1, 2, 2, 1};
+	static const char *const names[6] = {"S0", "S1", "K0", "K1", "K2", "V"};
+	struct space_def s;
+	int i, j;
+
+	memset(&s, 0, sizeof(s));
+	snprintf(s.name, sizeof(s.name), "spike");
+	s.nparams = 6;
+	for (i = 0; i < 6; i++) {
+		snprintf(s.params[i].name, sizeof(s.params[i].name), "%s", names[i]);
+		s.params[i].nvalues = nv[i];
+		for (j = 0; j < nv[i]; j++)
+			s.params[i].values[j] = j;
+		s.params[i].dflt = dflt[i];
+	}
+	return s;
+}
+
+static double
+spike_cost(void *ctx, const struct space_def *s, const struct space_point *pt)
+{
+	int64_t v[SPACE_MAX_PARAMS];
+	double size, kern;
+	int away;
+
+	space_point_values(s, pt, v);
+	size = 1.0 + 0.05 * fabs((double)v[0] - 4) + 0.06 * (double)(5 - v[1]);
+	away = (v[2] != 2) + (v[3] != 1) + (v[4] != 0);
+	if (away == 0)
+		kern = 1.0;
+	else if (away == 1)
+		kern = 1.35 + 0.2 * (double)(mix((uint64_t)(v[2] * 16 + v[3] * 4 + v[4])) % 100) / 100;
+	else
+		kern = 1.15 + 0.5 * (double)(mix((uint64_t)(v[2] * 16 + v[3] * 4 + v[4])) % 100) / 100;
+	return size * kern * (v[5] == 0 ? 3.0 : 1.0);
+}
+
+static void
+test_surrogate_finds_lone_spike(void **state)
+{
+	struct space_def s = spike_space();
+	struct space_point best;
+	double cost;
+	int seed, found = 0, evals;
+
+	for (seed = 1; seed <= 20; seed++) {
+		assert_int_equal(tune_search_synthetic(&s, spike_cost, NULL, "surr", 100,
+						       (uint64_t)seed, &best, &cost, &evals),
+				 0);
+		assert_int_equal(evals, 100);
+		if (cost == 1.0)
+			found++;
+	}
+	/* The line pass settles V and finds the sizes; the joint search of the
+	 * three short-listed switches (48 combinations) finds the spike that no
+	 * one-parameter move leads to. */
+	if (found < 19)
+		print_error("surr found the planted spike in %d of 20 runs\n", found);
+	assert_true(found >= 19);
 }
 
 static void
@@ -296,7 +365,7 @@ test_replay_deterministic(void **state)
 	struct tune_landscape *l = NULL;
 	struct tune_replay_stats a, b, c;
 	char why[256];
-	const char *names[] = {"random", "ls", "ga", "sa", "sar"};
+	const char *names[] = {"random", "ls", "ga", "sa", "sar", "surr"};
 	int i;
 
 	snprintf(landscape_path, sizeof(landscape_path), "/tmp/rocmd-test-land-%d.csv",
@@ -305,7 +374,7 @@ test_replay_deterministic(void **state)
 	assert_int_equal(tune_landscape_load(landscape_path, &l, why, sizeof(why)), 0);
 	assert_true(tune_landscape_best(l) == 1.0);
 	assert_true(tune_landscape_count(l) > 200000);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		assert_int_equal(tune_replay(l, names[i], 5, 200, 42, &a, why, sizeof(why)), 0);
 		assert_int_equal(tune_replay(l, names[i], 5, 200, 42, &b, why, sizeof(why)), 0);
 		assert_int_equal(tune_replay(l, names[i], 5, 200, 43, &c, why, sizeof(why)), 0);
@@ -637,6 +706,7 @@ main(void)
 		cmocka_unit_test(test_space_constraints),
 		cmocka_unit_test(test_strategies_find_planted_optimum),
 		cmocka_unit_test(test_reanneal_crosses_ridge),
+		cmocka_unit_test(test_surrogate_finds_lone_spike),
 		cmocka_unit_test(test_exhaustive_is_exact),
 		cmocka_unit_test(test_replay_deterministic),
 		cmocka_unit_test(test_planted_wrong_result_caught),
