@@ -24,6 +24,20 @@
 #include "kernels/backend-cuda.h"
 #endif
 
+/* Choices by problem shape (leading dimensions, alpha and beta do not enter
+ * the choice): finding the default when it is ruled out scans the space
+ * (~10^5 predicate calls, milliseconds), which must not happen per call. */
+#define CHOICE_SLOTS 64
+
+struct choice_slot {
+	int used;
+	enum gemm_dtype dt;
+	enum gemm_trans ta, tb;
+	int64_t m, n, k;
+	int err;
+	struct tunedlib_choice ch;
+};
+
 struct loaded_entry {
 	struct backend_module *mod; /* from the entry's code object, or NULL */
 	int tried;
@@ -36,6 +50,7 @@ struct rocmd_gemm {
 	struct tunedlib *lib; /* NULL: defaults only */
 	struct loaded_entry *loaded;
 	struct backend_cache *cache;
+	struct choice_slot *choices; /* CHOICE_SLOTS, direct-mapped */
 	const char *src;
 	size_t srclen;
 	char err[512];
@@ -73,6 +88,7 @@ rocmd_gemm_close(rocmd_gemm_t *h)
 		h->ops->close(h->ctx);
 	tunedlib_free(h->lib);
 	free(h->loaded);
+	free(h->choices);
 	free(h);
 }
 
@@ -124,6 +140,11 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
 			err = ROCMD_ENOMEM;
 			goto fail;
 		}
+	}
+	h->choices = calloc(CHOICE_SLOTS, sizeof(*h->choices));
+	if (h->choices == NULL) {
+		err = ROCMD_ENOMEM;
+		goto fail;
 	}
 	if ((err = backend_cache_new(h->ops, h->ctx, &h->dev, &h->cache)) < 0) {
 		snprintf(why, sizeof(why), "cannot create the compile cache");
@@ -226,6 +247,35 @@ make_problem(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op op
 	return 0;
 }
 
+/* The choice for P, from the slot cache or tunedlib_select(). */
+static int
+choose(rocmd_gemm_t *h, const struct gemm_problem *p, const struct space_def *space,
+       struct tunedlib_choice *ch)
+{
+	uint64_t key[6] = {(uint64_t)p->dtype | (uint64_t)p->ta << 8 | (uint64_t)p->tb << 16,
+	                   (uint64_t)p->m,
+	                   (uint64_t)p->n,
+	                   (uint64_t)p->k,
+	                   0,
+	                   0};
+	struct choice_slot *sl =
+	    &h->choices[backend_hash(key, sizeof(key), BACKEND_HASH_INIT) % CHOICE_SLOTS];
+
+	if (!sl->used || sl->dt != p->dtype || sl->ta != p->ta || sl->tb != p->tb ||
+	    sl->m != p->m || sl->n != p->n || sl->k != p->k) {
+		sl->used = 1;
+		sl->dt = p->dtype;
+		sl->ta = p->ta;
+		sl->tb = p->tb;
+		sl->m = p->m;
+		sl->n = p->n;
+		sl->k = p->k;
+		sl->err = tunedlib_select(h->lib, space, p, &h->dev, &sl->ch);
+	}
+	*ch = sl->ch;
+	return sl->err;
+}
+
 static void
 fill_choice(rocmd_gemm_t *h, const struct tunedlib_choice *ch, struct rocmd_gemm_choice *out)
 {
@@ -256,7 +306,7 @@ rocmd_gemm_query(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_o
 	memset(out, 0, sizeof(*out));
 	if ((err = make_problem(h, dtype, opa, opb, m, n, k, lda, ldb, ldc, &p)) < 0)
 		return err;
-	err = tunedlib_select(h->lib, h->ops->space(h->ctx, &p), &p, &h->dev, &ch);
+	err = choose(h, &p, h->ops->space(h->ctx, &p), &ch);
 	fill_choice(h, &ch, out);
 	return err < 0 ? fail(h, err, "%s", ch.why) : 0;
 }
@@ -325,7 +375,7 @@ rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
 	p.alpha = alpha;
 	p.beta = beta;
 	space = h->ops->space(h->ctx, &p);
-	if ((err = tunedlib_select(h->lib, space, &p, &h->dev, &ch)) < 0)
+	if ((err = choose(h, &p, space, &ch)) < 0)
 		return fail(h, err, "%s", ch.why);
 	if ((err = module_for(h, space, &ch, &mod)) < 0)
 		return err;
