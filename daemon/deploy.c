@@ -744,7 +744,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if ((rc = txn_journal(&t, "stage")) < 0) {
 		snprintf(why, whylen, "cannot write the journal %s: %s", t.journal,
 		         rocmd_strerror(rc));
-		goto fail_nojournal;
+		goto fail; /* it may exist all the same (a folder fsync failed) */
 	}
 	t0 = now_ns();
 	if ((rc = stage(&t, req, res, why, whylen)) < 0)
@@ -820,7 +820,6 @@ fail:
 			         l > 0 ? "; " : "", rocmd_strerror(urc));
 		}
 	}
-fail_nojournal:
 	if (why[0] == '\0')
 		snprintf(why, whylen, "%s", rocmd_strerror(rc));
 	txn_free(&t);

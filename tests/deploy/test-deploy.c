@@ -988,6 +988,104 @@ test_failpoint_spec(void **state)
 	assert_int_equal(ROCMD_FAILPOINT("deploy.rename"), 0);
 }
 
+/* The real thing: Debian trixie's rocBLAS 5.5.1 (librocblas.so.0.1, 450 MB,
+ * and the 4-file library tests/sdk/make-trees.sh extracts) as the originals of
+ * a sandbox SDK; the package is three of those real files (the fourth is the
+ * stale one) and the real binary, from the store. deploy -> diff -r ->
+ * rollback -> diff -r against the Debian tree -> redeploy -> diff -r. */
+static void
+test_real_tree(void **state)
+{
+	const char *trees = getenv("ROCMD_SDK_TREES");
+	static const char *keep[] = {"TensileLibrary.dat", "TensileLibrary_gfx803.co",
+	                             "Kernels.so-000-gfx803.hsaco"};
+	char real[1200], realbin[1200], cmd[8000], why[1024], src[3][600], binsrc[600];
+	char expect[1200];
+	struct rocmd_deploy_file files[3];
+	struct rocmd_deploy_file bin = {.kind = ROCMD_DEPLOY_FILE, .exec = 1};
+	struct rocmd_deploy_result res;
+	struct fx f;
+
+	(void)state;
+	if (trees == NULL || trees[0] == '\0') {
+		print_message("  skip: ROCMD_SDK_TREES is not set (tests/sdk/make-trees.sh)\n");
+		skip();
+	}
+	xsnprintf(real, sizeof(real), "%s/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library",
+	          trees);
+	xsnprintf(realbin, sizeof(realbin), "%s/trixie/usr/lib/x86_64-linux-gnu/librocblas.so.0.1",
+	          trees);
+	if (access(real, R_OK) != 0 || access(realbin, R_OK) != 0) {
+		print_message("  skip: no trixie rocBLAS tree under %s (no network?)\n", trees);
+		skip();
+	}
+	memset(&f, 0, sizeof(f));
+	strcpy(f.dir, "/tmp/rocmd-test-deploy-real-XXXXXX");
+	assert_non_null(mkdtemp(f.dir));
+	xsnprintf(f.state, sizeof(f.state), "%s/state", f.dir);
+	xsnprintf(f.store, sizeof(f.store), "%s/store", f.dir);
+	xsnprintf(f.lib, sizeof(f.lib), "%s/sdk/lib/rocblas/2.47.0/library", f.dir);
+	xsnprintf(f.bin, sizeof(f.bin), "%s/sdk/lib/librocblas.so.0.1", f.dir);
+	xsnprintf(f.binlink, sizeof(f.binlink), "%s/sdk/lib/librocblas.so.0", f.dir);
+	xsnprintf(expect, sizeof(expect), "%s/expect", f.dir);
+	mkdirs(f.state);
+	mkdirs(expect);
+	xsnprintf(cmd, sizeof(cmd),
+	          "mkdir -p '%s/sdk/lib/rocblas/2.47.0' && cp -a --reflink=auto '%s' '%s' && "
+	          "cp -a --reflink=auto '%s' '%s' && ln -s librocblas.so.0.1 '%s'",
+	          f.dir, real, f.lib, realbin, f.bin, f.binlink);
+	assert_int_equal(system(cmd), 0);
+	for (int i = 0; i < 3; i++) {
+		char p[1800], d[1800];
+		uint8_t dg[ROCMD_SHA256_LEN];
+		xsnprintf(p, sizeof(p), "%s/%s", real, keep[i]);
+		files[i] = (struct rocmd_deploy_file){.path = keep[i], .kind = ROCMD_DEPLOY_FILE};
+		assert_int_equal(rocmd_sha256_file(p, dg, &files[i].size), 0);
+		rocmd_sha256_hex(dg, files[i].sha256);
+		assert_int_equal(rocmd_store_object_path(f.store, files[i].sha256, src[i], sizeof(src[i])), 0);
+		xsnprintf(d, sizeof(d), "%s", src[i]);
+		*strrchr(d, '/') = 0;
+		mkdirs(d);
+		xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 444 '%s' && cp '%s' '%s/'", p,
+		          src[i], src[i], p, expect);
+		assert_int_equal(system(cmd), 0);
+		files[i].source = src[i];
+	}
+	{
+		uint8_t dg[ROCMD_SHA256_LEN];
+		assert_int_equal(rocmd_sha256_file(realbin, dg, &bin.size), 0);
+		rocmd_sha256_hex(dg, bin.sha256);
+		assert_int_equal(rocmd_store_object_path(f.store, bin.sha256, binsrc, sizeof(binsrc)), 0);
+		xsnprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", binsrc,
+		          realbin, binsrc);
+		assert_int_equal(system(cmd), 0);
+		bin.source = binsrc;
+	}
+	f.target.name = "trixie";
+	f.target.lib_dir = f.lib;
+	f.target.binary = f.binlink;
+	{
+		struct rocmd_deploy_request req = {.state_dir = f.state, .target = f.target,
+		                                   .files = files, .nfiles = 3, .binary = &bin,
+		                                   .label = "real", .arch = "gfx803"};
+		assert_int_equal(rocmd_deploy_run(&req, &res, why, sizeof(why)), 0);
+		assert_true(res.backup_made);
+		xsnprintf(cmd, sizeof(cmd), "diff -r '%s' '%s' && cmp '%s' '%s'", expect, f.lib,
+		          realbin, f.bin);
+		assert_int_equal(system(cmd), 0);
+		/* Rollback to the original: byte for byte Debian's tree again. */
+		assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+		xsnprintf(cmd, sizeof(cmd), "diff -r '%s' '%s' && cmp '%s' '%s'", real, f.lib,
+		          realbin, f.bin);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(rocmd_deploy_run(&req, &res, why, sizeof(why)), 0);
+		assert_false(res.backup_made);
+		xsnprintf(cmd, sizeof(cmd), "diff -r '%s' '%s'", expect, f.lib);
+		assert_int_equal(system(cmd), 0);
+	}
+	fx_free(&f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1000,6 +1098,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_verify_detects),
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_manual_backup),
+	    cmocka_unit_test(test_real_tree),
 	    cmocka_unit_test(test_kill_first),
 	    cmocka_unit_test(test_kill_second),
 	    cmocka_unit_test(test_kill_rollback),
