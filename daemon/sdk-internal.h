@@ -19,6 +19,7 @@ struct sdk_watch {
 	uv_fs_event_t h;
 	struct rocmd_sdk *m;
 	char *host; /* the watched folder */
+	uint64_t dev, ino; /* its identity: a folder replaced by rename needs a new watch */
 	int wanted; /* still in the desired set (mark and sweep) */
 	struct sdk_watch *next;
 };

@@ -157,14 +157,19 @@ static void
 want(struct rocmd_sdk *m, const char *host)
 {
 	struct sdk_watch *w = find_watch(m, host);
+	struct rocmd_fsinfo st;
 	int rc;
 
-	if (w != NULL) {
+	if (rocmd_fsinfo_get(host, 1, &st) < 0 || st.type != ROCMD_FS_DIR)
+		return;
+	if (w != NULL && w->dev == st.dev && w->ino == st.ino) {
 		w->wanted = 1;
 		return;
 	}
-	if (!is_dir(host))
-		return;
+	/* New, or the folder was replaced (a deploy swaps whole library
+	 * folders): the old watch follows the old inode and is swept. */
+	if (w != NULL)
+		w->wanted = 0;
 	w = calloc(1, sizeof(*w));
 	if (w == NULL || (w->host = strdup(host)) == NULL) {
 		free(w);
@@ -172,6 +177,8 @@ want(struct rocmd_sdk *m, const char *host)
 	}
 	w->m = m;
 	w->wanted = 1;
+	w->dev = st.dev;
+	w->ino = st.ino;
 	w->h.data = w;
 	uv_fs_event_init(m->srv->loop, &w->h);
 	rc = uv_fs_event_start(&w->h, on_fs_event, host,

@@ -9,7 +9,8 @@
 # deploy #2, rollback to the previous package, rollback to the originals and
 # the whole /usr compared byte for byte with diff -r, redeploy; drift: an "SDK
 # update" overwriting the library is noticed and redeployed (deploy.sync =
-# deploy); the overlay prints ROCBLAS_TENSILE_LIBPATH and leaves the SDK
+# deploy, and only reported after a restart with report); the overlay prints
+# ROCBLAS_TENSILE_LIBPATH and leaves the SDK
 # alone; a non-admin is refused; a GPU holder (a fake KFD proc entry for a
 # live pid) is refused with its pid named; a restart reconciles and keeps
 # the state.
@@ -209,7 +210,8 @@ HOLDER=
 check "deploy proceeds once it is gone" 0 ctl lib deploy --package 2
 same "library = package 2's" "$P2/library" "$LIB"
 
-# A restart keeps and reconciles the state.
+# A restart keeps and reconciles the state; now deploy.sync = report.
+printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000}}\n' >"$DIR/rocmd.json"
 PID=$(ctl --json status | sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p')
 ctl shutdown >/dev/null 2>&1
 i=0
@@ -217,6 +219,14 @@ while kill -0 "$PID" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); 
 start
 check "status after a restart" 0 ctl --json lib status
 contains "package 2 is still deployed" "$DIR/out" '"package":[[:space:]]*2'
+wait_for "no drift after the restart" 30 no_drift
+sleep 2.5
+rm -rf "$DIR/upd" && mkdir "$DIR/upd" && cp -a "$T/$LIBREL/." "$DIR/upd/"
+rm -rf "$LIB" && mv "$DIR/upd" "$LIB"
+wait_for "drift is reported (deploy.sync = report)" 60 has_event lib.drift "deploy.sync is report"
+same "report only: the SDK update's library stays" "$T/$LIBREL" "$LIB"
+check "status shows the drift" 0 ctl lib status
+contains "status says the library changed" "$DIR/out" "no longer what rocmd deployed"
 check "rollback to the originals after the restart" 0 ctl lib rollback --to original
 same "the whole /usr is the original again" "$T/usr" "$ROOT/usr"
 
