@@ -6,7 +6,7 @@
  * the budget, and the landscape's best vs its default configuration.
  *
  *   bench-tune-strategies [LANDSCAPE.csv] [--runs 50] [--budget 400] [--seed 1]
- *                         [--strategy random,ls,ga,sa,sar] [--reference MS]
+ *                         [--strategy random,ls,ga,sa,sar,surr] [--reference MS]
  *
  * --reference judges the levels against MS instead of the landscape's best:
  * a noise-corrected best (the best is the luckiest of many noisy medians).
@@ -82,9 +82,9 @@ int
 main(int argc, char **argv)
 {
 	const char *path = ROCMD_SOURCE_DIR "/bench/data/cpu-fp32-256.csv";
-	const char *strategies[16] = {"random", "ls", "ga", "sa", "sar"};
+	const char *strategies[16] = {"random", "ls", "ga", "sa", "sar", "surr"};
 	char list[256];
-	int nstrat = 5;
+	int nstrat = 6;
 	struct tune_landscape *l = NULL;
 	struct space_point dflt;
 	struct tune_result dr;
