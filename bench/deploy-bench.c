@@ -211,6 +211,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-deploy STATE STORE PKGDIR TARGET_LIB TARGET_BIN ROUNDS\n");
 		return 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0); /* each figure as it is measured */
 	rounds = atoi(argv[6]);
 	if (load_package(argv[2], argv[3]) < 0) {
 		fprintf(stderr, "cannot load the package from %s\n", argv[3]);
