@@ -87,7 +87,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rocmtune run --backend B --shape MxNxK[:bN] [--dtype fp32|fp16|bf16] [--trans NN]\n"
-		"                    [--strategy exhaustive|random|ls|ga|sa] [--budget N] [--seconds S]\n"
+		"                    [--strategy exhaustive|random|ls|ga|sa|sar|surr] [--budget N] [--seconds S]\n"
 		"                    [--seed N] [--db FILE] [--record FILE.csv] [--fix NAME=V]...\n"
 		"                    [--timeout MS] [--runs N] [--warmup MS] [--topk K] [--retime R]\n"
 		"                    [--no-isolate] [--no-seeds] [--alpha A] [--beta B] [--device N] [--json] [--quiet]\n"

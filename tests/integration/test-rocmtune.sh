@@ -3,9 +3,10 @@
 # with SIGKILL mid-run and restarted repeats no finished evaluation, and the
 # evaluation count continues from where it stopped. Also checks clean errors
 # and that replay of the recorded landscape is deterministic.
-# usage: test-rocmtune.sh ROCMTUNE
+# usage: test-rocmtune.sh ROCMTUNE [STRATEGY]   (the killed run's strategy, ga by default)
 set -eu
 TUNE=$1
+STRATEGY=${2:-ga}
 DIR=$(mktemp -d /tmp/rocmtune-test.XXXXXX)
 trap 'kill -9 $PID 2>/dev/null || true; rm -rf "$DIR"' EXIT
 PID=
@@ -22,7 +23,7 @@ rc=0; "$TUNE" replay --landscape "$DIR/none.csv" 2>"$DIR/err" || rc=$?
 "$TUNE" space --backend cpu --shape 64x64x64 --json | grep -q '"valid":' || fail "space --json"
 
 BUDGET=40
-ARGS="run --backend cpu --shape 64x48x80 --dtype fp32 --strategy ga --budget $BUDGET --seed 7
+ARGS="run --backend cpu --shape 64x48x80 --dtype fp32 --strategy $STRATEGY --budget $BUDGET --seed 7
       --warmup 20 --runs 9 --db $DIR/tune.db --record $DIR/land.csv --topk 2"
 # shellcheck disable=SC2086
 "$TUNE" $ARGS --quiet >"$DIR/out1" 2>"$DIR/err1" &
