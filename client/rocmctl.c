@@ -15,6 +15,7 @@
 #include "client.h"
 #include "cmd-lib.h"
 #include "cmd-sdk.h"
+#include "cmd-tune.h"
 #include "cmd-pkg.h"
 #include "common/error.h"
 #include "common/paths.h"
@@ -347,6 +348,12 @@ cmd_gpu(struct ctx *ctx, int argc, char **argv)
 	return rocmctl_gpu(&ctx->client, ctx->socket, ctx->json, argc, argv);
 }
 
+static int
+cmd_tune(struct ctx *ctx, int argc, char **argv)
+{
+	return rocmctl_tune(&ctx->client, ctx->socket, ctx->json, argc, argv);
+}
+
 static const struct command commands[] = {
 	{"status", "", "daemon version, uptime, state and counts", cmd_status},
 	{"events", "[--follow] [--kind K] [--limit N] [--after ID | --all]",
@@ -357,6 +364,9 @@ static const struct command commands[] = {
 	{"shutdown", "", "stop the daemon (admin)", cmd_shutdown},
 	{"sdk", "list|show ID|PATH|rescan", "HIP SDK installs (rescan: admin)", cmd_sdk},
 	{"gpu", "list", "AMD GPUs found", cmd_gpu},
+	{"tune", "status|start|pause|resume|add|results|export|import",
+	 "idle tuning: signals, decision, queue, results (start/pause/resume/add/import: admin)",
+	 cmd_tune},
 	{"pkg", "import|list|show|rm|verify|match ...",
 	 "the package store (rocmctl pkg help)", cmd_pkg},
 	{"lib", "status|deploy|verify|history|rollback ...",

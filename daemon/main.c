@@ -34,6 +34,7 @@
 #include "process.h"
 #include "server.h"
 #include "service/service.h"
+#include "tune-sched.h"
 #include "version.h"
 
 enum { EXIT_USAGE = 2, EXIT_CONFIG = 3, EXIT_LOCKED = 4, EXIT_DB = 5 };
@@ -264,6 +265,9 @@ run(const struct options *o, struct rocmd_config *cfg)
 			log_err("SDK discovery is off: %s", why);
 	}
 	rocmd_deploy_sync_start(&srv);
+	why[0] = '\0';
+	if (rocmd_tune_start(&srv, o->root, &srv.tune, why, sizeof(why)) < 0)
+		log_err("idle tuning is off: %s", why);
 	rocmd_process_report(NULL);
 	rocmd_service_ready("Listening on %s", srv.socket_path);
 	uv_run(loop, UV_RUN_DEFAULT);
@@ -285,6 +289,7 @@ out_loop:
 	uv_run(loop, UV_RUN_DEFAULT); /* the service handles' close callbacks */
 	uv_loop_close(loop);
 	rocmd_sdk_free(srv.sdk);
+	rocmd_tune_free(srv.tune);
 	free(srv.socket_path);
 	free(srv.lock_path);
 out:

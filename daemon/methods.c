@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "methods-sdk.h"
+#include "methods-tune.h"
 #include "server.h"
 #include "version.h"
 
@@ -341,6 +342,7 @@ static const struct rocmd_method *const method_tables[] = {
 	rocmd_methods_pkg,
 	rocmd_methods_sdk,
 	rocmd_methods_lib,
+	rocmd_methods_tune,
 };
 
 const struct rocmd_method *

@@ -25,6 +25,7 @@
 #include "methods.h"
 #include "service/service.h"
 #include "sdk.h"
+#include "tune-sched.h"
 
 #define SHUTDOWN_GRACE_MS 5000
 
@@ -517,6 +518,8 @@ rocmd_server_event(struct rocmd_server *srv, const char *kind, cJSON *detail, co
 		if (c->subscribed && !c->draining && event_matches(c, kind))
 			rocmd_conn_send(c, payload, strlen(payload), 1);
 	}
+	/* SDK changes make the tuner's results stale (tune-sched.c). */
+	rocmd_tune_on_event(srv->tune, kind);
 out:
 	free(payload);
 	free(detail_text);
@@ -559,6 +562,7 @@ rocmd_server_shutdown(struct rocmd_server *srv, const char *why)
 	srv->shutting_down = 1;
 	log_notice("shutting down: %s", why);
 	rocmd_sdk_stop(srv->sdk);
+	rocmd_tune_stop(srv->tune);
 	rocmd_service_stopping(why);
 	rocmd_ipc_close(srv);
 	for (struct rocmd_conn *c = srv->conns, *next; c != NULL; c = next) {

@@ -86,6 +86,7 @@ struct rocmd_server {
 	int shutdown_requested; /* by a client; acted on once its reply is queued */
 	int exit_code;
 	struct rocmd_sdk *sdk; /* SDK discovery (sdk.c); NULL when not started */
+	struct rocmd_tune *tune; /* idle tuning (tune-sched.c); NULL when not started */
 	struct rocmd_db_counts counts; /* cached; refreshed when stale */
 	int counts_stale;
 };

@@ -38,6 +38,7 @@
 #include "common/log.h"
 #include "common/paths.h"
 #include "common/win-util.h"
+#include "daemon/idle.h"
 #include "daemon/server.h"
 
 #define SERVICE_NAME L"rocmd"
@@ -123,6 +124,12 @@ control_handler(DWORD control, DWORD type, void *data, void *ctx)
 	case SERVICE_CONTROL_POWEREVENT:
 		svc.last_power = type;
 		bit = REQ_POWER;
+		/* The idle monitor's signals; DATA lives only during this call. */
+		if (type == PBT_POWERSETTINGCHANGE && data != NULL) {
+			const POWERBROADCAST_SETTING *ps = data;
+
+			rocmd_idle_win_power_setting(&ps->PowerSetting, ps->Data, ps->DataLength);
+		}
 		break;
 	case SERVICE_CONTROL_SESSIONCHANGE:
 		svc.last_session = type;
@@ -164,6 +171,9 @@ service_main(DWORD argc, wchar_t **argv)
 		return;
 	}
 	svc.in_service = 1;
+	if (rocmd_idle_win_register(svc.status_handle) < 0)
+		log_warn("cannot register the power setting notifications: %lu",
+			 (unsigned long)GetLastError());
 	svc.status.dwServiceType = SERVICE_WIN32_OWN_PROCESS;
 	set_state(SERVICE_START_PENDING, 30000);
 	/* The arguments are the ImagePath's (the process's own), not the start's. */
