@@ -105,6 +105,7 @@ struct space_cache {
 	int used;
 	enum gemm_dtype dt;
 	enum gemm_trans ta, tb;
+	int wg; /* the wgmma space (shape-dependent) */
 	struct space_def def;
 };
 
@@ -120,7 +121,7 @@ struct backend_ctx {
 	size_t source_len;
 	CUdeviceptr ws; /* split-K workspace */
 	size_t ws_bytes;
-	struct space_cache spaces[GEMM_DTYPE_COUNT * 4];
+	struct space_cache spaces[GEMM_DTYPE_COUNT * 8];
 };
 
 struct backend_module {
@@ -685,9 +686,10 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
                        int full)
 {
 	static const int64_t group[] = {1, 8}, fma_pad[] = {0, 4}, mma_pad[] = {0, 8};
-	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256}, mma_mc[] = {1, 2};
+	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256};
+	static const int64_t wg_tile[] = {64, 128, 256}, wg_wn[] = {1, 2, 4}, wg_st[] = {3, 4, 5};
 	struct space_param *sp = store->params;
-	int mc;
+	int mc, wg;
 
 	*store = cuda_space_template;
 	if (p == NULL)
@@ -711,12 +713,28 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	 * space is ~10^6 points of which a useful share is valid (the full union is
 	 * ~3 x 10^9, too many to enumerate and too sparse to sample).
 	 */
-	if (mc) /* mma.sync, and wgmma where the device is sm_90 (the check prunes it elsewhere) */
-		keep_values(&sp[P_MC], mma_mc, 2, 1);
-	else
-		fix_value(&sp[P_MC], 0);
+	/* wgmma (sm_90) for problems with at least one 128 x 64 tile; mma.sync below that. */
+	wg = mc && matrix_cores == 2 && p->m >= 128 && p->n >= 64;
+	fix_value(&sp[P_MC], wg ? 2 : mc);
 	keep_values(&sp[P_GROUP], group, 2, 1);
-	if (mc) {
+	if (wg) {
+		/* Default: the H200's 4096^3 winner, 256 x 128, 2 warpgroups, 4 stages (smaller
+		 * tiles where the problem is under two of them). */
+		fix_value(&sp[P_TT0], 4);
+		fix_value(&sp[P_TT1], 4);
+		fix_value(&sp[P_VW], 1);
+		fix_value(&sp[P_PGR], 1);
+		fix_value(&sp[P_WL], 0);
+		fix_value(&sp[P_DU], 64);
+		fix_value(&sp[P_WM], 1);
+		fix_value(&sp[P_SWZ], 1);
+		fix_value(&sp[P_LDSPAD], 0);
+		fix_value(&sp[P_PLR], 0);
+		keep_values(&sp[P_MT0], wg_tile, 3, p->m >= 256 ? 256 : 128);
+		keep_values(&sp[P_MT1], wg_tile, 3, p->n >= 128 ? 128 : 64);
+		keep_values(&sp[P_WN], wg_wn, 3, p->n >= 128 ? 2 : 1);
+		keep_values(&sp[P_STAGES], wg_st, 3, 4);
+	} else if (mc) {
 		fix_value(&sp[P_TT0], 4);
 		fix_value(&sp[P_TT1], 4);
 		fix_value(&sp[P_VW], 1);
@@ -739,17 +757,22 @@ cuda_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 {
 	struct space_cache *sc = NULL;
 	size_t i;
+	/* sm_90 gets the wgmma path (matrix_cores 2), whose space depends on the shape. */
+	int mc = ctx->info.matrix_cores && !strcmp(ctx->info.arch, "sm_90") ? 2 : ctx->info.matrix_cores;
+	int wg = mc == 2 && p->dtype != GEMM_FP32 && p->m >= 128 && p->n >= 64;
 
 	for (i = 0; i < sizeof(ctx->spaces) / sizeof(ctx->spaces[0]); i++) {
 		sc = &ctx->spaces[i];
-		if (!sc->used || (sc->dt == p->dtype && sc->ta == p->ta && sc->tb == p->tb))
+		if (!sc->used ||
+		    (sc->dt == p->dtype && sc->ta == p->ta && sc->tb == p->tb && sc->wg == wg))
 			break;
 	}
 	sc->used = 1;
 	sc->dt = p->dtype;
 	sc->ta = p->ta;
 	sc->tb = p->tb;
-	return backend_cuda_space_for(&sc->def, p, ctx->info.matrix_cores, 0);
+	sc->wg = wg;
+	return backend_cuda_space_for(&sc->def, p, mc, 0);
 }
 
 static const char *

@@ -36,7 +36,10 @@ int backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu,
  * The CUDA space for problem P, written into STORE (dtype and transposes fixed).
  * FULL: every parameter of both paths (the benchmark restricts it itself);
  * otherwise the tuner's space: matrix cores for fp16/bf16 where the device has
- * them, FMA otherwise, the other path's parameters fixed.
+ * them, FMA otherwise, the other path's parameters fixed. MATRIX_CORES: 0 none,
+ * 1 mma.sync (sm_80 and up; HIP's WMMA), 2 sm_90 with wgmma: then problems with
+ * M >= 128 and N >= 64 get the wgmma space (MC=2, default 256 x 128, 2
+ * warpgroups, 4 stages) and smaller ones mma.sync's.
  */
 const struct space_def *backend_cuda_space_for(struct space_def *store,
                                                const struct gemm_problem *p, int matrix_cores,

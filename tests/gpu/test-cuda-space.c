@@ -2,8 +2,9 @@
  * The CUDA backend's tuning space as the tuner sees it (no GPU needed): for
  * every dtype, on a device with and without matrix cores, the space stays
  * small enough to enumerate (< 10^7 points), enough of it is valid to sample
- * (> 5 %), the default point is valid, keys round-trip, and the wgmma path
- * (MC=2) is in the fp16/bf16 space, valid on sm_90 only. A space of ~10^9
+ * (> 5 %), the default point is valid, keys round-trip, and on sm_90 the
+ * fp16/bf16 problems with M >= 128 get the wgmma space (MC=2), valid there
+ * only. A space of ~10^9
  * points once made `rocmtune space --backend cuda` run for minutes.
  */
 #include <stdio.h>
@@ -69,31 +70,63 @@ main(void)
 			          !memcmp(&back, &pt, sizeof(pt)),
 			      "key %s does not round-trip", key);
 		}
-	/* The wgmma path (MC=2) is in the tuner's fp16/bf16 space, valid on sm_90 only. */
+	/*
+	 * sm_90 (matrix_cores 2): fp16/bf16 problems with M >= 128 get the wgmma space,
+	 * whose default is valid there and not on sm_80; smaller M keeps mma.sync (whose
+	 * 128 x 128 default does not fit M = 8: the tuner starts elsewhere there).
+	 */
 	{
+		static const int64_t ms[] = {4096, 128, 8};
 		struct gemm_problem p;
 		struct space_def s;
 		struct space_point pt;
-		char why[128];
-		const char *wg = "DT=1;TA=0;TB=0;MC=2;MT0=128;MT1=128;DU=64;TT0=4;TT1=4;VW=1;PGR=1;"
-		                 "LDSPAD=0;WM=1;WN=2;STAGES=4;SWZ=1;GSU=1;GROUP=1;PLR=0;WL=0;MINB=1";
+		char key[SPACE_KEY_MAX], why[128];
+		uint64_t n, i, valid;
+		int k;
 
 		dev.matrix_cores = 1;
-		gemm_problem_init(&p, GEMM_FP16, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
-		backend_cuda_space_for(&s, &p, 1, 0);
-		CHECK(space_key_parse(&s, wg, &pt) == 0, "no wgmma point in the tuner's space");
-		CHECK(space_valid(&s, &pt, &p, &dev, why, sizeof(why)), "wgmma point invalid: %s",
-		      why);
-		snprintf(dev.arch, sizeof(dev.arch), "sm_80");
-		CHECK(!space_valid(&s, &pt, &p, &dev, why, sizeof(why)), "wgmma valid on sm_80");
-		snprintf(dev.arch, sizeof(dev.arch), "sm_90");
-		CHECK(space_key_parse(&s, "DT=1;TA=0;TB=0;MC=2;MT0=128;MT1=256;DU=64;TT0=4;TT1=4;"
+		for (k = 0; k < 3; k++) {
+			gemm_problem_init(&p, GEMM_BF16, GEMM_N, GEMM_N, ms[k], 4096, 4096, 1);
+			backend_cuda_space_for(&s, &p, 2, 0);
+			n = space_size(&s);
+			for (i = 0, valid = 0; i < n; i++) {
+				space_point_from_index(&s, i, &pt);
+				valid += space_valid(&s, &pt, &p, &dev, why, sizeof(why));
+			}
+			space_point_default(&s, &pt);
+			space_key(&s, &pt, key, sizeof(key));
+			printf("bf16 M=%lld on sm_90: %llu points, %llu valid, default %s\n",
+			       (long long)ms[k], (unsigned long long)n, (unsigned long long)valid,
+			       key);
+			CHECK(strstr(key, ms[k] >= 128 ? "MC=2" : "MC=1") != NULL,
+			      "M=%lld on sm_90: default %s", (long long)ms[k], key);
+			if (ms[k] >= 128) {
+				CHECK(space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+				      "M=%lld on sm_90: default invalid: %s", (long long)ms[k], why);
+				CHECK((double)valid > 0.05 * (double)n, "M=%lld: %llu of %llu valid",
+				      (long long)ms[k], (unsigned long long)valid,
+				      (unsigned long long)n);
+				snprintf(dev.arch, sizeof(dev.arch), "sm_80");
+				CHECK(!space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+				      "wgmma valid on sm_80");
+				snprintf(dev.arch, sizeof(dev.arch), "sm_90");
+			}
+		}
+		/* The full space (benchmark, library keys) holds wgmma points; its rules apply. */
+		gemm_problem_init(&p, GEMM_BF16, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
+		backend_cuda_space_for(&s, &p, 1, 1);
+		CHECK(space_key_parse(&s, "DT=2;TA=0;TB=0;MC=2;MT0=256;MT1=128;DU=64;TT0=4;TT1=4;"
+		                         "VW=1;PGR=1;LDSPAD=0;WM=1;WN=2;STAGES=4;SWZ=1;GSU=1;"
+		                         "GROUP=1;PLR=0;WL=0;MINB=1",
+		                         &pt) == 0 &&
+		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+		      "the wgmma winner is not a valid point of the full space");
+		CHECK(space_key_parse(&s, "DT=2;TA=0;TB=0;MC=2;MT0=128;MT1=256;DU=64;TT0=4;TT1=4;"
 		                         "VW=1;PGR=1;LDSPAD=0;WM=1;WN=2;STAGES=4;SWZ=1;GSU=1;"
 		                         "GROUP=1;PLR=0;WL=0;MINB=1",
 		                         &pt) == 0 &&
 		          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "wgmma with MT1 != 64 x WN accepted");
-		printf("wgmma: %s\n", why);
 	}
 	printf("%s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
