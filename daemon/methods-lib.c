@@ -1001,6 +1001,20 @@ deploy_work(uv_work_t *w)
 		req.flags = j->flags;
 	}
 	j->rc = rocmd_deploy_run(&req, &j->res, j->why, sizeof(j->why));
+	if (j->rc < 0 && j->res.committed) {
+		/* In place and verified; only the cleanup after the commit failed.
+		 * Recovery finishes it now (or at the next start): the target holds
+		 * the new content either way, and the database must say so. */
+		struct rocmd_deploy_recovery r;
+		char why[512];
+		log_warn("%s: deployed, but the cleanup failed (%s); finishing it", j->t.name,
+		         j->why);
+		if (rocmd_deploy_recover(req.state_dir, j->t.name, &r, why, sizeof(why)) < 0)
+			log_warn("%s: recovery will finish it at the next start: %s", j->t.name,
+			         why);
+		j->rc = 0;
+		j->why[0] = '\0';
+	}
 	if (j->rc == 0 && strcmp(j->t.kind, "overlay") != 0) {
 		char why[256];
 		if (rocmd_deploy_backup(req.state_dir, &req.target, 0, &j->binfo, why, sizeof(why)) <

@@ -186,6 +186,11 @@ same "overlay folder = package 2's library" "$P2/library" "$STATE/overlay/1/libr
 same "the SDK still holds package 1" "$P1/library" "$LIB"
 check "status shows the overlay" 0 ctl lib status
 contains "status prints the variable" "$DIR/out" "overlay-1: set ROCBLAS_TENSILE_LIBPATH=$STATE/overlay/1/library"
+check "overlay rollback to the originals" 0 ctl lib rollback --overlay --to original
+if [ -d "$STATE/overlay/1/library" ] && [ -z "$(ls -A "$STATE/overlay/1/library")" ]; then
+	ok "the overlay is empty again (rocBLAS falls back to the SDK's library)"
+else bad "the overlay is empty again"; ls -la "$STATE/overlay/1/library" 2>&1 | sed 's/^/#   /'; fi
+same "the SDK still holds package 1 after the overlay rollback" "$P1/library" "$LIB"
 
 # Permission: reading is open, changing is not.
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
@@ -227,8 +232,12 @@ wait_for "drift is reported (deploy.sync = report)" 60 has_event lib.drift "depl
 same "report only: the SDK update's library stays" "$T/$LIBREL" "$LIB"
 check "status shows the drift" 0 ctl lib status
 contains "status says the library changed" "$DIR/out" "no longer what rocmd deployed"
-check "rollback to the originals after the restart" 0 ctl lib rollback --to original
+# The overwritten library fails verification, which rolls back to the originals.
+check "verify fails on the overwritten library" 1 ctl lib verify
+wait_for "a failed verify rolls back to the originals" 60 has_event lib.rolled_back "(verify)"
 same "the whole /usr is the original again" "$T/usr" "$ROOT/usr"
+check "history has the failed verify" 0 ctl lib history
+contains "history: verify failed" "$DIR/out" "verify .*failed"
 
 echo "# $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
