@@ -24,8 +24,9 @@
 #include "kernels/backend-cuda.h"
 #endif
 
-/* Choices by problem shape (leading dimensions, alpha and beta do not enter
- * the choice): finding the default when it is ruled out scans the space
+/* Choices by problem (shape and leading dimensions: a predicate may depend on
+ * them, e.g. cp.async needs lda and ldb multiples of 8; alpha and beta do not
+ * enter the choice): finding the default when it is ruled out scans the space
  * (~10^5 predicate calls, milliseconds), which must not happen per call. */
 #define CHOICE_SLOTS 64
 
@@ -33,7 +34,7 @@ struct choice_slot {
 	int used;
 	enum gemm_dtype dt;
 	enum gemm_trans ta, tb;
-	int64_t m, n, k;
+	int64_t m, n, k, lda, ldb, ldc;
 	int err;
 	struct tunedlib_choice ch;
 };
@@ -256,13 +257,14 @@ choose(rocmd_gemm_t *h, const struct gemm_problem *p, const struct space_def *sp
 	                   (uint64_t)p->m,
 	                   (uint64_t)p->n,
 	                   (uint64_t)p->k,
-	                   0,
-	                   0};
+	                   (uint64_t)p->lda,
+	                   (uint64_t)p->ldb ^ (uint64_t)p->ldc << 32};
 	struct choice_slot *sl =
 	    &h->choices[backend_hash(key, sizeof(key), BACKEND_HASH_INIT) % CHOICE_SLOTS];
 
 	if (!sl->used || sl->dt != p->dtype || sl->ta != p->ta || sl->tb != p->tb ||
-	    sl->m != p->m || sl->n != p->n || sl->k != p->k) {
+	    sl->m != p->m || sl->n != p->n || sl->k != p->k || sl->lda != p->lda ||
+	    sl->ldb != p->ldb || sl->ldc != p->ldc) {
 		sl->used = 1;
 		sl->dt = p->dtype;
 		sl->ta = p->ta;
@@ -270,6 +272,9 @@ choose(rocmd_gemm_t *h, const struct gemm_problem *p, const struct space_def *sp
 		sl->m = p->m;
 		sl->n = p->n;
 		sl->k = p->k;
+		sl->lda = p->lda;
+		sl->ldb = p->ldb;
+		sl->ldc = p->ldc;
 		sl->err = tunedlib_select(h->lib, space, p, &h->dev, &sl->ch);
 	}
 	*ch = sl->ch;

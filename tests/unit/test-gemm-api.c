@@ -175,9 +175,17 @@ run_case(rocmd_gemm_t *h, const struct shape *s, enum rocmd_gemm_how how, const 
 	int64_t bad;
 
 	gemm_problem_init(&p, s->dt, s->ta, s->tb, s->m, s->n, s->k, 1);
-	p.lda = gemm_rows_a(&p) + 3;
-	p.ldb = gemm_rows_b(&p) + 5;
-	p.ldc = p.m + 1;
+	if (!strcmp(ROCMD_TEST_BACKEND, "cpu")) {
+		p.lda = gemm_rows_a(&p) + 3;
+		p.ldb = gemm_rows_b(&p) + 5;
+		p.ldc = p.m + 1;
+	} else {
+		/* Padded, but multiples of 8: the GPU's cp.async paths need that,
+		 * and a kernel the predicate refuses would not be the tuned one. */
+		p.lda = (gemm_rows_a(&p) + 7) / 8 * 8 + 8;
+		p.ldb = (gemm_rows_b(&p) + 7) / 8 * 8 + 8;
+		p.ldc = p.m + 1;
+	}
 	p.stride_a = p.lda * gemm_cols_a(&p);
 	p.stride_b = p.ldb * gemm_cols_b(&p);
 	p.stride_c = p.ldc * p.n;
