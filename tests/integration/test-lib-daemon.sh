@@ -115,7 +115,13 @@ echo "package one" >"$P1/library/TensileManifest.txt"
 echo "package two" >"$P2/library/TensileManifest.txt"
 cp "$T/usr/lib/x86_64-linux-gnu/librocblas.so.0.1" "$P1/librocblas.so.0"
 
-printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "deploy", "smoke_timeout_ms": 20000}}\n' >"$DIR/rocmd.json"
+# An application's private copy (as ollama ships one), managed as app-ollama.
+APP=$ROOT/opt/ollama/lib/ollama/rocm
+mkdir -p "$APP/rocblas/library"
+cp "$T/$LIBREL/TensileLibrary_gfx803.co" "$APP/rocblas/library/"
+cp -a "$APP" "$DIR/app-original"
+
+printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "deploy", "smoke_timeout_ms": 20000, "app_targets": "ollama=/opt/ollama/lib/ollama/rocm@5.7"}}\n' >"$DIR/rocmd.json"
 start
 wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
 check "import package 1" 0 ctl pkg import "$P1"
@@ -192,6 +198,14 @@ if [ -d "$STATE/overlay/1/library" ] && [ -z "$(ls -A "$STATE/overlay/1/library"
 else bad "the overlay is empty again"; ls -la "$STATE/overlay/1/library" 2>&1 | sed 's/^/#   /'; fi
 same "the SDK still holds package 1 after the overlay rollback" "$P1/library" "$LIB"
 
+# The application's copy, from the same store; its originals come back.
+check "status lists the application target" 0 ctl lib status
+contains "app-ollama is a target" "$DIR/out" "app-ollama .*app .*/opt/ollama/lib/ollama/rocm/rocblas/library"
+check "deploy to the application's copy" 0 ctl lib deploy app-ollama --package 2
+same "the app's library = package 2's" "$P2/library" "$APP/rocblas/library"
+check "roll the app back to its originals" 0 ctl lib rollback app-ollama --to original
+same "the app's copy is its original again" "$DIR/app-original" "$APP"
+
 # Permission: reading is open, changing is not.
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
@@ -209,6 +223,15 @@ mkdir -p "$ROOT/sys/class/kfd/kfd/proc/$HOLDER"
 check "deploy refused while the GPU is held" 1 ctl lib deploy --package 2
 contains "the refusal names the pid" "$DIR/err" "$HOLDER (sleep: holds the GPU)"
 same "a refused deploy changes nothing" "$P1/library" "$LIB"
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+HOLDER=
+# A process with one of the library's files open is named too.
+sleep 300 <"$LIB/TensileManifest.txt" &
+HOLDER=$!
+sleep 0.2
+check "deploy refused while a library file is open" 1 ctl lib deploy --package 2
+contains "the refusal names the process and the file" "$DIR/err" "$HOLDER (sleep: has TensileManifest.txt open)"
 kill "$HOLDER"
 wait "$HOLDER" 2>/dev/null
 HOLDER=
