@@ -12,9 +12,9 @@
  *
  * rocmd_lib_start runs the engine's start-up recovery (every journaled
  * transaction finished or undone, and the database brought in line with what
- * is on disk) before the daemon serves anything. deploy-sync.c calls
- * rocmd_lib_sync_sdk when discovery sees an SDK added, upgraded or its library
- * overwritten.
+ * is on disk) before the daemon serves anything. Auto-sync (deploy-sync.c)
+ * uses the view, match and queue functions at the end of this header when
+ * discovery sees an SDK added, upgraded or its library overwritten.
  */
 #ifndef ROCMD_METHODS_LIB_H
 #define ROCMD_METHODS_LIB_H

@@ -24,7 +24,7 @@ struct rocmd_deploy_db;
 struct rocmd_db_target {
 	int64_t id;
 	const char *kind; /* "sdk", "app", "overlay" */
-	const char *name; /* unique: "sdk:/opt/rocm-6.2.4", "app:ollama", "overlay:3" */
+	const char *name; /* unique, the engine's name too: "sdk-3", "app-ollama", "overlay-3" */
 	int64_t sdk_id;   /* 0: none */
 	const char *platform;     /* "windows", "linux" */
 	const char *sdk_version;  /* the SDK (generation) its rocBLAS belongs to */

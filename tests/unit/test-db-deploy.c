@@ -137,7 +137,7 @@ put_sdk_target(struct fx *f, const char *libpath)
 {
 	struct rocmd_db_target t = {
 	    .kind = "sdk",
-	    .name = "sdk:/opt/rocm-5.7.1",
+	    .name = "sdk-1",
 	    .platform = "linux",
 	    .sdk_version = "5.7.1",
 	    .binary_path = "/opt/rocm-5.7.1/lib/librocblas.so.3",
@@ -156,7 +156,7 @@ test_targets_by_name(void **state)
 	struct seen s = {0};
 	int64_t a = put_sdk_target(f, "/opt/rocm-5.7.1/lib/rocblas/library");
 	int64_t b = put_sdk_target(f, "/opt/rocm-5.7.1/lib/rocblas/library2");
-	struct rocmd_db_target app = {.kind = "app", .name = "app:ollama", .platform = "linux",
+	struct rocmd_db_target app = {.kind = "app", .name = "app-ollama", .platform = "linux",
 	                              .sdk_version = "6.1", .library_path = "/usr/lib/ollama/rocm"};
 	int64_t c = 0;
 
@@ -167,11 +167,11 @@ test_targets_by_name(void **state)
 	assert_int_equal(rocmd_deploy_db_targets(f->ddb, 0, NULL, on_target, &s), 0);
 	assert_int_equal(s.n, 2);
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(rocmd_deploy_db_targets(f->ddb, 0, "app:ollama", on_target, &s), 0);
+	assert_int_equal(rocmd_deploy_db_targets(f->ddb, 0, "app-ollama", on_target, &s), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.ids[0], c);
 	assert_int_equal(rocmd_deploy_db_targets(f->ddb, 99, NULL, on_target, &s), ROCMD_ENOTFOUND);
-	assert_int_equal(rocmd_deploy_db_targets(f->ddb, 0, "app:none", on_target, &s),
+	assert_int_equal(rocmd_deploy_db_targets(f->ddb, 0, "app-none", on_target, &s),
 	                 ROCMD_ENOTFOUND);
 }
 
@@ -318,7 +318,7 @@ test_upgrade_from_schema_5(void **state)
 	assert_int_equal(rocmd_pkg_db_deployments(pdb, n, &n), 0);
 	assert_int_equal(n, 0);
 	{
-		struct rocmd_db_target tt = {.kind = "overlay", .name = "overlay:1",
+		struct rocmd_db_target tt = {.kind = "overlay", .name = "overlay-1",
 		                             .platform = "linux", .library_path = "/state/overlay/1"};
 		assert_int_equal(rocmd_deploy_db_target_put(ddb, &tt, 1, &t), 0);
 		assert_true(t > 0);
