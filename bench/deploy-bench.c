@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +51,17 @@ now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds (user + system) of this process, or of its waited-for children. */
+static double
+cpu_s(int who)
+{
+	struct rusage ru;
+
+	getrusage(who, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static int64_t
@@ -79,8 +91,9 @@ store_put(const char *store, const char *src, struct rocmd_deploy_file *f, char 
 		return 0;
 	snprintf(dir, sizeof(dir), "%s", objpath);
 	*strrchr(dir, '/') = '\0';
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s.tmp' && chmod 444 '%s.tmp' && mv '%s.tmp' '%s'",
-	         dir, src, objpath, objpath, objpath, objpath);
+	snprintf(cmd, sizeof(cmd),
+	         "mkdir -p '%s' && cp '%s' '%s.tmp' && chmod 444 '%s.tmp' && mv '%s.tmp' '%s'", dir,
+	         src, objpath, objpath, objpath, objpath);
 	return system(cmd) == 0 ? 0 : -EIO;
 }
 
@@ -204,11 +217,12 @@ main(int argc, char **argv)
 	char why[1024], cmd[4096];
 	struct stat st;
 	pthread_t th;
-	double t0, sum_cp = 0, sum_dep = 0;
+	double t0, sum_cp = 0, sum_dep = 0, cpu_cp = 0, cpu_dep = 0;
 	int rounds, rc;
 
 	if (argc != 7) {
-		fprintf(stderr, "usage: bench-deploy STATE STORE PKGDIR TARGET_LIB TARGET_BIN ROUNDS\n");
+		fprintf(stderr,
+		        "usage: bench-deploy STATE STORE PKGDIR TARGET_LIB TARGET_BIN ROUNDS\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0); /* each figure as it is measured */
@@ -260,14 +274,19 @@ main(int argc, char **argv)
 
 	/* 2. Alternating rounds, same warm source. */
 	for (int r = 0; r < rounds; r++) {
-		double tc, td;
-		snprintf(cmd, sizeof(cmd),
-		         "d=%s/cp-round && rm -rf \"$d\" && mkdir -p \"$d\" && sync && "
-		         "t0=$(date +%%s.%%N) && cp -a %s/library \"$d/library\" && cp -a %s/binary "
-		         "\"$d/binary\" && sync && (cd \"$d\" && sha256sum library/* binary >/dev/null) "
-		         "&& t1=$(date +%%s.%%N) && awk \"BEGIN { print $t1 - $t0 }\" > %s/cp-time && rm -rf \"$d\"",
-		         argv[1], argv[3], argv[3], argv[1]);
-		if (system(cmd) != 0) {
+		double tc, td, c0;
+		snprintf(
+		    cmd, sizeof(cmd),
+		    "d=%s/cp-round && rm -rf \"$d\" && mkdir -p \"$d\" && sync && "
+		    "t0=$(date +%%s.%%N) && cp -a %s/library \"$d/library\" && cp -a %s/binary "
+		    "\"$d/binary\" && sync && (cd \"$d\" && sha256sum library/* binary >/dev/null) "
+		    "&& t1=$(date +%%s.%%N) && awk \"BEGIN { print $t1 - $t0 }\" > %s/cp-time && "
+		    "rm -rf \"$d\"",
+		    argv[1], argv[3], argv[3], argv[1]);
+		c0 = cpu_s(RUSAGE_CHILDREN);
+		rc = system(cmd);
+		c0 = cpu_s(RUSAGE_CHILDREN) - c0;
+		if (rc != 0) {
 			fprintf(stderr, "the cp round failed\n");
 			return 1;
 		}
@@ -284,9 +303,18 @@ main(int argc, char **argv)
 		}
 		if (system("sync") != 0)
 			return 1;
-		td = now_s();
-		rc = rocmd_deploy_run(&req, &res, why, sizeof(why));
-		td = now_s() - td;
+		{
+			double c1 = cpu_s(RUSAGE_SELF);
+			td = now_s();
+			rc = rocmd_deploy_run(&req, &res, why, sizeof(why));
+			td = now_s() - td;
+			c1 = cpu_s(RUSAGE_SELF) - c1;
+			cpu_dep += c1;
+			printf(
+			    "round %d: redeploy CPU %.2f s, cp round CPU %.2f s (its processes)\n",
+			    r + 1, c1, c0);
+		}
+		cpu_cp += c0;
 		if (rc < 0) {
 			fprintf(stderr, "redeploy: %s\n", why);
 			return 1;
@@ -300,5 +328,8 @@ main(int argc, char **argv)
 		printf("mean over %d rounds: cp -a + sync + sha256sum %.2f s, deploy %.2f s, ratio "
 		       "%.2f\n",
 		       rounds, sum_cp / rounds, sum_dep / rounds, sum_dep / sum_cp);
+	if (rounds > 0)
+		printf("CPU: cp round %.2f s, deploy %.2f s, ratio %.2f\n", cpu_cp / rounds,
+		       cpu_dep / rounds, cpu_dep / cpu_cp);
 	return 0;
 }

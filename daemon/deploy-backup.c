@@ -230,7 +230,8 @@ manual_copy(const char *bdir, const char *mlib, const char *mbin, int has_binary
 			files_free(files, n);
 			deploy_remove_tree(tmp);
 			if (why[0] == '\0')
-				deploy_fmt(why, whylen, "cannot write %s: %s", mlib, rocmd_strerror(rc));
+				deploy_fmt(why, whylen, "cannot write %s: %s", mlib,
+				           rocmd_strerror(rc));
 			return rc;
 		}
 		files_free(files, n);
@@ -320,7 +321,8 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		struct deploy_copy_stats st = {.reflink = 1};
 		struct stat sb;
 		if ((rc = deploy_copy_file(src_bin, bin, 0755, 0, NULL, binary.sha256, &st)) < 0) {
-			deploy_fmt(why, whylen, "cannot back up %s: %s", src_bin, rocmd_strerror(rc));
+			deploy_fmt(why, whylen, "cannot back up %s: %s", src_bin,
+			           rocmd_strerror(rc));
 			goto out;
 		}
 		binary.kind = ROCMD_DEPLOY_FILE;
@@ -342,8 +344,10 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	if (rc == 0 && has_binary) {
 		char hex[ROCMD_SHA256_HEX];
 		uint64_t size;
-		if ((rc = deploy_hash_file(bin, hex, &size)) == 0 && strcmp(hex, binary.sha256) != 0) {
-			deploy_fmt(why, whylen, "the backup copy of the binary differs from %s", src_bin);
+		if ((rc = deploy_hash_file(bin, hex, &size)) == 0 &&
+		    strcmp(hex, binary.sha256) != 0) {
+			deploy_fmt(why, whylen, "the backup copy of the binary differs from %s",
+			           src_bin);
 			rc = ROCMD_ECORRUPT;
 		}
 	}
@@ -394,7 +398,8 @@ rocmd_deploy_backup_load(const char *state_dir, const char *name, struct rocmd_d
 	deploy_fmt(lib, sizeof(lib), "%s/deploy/%s/backup/library", state_dir, name);
 	deploy_fmt(bin, sizeof(bin), "%s/deploy/%s/backup/binary", state_dir, name);
 	if ((rc = deploy_json_read(mpath, &m)) < 0) {
-		deploy_fmt(why, whylen, "%s", rc == -ENOENT ? "no backup of the originals" : rocmd_strerror(rc));
+		deploy_fmt(why, whylen, "%s",
+		           rc == -ENOENT ? "no backup of the originals" : rocmd_strerror(rc));
 		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
 	}
 	rc = deploy_manifest_parse(m, lib, bin, out);

@@ -258,8 +258,7 @@ deploy_remove_tree(const char *path)
 
 int
 deploy_copy_file(const char *src, const char *dst, unsigned mode, uint64_t want_size,
-                 const char *want_hex, char hex_out[ROCMD_SHA256_HEX],
-                 struct deploy_copy_stats *st)
+                 const char *want_hex, char hex_out[ROCMD_SHA256_HEX], struct deploy_copy_stats *st)
 {
 	struct rocmd_sha256 *h = NULL;
 	uint8_t digest[ROCMD_SHA256_LEN];
@@ -479,8 +478,9 @@ walk_dir(struct walk *w, int fd, const char *prefix, const char *root, int depth
 			target[len] = '\0';
 			if (deploy_link_inside(rel, target) < 0) {
 				rc = ROCMD_EUNSAFE;
-				snprintf(w->why, w->whylen, "%s/%s is a symlink leading outside (%s)",
-				         root, rel, target);
+				snprintf(w->why, w->whylen,
+				         "%s/%s is a symlink leading outside (%s)", root, rel,
+				         target);
 				break;
 			}
 			if ((rc = walk_add(w, rel, 'l', 0, 0, target)) < 0)
@@ -645,7 +645,8 @@ deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, size_
 					hi = mid;
 			}
 			if (lo == n || strncmp(sorted[lo]->path, prefix, plen) != 0)
-				note_bad(bad, first_bad, first_len, e[i].path, "folder not in the manifest");
+				note_bad(bad, first_bad, first_len, e[i].path,
+				         "folder not in the manifest");
 			continue;
 		}
 		if (bsearch(e[i].path, sorted, n, sizeof(*sorted), dfile_key_cmp) == NULL)
@@ -653,8 +654,7 @@ deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, size_
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rocmd_deploy_file *f = sorted[i];
-		const struct deploy_entry *d =
-		    bsearch(f->path, e, ne, sizeof(*e), entry_key_cmp);
+		const struct deploy_entry *d = bsearch(f->path, e, ne, sizeof(*e), entry_key_cmp);
 		char path[DEPLOY_PATH_MAX * 2], hex[ROCMD_SHA256_HEX];
 		uint64_t size = 0;
 
@@ -666,7 +666,8 @@ deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, size_
 		}
 		if (f->kind == ROCMD_DEPLOY_SYMLINK) {
 			if (d->kind != 'l' || strcmp(d->link, f->link != NULL ? f->link : "") != 0)
-				note_bad(bad, first_bad, first_len, f->path, "not the listed symlink");
+				note_bad(bad, first_bad, first_len, f->path,
+				         "not the listed symlink");
 			continue;
 		}
 		if (d->kind != 'f' || d->size != f->size) {

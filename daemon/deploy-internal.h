@@ -81,8 +81,8 @@ int deploy_link_inside(const char *rel, const char *target);
  * first problem into FIRST_BAD. BYTES_DONE advances (progress). */
 int deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, size_t n,
                       uint64_t *checked, uint64_t *bad, char *first_bad, size_t first_len,
-                      rocmd_deploy_progress_fn progress, void *ctx, const char *step,
-                      char *why, size_t whylen);
+                      rocmd_deploy_progress_fn progress, void *ctx, const char *step, char *why,
+                      size_t whylen);
 /* A binary path that is a symlink to a sibling file (librocblas.so.0 ->
  * librocblas.so.0.1) gives that file; a regular file gives itself; anything
  * else ROCMD_EUNSAFE, a missing file -ENOENT. */

@@ -46,7 +46,8 @@ deploy_path_ok(const char *path)
 	while (*p != '\0') {
 		const char *slash = strchr(p, '/');
 		size_t len = slash != NULL ? (size_t)(slash - p) : strlen(p);
-		if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+		if (len == 0 || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
 			return ROCMD_EUNSAFE;
 		if (len > 255)
 			return ROCMD_EUNSAFE;
@@ -118,7 +119,8 @@ deploy_manifest_json(const char *label, const struct rocmd_deploy_file *files, s
 		else
 			len = snprintf(line, sizeof(line), "f %d %llu %s %s\n", f->exec != 0,
 			               (unsigned long long)f->size, f->sha256, f->path);
-		rocmd_sha256_update(h, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line));
+		rocmd_sha256_update(h, line,
+		                    (size_t)len < sizeof(line) ? (size_t)len : sizeof(line));
 	}
 	if (binary != NULL) {
 		char line[128];

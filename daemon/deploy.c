@@ -100,8 +100,8 @@ split(const char *path, char *dir, char *base)
  * anything else would let a replacement land outside the target (I4).
  */
 static int
-txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg,
-          int create, char *why, size_t whylen)
+txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg, int create,
+          char *why, size_t whylen)
 {
 	char dir[DEPLOY_PATH_MAX], base[DEPLOY_PATH_MAX], real[PATH_MAX];
 	struct stat st;
@@ -276,7 +276,8 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "manifest");
 
-	if (str_member(j, "step", step, steplen) < 0 || str_member(j, "lib_dir", t->lib, sizeof(t->lib)) < 0 ||
+	if (str_member(j, "step", step, steplen) < 0 ||
+	    str_member(j, "lib_dir", t->lib, sizeof(t->lib)) < 0 ||
 	    str_member(j, "stage", t->stage, sizeof(t->stage)) < 0 ||
 	    str_member(j, "old", t->old, sizeof(t->old)) < 0)
 		return ROCMD_ECORRUPT;
@@ -344,7 +345,8 @@ txn_undo(struct txn *t)
 			} else {
 				if (exists(t->lib)) {
 					/* The new tree moves to the slot the old one is not in. */
-					const char *free_slot = oldloc == t->stage ? t->old : t->stage;
+					const char *free_slot =
+					    oldloc == t->stage ? t->old : t->stage;
 					if ((rc = deploy_remove_tree(free_slot)) < 0 ||
 					    (rc = deploy_rename(t->lib, free_slot)) < 0)
 						return rc;
@@ -355,7 +357,8 @@ txn_undo(struct txn *t)
 			ROCMD_KILLPOINT("undo.folder");
 		}
 	} else if (exists(t->lib) && is_id(t->lib, &t->new_id)) {
-		if ((rc = deploy_remove_tree(t->stage)) < 0 || (rc = deploy_rename(t->lib, t->stage)) < 0)
+		if ((rc = deploy_remove_tree(t->stage)) < 0 ||
+		    (rc = deploy_rename(t->lib, t->stage)) < 0)
 			return rc;
 	}
 	if ((rc = deploy_remove_tree(t->stage)) < 0 || (rc = deploy_remove_tree(t->old)) < 0 ||
@@ -416,9 +419,9 @@ txn_commit(struct txn *t)
 	if ((rc = deploy_remove_tree(t->stage)) < 0 || (rc = deploy_remove_tree(t->old)) < 0 ||
 	    (rc = deploy_fsync_dir(t->parent)) < 0)
 		return rc;
-	if (t->has_binary &&
-	    ((rc = deploy_os_remove_aside(t->bin_old)) < 0 ||
-	     (rc = deploy_os_remove_aside(t->bin_new)) < 0 || (rc = deploy_fsync_dir(t->bin_dir)) < 0))
+	if (t->has_binary && ((rc = deploy_os_remove_aside(t->bin_old)) < 0 ||
+	                      (rc = deploy_os_remove_aside(t->bin_new)) < 0 ||
+	                      (rc = deploy_fsync_dir(t->bin_dir)) < 0))
 		return rc;
 	ROCMD_KILLPOINT("commit.cleanup");
 	if ((rc = deploy_unlink(t->journal)) < 0)
@@ -499,20 +502,24 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 			                      f->sha256, NULL, &st);
 		if (rc < 0) {
 			if (rc == ROCMD_ECORRUPT)
-				snprintf(why, whylen, "%s does not match its hash: the store object is corrupt (run a store verify)",
+				snprintf(why, whylen,
+				         "%s does not match its hash: the store object is corrupt "
+				         "(run a store verify)",
 				         f->source);
 			else
-				snprintf(why, whylen, "cannot place %s: %s", f->path, rocmd_strerror(rc));
+				snprintf(why, whylen, "cannot place %s: %s", f->path,
+				         rocmd_strerror(rc));
 			return rc;
 		}
 		tc.pr.files_done++;
 	}
 	if (req->binary != NULL) {
-		rc = deploy_copy_file(req->binary->source, t->bin_new, req->binary->exec ? 0755 : 0644,
-		                      req->binary->size, req->binary->sha256, NULL, &st);
+		rc = deploy_copy_file(req->binary->source, t->bin_new,
+		                      req->binary->exec ? 0755 : 0644, req->binary->size,
+		                      req->binary->sha256, NULL, &st);
 		if (rc < 0) {
-			snprintf(why, whylen, "cannot stage the binary from %s: %s", req->binary->source,
-			         rocmd_strerror(rc));
+			snprintf(why, whylen, "cannot stage the binary from %s: %s",
+			         req->binary->source, rocmd_strerror(rc));
 			return rc;
 		}
 	}
@@ -650,7 +657,8 @@ check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
 		}
 		if (f->kind == ROCMD_DEPLOY_SYMLINK) {
 			if (f->link == NULL || deploy_link_inside(f->path, f->link) < 0) {
-				snprintf(why, whylen, "symlink %s leads outside the library", f->path);
+				snprintf(why, whylen, "symlink %s leads outside the library",
+				         f->path);
 				return ROCMD_EUNSAFE;
 			}
 		} else if (f->kind != ROCMD_DEPLOY_FILE || f->source == NULL ||
@@ -660,9 +668,9 @@ check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
 			return ROCMD_EINVAL;
 		}
 	}
-	if (req->binary != NULL && (req->binary->kind != ROCMD_DEPLOY_FILE ||
-	                            req->binary->source == NULL ||
-	                            strlen(req->binary->sha256) != 64)) {
+	if (req->binary != NULL &&
+	    (req->binary->kind != ROCMD_DEPLOY_FILE || req->binary->source == NULL ||
+	     strlen(req->binary->sha256) != 64)) {
 		snprintf(why, whylen, "the binary needs a source and a hash");
 		return ROCMD_EINVAL;
 	}
@@ -676,8 +684,8 @@ us_since(int64_t t0)
 }
 
 int
-rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_result *res,
-                 char *why, size_t whylen)
+rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_result *res, char *why,
+                 size_t whylen)
 {
 	struct txn t;
 	struct rocmd_deploy_progress pr = {0};
@@ -690,8 +698,8 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	/* plan */
 	if ((rc = check_request(req, why, whylen)) < 0)
 		return rc;
-	if ((rc = txn_paths(&t, req->state_dir, &req->target, (req->flags & ROCMD_DEPLOY_CREATE) != 0,
-	                    why, whylen)) < 0)
+	if ((rc = txn_paths(&t, req->state_dir, &req->target,
+	                    (req->flags & ROCMD_DEPLOY_CREATE) != 0, why, whylen)) < 0)
 		return rc;
 	if (req->binary == NULL)
 		t.has_binary = 0; /* the binary stays as it is */
@@ -710,8 +718,8 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		return ROCMD_ECANCELED;
 	/* Leftovers of a run that never wrote its journal carry our names only. */
 	if ((rc = deploy_remove_tree(t.stage)) < 0 || (rc = deploy_remove_tree(t.old)) < 0 ||
-	    (t.has_binary && ((rc = deploy_unlink(t.bin_new)) < 0 ||
-	                      (rc = deploy_unlink(t.bin_old)) < 0))) {
+	    (t.has_binary &&
+	     ((rc = deploy_unlink(t.bin_new)) < 0 || (rc = deploy_unlink(t.bin_old)) < 0))) {
 		snprintf(why, whylen, "cannot remove leftovers of an earlier run: %s",
 		         rocmd_strerror(rc));
 		return rc;
@@ -792,7 +800,8 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	res->committed = 1;
 	if ((rc = txn_commit(&t)) < 0) {
 		/* The new tree is in place and verified; recovery finishes it. */
-		snprintf(why, whylen, "deployed, but cleaning up failed (%s): recovery will finish it",
+		snprintf(why, whylen,
+		         "deployed, but cleaning up failed (%s): recovery will finish it",
 		         rocmd_strerror(rc));
 		txn_free(&t);
 		return rc;
@@ -853,7 +862,8 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		return 0;
 	}
 	if (rc < 0) {
-		snprintf(why, whylen, "cannot read the journal %s: %s", t.journal, rocmd_strerror(rc));
+		snprintf(why, whylen, "cannot read the journal %s: %s", t.journal,
+		         rocmd_strerror(rc));
 		return rc;
 	}
 	rc = txn_from_journal(&t, j, out->step, sizeof(out->step));
@@ -890,9 +900,10 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 				goto out;
 			}
 			out->action = ROCMD_DEPLOY_RECOVER_FINISHED;
-			snprintf(out->what, sizeof(out->what),
-			         "recovered %s: the verified deployment of %s was kept and committed",
-			         name, t.label);
+			snprintf(
+			    out->what, sizeof(out->what),
+			    "recovered %s: the verified deployment of %s was kept and committed",
+			    name, t.label);
 			goto out;
 		}
 	}
@@ -984,8 +995,8 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 	}
 	snprintf(rep->label, sizeof(rep->label), "%s", f.label);
 	rc = deploy_check_tree(t.lib, f.files, f.n, &rep->files_checked, &rep->files_bad,
-	                       rep->first_bad, sizeof(rep->first_bad), progress, ctx, "verify",
-	                       why, whylen);
+	                       rep->first_bad, sizeof(rep->first_bad), progress, ctx, "verify", why,
+	                       whylen);
 	if (rc < 0)
 		goto out;
 	if (f.binary != NULL && t.has_binary) {
@@ -993,10 +1004,12 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 		uint64_t size = 0;
 		rep->files_checked++;
 		rc = deploy_hash_file(t.bin, hex, &size);
-		rep->pair_ok = rc == 0 && size == f.binary->size && strcmp(hex, f.binary->sha256) == 0;
+		rep->pair_ok =
+		    rc == 0 && size == f.binary->size && strcmp(hex, f.binary->sha256) == 0;
 		if (!rep->pair_ok) {
 			if (rep->files_bad == 0)
-				snprintf(rep->first_bad, sizeof(rep->first_bad), "%.300s: %s", t.bin,
+				snprintf(rep->first_bad, sizeof(rep->first_bad), "%.300s: %s",
+				         t.bin,
 				         rc < 0 ? rocmd_strerror(rc)
 				                : "not the binary deployed with this library");
 			rep->files_bad++;
@@ -1012,7 +1025,8 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 	}
 	if (rep->files_bad > 0 || rep->arch_ok == 0 || rep->pair_ok == 0) {
 		snprintf(why, whylen, "%s differs from what was deployed: %s", t.name,
-		         rep->files_bad > 0 ? rep->first_bad : "the library does not cover the arch");
+		         rep->files_bad > 0 ? rep->first_bad
+		                            : "the library does not cover the arch");
 		rc = ROCMD_ECORRUPT;
 	}
 out:
@@ -1034,7 +1048,8 @@ rocmd_deploy_current_load(const char *state_dir, const char *name, struct rocmd_
 		return ROCMD_EINVAL;
 	snprintf(path, sizeof(path), "%s/deploy/%s/current.json", state_dir, name);
 	if ((rc = deploy_json_read(path, &cur)) < 0) {
-		snprintf(why, whylen, "%s: %s", path, rc == -ENOENT ? "nothing deployed" : rocmd_strerror(rc));
+		snprintf(why, whylen, "%s: %s", path,
+		         rc == -ENOENT ? "nothing deployed" : rocmd_strerror(rc));
 		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
 	}
 	rc = deploy_manifest_parse(cur, NULL, NULL, out);

@@ -79,9 +79,9 @@ typedef int (*rocmd_deploy_check_fn)(const struct rocmd_deploy_target *t, void *
                                      size_t whylen);
 
 /* Request flags. */
-#define ROCMD_DEPLOY_NO_BACKUP 0x1 /* do not back up the originals (overlay targets) */
+#define ROCMD_DEPLOY_NO_BACKUP 0x1     /* do not back up the originals (overlay targets) */
 #define ROCMD_DEPLOY_MANUAL_BACKUP 0x2 /* also copy them to the rocblas_backup names */
-#define ROCMD_DEPLOY_CREATE 0x4 /* lib_dir may not exist yet (overlay, new app copy) */
+#define ROCMD_DEPLOY_CREATE 0x4        /* lib_dir may not exist yet (overlay, new app copy) */
 
 struct rocmd_deploy_request {
 	const char *state_dir;
@@ -100,16 +100,16 @@ struct rocmd_deploy_request {
 };
 
 struct rocmd_deploy_result {
-	int backup_made;     /* the originals were backed up by this run */
-	int backup_adopted;  /* ... from an existing manual rocblas_backup */
-	int exchange;        /* the folder swap was one RENAME_EXCHANGE (else two renames) */
-	int rolled_back;     /* swapped, then undone (verify or check failed) */
+	int backup_made;    /* the originals were backed up by this run */
+	int backup_adopted; /* ... from an existing manual rocblas_backup */
+	int exchange;       /* the folder swap was one RENAME_EXCHANGE (else two renames) */
+	int rolled_back;    /* swapped, then undone (verify or check failed) */
 	/* The commit was journaled: the new content is in place and verified.
 	 * Set with a negative return when only the cleanup after it failed; the
 	 * journal then stays and rocmd_deploy_recover finishes it. */
 	int committed;
-	uint64_t files;      /* files placed */
-	uint64_t bytes;      /* bytes placed */
+	uint64_t files;        /* files placed */
+	uint64_t bytes;        /* bytes placed */
 	uint64_t bytes_copied; /* of which copied (the rest cloned by reflink) */
 	/* Microseconds per step, and the window during which the binary and the
 	 * library folder did not belong to the same package (the time between the
@@ -152,8 +152,8 @@ struct rocmd_deploy_recovery {
  * must agree). Idempotent: running it again, or after a crash inside it,
  * gives the same result. Also removes stage and old-tree leftovers.
  */
-int rocmd_deploy_recover(const char *state_dir, const char *name,
-                         struct rocmd_deploy_recovery *out, char *why, size_t whylen);
+int rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deploy_recovery *out,
+                         char *why, size_t whylen);
 /* Names of targets with a journal under STATE_DIR (start-up recovery); free
  * each and the array. */
 int rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n);
@@ -161,11 +161,11 @@ int rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n);
 /* What verification found. */
 struct rocmd_deploy_verify_report {
 	uint64_t files_checked;
-	uint64_t files_bad;        /* missing, extra, wrong size, type or hash */
-	char first_bad[512];       /* the first such path and what is wrong */
-	int arch_ok;               /* 1 covers ARCH, 0 not, -1 not asked */
-	int pair_ok;               /* 1 binary and library of one manifest, 0 not, -1 no binary */
-	char label[256];           /* current.json's label */
+	uint64_t files_bad;  /* missing, extra, wrong size, type or hash */
+	char first_bad[512]; /* the first such path and what is wrong */
+	int arch_ok;         /* 1 covers ARCH, 0 not, -1 not asked */
+	int pair_ok;         /* 1 binary and library of one manifest, 0 not, -1 no binary */
+	char label[256];     /* current.json's label */
 };
 
 /*
@@ -195,9 +195,8 @@ struct rocmd_deploy_backup_info {
  * file; with ROCMD_DEPLOY_MANUAL_BACKUP in FLAGS also to the rocblas_backup
  * names. Does nothing when a complete backup exists (I1): INFO describes it.
  */
-int rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t,
-                        unsigned flags, struct rocmd_deploy_backup_info *info, char *why,
-                        size_t whylen);
+int rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
+                        struct rocmd_deploy_backup_info *info, char *why, size_t whylen);
 
 /* A file list owned by the engine (rocmd_deploy_files_free). */
 struct rocmd_deploy_files {
@@ -218,8 +217,7 @@ int rocmd_deploy_current_load(const char *state_dir, const char *name,
 
 /* Removes target NAME's backup of the originals: only on the user's explicit
  * request (I1). ROCMD_EBUSY while a journal exists. */
-int rocmd_deploy_backup_discard(const char *state_dir, const char *name, char *why,
-                                size_t whylen);
+int rocmd_deploy_backup_discard(const char *state_dir, const char *name, char *why, size_t whylen);
 
 /* 0 when NAME is a valid target name, else ROCMD_EINVAL. */
 int rocmd_deploy_name_check(const char *name);

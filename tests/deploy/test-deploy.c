@@ -64,11 +64,10 @@ struct spec {
 };
 
 /* Original (vendor) library, package A, package B (lacks A's extra files). */
-static const struct spec ORIG[] = {
-    {"TensileLibrary.dat", "vendor index for gfx1030 gfx1100", NULL},
-    {"TensileLibrary_gfx1030.co", "vendor code gfx1030", NULL},
-    {"Kernels.so-000-gfx1030.hsaco", "vendor kernels", NULL},
-    {NULL, NULL, NULL}};
+static const struct spec ORIG[] = {{"TensileLibrary.dat", "vendor index for gfx1030 gfx1100", NULL},
+                                   {"TensileLibrary_gfx1030.co", "vendor code gfx1030", NULL},
+                                   {"Kernels.so-000-gfx1030.hsaco", "vendor kernels", NULL},
+                                   {NULL, NULL, NULL}};
 static const struct spec PKG_A[] = {
     {"TensileLibrary_lazy_gfx1103.dat", "A lazy index gfx1103", NULL},
     {"TensileLibrary_gfx1103.co", "A code objects gfx1103 .......", NULL},
@@ -282,8 +281,8 @@ pkg_tree_hash(struct fx *f, const struct pkg *p, char out[ROCMD_SHA256_HEX])
 			assert_int_equal(symlink(e->link, path), 0);
 		} else {
 			char cmd[4000];
-			xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 644 '%s'", e->source, path,
-			         path);
+			xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 644 '%s'", e->source,
+			          path, path);
 			assert_int_equal(system(cmd), 0);
 		}
 	}
@@ -448,9 +447,9 @@ cycle(int windows)
 		t[n] = 0;
 		assert_string_equal(t, "librocblas.so.0.1");
 	}
-	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, "gfx1103", NULL, NULL, &rep, why,
-	                                     sizeof(why)),
-	                 0);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, "gfx1103", NULL, NULL, &rep, why, sizeof(why)),
+	    0);
 	assert_int_equal(rep.files_bad, 0);
 	assert_int_equal(rep.pair_ok, 1);
 	assert_int_equal(rep.arch_ok, 1);
@@ -683,8 +682,8 @@ kill_everywhere(enum scenario sc, int windows)
 				pid = fork();
 				if (pid == 0) {
 					rocmd_failpoint_set(NULL, rspec);
-					_exit(rocmd_deploy_recover(f.state, f.target.name, &rec, why,
-					                           sizeof(why)) == 0
+					_exit(rocmd_deploy_recover(f.state, f.target.name, &rec,
+					                           why, sizeof(why)) == 0
 					          ? 0
 					          : 1);
 				}
@@ -693,11 +692,13 @@ kill_everywhere(enum scenario sc, int windows)
 					break;
 			}
 			rocmd_failpoint_set(NULL, NULL);
-			if (rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)) != 0)
+			if (rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)) !=
+			    0)
 				fail_msg("recovery after kill point %d failed: %s", n, why);
 			/* Idempotent: a second run finds nothing to do. */
 			assert_int_equal(
-			    rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)), 0);
+			    rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)),
+			    0);
 			assert_int_equal(rec.action, ROCMD_DEPLOY_RECOVER_NONE);
 		}
 		assert_old_or_new(&f, old_tree, old_bin, new_tree, new_bin, &was_new);
@@ -705,7 +706,8 @@ kill_everywhere(enum scenario sc, int windows)
 		if (sc == SC_FIRST) {
 			/* A backup either complete and right, or absent (redone). */
 			struct rocmd_deploy_files o;
-			if (rocmd_deploy_backup_load(f.state, f.target.name, &o, why, sizeof(why)) == 0) {
+			if (rocmd_deploy_backup_load(f.state, f.target.name, &o, why,
+			                             sizeof(why)) == 0) {
 				rocmd_deploy_files_free(&o);
 				assert_backup_intact(&f);
 			} else {
@@ -803,8 +805,9 @@ fail_everywhere(enum scenario sc, int windows, const char *err)
 			fail_msg("recovery after %s at operation %d failed: %s", err, n, why);
 		assert_old_or_new(&f, old_tree, old_bin, new_tree, new_bin, &was_new);
 		if (rc != 0 && !res.committed && sc != SC_ROLLBACK && was_new)
-			fail_msg("%s at operation %d (%s) failed the deploy (%s) but left the new tree",
-			         err, n, fired_name, why);
+			fail_msg(
+			    "%s at operation %d (%s) failed the deploy (%s) but left the new tree",
+			    err, n, fired_name, why);
 		if (rc == 0 || res.committed)
 			assert_true(was_new); /* a failed deploy left the old tree */
 		assert_clean(&f);
@@ -856,18 +859,18 @@ test_verify_detects(void **state)
 	/* A changed file. */
 	xsnprintf(p, sizeof(p), "%s/TensileManifest.txt", f.lib);
 	write_file(p, "A manifesT");
-	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why,
-	                                     sizeof(why)),
-	                 ROCMD_ECORRUPT);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why, sizeof(why)),
+	    ROCMD_ECORRUPT);
 	assert_int_equal(rep.files_bad, 1);
 	assert_non_null(strstr(rep.first_bad, "TensileManifest.txt"));
 	write_file(p, "A manifest");
 	/* An extra file (what copying over the old folder leaves). */
 	xsnprintf(p, sizeof(p), "%s/TensileLibrary_gfx1030.co", f.lib);
 	write_file(p, "stale");
-	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why,
-	                                     sizeof(why)),
-	                 ROCMD_ECORRUPT);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why, sizeof(why)),
+	    ROCMD_ECORRUPT);
 	assert_non_null(strstr(rep.first_bad, "TensileLibrary_gfx1030.co"));
 	unlink(p);
 	/* Another package's binary: binary and library do not pair. */
@@ -876,9 +879,9 @@ test_verify_detects(void **state)
 		xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s'", f.b.binary.source, f.bin);
 		assert_int_equal(system(cmd), 0);
 	}
-	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why,
-	                                     sizeof(why)),
-	                 ROCMD_ECORRUPT);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why, sizeof(why)),
+	    ROCMD_ECORRUPT);
 	assert_int_equal(rep.pair_ok, 0);
 	/* An arch the library lacks. */
 	{
@@ -886,13 +889,13 @@ test_verify_detects(void **state)
 		xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s'", f.a.binary.source, f.bin);
 		assert_int_equal(system(cmd), 0);
 	}
-	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, "gfx1150", NULL, NULL, &rep, why,
-	                                     sizeof(why)),
-	                 ROCMD_ECORRUPT);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, "gfx1150", NULL, NULL, &rep, why, sizeof(why)),
+	    ROCMD_ECORRUPT);
 	assert_int_equal(rep.arch_ok, 0);
-	assert_int_equal(rocmd_deploy_verify(f.state, &f.target, "gfx1103", NULL, NULL, &rep, why,
-	                                     sizeof(why)),
-	                 0);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, "gfx1103", NULL, NULL, &rep, why, sizeof(why)),
+	    0);
 	fx_free(&f);
 }
 
@@ -925,7 +928,8 @@ test_refusals(void **state)
 	{
 		char real[1600], cmd[4000];
 		xsnprintf(real, sizeof(real), "%s/elsewhere", f.dir);
-		xsnprintf(cmd, sizeof(cmd), "mv '%s' '%s' && ln -s '%s' '%s'", f.lib, real, real, f.lib);
+		xsnprintf(cmd, sizeof(cmd), "mv '%s' '%s' && ln -s '%s' '%s'", f.lib, real, real,
+		          f.lib);
 		assert_int_equal(system(cmd), 0);
 		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
 		xsnprintf(p, sizeof(p), "%s/TensileLibrary.dat", real);
@@ -961,9 +965,11 @@ test_manual_backup(void **state)
 	 * community build in; the backup is made from rocblas_backup. */
 	fx_build(&f, 1);
 	xsnprintf(manual, sizeof(manual), "%s/sdk/bin/rocblas_backup", f.dir);
-	xsnprintf(p, sizeof(p), "cp -a '%s/sdk/bin/rocblas' '%s' && cp '%s' '%s/sdk/bin/rocblas_backup.dll'"
-	         " && echo community > '%s/TensileLibrary_lazy_gfx1103.dat' && echo community-dll > '%s'",
-	         f.dir, manual, f.bin, f.dir, f.lib, f.bin);
+	xsnprintf(p, sizeof(p),
+	          "cp -a '%s/sdk/bin/rocblas' '%s' && cp '%s' '%s/sdk/bin/rocblas_backup.dll'"
+	          " && echo community > '%s/TensileLibrary_lazy_gfx1103.dat' && echo community-dll "
+	          "> '%s'",
+	          f.dir, manual, f.bin, f.dir, f.lib, f.bin);
 	assert_int_equal(system(p), 0);
 	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
 	assert_true(res.backup_adopted);
@@ -1042,7 +1048,8 @@ test_real_tree(void **state)
 		files[i] = (struct rocmd_deploy_file){.path = keep[i], .kind = ROCMD_DEPLOY_FILE};
 		assert_int_equal(rocmd_sha256_file(p, dg, &files[i].size), 0);
 		rocmd_sha256_hex(dg, files[i].sha256);
-		assert_int_equal(rocmd_store_object_path(f.store, files[i].sha256, src[i], sizeof(src[i])), 0);
+		assert_int_equal(
+		    rocmd_store_object_path(f.store, files[i].sha256, src[i], sizeof(src[i])), 0);
 		xsnprintf(d, sizeof(d), "%s", src[i]);
 		*strrchr(d, '/') = 0;
 		mkdirs(d);
@@ -1055,7 +1062,8 @@ test_real_tree(void **state)
 		uint8_t dg[ROCMD_SHA256_LEN];
 		assert_int_equal(rocmd_sha256_file(realbin, dg, &bin.size), 0);
 		rocmd_sha256_hex(dg, bin.sha256);
-		assert_int_equal(rocmd_store_object_path(f.store, bin.sha256, binsrc, sizeof(binsrc)), 0);
+		assert_int_equal(
+		    rocmd_store_object_path(f.store, bin.sha256, binsrc, sizeof(binsrc)), 0);
 		xsnprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", binsrc,
 		          realbin, binsrc);
 		assert_int_equal(system(cmd), 0);
@@ -1065,9 +1073,13 @@ test_real_tree(void **state)
 	f.target.lib_dir = f.lib;
 	f.target.binary = f.binlink;
 	{
-		struct rocmd_deploy_request req = {.state_dir = f.state, .target = f.target,
-		                                   .files = files, .nfiles = 3, .binary = &bin,
-		                                   .label = "real", .arch = "gfx803"};
+		struct rocmd_deploy_request req = {.state_dir = f.state,
+		                                   .target = f.target,
+		                                   .files = files,
+		                                   .nfiles = 3,
+		                                   .binary = &bin,
+		                                   .label = "real",
+		                                   .arch = "gfx803"};
 		assert_int_equal(rocmd_deploy_run(&req, &res, why, sizeof(why)), 0);
 		assert_true(res.backup_made);
 		xsnprintf(cmd, sizeof(cmd), "diff -r '%s' '%s' && cmp '%s' '%s'", expect, f.lib,
@@ -1090,22 +1102,14 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_failpoint_spec),
-	    cmocka_unit_test(test_cycle_linux),
-	    cmocka_unit_test(test_cycle_windows),
-	    cmocka_unit_test(test_stale_files),
-	    cmocka_unit_test(test_check_rolls_back),
-	    cmocka_unit_test(test_verify_detects),
-	    cmocka_unit_test(test_refusals),
-	    cmocka_unit_test(test_manual_backup),
-	    cmocka_unit_test(test_real_tree),
-	    cmocka_unit_test(test_kill_first),
-	    cmocka_unit_test(test_kill_second),
-	    cmocka_unit_test(test_kill_rollback),
-	    cmocka_unit_test(test_kill_fallback),
-	    cmocka_unit_test(test_kill_windows),
-	    cmocka_unit_test(test_fail_eio),
-	    cmocka_unit_test(test_fail_enospc),
+	    cmocka_unit_test(test_failpoint_spec),   cmocka_unit_test(test_cycle_linux),
+	    cmocka_unit_test(test_cycle_windows),    cmocka_unit_test(test_stale_files),
+	    cmocka_unit_test(test_check_rolls_back), cmocka_unit_test(test_verify_detects),
+	    cmocka_unit_test(test_refusals),         cmocka_unit_test(test_manual_backup),
+	    cmocka_unit_test(test_real_tree),        cmocka_unit_test(test_kill_first),
+	    cmocka_unit_test(test_kill_second),      cmocka_unit_test(test_kill_rollback),
+	    cmocka_unit_test(test_kill_fallback),    cmocka_unit_test(test_kill_windows),
+	    cmocka_unit_test(test_fail_eio),         cmocka_unit_test(test_fail_enospc),
 	    cmocka_unit_test(test_fail_eacces),
 	};
 	if (argc > 1)
