@@ -271,7 +271,7 @@ cand_offer(struct tune_search *s, const struct surr *m, struct cands *cs,
 static void
 scan_centers(struct tune_search *s, const struct surr *m, struct cands *cs)
 {
-	int centers[16], nc, c, a, b, va, vb;
+	int centers[SURR_CENTERS], nc, c, a, b, va, vb;
 
 	nc = best_centers(m, centers);
 	for (c = 0; c < nc; c++) {
