@@ -27,7 +27,7 @@
  *
  * Everything random comes from the search's seeded source and ties keep
  * candidate order, so a seed replays exactly. The constants were chosen on
- * replay seeds 101-200 of bench/data/ with the H200 fp32 landscape and the
+ * replay seeds 101-130 of bench/data/ with the H200 fp32 landscape and the
  * second Xeon replicate held out; figures on seeds 1-100 in docs/PERF.md.
  */
 #include "kernels/strategy.h"
