@@ -5,6 +5,14 @@
 #
 #   ROCMTUNE=path/to/rocmtune OUT=dir bench/tune-strategies-record.sh [SECONDS]
 #
+# For a machine without SQLite or the same libc, a static rocmtune without the
+# store (what the figures in docs/PERF.md used; G = build-dir/generated):
+#   cc -std=c11 -D_GNU_SOURCE -O3 -DNDEBUG -I. -IG -c kernels/backend-cpu.c -o cpu.o
+#   cc -std=c11 -D_GNU_SOURCE -O2 -DNDEBUG -DROCMTUNE_NO_DB -I. -IG kernels/rocmtune.c \
+#      kernels/gemm.c kernels/space.c kernels/backend.c kernels/measure.c kernels/tune.c \
+#      kernels/landscape.c kernels/strategy*.c common/error.c common/error-unix.c cpu.o \
+#      -static -lm -lpthread -ldl -o rocmtune
+#
 # Each replicate is split into four shards by TT1 (--fix TT1=v); the eight
 # processes run at once, each pinned with taskset to two CPUs (both threads of
 # one physical core where the machine has SMT), so the backend sees 2 CPUs as
