@@ -96,6 +96,7 @@ struct lib_job {
 	int rc;
 	char why[1024];
 	int deferred;
+	int deferrals; /* times it was deferred; the first is an event */
 	struct rocmd_deploy_result res;
 	struct rocmd_deploy_verify_report vrep;
 	struct rocmd_deploy_backup_info binfo;
@@ -1295,8 +1296,10 @@ after_work(uv_work_t *w, int status)
 	}
 	if (j->deferred && !L.srv->shutting_down) {
 		/* deploy.gpu_busy = defer: wait and try again. */
-		rocmd_server_event(L.srv, "lib.deferred", NULL, "%s: waiting for %s to let go of the GPU",
-		                   j->t.name, j->users);
+		if (++j->deferrals == 1)
+			rocmd_server_event(L.srv, "lib.deferred", NULL,
+			                   "%s: waiting for %s to let go of the GPU", j->t.name,
+			                   j->users);
 		send_progress(j, "deferred");
 		j->next = L.deferred;
 		L.deferred = j;

@@ -262,5 +262,29 @@ same "the whole /usr is the original again" "$T/usr" "$ROOT/usr"
 check "history has the failed verify" 0 ctl lib history
 contains "history: verify failed" "$DIR/out" "verify .*failed"
 
+# deploy.gpu_busy = defer: a deploy waits for the GPU holder to go, then runs.
+printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "gpu_busy": "defer", "defer_retry_s": 1, "smoke_timeout_ms": 20000}}\n' >"$DIR/rocmd.json"
+PID=$(ctl --json status | sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p')
+ctl shutdown >/dev/null 2>&1
+i=0
+while kill -0 "$PID" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+start
+sleep 300 &
+HOLDER=$!
+mkdir -p "$ROOT/sys/class/kfd/kfd/proc/$HOLDER"
+ctl lib deploy --package 1 >"$DIR/defer.out" 2>&1 &
+DEPLOYER=$!
+wait_for "the deploy is deferred, naming the holder" 30 has_event lib.deferred "$HOLDER (sleep: holds the GPU)"
+sleep 1.5
+same "nothing is deployed while it waits" "$T/usr" "$ROOT/usr"
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+HOLDER=
+if wait "$DEPLOYER"; then ok "the deferred deploy finishes once the GPU is free"; else
+	bad "the deferred deploy finishes once the GPU is free"
+	sed 's/^/#   /' "$DIR/defer.out"
+fi
+same "library = package 1's after the deferred deploy" "$P1/library" "$LIB"
+
 echo "# $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
