@@ -42,10 +42,11 @@ CTL='C:\rocmd-sdk\rocmctl.exe'
 ENVKEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
 mkdir -p "$T"
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
+# (printf, not echo: dash's echo would eat the backslashes of Windows paths.)
+ok() { passed=$((passed + 1)); printf 'ok - %s\n' "$1"; }
 bad() {
 	failed=$((failed + 1))
-	echo "not ok - $1"
+	printf 'not ok - %s\n' "$1"
 	[ -s "$OUT" ] && tr -d '\r' <"$OUT" | sed 's/^/#   /'
 	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
 }
@@ -95,12 +96,13 @@ ARCH62=gfx1103
 [ -f "$HSACO" ] && ARCH62=gfx1030
 
 cp "$BUILD/daemon/rocmd.exe" "$BUILD/daemon/rocmd-hip-probe.exe" "$BUILD/client/rocmctl.exe" "$T/"
+# (The service stages before this one leave a stand-in tree there.)
+rm -rf "$ROCM"
 make_sdk "$ROCM/6.2" 2
 wine reg add 'HKLM\Software\AMD\ROCm\6.2' /v InstallDir /t REG_SZ \
 	/d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
 wine reg add "$ENVKEY" /v HIP_PATH /t REG_SZ /d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
 wine reg add "$ENVKEY" /v HIP_PATH_62 /t REG_SZ /d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
-wineserver -w
 cat >"$T/sdk.json" <<'JSON'
 {
 	"state_dir": "C:\\rocmd-sdk\\state",
