@@ -691,7 +691,12 @@ finish_job(struct rocmd_tune *t)
 			record_latency(t, ms);
 		snprintf(detail, sizeof(detail), "yielded (%s) after %d evaluations", t->yield_reason,
 			 r->sum.evals);
-		rocmd_tune_queue_set_state(t->q, j->id, t->paused ? "paused" : "queued", detail, now);
+		/* Cut short by an SDK change, it is stale (its re-tune is queued). */
+		rocmd_tune_queue_set_state(t->q, j->id,
+					   strcmp(j->sdk, t->sdk)  ? "stale"
+					   : t->paused		   ? "paused"
+								   : "queued",
+					   detail, now);
 		d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "job", (double)j->id);
 		cJSON_AddStringToObject(d, "reason", t->yield_reason);
