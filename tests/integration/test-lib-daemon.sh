@@ -15,10 +15,16 @@
 # live pid) is refused with its pid named; a restart reconciles and keeps
 # the state.
 #
-# Usage: test-lib-daemon.sh ROCMD ROCMCTL
+# With the stand-in HIP runtime and a wrong rocBLAS from tests/smoke, a deploy
+# whose GEMM smoke test fails is rolled back (the real smoke test never ran on
+# an AMD GPU here).
+#
+# Usage: test-lib-daemon.sh ROCMD ROCMCTL [FAKE-HIP FAKE-ROCBLAS-WRONG]
 set -u
 ROCMD=$1
 CTL=$2
+FAKE_HIP=${3:-}
+FAKE_WRONG=${4:-}
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 T=$TREES/trixie
 LIBREL=usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
@@ -285,6 +291,29 @@ if wait "$DEPLOYER"; then ok "the deferred deploy finishes once the GPU is free"
 	sed 's/^/#   /' "$DIR/defer.out"
 fi
 same "library = package 1's after the deferred deploy" "$P1/library" "$LIB"
+
+# A package whose rocBLAS computes a wrong GEMM, on a machine whose HIP
+# runtime (a stand-in: host memory) reports a GPU: the smoke test inside the
+# transaction fails and the deploy is rolled back.
+if [ -n "$FAKE_HIP" ] && [ -n "$FAKE_WRONG" ]; then
+	P3=$DIR/pkg/rocm.gfx1030.V3.0.for.hip.sdk.5.7.1
+	mkdir -p "$P3/library"
+	cp "$P1/library/"* "$P3/library/"
+	echo "package three" >"$P3/library/TensileManifest.txt"
+	cp "$FAKE_WRONG" "$P3/librocblas.so.0"
+	check "import the wrong package" 0 ctl pkg import "$P3"
+	HIPLIB=$ROOT/usr/lib/x86_64-linux-gnu/libamdhip64.so.5.7.31921
+	rm -f "$HIPLIB" && cp "$FAKE_HIP" "$HIPLIB" # never write into the cached tree's file
+	cp -a "$LIB" "$DIR/before-smoke"
+	check "a deploy whose smoke test fails is refused" 1 ctl lib deploy --package 3
+	contains "it says the GEMM was wrong" "$DIR/err" "GEMM smoke test failed: sgemm result wrong"
+	same "the library is back as it was" "$DIR/before-smoke" "$LIB"
+	check "status still shows package 1" 0 ctl --json lib status
+	contains "package 1 is still the deployed one" "$DIR/out" '"package":[[:space:]]*1'
+	rm -f "$HIPLIB" && cp -al "$T/usr/lib/x86_64-linux-gnu/libamdhip64.so.5.7.31921" "$HIPLIB"
+else
+	echo "# skip: no stand-in HIP runtime given: the smoke-failure case is not run"
+fi
 
 echo "# $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
