@@ -50,12 +50,12 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 		return 0;
 	if (strcmp(out_str(p, "phase"), "queued") == 0 ||
 	    strcmp(out_str(p, "phase"), "deferred") == 0) {
-		fprintf(stderr, "\r\033[K%s%s%s",
-		        strcmp(out_str(p, "phase"), "queued") == 0
-		            ? "waiting for the deploy job ahead"
-		            : "deferred: waiting for ",
-		        strcmp(out_str(p, "phase"), "deferred") == 0 ? out_str(p, "gpu_users") : "",
-		        strcmp(out_str(p, "phase"), "deferred") == 0 ? " to let go of the GPU" : "");
+		fprintf(
+		    stderr, "\r\033[K%s%s%s",
+		    strcmp(out_str(p, "phase"), "queued") == 0 ? "waiting for the deploy job ahead"
+		                                               : "deferred: waiting for ",
+		    strcmp(out_str(p, "phase"), "deferred") == 0 ? out_str(p, "gpu_users") : "",
+		    strcmp(out_str(p, "phase"), "deferred") == 0 ? " to let go of the GPU" : "");
 		fflush(stderr);
 		ctx->bar_drawn = 1;
 		return 0;
@@ -67,9 +67,10 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 	fprintf(stderr, "\r\033[K%-8s [", out_str(p, "phase"));
 	for (int i = 0; i < width; i++)
 		fputc(i < fill ? '#' : '.', stderr);
-	fprintf(stderr, "] %3.0f%%  %s of %s  %.0f/%.0f files", total > 0 ? 100.0 * done / total : 0,
-	        out_size(done, a, sizeof(a)), total > 0 ? out_size(total, b, sizeof(b)) : "?",
-	        out_num(p, "files_done"), out_num(p, "files_total"));
+	fprintf(stderr, "] %3.0f%%  %s of %s  %.0f/%.0f files",
+	        total > 0 ? 100.0 * done / total : 0, out_size(done, a, sizeof(a)),
+	        total > 0 ? out_size(total, b, sizeof(b)) : "?", out_num(p, "files_done"),
+	        out_num(p, "files_total"));
 	fflush(stderr);
 	ctx->bar_drawn = 1;
 	return 0;
@@ -90,7 +91,7 @@ static int
 parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usage)
 {
 	static const struct option opts[] = {
-	    {"target", required_argument, NULL, 't'}, {"overlay", no_argument, NULL, 'o'},
+	    {"target", required_argument, NULL, 't'},  {"overlay", no_argument, NULL, 'o'},
 	    {"package", required_argument, NULL, 'p'}, {"to", required_argument, NULL, 'T'},
 	    {"limit", required_argument, NULL, 'l'},   {NULL, 0, NULL, 0},
 	};
@@ -151,8 +152,8 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 	cJSON *p = cJSON_CreateObject(), *r = NULL;
 	const cJSON *it, *a;
 	struct out_table *t;
-	static const char *const hdr[] = {"TARGET", "KIND",  "SDK",     "LIBRARY",
-	                                  "DEPLOYED", "SINCE", "BACKUP", "DRIFT", "MATCH"};
+	static const char *const hdr[] = {"TARGET", "KIND",   "SDK",   "LIBRARY", "DEPLOYED",
+	                                  "SINCE",  "BACKUP", "DRIFT", "MATCH"};
 	char archs[256] = "";
 	int rc;
 
@@ -191,9 +192,15 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 			         out_str(m, "arch"));
 		{
 			const char *cells[] = {
-			    out_str(it, "name"), out_str(it, "kind"), sdk, out_str(it, "library"), dep,
-			    since, bk,
-			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "drift")) ? "YES" : "no",
+			    out_str(it, "name"),
+			    out_str(it, "kind"),
+			    sdk,
+			    out_str(it, "library"),
+			    dep,
+			    since,
+			    bk,
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "drift")) ? "YES"
+			                                                                : "no",
 			    match};
 			out_table_row(t, cells);
 		}
@@ -249,7 +256,8 @@ lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 	t = cJSON_GetObjectItemCaseSensitive(r, "target");
 	printf("Deployed package #%.0f %s to %s (%s): %.0f files, %s in %.1f s\n",
 	       out_num(r, "package"), out_str(r, "package_name"), out_str(t, "name"),
-	       out_str(t, "library"), out_num(r, "files"), out_size(out_num(r, "bytes"), a, sizeof(a)),
+	       out_str(t, "library"), out_num(r, "files"),
+	       out_size(out_num(r, "bytes"), a, sizeof(a)),
 	       (out_num(r, "stage_us") + out_num(r, "swap_us") + out_num(r, "verify_us")) / 1e6);
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_made")))
 		printf("The originals were backed up%s\n",
@@ -290,7 +298,8 @@ lib_verify(struct lib_ctx *ctx, int argc, char **argv)
 		const cJSON *ar = cJSON_GetObjectItemCaseSensitive(r, "arch_ok");
 		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(r, "pair_ok");
 		printf("GPU arch %s: %s\n", out_str(r, "arch"),
-		       cJSON_IsBool(ar) ? (cJSON_IsTrue(ar) ? "covered" : "NOT covered") : "not asked");
+		       cJSON_IsBool(ar) ? (cJSON_IsTrue(ar) ? "covered" : "NOT covered")
+		                        : "not asked");
 		printf("Binary and library from the same package: %s\n",
 		       cJSON_IsBool(pr) ? (cJSON_IsTrue(pr) ? "yes" : "NO") : "no binary");
 	}
@@ -399,7 +408,7 @@ rocmctl_lib(struct rocmd_client **client, const char *socket, int json, int argc
 		const char *name;
 		int (*fn)(struct lib_ctx *ctx, int argc, char **argv);
 	} subs[] = {
-	    {"status", lib_status}, {"deploy", lib_deploy},     {"verify", lib_verify},
+	    {"status", lib_status},   {"deploy", lib_deploy},     {"verify", lib_verify},
 	    {"history", lib_history}, {"rollback", lib_rollback},
 	};
 	struct lib_ctx ctx = {.client = client, .socket = socket, .json = json};

@@ -38,27 +38,30 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		return;
 	if (rocmd_lib_match_sdk(sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0) {
 		rocmd_server_event(srv, "lib.sync", NULL, "HIP SDK %s %s: nothing to deploy: %s",
-		                   v.sdk_version[0] ? v.sdk_version : "(version unknown)", v.sdk_path,
-		                   why);
+		                   v.sdk_version[0] ? v.sdk_version : "(version unknown)",
+		                   v.sdk_path, why);
 		return;
 	}
 	if (v.live_package_id == pkg && v.live_fingerprint[0] != '\0' &&
 	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
 		return; /* already in place */
 	if (!deploy) {
-		rocmd_server_event(srv, "lib.sync", NULL,
-		                   "HIP SDK %s %s: package #%lld (%s) matches; run rocmctl lib deploy "
-		                   "--target sdk-%lld (deploy.sync is report)",
-		                   v.sdk_version, v.sdk_path, (long long)pkg, name, (long long)sdk_id);
+		rocmd_server_event(
+		    srv, "lib.sync", NULL,
+		    "HIP SDK %s %s: package #%lld (%s) matches; run rocmctl lib deploy "
+		    "--target sdk-%lld (deploy.sync is report)",
+		    v.sdk_version, v.sdk_path, (long long)pkg, name, (long long)sdk_id);
 		return;
 	}
 	if (rocmd_lib_queue_sdk_deploy(sdk_id, pkg, "sync", why, sizeof(why)) < 0)
-		rocmd_server_event(srv, "lib.sync", NULL, "HIP SDK %s: cannot deploy package #%lld: %s",
-		                   v.sdk_path, (long long)pkg, why);
-	else
 		rocmd_server_event(srv, "lib.sync", NULL,
-		                   "HIP SDK %s %s: deploying package #%lld (%s) (deploy.sync is deploy)",
-		                   v.sdk_version, v.sdk_path, (long long)pkg, name);
+		                   "HIP SDK %s: cannot deploy package #%lld: %s", v.sdk_path,
+		                   (long long)pkg, why);
+	else
+		rocmd_server_event(
+		    srv, "lib.sync", NULL,
+		    "HIP SDK %s %s: deploying package #%lld (%s) (deploy.sync is deploy)",
+		    v.sdk_version, v.sdk_path, (long long)pkg, name);
 }
 
 static void
@@ -86,10 +89,11 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		return;
 	}
 	if (rocmd_lib_queue_sdk_deploy(sdk_id, pkg, "drift", why, sizeof(why)) < 0)
-		rocmd_server_event(srv, "lib.drift", NULL,
-		                   "the rocBLAS library of %s was overwritten; cannot redeploy package "
-		                   "#%lld: %s",
-		                   v.sdk_path, (long long)pkg, why);
+		rocmd_server_event(
+		    srv, "lib.drift", NULL,
+		    "the rocBLAS library of %s was overwritten; cannot redeploy package "
+		    "#%lld: %s",
+		    v.sdk_path, (long long)pkg, why);
 	else
 		rocmd_server_event(srv, "lib.drift", NULL,
 		                   "the rocBLAS library of %s was overwritten (an SDK update); "

@@ -21,12 +21,12 @@ m_pending(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *wh
 }
 
 const struct rocmd_method rocmd_methods_lib[] = {
-	{"lib.status", 0, m_pending},
-	{"lib.deploy", ROCMD_METHOD_MUTATING, m_pending},
-	{"lib.verify", ROCMD_METHOD_MUTATING, m_pending},
-	{"lib.history", 0, m_pending},
-	{"lib.rollback", ROCMD_METHOD_MUTATING, m_pending},
-	{NULL, 0, NULL},
+    {"lib.status", 0, m_pending},
+    {"lib.deploy", ROCMD_METHOD_MUTATING, m_pending},
+    {"lib.verify", ROCMD_METHOD_MUTATING, m_pending},
+    {"lib.history", 0, m_pending},
+    {"lib.rollback", ROCMD_METHOD_MUTATING, m_pending},
+    {NULL, 0, NULL},
 };
 
 int

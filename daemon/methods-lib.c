@@ -60,7 +60,7 @@ struct lib_target {
 	char platform[8];
 	char sys_lib[PATH_MAX], sys_bin[PATH_MAX]; /* system paths; sys_bin "" none */
 	char host_lib[PATH_MAX], host_bin[PATH_MAX];
-	char host_hip[PATH_MAX]; /* the SDK's HIP runtime, for the smoke test; "" none */
+	char host_hip[PATH_MAX];       /* the SDK's HIP runtime, for the smoke test; "" none */
 	char host_smoke_bin[PATH_MAX]; /* the rocBLAS binary the smoke test loads */
 	char sdk_fingerprint[72];
 	int windows;
@@ -307,8 +307,8 @@ sdk_target(int64_t sdk_id, const char *path, int overlay, struct lib_target *t)
 	copy(t->kind, sizeof(t->kind), "overlay");
 	snprintf(t->name, sizeof(t->name), "overlay-%lld", (long long)t->sdk_id);
 	/* rocmd's own folder: a host path, and its system path is the same. */
-	snprintf(t->host_lib, sizeof(t->host_lib), "%s/overlay/%lld/library",
-	         L.srv->cfg->state_dir, (long long)t->sdk_id);
+	snprintf(t->host_lib, sizeof(t->host_lib), "%s/overlay/%lld/library", L.srv->cfg->state_dir,
+	         (long long)t->sdk_id);
 	copy(t->sys_lib, sizeof(t->sys_lib), t->host_lib);
 	t->sys_bin[0] = '\0';
 	t->host_bin[0] = '\0';
@@ -354,8 +354,8 @@ app_target(const char *name, struct lib_target *t)
 			for (int v = 0; v < 10; v++) {
 				snprintf(cand, sizeof(cand), "%s/librocblas.so.%d", host, v);
 				if (exists(cand)) {
-					snprintf(t->sys_bin, sizeof(t->sys_bin), "%s/librocblas.so.%d",
-					         eq + 1, v);
+					snprintf(t->sys_bin, sizeof(t->sys_bin),
+					         "%s/librocblas.so.%d", eq + 1, v);
 					break;
 				}
 			}
@@ -536,8 +536,8 @@ cands_free(struct cand_list *l)
 /* The package for target T and this machine's GPUs: the first GPU's match,
  * which must not be refused for any other GPU's arch. */
 static int
-match_package(const struct lib_target *t, int64_t *pkg_id, char *name, size_t namelen,
-              char *arch, size_t archlen, char *why, size_t whylen)
+match_package(const struct lib_target *t, int64_t *pkg_id, char *name, size_t namelen, char *arch,
+              size_t archlen, char *why, size_t whylen)
 {
 	struct cand_list l = {0};
 	struct gpu_archs g;
@@ -552,7 +552,8 @@ match_package(const struct lib_target *t, int64_t *pkg_id, char *name, size_t na
 		return ROCMD_ENOTFOUND;
 	}
 	if (t->sdk_version[0] == '\0') {
-		snprintf(why, whylen, "the SDK's version is unknown: name a package with --package ID");
+		snprintf(why, whylen,
+		         "the SDK's version is unknown: name a package with --package ID");
 		return ROCMD_ENOTFOUND;
 	}
 	rc = rocmd_pkg_db_list(L.pdb, 0, cand_one, &l);
@@ -565,10 +566,11 @@ match_package(const struct lib_target *t, int64_t *pkg_id, char *name, size_t na
 	if (rc < 0)
 		goto out;
 	if (chosen < 0) {
-		snprintf(why, whylen,
-		         "no stored package matches SDK %s (%s) for %s (see rocmctl pkg match --sdk "
-		         "%s --arch %s)",
-		         t->sdk_version, t->platform, g.archs[0], t->sdk_version, g.archs[0]);
+		snprintf(
+		    why, whylen,
+		    "no stored package matches SDK %s (%s) for %s (see rocmctl pkg match --sdk "
+		    "%s --arch %s)",
+		    t->sdk_version, t->platform, g.archs[0], t->sdk_version, g.archs[0]);
 		rc = ROCMD_ENOTFOUND;
 		goto out;
 	}
@@ -847,8 +849,9 @@ smoke_run(struct lib_job *j)
 	if (j->t.windows || j->t.host_hip[0] == '\0' || j->t.host_smoke_bin[0] == '\0') {
 		j->smoke_state = 2;
 		copy(j->smoke, sizeof(j->smoke),
-		     j->t.windows ? "skipped: no GPU/runtime: not run for a Windows target on Linux"
-		                  : "skipped: no GPU/runtime: no HIP runtime or rocBLAS binary known");
+		     j->t.windows
+		         ? "skipped: no GPU/runtime: not run for a Windows target on Linux"
+		         : "skipped: no GPU/runtime: no HIP runtime or rocBLAS binary known");
 		return 0;
 	}
 	argv[n++] = L.smoke;
@@ -861,8 +864,8 @@ smoke_run(struct lib_job *j)
 	out[strcspn(out, "\n")] = '\0';
 	if (rc == ROCMD_ETIMEDOUT) {
 		j->smoke_state = 3;
-		snprintf(j->smoke, sizeof(j->smoke), "failed: the GEMM smoke test hung (over %d ms)",
-		         j->smoke_timeout_ms);
+		snprintf(j->smoke, sizeof(j->smoke),
+		         "failed: the GEMM smoke test hung (over %d ms)", j->smoke_timeout_ms);
 		return -1;
 	}
 	if (rc < 0) {
@@ -883,8 +886,9 @@ smoke_run(struct lib_job *j)
 	}
 	j->smoke_state = 3;
 	if (WIFSIGNALED(status))
-		snprintf(j->smoke, sizeof(j->smoke), "failed: the GEMM smoke test died (signal %d)%s%s",
-		         WTERMSIG(status), out[0] ? ": " : "", out);
+		snprintf(j->smoke, sizeof(j->smoke),
+		         "failed: the GEMM smoke test died (signal %d)%s%s", WTERMSIG(status),
+		         out[0] ? ": " : "", out);
 	else
 		snprintf(j->smoke, sizeof(j->smoke), "%s", out[0] ? out : "failed: no output");
 	return -1;
@@ -1018,8 +1022,8 @@ deploy_work(uv_work_t *w)
 	}
 	if (j->rc == 0 && strcmp(j->t.kind, "overlay") != 0) {
 		char why[256];
-		if (rocmd_deploy_backup(req.state_dir, &req.target, 0, &j->binfo, why, sizeof(why)) <
-		    0)
+		if (rocmd_deploy_backup(req.state_dir, &req.target, 0, &j->binfo, why,
+		                        sizeof(why)) < 0)
 			memset(&j->binfo, 0, sizeof(j->binfo));
 	}
 }
@@ -1135,10 +1139,9 @@ record_deploy(struct lib_job *j, cJSON *result)
 		    &dep_id);
 	} else {
 		d.state = "failed";
-		rc = rocmd_deploy_db_record(L.db, &d, NULL,
-		                            j->type == JOB_ROLLBACK ? "rollback" : "deploy",
-		                            j->rc == ROCMD_EBUSY ? "refused" : "failed", j->why,
-		                            &dep_id);
+		rc = rocmd_deploy_db_record(
+		    L.db, &d, NULL, j->type == JOB_ROLLBACK ? "rollback" : "deploy",
+		    j->rc == ROCMD_EBUSY ? "refused" : "failed", j->why, &dep_id);
 	}
 	if (rc < 0)
 		log_err("%s: cannot record the deployment: %s", j->t.name,
@@ -1157,16 +1160,15 @@ record_backup(struct lib_job *j)
 	snprintf(path, sizeof(path), "%s/deploy/%s/backup", L.srv->cfg->state_dir, j->t.name);
 	rc = rocmd_deploy_db_backup_put(L.db, j->target_id, path, j->binfo.manifest,
 	                                (int64_t)j->binfo.files, (int64_t)j->binfo.bytes,
-	                                j->binfo.adopted ? "rocblas_backup" : NULL,
-	                                rocmd_now_ms());
+	                                j->binfo.adopted ? "rocblas_backup" : NULL, rocmd_now_ms());
 	if (rc == 0) {
-		struct rocmd_db_history h = {.target_id = j->target_id,
-		                             .time_ms = rocmd_now_ms(),
-		                             .action = "backup",
-		                             .outcome = "ok",
-		                             .message = j->binfo.adopted
-		                                            ? "originals adopted from rocblas_backup"
-		                                            : "originals backed up"};
+		struct rocmd_db_history h = {
+		    .target_id = j->target_id,
+		    .time_ms = rocmd_now_ms(),
+		    .action = "backup",
+		    .outcome = "ok",
+		    .message = j->binfo.adopted ? "originals adopted from rocblas_backup"
+		                                : "originals backed up"};
 		rocmd_deploy_db_history_add(L.db, &h, NULL);
 	}
 }
@@ -1206,13 +1208,14 @@ job_done(struct lib_job *j)
 				log_err("%s: cannot record the rollback: %s", j->t.name,
 				        rocmd_deploy_db_errmsg(L.db));
 			rocmd_server_event(srv, "lib.rolled_back", cJSON_Duplicate(r, 1),
-			                   "%s rolled back to the originals (%s)", j->t.name, j->reason);
+			                   "%s rolled back to the originals (%s)", j->t.name,
+			                   j->reason);
 		} else {
 			struct rocmd_db_history h = {.target_id = j->target_id,
 			                             .time_ms = rocmd_now_ms(),
 			                             .action = "rollback",
 			                             .outcome = j->rc == ROCMD_EBUSY ? "refused"
-			                                                              : "failed",
+			                                                             : "failed",
 			                             .message = j->why};
 			rocmd_deploy_db_history_add(L.db, &h, NULL);
 			rocmd_server_event(srv, "lib.rollback_failed", cJSON_Duplicate(r, 1),
@@ -1235,11 +1238,13 @@ job_done(struct lib_job *j)
 			                   "package #%lld (%s) %s to %s (%s); GEMM smoke test %s",
 			                   (long long)j->pkg_id, j->pkg_name,
 			                   j->type == JOB_ROLLBACK ? "restored" : "deployed",
-			                   j->t.name, j->reason, j->smoke[0] ? j->smoke : "not run");
+			                   j->t.name, j->reason,
+			                   j->smoke[0] ? j->smoke : "not run");
 	} else {
 		rocmd_server_event(srv, j->rc == ROCMD_EBUSY ? "lib.refused" : "lib.deploy_failed",
-		                   cJSON_Duplicate(r, 1), "deploy of package #%lld to %s failed: %s",
-		                   (long long)j->pkg_id, j->t.name, j->why);
+		                   cJSON_Duplicate(r, 1),
+		                   "deploy of package #%lld to %s failed: %s", (long long)j->pkg_id,
+		                   j->t.name, j->why);
 	}
 finish:
 	rocmd_server_counts_changed(srv);
@@ -1392,8 +1397,8 @@ job_start_next(void)
 		}
 	}
 	if (L.deferred != NULL && !uv_is_active((uv_handle_t *)&L.retry))
-		uv_timer_start(&L.retry, on_retry, (uint64_t)L.srv->cfg->deploy_defer_retry_s * 1000,
-		               0);
+		uv_timer_start(&L.retry, on_retry,
+		               (uint64_t)L.srv->cfg->deploy_defer_retry_s * 1000, 0);
 }
 
 static void
@@ -1542,8 +1547,7 @@ prev_one(const struct rocmd_db_deployment *d, void *arg)
 }
 
 static int
-m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
-           size_t whylen)
+m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {"target", "to", "overlay", NULL};
 	const char *spec = NULL, *to = "previous";
@@ -2074,7 +2078,8 @@ recover_all(char *why, size_t whylen)
 			                   "recovery of %s failed: %s", names[i], w);
 		} else if (r.action != ROCMD_DEPLOY_RECOVER_NONE) {
 			struct target_row row;
-			rocmd_server_event(L.srv, "lib.recovered", NULL, "%s: %s", names[i], r.what);
+			rocmd_server_event(L.srv, "lib.recovered", NULL, "%s: %s", names[i],
+			                   r.what);
 			target_lookup(names[i], &row);
 			if (row.found) {
 				struct rocmd_db_history h = {.target_id = row.id,
@@ -2169,7 +2174,8 @@ rocmd_lib_stop(void)
 		else
 			L.deferred = j->next;
 		if (j->pending != NULL)
-			rocmd_pending_finish(j->pending, ROCMD_ESHUTDOWN, "the daemon stopped", NULL);
+			rocmd_pending_finish(j->pending, ROCMD_ESHUTDOWN, "the daemon stopped",
+			                     NULL);
 		j->pending = NULL;
 		job_free(j);
 	}

@@ -38,8 +38,8 @@ typedef int (*rb_create_fn)(void **);
 typedef int (*rb_destroy_fn)(void *);
 typedef int (*rb_sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int,
                            const float *, int, const float *, float *, int);
-typedef int (*rb_hgemm_fn)(void *, int, int, int, int, int, const uint16_t *, const uint16_t *,
-                           int, const uint16_t *, int, const uint16_t *, uint16_t *, int);
+typedef int (*rb_hgemm_fn)(void *, int, int, int, int, int, const uint16_t *, const uint16_t *, int,
+                           const uint16_t *, int, const uint16_t *, uint16_t *, int);
 
 #define HIP_H2D 1
 #define HIP_D2H 2
@@ -128,7 +128,8 @@ main(int argc, char **argv)
 	uint16_t hone = to_half(1.0f), hzero = 0;
 
 	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: rocmd-rocblas-smoke ROCBLAS HIP-RUNTIME [TENSILE-LIBPATH]\n");
+		fprintf(stderr,
+		        "usage: rocmd-rocblas-smoke ROCBLAS HIP-RUNTIME [TENSILE-LIBPATH]\n");
 		return 2;
 	}
 	hip = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);

@@ -83,8 +83,8 @@ finish_tx(struct rocmd_deploy_db *db, int err)
 }
 
 int
-rocmd_deploy_db_target_put(struct rocmd_deploy_db *db, const struct rocmd_db_target *t,
-                           int64_t now, int64_t *id)
+rocmd_deploy_db_target_put(struct rocmd_deploy_db *db, const struct rocmd_db_target *t, int64_t now,
+                           int64_t *id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, err;
@@ -349,12 +349,13 @@ rocmd_deploy_db_deployments(struct rocmd_deploy_db *db, int64_t target_id, int64
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	rc = sqlite3_prepare_v2(db->h,
-	                        "SELECT id, target_id, coalesce(package_id, 0), state, reason, "
-	                        "fingerprint, started_ms, coalesce(finished_ms, 0), "
-	                        "coalesce(ended_ms, 0), detail FROM deployment WHERE target_id = ?1 "
-	                        "ORDER BY id DESC LIMIT ?2",
-	                        -1, &st, NULL);
+	rc =
+	    sqlite3_prepare_v2(db->h,
+	                       "SELECT id, target_id, coalesce(package_id, 0), state, reason, "
+	                       "fingerprint, started_ms, coalesce(finished_ms, 0), "
+	                       "coalesce(ended_ms, 0), detail FROM deployment WHERE target_id = ?1 "
+	                       "ORDER BY id DESC LIMIT ?2",
+	                       -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, target_id);
 		sqlite3_bind_int64(st, 2, limit > 0 ? limit : -1);
@@ -419,12 +420,13 @@ rocmd_deploy_db_history(struct rocmd_deploy_db *db, int64_t target_id, int64_t b
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	rc = sqlite3_prepare_v2(db->h,
-	                        "SELECT id, target_id, coalesce(deployment_id, 0), time_ms, action, "
-	                        "outcome, message, detail FROM deploy_history "
-	                        "WHERE (?1 = 0 OR target_id = ?1) AND (?2 = 0 OR id < ?2) "
-	                        "ORDER BY id DESC LIMIT ?3",
-	                        -1, &st, NULL);
+	rc =
+	    sqlite3_prepare_v2(db->h,
+	                       "SELECT id, target_id, coalesce(deployment_id, 0), time_ms, action, "
+	                       "outcome, message, detail FROM deploy_history "
+	                       "WHERE (?1 = 0 OR target_id = ?1) AND (?2 = 0 OR id < ?2) "
+	                       "ORDER BY id DESC LIMIT ?3",
+	                       -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, target_id);
 		sqlite3_bind_int64(st, 2, before_id);

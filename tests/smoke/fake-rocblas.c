@@ -13,9 +13,8 @@
 
 int rocblas_create_handle(void **h);
 int rocblas_destroy_handle(void *h);
-int rocblas_sgemm(void *h, int ta, int tb, int m, int n, int k, const float *alpha,
-                  const float *a, int lda, const float *b, int ldb, const float *beta, float *c,
-                  int ldc);
+int rocblas_sgemm(void *h, int ta, int tb, int m, int n, int k, const float *alpha, const float *a,
+                  int lda, const float *b, int ldb, const float *beta, float *c, int ldc);
 int rocblas_hgemm(void *h, int ta, int tb, int m, int n, int k, const uint16_t *alpha,
                   const uint16_t *a, int lda, const uint16_t *b, int ldb, const uint16_t *beta,
                   uint16_t *c, int ldc);

@@ -80,8 +80,8 @@ add_package(struct fx *f, const char *digest)
 	    .file_count = 1,
 	    .total_size = 10,
 	};
-	struct rocmd_db_pkg_file file = {.path = "library/a.co", .kind = 'f', .size = 10,
-	                                 .sha256 = digest};
+	struct rocmd_db_pkg_file file = {
+	    .path = "library/a.co", .kind = 'f', .size = 10, .sha256 = digest};
 	int64_t id = 0;
 
 	assert_int_equal(rocmd_pkg_db_add(f->pdb, &p, &file, 1, &id), 0);
@@ -156,8 +156,11 @@ test_targets_by_name(void **state)
 	struct seen s = {0};
 	int64_t a = put_sdk_target(f, "/opt/rocm-5.7.1/lib/rocblas/library");
 	int64_t b = put_sdk_target(f, "/opt/rocm-5.7.1/lib/rocblas/library2");
-	struct rocmd_db_target app = {.kind = "app", .name = "app-ollama", .platform = "linux",
-	                              .sdk_version = "6.1", .library_path = "/usr/lib/ollama/rocm"};
+	struct rocmd_db_target app = {.kind = "app",
+	                              .name = "app-ollama",
+	                              .platform = "linux",
+	                              .sdk_version = "6.1",
+	                              .library_path = "/usr/lib/ollama/rocm"};
 	int64_t c = 0;
 
 	assert_true(a > 0);
@@ -181,14 +184,19 @@ test_live_superseded_failed_rollback(void **state)
 	struct fx *f = *state;
 	int64_t t = put_sdk_target(f, "/opt/rocm-5.7.1/lib/rocblas/library");
 	int64_t p1 = add_package(f, "aa"), p2 = add_package(f, "bb");
-	struct rocmd_db_deployment d = {.target_id = t, .package_id = p1, .state = "live",
-	                                .reason = "user", .fingerprint = "f1", .started_ms = 10,
+	struct rocmd_db_deployment d = {.target_id = t,
+	                                .package_id = p1,
+	                                .state = "live",
+	                                .reason = "user",
+	                                .fingerprint = "f1",
+	                                .started_ms = 10,
 	                                .finished_ms = 20};
 	struct rocmd_db_counts counts;
 	int64_t d1, d2, d3, n;
 	struct seen s = {0};
 
-	assert_int_equal(rocmd_deploy_db_record(f->ddb, &d, NULL, "deploy", "ok", "deployed", &d1), 0);
+	assert_int_equal(rocmd_deploy_db_record(f->ddb, &d, NULL, "deploy", "ok", "deployed", &d1),
+	                 0);
 	assert_int_equal(rocmd_pkg_db_deployments(f->pdb, p1, &n), 0);
 	assert_int_equal(n, 1);
 	/* The schema itself keeps a deployed package from going (foreign key). */
@@ -197,13 +205,14 @@ test_live_superseded_failed_rollback(void **state)
 	d.fingerprint = "f2";
 	d.started_ms = 30;
 	d.finished_ms = 40;
-	assert_int_equal(rocmd_deploy_db_record(f->ddb, &d, "superseded", "deploy", "ok", "again", &d2),
-	                 0);
+	assert_int_equal(
+	    rocmd_deploy_db_record(f->ddb, &d, "superseded", "deploy", "ok", "again", &d2), 0);
 	/* A failed attempt leaves the live one in place. */
 	d.package_id = p1;
 	d.state = "failed";
 	d.detail = "{\"why\": \"verify failed\"}";
-	assert_int_equal(rocmd_deploy_db_record(f->ddb, &d, NULL, "deploy", "failed", "no", &d3), 0);
+	assert_int_equal(rocmd_deploy_db_record(f->ddb, &d, NULL, "deploy", "failed", "no", &d3),
+	                 0);
 	assert_int_equal(rocmd_deploy_db_targets(f->ddb, t, NULL, on_target, &s), 0);
 	assert_int_equal(s.live_id, d2);
 	assert_int_equal(s.live_pkg, p2);
@@ -222,8 +231,8 @@ test_live_superseded_failed_rollback(void **state)
 	assert_string_equal(s.states[2], "superseded");
 
 	/* Back to the originals: nothing live, the row says rolled back. */
-	assert_int_equal(rocmd_deploy_db_end_live(f->ddb, t, 50, "rolled back to the originals", NULL),
-	                 0);
+	assert_int_equal(
+	    rocmd_deploy_db_end_live(f->ddb, t, 50, "rolled back to the originals", NULL), 0);
 	assert_int_equal(rocmd_deploy_db_end_live(f->ddb, t, 60, "again", NULL), ROCMD_ENOTFOUND);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(rocmd_deploy_db_targets(f->ddb, t, NULL, on_target, &s), 0);
@@ -259,7 +268,8 @@ test_live_superseded_failed_rollback(void **state)
 	assert_int_equal(rocmd_deploy_db_record(f->ddb, &d, "gone", "deploy", "ok", "x", &d3),
 	                 ROCMD_EINVAL);
 	/* An unknown action violates the schema's CHECK: nothing is half-written. */
-	assert_int_not_equal(rocmd_deploy_db_record(f->ddb, &d, NULL, "explode", "ok", "x", &d3), 0);
+	assert_int_not_equal(rocmd_deploy_db_record(f->ddb, &d, NULL, "explode", "ok", "x", &d3),
+	                     0);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(rocmd_deploy_db_targets(f->ddb, t, NULL, on_target, &s), 0);
 	assert_int_equal(s.live_id, 0);
@@ -277,9 +287,9 @@ test_backup_never_replaced(void **state)
 	assert_int_equal(rocmd_deploy_db_backup_put(f->ddb, t, "/state/backup/1", "fp-orig", 22,
 	                                            1000, "rocblas_backup", 5),
 	                 0);
-	assert_int_equal(rocmd_deploy_db_backup_put(f->ddb, t, "/state/backup/other", "fp-new", 1, 1,
-	                                            NULL, 6),
-	                 ROCMD_EEXISTS);
+	assert_int_equal(
+	    rocmd_deploy_db_backup_put(f->ddb, t, "/state/backup/other", "fp-new", 1, 1, NULL, 6),
+	    ROCMD_EEXISTS);
 	assert_int_equal(rocmd_deploy_db_targets(f->ddb, t, NULL, on_target, &s), 0);
 	assert_string_equal(s.backup, "/state/backup/1");
 	assert_string_equal(s.adopted, "rocblas_backup");
@@ -301,8 +311,11 @@ test_upgrade_from_schema_5(void **state)
 	assert_int_equal(rocmd_db_open_with(path, rocmd_migrations, 5, &db, why, sizeof(why)), 0);
 	assert_int_equal(rocmd_pkg_db_attach(db, &pdb), 0);
 	{
-		struct rocmd_db_pkg p = {.digest = "cc", .name = "n", .source = "s",
-		                         .platform = "any", .archs = "gfx803"};
+		struct rocmd_db_pkg p = {.digest = "cc",
+		                         .name = "n",
+		                         .source = "s",
+		                         .platform = "any",
+		                         .archs = "gfx803"};
 		assert_int_equal(rocmd_pkg_db_add(pdb, &p, NULL, 0, &n), 0);
 	}
 	rocmd_pkg_db_detach(pdb);
@@ -318,8 +331,10 @@ test_upgrade_from_schema_5(void **state)
 	assert_int_equal(rocmd_pkg_db_deployments(pdb, n, &n), 0);
 	assert_int_equal(n, 0);
 	{
-		struct rocmd_db_target tt = {.kind = "overlay", .name = "overlay-1",
-		                             .platform = "linux", .library_path = "/state/overlay/1"};
+		struct rocmd_db_target tt = {.kind = "overlay",
+		                             .name = "overlay-1",
+		                             .platform = "linux",
+		                             .library_path = "/state/overlay/1"};
 		assert_int_equal(rocmd_deploy_db_target_put(ddb, &tt, 1, &t), 0);
 		assert_true(t > 0);
 	}
