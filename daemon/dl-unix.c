@@ -21,3 +21,9 @@ rocmd_dl_sym(void *h, const char *name)
 {
 	return dlsym(h, name);
 }
+
+const char *
+rocmd_dl_arg(char **argv, int i)
+{
+	return argv[i];
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <windows.h>
+#include <shellapi.h>
 
 void *
 rocmd_dl_open(const char *path, char *why, size_t whylen)
@@ -50,4 +51,24 @@ void *
 rocmd_dl_sym(void *h, const char *name)
 {
 	return (void *)GetProcAddress((HMODULE)h, name);
+}
+
+const char *
+rocmd_dl_arg(char **argv, int i)
+{
+	int n = 0, len;
+	wchar_t **wargv = CommandLineToArgvW(GetCommandLineW(), &n);
+	char *u8 = NULL;
+
+	if (wargv == NULL || i >= n) {
+		if (wargv != NULL)
+			LocalFree(wargv);
+		return argv[i];
+	}
+	len = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL, NULL);
+	if (len > 0 && (u8 = malloc((size_t)len)) != NULL)
+		WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, u8, len, NULL, NULL);
+	LocalFree(wargv);
+	/* Kept for the probe's short life. */
+	return u8 != NULL ? u8 : argv[i];
 }

@@ -1,10 +1,13 @@
 /*
- * File facts on POSIX systems: see fsinfo.h. lstat/stat and mmap.
+ * File facts on POSIX systems: see fsinfo.h. lstat/stat, mmap, readdir.
  */
 #include "fsinfo.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +32,54 @@ rocmd_fsinfo_get(const char *path, int follow, struct rocmd_fsinfo *out)
 	out->dev = (uint64_t)st.st_dev;
 	out->ino = (uint64_t)st.st_ino;
 	return 0;
+}
+
+FILE *
+rocmd_fs_fopen(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+struct rocmd_dir {
+	DIR *d;
+	struct rocmd_dirent e;
+};
+
+struct rocmd_dir *
+rocmd_dir_open(const char *path)
+{
+	struct rocmd_dir *d = malloc(sizeof(*d));
+
+	if (d == NULL)
+		return NULL;
+	d->d = opendir(path);
+	if (d->d == NULL) {
+		int e = errno;
+		free(d);
+		errno = e;
+		return NULL;
+	}
+	return d;
+}
+
+struct rocmd_dirent *
+rocmd_dir_read(struct rocmd_dir *d)
+{
+	struct dirent *de = readdir(d->d);
+
+	if (de == NULL)
+		return NULL;
+	snprintf(d->e.d_name, sizeof(d->e.d_name), "%s", de->d_name);
+	return &d->e;
+}
+
+void
+rocmd_dir_close(struct rocmd_dir *d)
+{
+	if (d == NULL)
+		return;
+	closedir(d->d);
+	free(d);
 }
 
 int

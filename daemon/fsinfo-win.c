@@ -3,13 +3,15 @@
  * size and times without opening the file; a reparse point (symlink or
  * junction) is reported as a link unless FOLLOW, when the target is opened
  * and described instead. Mapping uses CreateFileMappingW/MapViewOfFile; the
- * view keeps the mapping alive after both handles are closed.
+ * view keeps the mapping alive after both handles are closed. Listing uses
+ * FindFirstFileW/FindNextFileW, names converted to UTF-8.
  */
 #include "fsinfo.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <windows.h>
 
@@ -116,6 +118,88 @@ rocmd_fsinfo_get(const char *path, int follow, struct rocmd_fsinfo *out)
 out:
 	free(w);
 	return rc;
+}
+
+FILE *
+rocmd_fs_fopen(const char *path, const char *mode)
+{
+	wchar_t *w = rocmd_win_wide(path), *m = rocmd_win_wide(mode);
+	FILE *f = NULL;
+
+	if (w != NULL && m != NULL)
+		f = _wfopen(w, m);
+	else
+		errno = ENOMEM;
+	free(w);
+	free(m);
+	return f;
+}
+
+struct rocmd_dir {
+	HANDLE h;
+	int first; /* fd holds an entry not yet returned */
+	WIN32_FIND_DATAW fd;
+	struct rocmd_dirent e;
+};
+
+struct rocmd_dir *
+rocmd_dir_open(const char *path)
+{
+	char pattern[4096];
+	struct rocmd_dir *d;
+	wchar_t *w;
+	DWORD err;
+
+	if (snprintf(pattern, sizeof(pattern), "%s/*", path) >= (int)sizeof(pattern)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	w = rocmd_win_wide(pattern);
+	if (d == NULL || w == NULL) {
+		free(d);
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->h = FindFirstFileW(w, &d->fd);
+	err = GetLastError();
+	free(w);
+	if (d->h == INVALID_HANDLE_VALUE) {
+		free(d);
+		/* An empty folder still lists "." and ".."; no match at all means no folder. */
+		errno = err == ERROR_FILE_NOT_FOUND ? ENOENT : -errno_of(err);
+		return NULL;
+	}
+	d->first = 1;
+	return d;
+}
+
+struct rocmd_dirent *
+rocmd_dir_read(struct rocmd_dir *d)
+{
+	for (;;) {
+		char *u8;
+
+		if (!d->first && !FindNextFileW(d->h, &d->fd))
+			return NULL;
+		d->first = 0;
+		u8 = rocmd_win_utf8(d->fd.cFileName);
+		if (u8 == NULL)
+			continue; /* not valid UTF-16: no name rocmd could use */
+		snprintf(d->e.d_name, sizeof(d->e.d_name), "%s", u8);
+		free(u8);
+		return &d->e;
+	}
+}
+
+void
+rocmd_dir_close(struct rocmd_dir *d)
+{
+	if (d == NULL)
+		return;
+	FindClose(d->h);
+	free(d);
 }
 
 /* Windows has no "execute" right on folders that matters here: listing is the test. */

@@ -8,7 +8,6 @@
  */
 #include "gpu.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -19,6 +18,7 @@
 #include "common/amdgpu-elf.h"
 #include "common/error.h"
 #include "common/text.h"
+#include "fsinfo.h"
 
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
 #define HEAP_FB_PUBLIC 1
@@ -57,7 +57,7 @@ prop(const char *text, const char *key, uint64_t def)
 static int
 slurp(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = rocmd_fs_fopen(path, "r");
 	size_t n;
 
 	buf[0] = '\0';
@@ -73,15 +73,15 @@ static uint64_t
 node_vram(const char *node_dir)
 {
 	char path[PATH_MAX], buf[4096];
-	struct dirent *de;
+	struct rocmd_dirent *de;
 	uint64_t total = 0;
-	DIR *d;
+	struct rocmd_dir *d;
 
 	rocmd_pathf(path, sizeof(path), "%s/mem_banks", node_dir);
-	d = opendir(path);
+	d = rocmd_dir_open(path);
 	if (d == NULL)
 		return 0;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = rocmd_dir_read(d)) != NULL) {
 		uint64_t heap;
 		if (de->d_name[0] == '.')
 			continue;
@@ -92,7 +92,7 @@ node_vram(const char *node_dir)
 		if (heap == HEAP_FB_PUBLIC || heap == HEAP_FB_PRIVATE)
 			total += prop(buf, "size_in_bytes", 0);
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 	return total;
 }
 
@@ -106,19 +106,19 @@ int
 rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 {
 	char dir[PATH_MAX], path[PATH_MAX], buf[8192];
-	struct dirent *de;
-	DIR *d;
+	struct rocmd_dirent *de;
+	struct rocmd_dir *d;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(dir, sizeof(dir), "%s" KFD_NODES,
 	         root != NULL && strcmp(root, "/") != 0 ? root : "");
-	d = opendir(dir);
+	d = rocmd_dir_open(dir);
 	if (d == NULL) {
 		if (errno != ENOENT)
 			rocmd_text_addf(&out->problems, "%s: %s", KFD_NODES, strerror(errno));
 		return 0; /* no KFD: no AMD GPU driver loaded, or not Linux */
 	}
-	while ((de = readdir(d)) != NULL) {
+	while ((de = rocmd_dir_read(d)) != NULL) {
 		struct rocmd_gpu *g, *grown;
 		char node_dir[PATH_MAX];
 		uint64_t target, simds, per_cu, cpus;
@@ -138,7 +138,7 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 			continue; /* a CPU node */
 		grown = realloc(out->gpus, (out->n + 1) * sizeof(*grown));
 		if (grown == NULL) {
-			closedir(d);
+			rocmd_dir_close(d);
 			return ROCMD_ENOMEM;
 		}
 		out->gpus = grown;
@@ -165,7 +165,7 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 			snprintf(g->key, sizeof(g->key), "kfd-loc:%" PRIu64 ":%s",
 			         prop(buf, "location_id", 0), g->gfx);
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 	if (out->n > 1)
 		qsort(out->gpus, out->n, sizeof(*out->gpus), cmp_gpu);
 	return 0;

@@ -42,6 +42,7 @@ main(int argc, char **argv)
 	props_fn get_props;
 	errstr_fn errstr;
 	char why[1024];
+	const char *path;
 	void *h;
 	int n = 0, rc;
 
@@ -49,7 +50,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: rocmd-hip-probe LIBAMDHIP64\n");
 		return 2;
 	}
-	h = rocmd_dl_open(argv[1], why, sizeof(why));
+	path = rocmd_dl_arg(argv, 1);
+	h = rocmd_dl_open(path, why, sizeof(why));
 	if (h == NULL) {
 		printf("error not loadable: %s\n", why);
 		return 1;
@@ -60,7 +62,7 @@ main(int argc, char **argv)
 		get_props = (props_fn)rocmd_dl_sym(h, "hipGetDeviceProperties");
 	errstr = (errstr_fn)rocmd_dl_sym(h, "hipGetErrorString");
 	if (get_count == NULL || get_props == NULL) {
-		printf("error %s has no hipGetDeviceCount/hipGetDeviceProperties\n", argv[1]);
+		printf("error %s has no hipGetDeviceCount/hipGetDeviceProperties\n", path);
 		return 1;
 	}
 	rc = get_count(&n);

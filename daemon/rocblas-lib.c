@@ -19,7 +19,6 @@
 #include "rocblas-lib.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -343,8 +342,8 @@ rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out,
 {
 	static const char *const rel[] = {"library", "../rocblas/library", "rocblas/library"};
 	char path[PATH_MAX], best[64] = "";
-	DIR *d;
-	struct dirent *de;
+	struct rocmd_dir *d;
+	struct rocmd_dirent *de;
 
 	if (outlen > 0)
 		out[0] = '\0';
@@ -365,10 +364,10 @@ rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out,
 	}
 	/* Debian: <libdir>/rocblas/<rocblas-version>/library; the newest wins. */
 	snprintf(path, sizeof(path), "%s/rocblas", binary_dir);
-	d = opendir(path);
+	d = rocmd_dir_open(path);
 	if (d == NULL)
 		return ROCMD_ENOTFOUND;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = rocmd_dir_read(d)) != NULL) {
 		char lib[PATH_MAX];
 		if (!isdigit((unsigned char)de->d_name[0]) || strlen(de->d_name) >= sizeof(best))
 			continue;
@@ -379,7 +378,7 @@ rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out,
 		    (rocmd_version_cmp(de->d_name, best) == 0 && strcmp(de->d_name, best) > 0))
 			snprintf(best, sizeof(best), "%s", de->d_name);
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 	if (best[0] == '\0')
 		return ROCMD_ENOTFOUND;
 	snprintf(out, outlen, "%s/%s/library", path, best);
@@ -434,18 +433,18 @@ static int
 walk_dir(struct walk *w, const char *rel, int depth)
 {
 	char path[PATH_MAX], child[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	struct rocmd_dirent *de;
+	struct rocmd_dir *d;
 	int rc = 0;
 
 	snprintf(path, sizeof(path), "%s%s%s", w->top, rel[0] ? "/" : "", rel);
-	d = opendir(path);
+	d = rocmd_dir_open(path);
 	if (d == NULL) {
 		rocmd_text_addf(&w->lib->problems, "%s: cannot read folder: %s", path,
 		                strerror(errno));
 		return 0;
 	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
+	while (rc == 0 && (de = rocmd_dir_read(d)) != NULL) {
 		struct rocmd_fsinfo st;
 		int e;
 
@@ -490,8 +489,26 @@ walk_dir(struct walk *w, const char *rel, int depth)
 		}
 		rc = walk_add(w, child, &st);
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 	return rc < 0 ? rc : 0;
+}
+
+/* The target of code object PATH from its ELF header (fsinfo.h reads it, so
+ * a UTF-8 path works on Windows too). Returns as rocmd_amdgpu_elf_arch. */
+static int
+co_arch(const char *path, char *out, size_t outlen)
+{
+	const void *map;
+	size_t len;
+	int rc = rocmd_fs_map(path, &map, &len);
+
+	if (rc == ROCMD_ECORRUPT) /* empty */
+		return rocmd_amdgpu_elf_arch("", 0, out, outlen);
+	if (rc < 0)
+		return rc;
+	rc = rocmd_amdgpu_elf_arch(map, len, out, outlen);
+	rocmd_fs_unmap(map, len);
+	return rc;
 }
 
 /* ---- TensileLibrary.dat ---- */
@@ -931,7 +948,7 @@ rocmd_rocblas_inspect(const char *dir, unsigned flags, struct rocmd_hash_cache *
 		if (!ends_with(f->relpath, ".co") && !ends_with(f->relpath, ".hsaco"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, f->relpath);
-		rc = rocmd_amdgpu_file_arch(path, f->arch, sizeof(f->arch));
+		rc = co_arch(path, f->arch, sizeof(f->arch));
 		if (rc == 0) {
 			rc = strv_add(&out->co_archs, &out->nco_archs, f->arch, strlen(f->arch));
 			if (rc < 0)

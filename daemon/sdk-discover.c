@@ -9,7 +9,6 @@
 #include "sdk-discover.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -210,19 +209,19 @@ linux_candidates(struct scan_ctx *s)
 {
 	const struct rocmd_sdk_scan_opts *o = s->o;
 	char h[PATH_MAX], sys[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	struct rocmd_dirent *de;
+	struct rocmd_dir *d;
 
 	/* AMD's packages: /opt/rocm and /opt/rocm-X.Y.Z. */
 	add_watch(s, "/opt");
-	if (host(o, "/opt", NULL, h, sizeof(h)) == 0 && (d = opendir(h)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
+	if (host(o, "/opt", NULL, h, sizeof(h)) == 0 && (d = rocmd_dir_open(h)) != NULL) {
+		while ((de = rocmd_dir_read(d)) != NULL) {
 			if (strcmp(de->d_name, "rocm") != 0 && strncmp(de->d_name, "rocm-", 5) != 0)
 				continue;
 			snprintf(sys, sizeof(sys), "/opt/%s", de->d_name);
 			add_candidate(s, sys, "opt", origin_name(s, "/opt"), 0);
 		}
-		closedir(d);
+		rocmd_dir_close(d);
 	} else if (errno == EACCES) {
 		rocmd_text_addf(&s->out->problems, "/opt: cannot read folder: %s", strerror(errno));
 	}
@@ -233,24 +232,24 @@ linux_candidates(struct scan_ctx *s)
 	{
 		int distro =
 		    host(o, "/usr/share/hip/version", NULL, h, sizeof(h)) == 0 && exists(h);
-		if (host(o, "/usr/lib", NULL, h, sizeof(h)) == 0 && (d = opendir(h)) != NULL) {
-			while ((de = readdir(d)) != NULL) {
+		if (host(o, "/usr/lib", NULL, h, sizeof(h)) == 0 && (d = rocmd_dir_open(h)) != NULL) {
+			while ((de = rocmd_dir_read(d)) != NULL) {
 				char lib[PATH_MAX];
-				DIR *ld;
-				struct dirent *le;
+				struct rocmd_dir *ld;
+				struct rocmd_dirent *le;
 				if (strstr(de->d_name, "-linux-") == NULL)
 					continue;
 				snprintf(sys, sizeof(sys), "/usr/lib/%s", de->d_name);
 				add_watch(s, sys);
 				rocmd_pathf(lib, sizeof(lib), "%s/%s", h, de->d_name);
-				if ((ld = opendir(lib)) == NULL)
+				if ((ld = rocmd_dir_open(lib)) == NULL)
 					continue;
-				while ((le = readdir(ld)) != NULL)
+				while ((le = rocmd_dir_read(ld)) != NULL)
 					if (strncmp(le->d_name, "libamdhip64.so", 14) == 0)
 						distro = 1;
-				closedir(ld);
+				rocmd_dir_close(ld);
 			}
-			closedir(d);
+			rocmd_dir_close(d);
 		}
 		if (distro)
 			add_candidate(s, "/usr", "distro", origin_name(s, "/usr"), 0);
@@ -311,8 +310,8 @@ windows_candidates(struct scan_ctx *s)
 	const struct rocmd_sdk_scan_opts *o = s->o;
 	static const char *const base = "C:\\Program Files\\AMD\\ROCm";
 	char h[PATH_MAX], sys[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	struct rocmd_dirent *de;
+	struct rocmd_dir *d;
 	int rc;
 
 	for (size_t i = 0; o->env != NULL && o->env[i] != NULL; i++) {
@@ -332,15 +331,15 @@ windows_candidates(struct scan_ctx *s)
 		                rocmd_strerror(rc));
 	add_watch(s, "C:\\Program Files\\AMD");
 	add_watch(s, base);
-	if (host(o, base, NULL, h, sizeof(h)) == 0 && (d = opendir(h)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
+	if (host(o, base, NULL, h, sizeof(h)) == 0 && (d = rocmd_dir_open(h)) != NULL) {
+		while ((de = rocmd_dir_read(d)) != NULL) {
 			char v[ROCMD_VERSION_MAX];
 			if (rocmd_version_from_folder(de->d_name, v, sizeof(v)) < 0)
 				continue;
 			snprintf(sys, sizeof(sys), "%s\\%s", base, de->d_name);
 			add_candidate(s, sys, "windows", origin_name(s, "Program Files"), 0);
 		}
-		closedir(d);
+		rocmd_dir_close(d);
 	}
 	rc = rocmd_registry_rocm_installs(root_of(o), on_registry, s);
 	if (rc < 0)
@@ -353,7 +352,7 @@ windows_candidates(struct scan_ctx *s)
 static int
 read_small(const char *h, char *buf, size_t len)
 {
-	FILE *f = fopen(h, "rb");
+	FILE *f = rocmd_fs_fopen(h, "rb");
 	size_t n;
 
 	buf[0] = '\0';
@@ -409,9 +408,9 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
 		rocmd_text_addf(&f->problems, ".info/version does not hold a version");
 	/* Debian/Ubuntu: the runtime package's changelog names the release. */
 	if (host(o, f->path, "share/doc", h, sizeof(h)) == 0) {
-		DIR *d = opendir(h);
-		struct dirent *de;
-		while (d != NULL && (de = readdir(d)) != NULL) {
+		struct rocmd_dir *d = rocmd_dir_open(h);
+		struct rocmd_dirent *de;
+		while (d != NULL && (de = rocmd_dir_read(d)) != NULL) {
 			char p[PATH_MAX];
 			if (strncmp(de->d_name, "libamdhip64-", 12) != 0 ||
 			    !isdigit((unsigned char)de->d_name[12]))
@@ -422,7 +421,7 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
 				                             ROCMD_VERSION_MAX);
 		}
 		if (d != NULL)
-			closedir(d);
+			rocmd_dir_close(d);
 	}
 	if (host(o, f->path, "bin/.hipVersion", h, sizeof(h)) == 0 &&
 	    read_small(h, buf, sizeof(buf)) == 0 &&
@@ -463,32 +462,32 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
 static int
 find_named(const char *h, const char *prefix, const char *suffix, char *name, size_t namelen)
 {
-	DIR *d = opendir(h);
-	struct dirent *de;
+	struct rocmd_dir *d = rocmd_dir_open(h);
+	struct rocmd_dirent *de;
 	size_t best_len = 0, p = strlen(prefix), sl = strlen(suffix);
 	int best_versioned = 0;
 
 	name[0] = '\0';
 	if (d == NULL)
 		return 0;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = rocmd_dir_read(d)) != NULL) {
 		size_t n = strlen(de->d_name);
 		int versioned;
 
 		if (strncmp(de->d_name, prefix, p) != 0 || n < p + sl ||
 		    strcasecmp(de->d_name + n - sl, suffix) != 0)
 			continue;
-		if (sl == 0 && de->d_name[p] != '\0' && de->d_name[p] != '.')
+		if ((sl == 0 && de->d_name[p] != '\0' && de->d_name[p] != '.') || n >= namelen)
 			continue;
 		versioned = n > p + sl;
 		if (name[0] == '\0' || (versioned && !best_versioned) ||
 		    (versioned == best_versioned && n < best_len)) {
-			snprintf(name, namelen, "%s", de->d_name);
+			memcpy(name, de->d_name, n + 1);
 			best_len = n;
 			best_versioned = versioned;
 		}
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 	return name[0] != '\0';
 }
 
@@ -544,9 +543,9 @@ examine_linux(struct scan_ctx *s, struct rocmd_sdk_found *f)
 	    find_named(h, "libamdhip64.so", "", name, sizeof(name))) {
 		snprintf(libdir, sizeof(libdir), "%s", h);
 	} else if (host(o, f->path, "lib", h, sizeof(h)) == 0) {
-		DIR *d = opendir(h);
-		struct dirent *de;
-		while (d != NULL && (de = readdir(d)) != NULL) {
+		struct rocmd_dir *d = rocmd_dir_open(h);
+		struct rocmd_dirent *de;
+		while (d != NULL && (de = rocmd_dir_read(d)) != NULL) {
 			char sub[PATH_MAX];
 			if (strstr(de->d_name, "-linux-") == NULL)
 				continue;
@@ -558,7 +557,7 @@ examine_linux(struct scan_ctx *s, struct rocmd_sdk_found *f)
 			}
 		}
 		if (d != NULL)
-			closedir(d);
+			rocmd_dir_close(d);
 	}
 	if (libdir[0] == '\0') {
 		rocmd_text_addf(&f->problems, "no HIP runtime (libamdhip64.so) found");
@@ -676,10 +675,10 @@ looks_like_sdk(const struct rocmd_sdk_scan_opts *o, const char *sys)
 		       find_named(h, "amdhip64", ".dll", name, sizeof(name));
 	/* The distribution layout has its runtime under lib/<triplet>. */
 	if (host(o, sys, "lib", h, sizeof(h)) == 0) {
-		DIR *d = opendir(h);
-		struct dirent *de;
+		struct rocmd_dir *d = rocmd_dir_open(h);
+		struct rocmd_dirent *de;
 		int found = 0;
-		while (d != NULL && !found && (de = readdir(d)) != NULL) {
+		while (d != NULL && !found && (de = rocmd_dir_read(d)) != NULL) {
 			char sub[PATH_MAX];
 			if (strstr(de->d_name, "-linux-") == NULL)
 				continue;
@@ -687,7 +686,7 @@ looks_like_sdk(const struct rocmd_sdk_scan_opts *o, const char *sys)
 			found = find_named(sub, "libamdhip64.so", "", name, sizeof(name));
 		}
 		if (d != NULL)
-			closedir(d);
+			rocmd_dir_close(d);
 		return found;
 	}
 	return 0;

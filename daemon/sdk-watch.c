@@ -11,7 +11,6 @@
  * SDK under it: a folder already inside a watched one gets no watch of its
  * own, and an SDK elsewhere (HIP_PATH=D:\ROCm\6.2\) gets one for its root.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -296,26 +295,26 @@ note(struct settle *s, const struct rocmd_fsinfo *st)
 static void
 settle_walk(struct settle *s, const char *path, int depth)
 {
-	struct dirent *de;
+	struct rocmd_dirent *de;
 	struct rocmd_fsinfo st;
-	DIR *d;
+	struct rocmd_dir *d;
 
 	if (s->entries >= SETTLE_MAX_ENTRIES || rocmd_fsinfo_get(path, 0, &st) != 0)
 		return;
 	note(s, &st);
 	if (st.type != ROCMD_FS_DIR || depth >= SETTLE_MAX_DEPTH)
 		return;
-	d = opendir(path);
+	d = rocmd_dir_open(path);
 	if (d == NULL)
 		return;
-	while ((de = readdir(d)) != NULL && s->entries < SETTLE_MAX_ENTRIES) {
+	while ((de = rocmd_dir_read(d)) != NULL && s->entries < SETTLE_MAX_ENTRIES) {
 		char child[PATH_MAX];
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		snprintf(child, sizeof(child), "%s/%s", path, de->d_name);
 		settle_walk(s, child, depth + 1);
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 }
 
 int64_t

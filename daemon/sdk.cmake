@@ -52,6 +52,7 @@ add_executable(rocmd-hip-probe ${CMAKE_CURRENT_LIST_DIR}/hip-probe.c ${ROCMD_DL_
 target_include_directories(rocmd-hip-probe PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(rocmd-hip-probe PRIVATE ${CMAKE_DL_LIBS})
 if(WIN32)
+  target_link_libraries(rocmd-hip-probe PRIVATE shell32)
   install(TARGETS rocmd-hip-probe DESTINATION ${CMAKE_INSTALL_BINDIR})
 else()
   install(TARGETS rocmd-hip-probe DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/rocmd)

@@ -13,7 +13,8 @@
 # loads the SDK's amdhip64_6.dll and reports no GPU, cleanly; a 6.4 SDK copied
 # in while rocmd runs appears (recursive watch on C:\Program Files\AMD\ROCm);
 # an SDK named only by a HIP_PATH_NN set in the registry after rocmd started
-# is found (the machine environment is read at every scan); removing 6.2
+# is found (the machine environment is read at every scan), at a path that is
+# not ASCII (C:\HIP-Jürgen\6.1: UTF-8 inside, UTF-16 to Windows); removing 6.2
 # marks it removed, history kept.
 #
 # Usage: test-sdk-win.sh BUILD-DIR     (a mingw-w64 build folder)
@@ -166,11 +167,21 @@ fi
 
 # An SDK outside Program Files, named only by HIP_PATH_61 set after rocmd
 # started: a service's own environment never changes; the machine's does.
-make_sdk "$C/HIP/6.1" 1
-wine reg add "$ENVKEY" /v HIP_PATH_61 /t REG_SZ /d 'C:\HIP\6.1\' /f >/dev/null 2>&1
+# Its path is not ASCII: names go through the wide-character API as UTF-8.
+make_sdk "$C/HIP-Jürgen/6.1" 1
+LC_ALL=C.UTF-8 wine reg add "$ENVKEY" /v HIP_PATH_61 /t REG_SZ /d 'C:\HIP-Jürgen\6.1\' /f \
+	>/dev/null 2>&1
 ctl sdk rescan >/dev/null
-wait_for "HIP_PATH_61 set in the registry while running: C:\\HIP\\6.1 found" 30 \
-	listed 'C:\\HIP\\6.1 .* 6.1 .* present'
+wait_for "HIP_PATH_61 set in the registry while running: C:\\HIP-Jürgen\\6.1 found" 30 \
+	listed 'C:\\HIP-Jürgen\\6.1 .* 6.1 .* \.hipVersion .* present'
+# By id: rocmctl.exe's own argv is in the ANSI code page (see docs/SERVICE.md).
+id=$(ctl sdk list | grep 'HIP-Jürgen' | awk '{print $1}')
+ctl --json sdk show "${id:-none}" >"$OUT"
+if grep -q '"code_object_archs":[[:space:]]*\["gfx1103"\]' "$OUT"; then
+	ok "files under a non-ASCII path read: bin\\.hipVersion and the code object (gfx1103)"
+else
+	bad "files under C:\\HIP-Jürgen\\6.1"
+fi
 
 # Removing 6.2: marked removed, history kept.
 rm -rf "$ROCM/6.2"
