@@ -62,6 +62,15 @@ on_key(const char *key, const char *install_dir, void *ctx)
 	return 0;
 }
 
+static int
+on_env(const char *name, const char *value, void *ctx)
+{
+	if (strlen(name) > 4096 || strlen(value) > 4096)
+		abort();
+	(*(int *)ctx)++;
+	return 0;
+}
+
 static void
 check_version(int rc, const char *v)
 {
@@ -112,8 +121,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 3: {
 		int n = 0;
 		snprintf(path, sizeof(path), "%s/registry/HKLM.reg", dir);
-		if (write_file(path, data, size) == 0)
+		if (write_file(path, data, size) == 0) {
 			rocmd_registry_rocm_installs(dir, on_key, &n);
+			rocmd_registry_machine_env(dir, on_env, &n);
+		}
 		break;
 	}
 	case 4: {
