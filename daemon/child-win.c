@@ -231,7 +231,8 @@ rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *ou
 		if (!PeekNamedPipe(rd, NULL, 0, NULL, &avail, NULL))
 			break; /* ERROR_BROKEN_PIPE: every writer is gone */
 		if (avail > 0) {
-			if (!ReadFile(rd, buf, avail < sizeof(buf) ? avail : sizeof(buf), &n, NULL) ||
+			if (!ReadFile(rd, buf, avail < sizeof(buf) ? avail : sizeof(buf), &n,
+			              NULL) ||
 			    n == 0)
 				break;
 			if (outlen > 0 && used < outlen - 1) {

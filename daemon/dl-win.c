@@ -38,8 +38,8 @@ rocmd_dl_open(const char *path, char *why, size_t whylen)
 	err = GetLastError();
 	free(w);
 	if (h == NULL) {
-		FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, err, 0,
-		               msg, sizeof(msg), NULL);
+		FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
+		               err, 0, msg, sizeof(msg), NULL);
 		msg[strcspn(msg, "\r\n")] = '\0';
 		snprintf(why, whylen, "%s: %s (error %lu)", path, msg[0] ? msg : "cannot load",
 		         (unsigned long)err);

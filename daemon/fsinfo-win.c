@@ -100,8 +100,9 @@ rocmd_fsinfo_get(const char *path, int follow, struct rocmd_fsinfo *out)
 		goto out;
 	}
 	/* Opening follows the reparse point; FILE_FLAG_BACKUP_SEMANTICS opens folders. */
-	h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-	                NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+	                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                FILE_FLAG_BACKUP_SEMANTICS, NULL);
 	if (h == INVALID_HANDLE_VALUE) {
 		rc = errno_of(GetLastError());
 		goto out;

@@ -87,8 +87,8 @@ rocmd_registry_rocm_installs(const char *root, rocmd_registry_rocm_fn fn, void *
 		}
 		if (RegOpenKeyExW(k, name, 0, KEY_QUERY_VALUE | KEY_WOW64_64KEY, &sub) ==
 		    ERROR_SUCCESS) {
-			if (RegQueryValueExW(sub, L"InstallDir", NULL, &type, (BYTE *)value, &vlen) ==
-			    ERROR_SUCCESS)
+			if (RegQueryValueExW(sub, L"InstallDir", NULL, &type, (BYTE *)value,
+			                     &vlen) == ERROR_SUCCESS)
 				rc = string_value(type, value, vlen, expanded, &dir8);
 			RegCloseKey(sub);
 		}
