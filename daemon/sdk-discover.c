@@ -329,7 +329,10 @@ windows_candidates(struct scan_ctx *s)
 	if (rc < 0)
 		rocmd_text_addf(&s->out->problems, "cannot read the machine environment: %s",
 		                rocmd_strerror(rc));
-	add_watch(s, "C:\\Program Files\\AMD");
+	/* The parent only while ROCm is missing: it is where ROCm appears, and on
+	 * Windows a watch covers its whole tree (all of AMD's software). */
+	if (host(o, base, NULL, h, sizeof(h)) < 0 || !is_dir(h))
+		add_watch(s, "C:\\Program Files\\AMD");
 	add_watch(s, base);
 	if (host(o, base, NULL, h, sizeof(h)) == 0 && (d = rocmd_dir_open(h)) != NULL) {
 		while ((de = rocmd_dir_read(d)) != NULL) {

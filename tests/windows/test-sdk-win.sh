@@ -74,6 +74,7 @@ listed() { ctl sdk list >"$OUT" && grep -q -- "$1" "$OUT"; }
 has_event() { ctl events --all --kind "$1" >"$OUT" && grep -q -- "$2" "$OUT"; }
 inspections() { ctl --json sdk list | sed -n 's/.*"inspections":[[:space:]]*\([0-9]*\).*/\1/p'; }
 scanned() { [ "$(inspections)" -ge 1 ] 2>/dev/null; }
+scans() { ctl --json sdk list | sed -n 's/.*"scans":[[:space:]]*\([0-9]*\).*/\1/p'; }
 
 # make_sdk DIR MINOR: a Windows-layout HIP SDK 6.MINOR in DIR (a Unix path in the prefix).
 make_sdk() {
@@ -142,6 +143,14 @@ if grep -q 'C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\"' "$OUT"; then
 else
 	bad "HIP_PATH alias"
 fi
+# One recursive watch covers every SDK under ROCm (not AMD's whole folder).
+ctl --json sdk list >"$OUT"
+if grep -q '"watches":[[:space:]]*1,' "$OUT" &&
+	grep -q '"watched":[[:space:]]*\["C:/Program Files/AMD/ROCm"\]' "$OUT"; then
+	ok "one recursive watch: C:\\Program Files\\AMD\\ROCm"
+else
+	bad "the watches"
+fi
 ctl gpu list >"$OUT"
 if grep -q "no AMD GPU found" "$OUT" && grep -q "HIP runtime: 0 devices" "$OUT"; then
 	ok "gpu list: no GPU, cleanly; rocmd-hip-probe.exe loaded the SDK's amdhip64_6.dll (0 devices)"
@@ -149,14 +158,18 @@ else
 	bad "gpu list without a GPU"
 fi
 
-# A second SDK appears while rocmd runs: made beside, then moved in as an
-# installer's last step would, plus a file written into it afterwards.
+# A second SDK appears while rocmd runs, copied in file by file as an
+# installer writes it: one rescan once the tree has been quiet.
 make_sdk "$T/staging-6.4" 4
-mv "$T/staging-6.4" "$ROCM/6.4"
+before=$(scans)
+cp -r "$T/staging-6.4" "$ROCM/6.4"
 t0=$(date +%s)
 wait_for "6.4 copied in while running: listed (watch on C:\\Program Files\\AMD\\ROCm)" 30 \
 	listed 'ROCm\\6.4 .* 6.4 .* present .*gfx1103'
 echo "# seen after $(($(date +%s) - t0)) s (debounce 0.5 s)"
+after=$(scans)
+[ "$((after - before))" -eq 1 ] && ok "the copy caused one rescan" ||
+	bad "the copy caused $((after - before)) rescans"
 has_event sdk.added 'ROCm\\6.4' && ok "an sdk.added event for 6.4" || bad "sdk.added event for 6.4"
 ctl --json sdk show 'C:\Program Files\AMD\ROCm\6.4' >"$OUT"
 if grep -q '"code_object_archs":[[:space:]]*\["gfx1103"\]' "$OUT"; then
@@ -181,6 +194,13 @@ if grep -q '"code_object_archs":[[:space:]]*\["gfx1103"\]' "$OUT"; then
 	ok "files under a non-ASCII path read: bin\\.hipVersion and the code object (gfx1103)"
 else
 	bad "files under C:\\HIP-Jürgen\\6.1"
+fi
+
+ctl --json sdk list >"$OUT"
+if grep -q '"watches":[[:space:]]*2,' "$OUT"; then
+	ok "an SDK outside it gets a watch of its own (2 in all)"
+else
+	bad "the watch of C:\\HIP-Jürgen\\6.1"
 fi
 
 # Removing 6.2: marked removed, history kept.
