@@ -68,6 +68,11 @@ while [ "$y" -lt "$N" ]; do
 done
 ctl --json tune status >"$DIR/status"
 echo "backend $BACKEND, $DTYPE $SHAPE, $N yields in $(( $(date +%s) - start )) s"
+ctl --json events --all --limit 1000 --kind tune.yielded >"$DIR/events" 2>/dev/null || true
+grep -o '"after_read_ms":[[:space:]]*[0-9.e-]*' "$DIR/events" | sed 's/.*:[[:space:]]*//' | sort -g >"$DIR/after"
+n=$(wc -l <"$DIR/after")
+[ "$n" -gt 0 ] && echo "of which after the daemon read the input: p50 $(sed -n "$(( (n + 1) / 2 ))p" "$DIR/after") ms," \
+	"p99 $(sed -n "$(( (n * 99 + 99) / 100 ))p" "$DIR/after") ms, max $(tail -n 1 "$DIR/after") ms"
 echo "preemption latency (input event -> evaluation stopped):" \
 	"p50 $(jnum p50_ms <"$DIR/status") ms, p99 $(jnum p99_ms <"$DIR/status") ms," \
 	"max $(jnum max_ms <"$DIR/status") ms (target p99 <= 100 ms)"

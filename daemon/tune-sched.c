@@ -51,10 +51,12 @@
 #include "tune-sched.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -159,6 +161,7 @@ struct rocmd_tune {
 	int prog_evals, prog_measured;
 	double prog_best;
 	struct tune_evaluator *ev;
+	pid_t worker_tid; /* the worker thread, while it opens an evaluator */
 	volatile int cancel;
 
 	/* preemption latencies (ms), a ring */
@@ -380,6 +383,9 @@ worker(void *arg)
 	int64_t m, n, k, b;
 
 	snprintf(wanted, sizeof(wanted), "%s", r->backend);
+	uv_mutex_lock(&t->lock);
+	t->worker_tid = gettid();
+	uv_mutex_unlock(&t->lock);
 	memset(&mo, 0, sizeof(mo));
 	mo.seed = 1;
 	r->rc = ROCMD_EUNSUPPORTED;
@@ -408,10 +414,27 @@ worker(void *arg)
 		if (r->rc == 0)
 			snprintf(r->backend, sizeof(r->backend), "%s", names[i]);
 	}
+	uv_mutex_lock(&t->lock);
+	t->worker_tid = 0;
+	uv_mutex_unlock(&t->lock);
+	/* An open cut short by a yield (see preempt) is a yield, not a failure. */
+	if (r->rc < 0 && !r->probe && t->cancel)
+		r->rc = ROCMD_ECANCELED;
 	if (r->rc == 0 && !r->probe) {
+		int cancelled;
+
+		/* A yield that came while the evaluator was opening found no
+		 * evaluation to abort: honour it before the first one starts. */
 		uv_mutex_lock(&t->lock);
 		t->ev = ev;
+		cancelled = t->cancel;
 		uv_mutex_unlock(&t->lock);
+		if (cancelled) {
+			r->rc = ROCMD_ECANCELED;
+			snprintf(r->why, sizeof(r->why), "cancelled while the evaluator opened");
+		}
+	}
+	if (r->rc == 0 && !r->probe) {
 		/* The SDK is part of the software key (see the file comment). */
 		id_key(&r->dev, hash, r->job.sdk, &key);
 		gemm_problem_key(&p, key.problem, sizeof(key.problem));
@@ -602,6 +625,31 @@ start_job(struct rocmd_tune *t, const struct rocmd_tune_job *j)
 	start_worker(t);
 }
 
+/*
+ * The worker is still opening the evaluator (its child process is starting
+ * the backend and filling the input sets, hundreds of ms under load, a GPU
+ * context for CUDA): there is no tune_evaluator handle to abort yet. The
+ * worker thread's only children are evaluator processes, so they are killed
+ * by their parent thread's id (/proc/self/task/TID/children); the open then
+ * fails and, the cancel flag being set, counts as a yield.
+ */
+static void
+kill_opening(pid_t tid)
+{
+	char path[64], buf[256], *p, *end;
+	FILE *f;
+	long pid;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)tid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return;
+	if (fgets(buf, sizeof(buf), f) != NULL)
+		for (p = buf; (pid = strtol(p, &end, 10)) > 0; p = end)
+			kill((pid_t)pid, SIGKILL);
+	fclose(f);
+}
+
 /* Stops the running job now (loop thread). */
 static void
 preempt(struct rocmd_tune *t, const char *reason, uint64_t signal_ns, int64_t event_us)
@@ -616,6 +664,8 @@ preempt(struct rocmd_tune *t, const char *reason, uint64_t signal_ns, int64_t ev
 	uv_mutex_lock(&t->lock);
 	if (t->ev != NULL)
 		tune_evaluator_abort(t->ev);
+	else if (t->worker_tid > 0)
+		kill_opening(t->worker_tid);
 	uv_mutex_unlock(&t->lock);
 }
 
@@ -701,6 +751,10 @@ finish_job(struct rocmd_tune *t)
 		cJSON_AddNumberToObject(d, "job", (double)j->id);
 		cJSON_AddStringToObject(d, "reason", t->yield_reason);
 		cJSON_AddNumberToObject(d, "latency_ms", ms);
+		/* From the daemon reading the input to the evaluation stopped; the
+		 * rest of latency_ms is the wait for the loop to read it. */
+		cJSON_AddNumberToObject(d, "after_read_ms",
+					(double)(r->stopped_ns - t->yield_signal_ns) / 1e6);
 		cJSON_AddNumberToObject(d, "evaluations", r->sum.evals);
 		rocmd_server_event(t->srv, "tune.yielded", d, "tuning job %lld yielded (%s) in %.1f ms",
 				   (long long)j->id, t->yield_reason, ms);
@@ -945,10 +999,14 @@ rocmd_tune_stop(struct rocmd_tune *t)
 	t->stopping = 1;
 	if (t->running) {
 		t->cancel = 1;
+		t->yield_signal_ns = uv_hrtime();
+		t->yield_event_us = 0;
 		snprintf(t->yield_reason, sizeof(t->yield_reason), "daemon stopping");
 		uv_mutex_lock(&t->lock);
 		if (t->ev != NULL)
 			tune_evaluator_abort(t->ev);
+		else if (t->worker_tid > 0)
+			kill_opening(t->worker_tid);
 		/* Serve the worker's store calls until it has returned. */
 		while (!t->finished) {
 			if (t->req != NULL) {
