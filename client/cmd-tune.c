@@ -53,53 +53,57 @@ print_status(const cJSON *r)
 	const cJSON *cur = cJSON_GetObjectItemCaseSensitive(r, "current");
 	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(r, "preemption");
 	char b[12][96], device[256], input[160], load[96], jobline[160], policy[200], cl[160],
-		latline[160];
+	    latline[160];
 
 	snprintf(device, sizeof(device), "%s (%s, %s backend)", out_str(dev, "name"),
-		 out_str(dev, "arch"), out_str(dev, "backend"));
+	         out_str(dev, "arch"), out_str(dev, "backend"));
 	snprintf(input, sizeof(input), "%s, idle %s s, %s device(s), logind idle %s",
-		 out_str(sig, "input_source"), num_or(sig, "input_idle_s", "%.1f", b[0], 96),
-		 num_or(sig, "input_devices", "%.0f", b[1], 96),
-		 num_or(sig, "logind_idle", "%.0f", b[2], 96));
+	         out_str(sig, "input_source"), num_or(sig, "input_idle_s", "%.1f", b[0], 96),
+	         num_or(sig, "input_devices", "%.0f", b[1], 96),
+	         num_or(sig, "logind_idle", "%.0f", b[2], 96));
 	snprintf(load, sizeof(load), "%s on %s CPUs", num_or(sig, "load1", "%.2f", b[3], 96),
-		 num_or(sig, "cpus", "%.0f", b[4], 96));
-	snprintf(jobline, sizeof(jobline), "%s queued, %s running, %s paused, %s done, %s failed, %s stale",
-		 num_or(jobs, "queued", "%.0f", b[5], 96), num_or(jobs, "running", "%.0f", b[6], 96),
-		 num_or(jobs, "paused", "%.0f", b[7], 96), num_or(jobs, "done", "%.0f", b[8], 96),
-		 num_or(jobs, "failed", "%.0f", b[9], 96), num_or(jobs, "stale", "%.0f", b[10], 96));
-	snprintf(policy, sizeof(policy), "idle after %s s, AC only %s, max load %s%%, quiet hours %s",
-		 num_or(pol, "idle_s", "%.0f", b[0], 96), num_or(pol, "ac_only", "%.0f", b[1], 96),
-		 num_or(pol, "max_cpu_load", "%.0f", b[2], 96),
-		 cJSON_IsString(cJSON_GetObjectItemCaseSensitive(pol, "quiet_hours"))
-			 ? out_str(pol, "quiet_hours")
-			 : "none");
+	         num_or(sig, "cpus", "%.0f", b[4], 96));
+	snprintf(
+	    jobline, sizeof(jobline),
+	    "%s queued, %s running, %s paused, %s done, %s failed, %s stale",
+	    num_or(jobs, "queued", "%.0f", b[5], 96), num_or(jobs, "running", "%.0f", b[6], 96),
+	    num_or(jobs, "paused", "%.0f", b[7], 96), num_or(jobs, "done", "%.0f", b[8], 96),
+	    num_or(jobs, "failed", "%.0f", b[9], 96), num_or(jobs, "stale", "%.0f", b[10], 96));
+	snprintf(policy, sizeof(policy),
+	         "idle after %s s, AC only %s, max load %s%%, quiet hours %s",
+	         num_or(pol, "idle_s", "%.0f", b[0], 96), num_or(pol, "ac_only", "%.0f", b[1], 96),
+	         num_or(pol, "max_cpu_load", "%.0f", b[2], 96),
+	         cJSON_IsString(cJSON_GetObjectItemCaseSensitive(pol, "quiet_hours"))
+	             ? out_str(pol, "quiet_hours")
+	             : "none");
 	if (cur != NULL)
 		snprintf(cl, sizeof(cl), "job %s: %s of %s evaluations, best %s ms",
-			 num_or(cur, "job", "%.0f", b[3], 96), num_or(cur, "evaluations", "%.0f", b[4], 96),
-			 num_or(cur, "budget", "%.0f", b[5], 96), num_or(cur, "best_ms", "%.4f", b[6], 96));
+		         num_or(cur, "job", "%.0f", b[3], 96),
+		         num_or(cur, "evaluations", "%.0f", b[4], 96),
+		         num_or(cur, "budget", "%.0f", b[5], 96),
+		         num_or(cur, "best_ms", "%.4f", b[6], 96));
 	else
 		snprintf(cl, sizeof(cl), "-");
 	snprintf(latline, sizeof(latline), "%s yields; p50 %s ms, p99 %s ms, max %s ms",
-		 num_or(lat, "yields", "%.0f", b[7], 96), num_or(lat, "p50_ms", "%.1f", b[8], 96),
-		 num_or(lat, "p99_ms", "%.1f", b[9], 96), num_or(lat, "max_ms", "%.1f", b[10], 96));
+	         num_or(lat, "yields", "%.0f", b[7], 96), num_or(lat, "p50_ms", "%.1f", b[8], 96),
+	         num_or(lat, "p99_ms", "%.1f", b[9], 96), num_or(lat, "max_ms", "%.1f", b[10], 96));
 	{
-		const char *keys[] = {"state",	 "decision", "device", "sdk",	"input", "power",
-				      "gpu users", "cpu load", "policy", "jobs", "current",
-				      "preemption"};
-		const char *vals[] = {out_str(r, "state"),
-				      out_str(r, "decision"),
-				      dev != NULL && cJSON_GetObjectItemCaseSensitive(dev, "name")
-					      ? device
-					      : "-",
-				      out_str(r, "sdk"),
-				      input,
-				      out_str(sig, "power"),
-				      num_or(sig, "gpu_users", "%.0f", b[11], 96),
-				      load,
-				      policy,
-				      jobline,
-				      cl,
-				      latline};
+		const char *keys[] = {"state",  "decision", "device",    "sdk",
+		                      "input",  "power",    "gpu users", "cpu load",
+		                      "policy", "jobs",     "current",   "preemption"};
+		const char *vals[] = {
+		    out_str(r, "state"),
+		    out_str(r, "decision"),
+		    dev != NULL && cJSON_GetObjectItemCaseSensitive(dev, "name") ? device : "-",
+		    out_str(r, "sdk"),
+		    input,
+		    out_str(sig, "power"),
+		    num_or(sig, "gpu_users", "%.0f", b[11], 96),
+		    load,
+		    policy,
+		    jobline,
+		    cl,
+		    latline};
 		out_kv(stdout, 12, keys, vals);
 	}
 }
@@ -107,32 +111,34 @@ print_status(const cJSON *r)
 static void
 print_jobs(const cJSON *arr)
 {
-	static const char *const hdr[] = {"ID",	   "STATE",  "ORIGIN", "PROBLEM", "SDK", "EVALS",
-					  "BEST MS", "DEFAULT", "SPEEDUP", "SEEDED", "WINNER"};
+	static const char *const hdr[] = {"ID",      "STATE",  "ORIGIN",  "PROBLEM",
+	                                  "SDK",     "EVALS",  "BEST MS", "DEFAULT",
+	                                  "SPEEDUP", "SEEDED", "WINNER"};
 	struct out_table *t = out_table_new(11, hdr);
 	const cJSON *j;
 	char b[8][64], problem[128];
 
 	cJSON_ArrayForEach(j, arr)
 	{
-		snprintf(problem, sizeof(problem), "%s %s %s", out_str(j, "dtype"), out_str(j, "trans"),
-			 out_str(j, "shape"));
+		snprintf(problem, sizeof(problem), "%s %s %s", out_str(j, "dtype"),
+		         out_str(j, "trans"), out_str(j, "shape"));
 		snprintf(b[1], sizeof(b[1]), "%.0f/%.0f", out_num(j, "evaluations"),
-			 out_num(j, "budget"));
+		         out_num(j, "budget"));
 		{
-			const char *cells[] = {num_or(j, "id", "%.0f", b[0], 64),
-					       out_str(j, "state"),
-					       out_str(j, "origin"),
-					       problem,
-					       out_str(j, "sdk"),
-					       b[1],
-					       num_or(j, "best_ms", "%.4f", b[2], 64),
-					       num_or(j, "default_ms", "%.4f", b[3], 64),
-					       num_or(j, "speedup", "%.2fx", b[4], 64),
-					       num_or(j, "seeded_from", "%.0f", b[5], 64),
-					       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "winner"))
-						       ? out_str(j, "winner")
-						       : "-"};
+			const char *cells[] = {
+			    num_or(j, "id", "%.0f", b[0], 64),
+			    out_str(j, "state"),
+			    out_str(j, "origin"),
+			    problem,
+			    out_str(j, "sdk"),
+			    b[1],
+			    num_or(j, "best_ms", "%.4f", b[2], 64),
+			    num_or(j, "default_ms", "%.4f", b[3], 64),
+			    num_or(j, "speedup", "%.2fx", b[4], 64),
+			    num_or(j, "seeded_from", "%.0f", b[5], 64),
+			    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "winner"))
+			        ? out_str(j, "winner")
+			        : "-"};
 			out_table_row(t, cells);
 		}
 	}
@@ -187,7 +193,7 @@ static int
 t_add(struct tune_ctx *ctx, int argc, char **argv)
 {
 	const char *usage = "usage: rocmctl tune add MxNxK [--dtype fp32|fp16|bf16] "
-			    "[--trans NN|NT|TN|TT] [--batch B] [--budget N]";
+	                    "[--trans NN|NT|TN|TT] [--batch B] [--budget N]";
 	long long m, n, k;
 	char tail;
 	cJSON *p, *r = NULL;
@@ -228,8 +234,9 @@ t_add(struct tune_ctx *ctx, int argc, char **argv)
 		out_json(r);
 	else
 		printf("job %.0f %s\n", out_num(r, "id"),
-		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "created")) ? "queued"
-											: "already queued");
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "created"))
+		           ? "queued"
+		           : "already queued");
 	cJSON_Delete(r);
 	return 0;
 }
@@ -271,7 +278,7 @@ t_export(struct tune_ctx *ctx, int argc, char **argv)
 			file = argv[i + 1];
 		else
 			return out_fail(ROCMD_EINVAL,
-					"usage: rocmctl tune export [--format json|csv] [-o FILE]");
+			                "usage: rocmctl tune export [--format json|csv] [-o FILE]");
 	}
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "format", format);
@@ -362,8 +369,9 @@ rocmctl_tune(struct rocmd_client **client, const char *socket, int json, int arg
 		return t_export(&ctx, argc, argv);
 	if (!strcmp(sub, "import"))
 		return t_import(&ctx, argc, argv);
-	fprintf(stderr, "rocmctl: unknown tune command '%s'\nusage: rocmctl tune "
-			"status|start|pause|resume|add|results|export|import\n",
-		sub);
+	fprintf(stderr,
+	        "rocmctl: unknown tune command '%s'\nusage: rocmctl tune "
+	        "status|start|pause|resume|add|results|export|import\n",
+	        sub);
 	return 2;
 }

@@ -77,7 +77,7 @@ struct rocmd_idle {
 	sd_bus *bus;
 	int (*bus_open_system)(sd_bus **);
 	int (*bus_get_property_trivial)(sd_bus *, const char *, const char *, const char *,
-					const char *, sd_bus_error *, char, void *);
+	                                const char *, sd_bus_error *, char, void *);
 	void (*bus_error_free)(sd_bus_error *);
 	sd_bus *(*bus_flush_close_unref)(sd_bus *);
 };
@@ -146,7 +146,7 @@ on_input(uv_poll_t *h, int status, int events)
 			break;
 		for (size_t i = 0; i < (size_t)n / sizeof(ev[0]); i++) {
 			event_us = (int64_t)ev[i].input_event_sec * 1000000 +
-				   (int64_t)ev[i].input_event_usec;
+			           (int64_t)ev[i].input_event_usec;
 			got = 1;
 		}
 	}
@@ -245,7 +245,7 @@ on_dir_closed(uv_handle_t *h)
 
 int
 rocmd_idle_open(uv_loop_t *loop, const char *root, rocmd_idle_activity_fn cb, void *ctx,
-		struct rocmd_idle **out, char *why, size_t whylen)
+                struct rocmd_idle **out, char *why, size_t whylen)
 {
 	struct rocmd_idle *m = calloc(1, sizeof(*m));
 
@@ -303,7 +303,7 @@ bus_load(struct rocmd_idle *m)
 	}
 	*(void **)&m->bus_open_system = dlsym(m->libsystemd, "sd_bus_open_system");
 	*(void **)&m->bus_get_property_trivial =
-		dlsym(m->libsystemd, "sd_bus_get_property_trivial");
+	    dlsym(m->libsystemd, "sd_bus_get_property_trivial");
 	*(void **)&m->bus_error_free = dlsym(m->libsystemd, "sd_bus_error_free");
 	*(void **)&m->bus_flush_close_unref = dlsym(m->libsystemd, "sd_bus_flush_close_unref");
 	if (m->bus_open_system == NULL || m->bus_get_property_trivial == NULL ||
@@ -322,9 +322,9 @@ bus_get(struct rocmd_idle *m, const char *member, char type, void *val)
 	sd_bus_error err = SD_BUS_ERROR_NULL;
 	int rc;
 
-	rc = m->bus_get_property_trivial(m->bus, "org.freedesktop.login1",
-					 "/org/freedesktop/login1",
-					 "org.freedesktop.login1.Manager", member, &err, type, val);
+	rc =
+	    m->bus_get_property_trivial(m->bus, "org.freedesktop.login1", "/org/freedesktop/login1",
+	                                "org.freedesktop.login1.Manager", member, &err, type, val);
 	m->bus_error_free(&err);
 	return rc;
 }
@@ -343,7 +343,8 @@ logind_idle(struct rocmd_idle *m, double *since_s)
 		m->bus = NULL;
 		return -1;
 	}
-	if (bus_get(m, "IdleHint", 'b', &hint) < 0 || bus_get(m, "IdleSinceHint", 't', &since_us) < 0) {
+	if (bus_get(m, "IdleHint", 'b', &hint) < 0 ||
+	    bus_get(m, "IdleSinceHint", 't', &since_us) < 0) {
 		m->bus_flush_close_unref(m->bus);
 		m->bus = NULL;
 		return -1;
@@ -477,7 +478,8 @@ read_load(struct rocmd_idle *m, struct rocmd_idle_signals *s)
 	s->ncpu = n > 0 ? (int)n : 1;
 	s->load1 = -1;
 	sys_path(m, "/proc/loadavg", path, sizeof(path));
-	if (read_line(path, buf, sizeof(buf)) < 0 && read_line("/proc/loadavg", buf, sizeof(buf)) < 0)
+	if (read_line(path, buf, sizeof(buf)) < 0 &&
+	    read_line("/proc/loadavg", buf, sizeof(buf)) < 0)
 		return;
 	s->load1 = strtod(buf, NULL);
 }

@@ -25,11 +25,11 @@
 /* The three settings (winnt.h's values, spelled out so that no GUID library is
  * needed at link time). */
 static const GUID acdc_power_source = {
-	0x5d3e9a59, 0xe9d5, 0x4b00, {0xa6, 0xbd, 0xff, 0x34, 0xff, 0x51, 0x65, 0x48}};
+    0x5d3e9a59, 0xe9d5, 0x4b00, {0xa6, 0xbd, 0xff, 0x34, 0xff, 0x51, 0x65, 0x48}};
 static const GUID global_user_presence = {
-	0x786e8a1d, 0xb427, 0x4344, {0x92, 0x07, 0x09, 0xe7, 0x0b, 0xdc, 0xbe, 0xa9}};
+    0x786e8a1d, 0xb427, 0x4344, {0x92, 0x07, 0x09, 0xe7, 0x0b, 0xdc, 0xbe, 0xa9}};
 static const GUID idle_background_task = {
-	0x515c31d8, 0xf734, 0x163d, {0xa0, 0xfd, 0x11, 0xa0, 0x8c, 0x91, 0xe8, 0xf1}};
+    0x515c31d8, 0xf734, 0x163d, {0xa0, 0xfd, 0x11, 0xa0, 0x8c, 0x91, 0xe8, 0xf1}};
 
 struct rocmd_idle {
 	uv_loop_t *loop;
@@ -44,7 +44,7 @@ struct rocmd_idle {
 static volatile LONG presence = -1;   /* 1 present, 0 inactive */
 static volatile LONG on_ac = -1;      /* 1 AC, 0 battery or UPS */
 static volatile LONG background = -1; /* 1 in the idle background-task window */
-static volatile LONG returned;	      /* a user came back since the loop last looked */
+static volatile LONG returned;        /* a user came back since the loop last looked */
 static CRITICAL_SECTION live_lock;
 static INIT_ONCE live_once = INIT_ONCE_STATIC_INIT;
 static struct rocmd_idle *live; /* the open monitor, under live_lock */
@@ -64,7 +64,7 @@ rocmd_idle_win_register(void *status_handle)
 
 	for (int i = 0; i < 3; i++)
 		if (RegisterPowerSettingNotification((HANDLE)status_handle, guids[i],
-						     DEVICE_NOTIFY_SERVICE_HANDLE) != NULL)
+		                                     DEVICE_NOTIFY_SERVICE_HANDLE) != NULL)
 			ok++;
 	return ok == 3 ? 0 : ROCMD_EUNSUPPORTED;
 }
@@ -112,7 +112,7 @@ on_async(uv_async_t *a)
 
 int
 rocmd_idle_open(uv_loop_t *loop, const char *root, rocmd_idle_activity_fn cb, void *ctx,
-		struct rocmd_idle **out, char *why, size_t whylen)
+                struct rocmd_idle **out, char *why, size_t whylen)
 {
 	struct rocmd_idle *m = calloc(1, sizeof(*m));
 
@@ -167,8 +167,9 @@ rocmd_idle_sample(struct rocmd_idle *m, struct rocmd_idle_signals *s)
 		s->input_idle_s = m->watching ? (double)(uv_hrtime() - m->last_input_ns) / 1e9 : -1;
 	s->ac = (int)ac;
 	snprintf(s->power, sizeof(s->power), "%s",
-		 ac < 0 ? "no power notification yet" : ac ? "AC (GUID_ACDC_POWER_SOURCE)"
-							    : "battery or UPS (GUID_ACDC_POWER_SOURCE)");
+	         ac < 0 ? "no power notification yet"
+	         : ac   ? "AC (GUID_ACDC_POWER_SOURCE)"
+	                : "battery or UPS (GUID_ACDC_POWER_SOURCE)");
 }
 
 static void

@@ -38,14 +38,14 @@ struct rocmd_idle_signals {
 	int gpu_users;         /* other processes holding the GPU; -1 unknown */
 	double load1;          /* 1-minute load average; -1 unknown */
 	int ncpu;
-	int background_ok;     /* Windows' idle background-task window: 1 open, 0, -1 unknown */
+	int background_ok; /* Windows' idle background-task window: 1 open, 0, -1 unknown */
 };
 
 /* The policy (the tune.* configuration keys). */
 struct rocmd_idle_policy {
 	int64_t idle_s;
 	int ac_only;
-	int64_t max_cpu_load; /* percent of the CPUs */
+	int64_t max_cpu_load;     /* percent of the CPUs */
 	int quiet_from, quiet_to; /* minutes after local midnight; -1: no quiet hours */
 };
 
@@ -56,7 +56,7 @@ typedef void (*rocmd_idle_activity_fn)(void *ctx, uint64_t ns, int64_t event_us)
 
 /* Sets up the monitor on LOOP; ROOT is the sysroot (NULL: the machine). */
 int rocmd_idle_open(uv_loop_t *loop, const char *root, rocmd_idle_activity_fn cb, void *ctx,
-		    struct rocmd_idle **out, char *why, size_t whylen);
+                    struct rocmd_idle **out, char *why, size_t whylen);
 /* Starts (ON = 1) or stops watching the input devices. Starting counts as
  * input now: idle time is measured from there. */
 void rocmd_idle_watch(struct rocmd_idle *m, int on);
@@ -85,6 +85,6 @@ int rocmd_idle_parse_quiet(const char *s, int *from, int *to, char *why, size_t 
  * further input idleness would be needed, 0 when input is not what blocks.
  */
 int rocmd_idle_decide(const struct rocmd_idle_policy *p, const struct rocmd_idle_signals *s,
-		      int running, int local_min, double *wait_s, char *why, size_t whylen);
+                      int running, int local_min, double *wait_s, char *why, size_t whylen);
 
 #endif

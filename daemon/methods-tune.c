@@ -47,7 +47,7 @@ job_json(const struct rocmd_tune_job *j)
 	char shape[96];
 
 	snprintf(shape, sizeof(shape), "%lldx%lldx%lld", (long long)j->m, (long long)j->n,
-		 (long long)j->k);
+	         (long long)j->k);
 	cJSON_AddNumberToObject(o, "id", (double)j->id);
 	cJSON_AddStringToObject(o, "state", j->state);
 	cJSON_AddStringToObject(o, "origin", j->origin);
@@ -153,8 +153,8 @@ m_results(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *wh
 }
 
 static int
-control(struct rocmd_conn *conn, const cJSON *params, const char *what, cJSON **result,
-	char *why, size_t whylen)
+control(struct rocmd_conn *conn, const cJSON *params, const char *what, cJSON **result, char *why,
+        size_t whylen)
 {
 	static const char *const keys[] = {NULL};
 	struct rocmd_tune *t;
@@ -189,7 +189,8 @@ m_resume(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 static int
 m_add(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
-	static const char *const keys[] = {"dtype", "trans", "m", "n", "k", "batch", "budget", NULL};
+	static const char *const keys[] = {"dtype", "trans", "m",      "n",
+	                                   "k",     "batch", "budget", NULL};
 	const char *dtype = "fp32", *trans = "NN";
 	int64_t m, n, k, batch = 1, budget = 0, id;
 	struct rocmd_tune *t;
@@ -243,7 +244,7 @@ m_export(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	rc = tunedlib_from_store(rocmd_tune_store(t), &key, &lib, why, whylen);
 	if (rc == 0)
 		rc = strcmp(format, "csv") ? tunedlib_export_json(lib, &data, &len)
-					   : tunedlib_export_csv(lib, &data, &len);
+		                           : tunedlib_export_csv(lib, &data, &len);
 	if (rc == 0 && len + 8192 > (size_t)conn->srv->cfg->max_frame) {
 		snprintf(why, whylen, "the export (%zu bytes) exceeds the frame limit", len);
 		rc = ROCMD_EOVERLOAD;
@@ -285,8 +286,8 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	tunedlib_free(lib);
 	if (rc < 0)
 		return rc;
-	rocmd_server_event(conn->srv, "tune.imported", NULL,
-			   "%d tuned shape(s) imported by uid %u", stored, (unsigned)conn->peer.uid);
+	rocmd_server_event(conn->srv, "tune.imported", NULL, "%d tuned shape(s) imported by uid %u",
+	                   stored, (unsigned)conn->peer.uid);
 	r = cJSON_CreateObject();
 	cJSON_AddNumberToObject(r, "stored", stored);
 	*result = r;
@@ -294,13 +295,13 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 }
 
 const struct rocmd_method rocmd_methods_tune[] = {
-	{"tune.status", 0, m_status},
-	{"tune.results", 0, m_results},
-	{"tune.export", 0, m_export},
-	{"tune.start", ROCMD_METHOD_MUTATING, m_start},
-	{"tune.pause", ROCMD_METHOD_MUTATING, m_pause},
-	{"tune.resume", ROCMD_METHOD_MUTATING, m_resume},
-	{"tune.add", ROCMD_METHOD_MUTATING, m_add},
-	{"tune.import", ROCMD_METHOD_MUTATING, m_import},
-	{NULL, 0, NULL},
+    {"tune.status", 0, m_status},
+    {"tune.results", 0, m_results},
+    {"tune.export", 0, m_export},
+    {"tune.start", ROCMD_METHOD_MUTATING, m_start},
+    {"tune.pause", ROCMD_METHOD_MUTATING, m_pause},
+    {"tune.resume", ROCMD_METHOD_MUTATING, m_resume},
+    {"tune.add", ROCMD_METHOD_MUTATING, m_add},
+    {"tune.import", ROCMD_METHOD_MUTATING, m_import},
+    {NULL, 0, NULL},
 };

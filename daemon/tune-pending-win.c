@@ -24,7 +24,7 @@ struct rocmd_tune {
 
 int
 rocmd_tune_start(struct rocmd_server *srv, const char *root, struct rocmd_tune **out, char *why,
-		 size_t whylen)
+                 size_t whylen)
 {
 	struct rocmd_tune *t = calloc(1, sizeof(*t));
 	int rc;
@@ -104,13 +104,13 @@ m_pending(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *wh
 }
 
 const struct rocmd_method rocmd_methods_tune[] = {
-	{"tune.status", 0, m_status},
-	{"tune.results", 0, m_pending},
-	{"tune.export", 0, m_pending},
-	{"tune.start", ROCMD_METHOD_MUTATING, m_pending},
-	{"tune.pause", ROCMD_METHOD_MUTATING, m_pending},
-	{"tune.resume", ROCMD_METHOD_MUTATING, m_pending},
-	{"tune.add", ROCMD_METHOD_MUTATING, m_pending},
-	{"tune.import", ROCMD_METHOD_MUTATING, m_pending},
-	{NULL, 0, NULL},
+    {"tune.status", 0, m_status},
+    {"tune.results", 0, m_pending},
+    {"tune.export", 0, m_pending},
+    {"tune.start", ROCMD_METHOD_MUTATING, m_pending},
+    {"tune.pause", ROCMD_METHOD_MUTATING, m_pending},
+    {"tune.resume", ROCMD_METHOD_MUTATING, m_pending},
+    {"tune.add", ROCMD_METHOD_MUTATING, m_pending},
+    {"tune.import", ROCMD_METHOD_MUTATING, m_pending},
+    {NULL, 0, NULL},
 };

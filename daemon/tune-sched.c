@@ -105,9 +105,9 @@ struct run {
 	struct backend_device_info dev;
 	struct tune_summary sum;
 	uint64_t stopped_ns;
-	char hash[17];	       /* the kernel source's */
-	char state_dir[1024];  /* where the tuned library goes */
-	char lib_why[256];     /* the library write's outcome */
+	char hash[17];        /* the kernel source's */
+	char state_dir[1024]; /* where the tuned library goes */
+	char lib_why[256];    /* the library write's outcome */
 	int lib_generation;
 };
 
@@ -133,9 +133,9 @@ struct rocmd_tune {
 	char hash[17]; /* the kernel source's, from the probe */
 
 	/* control */
-	int forced;  /* `tune start`: ignore the idle policy */
-	int paused;  /* `tune pause` */
-	int wanted;  /* watching: there is work and tuning may happen */
+	int forced; /* `tune start`: ignore the idle policy */
+	int paused; /* `tune pause` */
+	int wanted; /* watching: there is work and tuning may happen */
 	char decision[160];
 	int decision_go;
 	struct rocmd_idle_signals sig;
@@ -149,7 +149,7 @@ struct rocmd_tune {
 	int64_t run_started_ms;
 	int yielding;
 	uint64_t yield_signal_ns; /* when the input that stopped it was read */
-	int64_t yield_event_us;	  /* the input event's own time stamp */
+	int64_t yield_event_us;   /* the input event's own time stamp */
 	char yield_reason[96];
 
 	/* shared with the worker, under lock */
@@ -217,20 +217,22 @@ px_record(void *ctx, const struct tune_key *key, const char *config, const struc
 
 static int
 px_set_winner(void *ctx, const struct tune_key *key, const char *config, double median_ms,
-	      double default_ms)
+              double default_ms)
 {
-	struct proxy_req r = {.op = P_WINNER, .key = key, .config = config,
-			      .median_ms = median_ms, .default_ms = default_ms};
+	struct proxy_req r = {.op = P_WINNER,
+	                      .key = key,
+	                      .config = config,
+	                      .median_ms = median_ms,
+	                      .default_ms = default_ms};
 
 	return proxy_call(ctx, &r);
 }
 
 static int
-px_winners(void *ctx, const struct tune_key *key, int any_software, tune_winner_cb cb,
-	   void *cbctx)
+px_winners(void *ctx, const struct tune_key *key, int any_software, tune_winner_cb cb, void *cbctx)
 {
-	struct proxy_req r = {.op = P_WINNERS, .key = key, .any_software = any_software, .cb = cb,
-			      .cbctx = cbctx};
+	struct proxy_req r = {
+	    .op = P_WINNERS, .key = key, .any_software = any_software, .cb = cb, .cbctx = cbctx};
 
 	return proxy_call(ctx, &r);
 }
@@ -276,7 +278,7 @@ serve(struct rocmd_tune *t, struct proxy_req *r)
 		break;
 	case P_WINNER_DEFAULT:
 		r->rc = s->winner_default != NULL ? s->winner_default(s->ctx, r->key, r->out_ms)
-						  : ROCMD_ENOTFOUND;
+		                                  : ROCMD_ENOTFOUND;
 		break;
 	}
 	if (r->rc < 0 && r->rc != ROCMD_ENOTFOUND && r->rc != ROCMD_EEXISTS)
@@ -288,10 +290,10 @@ serve(struct rocmd_tune *t, struct proxy_req *r)
 /* Default shapes: "MxNxK" for each backend kind. */
 static const char *const cpu_shapes[] = {"8x256x256", "64x256x256", NULL};
 static const char *const gpu_shapes[] = {
-	"1x4096x4096",	 "8x4096x4096",	  "128x4096x4096",  "512x4096x4096",
-	"1x11008x4096",	 "8x11008x4096",  "128x11008x4096", "512x11008x4096",
-	"1x4096x11008",	 "8x4096x11008",  "128x4096x11008", "512x4096x11008",
-	NULL,
+    "1x4096x4096",  "8x4096x4096",  "128x4096x4096",  "512x4096x4096",
+    "1x11008x4096", "8x11008x4096", "128x11008x4096", "512x11008x4096",
+    "1x4096x11008", "8x4096x11008", "128x4096x11008", "512x4096x11008",
+    NULL,
 };
 
 static void
@@ -316,7 +318,7 @@ job_problem(const struct rocmd_tune_job *j, struct gemm_problem *p)
 	if (gemm_dtype_parse(j->dtype, &dt) < 0 || strlen(j->trans) != 2)
 		return ROCMD_EINVAL;
 	gemm_problem_init(p, dt, j->trans[0] == 'T' ? GEMM_T : GEMM_N,
-			  j->trans[1] == 'T' ? GEMM_T : GEMM_N, j->m, j->n, j->k, j->batch);
+	                  j->trans[1] == 'T' ? GEMM_T : GEMM_N, j->m, j->n, j->k, j->batch);
 	return 0;
 }
 
@@ -356,10 +358,11 @@ write_library(struct rocmd_tune *t, const struct tune_key *key)
 	if (rc == 0) {
 		r->lib_generation = (int)tunedlib_generation(lib);
 		snprintf(r->lib_why, sizeof(r->lib_why), "%.200s (generation %d, %d shapes)", dir,
-			 r->lib_generation, tunedlib_count(lib));
+		         r->lib_generation, tunedlib_count(lib));
 	} else {
 		r->lib_generation = -1;
-		snprintf(r->lib_why, sizeof(r->lib_why), "%.250s", why[0] ? why : rocmd_strerror(rc));
+		snprintf(r->lib_why, sizeof(r->lib_why), "%.250s",
+		         why[0] ? why : rocmd_strerror(rc));
 	}
 	tunedlib_free(lib);
 }
@@ -400,17 +403,17 @@ worker(void *arg)
 			const char *shape = strcmp(names[i], "cpu") ? gpu_shapes[0] : cpu_shapes[0];
 
 			gemm_shape_parse(shape, &m, &n, &k, &b);
-			gemm_problem_init(&p, strcmp(names[i], "cpu") ? GEMM_FP16 : GEMM_FP32, GEMM_N,
-					  GEMM_N, m, n, k, 1);
+			gemm_problem_init(&p, strcmp(names[i], "cpu") ? GEMM_FP16 : GEMM_FP32,
+			                  GEMM_N, GEMM_N, m, n, k, 1);
 		} else if (job_problem(&r->job, &p) < 0) {
 			snprintf(r->why, sizeof(r->why), "bad problem in job %lld",
-				 (long long)r->job.id);
+			         (long long)r->job.id);
 			r->rc = ROCMD_EINVAL;
 			break;
 		}
 		r->why[0] = '\0';
 		r->rc = tune_evaluator_open(ops, 0, &p, &mo, &ev, &r->dev, &space, hash, r->why,
-					    sizeof(r->why));
+		                            sizeof(r->why));
 		if (r->rc == 0)
 			snprintf(r->backend, sizeof(r->backend), "%s", names[i]);
 	}
@@ -446,8 +449,8 @@ worker(void *arg)
 		o.cancel = &t->cancel;
 		o.progress = on_progress;
 		o.progress_ctx = t;
-		r->rc = tune_run(ev, &key, &space, &p, &r->dev, &o, &r->sum, r->why,
-				 sizeof(r->why));
+		r->rc =
+		    tune_run(ev, &key, &space, &p, &r->dev, &o, &r->sum, r->why, sizeof(r->why));
 	}
 	if (r->rc == 0)
 		snprintf(r->hash, sizeof(r->hash), "%s", hash);
@@ -547,7 +550,7 @@ check_sdk(struct rocmd_tune *t)
 	if (!t->dev_known)
 		return;
 	err = rocmd_tune_queue_stale(t->q, t->backend, t->dev.arch, t->dev.name, t->sdk,
-				     rocmd_now_ms(), on_stale, &rc, &n);
+	                             rocmd_now_ms(), on_stale, &rc, &n);
 	if (err < 0) {
 		log_err("tune: cannot mark stale jobs: %s", rocmd_tune_queue_errmsg(t->q));
 		return;
@@ -559,8 +562,8 @@ check_sdk(struct rocmd_tune *t)
 	cJSON_AddNumberToObject(d, "stale", n);
 	cJSON_AddNumberToObject(d, "queued", rc.queued);
 	rocmd_server_event(t->srv, "tune.stale", d,
-			   "SDK is now %s: %d tuning job(s) stale, %d seeded re-tune(s) queued",
-			   t->sdk, n, rc.queued);
+	                   "SDK is now %s: %d tuning job(s) stale, %d seeded re-tune(s) queued",
+	                   t->sdk, n, rc.queued);
 }
 
 static void
@@ -574,7 +577,8 @@ queue_defaults(struct rocmd_tune *t)
 	for (int i = 0; shapes[i] != NULL; i++) {
 		memset(&j, 0, sizeof(j));
 		job_fill_device(t, &j);
-		snprintf(j.dtype, sizeof(j.dtype), "%s", strcmp(t->backend, "cpu") ? "fp16" : "fp32");
+		snprintf(j.dtype, sizeof(j.dtype), "%s",
+		         strcmp(t->backend, "cpu") ? "fp16" : "fp32");
 		snprintf(j.trans, sizeof(j.trans), "NN");
 		snprintf(j.origin, sizeof(j.origin), "default");
 		gemm_shape_parse(shapes[i], &j.m, &j.n, &j.k, &b);
@@ -585,7 +589,7 @@ queue_defaults(struct rocmd_tune *t)
 	}
 	if (added > 0)
 		log_notice("tune: %d default shape(s) queued for %s (%s)", added, t->dev.name,
-			   t->backend);
+		           t->backend);
 }
 
 static int
@@ -621,7 +625,7 @@ start_job(struct rocmd_tune *t, const struct rocmd_tune_job *j)
 	snprintf(t->run.state_dir, sizeof(t->run.state_dir), "%s", t->cfg->state_dir);
 	rocmd_tune_queue_set_state(t->q, j->id, "running", NULL, rocmd_now_ms());
 	log_info("tune: job %lld (%s %s %lldx%lldx%lld) starts: %s", (long long)j->id, j->dtype,
-		 j->trans, (long long)j->m, (long long)j->n, (long long)j->k, t->decision);
+	         j->trans, (long long)j->m, (long long)j->n, (long long)j->k, t->decision);
 	start_worker(t);
 }
 
@@ -704,7 +708,7 @@ finish_probe(struct rocmd_tune *t)
 	snprintf(t->hash, sizeof(t->hash), "%s", r->hash);
 	snprintf(t->backend, sizeof(t->backend), "%s", r->backend);
 	log_notice("tune: device %s (%s, %s backend, %d compute units)", t->dev.name, t->dev.arch,
-		   t->backend, t->dev.compute_units);
+	           t->backend, t->dev.compute_units);
 	current_sdk(t, t->sdk, sizeof(t->sdk));
 	check_sdk(t);
 	queue_defaults(t);
@@ -720,7 +724,7 @@ finish_job(struct rocmd_tune *t)
 	cJSON *d;
 
 	rocmd_tune_queue_progress(t->q, j->id, r->sum.evals, r->sum.measured + j->measured,
-				  r->sum.best_ms, now);
+	                          r->sum.best_ms, now);
 	if (r->rc == ROCMD_ECANCELED) {
 		double ms = (double)(r->stopped_ns - t->yield_signal_ns) / 1e6;
 		double from_event = -1;
@@ -731,22 +735,22 @@ finish_job(struct rocmd_tune *t)
 			clock_gettime(CLOCK_REALTIME, &ts);
 			/* The worker's stop time on the wall clock, from its hrtime. */
 			from_event = ((double)ts.tv_sec * 1e6 + ts.tv_nsec / 1e3 -
-				      (double)(uv_hrtime() - r->stopped_ns) / 1e3 -
-				      (double)t->yield_event_us) /
-				     1e3;
+			              (double)(uv_hrtime() - r->stopped_ns) / 1e3 -
+			              (double)t->yield_event_us) /
+			             1e3;
 			if (from_event >= 0)
 				ms = from_event;
 		}
 		if (t->yielding && t->yield_signal_ns > 0)
 			record_latency(t, ms);
-		snprintf(detail, sizeof(detail), "yielded (%s) after %d evaluations", t->yield_reason,
-			 r->sum.evals);
+		snprintf(detail, sizeof(detail), "yielded (%s) after %d evaluations",
+		         t->yield_reason, r->sum.evals);
 		/* Cut short by an SDK change, it is stale (its re-tune is queued). */
 		rocmd_tune_queue_set_state(t->q, j->id,
-					   strcmp(j->sdk, t->sdk)  ? "stale"
-					   : t->paused		   ? "paused"
-								   : "queued",
-					   detail, now);
+		                           strcmp(j->sdk, t->sdk) ? "stale"
+		                           : t->paused            ? "paused"
+		                                                  : "queued",
+		                           detail, now);
 		d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "job", (double)j->id);
 		cJSON_AddStringToObject(d, "reason", t->yield_reason);
@@ -754,26 +758,28 @@ finish_job(struct rocmd_tune *t)
 		/* From the daemon reading the input to the evaluation stopped; the
 		 * rest of latency_ms is the wait for the loop to read it. */
 		cJSON_AddNumberToObject(d, "after_read_ms",
-					(double)(r->stopped_ns - t->yield_signal_ns) / 1e6);
+		                        (double)(r->stopped_ns - t->yield_signal_ns) / 1e6);
 		cJSON_AddNumberToObject(d, "evaluations", r->sum.evals);
-		rocmd_server_event(t->srv, "tune.yielded", d, "tuning job %lld yielded (%s) in %.1f ms",
-				   (long long)j->id, t->yield_reason, ms);
+		rocmd_server_event(t->srv, "tune.yielded", d,
+		                   "tuning job %lld yielded (%s) in %.1f ms", (long long)j->id,
+		                   t->yield_reason, ms);
 		return;
 	}
 	if (r->rc < 0) {
-		snprintf(detail, sizeof(detail), "%.250s", r->why[0] ? r->why : rocmd_strerror(r->rc));
+		snprintf(detail, sizeof(detail), "%.250s",
+		         r->why[0] ? r->why : rocmd_strerror(r->rc));
 		rocmd_tune_queue_finish(t->q, j->id, "failed", NULL, 0, 0, detail, now);
 		d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "job", (double)j->id);
 		cJSON_AddStringToObject(d, "error", detail);
 		rocmd_server_event(t->srv, "tune.failed", d, "tuning job %lld failed: %s",
-				   (long long)j->id, detail);
+		                   (long long)j->id, detail);
 		return;
 	}
 	snprintf(detail, sizeof(detail), "best found at evaluation %d of %d (%d measured here)",
-		 r->sum.evals_to_best, r->sum.evals, r->sum.measured);
-	rocmd_tune_queue_finish(t->q, j->id, "done", r->sum.best, r->sum.best_ms,
-				r->sum.default_ms, detail, now);
+	         r->sum.evals_to_best, r->sum.evals, r->sum.measured);
+	rocmd_tune_queue_finish(t->q, j->id, "done", r->sum.best, r->sum.best_ms, r->sum.default_ms,
+	                        detail, now);
 	d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "job", (double)j->id);
 	cJSON_AddStringToObject(d, "winner", r->sum.best);
@@ -783,18 +789,18 @@ finish_job(struct rocmd_tune *t)
 	cJSON_AddNumberToObject(d, "evaluations", r->sum.evals);
 	cJSON_AddNumberToObject(d, "evals_to_best", r->sum.evals_to_best);
 	rocmd_server_event(t->srv, "tune.done", d,
-			   "tuning job %lld done: %s at %.4f ms (%d evaluations, best at %d)",
-			   (long long)j->id, r->sum.best, r->sum.best_ms, r->sum.evals,
-			   r->sum.evals_to_best);
+	                   "tuning job %lld done: %s at %.4f ms (%d evaluations, best at %d)",
+	                   (long long)j->id, r->sum.best, r->sum.best_ms, r->sum.evals,
+	                   r->sum.evals_to_best);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "library", r->lib_why);
 	cJSON_AddNumberToObject(d, "generation", r->lib_generation);
 	if (r->lib_generation > 0)
 		rocmd_server_event(t->srv, "tune.library", d, "tuned library written: %s",
-				   r->lib_why);
+		                   r->lib_why);
 	else
 		rocmd_server_event(t->srv, "tune.library_failed", d,
-				   "tuned library not written: %s", r->lib_why);
+		                   "tuned library not written: %s", r->lib_why);
 }
 
 static void
@@ -826,7 +832,7 @@ on_async(uv_async_t *a)
 	}
 	if (dirty && t->running && !t->run.probe)
 		rocmd_tune_queue_progress(t->q, t->run.job.id, evals,
-					  t->run.job.measured + measured, best, rocmd_now_ms());
+		                          t->run.job.measured + measured, best, rocmd_now_ms());
 	if (finished && t->running) {
 		uv_thread_join(&t->thread);
 		t->running = 0;
@@ -863,7 +869,7 @@ decide(struct rocmd_tune *t)
 		return;
 	}
 	t->decision_go = rocmd_idle_decide(&t->policy, &t->sig, t->running, local_minutes(),
-					   &wait_s, t->decision, sizeof(t->decision));
+	                                   &wait_s, t->decision, sizeof(t->decision));
 }
 
 /*
@@ -884,7 +890,7 @@ schedule(struct rocmd_tune *t)
 			memset(&t->run, 0, sizeof(t->run));
 			t->run.probe = 1;
 			snprintf(t->run.backend, sizeof(t->run.backend), "%s",
-				 t->cfg->tune_backend != NULL ? t->cfg->tune_backend : "");
+			         t->cfg->tune_backend != NULL ? t->cfg->tune_backend : "");
 			snprintf(t->decision, sizeof(t->decision), "probing the tuning device");
 			start_worker(t);
 		}
@@ -899,7 +905,7 @@ schedule(struct rocmd_tune *t)
 		rocmd_idle_watch(t->idle, wanted && !t->forced);
 		if (wanted) {
 			uv_timer_start(&t->timer, on_timer, (uint64_t)t->cfg->tune_check_ms,
-				       (uint64_t)t->cfg->tune_check_ms);
+			               (uint64_t)t->cfg->tune_check_ms);
 			t->timer_on = 1;
 		} else {
 			uv_timer_stop(&t->timer);
@@ -913,7 +919,7 @@ schedule(struct rocmd_tune *t)
 			snprintf(t->decision, sizeof(t->decision), "nothing to tune");
 		else
 			snprintf(t->decision, sizeof(t->decision),
-				 "tune.enabled is 0 (rocmctl tune start runs the queue)");
+			         "tune.enabled is 0 (rocmctl tune start runs the queue)");
 		t->decision_go = 0;
 		return;
 	}
@@ -935,7 +941,7 @@ on_timer(uv_timer_t *h)
 
 int
 rocmd_tune_start(struct rocmd_server *srv, const char *root, struct rocmd_tune **out, char *why,
-		 size_t whylen)
+                 size_t whylen)
 {
 	struct rocmd_tune *t;
 	int rc, n = 0;
@@ -951,7 +957,7 @@ rocmd_tune_start(struct rocmd_server *srv, const char *root, struct rocmd_tune *
 	t->policy.max_cpu_load = t->cfg->tune_max_cpu_load;
 	snprintf(t->sdk, sizeof(t->sdk), "none");
 	rc = rocmd_idle_parse_quiet(t->cfg->tune_quiet_hours, &t->policy.quiet_from,
-				    &t->policy.quiet_to, why, whylen);
+	                            &t->policy.quiet_to, why, whylen);
 	if (rc < 0) {
 		free(t);
 		return rc;
@@ -1251,8 +1257,8 @@ rocmd_tune_control(struct rocmd_tune *t, const char *what, char *why, size_t why
 
 int
 rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64_t m, int64_t n,
-	       int64_t k, int64_t batch, int64_t budget, int64_t *id, int *created, char *why,
-	       size_t whylen)
+               int64_t k, int64_t batch, int64_t budget, int64_t *id, int *created, char *why,
+               size_t whylen)
 {
 	struct rocmd_tune_job j;
 	struct gemm_problem p;
@@ -1260,8 +1266,9 @@ rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64
 
 	if (!t->dev_known) {
 		snprintf(why, whylen, "%s",
-			 t->probe_failed ? t->decision : "the tuning device is still being probed; "
-							 "try again in a moment");
+		         t->probe_failed ? t->decision
+		                         : "the tuning device is still being probed; "
+		                           "try again in a moment");
 		return t->probe_failed ? ROCMD_EUNSUPPORTED : ROCMD_EBUSY;
 	}
 	memset(&j, 0, sizeof(j));
@@ -1276,8 +1283,9 @@ rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64
 	j.budget = budget > 0 ? budget : t->cfg->tune_budget;
 	if (job_problem(&j, &p) < 0 || gemm_problem_check(&p, why, whylen) < 0) {
 		if (why[0] == '\0')
-			snprintf(why, whylen, "dtype must be fp32, fp16 or bf16 and trans NN, NT, "
-					      "TN or TT");
+			snprintf(why, whylen,
+			         "dtype must be fp32, fp16 or bf16 and trans NN, NT, "
+			         "TN or TT");
 		return ROCMD_EINVAL;
 	}
 	rc = rocmd_tune_queue_add(t->q, &j, rocmd_now_ms(), id, created);
@@ -1308,7 +1316,7 @@ rocmd_tune_id_key(struct rocmd_tune *t, struct tune_key *key, char *why, size_t 
 {
 	if (!t->dev_known) {
 		snprintf(why, whylen, "%s",
-			 t->probe_failed ? t->decision : "the tuning device is still being probed");
+		         t->probe_failed ? t->decision : "the tuning device is still being probed");
 		return t->probe_failed ? ROCMD_EUNSUPPORTED : ROCMD_EBUSY;
 	}
 	id_key(&t->dev, t->hash, t->sdk, key);

@@ -19,8 +19,8 @@ struct tune_store;
 
 /* Opens the queue, probes the tuning device off the loop thread, and starts
  * watching the idle signals once there is work. ROOT is --root (NULL: /). */
-int rocmd_tune_start(struct rocmd_server *srv, const char *root, struct rocmd_tune **out,
-		     char *why, size_t whylen);
+int rocmd_tune_start(struct rocmd_server *srv, const char *root, struct rocmd_tune **out, char *why,
+                     size_t whylen);
 /* Stops a running job (waiting for it to yield) and closes every handle. */
 void rocmd_tune_stop(struct rocmd_tune *t);
 /* Frees T after the loop has ended. NULL is fine. */
@@ -36,9 +36,9 @@ cJSON *rocmd_tune_status(struct rocmd_tune *t);
 int rocmd_tune_control(struct rocmd_tune *t, const char *what, char *why, size_t whylen);
 /* Queues a user job for the tuning device; *ID and *CREATED as
  * rocmd_tune_queue_add. BUDGET 0: the configured one. */
-int rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64_t m,
-		   int64_t n, int64_t k, int64_t batch, int64_t budget, int64_t *id, int *created,
-		   char *why, size_t whylen);
+int rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64_t m, int64_t n,
+                   int64_t k, int64_t batch, int64_t budget, int64_t *id, int *created, char *why,
+                   size_t whylen);
 struct rocmd_tune_queue_db *rocmd_tune_queue_db(struct rocmd_tune *t);
 /* The tuner's results store on the daemon's connection (loop thread only). */
 struct tune_store *rocmd_tune_store(struct rocmd_tune *t);

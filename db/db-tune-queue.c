@@ -14,9 +14,9 @@
 #include "db/db-internal.h"
 #include "db/db.h"
 
-#define COLS                                                                                  \
-	"id, backend, arch, device, sdk, dtype, trans, m, n, k, batch, origin, state, budget, " \
-	"evals, measured, winner, best_ms, default_ms, seeded_from, detail, created_ms, "       \
+#define COLS                                                                                       \
+	"id, backend, arch, device, sdk, dtype, trans, m, n, k, batch, origin, state, budget, "    \
+	"evals, measured, winner, best_ms, default_ms, seeded_from, detail, created_ms, "          \
 	"updated_ms, finished_ms"
 
 enum {
@@ -39,30 +39,30 @@ enum {
 };
 
 static const char *const queries[Q_COUNT_] = {
-	"SELECT id FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND sdk = ?4 "
-	"AND dtype = ?5 AND trans = ?6 AND m = ?7 AND n = ?8 AND k = ?9 AND batch = ?10 AND "
-	"state <> 'stale'",
-	"INSERT INTO tune_queue (backend, arch, device, sdk, dtype, trans, m, n, k, batch, origin, "
-	"state, budget, seeded_from, detail, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, "
-	"?6, ?7, ?8, ?9, ?10, ?11, 'queued', ?12, ?13, ?14, ?15, ?15)",
-	"SELECT " COLS " FROM tune_queue WHERE id = ?1",
-	"SELECT " COLS " FROM tune_queue WHERE state <> 'stale' ORDER BY id",
-	"SELECT " COLS " FROM tune_queue ORDER BY id",
-	"SELECT " COLS " FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND "
-	"sdk = ?4 AND state IN ('running', 'queued') ORDER BY state = 'running' DESC, id LIMIT 1",
-	"UPDATE tune_queue SET state = ?2, detail = coalesce(?3, detail), updated_ms = ?4 "
-	"WHERE id = ?1",
-	"UPDATE tune_queue SET state = ?2, updated_ms = ?3 WHERE state = ?1",
-	"UPDATE tune_queue SET evals = ?2, measured = ?3, best_ms = ?4, updated_ms = ?5 "
-	"WHERE id = ?1",
-	"UPDATE tune_queue SET state = ?2, winner = ?3, best_ms = ?4, default_ms = ?5, "
-	"detail = ?6, updated_ms = ?7, finished_ms = ?7 WHERE id = ?1",
-	"SELECT " COLS " FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND "
-	"sdk <> ?4 AND state <> 'stale' ORDER BY id",
-	"UPDATE tune_queue SET state = 'stale', updated_ms = ?2 WHERE id = ?1",
-	"BEGIN IMMEDIATE",
-	"COMMIT",
-	"ROLLBACK",
+    "SELECT id FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND sdk = ?4 "
+    "AND dtype = ?5 AND trans = ?6 AND m = ?7 AND n = ?8 AND k = ?9 AND batch = ?10 AND "
+    "state <> 'stale'",
+    "INSERT INTO tune_queue (backend, arch, device, sdk, dtype, trans, m, n, k, batch, origin, "
+    "state, budget, seeded_from, detail, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, "
+    "?6, ?7, ?8, ?9, ?10, ?11, 'queued', ?12, ?13, ?14, ?15, ?15)",
+    "SELECT " COLS " FROM tune_queue WHERE id = ?1",
+    "SELECT " COLS " FROM tune_queue WHERE state <> 'stale' ORDER BY id",
+    "SELECT " COLS " FROM tune_queue ORDER BY id",
+    "SELECT " COLS " FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND "
+    "sdk = ?4 AND state IN ('running', 'queued') ORDER BY state = 'running' DESC, id LIMIT 1",
+    "UPDATE tune_queue SET state = ?2, detail = coalesce(?3, detail), updated_ms = ?4 "
+    "WHERE id = ?1",
+    "UPDATE tune_queue SET state = ?2, updated_ms = ?3 WHERE state = ?1",
+    "UPDATE tune_queue SET evals = ?2, measured = ?3, best_ms = ?4, updated_ms = ?5 "
+    "WHERE id = ?1",
+    "UPDATE tune_queue SET state = ?2, winner = ?3, best_ms = ?4, default_ms = ?5, "
+    "detail = ?6, updated_ms = ?7, finished_ms = ?7 WHERE id = ?1",
+    "SELECT " COLS " FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND "
+    "sdk <> ?4 AND state <> 'stale' ORDER BY id",
+    "UPDATE tune_queue SET state = 'stale', updated_ms = ?2 WHERE id = ?1",
+    "BEGIN IMMEDIATE",
+    "COMMIT",
+    "ROLLBACK",
 };
 
 struct rocmd_tune_queue_db {
@@ -135,7 +135,7 @@ row_to_job(sqlite3_stmt *st, struct rocmd_tune_job *j)
 /* Binds backend, arch, device, sdk at ?1..?4. */
 static int
 bind_device(sqlite3_stmt *st, const char *backend, const char *arch, const char *device,
-	    const char *sdk)
+            const char *sdk)
 {
 	int rc = sqlite3_bind_text(st, 1, backend, -1, SQLITE_STATIC);
 
@@ -180,7 +180,7 @@ rocmd_tune_queue_attach(struct rocmd_db *main, struct rocmd_tune_queue_db **out)
 	q->h = rocmd_db_sqlite(main);
 	for (i = 0; i < Q_COUNT_ && rc == SQLITE_OK; i++)
 		rc = sqlite3_prepare_v3(q->h, queries[i], -1, SQLITE_PREPARE_PERSISTENT, &q->st[i],
-					NULL);
+		                        NULL);
 	if (rc != SQLITE_OK) {
 		rocmd_tune_queue_detach(q);
 		return rocmd_db_map_rc(rc) < 0 ? rocmd_db_map_rc(rc) : ROCMD_EDB;
@@ -207,7 +207,7 @@ rocmd_tune_queue_errmsg(struct rocmd_tune_queue_db *q)
 
 int
 rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job *j, int64_t now,
-		     int64_t *id, int *created)
+                     int64_t *id, int *created)
 {
 	sqlite3_stmt *st = stmt(q, Q_FIND_LIVE);
 	int rc;
@@ -238,7 +238,7 @@ rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job 
 		rc = sqlite3_bind_int64(st, 12, j->budget);
 	if (rc == SQLITE_OK)
 		rc = j->seeded_from > 0 ? sqlite3_bind_int64(st, 13, j->seeded_from)
-					: sqlite3_bind_null(st, 13);
+		                        : sqlite3_bind_null(st, 13);
 	if (rc == SQLITE_OK)
 		rc = rocmd_db_bind_text(st, 14, j->detail[0] ? j->detail : NULL);
 	if (rc == SQLITE_OK)
@@ -291,14 +291,14 @@ walk(sqlite3_stmt *st, int rc, int (*cb)(const struct rocmd_tune_job *j, void *c
 
 int
 rocmd_tune_queue_list(struct rocmd_tune_queue_db *q, int all,
-		      int (*cb)(const struct rocmd_tune_job *j, void *ctx), void *ctx)
+                      int (*cb)(const struct rocmd_tune_job *j, void *ctx), void *ctx)
 {
 	return walk(stmt(q, all ? Q_LIST_ALL : Q_LIST), SQLITE_OK, cb, ctx);
 }
 
 int
 rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-		      const char *device, const char *sdk, struct rocmd_tune_job *j)
+                      const char *device, const char *sdk, struct rocmd_tune_job *j)
 {
 	sqlite3_stmt *st = stmt(q, Q_NEXT);
 	int rc = bind_device(st, backend, arch, device, sdk);
@@ -315,7 +315,7 @@ rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, const 
 
 int
 rocmd_tune_queue_set_state(struct rocmd_tune_queue_db *q, int64_t id, const char *state,
-			   const char *detail, int64_t now)
+                           const char *detail, int64_t now)
 {
 	sqlite3_stmt *st = stmt(q, Q_SET_STATE);
 	int rc = sqlite3_bind_int64(st, 1, id);
@@ -334,7 +334,7 @@ rocmd_tune_queue_set_state(struct rocmd_tune_queue_db *q, int64_t id, const char
 
 int
 rocmd_tune_queue_move_all(struct rocmd_tune_queue_db *q, const char *from, const char *to,
-			  int64_t now, int *n)
+                          int64_t now, int *n)
 {
 	sqlite3_stmt *st = stmt(q, Q_MOVE_ALL);
 	int rc = sqlite3_bind_text(st, 1, from, -1, SQLITE_STATIC);
@@ -351,7 +351,7 @@ rocmd_tune_queue_move_all(struct rocmd_tune_queue_db *q, const char *from, const
 
 int
 rocmd_tune_queue_progress(struct rocmd_tune_queue_db *q, int64_t id, int64_t evals,
-			  int64_t measured, double best_ms, int64_t now)
+                          int64_t measured, double best_ms, int64_t now)
 {
 	sqlite3_stmt *st = stmt(q, Q_PROGRESS);
 	int rc = sqlite3_bind_int64(st, 1, id);
@@ -362,7 +362,7 @@ rocmd_tune_queue_progress(struct rocmd_tune_queue_db *q, int64_t id, int64_t eva
 		rc = sqlite3_bind_int64(st, 3, measured);
 	if (rc == SQLITE_OK)
 		rc = best_ms > 0 && best_ms < 1e300 ? sqlite3_bind_double(st, 4, best_ms)
-						    : sqlite3_bind_null(st, 4);
+		                                    : sqlite3_bind_null(st, 4);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 5, now);
 	return run(st, rc);
@@ -370,8 +370,8 @@ rocmd_tune_queue_progress(struct rocmd_tune_queue_db *q, int64_t id, int64_t eva
 
 int
 rocmd_tune_queue_finish(struct rocmd_tune_queue_db *q, int64_t id, const char *state,
-			const char *winner, double best_ms, double default_ms, const char *detail,
-			int64_t now)
+                        const char *winner, double best_ms, double default_ms, const char *detail,
+                        int64_t now)
 {
 	sqlite3_stmt *st = stmt(q, Q_FINISH);
 	int rc = sqlite3_bind_int64(st, 1, id);
@@ -382,10 +382,10 @@ rocmd_tune_queue_finish(struct rocmd_tune_queue_db *q, int64_t id, const char *s
 		rc = rocmd_db_bind_text(st, 3, winner != NULL && winner[0] ? winner : NULL);
 	if (rc == SQLITE_OK)
 		rc = best_ms > 0 && best_ms < 1e300 ? sqlite3_bind_double(st, 4, best_ms)
-						    : sqlite3_bind_null(st, 4);
+		                                    : sqlite3_bind_null(st, 4);
 	if (rc == SQLITE_OK)
 		rc = default_ms > 0 && default_ms < 1e300 ? sqlite3_bind_double(st, 5, default_ms)
-							  : sqlite3_bind_null(st, 5);
+		                                          : sqlite3_bind_null(st, 5);
 	if (rc == SQLITE_OK)
 		rc = rocmd_db_bind_text(st, 6, detail);
 	if (rc == SQLITE_OK)
@@ -398,8 +398,8 @@ rocmd_tune_queue_finish(struct rocmd_tune_queue_db *q, int64_t id, const char *s
 
 int
 rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-		       const char *device, const char *sdk, int64_t now,
-		       void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx, int *n)
+                       const char *device, const char *sdk, int64_t now,
+                       void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx, int *n)
 {
 	struct rocmd_tune_job *jobs = NULL, *grown;
 	size_t count = 0, cap = 0;

@@ -28,12 +28,12 @@ struct rocmd_tune_job {
 	char trans[4];
 	int64_t m, n, k, batch;
 	char origin[8]; /* "default", "user", "retune" */
-	char state[8];	/* "queued", "running", "paused", "done", "failed", "stale" */
+	char state[8];  /* "queued", "running", "paused", "done", "failed", "stale" */
 	int64_t budget;
-	int64_t evals, measured; /* finished evaluations (stored ones included) */
-	char winner[256];	 /* "" until done */
+	int64_t evals, measured;    /* finished evaluations (stored ones included) */
+	char winner[256];           /* "" until done */
 	double best_ms, default_ms; /* 0: none */
-	int64_t seeded_from;	    /* 0: none */
+	int64_t seeded_from;        /* 0: none */
 	char detail[256];
 	int64_t created_ms, updated_ms, finished_ms;
 };
@@ -47,39 +47,39 @@ const char *rocmd_tune_queue_errmsg(struct rocmd_tune_queue_db *q);
  * job that is not stale exists for the same device, SDK and problem, nothing
  * is added: *ID gets that job and *CREATED 0. ROCMD_EINVAL for a bad field
  * (the CHECK constraints). */
-int rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job *j,
-			 int64_t now, int64_t *id, int *created);
+int rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job *j, int64_t now,
+                         int64_t *id, int *created);
 /* Fills *J for job ID; ROCMD_ENOTFOUND. */
 int rocmd_tune_queue_get(struct rocmd_tune_queue_db *q, int64_t id, struct rocmd_tune_job *j);
 /* Calls CB for every job, oldest first; stale ones only when ALL is set. A
  * non-zero return from CB stops the walk and is returned. */
 int rocmd_tune_queue_list(struct rocmd_tune_queue_db *q, int all,
-			  int (*cb)(const struct rocmd_tune_job *j, void *ctx), void *ctx);
+                          int (*cb)(const struct rocmd_tune_job *j, void *ctx), void *ctx);
 /* The job to run next on this device under SDK: a 'running' one first (it
  * was cut short by a crash or a yield), else the oldest 'queued' one.
  * ROCMD_ENOTFOUND when there is none. */
 int rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-			  const char *device, const char *sdk, struct rocmd_tune_job *j);
+                          const char *device, const char *sdk, struct rocmd_tune_job *j);
 /* Sets job ID's state (DETAIL may be NULL: unchanged). ROCMD_ENOTFOUND. */
 int rocmd_tune_queue_set_state(struct rocmd_tune_queue_db *q, int64_t id, const char *state,
-			       const char *detail, int64_t now);
+                               const char *detail, int64_t now);
 /* Moves every job in state FROM to state TO; *N (may be NULL) gets the count. */
 int rocmd_tune_queue_move_all(struct rocmd_tune_queue_db *q, const char *from, const char *to,
-			      int64_t now, int *n);
+                              int64_t now, int *n);
 /* Records progress of a running job. */
 int rocmd_tune_queue_progress(struct rocmd_tune_queue_db *q, int64_t id, int64_t evals,
-			      int64_t measured, double best_ms, int64_t now);
+                              int64_t measured, double best_ms, int64_t now);
 /* Ends job ID as STATE ("done" or "failed") with its winner (may be NULL). */
 int rocmd_tune_queue_finish(struct rocmd_tune_queue_db *q, int64_t id, const char *state,
-			    const char *winner, double best_ms, double default_ms,
-			    const char *detail, int64_t now);
+                            const char *winner, double best_ms, double default_ms,
+                            const char *detail, int64_t now);
 /* Marks stale every job of the device (backend, arch, device) keyed to an SDK
  * other than SDK, calling CB (may be NULL) with each one as it was before;
  * *N gets the count. The scheduler queues a seeded re-tune from CB. */
 int rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-			   const char *device, const char *sdk, int64_t now,
-			   void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx,
-			   int *n);
+                           const char *device, const char *sdk, int64_t now,
+                           void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx,
+                           int *n);
 
 int rocmd_tune_queue_begin(struct rocmd_tune_queue_db *q);
 int rocmd_tune_queue_commit(struct rocmd_tune_queue_db *q);

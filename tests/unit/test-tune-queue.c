@@ -170,16 +170,18 @@ test_next_resume_and_survive(void **state)
 	j.m = 32;
 	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 2, &b, &created), 0);
 	/* Oldest queued first. */
-	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got), 0);
+	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got),
+	                 0);
 	assert_int_equal(got.id, a);
 	/* Another SDK or device has nothing. */
 	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "6.2", &got),
-			 ROCMD_ENOTFOUND);
+	                 ROCMD_ENOTFOUND);
 	/* A job cut short (running) comes before older queued ones. */
 	assert_int_equal(rocmd_tune_queue_set_state(f->q, b, "running", NULL, 3), 0);
 	assert_int_equal(rocmd_tune_queue_progress(f->q, b, 7, 5, 1.25, 4), 0);
 	reopen(f);
-	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got), 0);
+	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got),
+	                 0);
 	assert_int_equal(got.id, b);
 	assert_string_equal(got.state, "running");
 	assert_int_equal(got.evals, 7);
@@ -193,7 +195,7 @@ test_next_resume_and_survive(void **state)
 	assert_int_equal(rocmd_tune_queue_move_all(f->q, "paused", "queued", 6, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(rocmd_tune_queue_finish(f->q, b, "done", "MT0=8;MT1=8", 1.0, 2.0, NULL, 7),
-			 0);
+	                 0);
 	assert_int_equal(rocmd_tune_queue_get(f->q, b, &got), 0);
 	assert_string_equal(got.state, "done");
 	assert_string_equal(got.winner, "MT0=8;MT1=8");
@@ -240,8 +242,8 @@ test_stale_and_seeded_retune(void **state)
 	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &other, &created), 0);
 
 	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", 50,
-						on_stale, &r, &n),
-			 0);
+	                                        on_stale, &r, &n),
+	                 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(r.n, 2);
 	assert_int_equal(rocmd_tune_queue_get(f->q, a, &got), 0);
@@ -255,9 +257,9 @@ test_stale_and_seeded_retune(void **state)
 	assert_int_equal(rocmd_tune_queue_get(f->q, other, &got), 0);
 	assert_string_equal(got.state, "queued");
 	/* Running it again changes nothing: the new jobs are under the new SDK. */
-	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", 60, NULL,
-						NULL, &n),
-			 0);
+	assert_int_equal(
+	    rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", 60, NULL, NULL, &n),
+	    0);
 	assert_int_equal(n, 0);
 	assert_int_equal(count(f, 0), 3);
 	assert_int_equal(count(f, 1), 5);
@@ -317,13 +319,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_add_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refuses_bad_fields, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_next_resume_and_survive, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stale_and_seeded_retune, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tuner_store_on_daemon_connection, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_upgrade_from_schema_6, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_add_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_refuses_bad_fields, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_next_resume_and_survive, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stale_and_seeded_retune, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tuner_store_on_daemon_connection, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_upgrade_from_schema_6, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
