@@ -1,8 +1,10 @@
 /*
- * The tuner's results store on SQLite (see db-tune.h). It uses its own
- * connection to the database rocmd_db_open() created and migrated, in WAL
- * mode with synchronous=FULL, so each recorded evaluation is durable when
- * record() returns. Statements are prepared once; job ids are cached per key.
+ * The tuner's results store on SQLite (see db-tune.h). rocmtune's
+ * (tune_db_open) uses its own connection to the database rocmd_db_open()
+ * created and migrated; the daemon's (tune_db_attach) the daemon's one
+ * connection, used on the loop thread only. Both run in WAL mode with
+ * synchronous=FULL, so each recorded evaluation is durable when record()
+ * returns. Statements are prepared once; job ids are cached per key.
  */
 #include "db/db-tune.h"
 
