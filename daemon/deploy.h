@@ -42,7 +42,7 @@ struct rocmd_deploy_target {
 	 * rocblas.dll), or NULL: app-private and overlay targets have none. */
 	const char *binary;
 	/* Windows layout and rules: a loaded DLL is renamed aside
-	 * (rocblas.dll.rocmd-old) before the new one is renamed in, and the
+	 * (to .rocmd-old-<name> beside it) before the new one is renamed in, and the
 	 * manual backup names are bin\rocblas_backup.dll + bin\rocblas_backup\. */
 	int windows;
 };
