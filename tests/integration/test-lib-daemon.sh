@@ -191,6 +191,30 @@ wait_for "the overwrite is noticed as drift" 60 has_event lib.drift "was overwri
 wait_for "auto-sync redeploys" 120 has_event lib.deployed "(drift)"
 same "library = package 1's after the resync" "$P1/library" "$LIB"
 
+# A new SDK installed while rocmd runs (AMD's layout, /opt/rocm-5.7.1): auto-sync
+# deploys the matching package into it once its library has been inspected.
+O=$ROOT/opt/rocm-5.7.1
+mkdir -p "$DIR/opt.new/lib/rocblas" "$DIR/opt.new/share/hip"
+l=$T/usr/lib/x86_64-linux-gnu
+cp -al "$l"/libamdhip64.so* "$l"/librocblas.so* "$DIR/opt.new/lib/"
+cp -al "$T/$LIBREL" "$DIR/opt.new/lib/rocblas/library"
+cp -al "$T/usr/share/hip/version" "$DIR/opt.new/share/hip/"
+mkdir -p "$ROOT/opt"
+mv "$DIR/opt.new" "$O"
+wait_for "the new SDK gets the matching package (deploy.sync = deploy)" 120 has_event lib.deployed "to sdk-[0-9]* (sync)"
+same "its lib/rocblas/library = package 1's" "$P1/library" "$O/lib/rocblas/library"
+if cmp -s "$P1/librocblas.so.0" "$O/lib/librocblas.so.0.1"; then ok "its lib/librocblas.so.0 is package 1's"; else
+	bad "its lib/librocblas.so.0 is package 1's"; fi
+check "the SDK's target is in the status" 0 ctl lib status
+contains "the new SDK holds package 1" "$DIR/out" "sdk-[0-9]* .*/opt/rocm-5.7.1 5.7.1 .*/opt/rocm-5.7.1/lib/rocblas/library .*package #1"
+check "roll the new SDK back to its originals" 0 ctl lib rollback /opt/rocm-5.7.1 --to original
+same "its library is the original again" "$T/$LIBREL" "$O/lib/rocblas/library"
+# Uninstalled again: one SDK is left, so TARGET may be left out below.
+rm -rf "$O"
+wait_for "the uninstall is noticed" 30 has_event sdk.removed "/opt/rocm-5.7.1 is gone"
+check "a removed SDK's target stays in the status, not present" 0 ctl --json lib status
+contains "it says not present" "$DIR/out" '"present":[[:space:]]*false'
+
 # Overlay: rocmd's own folder, the SDK untouched.
 check "overlay deploy" 0 ctl lib deploy --overlay --package 2
 contains "overlay says what to set" "$DIR/out" "^ROCBLAS_TENSILE_LIBPATH=$STATE/overlay/1/library$"
