@@ -32,8 +32,10 @@ rocmd_dl_open(const char *path, char *why, size_t whylen)
 		return NULL;
 	}
 	MultiByteToWideChar(CP_UTF8, 0, path, -1, w, n);
-	/* No "cannot find a DLL" dialog box from the loader. */
-	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
+	/* No "cannot find a DLL" dialog box from the loader, and no error
+	 * reporting or debugger when the runtime crashes: the process just ends
+	 * with the exception code, for gpu-hip.c to report. */
+	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX | SEM_NOGPFAULTERRORBOX);
 	h = LoadLibraryExW(w, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
 	err = GetLastError();
 	free(w);

@@ -50,7 +50,8 @@ fi
 
 echo "== cross-build (scripts/build-windows.sh)"
 "$ROOT/scripts/build-windows.sh" all || { echo "not ok - Windows cross-build"; exit 1; }
-cmake --build "$BUILD" --target pipe-squatter fake-amdhip64 fake-rocblas >/dev/null ||
+cmake --build "$BUILD" --target pipe-squatter fake-amdhip64 fake-amdhip64-crash \
+	fake-amdhip64-hang fake-rocblas >/dev/null ||
 	{ echo "not ok - test helpers build"; exit 1; }
 
 WORK=$(mktemp -d /tmp/rocmd-test-win-XXXXXX)

@@ -15,7 +15,8 @@
 # an SDK named only by a HIP_PATH_NN set in the registry after rocmd started
 # is found (the machine environment is read at every scan), at a path that is
 # not ASCII (C:\HIP-Jürgen\6.1: UTF-8 inside, UTF-16 to Windows); removing 6.2
-# marks it removed, history kept.
+# marks it removed, history kept; a HIP runtime that crashes and one that
+# hangs are reported, and the hanging probe is ended at its time limit.
 #
 # Usage: test-sdk-win.sh BUILD-DIR     (a mingw-w64 build folder)
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
@@ -109,7 +110,7 @@ cat >"$T/sdk.json" <<'JSON'
 {
 	"state_dir": "C:\\rocmd-sdk\\state",
 	"log": { "level": "info", "file": "C:\\rocmd-sdk\\rocmd.log" },
-	"sdk": { "debounce_ms": 500 }
+	"sdk": { "debounce_ms": 500, "probe_timeout_ms": 3000 }
 }
 JSON
 
@@ -210,6 +211,29 @@ has_event sdk.removed 'ROCm\\6.2' && ok "an sdk.removed event for 6.2" || bad "s
 ctl sdk list >"$OUT"
 tr -d '\r' <"$OUT" | sed 's/^/#   /'
 grep -q 'ROCm\\6.4 .* present' "$OUT" && ok "6.4 still present" || bad "6.4 still present"
+
+# A HIP runtime that crashes, then one that hangs (the newest SDK's runtime is
+# the one probed): each runs in rocmd-hip-probe.exe, in a job object with a
+# time limit; rocmd says what happened and carries on.
+gpu_status() { ctl gpu list >"$OUT" && grep -q -- "$1" "$OUT"; }
+make_sdk "$T/staging-6.8" 8
+cp "$BUILD/tests/windows/amdhip64_crash.dll" "$T/staging-6.8/bin/amdhip64_6.dll"
+cp -r "$T/staging-6.8" "$ROCM/6.8"
+wait_for "a runtime that crashes: reported, rocmd unharmed" 60 \
+	gpu_status 'crashed the probe (exception 0xC0000005)'
+make_sdk "$T/staging-6.9" 9
+cp "$BUILD/tests/windows/amdhip64_hang.dll" "$T/staging-6.9/bin/amdhip64_6.dll"
+cp -r "$T/staging-6.9" "$ROCM/6.9"
+wait_for "a runtime that hangs: the probe is ended at the time limit" 60 \
+	gpu_status 'did not answer within 3000 ms'
+# (Exited wine processes may linger as Unix zombies: those are gone for Windows.)
+live_probes() { ps ax -o stat=,args= | grep -v '^Z' | grep -v grep | grep 'rocmd-hip-probe'; }
+sleep 1
+if live_probes >"$OUT"; then
+	bad "no probe process left behind"
+else
+	ok "no probe process left behind (TerminateJobObject)"
+fi
 
 ctl shutdown >/dev/null
 wait $DAEMON
