@@ -48,7 +48,8 @@ struct txn {
 	char bin_new[DEPLOY_PATH_MAX], bin_old[DEPLOY_PATH_MAX];
 	struct deploy_id new_id, old_id, bin_new_id;
 	char label[256];
-	cJSON *manifest; /* the new content (owned) */
+	char root[PATH_MAX]; /* the target's tree, canonical, when given */
+	cJSON *manifest;     /* the new content (owned) */
 };
 
 static int64_t
@@ -90,6 +91,17 @@ split(const char *path, char *dir, char *base)
 
 	snprintf(dir, DEPLOY_PATH_MAX, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	snprintf(base, DEPLOY_PATH_MAX, "%s", slash + 1);
+}
+
+/* True when PATH is ROOT or below it (both canonical). */
+static int
+inside(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return 1;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
 /*
@@ -147,6 +159,18 @@ txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target
 		return rc;
 	}
 	t->windows = tg->windows != 0;
+	if (tg->root != NULL) {
+		if (realpath(tg->root, t->root) == NULL) {
+			int rc = -errno;
+			snprintf(why, whylen, "cannot resolve %s: %s", tg->root, strerror(errno));
+			return rc;
+		}
+		if (!inside(t->root, t->parent)) {
+			snprintf(why, whylen, "%s leads out of %s through a symlink (to %s)",
+			         tg->lib_dir, tg->root, t->parent);
+			return ROCMD_EUNSAFE;
+		}
+	}
 	if (tg->binary == NULL)
 		return 0;
 	t->has_binary = 1;
@@ -183,6 +207,11 @@ txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target
 		}
 	} else if (lstat(t->bin, &st) == 0 && !S_ISREG(st.st_mode)) {
 		snprintf(why, whylen, "%s is not a regular file", t->bin);
+		return ROCMD_EUNSAFE;
+	}
+	if (tg->root != NULL && !inside(t->root, t->bin_dir)) {
+		snprintf(why, whylen, "%s leads out of %s through a symlink (to %s)", tg->binary,
+		         tg->root, t->bin_dir);
 		return ROCMD_EUNSAFE;
 	}
 	if (path_set(t->bin_new, "%s/.rocmd-new-%s", t->bin_dir, t->name) < 0 ||

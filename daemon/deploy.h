@@ -45,6 +45,12 @@ struct rocmd_deploy_target {
 	 * (to .rocmd-old-<name> beside it) before the new one is renamed in, and the
 	 * manual backup names are bin\rocblas_backup.dll + bin\rocblas_backup\. */
 	int windows;
+	/* The tree the target belongs to (the SDK root, the application's
+	 * folder), or NULL. When set, the library folder's and the binary's
+	 * parents, symlinks resolved, must lie inside it (symlinks resolved
+	 * too): a symlinked parent leading out of the tree is refused with
+	 * ROCMD_EUNSAFE (I4). Without it, parents are resolved and used. */
+	const char *root;
 };
 
 enum rocmd_deploy_kind { ROCMD_DEPLOY_FILE = 'f', ROCMD_DEPLOY_SYMLINK = 'l' };

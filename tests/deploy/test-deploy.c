@@ -924,6 +924,36 @@ test_refusals(void **state)
 	assert_non_null(strstr(why, "corrupt"));
 	assert_tree(f.lib, f.orig_tree);
 	assert_clean(&f);
+	/* A parent folder that is a symlink leading out of the SDK's tree:
+	 * refused when the target names its tree, nothing written there. */
+	{
+		char outside[1600], cmd[4000], root[1600];
+		xsnprintf(outside, sizeof(outside), "%s/outside", f.dir);
+		xsnprintf(root, sizeof(root), "%s/sdk", f.dir);
+		xsnprintf(
+		    cmd, sizeof(cmd),
+		    "mkdir -p '%s' && mv '%s/sdk/lib/rocblas' '%s/' && ln -s ../../outside/rocblas "
+		    "'%s/sdk/lib/rocblas'",
+		    outside, f.dir, outside, f.dir);
+		assert_int_equal(system(cmd), 0);
+		f.target.root = root;
+		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
+		assert_non_null(strstr(why, "leads out of"));
+		xsnprintf(cmd, sizeof(cmd), "%s/rocblas/library", outside);
+		assert_tree(cmd, f.orig_tree);
+		xsnprintf(cmd, sizeof(cmd), "%s/rocblas/.rocmd-stage-%s", outside, f.target.name);
+		assert_int_not_equal(access(cmd, F_OK), 0);
+		/* Inside the tree a symlinked parent is fine (/opt/rocm -> rocm-6.2.4). */
+		f.target.root = f.dir;
+		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+		assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+		xsnprintf(cmd, sizeof(cmd),
+		          "rm '%s/sdk/lib/rocblas' && mv '%s/rocblas' '%s/sdk/lib/'", f.dir,
+		          outside, f.dir);
+		assert_int_equal(system(cmd), 0);
+		f.target.root = NULL;
+		assert_tree(f.lib, f.orig_tree);
+	}
 	/* The target folder a symlink: refused. */
 	{
 		char real[1600], cmd[4000];
