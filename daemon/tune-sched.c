@@ -16,8 +16,11 @@
  * Yielding. User input arrives on the loop thread (idle-unix.c reads the
  * input devices with uv_poll); if a job runs, the loop thread sets the run's
  * cancel flag and calls tune_evaluator_abort(), which kills the evaluation in
- * flight; tune_run() then returns ROCMD_ECANCELED without recording the killed
- * evaluation. The time from the input event to the worker's return is kept
+ * flight; the worker's wait for the evaluation process sees the flag within
+ * 10 ms (tune_measure_opts.cancel), the killed process is reaped in the
+ * background (a CUDA context takes ~250 ms to tear down, with no kernel of
+ * ours left to run), and tune_run() returns ROCMD_ECANCELED without
+ * recording the killed evaluation. The time from the input event to the worker's return is kept
  * (`rocmctl tune status`: p50/p99/max) and is what bench/tune-preempt.sh
  * measures. The job goes back to 'queued'; its finished evaluations are in
  * the store, so the next run resumes where it stopped.
@@ -391,6 +394,7 @@ worker(void *arg)
 	uv_mutex_unlock(&t->lock);
 	memset(&mo, 0, sizeof(mo));
 	mo.seed = 1;
+	mo.cancel = &t->cancel;
 	r->rc = ROCMD_EUNSUPPORTED;
 	for (int i = 0; names[i] != NULL && r->rc < 0 && !t->cancel; i++) {
 		const struct backend_ops *ops = backend_find(names[i]);

@@ -49,7 +49,8 @@ static const char *const queries[Q_COUNT_] = {
     "SELECT " COLS " FROM tune_queue WHERE state <> 'stale' ORDER BY id",
     "SELECT " COLS " FROM tune_queue ORDER BY id",
     "SELECT " COLS " FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND "
-    "sdk = ?4 AND state IN ('running', 'queued') ORDER BY state = 'running' DESC, id LIMIT 1",
+    "sdk = ?4 AND state IN ('running', 'queued') ORDER BY state = 'running' DESC, origin = 'user' DESC, "
+    "id LIMIT 1",
     "UPDATE tune_queue SET state = ?2, detail = coalesce(?3, detail), updated_ms = ?4 "
     "WHERE id = ?1",
     "UPDATE tune_queue SET state = ?2, updated_ms = ?3 WHERE state = ?1",

@@ -56,8 +56,9 @@ int rocmd_tune_queue_get(struct rocmd_tune_queue_db *q, int64_t id, struct rocmd
 int rocmd_tune_queue_list(struct rocmd_tune_queue_db *q, int all,
                           int (*cb)(const struct rocmd_tune_job *j, void *ctx), void *ctx);
 /* The job to run next on this device under SDK: a 'running' one first (it
- * was cut short by a crash or a yield), else the oldest 'queued' one.
- * ROCMD_ENOTFOUND when there is none. */
+ * was cut short by a crash or a yield), else the oldest 'queued' one a user
+ * added (rocmctl tune add: asked for explicitly, so ahead of the defaults and
+ * re-tunes), else the oldest 'queued' one. ROCMD_ENOTFOUND when there is none. */
 int rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
                           const char *device, const char *sdk, struct rocmd_tune_job *j);
 /* Sets job ID's state (DETAIL may be NULL: unchanged). ROCMD_ENOTFOUND. */

@@ -455,34 +455,40 @@ write_all(int fd, const void *buf, size_t len)
 	return err;
 }
 
-/* Reads LEN bytes before DEADLINE (ms, monotonic; 0 none): 0, ROCMD_ETIMEDOUT
- * or ROCMD_ECLOSED when the writer went away. */
+/* Reads LEN bytes before DEADLINE (ms, monotonic; 0 none): 0, ROCMD_ETIMEDOUT,
+ * ROCMD_ECLOSED when the writer went away, or ROCMD_ECANCELED once *CANCEL
+ * (may be NULL) is set, looked at every 10 ms. */
 static int
-read_all(int fd, void *buf, size_t len, double deadline)
+read_all(int fd, void *buf, size_t len, double deadline, volatile int *cancel)
 {
 	char *p = buf;
 
 	while (len > 0) {
 		ssize_t n;
 
-		if (deadline > 0) {
+		if (deadline > 0 || cancel != NULL) {
 			struct pollfd pfd = {.fd = fd, .events = POLLIN};
-			double left = deadline - mono_ms();
-			int rc;
+			double left = deadline > 0 ? deadline - mono_ms() : 1e9;
+			int rc, slice;
 
+			if (cancel != NULL && *cancel)
+				return ROCMD_ECANCELED;
 			if (left <= 0)
 				return ROCMD_ETIMEDOUT;
-			rc = poll(&pfd, 1, (int)ceil(left));
+			slice = (int)ceil(left);
+			if (cancel != NULL && slice > 10)
+				slice = 10;
+			rc = poll(&pfd, 1, slice);
 			if (rc < 0 && errno == EINTR)
 				continue;
 			if (rc == 0)
-				return ROCMD_ETIMEDOUT;
+				continue; /* the deadline and the flag are checked above */
 		}
 		n = read(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return ROCMD_ECLOSED;
+			return cancel != NULL && *cancel ? ROCMD_ECANCELED : ROCMD_ECLOSED;
 		p += n;
 		len -= (size_t)n;
 	}
@@ -519,7 +525,7 @@ child_main(struct tune_evaluator *ev, int rfd, int wfd)
 	if (write_all(wfd, h, sizeof(*h)) < 0 || h->err < 0)
 		_exit(1);
 	free(h);
-	while (read_all(rfd, &req, sizeof(req), 0) == 0) {
+	while (read_all(rfd, &req, sizeof(req), 0, NULL) == 0) {
 		req.key[sizeof(req.key) - 1] = '\0';
 		memset(&rep, 0, sizeof(rep));
 		rep.err = measure_eval(m, req.key, req.flags, &rep.r);
@@ -528,6 +534,16 @@ child_main(struct tune_evaluator *ev, int rfd, int wfd)
 	}
 	measure_close(m);
 	_exit(0);
+}
+
+static void *
+reaper(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return NULL;
 }
 
 static void
@@ -546,6 +562,33 @@ child_stop(struct tune_evaluator *ev, int kill_it, int *status)
 		;
 	if (status != NULL)
 		*status = st;
+	ev->pid = 0;
+}
+
+/* Kills the child for a cancel and reaps it on a detached thread: its exit
+ * (a GPU context torn down) is no longer the caller's to wait for. */
+static void
+child_cancel(struct tune_evaluator *ev)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	int started = 0;
+
+	if (ev->pid <= 0)
+		return;
+	kill(ev->pid, SIGKILL);
+	if (pthread_attr_init(&attr) == 0) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		started = pthread_create(&th, &attr, reaper, (void *)(intptr_t)ev->pid) == 0;
+		pthread_attr_destroy(&attr);
+	}
+	if (!started) {
+		child_stop(ev, 1, NULL);
+		return;
+	}
+	ev->live = 0;
+	close(ev->wfd);
+	close(ev->rfd);
 	ev->pid = 0;
 }
 
@@ -586,7 +629,12 @@ child_start(struct tune_evaluator *ev, struct child_hello *h)
 	ev->rfd = from_child[0];
 	ev->starts++;
 	/* Opening a GPU runtime can take seconds; allow a minute. */
-	err = read_all(ev->rfd, h, sizeof(*h), mono_ms() + 60000.0);
+	err = read_all(ev->rfd, h, sizeof(*h), mono_ms() + 60000.0, ev->o.cancel);
+	if (err == ROCMD_ECANCELED) {
+		child_cancel(ev);
+		snprintf(h->why, sizeof(h->why), "canceled while the evaluation process started");
+		return err;
+	}
 	if (err < 0) {
 		child_stop(ev, 1, NULL);
 		snprintf(h->why, sizeof(h->why), "the evaluation process did not start");
@@ -701,8 +749,15 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 		if (err < 0)
 			return err;
 	}
-	err = read_all(ev->rfd, &rep, sizeof(rep), mono_ms() + ev->o.timeout_ms);
+	err = read_all(ev->rfd, &rep, sizeof(rep), mono_ms() + ev->o.timeout_ms, ev->o.cancel);
 	memset(r, 0, sizeof(*r));
+	if (err == ROCMD_ECANCELED) {
+		/* The caller set its cancel flag: this evaluation is not recorded. */
+		child_cancel(ev);
+		r->outcome = TUNE_CRASHED;
+		snprintf(r->detail, sizeof(r->detail), "%s", "canceled: evaluation process killed");
+		return 0;
+	}
 	if (err == ROCMD_ETIMEDOUT) {
 		child_stop(ev, 1, NULL);
 		r->outcome = TUNE_TIMEOUT;

@@ -104,6 +104,12 @@ struct tune_measure_opts {
 	int max_sets;	   /* [16] input sets rotated so timed runs miss the cache */
 	uint64_t seed;	   /* [1] input data */
 	int isolate;	   /* 1: child process with a watchdog (default), -1: in process */
+	/* Optional: once non-zero, a wait for the evaluation process (opening
+	 * or measuring) ends within 10 ms with ROCMD_ECANCELED and that process
+	 * is killed and reaped in the background. A GPU context's teardown takes
+	 * ~250 ms (H200) after SIGKILL, with no kernel of ours left to run: the
+	 * daemon's yield does not wait for it. NULL: wait as long as it takes. */
+	volatile int *cancel;
 };
 
 #define TUNE_EVAL_TIME_ONLY 1 /* skip the correctness check (re-timing) */

@@ -110,6 +110,9 @@ start || { echo "not ok - rocmd did not start"; exit 1; }
 wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
 [ $have_trees -eq 1 ] && wait_for "jobs keyed to SDK 5.2.3" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"sdk\":[[:space:]]*\"5.2.3\"'"
 
+# The default shapes first: a job a user adds goes ahead of queued ones.
+wait_for "default shapes done" 60 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE origin = 'default' AND state = 'done'\") -ge 2 ]"
+
 # A long user job, so that there is something to interrupt.
 ctl tune add 256x512x512 --budget 20000 >"$DIR/add" 2>&1
 grep -q "queued" "$DIR/add" && ok "tune add queues a job" || bad "tune add queues a job"
@@ -189,7 +192,6 @@ wait_for "a pause survives a restart" 10 is_state paused
 ctl tune resume >/dev/null
 
 # Results, export and import.
-wait_for "default shapes done" 60 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE origin = 'default' AND state = 'done'\") -ge 2 ]"
 ctl tune results >"$DIR/results"
 grep -q "fp32 NN 8x256x256 .*MT0=" "$DIR/results" && ok "results list a winner" ||
 	bad "results list a winner"

@@ -176,6 +176,18 @@ test_next_resume_and_survive(void **state)
 	/* Another SDK or device has nothing. */
 	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "6.2", &got),
 	                 ROCMD_ENOTFOUND);
+	/* A job a user added goes ahead of older default ones. */
+	{
+		struct rocmd_tune_job u;
+		int64_t uid;
+
+		job_init(&u, "5.7.1", 48, "user");
+		assert_int_equal(rocmd_tune_queue_add(f->q, &u, 3, &uid, &created), 0);
+		assert_int_equal(
+		    rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got), 0);
+		assert_int_equal(got.id, uid);
+		assert_int_equal(rocmd_tune_queue_set_state(f->q, uid, "stale", NULL, 3), 0);
+	}
 	/* A job cut short (running) comes before older queued ones. */
 	assert_int_equal(rocmd_tune_queue_set_state(f->q, b, "running", NULL, 3), 0);
 	assert_int_equal(rocmd_tune_queue_progress(f->q, b, 7, 5, 1.25, 4), 0);
