@@ -251,6 +251,30 @@ manual_copy(const char *bdir, const char *mlib, const char *mbin, int has_binary
 	return 0;
 }
 
+/* Renames the complete backup BDIR (in DIR) to backup.<N>, the lowest free N:
+ * the originals an SDK update replaced stay, as an earlier generation. */
+static int
+retire_backup(const char *dir, const char *bdir, int *kept, char *why, size_t whylen)
+{
+	char old[DEPLOY_PATH_MAX + 32];
+	int rc;
+
+	for (int k = 1; k < 1000; k++) {
+		deploy_fmt(old, sizeof(old), "%s/backup.%d", dir, k);
+		if (access(old, F_OK) == 0)
+			continue;
+		if ((rc = deploy_rename(bdir, old)) < 0 || (rc = deploy_fsync_dir(dir)) < 0) {
+			deploy_fmt(why, whylen, "cannot keep the earlier backup as %s: %s", old,
+			           rocmd_strerror(rc));
+			return rc;
+		}
+		*kept = k;
+		return 0;
+	}
+	deploy_fmt(why, whylen, "999 earlier backups under %s: discard some first", dir);
+	return ROCMD_EEXISTS;
+}
+
 int
 rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
                     struct rocmd_deploy_backup_info *info, char *why, size_t whylen)
@@ -266,6 +290,7 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	cJSON *m = NULL;
 	int rc, adopted = 0, has_binary;
 	char first[256];
+	int retired = 0;
 
 	memset(info, 0, sizeof(*info));
 	why[0] = '\0';
@@ -277,7 +302,10 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	deploy_fmt(bdir, sizeof(bdir), "%s/backup", dir);
 	deploy_fmt(mpath, sizeof(mpath), "%s/manifest.json", bdir);
 	manual_names(t, mlib, sizeof(mlib), mbin, sizeof(mbin));
-	if (is_file(mpath)) {
+	if (is_file(mpath) && (flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
+		if ((rc = retire_backup(dir, bdir, &retired, why, whylen)) < 0)
+			return rc;
+	} else if (is_file(mpath)) {
 		/* Made before: never made again (I1). */
 		if ((rc = info_from(mpath, info)) < 0)
 			deploy_fmt(why, whylen, "the backup manifest %s is damaged", mpath);
@@ -294,7 +322,7 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		deploy_fmt(why, whylen, "cannot prepare %s: %s", bdir, rocmd_strerror(rc));
 		return rc;
 	}
-	if (manual_ok(mlib, mbin, t->binary != NULL)) {
+	if (!(flags & ROCMD_DEPLOY_NEW_ORIGINALS) && manual_ok(mlib, mbin, t->binary != NULL)) {
 		src_lib = mlib;
 		src_bin = t->binary != NULL ? mbin : NULL;
 		adopted = 1;
@@ -369,6 +397,7 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	ROCMD_KILLPOINT("backup.done");
 	info->exists = 1;
 	info->adopted = adopted;
+	info->retired = retired;
 	info->files = n;
 	info->bytes = bytes;
 	info->has_binary = has_binary;

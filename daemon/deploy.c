@@ -753,7 +753,8 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		         rocmd_strerror(rc));
 		return rc;
 	}
-	/* backup (I1): once per target, before anything changes */
+	/* backup (I1): once per target, before anything changes, and again
+	 * (keeping the earlier one) when an SDK update brought new originals */
 	if (!(req->flags & ROCMD_DEPLOY_NO_BACKUP)) {
 		struct rocmd_deploy_backup_info bi;
 		struct rocmd_deploy_target tg = req->target;
@@ -764,12 +765,13 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		pr.step = "backup";
 		if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
 			return ROCMD_ECANCELED;
-		if (!had) {
+		if (!had || (req->flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
 			if ((rc = rocmd_deploy_backup(req->state_dir, &tg, req->flags, &bi, why,
 			                              whylen)) < 0)
 				return rc;
 			res->backup_made = 1;
 			res->backup_adopted = bi.adopted;
+			res->backup_retired = bi.retired;
 		}
 	}
 	if ((t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,

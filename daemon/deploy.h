@@ -88,6 +88,12 @@ typedef int (*rocmd_deploy_check_fn)(const struct rocmd_deploy_target *t, void *
 #define ROCMD_DEPLOY_NO_BACKUP 0x1     /* do not back up the originals (overlay targets) */
 #define ROCMD_DEPLOY_MANUAL_BACKUP 0x2 /* also copy them to the rocblas_backup names */
 #define ROCMD_DEPLOY_CREATE 0x4        /* lib_dir may not exist yet (overlay, new app copy) */
+/* The target holds new originals: an SDK update replaced what rocmd had put
+ * there (or the originals it had backed up). The backup is kept, renamed to
+ * backup.<N> (I1: never overwritten, never dropped), and the current content
+ * becomes the backup of the originals; a manual rocblas_backup, which holds
+ * the older originals, is not adopted. */
+#define ROCMD_DEPLOY_NEW_ORIGINALS 0x8
 
 struct rocmd_deploy_request {
 	const char *state_dir;
@@ -122,6 +128,7 @@ struct rocmd_deploy_result {
 	 * folder swap and the binary rename; 0 without a binary). */
 	int64_t stage_us, swap_us, verify_us, commit_us, pair_window_ns;
 	char manifest[ROCMD_SHA256_HEX]; /* digest of the deployed manifest */
+	int backup_retired; /* N: the earlier originals were kept as backup.<N> */
 };
 
 /*
@@ -193,13 +200,16 @@ struct rocmd_deploy_backup_info {
 	uint64_t bytes;
 	int has_binary;
 	char manifest[ROCMD_SHA256_HEX];
+	int retired; /* N: this call kept the earlier backup as backup.<N>; 0 none */
 };
 
 /*
  * Backs up target T's current content (or an existing manual rocblas_backup
  * whose content checks out) under <state>/deploy/<name>/backup, hashing each
  * file; with ROCMD_DEPLOY_MANUAL_BACKUP in FLAGS also to the rocblas_backup
- * names. Does nothing when a complete backup exists (I1): INFO describes it.
+ * names. Does nothing when a complete backup exists (I1): INFO describes it;
+ * with ROCMD_DEPLOY_NEW_ORIGINALS that backup is first renamed to
+ * backup.<N> (the lowest free N) and a new one is made.
  */
 int rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
                         struct rocmd_deploy_backup_info *info, char *why, size_t whylen);

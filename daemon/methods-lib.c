@@ -719,26 +719,35 @@ resolve_file(const struct lib_job *j, const char *path, int depth)
 	return resolve_file(j, out, depth + 1);
 }
 
-/* The fingerprint discovery will compute for the deployed library folder:
- * SHA-256 over each file's path, a NUL and its SHA-256, in byte order. */
+/* The fingerprint discovery computes for a library folder holding FILES:
+ * SHA-256 over each file's path, a NUL and its SHA-256, in byte order. A
+ * symlink counts as the file it leads to when J (may be NULL) resolves it. */
 static void
-job_fingerprint(struct lib_job *j)
+files_fingerprint(const struct rocmd_deploy_file *files, size_t n, struct lib_job *j,
+                  char out[72])
 {
 	struct rocmd_sha256 *h = NULL;
 	uint8_t d[ROCMD_SHA256_LEN];
 
-	j->fingerprint[0] = '\0';
+	out[0] = '\0';
 	if (rocmd_sha256_new(&h) < 0)
 		return;
-	for (size_t i = 0; i < j->nfiles; i++) {
-		const struct rocmd_deploy_file *f = resolve_file(j, j->files[i].path, 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct rocmd_deploy_file *f =
+		    j != NULL ? resolve_file(j, files[i].path, 0) : &files[i];
 		if (f == NULL || f->kind != ROCMD_DEPLOY_FILE || hex_to_bytes(f->sha256, d) < 0)
 			continue;
-		rocmd_sha256_update(h, j->files[i].path, strlen(j->files[i].path) + 1);
+		rocmd_sha256_update(h, files[i].path, strlen(files[i].path) + 1);
 		rocmd_sha256_update(h, d, sizeof(d));
 	}
 	if (rocmd_sha256_final(h, d) == 0)
-		rocmd_sha256_hex(d, j->fingerprint);
+		rocmd_sha256_hex(d, out);
+}
+
+static void
+job_fingerprint(struct lib_job *j)
+{
+	files_fingerprint(j->files, j->nfiles, j, j->fingerprint);
 }
 
 /* Fills J's file list from package J->pkg_id. */
@@ -1100,11 +1109,87 @@ result_json(const struct lib_job *j)
 
 static void queue_job(struct lib_job *j);
 
+/* ---- reading what a target holds ---- */
+
+struct target_row {
+	int found;
+	int64_t id, live_id, live_pkg;
+	char live_fp[72];
+	int has_backup;
+};
+
+static int
+target_row_cb(const struct rocmd_db_target *t, void *arg)
+{
+	struct target_row *r = arg;
+
+	r->found = 1;
+	r->id = t->id;
+	r->live_id = t->live_id;
+	r->live_pkg = t->live_package_id;
+	copy(r->live_fp, sizeof(r->live_fp), t->live_fingerprint);
+	r->has_backup = t->backup_path != NULL;
+	return 0;
+}
+
+static void
+target_lookup(const char *name, struct target_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	rocmd_deploy_db_targets(L.db, 0, name, target_row_cb, r);
+}
+
+static int
+same_fp(const struct rocmd_db_deployment *d, void *arg)
+{
+	return strcmp(d->state, "failed") != 0 && d->fingerprint != NULL &&
+	       strcmp(d->fingerprint, arg) == 0;
+}
+
+/*
+ * An SDK update replaced what is at SDK target T since rocmd last wrote
+ * there: discovery's fingerprint of its library is neither that of a
+ * deployment rocmd put in place there (the live one, or an earlier one that
+ * discovery has not re-read since rocmd's last write) nor that of the
+ * backed-up originals (an update that put back the very same files is no
+ * news). The files in place are then the vendor's new originals (I1: they
+ * must be backed up before anything replaces them, and never rolled back to
+ * older ones).
+ */
+static int
+originals_changed(const struct lib_target *t, const struct target_row *row)
+{
+	struct rocmd_deploy_files b;
+	char fp[72], why[256];
+
+	if (strcmp(t->kind, "sdk") != 0 || !row->has_backup || t->sdk_fingerprint[0] == '\0')
+		return 0;
+	if (rocmd_deploy_db_deployments(L.db, row->id, 0, same_fp, (void *)t->sdk_fingerprint) > 0)
+		return 0;
+	if (rocmd_deploy_backup_load(L.srv->cfg->state_dir, t->name, &b, why, sizeof(why)) < 0)
+		return 0;
+	files_fingerprint(b.files, b.n, NULL, fp);
+	rocmd_deploy_files_free(&b);
+	return fp[0] != '\0' && strcmp(fp, t->sdk_fingerprint) != 0;
+}
+
 static void
 queue_auto_rollback(const struct lib_target *t, int64_t target_id, const char *why)
 {
-	struct lib_job *j = job_new(JOB_ROLLBACK);
+	struct lib_job *j;
+	struct target_row row;
 
+	target_lookup(t->name, &row);
+	if (originals_changed(t, &row)) {
+		/* Not ours any more: putting back the older originals would break
+		 * the updated SDK. */
+		rocmd_server_event(L.srv, "lib.drift", NULL,
+		                   "%s holds an SDK update's new library, not what rocmd deployed "
+		                   "(%s); left as it is, no rollback to older originals",
+		                   t->name, why);
+		return;
+	}
+	j = job_new(JOB_ROLLBACK);
 	if (j == NULL)
 		return;
 	j->t = *t;
@@ -1158,6 +1243,24 @@ record_backup(struct lib_job *j)
 	if (!j->binfo.exists)
 		return;
 	snprintf(path, sizeof(path), "%s/deploy/%s/backup", L.srv->cfg->state_dir, j->t.name);
+	if (j->res.backup_retired > 0) {
+		char msg[160];
+		rc = rocmd_deploy_db_backup_renew(L.db, j->target_id, path, j->binfo.manifest,
+		                                  (int64_t)j->binfo.files, (int64_t)j->binfo.bytes,
+		                                  rocmd_now_ms());
+		snprintf(msg, sizeof(msg),
+		         "new originals (an SDK update) backed up; the earlier ones kept as "
+		         "backup.%d",
+		         j->res.backup_retired);
+		struct rocmd_db_history h = {.target_id = j->target_id,
+		                             .time_ms = rocmd_now_ms(),
+		                             .action = "backup",
+		                             .outcome = rc == 0 ? "ok" : "failed",
+		                             .message = msg};
+		rocmd_deploy_db_history_add(L.db, &h, NULL);
+		rocmd_server_event(L.srv, "lib.backup_renewed", NULL, "%s: %s", j->t.name, msg);
+		return;
+	}
 	rc = rocmd_deploy_db_backup_put(L.db, j->target_id, path, j->binfo.manifest,
 	                                (int64_t)j->binfo.files, (int64_t)j->binfo.bytes,
 	                                j->binfo.adopted ? "rocblas_backup" : NULL, rocmd_now_ms());
@@ -1426,36 +1529,6 @@ target_queued(const char *name)
 	return 0;
 }
 
-/* ---- reading what a target holds ---- */
-
-struct target_row {
-	int found;
-	int64_t id, live_id, live_pkg;
-	char live_fp[72];
-	int has_backup;
-};
-
-static int
-target_row_cb(const struct rocmd_db_target *t, void *arg)
-{
-	struct target_row *r = arg;
-
-	r->found = 1;
-	r->id = t->id;
-	r->live_id = t->live_id;
-	r->live_pkg = t->live_package_id;
-	copy(r->live_fp, sizeof(r->live_fp), t->live_fingerprint);
-	r->has_backup = t->backup_path != NULL;
-	return 0;
-}
-
-static void
-target_lookup(const char *name, struct target_row *r)
-{
-	memset(r, 0, sizeof(*r));
-	rocmd_deploy_db_targets(L.db, 0, name, target_row_cb, r);
-}
-
 /* ---- methods ---- */
 
 /* Prepares a deploy job of package PKG_ID (0: match) to target T. */
@@ -1483,6 +1556,12 @@ prepare_deploy(struct lib_job *j, int64_t pkg_id, char *why, size_t whylen)
 	               : (j->t.windows ? ROCMD_DEPLOY_MANUAL_BACKUP : 0);
 	if (strcmp(j->t.kind, "app") == 0 && !exists(j->t.host_lib))
 		j->flags |= ROCMD_DEPLOY_CREATE;
+	{
+		struct target_row row;
+		target_lookup(j->t.name, &row);
+		if (originals_changed(&j->t, &row))
+			j->flags |= ROCMD_DEPLOY_NEW_ORIGINALS;
+	}
 	if ((rc = target_record(&j->t, &j->target_id)) < 0) {
 		snprintf(why, whylen, "cannot record the target: %s", rocmd_deploy_db_errmsg(L.db));
 		return rc;
@@ -1581,6 +1660,15 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		goto fail;
 	}
 	j->target_id = row.id;
+	if (originals_changed(&j->t, &row)) {
+		snprintf(why, whylen,
+		         "an SDK update replaced what rocmd deployed at %s: the files there are the "
+		         "SDK's own now, and a rollback would put back older ones; deploy a package "
+		         "(the new originals are backed up first) or leave it as it is",
+		         j->t.name);
+		rc = ROCMD_EINVAL;
+		goto fail;
+	}
 	if (strcmp(to, "previous") == 0) {
 		int64_t prev = 0;
 		rocmd_deploy_db_deployments(L.db, row.id, 0, prev_one, &prev);

@@ -384,6 +384,26 @@ add_fresh(struct rocmd_sdk *m, const char *path)
 		m->nfresh++;
 }
 
+/* Drops the fresh installs that the deep pass SCAN has inspected. One found
+ * after that pass had started stays fresh for the next, or its library would
+ * never be announced (and auto-sync never hear of it). */
+static void
+drop_fresh_inspected(struct rocmd_sdk *m, const struct rocmd_sdk_scan *scan)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < m->nfresh; i++) {
+		int seen = 0;
+		for (size_t k = 0; k < scan->nsdks && !seen; k++)
+			seen = strcmp(scan->sdks[k].path, m->fresh[i]) == 0;
+		if (seen)
+			free(m->fresh[i]);
+		else
+			m->fresh[kept++] = m->fresh[i];
+	}
+	m->nfresh = kept;
+}
+
 static void
 clear_fresh(struct rocmd_sdk *m)
 {
@@ -741,7 +761,7 @@ after_work(uv_work_t *w, int status)
 		schedule_job(m, 1, 0);
 		return;
 	}
-	clear_fresh(m);
+	drop_fresh_inspected(m, &job->scan);
 	finish_waiters(job->waiters, rc, rc < 0 ? "cannot record the SDK scan" : NULL, m);
 	job_free(job);
 	if (m->again) {

@@ -413,6 +413,33 @@ rocmd_deploy_db_backup_put(struct rocmd_deploy_db *db, int64_t target_id, const 
 }
 
 int
+rocmd_deploy_db_backup_renew(struct rocmd_deploy_db *db, int64_t target_id, const char *path,
+                             const char *fingerprint, int64_t nfiles, int64_t total_size,
+                             int64_t now)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	rc = sqlite3_prepare_v2(db->h,
+	                        "UPDATE backup SET path = ?2, fingerprint = ?3, nfiles = ?4, "
+	                        "total_size = ?5, adopted = NULL, created_ms = ?6 "
+	                        "WHERE target_id = ?1",
+	                        -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, target_id);
+		rocmd_db_bind_text(st, 2, path);
+		rocmd_db_bind_text(st, 3, fingerprint);
+		sqlite3_bind_int64(st, 4, nfiles);
+		sqlite3_bind_int64(st, 5, total_size);
+		sqlite3_bind_int64(st, 6, now);
+	}
+	err = step_done(st, rc);
+	if (err == 0 && sqlite3_changes(db->h) == 0)
+		err = ROCMD_ENOTFOUND;
+	return err;
+}
+
+int
 rocmd_deploy_db_history(struct rocmd_deploy_db *db, int64_t target_id, int64_t before_id,
                         int64_t limit, int (*cb)(const struct rocmd_db_history *h, void *ctx),
                         void *ctx)

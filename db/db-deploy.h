@@ -108,6 +108,13 @@ int rocmd_deploy_db_backup_put(struct rocmd_deploy_db *db, int64_t target_id, co
                                const char *fingerprint, int64_t nfiles, int64_t total_size,
                                const char *adopted, int64_t now);
 
+/* Points target TARGET_ID's backup row at a new generation of originals (an
+ * SDK update brought them; the engine kept the earlier one as backup.<N>, and
+ * a history row says so). ROCMD_ENOTFOUND when no backup is recorded. */
+int rocmd_deploy_db_backup_renew(struct rocmd_deploy_db *db, int64_t target_id, const char *path,
+                                 const char *fingerprint, int64_t nfiles, int64_t total_size,
+                                 int64_t now);
+
 /* Adds one history row; DETAIL (JSON) may be NULL. *ID (may be NULL) gets it. */
 int rocmd_deploy_db_history_add(struct rocmd_deploy_db *db, const struct rocmd_db_history *h,
                                 int64_t *id);

@@ -201,7 +201,7 @@ cp -al "$T/$LIBREL" "$DIR/opt.new/lib/rocblas/library"
 cp -al "$T/usr/share/hip/version" "$DIR/opt.new/share/hip/"
 mkdir -p "$ROOT/opt"
 mv "$DIR/opt.new" "$O"
-wait_for "the new SDK gets the matching package (deploy.sync = deploy)" 120 has_event lib.deployed "to sdk-[0-9]* (sync)"
+wait_for "the new SDK gets the matching package (deploy.sync = deploy)" 300 has_event lib.deployed "to sdk-[0-9]* (sync)"
 same "its lib/rocblas/library = package 1's" "$P1/library" "$O/lib/rocblas/library"
 if cmp -s "$P1/librocblas.so.0" "$O/lib/librocblas.so.0.1"; then ok "its lib/librocblas.so.0 is package 1's"; else
 	bad "its lib/librocblas.so.0 is package 1's"; fi
@@ -338,6 +338,32 @@ if [ -n "$FAKE_HIP" ] && [ -n "$FAKE_WRONG" ]; then
 else
 	echo "# skip: no stand-in HIP runtime given: the smoke-failure case is not run"
 fi
+
+# An SDK update with new files while package 1 is deployed (deploy.sync =
+# report): its library is the vendor's new originals. A rollback would put
+# back older ones and is refused; the next deploy keeps the earlier backup as
+# backup.1 and backs up the new originals first (I1); a rollback then
+# restores the update's library.
+drifted() { ctl --json lib status | grep -q '"drift":[[:space:]]*true'; }
+wait_for "no drift before the second update" 30 no_drift
+sleep 2.5
+rm -rf "$DIR/upd" "$DIR/updated" && mkdir "$DIR/upd" && cp -a "$T/$LIBREL/." "$DIR/upd/"
+echo "the vendor's update" >"$DIR/upd/TensileManifest.txt"
+cp -a "$DIR/upd" "$DIR/updated"
+rm -rf "$LIB" && mv "$DIR/upd" "$LIB"
+wait_for "the update shows as drift" 60 drifted
+check "a rollback over the SDK update is refused" 1 ctl lib rollback --to original
+contains "the refusal says why" "$DIR/err" "SDK update replaced what rocmd deployed"
+same "the update's library is untouched" "$DIR/updated" "$LIB"
+check "deploy over the SDK update" 0 ctl lib deploy --package 1
+same "library = package 1's" "$P1/library" "$LIB"
+same "the update's files are the backup of the originals now" "$DIR/updated" \
+	"$STATE/deploy/sdk-1/backup/library"
+same "the earlier originals are kept as backup.1" "$T/$LIBREL" "$STATE/deploy/sdk-1/backup.1/library"
+check "rollback to the originals" 0 ctl lib rollback --to original
+same "the update's library is back" "$DIR/updated" "$LIB"
+check "history" 0 ctl lib history sdk-1
+contains "history: new originals backed up, earlier ones kept" "$DIR/out" "new originals .*backup.1"
 
 echo "# $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
