@@ -508,6 +508,59 @@ test_stale_files(void **state)
 	fx_free(&f);
 }
 
+/* An SDK update replaces what was deployed with new vendor files: a deploy
+ * with ROCMD_DEPLOY_NEW_ORIGINALS keeps the earlier backup as backup.1 and
+ * backs up the update's files; rolling back to the originals then gives the
+ * update's files, and backup.1 still holds the first originals (I1). */
+static void
+test_new_originals(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	char why[512], upd_tree[ROCMD_SHA256_HEX], upd_bin[ROCMD_SHA256_HEX], a_tree[ROCMD_SHA256_HEX];
+	char path[1600], h[ROCMD_SHA256_HEX];
+
+	(void)state;
+	fx_build(&f, 0);
+	pkg_tree_hash(&f, &f.a, a_tree);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	/* The update: a new library folder and binary, as an installer writes them. */
+	xsnprintf(path, sizeof(path), "rm -rf '%s' && mkdir -p '%s'", f.lib, f.lib);
+	assert_int_equal(system(path), 0);
+	xsnprintf(path, sizeof(path), "%s/TensileLibrary.dat", f.lib);
+	write_file(path, "vendor index 2 for gfx1030 gfx1100 gfx1103");
+	xsnprintf(path, sizeof(path), "%s/TensileLibrary_gfx1103.co", f.lib);
+	write_file(path, "vendor code 2 gfx1103");
+	assert_int_equal(unlink(f.bin), 0);
+	write_file(f.bin, "vendor rocblas binary 2");
+	chmod(f.bin, 0755);
+	tree_hash(f.lib, upd_tree);
+	file_hash(f.bin, upd_bin);
+	/* With the flag: the update's files become the originals. */
+	assert_int_equal(deploy(&f, &f.a, ROCMD_DEPLOY_NEW_ORIGINALS, NULL, &res, why, sizeof(why)),
+	                 0);
+	assert_true(res.backup_made);
+	assert_int_equal(res.backup_retired, 1);
+	assert_tree(f.lib, a_tree);
+	xsnprintf(path, sizeof(path), "%s/deploy/%s/backup/library", f.state, f.target.name);
+	assert_tree(path, upd_tree);
+	xsnprintf(path, sizeof(path), "%s/deploy/%s/backup.1/library", f.state, f.target.name);
+	assert_tree(path, f.orig_tree);
+	xsnprintf(path, sizeof(path), "%s/deploy/%s/backup.1/binary", f.state, f.target.name);
+	file_hash(path, h);
+	assert_string_equal(h, f.orig_bin);
+	/* A later deploy without the flag leaves both generations alone. */
+	assert_int_equal(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_false(res.backup_made);
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lib, upd_tree);
+	file_hash(f.bin, h);
+	assert_string_equal(h, upd_bin);
+	xsnprintf(path, sizeof(path), "%s/deploy/%s/backup.1/library", f.state, f.target.name);
+	assert_tree(path, f.orig_tree);
+	fx_free(&f);
+}
+
 static int
 check_refuses(const struct rocmd_deploy_target *t, void *ctx, char *why, size_t whylen)
 {
@@ -1136,7 +1189,8 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_cycle_windows),    cmocka_unit_test(test_stale_files),
 	    cmocka_unit_test(test_check_rolls_back), cmocka_unit_test(test_verify_detects),
 	    cmocka_unit_test(test_refusals),         cmocka_unit_test(test_manual_backup),
-	    cmocka_unit_test(test_real_tree),        cmocka_unit_test(test_kill_first),
+	    cmocka_unit_test(test_real_tree),        cmocka_unit_test(test_new_originals),
+	    cmocka_unit_test(test_kill_first),
 	    cmocka_unit_test(test_kill_second),      cmocka_unit_test(test_kill_rollback),
 	    cmocka_unit_test(test_kill_fallback),    cmocka_unit_test(test_kill_windows),
 	    cmocka_unit_test(test_fail_eio),         cmocka_unit_test(test_fail_enospc),
