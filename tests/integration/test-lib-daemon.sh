@@ -91,6 +91,7 @@ wait_for() { # wait_for NAME SECONDS COMMAND...
 		i=$((i + 1))
 	done
 	bad "$name (not within ${secs}s)"
+	ctl events --all 2>&1 | tail -n 15 | sed 's/^/#   event: /'
 	return 1
 }
 has_event() { ctl events --all --kind "$1" | grep -q -- "$2"; }
