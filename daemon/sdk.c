@@ -481,6 +481,12 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		            f->have_lib && !deep ? " (being inspected)" : "",
 		            missing != NULL ? "; lacks this machine's GPU arch " : "",
 		            missing != NULL ? missing : "");
+		/* Found by a deep pass (it appeared between a quick pass and its
+		 * deep pass, or came back): its library is known already, and no
+		 * later pass will see it change, so the modules that act on an
+		 * inspected library (auto-sync) hear of it now. */
+		if (deep && f->have_lib)
+			queue_change(id, "sdk.library_inspected");
 	} else if (k != NULL && strcmp(k->state, row.state) != 0) {
 		queue_event(f->unreadable ? "sdk.unreadable" : "sdk.readable",
 		            json != NULL ? cJSON_Duplicate(json, 1) : NULL, "%s %s", f->path,
