@@ -35,6 +35,7 @@
 #include "common/error.h"
 #include "kernels/amdgpu/codeobj.h"
 #include "kernels/backend-cuda.h"
+#include "kernels/child.h"
 
 typedef int hipError_t;
 typedef struct ihipModule_t *hipModule_t;
@@ -474,7 +475,7 @@ backend_hip_compile_child(const char *rtc_path, const char *arch, const char *sr
                           size_t *codelen, char *log, size_t loglen)
 {
 	int fds[2], st = 0, r;
-	pid_t pid;
+	pid_t pid, parent;
 	uint32_t status = 0;
 	uint64_t l = 0, c = 0;
 	struct timespec now;
@@ -487,6 +488,7 @@ backend_hip_compile_child(const char *rtc_path, const char *arch, const char *sr
 		log[0] = '\0';
 	if (pipe(fds) < 0)
 		return -errno;
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
@@ -495,7 +497,7 @@ backend_hip_compile_child(const char *rtc_path, const char *arch, const char *sr
 		return r;
 	}
 	if (pid == 0) {
-		close(fds[0]);
+		tune_child_init(parent, &fds[1], 1);
 		compile_child(rtc_path, arch, src, defines, ndefines, fds[1]);
 	}
 	close(fds[1]);

@@ -27,12 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/error.h"
+#include "kernels/child.h"
 
 #define MEASURE_MAX_SETS 64
 #define MEASURE_FULL_CHECK (1 << 22) /* multiply-adds checked entry by entry */
@@ -515,7 +515,6 @@ child_main(struct tune_evaluator *ev, int rfd, int wfd)
 	/* Ctrl-C is for the parent, which stops cleanly; a child killed by it
 	 * would look like a crashing candidate. */
 	signal(SIGINT, SIG_IGN);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	h->err = measure_open(ev->ops, ev->index, &ev->p, &ev->o, &m, h->why, sizeof(h->why));
 	if (h->err == 0) {
 		h->info = m->info;
@@ -596,7 +595,7 @@ static int
 child_start(struct tune_evaluator *ev, struct child_hello *h)
 {
 	int to_child[2], from_child[2], err;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipe2(to_child, O_CLOEXEC) < 0)
 		return -errno;
@@ -607,6 +606,7 @@ child_start(struct tune_evaluator *ev, struct child_hello *h)
 		return err;
 	}
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		err = -errno;
@@ -617,8 +617,9 @@ child_start(struct tune_evaluator *ev, struct child_hello *h)
 		return err;
 	}
 	if (pid == 0) {
-		close(to_child[1]);
-		close(from_child[0]);
+		int keep[2] = {to_child[0], from_child[1]};
+
+		tune_child_init(parent, keep, 2);
 		child_main(ev, to_child[0], from_child[1]);
 	}
 	close(to_child[0]);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -447,6 +448,52 @@ test_planted_wrong_result_caught(void **state)
 	unsetenv("ROCMD_TUNE_PLANT");
 }
 
+/*
+ * The evaluator's child is fork()ed without exec: it must not keep the
+ * parent's descriptors. In the daemon those are the listening socket and the
+ * state-folder lock, and a child that outlived a killed daemon kept both, so
+ * the restarted daemon could not start (CI: test-ipc, test_kill9_is_unclean).
+ * A pipe's write end made here without O_CLOEXEC stands for them: once the
+ * parent closes its copy, the read end sees EOF only if no child holds one.
+ */
+static void
+test_child_closes_inherited_fds(void **state)
+{
+	struct gemm_problem p;
+	struct tune_measure_opts mo;
+	struct tune_evaluator *ev;
+	struct backend_device_info dev;
+	struct space_def s;
+	struct tune_result r;
+	char hash[17], why[256], key[SPACE_KEY_MAX], c;
+	struct pollfd pfd;
+	int fds[2];
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 32, 32, 32, 1);
+	memset(&mo, 0, sizeof(mo));
+	mo.isolate = 1;
+	mo.warmup_ms = 1;
+	mo.runs = 3;
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p, &mo, &ev, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	/* One evaluation: the child is up and past its start. */
+	assert_int_equal(tune_evaluator_eval(ev, key_with(&s, &p, "UNROLL", 4, key, sizeof(key)),
+					     0, &r),
+			 0);
+	assert_int_equal(r.outcome, TUNE_OK);
+	close(fds[1]);
+	pfd.fd = fds[0];
+	pfd.events = POLLIN;
+	/* Not a timing figure: EOF is immediate, or never while the child lives. */
+	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	assert_int_equal(read(fds[0], &c, 1), 0);
+	tune_evaluator_close(ev);
+	close(fds[0]);
+}
+
 static void
 test_crash_and_hang_isolated(void **state)
 {
@@ -711,6 +758,7 @@ main(void)
 		cmocka_unit_test(test_replay_deterministic),
 		cmocka_unit_test(test_planted_wrong_result_caught),
 		cmocka_unit_test(test_crash_and_hang_isolated),
+		cmocka_unit_test(test_child_closes_inherited_fds),
 		cmocka_unit_test(test_run_with_store_repeats_nothing),
 		cmocka_unit_test(test_seed_set),
 		cmocka_unit_test(test_abort_records_nothing),
