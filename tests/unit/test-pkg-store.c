@@ -581,6 +581,33 @@ test_hostile(void **state)
 		                        .data = "y"}};
 		refused(f, "case.zip", "zip", e, 2, ROCMD_EUNSAFE, "only in case");
 	}
+	{
+		/* Names Windows reads as something else: refused on Linux too, since the
+		 * package may be deployed on Windows. */
+		static const struct {
+			const char *name, *expect;
+		} win[] = {
+		    {"library/CON", "device name"},
+		    {"library/nul.txt", "device name"},
+		    {"..\\evil.dll", "'..' leads outside"},
+		    {"C:\\Windows\\evil.dll", "drive letter"},
+		    {"C:evil.dll", "drive letter"},
+		    {"library/x.co:hidden", "stream"},
+		    {"library/x.co.", "dot or a space"},
+		    {"library/TENSIL~1.DAT", "8.3 short name"},
+		};
+		for (size_t i = 0; i < sizeof(win) / sizeof(win[0]); i++) {
+			struct mk_entry e[] = {lib_co,
+			                       {.kind = MK_DATA,
+			                        .name = win[i].name,
+			                        .src = NULL,
+			                        .size = 3,
+			                        .data = "w"}};
+			char out[32];
+			snprintf(out, sizeof(out), "windows-%zu.zip", i);
+			refused(f, out, "zip", e, 2, ROCMD_EUNSAFE, win[i].expect);
+		}
+	}
 	/* Bombs: highly compressible data past the per-file, total and count limits. */
 	f->limits.max_file = 16 << 20;
 	f->limits.max_total = 24 << 20;

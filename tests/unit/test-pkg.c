@@ -31,13 +31,54 @@ test_path_clean(void **state)
 	    {"a//b/./c", "a/b/c"},
 	    {"rocm gfx1103 (HIP 6.2)\\library\\x.co", "rocm gfx1103 (HIP 6.2)/library/x.co"},
 	    {"dir/", "dir"},
-	    {"..a/b..", "..a/b.."},
+	    {"..a/b..c", "..a/b..c"},
+	    /* Close to Windows' reserved names, but not them. */
+	    {"CONSOLE.txt", "CONSOLE.txt"},
+	    {"library/nul_file", "library/nul_file"},
+	    {"COM10/LPT.dat", "COM10/LPT.dat"},
+	    {"x.CON", "x.CON"},
+	    {" lead", " lead"},
+	    {"a~b.dat", "a~b.dat"},
+	    {"TensileLibrary~1.dat", "TensileLibrary~1.dat"},
 	};
 	static const char *const bad[] = {
 	    "",    "/etc/passwd", "\\\\server\\share", "C:\\Windows\\x.dll",
 	    "c:x", "../x",        "a/../../x",         "a/..",
 	    "..",  "a/\x01b",     "a/b:stream",        ".",
 	    "./",  "a/\x7f",
+	};
+	/* Windows' separator and rules, on every platform, each for its reason. */
+	static const struct {
+		const char *in, *reason;
+	} windows[] = {
+	    {"..\\x", "'..' leads outside"},
+	    {"a\\..\\..\\x", "'..' leads outside"},
+	    {"CON", "device name"},
+	    {"con", "device name"},
+	    {"library/NUL.txt", "device name"},
+	    {"aux.tar.gz", "device name"},
+	    {"Com1", "device name"},
+	    {"lpt9.dat", "device name"},
+	    {"PRN/x", "device name"},
+	    {"CONIN$", "device name"},
+	    {"conout$.log", "device name"},
+	    {"COM\xc2\xb9", "device name"},
+	    {"LPT\xc2\xb3.x", "device name"},
+	    {"nul .txt", "device name"},
+	    {"a/b.", "dot or a space"},
+	    {"a/b ", "dot or a space"},
+	    {"a./b", "dot or a space"},
+	    {"a /b", "dot or a space"},
+	    {"a<b", "does not allow"},
+	    {"a>b", "does not allow"},
+	    {"a|b", "does not allow"},
+	    {"a?b", "does not allow"},
+	    {"a*b", "does not allow"},
+	    {"a\"b", "does not allow"},
+	    {"library/TENSIL~1.DAT", "8.3 short name"},
+	    {"PROGRA~1/x", "8.3 short name"},
+	    {"a~9", "8.3 short name"},
+	    {"x.co:Zone.Identifier", "stream"},
 	};
 	char out[256], why[256];
 
@@ -51,6 +92,15 @@ test_path_clean(void **state)
 		assert_int_equal(rocmd_pkg_path_clean(bad[i], out, sizeof(out), why, sizeof(why)),
 		                 ROCMD_EUNSAFE);
 		assert_true(strncmp(why, "entry \"", 7) == 0);
+	}
+	for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+		why[0] = '\0';
+		assert_int_equal(
+		    rocmd_pkg_path_clean(windows[i].in, out, sizeof(out), why, sizeof(why)),
+		    ROCMD_EUNSAFE);
+		if (strstr(why, windows[i].reason) == NULL)
+			fail_msg("\"%s\": %s (wanted \"%s\")", windows[i].in, why,
+			         windows[i].reason);
 	}
 	/* A name longer than the output refuses instead of truncating. */
 	assert_int_equal(rocmd_pkg_path_clean("abcdefghij/klm", out, 8, why, sizeof(why)),
