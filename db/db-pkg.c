@@ -14,23 +14,17 @@
 #include "db/db-internal.h"
 
 struct rocmd_pkg_db {
-	sqlite3 *h; /* borrowed from the daemon's struct rocmd_db */
+	sqlite3 *h; /* first: borrowed from the daemon's struct rocmd_db */
 };
 
 int
 rocmd_pkg_db_attach(struct rocmd_db *main, struct rocmd_pkg_db **out)
 {
-	struct rocmd_pkg_db *db;
+	void *db;
+	int rc = rocmd_db_view_new(main, sizeof(**out), &db);
 
-	*out = NULL;
-	if (rocmd_db_sqlite(main) == NULL)
-		return ROCMD_EINVAL;
-	db = calloc(1, sizeof(*db));
-	if (db == NULL)
-		return ROCMD_ENOMEM;
-	db->h = rocmd_db_sqlite(main);
 	*out = db;
-	return 0;
+	return rc;
 }
 
 void

@@ -108,6 +108,23 @@ rocmd_db_sqlite(struct rocmd_db *db)
 }
 
 int
+rocmd_db_view_new(struct rocmd_db *db, size_t size, void **out)
+{
+	sqlite3 *h = rocmd_db_sqlite(db);
+	sqlite3 **view;
+
+	*out = NULL;
+	if (h == NULL || size < sizeof(*view))
+		return ROCMD_EINVAL;
+	view = calloc(1, size);
+	if (view == NULL)
+		return ROCMD_ENOMEM;
+	*view = h;
+	*out = view;
+	return 0;
+}
+
+int
 rocmd_db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
