@@ -23,21 +23,6 @@
 #include "kernels/backend.h"
 #include "kernels/rocmtune.h"
 #include "kernels/tunedlib.h"
-#ifndef ROCMTUNE_NO_DB
-#include "db/db-tune.h"
-#else
-static int
-tune_db_open(const char *path, struct tune_store *out, char *why, size_t whylen)
-{
-	snprintf(why, whylen, "this rocmtune was built without SQLite (ROCMTUNE_NO_DB)");
-	return ROCMD_EUNSUPPORTED;
-}
-
-static void
-tune_db_close(struct tune_store *st)
-{
-}
-#endif
 
 struct lib_args {
 	const char *cmd;

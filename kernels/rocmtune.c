@@ -26,22 +26,6 @@
 #include "kernels/backend.h"
 #include "kernels/rocmtune.h"
 #include "kernels/tune.h"
-#ifndef ROCMTUNE_NO_DB
-#include "db/db-tune.h"
-#else
-/* A build with only a C compiler (a GPU box without SQLite): no --db. */
-static int
-tune_db_open(const char *path, struct tune_store *out, char *why, size_t whylen)
-{
-	snprintf(why, whylen, "this rocmtune was built without SQLite (ROCMTUNE_NO_DB)");
-	return ROCMD_EUNSUPPORTED;
-}
-
-static void
-tune_db_close(struct tune_store *st)
-{
-}
-#endif
 
 #define MAX_FIX 16
 
