@@ -34,6 +34,17 @@ rocmd_compat_strndup(const char *s, size_t n)
 	return d;
 }
 #define strndup rocmd_compat_strndup
+
+/* setenv(3) over _putenv_s, which also sets the process's Win32 environment
+ * (what a DLL's own C runtime reads when it starts). */
+static inline int
+rocmd_compat_setenv(const char *name, const char *value, int overwrite)
+{
+	if (!overwrite && getenv(name) != NULL)
+		return 0;
+	return _putenv_s(name, value) == 0 ? 0 : -1;
+}
+#define setenv rocmd_compat_setenv
 #endif
 
 #endif

@@ -114,3 +114,9 @@ rocmd_child_crashed(int status, char *what, size_t whatlen)
 	snprintf(what, whatlen, "signal %d", WTERMSIG(status));
 	return 1;
 }
+
+int
+rocmd_child_exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

@@ -134,6 +134,14 @@ rocmd_child_crashed(int status, char *what, size_t whatlen)
 }
 
 int
+rocmd_child_exit_code(int status)
+{
+	char what[32];
+
+	return rocmd_child_crashed(status, what, sizeof(what)) ? -1 : status;
+}
+
+int
 rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *out, size_t outlen,
                 int *status)
 {

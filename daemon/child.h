@@ -27,4 +27,9 @@ int rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char
  * or "exception 0xC0000005" to WHAT and returns 1; else 0. */
 int rocmd_child_crashed(int status, char *what, size_t whatlen);
 
+/* The exit code STATUS carries when the child exited on its own (POSIX
+ * WEXITSTATUS; Windows the process's exit code), or -1 when it was killed
+ * by a signal or ended by an unhandled exception. */
+int rocmd_child_exit_code(int status);
+
 #endif

@@ -26,8 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <uv.h>
 
@@ -41,7 +39,9 @@
 #include "db/db-pkg.h"
 #include "db/db-sdk.h"
 #include "deploy.h"
+#include "fsinfo.h"
 #include "gpu-users.h"
+#include "methods-lib-os.h"
 #include "pkg.h"
 #include "sdk.h"
 #include "server.h"
@@ -158,9 +158,9 @@ copy(char *dst, size_t n, const char *src)
 static int
 exists(const char *host)
 {
-	struct stat st;
+	struct rocmd_fsinfo fi;
 
-	return host[0] != '\0' && lstat(host, &st) == 0;
+	return host[0] != '\0' && rocmd_fsinfo_get(host, 0, &fi) == 0;
 }
 
 /* The folder of system path P (Windows or POSIX separators) into OUT. */
@@ -268,7 +268,6 @@ find_sdk(int64_t id, const char *path, struct lib_target *t)
 static int
 target_host_paths(struct lib_target *t)
 {
-	char real[PATH_MAX];
 	int rc;
 
 	if ((rc = map(t->sys_lib, t->host_lib, sizeof(t->host_lib))) < 0 ||
@@ -276,13 +275,7 @@ target_host_paths(struct lib_target *t)
 		return rc;
 	/* librocblas.so.0 is usually a symlink to .so.0.N: replace the file
 	 * itself, when it lives in the same folder. */
-	if (t->host_bin[0] != '\0' && realpath(t->host_bin, real) != NULL) {
-		char a[PATH_MAX], b[PATH_MAX];
-		sys_dirname(t->host_bin, a, sizeof(a));
-		sys_dirname(real, b, sizeof(b));
-		if (strcmp(a, b) == 0)
-			copy(t->host_bin, sizeof(t->host_bin), real);
-	}
+	rocmd_lib_binary_resolve(t->host_bin, sizeof(t->host_bin));
 	if (t->host_bin[0] != '\0' && !exists(t->host_bin))
 		t->host_bin[0] = '\0';
 	copy(t->host_smoke_bin, sizeof(t->host_smoke_bin), t->host_bin);
@@ -307,8 +300,12 @@ sdk_target(int64_t sdk_id, const char *path, int overlay, struct lib_target *t)
 	copy(t->kind, sizeof(t->kind), "overlay");
 	snprintf(t->name, sizeof(t->name), "overlay-%lld", (long long)t->sdk_id);
 	/* rocmd's own folder: a host path, and its system path is the same. */
-	snprintf(t->host_lib, sizeof(t->host_lib), "%s/overlay/%lld/library", L.srv->cfg->state_dir,
-	         (long long)t->sdk_id);
+	if (rocmd_lib_native_windows)
+		snprintf(t->host_lib, sizeof(t->host_lib), "%s\\overlay\\%lld\\library",
+		         L.srv->cfg->state_dir, (long long)t->sdk_id);
+	else
+		snprintf(t->host_lib, sizeof(t->host_lib), "%s/overlay/%lld/library",
+		         L.srv->cfg->state_dir, (long long)t->sdk_id);
 	copy(t->sys_lib, sizeof(t->sys_lib), t->host_lib);
 	t->sys_bin[0] = '\0';
 	t->host_bin[0] = '\0';
@@ -847,7 +844,7 @@ static int
 smoke_run(struct lib_job *j)
 {
 	char *argv[5];
-	char out[512] = "";
+	char out[512] = "", crash[64];
 	int status = 0, rc, n = 0;
 
 	if (j->smoke_timeout_ms <= 0 || L.smoke[0] == '\0') {
@@ -855,10 +852,11 @@ smoke_run(struct lib_job *j)
 		copy(j->smoke, sizeof(j->smoke), "not run (deploy.smoke_timeout_ms is 0)");
 		return 0;
 	}
-	if (j->t.windows || j->t.host_hip[0] == '\0' || j->t.host_smoke_bin[0] == '\0') {
+	if ((j->t.windows && !rocmd_lib_native_windows) || j->t.host_hip[0] == '\0' ||
+	    j->t.host_smoke_bin[0] == '\0') {
 		j->smoke_state = 2;
 		copy(j->smoke, sizeof(j->smoke),
-		     j->t.windows
+		     j->t.windows && !rocmd_lib_native_windows
 		         ? "skipped: no GPU/runtime: not run for a Windows target on Linux"
 		         : "skipped: no GPU/runtime: no HIP runtime or rocBLAS binary known");
 		return 0;
@@ -883,21 +881,20 @@ smoke_run(struct lib_job *j)
 		    rocmd_strerror(rc));
 		return 0;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+	if (rocmd_child_exit_code(status) == 0) {
 		j->smoke_state = 1;
 		copy(j->smoke, sizeof(j->smoke), out);
 		return 0;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+	if (rocmd_child_exit_code(status) == 77) {
 		j->smoke_state = 2;
 		copy(j->smoke, sizeof(j->smoke), out);
 		return 0;
 	}
 	j->smoke_state = 3;
-	if (WIFSIGNALED(status))
-		snprintf(j->smoke, sizeof(j->smoke),
-		         "failed: the GEMM smoke test died (signal %d)%s%s", WTERMSIG(status),
-		         out[0] ? ": " : "", out);
+	if (rocmd_child_crashed(status, crash, sizeof(crash)))
+		snprintf(j->smoke, sizeof(j->smoke), "failed: the GEMM smoke test died (%s)%s%s",
+		         crash, out[0] ? ": " : "", out);
 	else
 		snprintf(j->smoke, sizeof(j->smoke), "%s", out[0] ? out : "failed: no output");
 	return -1;
@@ -1242,7 +1239,9 @@ record_backup(struct lib_job *j)
 
 	if (!j->binfo.exists)
 		return;
-	snprintf(path, sizeof(path), "%s/deploy/%s/backup", L.srv->cfg->state_dir, j->t.name);
+	snprintf(path, sizeof(path),
+	         rocmd_lib_native_windows ? "%s\\deploy\\%s\\backup" : "%s/deploy/%s/backup",
+	         L.srv->cfg->state_dir, j->t.name);
 	if (j->res.backup_retired > 0) {
 		char msg[160];
 		rc = rocmd_deploy_db_backup_renew(L.db, j->target_id, path, j->binfo.manifest,
@@ -2195,27 +2194,6 @@ recover_all(char *why, size_t whylen)
 	return 0;
 }
 
-/* rocmd-rocblas-smoke beside the running rocmd, else in libexec. */
-static void
-find_smoke(char *out, size_t n)
-{
-	char exe[PATH_MAX], *slash;
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
-
-	if (len > 0) {
-		exe[len] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash != NULL) {
-			strcpy(slash + 1, "rocmd-rocblas-smoke");
-			if (access(exe, X_OK) == 0) {
-				copy(out, n, exe);
-				return;
-			}
-		}
-	}
-	snprintf(out, n, "%s/rocmd/rocmd-rocblas-smoke", ROCMD_LIBEXECDIR);
-}
-
 int
 rocmd_lib_start(struct rocmd_server *srv, const struct rocmd_lib_start_opts *o, char *why,
                 size_t whylen)
@@ -2228,7 +2206,7 @@ rocmd_lib_start(struct rocmd_server *srv, const struct rocmd_lib_start_opts *o, 
 	if (o != NULL && o->smoke != NULL)
 		copy(L.smoke, sizeof(L.smoke), o->smoke);
 	else
-		find_smoke(L.smoke, sizeof(L.smoke));
+		rocmd_lib_smoke_find(L.smoke, sizeof(L.smoke));
 	snprintf(L.store, sizeof(L.store), "%s/store", srv->cfg->state_dir);
 	if ((rc = rocmd_deploy_db_attach(srv->db, &L.db)) < 0 ||
 	    (rc = rocmd_pkg_db_attach(srv->db, &L.pdb)) < 0) {

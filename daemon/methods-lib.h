@@ -15,6 +15,12 @@
  * is on disk) before the daemon serves anything. Auto-sync (deploy-sync.c)
  * uses the view, match and queue functions at the end of this header when
  * discovery sees an SDK added, upgraded or its library overwritten.
+ *
+ * One source serves Linux and Windows; the platform part is in
+ * methods-lib-unix.c / methods-lib-win.c (methods-lib-os.h: where the smoke
+ * test program is, binary symlinks), gpu-users-*.c (who holds the GPU or the
+ * files: KFD and /proc; the Restart Manager and module lists) and child-*.c
+ * (the smoke test's process: posix_spawn; CreateProcessW in a job object).
  */
 #ifndef ROCMD_METHODS_LIB_H
 #define ROCMD_METHODS_LIB_H

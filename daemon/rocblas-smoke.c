@@ -15,13 +15,21 @@
  *   failed: <what>                                         (exit 1)
  * Never run on AMD hardware: no AMD GPU was available where it was written
  * and tested, so only its skip path is tested (docs/PROTOCOL.md, lib.*).
+ *
+ * The libraries are loaded through dl.h: dlopen on Linux; on Windows
+ * (rocmd-rocblas-smoke.exe, beside rocmd.exe) LoadLibraryExW of the SDK's
+ * bin\amdhip64_6.dll and the deployed bin\rocblas.dll, each finding the DLLs
+ * it needs in its own folder first, with the paths read from the wide
+ * command line. ROCBLAS_TENSILE_LIBPATH is set before anything is loaded, so
+ * a DLL's own C runtime, which copies the environment when it starts, sees it.
  */
-#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "dl.h"
 
 #define M 64
 #define N 48
@@ -30,6 +38,7 @@
 
 /* The few HIP and rocBLAS entry points used, with their C ABI. */
 typedef int (*hip_count_fn)(int *);
+typedef const char *(*hip_errstr_fn)(int);
 typedef int (*hip_malloc_fn)(void **, size_t);
 typedef int (*hip_free_fn)(void *);
 typedef int (*hip_memcpy_fn)(void *, const void *, size_t, int);
@@ -115,15 +124,18 @@ main(int argc, char **argv)
 	static double ref[M * N];
 	static uint16_t ha[M * K], hb[K * N], hc[M * N];
 	void *hip = NULL, *rb = NULL, *handle = NULL, *da = NULL, *db = NULL, *dc = NULL;
+	const char *rb_path, *hip_path;
 	struct hip h;
 	hip_count_fn count;
+	hip_errstr_fn errstr;
+	char why[1024];
 	rb_create_fn create;
 	rb_destroy_fn destroy;
 	rb_sgemm_fn sgemm;
 	rb_hgemm_fn hgemm;
 	double serr = 0, herr = 0;
 	unsigned seed = 12345;
-	int n = 0, rc = 1;
+	int n = 0, rc = 1, err;
 	float one = 1.0f, zero = 0.0f;
 	uint16_t hone = to_half(1.0f), hzero = 0;
 
@@ -132,40 +144,54 @@ main(int argc, char **argv)
 		        "usage: rocmd-rocblas-smoke ROCBLAS HIP-RUNTIME [TENSILE-LIBPATH]\n");
 		return 2;
 	}
-	hip = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
-	if (hip == NULL) {
-		printf("skipped: no GPU/runtime: cannot load %s: %s\n", argv[2], dlerror());
-		return EXIT_SKIP;
-	}
-	count = (hip_count_fn)dlsym(hip, "hipGetDeviceCount");
-	h.malloc_ = (hip_malloc_fn)dlsym(hip, "hipMalloc");
-	h.free_ = (hip_free_fn)dlsym(hip, "hipFree");
-	h.memcpy_ = (hip_memcpy_fn)dlsym(hip, "hipMemcpy");
-	h.sync = (hip_sync_fn)dlsym(hip, "hipDeviceSynchronize");
-	if (count == NULL || h.malloc_ == NULL || h.free_ == NULL || h.memcpy_ == NULL ||
-	    h.sync == NULL) {
-		printf("skipped: no GPU/runtime: %s lacks the HIP entry points\n", argv[2]);
-		return EXIT_SKIP;
-	}
-	if (count(&n) != 0 || n <= 0) {
-		printf("skipped: no GPU/runtime: the HIP runtime sees no GPU\n");
-		return EXIT_SKIP;
-	}
-	if (argc == 4 && setenv("ROCBLAS_TENSILE_LIBPATH", argv[3], 1) != 0) {
+	rb_path = rocmd_dl_arg(argv, 1);
+	hip_path = rocmd_dl_arg(argv, 2);
+	if (argc == 4 && setenv("ROCBLAS_TENSILE_LIBPATH", rocmd_dl_arg(argv, 3), 1) != 0) {
 		printf("failed: cannot set ROCBLAS_TENSILE_LIBPATH\n");
 		return 1;
 	}
-	rb = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	hip = rocmd_dl_open(hip_path, why, sizeof(why));
+	if (hip == NULL) {
+		printf("skipped: no GPU/runtime: cannot load %s\n", why);
+		return EXIT_SKIP;
+	}
+	/* Whether there is a GPU at all comes first: a runtime without one may
+	 * well lack the rest (or fail in it). */
+	count = (hip_count_fn)rocmd_dl_sym(hip, "hipGetDeviceCount");
+	errstr = (hip_errstr_fn)rocmd_dl_sym(hip, "hipGetErrorString");
+	if (count == NULL) {
+		printf("skipped: no GPU/runtime: %s lacks hipGetDeviceCount\n", hip_path);
+		return EXIT_SKIP;
+	}
+	if ((err = count(&n)) != 0 || n <= 0) {
+		const char *text = err != 0 && errstr != NULL ? errstr(err) : NULL;
+		if (err != 0)
+			printf("skipped: no GPU/runtime: the HIP runtime sees no GPU "
+			       "(hipGetDeviceCount: error %d%s%s)\n",
+			       err, text != NULL ? ", " : "", text != NULL ? text : "");
+		else
+			printf("skipped: no GPU/runtime: the HIP runtime sees no GPU\n");
+		return EXIT_SKIP;
+	}
+	h.malloc_ = (hip_malloc_fn)rocmd_dl_sym(hip, "hipMalloc");
+	h.free_ = (hip_free_fn)rocmd_dl_sym(hip, "hipFree");
+	h.memcpy_ = (hip_memcpy_fn)rocmd_dl_sym(hip, "hipMemcpy");
+	h.sync = (hip_sync_fn)rocmd_dl_sym(hip, "hipDeviceSynchronize");
+	if (h.malloc_ == NULL || h.free_ == NULL || h.memcpy_ == NULL || h.sync == NULL) {
+		printf("skipped: no GPU/runtime: %s lacks the HIP entry points\n", hip_path);
+		return EXIT_SKIP;
+	}
+	rb = rocmd_dl_open(rb_path, why, sizeof(why));
 	if (rb == NULL) {
-		printf("failed: cannot load the deployed rocBLAS %s: %s\n", argv[1], dlerror());
+		printf("failed: cannot load the deployed rocBLAS %s\n", why);
 		return 1;
 	}
-	create = (rb_create_fn)dlsym(rb, "rocblas_create_handle");
-	destroy = (rb_destroy_fn)dlsym(rb, "rocblas_destroy_handle");
-	sgemm = (rb_sgemm_fn)dlsym(rb, "rocblas_sgemm");
-	hgemm = (rb_hgemm_fn)dlsym(rb, "rocblas_hgemm");
+	create = (rb_create_fn)rocmd_dl_sym(rb, "rocblas_create_handle");
+	destroy = (rb_destroy_fn)rocmd_dl_sym(rb, "rocblas_destroy_handle");
+	sgemm = (rb_sgemm_fn)rocmd_dl_sym(rb, "rocblas_sgemm");
+	hgemm = (rb_hgemm_fn)rocmd_dl_sym(rb, "rocblas_hgemm");
 	if (create == NULL || destroy == NULL || sgemm == NULL || hgemm == NULL) {
-		printf("failed: %s lacks rocblas_create_handle/sgemm/hgemm\n", argv[1]);
+		printf("failed: %s lacks rocblas_create_handle/sgemm/hgemm\n", rb_path);
 		return 1;
 	}
 	if (create(&handle) != 0) {

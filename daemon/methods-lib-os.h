@@ -1,0 +1,27 @@
+/*
+ * The platform part of deploy in the daemon (methods-lib.c), chosen by the
+ * build: methods-lib-unix.c or methods-lib-win.c. It says where the GEMM
+ * smoke test program is, which file a target's rocBLAS binary path really
+ * names, and whether this build can run the smoke test of a Windows-layout
+ * target at all (a Windows tree deployed from Linux in the tests cannot).
+ */
+#ifndef ROCMD_METHODS_LIB_OS_H
+#define ROCMD_METHODS_LIB_OS_H
+
+#include <stddef.h>
+
+/* 1 in the Windows build: a Windows target's rocblas.dll can be loaded here. */
+extern const int rocmd_lib_native_windows;
+
+/* The smoke test program into OUT: rocmd-rocblas-smoke beside the running
+ * rocmd (Windows: rocmd-rocblas-smoke.exe beside rocmd.exe), else where it
+ * is installed (libexec). */
+void rocmd_lib_smoke_find(char *out, size_t n);
+
+/* Rewrites host path PATH of a rocBLAS binary to the file it names: on Linux
+ * librocblas.so.0 is usually a symlink to librocblas.so.0.N beside it, and
+ * the file itself is what gets replaced (one that leads to another folder is
+ * left as it is); Windows DLLs are plain files, left as they are. */
+void rocmd_lib_binary_resolve(char *path, size_t n);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * Deploy in the daemon, Windows part (methods-lib-os.h): the smoke test
+ * program sits beside rocmd.exe (as rocmd-hip-probe.exe does), found through
+ * GetModuleFileNameW, so a path that is not ASCII still works; an SDK's
+ * bin\rocblas.dll is a plain file.
+ */
+#include "methods-lib-os.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <wchar.h>
+
+#include <windows.h>
+
+#include "common/win-util.h"
+
+const int rocmd_lib_native_windows = 1;
+
+void
+rocmd_lib_smoke_find(char *out, size_t n)
+{
+	wchar_t exe[32768], *slash;
+	DWORD len = GetModuleFileNameW(NULL, exe, sizeof(exe) / sizeof(exe[0]) - 32);
+	char *u8;
+
+	if (len == 0 || len >= sizeof(exe) / sizeof(exe[0]) - 32) {
+		snprintf(out, n, "rocmd-rocblas-smoke.exe");
+		return;
+	}
+	exe[len] = L'\0';
+	slash = wcsrchr(exe, L'\\');
+	wcscpy(slash != NULL ? slash + 1 : exe, L"rocmd-rocblas-smoke.exe");
+	u8 = rocmd_win_utf8(exe);
+	snprintf(out, n, "%s", u8 != NULL ? u8 : "rocmd-rocblas-smoke.exe");
+	free(u8);
+}
+
+void
+rocmd_lib_binary_resolve(char *path, size_t n)
+{
+	(void)path;
+	(void)n;
+}
