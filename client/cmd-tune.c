@@ -52,8 +52,9 @@ print_status(const cJSON *r)
 	const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(r, "jobs");
 	const cJSON *cur = cJSON_GetObjectItemCaseSensitive(r, "current");
 	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(r, "preemption");
+	const cJSON *rt = cJSON_GetObjectItemCaseSensitive(r, "retune");
 	char b[12][96], device[256], input[160], load[96], jobline[160], policy[200], cl[160],
-	    latline[160];
+	    latline[160], retune[400];
 
 	snprintf(device, sizeof(device), "%s (%s, %s backend)", out_str(dev, "name"),
 	         out_str(dev, "arch"), out_str(dev, "backend"));
@@ -84,18 +85,28 @@ print_status(const cJSON *r)
 		         num_or(cur, "best_ms", "%.4f", b[6], 96));
 	else
 		snprintf(cl, sizeof(cl), "-");
+	if (rt != NULL)
+		snprintf(retune, sizeof(retune), "%s: %s job(s) stale, %s seeded re-tune(s) queued",
+		         out_str(rt, "reason"), num_or(rt, "stale", "%.0f", b[0], 96),
+		         num_or(rt, "queued", "%.0f", b[1], 96));
+	else
+		snprintf(retune, sizeof(retune), "-");
 	snprintf(latline, sizeof(latline), "%s yields; p50 %s ms, p99 %s ms, max %s ms",
 	         num_or(lat, "yields", "%.0f", b[7], 96), num_or(lat, "p50_ms", "%.1f", b[8], 96),
 	         num_or(lat, "p99_ms", "%.1f", b[9], 96), num_or(lat, "max_ms", "%.1f", b[10], 96));
 	{
-		const char *keys[] = {"state",  "decision", "device",    "sdk",
-		                      "input",  "power",    "gpu users", "cpu load",
-		                      "policy", "jobs",     "current",   "preemption"};
+		const char *keys[] = {"state",   "decision", "device",  "sdk",       "driver",
+		                      "re-tune", "input",    "power",   "gpu users", "cpu load",
+		                      "policy",  "jobs",     "current", "preemption"};
 		const char *vals[] = {
 		    out_str(r, "state"),
 		    out_str(r, "decision"),
 		    dev != NULL && cJSON_GetObjectItemCaseSensitive(dev, "name") ? device : "-",
 		    out_str(r, "sdk"),
+		    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "driver"))
+		        ? out_str(r, "driver")
+		        : "-",
+		    retune,
 		    input,
 		    out_str(sig, "power"),
 		    num_or(sig, "gpu_users", "%.0f", b[11], 96),
@@ -104,7 +115,7 @@ print_status(const cJSON *r)
 		    jobline,
 		    cl,
 		    latline};
-		out_kv(stdout, 12, keys, vals);
+		out_kv(stdout, 14, keys, vals);
 	}
 }
 

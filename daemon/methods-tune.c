@@ -59,6 +59,7 @@ job_json(const struct rocmd_tune_job *j)
 	cJSON_AddStringToObject(o, "arch", j->arch);
 	cJSON_AddStringToObject(o, "device", j->device);
 	cJSON_AddStringToObject(o, "sdk", j->sdk);
+	cJSON_AddStringToObject(o, "driver", j->driver);
 	cJSON_AddNumberToObject(o, "budget", (double)j->budget);
 	cJSON_AddNumberToObject(o, "evaluations", (double)j->evals);
 	cJSON_AddNumberToObject(o, "measured", (double)j->measured);

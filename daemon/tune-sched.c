@@ -36,7 +36,7 @@
  * bench/h200.sh's llm set; the CPU backend: two small fp32 shapes, so a job
  * finishes in seconds in CI).
  *
- * SDK changes. Jobs and results are keyed to the SDK in use (the present SDK
+ * SDK and driver changes. Jobs and results are keyed to the SDK in use (the present SDK
  * with the highest version, "none" without one): the SDK is folded into the
  * software part of the tuner's key (its runtime field), since the CPU
  * backend's own versions do not change with the SDK. On an sdk.* event the
@@ -44,6 +44,20 @@
  * one are marked stale and a re-tune of each is queued, seeded from it: the
  * tuner's seed set already takes this shape's winners under any earlier
  * software (tune.h), so the re-tune starts from the previous winners.
+ * Jobs are keyed to the device's driver too (backend_device_info's
+ * driver_version: the CUDA driver's version, hipDriverGetVersion for HIP;
+ * the CPU backend has no driver and reports the OS kernel release, so a
+ * kernel update re-tunes it). The tuner's key always held the driver; the
+ * scheduler learns it from every evaluator it opens: at the probe (start-up)
+ * and at each job's start, since every open is a new process that loads the
+ * driver afresh. A job that finds another driver than the one it was queued
+ * under does not run: the driver is adopted, and as for an SDK change the
+ * jobs keyed to the old one go stale and seeded re-tunes are queued. A
+ * driver that changes while nothing is queued is therefore noticed at the
+ * next job or the next start of the daemon, not at once. Test hook:
+ * ROCMD_TUNE_DRIVER=STRING replaces the driver the device reports, and
+ * ROCMD_TUNE_DRIVER=@PATH with the first line of PATH, read at each open (a
+ * driver update while the daemon runs); nothing else of the tuner changes.
  *
  * The tuned kernel library. When a job finishes, the worker (still off the
  * loop thread) builds the library of every winner for this device and
@@ -54,12 +68,10 @@
 #include "tune-sched.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <uv.h>
 
@@ -73,8 +85,10 @@
 #include "kernels/gemm.h"
 #include "kernels/tune.h"
 #include "kernels/tunedlib.h"
+#include "sdk-version.h"
 #include "sdk.h"
 #include "server.h"
+#include "tune-os.h"
 
 #define LAT_KEEP 4096 /* preemption latencies kept for the status */
 
@@ -112,6 +126,14 @@ struct run {
 	char state_dir[1024]; /* where the tuned library goes */
 	char lib_why[256];    /* the library write's outcome */
 	int lib_generation;
+	int driver_changed; /* the device's driver is not the job's: not run */
+};
+
+/* The last change of SDK or driver that made jobs stale, for the status. */
+struct sw_change {
+	char message[256];
+	int64_t at_ms;
+	int stale, queued;
 };
 
 struct rocmd_tune {
@@ -134,6 +156,7 @@ struct rocmd_tune {
 	struct backend_device_info dev;
 	char sdk[64];
 	char hash[17]; /* the kernel source's, from the probe */
+	struct sw_change change;
 
 	/* control */
 	int forced; /* `tune start`: ignore the idle policy */
@@ -164,7 +187,7 @@ struct rocmd_tune {
 	int prog_evals, prog_measured;
 	double prog_best;
 	struct tune_evaluator *ev;
-	pid_t worker_tid; /* the worker thread, while it opens an evaluator */
+	long worker_tid; /* the worker thread, while it opens an evaluator */
 	volatile int cancel;
 
 	/* preemption latencies (ms), a ring */
@@ -338,6 +361,32 @@ id_key(const struct backend_device_info *dev, const char *hash, const char *sdk,
 	snprintf(key->runtime, sizeof(key->runtime), "%.40s; sdk %.16s", dev->runtime_version, sdk);
 }
 
+/* The test hook ROCMD_TUNE_DRIVER (see the file comment): no backend can
+ * change its driver on a test machine. Runs on the worker, after each open. */
+static void
+driver_override(struct backend_device_info *dev)
+{
+	const char *v = getenv("ROCMD_TUNE_DRIVER");
+	char line[64] = "";
+	FILE *f;
+
+	if (v == NULL || v[0] == '\0')
+		return;
+	if (v[0] != '@') {
+		snprintf(dev->driver_version, sizeof(dev->driver_version), "%s", v);
+		return;
+	}
+	f = fopen(v + 1, "r");
+	if (f == NULL)
+		return;
+	if (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] != '\0')
+			snprintf(dev->driver_version, sizeof(dev->driver_version), "%s", line);
+	}
+	fclose(f);
+}
+
 /* On the worker: every winner of this device and software into a new
  * generation of the tuned library. Failures are reported, not fatal: the
  * results stay in the store and the next job writes the library again. */
@@ -390,7 +439,7 @@ worker(void *arg)
 
 	snprintf(wanted, sizeof(wanted), "%s", r->backend);
 	uv_mutex_lock(&t->lock);
-	t->worker_tid = gettid();
+	t->worker_tid = rocmd_tune_os_thread_id();
 	uv_mutex_unlock(&t->lock);
 	memset(&mo, 0, sizeof(mo));
 	mo.seed = 1;
@@ -418,8 +467,10 @@ worker(void *arg)
 		r->why[0] = '\0';
 		r->rc = tune_evaluator_open(ops, 0, &p, &mo, &ev, &r->dev, &space, hash, r->why,
 		                            sizeof(r->why));
-		if (r->rc == 0)
+		if (r->rc == 0) {
 			snprintf(r->backend, sizeof(r->backend), "%s", names[i]);
+			driver_override(&r->dev);
+		}
 	}
 	uv_mutex_lock(&t->lock);
 	t->worker_tid = 0;
@@ -440,6 +491,13 @@ worker(void *arg)
 			r->rc = ROCMD_ECANCELED;
 			snprintf(r->why, sizeof(r->why), "cancelled while the evaluator opened");
 		}
+	}
+	if (r->rc == 0 && !r->probe && strcmp(r->dev.driver_version, r->job.driver) != 0) {
+		/* Another driver than the job's: the loop thread re-keys the queue. */
+		r->driver_changed = 1;
+		r->rc = ROCMD_ECANCELED;
+		snprintf(r->why, sizeof(r->why), "the driver changed from %.60s to %.60s",
+		         r->job.driver, r->dev.driver_version);
 	}
 	if (r->rc == 0 && !r->probe) {
 		/* The SDK is part of the software key (see the file comment). */
@@ -496,7 +554,7 @@ sdk_cb(const struct rocmd_db_sdk *s, void *ctx)
 
 	if (s->version == NULL || strcmp(s->state, "present") != 0)
 		return 0;
-	if (b->version[0] == '\0' || strverscmp(s->version, b->version) > 0)
+	if (b->version[0] == '\0' || rocmd_version_cmp(s->version, b->version) > 0)
 		snprintf(b->version, sizeof(b->version), "%s", s->version);
 	return 0;
 }
@@ -520,11 +578,14 @@ job_fill_device(const struct rocmd_tune *t, struct rocmd_tune_job *j)
 	snprintf(j->arch, sizeof(j->arch), "%s", t->dev.arch);
 	snprintf(j->device, sizeof(j->device), "%s", t->dev.name);
 	snprintf(j->sdk, sizeof(j->sdk), "%s", t->sdk);
+	snprintf(j->driver, sizeof(j->driver), "%s", t->dev.driver_version);
 }
 
 struct retune_ctx {
 	struct rocmd_tune *t;
 	int queued;
+	int sdk, driver; /* what changed, over the stale jobs */
+	char old_driver[64];
 };
 
 static void
@@ -535,39 +596,82 @@ on_stale(const struct rocmd_tune_job *old, void *ctx)
 	int64_t id;
 	int created;
 
+	const char *driver = rc->t->dev.driver_version;
+
 	snprintf(j.sdk, sizeof(j.sdk), "%s", rc->t->sdk);
+	snprintf(j.driver, sizeof(j.driver), "%s", driver);
 	snprintf(j.origin, sizeof(j.origin), "retune");
 	j.seeded_from = old->id;
-	snprintf(j.detail, sizeof(j.detail), "re-tune after SDK %s -> %s", old->sdk, rc->t->sdk);
-	if (rocmd_tune_queue_add(rc->t->q, &j, rocmd_now_ms(), &id, &created) == 0 && created)
+	if (strcmp(old->sdk, rc->t->sdk) != 0 && strcmp(old->driver, driver) != 0)
+		snprintf(j.detail, sizeof(j.detail),
+		         "re-tune after SDK %.40s -> %.40s, driver %.60s -> %.60s", old->sdk,
+		         rc->t->sdk, old->driver, driver);
+	else if (strcmp(old->sdk, rc->t->sdk) != 0)
+		snprintf(j.detail, sizeof(j.detail), "re-tune after SDK %s -> %s", old->sdk,
+		         rc->t->sdk);
+	else
+		snprintf(j.detail, sizeof(j.detail), "re-tune after driver %.100s -> %.100s",
+		         old->driver, driver);
+	if (strcmp(old->sdk, rc->t->sdk) != 0)
+		rc->sdk = 1;
+	if (strcmp(old->driver, driver) != 0) {
+		rc->driver = 1;
+		snprintf(rc->old_driver, sizeof(rc->old_driver), "%s", old->driver);
+	}
+	if (rocmd_tune_queue_add(rc->t->q, &j, rocmd_now_ms(), &id, &created) == 0 && created) {
 		rc->queued++;
+		/* As for tune.add: a paused queue stays paused. */
+		if (rc->t->paused)
+			rocmd_tune_queue_set_state(rc->t->q, id, "paused", NULL, rocmd_now_ms());
+	}
 }
 
-/* Marks the jobs keyed to another SDK stale and queues their seeded re-tunes. */
+/* Marks the jobs keyed to another SDK or driver stale and queues their
+ * seeded re-tunes; the event and the status say which changed. */
 static void
 check_sdk(struct rocmd_tune *t)
 {
-	struct retune_ctx rc = {t, 0};
+	struct retune_ctx rc = {t, 0, 0, 0, ""};
+	char msg[256];
 	cJSON *d;
 	int n = 0, err;
 
 	if (!t->dev_known)
 		return;
 	err = rocmd_tune_queue_stale(t->q, t->backend, t->dev.arch, t->dev.name, t->sdk,
-	                             rocmd_now_ms(), on_stale, &rc, &n);
+	                             t->dev.driver_version, rocmd_now_ms(), on_stale, &rc, &n);
 	if (err < 0) {
 		log_err("tune: cannot mark stale jobs: %s", rocmd_tune_queue_errmsg(t->q));
 		return;
 	}
 	if (n == 0)
 		return;
+	if (rc.driver && rc.sdk)
+		snprintf(msg, sizeof(msg), "SDK is now %.30s and driver %.60s (was %.60s)", t->sdk,
+		         t->dev.driver_version, rc.old_driver);
+	else if (rc.driver)
+		snprintf(msg, sizeof(msg), "driver is now %.80s (was %.80s)", t->dev.driver_version,
+		         rc.old_driver);
+	else
+		snprintf(msg, sizeof(msg), "SDK is now %s", t->sdk);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "sdk", t->sdk);
+	cJSON_AddStringToObject(d, "driver", t->dev.driver_version);
+	cJSON_AddStringToObject(d, "changed",
+	                        rc.driver && rc.sdk ? "sdk+driver"
+	                        : rc.driver         ? "driver"
+	                                            : "sdk");
+	if (rc.driver)
+		cJSON_AddStringToObject(d, "old_driver", rc.old_driver);
 	cJSON_AddNumberToObject(d, "stale", n);
 	cJSON_AddNumberToObject(d, "queued", rc.queued);
 	rocmd_server_event(t->srv, "tune.stale", d,
-	                   "SDK is now %s: %d tuning job(s) stale, %d seeded re-tune(s) queued",
-	                   t->sdk, n, rc.queued);
+	                   "%s: %d tuning job(s) stale, %d seeded re-tune(s) queued", msg, n,
+	                   rc.queued);
+	snprintf(t->change.message, sizeof(t->change.message), "%.200s", msg);
+	t->change.at_ms = rocmd_now_ms();
+	t->change.stale = n;
+	t->change.queued = rc.queued;
 }
 
 static void
@@ -601,7 +705,8 @@ job_waiting(struct rocmd_tune *t, struct rocmd_tune_job *j)
 {
 	if (!t->dev_known)
 		return 0;
-	return rocmd_tune_queue_next(t->q, t->backend, t->dev.arch, t->dev.name, t->sdk, j) == 0;
+	return rocmd_tune_queue_next(t->q, t->backend, t->dev.arch, t->dev.name, t->sdk,
+	                             t->dev.driver_version, j) == 0;
 }
 
 static void
@@ -633,31 +738,6 @@ start_job(struct rocmd_tune *t, const struct rocmd_tune_job *j)
 	start_worker(t);
 }
 
-/*
- * The worker is still opening the evaluator (its child process is starting
- * the backend and filling the input sets, hundreds of ms under load, a GPU
- * context for CUDA): there is no tune_evaluator handle to abort yet. The
- * worker thread's only children are evaluator processes, so they are killed
- * by their parent thread's id (/proc/self/task/TID/children); the open then
- * fails and, the cancel flag being set, counts as a yield.
- */
-static void
-kill_opening(pid_t tid)
-{
-	char path[64], buf[256], *p, *end;
-	FILE *f;
-	long pid;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)tid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return;
-	if (fgets(buf, sizeof(buf), f) != NULL)
-		for (p = buf; (pid = strtol(p, &end, 10)) > 0; p = end)
-			kill((pid_t)pid, SIGKILL);
-	fclose(f);
-}
-
 /* Stops the running job now (loop thread). */
 static void
 preempt(struct rocmd_tune *t, const char *reason, uint64_t signal_ns, int64_t event_us)
@@ -673,7 +753,7 @@ preempt(struct rocmd_tune *t, const char *reason, uint64_t signal_ns, int64_t ev
 	if (t->ev != NULL)
 		tune_evaluator_abort(t->ev);
 	else if (t->worker_tid > 0)
-		kill_opening(t->worker_tid);
+		rocmd_tune_os_kill_opening(t->worker_tid);
 	uv_mutex_unlock(&t->lock);
 }
 
@@ -714,6 +794,8 @@ finish_probe(struct rocmd_tune *t)
 	log_notice("tune: device %s (%s, %s backend, %d compute units)", t->dev.name, t->dev.arch,
 	           t->backend, t->dev.compute_units);
 	current_sdk(t, t->sdk, sizeof(t->sdk));
+	rocmd_tune_queue_adopt_driver(t->q, t->backend, t->dev.arch, t->dev.name,
+	                              t->dev.driver_version, rocmd_now_ms(), NULL);
 	check_sdk(t);
 	queue_defaults(t);
 }
@@ -727,6 +809,16 @@ finish_job(struct rocmd_tune *t)
 	char detail[256];
 	cJSON *d;
 
+	if (r->driver_changed) {
+		/* Nothing ran: the job and its peers are re-keyed to the new driver
+		 * as after an SDK change (stale, seeded re-tunes queued). */
+		log_notice("tune: job %lld: driver %s -> %s", (long long)j->id, j->driver,
+		           r->dev.driver_version);
+		snprintf(t->dev.driver_version, sizeof(t->dev.driver_version), "%s",
+		         r->dev.driver_version);
+		check_sdk(t);
+		return;
+	}
 	rocmd_tune_queue_progress(t->q, j->id, r->sum.evals, r->sum.measured + j->measured,
 	                          r->sum.best_ms, now);
 	if (r->rc == ROCMD_ECANCELED) {
@@ -750,11 +842,12 @@ finish_job(struct rocmd_tune *t)
 		snprintf(detail, sizeof(detail), "yielded (%s) after %d evaluations",
 		         t->yield_reason, r->sum.evals);
 		/* Cut short by an SDK change, it is stale (its re-tune is queued). */
-		rocmd_tune_queue_set_state(t->q, j->id,
-		                           strcmp(j->sdk, t->sdk) ? "stale"
-		                           : t->paused            ? "paused"
-		                                                  : "queued",
-		                           detail, now);
+		rocmd_tune_queue_set_state(
+		    t->q, j->id,
+		    strcmp(j->sdk, t->sdk) || strcmp(j->driver, t->dev.driver_version) ? "stale"
+		    : t->paused                                                        ? "paused"
+		                                                                       : "queued",
+		    detail, now);
 		d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "job", (double)j->id);
 		cJSON_AddStringToObject(d, "reason", t->yield_reason);
@@ -1016,7 +1109,7 @@ rocmd_tune_stop(struct rocmd_tune *t)
 		if (t->ev != NULL)
 			tune_evaluator_abort(t->ev);
 		else if (t->worker_tid > 0)
-			kill_opening(t->worker_tid);
+			rocmd_tune_os_kill_opening(t->worker_tid);
 		/* Serve the worker's store calls until it has returned. */
 		while (!t->finished) {
 			if (t->req != NULL) {
@@ -1197,6 +1290,18 @@ rocmd_tune_status(struct rocmd_tune *t)
 		cJSON_AddNumberToObject(dev, "compute_units", t->dev.compute_units);
 	}
 	cJSON_AddStringToObject(r, "sdk", t->sdk);
+	if (t->dev_known)
+		cJSON_AddStringToObject(r, "driver", t->dev.driver_version);
+	else
+		cJSON_AddNullToObject(r, "driver");
+	if (t->change.at_ms > 0) {
+		cJSON *ch = cJSON_AddObjectToObject(r, "retune");
+
+		cJSON_AddStringToObject(ch, "reason", t->change.message);
+		cJSON_AddNumberToObject(ch, "at_ms", (double)t->change.at_ms);
+		cJSON_AddNumberToObject(ch, "stale", t->change.stale);
+		cJSON_AddNumberToObject(ch, "queued", t->change.queued);
+	}
 	cJSON_AddItemToObject(r, "signals", signals_json(t));
 	pol = cJSON_AddObjectToObject(r, "policy");
 	cJSON_AddNumberToObject(pol, "idle_s", (double)t->policy.idle_s);

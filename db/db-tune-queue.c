@@ -17,7 +17,7 @@
 #define COLS                                                                                       \
 	"id, backend, arch, device, sdk, dtype, trans, m, n, k, batch, origin, state, budget, "    \
 	"evals, measured, winner, best_ms, default_ms, seeded_from, detail, created_ms, "          \
-	"updated_ms, finished_ms"
+	"updated_ms, finished_ms, driver"
 
 enum {
 	Q_FIND_LIVE,
@@ -32,6 +32,7 @@ enum {
 	Q_FINISH,
 	Q_STALE_LIST,
 	Q_STALE_SET,
+	Q_ADOPT,
 	Q_BEGIN,
 	Q_COMMIT,
 	Q_ROLLBACK,
@@ -41,16 +42,16 @@ enum {
 static const char *const queries[Q_COUNT_] = {
     "SELECT id FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND sdk = ?4 "
     "AND dtype = ?5 AND trans = ?6 AND m = ?7 AND n = ?8 AND k = ?9 AND batch = ?10 AND "
-    "state <> 'stale'",
+    "driver = ?16 AND state <> 'stale'",
     "INSERT INTO tune_queue (backend, arch, device, sdk, dtype, trans, m, n, k, batch, origin, "
-    "state, budget, seeded_from, detail, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, "
-    "?6, ?7, ?8, ?9, ?10, ?11, 'queued', ?12, ?13, ?14, ?15, ?15)",
+    "state, budget, seeded_from, detail, created_ms, updated_ms, driver) VALUES (?1, ?2, ?3, "
+    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'queued', ?12, ?13, ?14, ?15, ?15, ?16)",
     "SELECT " COLS " FROM tune_queue WHERE id = ?1",
     "SELECT " COLS " FROM tune_queue WHERE state <> 'stale' ORDER BY id",
     "SELECT " COLS " FROM tune_queue ORDER BY id",
     "SELECT " COLS " FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND "
-    "sdk = ?4 AND state IN ('running', 'queued') ORDER BY state = 'running' DESC, origin = 'user' DESC, "
-    "id LIMIT 1",
+    "sdk = ?4 AND driver = ?5 AND state IN ('running', 'queued') ORDER BY "
+    "state = 'running' DESC, origin = 'user' DESC, id LIMIT 1",
     "UPDATE tune_queue SET state = ?2, detail = coalesce(?3, detail), updated_ms = ?4 "
     "WHERE id = ?1",
     "UPDATE tune_queue SET state = ?2, updated_ms = ?3 WHERE state = ?1",
@@ -59,8 +60,10 @@ static const char *const queries[Q_COUNT_] = {
     "UPDATE tune_queue SET state = ?2, winner = ?3, best_ms = ?4, default_ms = ?5, "
     "detail = ?6, updated_ms = ?7, finished_ms = ?7 WHERE id = ?1",
     "SELECT " COLS " FROM tune_queue WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND "
-    "sdk <> ?4 AND state <> 'stale' ORDER BY id",
+    "(sdk <> ?4 OR driver <> ?5) AND state <> 'stale' ORDER BY id",
     "UPDATE tune_queue SET state = 'stale', updated_ms = ?2 WHERE id = ?1",
+    "UPDATE tune_queue SET driver = ?4, updated_ms = ?5 WHERE backend = ?1 AND arch = ?2 AND "
+    "device = ?3 AND driver = ''",
     "BEGIN IMMEDIATE",
     "COMMIT",
     "ROLLBACK",
@@ -131,6 +134,7 @@ row_to_job(sqlite3_stmt *st, struct rocmd_tune_job *j)
 	j->created_ms = sqlite3_column_int64(st, 21);
 	j->updated_ms = sqlite3_column_int64(st, 22);
 	j->finished_ms = sqlite3_column_int64(st, 23);
+	col_text(st, 24, j->driver, sizeof(j->driver));
 }
 
 /* Binds backend, arch, device, sdk at ?1..?4. */
@@ -219,6 +223,8 @@ rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job 
 	if (rc == SQLITE_OK)
 		rc = bind_problem(st, j);
 	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 16, j->driver, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
@@ -244,6 +250,8 @@ rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job 
 		rc = rocmd_db_bind_text(st, 14, j->detail[0] ? j->detail : NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 15, now);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 16, j->driver, -1, SQLITE_STATIC);
 	rc = run(st, rc);
 	if (rc < 0)
 		return rc;
@@ -299,11 +307,14 @@ rocmd_tune_queue_list(struct rocmd_tune_queue_db *q, int all,
 
 int
 rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-                      const char *device, const char *sdk, struct rocmd_tune_job *j)
+                      const char *device, const char *sdk, const char *driver,
+                      struct rocmd_tune_job *j)
 {
 	sqlite3_stmt *st = stmt(q, Q_NEXT);
 	int rc = bind_device(st, backend, arch, device, sdk);
 
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 5, driver, -1, SQLITE_STATIC);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -399,7 +410,7 @@ rocmd_tune_queue_finish(struct rocmd_tune_queue_db *q, int64_t id, const char *s
 
 int
 rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-                       const char *device, const char *sdk, int64_t now,
+                       const char *device, const char *sdk, const char *driver, int64_t now,
                        void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx, int *n)
 {
 	struct rocmd_tune_job *jobs = NULL, *grown;
@@ -407,6 +418,8 @@ rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const
 	sqlite3_stmt *st = stmt(q, Q_STALE_LIST);
 	int rc = bind_device(st, backend, arch, device, sdk), err = 0;
 
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 5, driver, -1, SQLITE_STATIC);
 	if (n != NULL)
 		*n = 0;
 	/* Collect first: the callback adds rows, which must not disturb the walk. */
@@ -441,6 +454,21 @@ rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const
 		*n = (int)count;
 	free(jobs);
 	return err;
+}
+
+int
+rocmd_tune_queue_adopt_driver(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
+                              const char *device, const char *driver, int64_t now, int *n)
+{
+	sqlite3_stmt *st = stmt(q, Q_ADOPT);
+	int rc = bind_device(st, backend, arch, device, driver);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 5, now);
+	rc = run(st, rc);
+	if (n != NULL)
+		*n = rc == 0 ? sqlite3_changes(q->h) : 0;
+	return rc;
 }
 
 int

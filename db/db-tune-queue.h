@@ -1,7 +1,7 @@
 /*
- * The idle tuner's persistent job queue (table tune_queue, migration 7): one
- * row per problem (dtype, transposes, M, N, K, batch) to tune on one device
- * (backend, arch, device name) under one SDK, with its state (queued,
+ * The idle tuner's persistent job queue (table tune_queue, migrations 7 and
+ * 8): one row per problem (dtype, transposes, M, N, K, batch) to tune on one
+ * device (backend, arch, device name) under one SDK and driver, with its state (queued,
  * running, paused, done, failed, stale), progress, origin (default shapes,
  * a user's `rocmctl tune add`, or a re-tune after an SDK or driver update)
  * and, for a re-tune, the job it was seeded from. The evaluations themselves
@@ -24,6 +24,7 @@ struct rocmd_tune_job {
 	char arch[32];
 	char device[128];
 	char sdk[64]; /* the SDK version the job is keyed to, "none" without one */
+	char driver[64]; /* the device's driver (backend_device_info.driver_version) */
 	char dtype[8];
 	char trans[4];
 	int64_t m, n, k, batch;
@@ -44,7 +45,7 @@ void rocmd_tune_queue_detach(struct rocmd_tune_queue_db *q);
 const char *rocmd_tune_queue_errmsg(struct rocmd_tune_queue_db *q);
 
 /* Queues J (state and progress fields are ignored: it starts queued). When a
- * job that is not stale exists for the same device, SDK and problem, nothing
+ * job that is not stale exists for the same device, SDK, driver and problem, nothing
  * is added: *ID gets that job and *CREATED 0. ROCMD_EINVAL for a bad field
  * (the CHECK constraints). */
 int rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job *j, int64_t now,
@@ -55,12 +56,13 @@ int rocmd_tune_queue_get(struct rocmd_tune_queue_db *q, int64_t id, struct rocmd
  * non-zero return from CB stops the walk and is returned. */
 int rocmd_tune_queue_list(struct rocmd_tune_queue_db *q, int all,
                           int (*cb)(const struct rocmd_tune_job *j, void *ctx), void *ctx);
-/* The job to run next on this device under SDK: a 'running' one first (it
+/* The job to run next on this device under SDK and DRIVER: a 'running' one first (it
  * was cut short by a crash or a yield), else the oldest 'queued' one a user
  * added (rocmctl tune add: asked for explicitly, so ahead of the defaults and
  * re-tunes), else the oldest 'queued' one. ROCMD_ENOTFOUND when there is none. */
 int rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-                          const char *device, const char *sdk, struct rocmd_tune_job *j);
+                          const char *device, const char *sdk, const char *driver,
+                          struct rocmd_tune_job *j);
 /* Sets job ID's state (DETAIL may be NULL: unchanged). ROCMD_ENOTFOUND. */
 int rocmd_tune_queue_set_state(struct rocmd_tune_queue_db *q, int64_t id, const char *state,
                                const char *detail, int64_t now);
@@ -75,12 +77,19 @@ int rocmd_tune_queue_finish(struct rocmd_tune_queue_db *q, int64_t id, const cha
                             const char *winner, double best_ms, double default_ms,
                             const char *detail, int64_t now);
 /* Marks stale every job of the device (backend, arch, device) keyed to an SDK
- * other than SDK, calling CB (may be NULL) with each one as it was before;
- * *N gets the count. The scheduler queues a seeded re-tune from CB. */
+ * other than SDK or a driver other than DRIVER, calling CB (may be NULL) with
+ * each one as it was before; *N gets the count. The scheduler queues a seeded
+ * re-tune from CB. */
 int rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-                           const char *device, const char *sdk, int64_t now,
+                           const char *device, const char *sdk, const char *driver, int64_t now,
                            void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx,
                            int *n);
+/* Gives the device's jobs queued before the queue knew drivers (driver '',
+ * schema 7) DRIVER, so that an upgrade of rocmd re-tunes nothing; *N (may be
+ * NULL) gets the count. */
+int rocmd_tune_queue_adopt_driver(struct rocmd_tune_queue_db *q, const char *backend,
+                                  const char *arch, const char *device, const char *driver,
+                                  int64_t now, int *n);
 
 int rocmd_tune_queue_begin(struct rocmd_tune_queue_db *q);
 int rocmd_tune_queue_commit(struct rocmd_tune_queue_db *q);

@@ -259,6 +259,19 @@ const struct rocmd_migration rocmd_migrations[] = {
 		"	trans, m, n, k, batch) WHERE state <> 'stale';\n"
 		"CREATE INDEX tune_queue_state ON tune_queue(state);\n",
 	},
+	{
+		8,
+		"tune queue driver",
+		/* A tuning job is keyed to the GPU driver as well as the SDK: a
+		 * driver update makes its results stale (the tuner's key always
+		 * had the driver) and queues a seeded re-tune, as an SDK update
+		 * does. Rows from before have driver '': the scheduler adopts them
+		 * under the driver it finds (their results were kept under it). */
+		"ALTER TABLE tune_queue ADD COLUMN driver TEXT NOT NULL DEFAULT '';\n"
+		"DROP INDEX tune_queue_live;\n"
+		"CREATE UNIQUE INDEX tune_queue_live ON tune_queue(backend, arch, device, sdk, driver,\n"
+		"	dtype, trans, m, n, k, batch) WHERE state <> 'stale';\n",
+	},
 };
 
 const int rocmd_migrations_count = (int)(sizeof(rocmd_migrations) / sizeof(rocmd_migrations[0]));

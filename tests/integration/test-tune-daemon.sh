@@ -10,7 +10,11 @@
 # during a job and a restart that repeats no finished evaluation; the queue
 # surviving restarts; results and export/import; and, with the real SDK trees
 # (tests/sdk/make-trees.sh), an SDK upgrade from HIP 5.2.3 to 5.7.1 that marks
-# the results stale and runs seeded re-tunes.
+# the results stale and runs seeded re-tunes; then a driver update, live and
+# across a restart, that does the same. No backend can change its driver on
+# a test machine: the daemon runs with the test hook ROCMD_TUNE_DRIVER=@FILE,
+# which replaces only the driver string the device reports (read at each
+# evaluator open); the tuner, the store and the queue are the real ones.
 #
 # Usage: test-tune-daemon.sh ROCMD ROCMCTL INPUT-INJECT
 set -u
@@ -102,6 +106,10 @@ else
 	ln -s /dev/input "$ROOT/dev/input"
 	echo "# uinput keyboard at $(cat "$DIR/uinput.out")"
 fi
+
+# The driver the CPU backend reports (normally the kernel release), by the test hook.
+echo "test driver 1" >"$DIR/driver"
+export ROCMD_TUNE_DRIVER="@$DIR/driver"
 
 cat >"$DIR/rocmd.json" <<EOF
 {"tune": {"idle_s": 2, "check_ms": 200, "budget": 12, "backend": "cpu", "max_cpu_load": 400}}
@@ -214,8 +222,8 @@ if [ $have_trees -eq 1 ]; then
 	wait_for "results keyed to 5.2.3 become stale" 10 has_event tune.stale "SDK is now 5.7.1"
 	n=$(sql "SELECT count(*) FROM tune_queue WHERE origin = 'retune' AND sdk = '5.7.1' AND seeded_from IS NOT NULL")
 	[ "$n" -ge 2 ] && ok "seeded re-tunes queued ($n)" || bad "seeded re-tunes queued ($n)"
-	wait_for "re-tunes run" 90 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE origin = 'retune' AND state = 'done' AND m IN (8, 64)\") -ge 2 ]"
-	re=$(sql "SELECT group_concat(detail, ' | ') FROM tune_queue WHERE origin = 'retune' AND state = 'done' AND m IN (8, 64)")
+	wait_for "re-tunes run" 90 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE origin = 'retune' AND sdk = '5.7.1' AND state = 'done' AND m IN (8, 64)\") -ge 2 ]"
+	re=$(sql "SELECT group_concat(detail, ' | ') FROM tune_queue WHERE origin = 'retune' AND sdk = '5.7.1' AND state = 'done' AND m IN (8, 64)")
 	echo "# cold tunes: $cold"
 	echo "# re-tunes:   $re"
 	st=$(sql "SELECT count(*) FROM tune_queue WHERE sdk = '5.2.3' AND state <> 'stale'")
@@ -223,6 +231,48 @@ if [ $have_trees -eq 1 ]; then
 else
 	echo "# skip: SDK upgrade (no real SDK trees in $TREES: tests/sdk/make-trees.sh)"
 fi
+
+# A driver update while rocmd runs: noticed when the next job opens the
+# device (pause/resume restarts the running one), as an SDK update is.
+D1="test driver 1"
+D2="test driver 2"
+live1=$(sql "SELECT count(*) FROM tune_queue WHERE driver = '$D1' AND state <> 'stale'")
+echo "$D2" >"$DIR/driver"
+ctl tune pause >/dev/null
+ctl tune resume >/dev/null
+ctl tune start >/dev/null
+wait_for "driver update noticed: results stale" 60 has_event tune.stale "driver is now $D2 (was $D1)"
+n=$(sql "SELECT count(*) FROM tune_queue WHERE origin = 'retune' AND driver = '$D2' AND seeded_from IS NOT NULL")
+[ "$n" -ge 2 ] && [ "$n" -eq "$live1" ] && ok "a seeded re-tune queued for each of the $live1 live jobs" ||
+	bad "a seeded re-tune queued for each of the $live1 live jobs ($n)"
+ctl tune status >"$DIR/status"
+grep -q "re-tune .*driver is now $D2 (was $D1): [0-9]* job(s) stale" "$DIR/status" &&
+	ok "tune status says why it re-tunes" || bad "tune status says why it re-tunes"
+grep -q "driver .*$D2" "$DIR/status" && ok "tune status shows the driver" || bad "tune status shows the driver"
+ctl --json tune status | grep -q "re-tune after driver $D1 -> $D2" && ok "the queued re-tunes name the driver change" ||
+	bad "the queued re-tunes name the driver change"
+wait_for "driver re-tunes run" 120 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE origin = 'retune' AND driver = '$D2' AND state = 'done' AND m IN (8, 64)\") -ge 2 ]"
+# Seeded: each re-tune measured its seed job's winner under the new driver.
+seeded=$(sql "SELECT count(*) FROM tune_queue r JOIN tune_queue s ON s.id = r.seeded_from JOIN tune_job tj ON tj.driver = r.driver AND tj.problem LIKE '%:' || r.m || 'x' || r.n || 'x' || r.k || ':%' JOIN tune_eval e ON e.job_id = tj.id AND e.config = s.winner WHERE r.driver = '$D2' AND r.state = 'done' AND r.m IN (8, 64)")
+[ "$seeded" -ge 2 ] && ok "the re-tunes measured the previous winners first ($seeded)" ||
+	bad "the re-tunes measured the previous winners first ($seeded)"
+old=$(sql "SELECT count(*) FROM tune_queue WHERE driver = '$D1' AND state <> 'stale'")
+[ "$old" -eq 0 ] && ok "no live job left on the old driver" || bad "no live job left on the old driver ($old)"
+re=$(sql "SELECT group_concat(detail, ' | ') FROM tune_queue WHERE origin = 'retune' AND driver = '$D2' AND state = 'done' AND m IN (8, 64)")
+echo "# driver re-tunes: $re"
+has_event tune.library "tuned library written" && [ -n "$(find "$STATE/tuned" -name '*' -newer "$DIR/driver" -type f | head -n 1)" ] &&
+	ok "a tuned library is written under the new driver" || bad "a tuned library is written under the new driver"
+
+# A driver update across a restart (a reboot's case): the probe notices it.
+ctl tune pause >/dev/null
+ctl shutdown >/dev/null
+sleep 1
+echo "test driver 3" >"$DIR/driver"
+start || { echo "not ok - rocmd did not restart"; exit 1; }
+wait_for "driver update across a restart noticed" 30 has_event tune.stale "driver is now test driver 3 (was $D2)"
+n=$(sql "SELECT count(*) FROM tune_queue WHERE driver = 'test driver 3' AND origin = 'retune' AND state = 'paused'")
+[ "$n" -ge 2 ] && ok "its re-tunes are queued, paused as the queue was ($n)" ||
+	bad "its re-tunes are queued, paused as the queue was ($n)"
 
 echo "# $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -4,7 +4,8 @@
  * added once per device, SDK and problem, bad fields are refused, the next job
  * is the interrupted one first, progress and results stay after the database
  * is closed and opened again, an SDK change marks the old jobs stale and the
- * re-tunes name their seeds, and a database at schema 6 is upgraded.
+ * re-tunes name their seeds, a driver change does the same, jobs from before
+ * the queue knew drivers are adopted, and a database at schema 6 is upgraded.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,8 +17,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "common/error.h"
+#include "db/db-internal.h"
 #include "db/db-tune-queue.h"
 #include "db/db-tune.h"
 #include "db/db.h"
@@ -82,6 +85,7 @@ job_init(struct rocmd_tune_job *j, const char *sdk, int64_t m, const char *origi
 	snprintf(j->arch, sizeof(j->arch), "x86_64");
 	snprintf(j->device, sizeof(j->device), "test cpu");
 	snprintf(j->sdk, sizeof(j->sdk), "%s", sdk);
+	snprintf(j->driver, sizeof(j->driver), "drv 1");
 	snprintf(j->dtype, sizeof(j->dtype), "fp32");
 	snprintf(j->trans, sizeof(j->trans), "NN");
 	snprintf(j->origin, sizeof(j->origin), "%s", origin);
@@ -170,12 +174,13 @@ test_next_resume_and_survive(void **state)
 	j.m = 32;
 	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 2, &b, &created), 0);
 	/* Oldest queued first. */
-	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got),
-	                 0);
+	assert_int_equal(
+	    rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", "drv 1", &got), 0);
 	assert_int_equal(got.id, a);
 	/* Another SDK or device has nothing. */
-	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "6.2", &got),
-	                 ROCMD_ENOTFOUND);
+	assert_int_equal(
+	    rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "6.2", "drv 1", &got),
+	    ROCMD_ENOTFOUND);
 	/* A job a user added goes ahead of older default ones. */
 	{
 		struct rocmd_tune_job u;
@@ -183,8 +188,9 @@ test_next_resume_and_survive(void **state)
 
 		job_init(&u, "5.7.1", 48, "user");
 		assert_int_equal(rocmd_tune_queue_add(f->q, &u, 3, &uid, &created), 0);
-		assert_int_equal(
-		    rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got), 0);
+		assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1",
+		                                       "drv 1", &got),
+		                 0);
 		assert_int_equal(got.id, uid);
 		assert_int_equal(rocmd_tune_queue_set_state(f->q, uid, "stale", NULL, 3), 0);
 	}
@@ -192,8 +198,8 @@ test_next_resume_and_survive(void **state)
 	assert_int_equal(rocmd_tune_queue_set_state(f->q, b, "running", NULL, 3), 0);
 	assert_int_equal(rocmd_tune_queue_progress(f->q, b, 7, 5, 1.25, 4), 0);
 	reopen(f);
-	assert_int_equal(rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", &got),
-	                 0);
+	assert_int_equal(
+	    rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", "drv 1", &got), 0);
 	assert_int_equal(got.id, b);
 	assert_string_equal(got.state, "running");
 	assert_int_equal(got.evals, 7);
@@ -253,8 +259,8 @@ test_stale_and_seeded_retune(void **state)
 	snprintf(j.device, sizeof(j.device), "other");
 	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &other, &created), 0);
 
-	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", 50,
-	                                        on_stale, &r, &n),
+	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", "drv 1",
+	                                        50, on_stale, &r, &n),
 	                 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(r.n, 2);
@@ -269,9 +275,9 @@ test_stale_and_seeded_retune(void **state)
 	assert_int_equal(rocmd_tune_queue_get(f->q, other, &got), 0);
 	assert_string_equal(got.state, "queued");
 	/* Running it again changes nothing: the new jobs are under the new SDK. */
-	assert_int_equal(
-	    rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", 60, NULL, NULL, &n),
-	    0);
+	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "6.2.4", "drv 1",
+	                                        60, NULL, NULL, &n),
+	                 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(count(f, 0), 3);
 	assert_int_equal(count(f, 1), 5);
@@ -279,6 +285,110 @@ test_stale_and_seeded_retune(void **state)
 	job_init(&j, "5.7.1", 16, "retune");
 	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 70, &other, &created), 0);
 	assert_int_equal(created, 1);
+}
+
+struct redriver {
+	struct fixture *f;
+	int64_t ids[8];
+	int n;
+};
+
+static void
+on_stale_driver(const struct rocmd_tune_job *old, void *ctx)
+{
+	struct redriver *r = ctx;
+	struct rocmd_tune_job j = *old;
+	int created;
+
+	assert_string_equal(old->driver, "drv 1");
+	snprintf(j.driver, sizeof(j.driver), "drv 2");
+	snprintf(j.origin, sizeof(j.origin), "retune");
+	j.seeded_from = old->id;
+	assert_int_equal(rocmd_tune_queue_add(r->f->q, &j, 100, &r->ids[r->n], &created), 0);
+	assert_int_equal(created, 1);
+	r->n++;
+}
+
+static void
+test_driver_change(void **state)
+{
+	struct fixture *f = *state;
+	struct rocmd_tune_job j, got;
+	struct redriver r = {f, {0}, 0};
+	int64_t a, b, c;
+	int created, n;
+
+	job_init(&j, "5.7.1", 16, "default");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &a, &created), 0);
+	assert_int_equal(rocmd_tune_queue_finish(f->q, a, "done", "MT0=8", 1.0, 2.0, NULL, 2), 0);
+	/* The same problem under another driver is another job. */
+	snprintf(j.driver, sizeof(j.driver), "drv 0");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &b, &created), 0);
+	assert_int_equal(created, 1);
+	assert_int_equal(rocmd_tune_queue_set_state(f->q, b, "stale", NULL, 2), 0);
+	/* The next job is looked up under the driver too. */
+	job_init(&j, "5.7.1", 32, "default");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &c, &created), 0);
+	assert_int_equal(
+	    rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", "drv 2", &got),
+	    ROCMD_ENOTFOUND);
+	/* Same SDK, new driver: stale, and the re-tunes are queued under it. */
+	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "5.7.1", "drv 2",
+	                                        50, on_stale_driver, &r, &n),
+	                 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rocmd_tune_queue_get(f->q, a, &got), 0);
+	assert_string_equal(got.state, "stale");
+	assert_int_equal(rocmd_tune_queue_get(f->q, r.ids[0], &got), 0);
+	assert_string_equal(got.driver, "drv 2");
+	assert_string_equal(got.sdk, "5.7.1");
+	assert_int_equal(got.seeded_from, a);
+	assert_int_equal(
+	    rocmd_tune_queue_next(f->q, "cpu", "x86_64", "test cpu", "5.7.1", "drv 2", &got), 0);
+	/* Jobs from schema 7 (driver '') are adopted, not re-tuned. */
+	job_init(&j, "5.7.1", 64, "default");
+	j.driver[0] = '\0';
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1, &c, &created), 0);
+	assert_int_equal(
+	    rocmd_tune_queue_adopt_driver(f->q, "cpu", "x86_64", "test cpu", "drv 2", 70, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rocmd_tune_queue_get(f->q, c, &got), 0);
+	assert_string_equal(got.driver, "drv 2");
+	assert_string_equal(got.state, "queued");
+	assert_int_equal(rocmd_tune_queue_stale(f->q, "cpu", "x86_64", "test cpu", "5.7.1", "drv 2",
+	                                        80, NULL, NULL, &n),
+	                 0);
+	assert_int_equal(n, 0);
+}
+
+static void
+test_upgrade_from_schema_7(void **state)
+{
+	struct fixture *f = *state;
+	struct rocmd_db *db;
+	struct rocmd_tune_queue_db *q;
+	struct rocmd_tune_job got;
+	char path[320], why[256];
+
+	snprintf(path, sizeof(path), "%s/v7.db", f->dir);
+	assert_int_equal(rocmd_db_open_with(path, rocmd_migrations, 7, &db, why, sizeof(why)), 0);
+	assert_int_equal(sqlite3_exec(rocmd_db_sqlite(db),
+	                              "INSERT INTO tune_queue (backend, arch, device, sdk, "
+	                              "dtype, trans, m, n, k, origin, state, budget, "
+	                              "created_ms, updated_ms) VALUES ('cpu', 'x86_64', "
+	                              "'test cpu', '5.7.1', 'fp32', 'NN', 8, 8, 8, "
+	                              "'default', 'done', 5, 1, 1)",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	rocmd_db_close(db);
+	assert_int_equal(rocmd_db_open(path, &db, why, sizeof(why)), 0);
+	assert_true(rocmd_db_schema_version(db) >= 8);
+	assert_int_equal(rocmd_tune_queue_attach(db, &q), 0);
+	assert_int_equal(rocmd_tune_queue_get(q, 1, &got), 0);
+	assert_string_equal(got.driver, "");
+	assert_string_equal(got.state, "done");
+	rocmd_tune_queue_detach(q);
+	rocmd_db_close(db);
 }
 
 static void
@@ -337,6 +447,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_stale_and_seeded_retune, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tuner_store_on_daemon_connection, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_upgrade_from_schema_6, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_driver_change, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_upgrade_from_schema_7, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
