@@ -18,13 +18,10 @@
 #include "deploy.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/failpoint.h"
@@ -35,17 +32,13 @@
 static int
 is_dir(const char *path)
 {
-	struct stat st;
-
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return rocmd_fs_kind(path, NULL, NULL) == 'd';
 }
 
 static int
 is_file(const char *path)
 {
-	struct stat st;
-
-	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return rocmd_fs_kind(path, NULL, NULL) == 'f';
 }
 
 /*
@@ -64,26 +57,27 @@ manual_names(const struct rocmd_deploy_target *t, char *lib, size_t liblen, char
 	const char *base = strrchr(t->lib_dir, '/') + 1, *pbase;
 	char *slash;
 
-	deploy_fmt(parent, sizeof(parent), "%.*s", (int)(base - 1 - t->lib_dir), t->lib_dir);
+	rocmd_fs_fmt(parent, sizeof(parent), "%.*s", (int)(base - 1 - t->lib_dir), t->lib_dir);
 	slash = strrchr(parent, '/');
 	pbase = slash != NULL ? slash + 1 : parent;
 	if (strcmp(pbase, "rocblas") == 0 && slash != NULL) {
 		*slash = '\0';
-		deploy_fmt(lib, liblen, "%s/rocblas_backup/%s", parent, base);
+		rocmd_fs_fmt(lib, liblen, "%s/rocblas_backup/%s", parent, base);
 	} else {
-		deploy_fmt(lib, liblen, "%s/rocblas_backup/%s", parent, base);
+		rocmd_fs_fmt(lib, liblen, "%s/rocblas_backup/%s", parent, base);
 	}
 	bin[0] = '\0';
 	if (t->binary == NULL)
 		return;
 	if (t->windows) {
 		const char *b = strrchr(t->binary, '/');
-		deploy_fmt(bin, binlen, "%.*s/rocblas_backup.dll", (int)(b - t->binary), t->binary);
+		rocmd_fs_fmt(bin, binlen, "%.*s/rocblas_backup.dll", (int)(b - t->binary),
+		             t->binary);
 	} else {
 		char dir[DEPLOY_PATH_MAX];
-		deploy_fmt(dir, sizeof(dir), "%s", lib);
+		rocmd_fs_fmt(dir, sizeof(dir), "%s", lib);
 		*strrchr(dir, '/') = '\0';
-		deploy_fmt(bin, binlen, "%s/%s", dir, strrchr(t->binary, '/') + 1);
+		rocmd_fs_fmt(bin, binlen, "%s/%s", dir, strrchr(t->binary, '/') + 1);
 	}
 }
 
@@ -110,17 +104,17 @@ static int
 copy_tree(const char *src, const char *dst, struct rocmd_deploy_file **files, size_t *nfiles,
           uint64_t *bytes, char *why, size_t whylen)
 {
-	struct deploy_copy_stats st = {.reflink = 1};
-	struct deploy_entry *e = NULL;
+	struct rocmd_fs_copy_stats st = {.reflink = 1};
+	struct rocmd_fs_entry *e = NULL;
 	size_t ne = 0;
 	int rc;
 
 	*files = NULL;
 	*nfiles = 0;
-	if ((rc = deploy_walk(src, 0, &e, &ne, why, whylen)) < 0)
+	if ((rc = rocmd_fs_walk(src, 0, &e, &ne, why, whylen)) < 0)
 		return rc;
-	if ((rc = deploy_mkdir(dst, 0755)) < 0) {
-		deploy_fmt(why, whylen, "cannot create %s: %s", dst, rocmd_strerror(rc));
+	if ((rc = rocmd_fs_mkdir(dst, 0755)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot create %s: %s", dst, rocmd_strerror(rc));
 		goto out;
 	}
 	*files = calloc(ne + 1, sizeof(**files));
@@ -132,10 +126,10 @@ copy_tree(const char *src, const char *dst, struct rocmd_deploy_file **files, si
 		char from[DEPLOY_PATH_MAX * 2], to[DEPLOY_PATH_MAX * 2];
 		struct rocmd_deploy_file *f;
 
-		deploy_fmt(from, sizeof(from), "%s/%s", src, e[i].path);
-		deploy_fmt(to, sizeof(to), "%s/%s", dst, e[i].path);
+		rocmd_fs_fmt(from, sizeof(from), "%s/%s", src, e[i].path);
+		rocmd_fs_fmt(to, sizeof(to), "%s/%s", dst, e[i].path);
 		if (e[i].kind == 'd') {
-			rc = deploy_mkdir(to, 0755);
+			rc = rocmd_fs_mkdir(to, 0755);
 		} else {
 			f = &(*files)[*nfiles];
 			f->path = strdup(e[i].path);
@@ -148,22 +142,24 @@ copy_tree(const char *src, const char *dst, struct rocmd_deploy_file **files, si
 			if (e[i].kind == 'l') {
 				f->kind = ROCMD_DEPLOY_SYMLINK;
 				f->link = strdup(e[i].link);
-				rc = f->link == NULL ? ROCMD_ENOMEM : deploy_symlink(e[i].link, to);
+				rc = f->link == NULL ? ROCMD_ENOMEM
+				                     : rocmd_fs_symlink(e[i].link, to);
 			} else {
 				f->kind = ROCMD_DEPLOY_FILE;
 				f->size = e[i].size;
-				rc = deploy_copy_file(from, to, e[i].exec ? 0755 : 0644, 0, NULL,
-				                      f->sha256, &st);
+				rc = rocmd_fs_copy_file(from, to, e[i].exec ? 0755 : 0644, 0, NULL,
+				                        f->sha256, &st);
 			}
 		}
 		if (rc < 0) {
-			deploy_fmt(why, whylen, "cannot back up %s: %s", from, rocmd_strerror(rc));
+			rocmd_fs_fmt(why, whylen, "cannot back up %s: %s", from,
+			             rocmd_strerror(rc));
 			goto out;
 		}
 	}
 	*bytes = st.bytes;
 out:
-	deploy_entries_free(e, ne);
+	rocmd_fs_entries_free(e, ne);
 	return rc;
 }
 
@@ -185,7 +181,7 @@ info_from(const char *mpath, struct rocmd_deploy_backup_info *info)
 	const cJSON *d;
 	int rc;
 
-	if ((rc = deploy_json_read(mpath, &m)) < 0)
+	if ((rc = rocmd_fs_json_read(mpath, &m)) < 0)
 		return rc;
 	if ((rc = deploy_manifest_parse(m, NULL, NULL, &f)) == 0) {
 		info->exists = 1;
@@ -198,7 +194,7 @@ info_from(const char *mpath, struct rocmd_deploy_backup_info *info)
 	info->adopted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "adopted"));
 	d = cJSON_GetObjectItemCaseSensitive(m, "digest");
 	if (cJSON_IsString(d))
-		deploy_fmt(info->manifest, sizeof(info->manifest), "%s", d->valuestring);
+		rocmd_fs_fmt(info->manifest, sizeof(info->manifest), "%s", d->valuestring);
 	cJSON_Delete(m);
 	return rc;
 }
@@ -216,35 +212,36 @@ manual_copy(const char *bdir, const char *mlib, const char *mbin, int has_binary
 
 	if (!is_dir(mlib) && !is_file(mlib)) {
 		char parent[DEPLOY_PATH_MAX];
-		deploy_fmt(parent, sizeof(parent), "%s", mlib);
+		rocmd_fs_fmt(parent, sizeof(parent), "%s", mlib);
 		*strrchr(parent, '/') = '\0';
-		if (!is_dir(parent) && (rc = deploy_mkdir(parent, 0755)) < 0) {
-			deploy_fmt(why, whylen, "cannot create %s: %s", parent, rocmd_strerror(rc));
+		if (!is_dir(parent) && (rc = rocmd_fs_mkdir(parent, 0755)) < 0) {
+			rocmd_fs_fmt(why, whylen, "cannot create %s: %s", parent,
+			             rocmd_strerror(rc));
 			return rc;
 		}
-		deploy_fmt(src, sizeof(src), "%s/library", bdir);
-		deploy_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", mlib);
-		if ((rc = deploy_remove_tree(tmp)) < 0 ||
+		rocmd_fs_fmt(src, sizeof(src), "%s/library", bdir);
+		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", mlib);
+		if ((rc = rocmd_fs_remove_tree(tmp)) < 0 ||
 		    (rc = copy_tree(src, tmp, &files, &n, &bytes, why, whylen)) < 0 ||
-		    (rc = deploy_syncfs(tmp)) < 0 || (rc = deploy_rename(tmp, mlib)) < 0) {
+		    (rc = rocmd_fs_syncfs(tmp)) < 0 || (rc = rocmd_fs_rename(tmp, mlib)) < 0) {
 			files_free(files, n);
-			deploy_remove_tree(tmp);
+			rocmd_fs_remove_tree(tmp);
 			if (why[0] == '\0')
-				deploy_fmt(why, whylen, "cannot write %s: %s", mlib,
-				           rocmd_strerror(rc));
+				rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mlib,
+				             rocmd_strerror(rc));
 			return rc;
 		}
 		files_free(files, n);
 	}
 	if (has_binary && mbin[0] != '\0' && !is_file(mbin) && !is_dir(mbin)) {
-		struct deploy_copy_stats st = {.reflink = 1};
-		deploy_fmt(src, sizeof(src), "%s/binary", bdir);
-		deploy_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", mbin);
-		unlink(tmp);
-		if ((rc = deploy_copy_file(src, tmp, 0755, 0, NULL, NULL, &st)) < 0 ||
-		    (rc = deploy_rename(tmp, mbin)) < 0) {
-			unlink(tmp);
-			deploy_fmt(why, whylen, "cannot write %s: %s", mbin, rocmd_strerror(rc));
+		struct rocmd_fs_copy_stats st = {.reflink = 1};
+		rocmd_fs_fmt(src, sizeof(src), "%s/binary", bdir);
+		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", mbin);
+		rocmd_fs_os_unlink(tmp);
+		if ((rc = rocmd_fs_copy_file(src, tmp, 0755, 0, NULL, NULL, &st)) < 0 ||
+		    (rc = rocmd_fs_rename(tmp, mbin)) < 0) {
+			rocmd_fs_os_unlink(tmp);
+			rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mbin, rocmd_strerror(rc));
 			return rc;
 		}
 	}
@@ -260,31 +257,35 @@ retire_backup(const char *dir, const char *bdir, int *kept, char *why, size_t wh
 	int rc;
 
 	for (int k = 1; k < 1000; k++) {
-		deploy_fmt(old, sizeof(old), "%s/backup.%d", dir, k);
-		if (access(old, F_OK) == 0)
+		rocmd_fs_fmt(old, sizeof(old), "%s/backup.%d", dir, k);
+		if (rocmd_fs_kind(old, NULL, NULL) != 0)
 			continue;
-		if ((rc = deploy_rename(bdir, old)) < 0 || (rc = deploy_fsync_dir(dir)) < 0) {
-			deploy_fmt(why, whylen, "cannot keep the earlier backup as %s: %s", old,
-			           rocmd_strerror(rc));
+		if ((rc = rocmd_fs_rename(bdir, old)) < 0 || (rc = rocmd_fs_fsync_dir(dir)) < 0) {
+			rocmd_fs_fmt(why, whylen, "cannot keep the earlier backup as %s: %s", old,
+			             rocmd_strerror(rc));
 			return rc;
 		}
 		*kept = k;
 		return 0;
 	}
-	deploy_fmt(why, whylen, "999 earlier backups under %s: discard some first", dir);
+	rocmd_fs_fmt(why, whylen, "999 earlier backups under %s: discard some first", dir);
 	return ROCMD_EEXISTS;
 }
 
 int
-rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
+rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *tin, unsigned flags,
                     struct rocmd_deploy_backup_info *info, char *why, size_t whylen)
 {
+	/* The target's paths '/'-separated (Windows: "C:/..."), as the engine keeps them. */
+	struct rocmd_deploy_target tn = *tin;
+	const struct rocmd_deploy_target *t = &tn;
+	char nlib[DEPLOY_PATH_MAX], nbin[DEPLOY_PATH_MAX];
 	char dir[DEPLOY_PATH_MAX], bdir[DEPLOY_PATH_MAX + 16], mpath[DEPLOY_PATH_MAX + 32];
 	char lib[DEPLOY_PATH_MAX + 16], bin[DEPLOY_PATH_MAX + 16];
 	char mlib[DEPLOY_PATH_MAX], mbin[DEPLOY_PATH_MAX], rbin[DEPLOY_PATH_MAX];
 	struct rocmd_deploy_file *files = NULL, binary = {0};
 	struct rocmd_deploy_file *check = NULL;
-	const char *src_lib = t->lib_dir, *src_bin = t->binary;
+	const char *src_lib, *src_bin;
 	uint64_t bytes = 0, checked, bad;
 	size_t n = 0;
 	cJSON *m = NULL;
@@ -294,13 +295,21 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 
 	memset(info, 0, sizeof(*info));
 	why[0] = '\0';
-	if (rocmd_deploy_name_check(t->name) < 0 || t->lib_dir == NULL || t->lib_dir[0] != '/') {
-		deploy_fmt(why, whylen, "invalid target");
+	if (rocmd_deploy_name_check(t->name) < 0 || t->lib_dir == NULL ||
+	    rocmd_fs_path_norm(t->lib_dir, nlib, sizeof(nlib)) < 0 ||
+	    rocmd_fs_path_root(nlib) == 0 || strchr(nlib + rocmd_fs_path_root(nlib), '/') == NULL ||
+	    (t->binary != NULL && (rocmd_fs_path_norm(t->binary, nbin, sizeof(nbin)) < 0 ||
+	                           strchr(nbin, '/') == NULL))) {
+		rocmd_fs_fmt(why, whylen, "invalid target");
 		return ROCMD_EINVAL;
 	}
-	deploy_fmt(dir, sizeof(dir), "%s/deploy/%s", state_dir, t->name);
-	deploy_fmt(bdir, sizeof(bdir), "%s/backup", dir);
-	deploy_fmt(mpath, sizeof(mpath), "%s/manifest.json", bdir);
+	tn.lib_dir = nlib;
+	tn.binary = t->binary != NULL ? nbin : NULL;
+	src_lib = t->lib_dir;
+	src_bin = t->binary;
+	rocmd_fs_fmt(dir, sizeof(dir), "%s/deploy/%s", state_dir, t->name);
+	rocmd_fs_fmt(bdir, sizeof(bdir), "%s/backup", dir);
+	rocmd_fs_fmt(mpath, sizeof(mpath), "%s/manifest.json", bdir);
 	manual_names(t, mlib, sizeof(mlib), mbin, sizeof(mbin));
 	if (is_file(mpath) && (flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
 		if ((rc = retire_backup(dir, bdir, &retired, why, whylen)) < 0)
@@ -308,18 +317,18 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	} else if (is_file(mpath)) {
 		/* Made before: never made again (I1). */
 		if ((rc = info_from(mpath, info)) < 0)
-			deploy_fmt(why, whylen, "the backup manifest %s is damaged", mpath);
+			rocmd_fs_fmt(why, whylen, "the backup manifest %s is damaged", mpath);
 		else if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !info->adopted)
 			rc = manual_copy(bdir, mlib, mbin, info->has_binary, why, whylen);
 		return rc;
 	}
 	if ((rc = rocmd_paths_mkdir_p(dir, 0755)) < 0) {
-		deploy_fmt(why, whylen, "cannot create %s: %s", dir, strerror(-rc));
+		rocmd_fs_fmt(why, whylen, "cannot create %s: %s", dir, rocmd_strerror(rc));
 		return rc;
 	}
 	/* An incomplete backup (no manifest) of an earlier run goes. */
-	if ((rc = deploy_remove_tree(bdir)) < 0 || (rc = deploy_mkdir(bdir, 0700)) < 0) {
-		deploy_fmt(why, whylen, "cannot prepare %s: %s", bdir, rocmd_strerror(rc));
+	if ((rc = rocmd_fs_remove_tree(bdir)) < 0 || (rc = rocmd_fs_mkdir(bdir, 0700)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot prepare %s: %s", bdir, rocmd_strerror(rc));
 		return rc;
 	}
 	if (!(flags & ROCMD_DEPLOY_NEW_ORIGINALS) && manual_ok(mlib, mbin, t->binary != NULL)) {
@@ -331,34 +340,35 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		/* librocblas.so.0 -> librocblas.so.0.1: the file is what is kept. */
 		rc = deploy_binary_resolve(src_bin, rbin, sizeof(rbin));
 		if (rc < 0 && rc != -ENOENT) {
-			deploy_fmt(why, whylen, "%s is a symlink out of its folder or not a file",
-			           src_bin);
+			rocmd_fs_fmt(why, whylen, "%s is a symlink out of its folder or not a file",
+			             src_bin);
 			goto out;
 		}
 		src_bin = rc == 0 ? rbin : NULL;
 		rc = 0;
 	}
 	has_binary = src_bin != NULL && is_file(src_bin);
-	deploy_fmt(lib, sizeof(lib), "%s/library", bdir);
-	deploy_fmt(bin, sizeof(bin), "%s/binary", bdir);
+	rocmd_fs_fmt(lib, sizeof(lib), "%s/library", bdir);
+	rocmd_fs_fmt(bin, sizeof(bin), "%s/binary", bdir);
 	if (is_dir(src_lib) && (rc = copy_tree(src_lib, lib, &files, &n, &bytes, why, whylen)) < 0)
 		goto out;
-	if (!is_dir(src_lib) && (rc = deploy_mkdir(lib, 0755)) < 0)
+	if (!is_dir(src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
 		goto out;
 	if (has_binary) {
-		struct deploy_copy_stats st = {.reflink = 1};
-		struct stat sb;
-		if ((rc = deploy_copy_file(src_bin, bin, 0755, 0, NULL, binary.sha256, &st)) < 0) {
-			deploy_fmt(why, whylen, "cannot back up %s: %s", src_bin,
-			           rocmd_strerror(rc));
+		struct rocmd_fs_copy_stats st = {.reflink = 1};
+		if ((rc = rocmd_fs_copy_file(src_bin, bin, 0755, 0, NULL, binary.sha256, &st)) <
+		    0) {
+			rocmd_fs_fmt(why, whylen, "cannot back up %s: %s", src_bin,
+			             rocmd_strerror(rc));
 			goto out;
 		}
 		binary.kind = ROCMD_DEPLOY_FILE;
 		binary.exec = 1;
-		binary.size = lstat(bin, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+		if (rocmd_fs_kind(bin, &binary.size, NULL) != 'f')
+			binary.size = 0;
 	}
-	if ((rc = deploy_syncfs(bdir)) < 0) {
-		deploy_fmt(why, whylen, "cannot flush the backup: %s", rocmd_strerror(rc));
+	if ((rc = rocmd_fs_syncfs(bdir)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot flush the backup: %s", rocmd_strerror(rc));
 		goto out;
 	}
 	/* Read back from disk what was written and compare: the backup is what
@@ -366,16 +376,16 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	rc = deploy_check_tree(lib, files, n, &checked, &bad, first, sizeof(first), NULL, NULL,
 	                       "backup", why, whylen);
 	if (rc == 0 && bad > 0) {
-		deploy_fmt(why, whylen, "the backup copy differs from the original: %s", first);
+		rocmd_fs_fmt(why, whylen, "the backup copy differs from the original: %s", first);
 		rc = ROCMD_ECORRUPT;
 	}
 	if (rc == 0 && has_binary) {
 		char hex[ROCMD_SHA256_HEX];
 		uint64_t size;
-		if ((rc = deploy_hash_file(bin, hex, &size)) == 0 &&
+		if ((rc = rocmd_fs_hash_file(bin, hex, &size)) == 0 &&
 		    strcmp(hex, binary.sha256) != 0) {
-			deploy_fmt(why, whylen, "the backup copy of the binary differs from %s",
-			           src_bin);
+			rocmd_fs_fmt(why, whylen, "the backup copy of the binary differs from %s",
+			             src_bin);
 			rc = ROCMD_ECORRUPT;
 		}
 	}
@@ -390,8 +400,8 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	cJSON_AddStringToObject(m, "source", src_lib);
 	cJSON_AddBoolToObject(m, "absent", !is_dir(src_lib));
 	cJSON_AddNumberToObject(m, "created_unix", (double)time(NULL));
-	if ((rc = deploy_json_write(mpath, m)) < 0) {
-		deploy_fmt(why, whylen, "cannot write %s: %s", mpath, rocmd_strerror(rc));
+	if ((rc = rocmd_fs_json_write(mpath, m)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mpath, rocmd_strerror(rc));
 		goto out;
 	}
 	ROCMD_KILLPOINT("backup.done");
@@ -408,7 +418,7 @@ out:
 	files_free(files, n);
 	cJSON_Delete(m);
 	if (rc < 0 && !is_file(mpath))
-		deploy_remove_tree(bdir);
+		rocmd_fs_remove_tree(bdir);
 	return rc;
 }
 
@@ -423,17 +433,17 @@ rocmd_deploy_backup_load(const char *state_dir, const char *name, struct rocmd_d
 	memset(out, 0, sizeof(*out));
 	if (rocmd_deploy_name_check(name) < 0)
 		return ROCMD_EINVAL;
-	deploy_fmt(mpath, sizeof(mpath), "%s/deploy/%s/backup/manifest.json", state_dir, name);
-	deploy_fmt(lib, sizeof(lib), "%s/deploy/%s/backup/library", state_dir, name);
-	deploy_fmt(bin, sizeof(bin), "%s/deploy/%s/backup/binary", state_dir, name);
-	if ((rc = deploy_json_read(mpath, &m)) < 0) {
-		deploy_fmt(why, whylen, "%s",
-		           rc == -ENOENT ? "no backup of the originals" : rocmd_strerror(rc));
+	rocmd_fs_fmt(mpath, sizeof(mpath), "%s/deploy/%s/backup/manifest.json", state_dir, name);
+	rocmd_fs_fmt(lib, sizeof(lib), "%s/deploy/%s/backup/library", state_dir, name);
+	rocmd_fs_fmt(bin, sizeof(bin), "%s/deploy/%s/backup/binary", state_dir, name);
+	if ((rc = rocmd_fs_json_read(mpath, &m)) < 0) {
+		rocmd_fs_fmt(why, whylen, "%s",
+		             rc == -ENOENT ? "no backup of the originals" : rocmd_strerror(rc));
 		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
 	}
 	rc = deploy_manifest_parse(m, lib, bin, out);
 	if (rc < 0)
-		deploy_fmt(why, whylen, "%s is damaged", mpath);
+		rocmd_fs_fmt(why, whylen, "%s is damaged", mpath);
 	cJSON_Delete(m);
 	return rc;
 }
@@ -447,15 +457,15 @@ rocmd_deploy_backup_discard(const char *state_dir, const char *name, char *why, 
 	why[0] = '\0';
 	if (rocmd_deploy_name_check(name) < 0)
 		return ROCMD_EINVAL;
-	deploy_fmt(path, sizeof(path), "%s/deploy/%s/journal", state_dir, name);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/journal", state_dir, name);
 	if (is_file(path)) {
-		deploy_fmt(why, whylen, "a deploy to %s is unfinished", name);
+		rocmd_fs_fmt(why, whylen, "a deploy to %s is unfinished", name);
 		return ROCMD_EBUSY;
 	}
-	deploy_fmt(bdir, sizeof(bdir), "%s/deploy/%s/backup", state_dir, name);
+	rocmd_fs_fmt(bdir, sizeof(bdir), "%s/deploy/%s/backup", state_dir, name);
 	/* The manifest goes first: a half-removed backup is then an incomplete one. */
-	deploy_fmt(path, sizeof(path), "%s/manifest.json", bdir);
-	if ((rc = deploy_unlink(path)) < 0 || (rc = deploy_remove_tree(bdir)) < 0)
-		deploy_fmt(why, whylen, "cannot remove %s: %s", bdir, rocmd_strerror(rc));
+	rocmd_fs_fmt(path, sizeof(path), "%s/manifest.json", bdir);
+	if ((rc = rocmd_fs_unlink(path)) < 0 || (rc = rocmd_fs_remove_tree(bdir)) < 0)
+		rocmd_fs_fmt(why, whylen, "cannot remove %s: %s", bdir, rocmd_strerror(rc));
 	return rc;
 }

@@ -1,64 +1,19 @@
 /*
  * The deploy engine's on-disk records: manifests (current.json, the backup's
- * manifest.json, and the "manifest" member of a journal) and durable JSON
- * writes. A manifest lists every file of a library folder with its kind,
- * mode, size and SHA-256, plus the binary; its digest is the SHA-256 over
- * one line per file in path order ("f 1 123 <hex> path\n", "l 0 0 - path ->
- * target\n") and a last line for the binary ("binary <size> <hex>\n"), so
- * two manifests with the same content have the same digest whatever the
- * JSON looks like.
+ * manifest.json, and the "manifest" member of a journal). A manifest lists every file of a library
+ * folder with its kind, mode, size and SHA-256, plus the binary; its digest is the SHA-256 over one
+ * line per file in path order ("f 1 123 <hex> path\n", "l 0 0 - path -> target\n") and a last line
+ * for the binary ("binary <size> <hex>\n"), so two manifests with the same content have the same
+ * digest whatever the JSON looks like. Writing them durably is the file layer's job
+ * (rocmd_fs_json_write).
  */
 #include "deploy-internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/error.h"
-#include "common/failpoint.h"
-
-int
-deploy_fmt(char *out, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out, len, fmt, ap);
-	va_end(ap);
-	return n;
-}
-
-int
-deploy_path_ok(const char *path)
-{
-	const char *p = path;
-
-	if (path == NULL || *path == '\0' || *path == '/')
-		return ROCMD_EUNSAFE;
-	for (const char *c = path; *c != '\0'; c++)
-		if ((unsigned char)*c < 0x20 || *c == '\\' || *c == 0x7f)
-			return ROCMD_EUNSAFE;
-	while (*p != '\0') {
-		const char *slash = strchr(p, '/');
-		size_t len = slash != NULL ? (size_t)(slash - p) : strlen(p);
-		if (len == 0 || (len == 1 && p[0] == '.') ||
-		    (len == 2 && p[0] == '.' && p[1] == '.'))
-			return ROCMD_EUNSAFE;
-		if (len > 255)
-			return ROCMD_EUNSAFE;
-		p += len;
-		if (*p == '/')
-			p++;
-		else
-			break;
-	}
-	return path[strlen(path) - 1] == '/' ? ROCMD_EUNSAFE : 0;
-}
 
 static int
 file_cmp(const void *a, const void *b)
@@ -157,7 +112,7 @@ file_parse(const cJSON *o, struct rocmd_deploy_file *f, int want_path)
 	memset(f, 0, sizeof(*f));
 	if (!cJSON_IsString(kind) || !cJSON_IsNumber(size) || size->valuedouble < 0)
 		return ROCMD_ECORRUPT;
-	if (want_path && (!cJSON_IsString(path) || deploy_path_ok(path->valuestring) < 0))
+	if (want_path && (!cJSON_IsString(path) || rocmd_fs_relpath_ok(path->valuestring) < 0))
 		return ROCMD_ECORRUPT;
 	f->kind = strcmp(kind->valuestring, "l") == 0 ? ROCMD_DEPLOY_SYMLINK : ROCMD_DEPLOY_FILE;
 	f->exec = cJSON_IsTrue(exec);
@@ -253,80 +208,4 @@ rocmd_deploy_files_free(struct rocmd_deploy_files *f)
 	free(f->binary);
 	free(f->label);
 	memset(f, 0, sizeof(*f));
-}
-
-int
-deploy_json_write(const char *path, const cJSON *j)
-{
-	char tmp[DEPLOY_PATH_MAX + 16], dir[DEPLOY_PATH_MAX];
-	char *text = cJSON_Print(j), *slash;
-	int fd = -1, rc;
-
-	if (text == NULL)
-		return ROCMD_ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash != NULL)
-		*slash = '\0';
-	unlink(tmp);
-	if ((fd = deploy_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
-		rc = fd;
-		goto out;
-	}
-	if ((rc = deploy_write_all(fd, text, strlen(text))) < 0 ||
-	    (rc = deploy_write_all(fd, "\n", 1)) < 0 || (rc = deploy_fsync(fd)) < 0)
-		goto out;
-	close(fd);
-	fd = -1;
-	if ((rc = deploy_rename(tmp, path)) < 0)
-		goto out;
-	rc = deploy_fsync_dir(slash != NULL ? dir : ".");
-out:
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0)
-		unlink(tmp);
-	free(text);
-	return rc;
-}
-
-int
-deploy_json_read(const char *path, cJSON **out)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, rc = 0;
-
-	*out = NULL;
-	if ((fd = deploy_open(path, O_RDONLY, 0)) < 0)
-		return fd;
-	for (;;) {
-		size_t got;
-		if (cap - len < 65536) {
-			char *p = realloc(buf, cap + 65536 + 1);
-			if (p == NULL) {
-				rc = ROCMD_ENOMEM;
-				break;
-			}
-			buf = p;
-			cap += 65536;
-		}
-		if ((rc = deploy_read(fd, buf + len, cap - len, &got)) < 0 || got == 0)
-			break;
-		len += got;
-		if (len > (256u << 20)) {
-			rc = ROCMD_ECORRUPT;
-			break;
-		}
-	}
-	close(fd);
-	if (rc == 0) {
-		buf[len] = '\0';
-		*out = cJSON_Parse(buf);
-		if (*out == NULL)
-			rc = ROCMD_ECORRUPT;
-	}
-	free(buf);
-	return rc;
 }

@@ -2,16 +2,14 @@
  * The deploy engine's Linux primitives: the atomic folder swap
  * (renameat2 RENAME_EXCHANGE, which ext4, xfs, btrfs and tmpfs support; on
  * file systems without it the engine falls back to two renames and says
- * so in the result) and the reflink clone (FICLONE on btrfs and xfs).
+ * so in the result), and the removal of a binary renamed aside (a plain
+ * unlink: a mapped library stays valid for the processes that loaded it).
  */
 #include "deploy-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <stdio.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/failpoint.h"
@@ -30,17 +28,7 @@ deploy_os_exchange(const char *a, const char *b)
 }
 
 int
-deploy_os_clone(int src, int dst)
-{
-	if (ioctl(dst, FICLONE, src) < 0)
-		return errno == EOPNOTSUPP || errno == EXDEV || errno == EINVAL || errno == ENOTTY
-		           ? ROCMD_EUNSUPPORTED
-		           : -errno;
-	return 0;
-}
-
-int
 deploy_os_remove_aside(const char *path)
 {
-	return deploy_unlink(path);
+	return rocmd_fs_unlink(path);
 }

@@ -16,21 +16,17 @@
  */
 #include "deploy.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/failpoint.h"
 #include "common/paths.h"
 #include "deploy-internal.h"
+#include "fsinfo.h"
 #include "rocblas-lib.h"
 
 /* Everything a transaction needs to be undone or finished; what the journal
@@ -46,10 +42,10 @@ struct txn {
 	int has_binary, windows, lib_existed;
 	char bin[DEPLOY_PATH_MAX], bin_dir[DEPLOY_PATH_MAX];
 	char bin_new[DEPLOY_PATH_MAX], bin_old[DEPLOY_PATH_MAX];
-	struct deploy_id new_id, old_id, bin_new_id;
+	struct rocmd_fs_id new_id, old_id, bin_new_id;
 	char label[256];
-	char root[PATH_MAX]; /* the target's tree, canonical, when given */
-	cJSON *manifest;     /* the new content (owned) */
+	char root[DEPLOY_PATH_MAX]; /* the target's tree, canonical, when given */
+	cJSON *manifest;            /* the new content (owned) */
 };
 
 static int64_t
@@ -84,13 +80,27 @@ path_set(char *out, const char *fmt, const char *a, const char *b)
 	return n < 0 || n >= DEPLOY_PATH_MAX ? ROCMD_EINVAL : 0;
 }
 
+/* Splits clean absolute PATH into its folder and its last name; the folder
+ * of "/x" is "/", of "C:/x" is "C:/". */
 static void
 split(const char *path, char *dir, char *base)
 {
 	const char *slash = strrchr(path, '/');
+	size_t root = rocmd_fs_path_root(path), len = (size_t)(slash - path);
 
-	snprintf(dir, DEPLOY_PATH_MAX, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (len < root)
+		len = root;
+	snprintf(dir, DEPLOY_PATH_MAX, "%.*s", (int)len, path);
 	snprintf(base, DEPLOY_PATH_MAX, "%s", slash + 1);
+}
+
+/* DIR joined with NAME: no doubled '/' after a root such as "/" or "C:/". */
+static int
+join(char *out, const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	return path_set(out, n > 0 && dir[n - 1] == '/' ? "%s%s" : "%s/%s", dir, name);
 }
 
 /* True when PATH is ROOT or below it (both canonical). */
@@ -99,9 +109,24 @@ inside(const char *root, const char *path)
 {
 	size_t n = strlen(root);
 
-	if (strcmp(root, "/") == 0)
-		return 1;
+	if (n > 0 && root[n - 1] == '/') /* a root: "/", "C:/" */
+		return strncmp(path, root, n) == 0;
 	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* A clean absolute path, '/'-separated, into OUT (DEPLOY_PATH_MAX). */
+static int
+clean_abs(const char *in, char *out)
+{
+	size_t root;
+
+	if (in == NULL || rocmd_fs_path_norm(in, out, DEPLOY_PATH_MAX) < 0)
+		return ROCMD_EINVAL;
+	root = rocmd_fs_path_root(out);
+	if (root == 0 || strlen(out) <= root || strstr(out, "/../") != NULL ||
+	    strstr(out, "/./") != NULL || out[strlen(out) - 1] == '/')
+		return ROCMD_EINVAL;
+	return 0;
 }
 
 /*
@@ -110,59 +135,63 @@ inside(const char *root, const char *path)
  * folder itself must not be a symlink, and a binary that is a symlink is
  * followed only to a sibling file (librocblas.so.0 -> librocblas.so.0.1);
  * anything else would let a replacement land outside the target (I4).
+ * Paths are kept '/'-separated (Windows: "C:/Program Files/...").
  */
 static int
 txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg, int create,
           char *why, size_t whylen)
 {
-	char dir[DEPLOY_PATH_MAX], base[DEPLOY_PATH_MAX], real[PATH_MAX];
-	struct stat st;
+	char dir[DEPLOY_PATH_MAX], base[DEPLOY_PATH_MAX], real[DEPLOY_PATH_MAX];
+	char path[DEPLOY_PATH_MAX], stage_name[ROCMD_DEPLOY_NAME_MAX + 16];
+	char old_name[ROCMD_DEPLOY_NAME_MAX + 16];
+	int rc, kind;
 
 	if (rocmd_deploy_name_check(tg->name) < 0) {
 		snprintf(why, whylen, "invalid target name");
 		return ROCMD_EINVAL;
 	}
 	snprintf(t->name, sizeof(t->name), "%s", tg->name);
-	if (tg->lib_dir == NULL || tg->lib_dir[0] != '/' || strlen(tg->lib_dir) < 2 ||
-	    strstr(tg->lib_dir, "/../") != NULL || strstr(tg->lib_dir, "/./") != NULL) {
+	if (clean_abs(tg->lib_dir, path) < 0) {
 		snprintf(why, whylen, "the library folder must be an absolute, clean path");
 		return ROCMD_EINVAL;
 	}
-	split(tg->lib_dir, dir, base);
+	split(path, dir, base);
 	if (strcmp(base, "..") == 0 || strcmp(base, ".") == 0 || base[0] == '\0') {
 		snprintf(why, whylen, "the library folder must be an absolute, clean path");
 		return ROCMD_EINVAL;
 	}
-	if (realpath(dir, real) == NULL) {
-		int rc = -errno;
-		snprintf(why, whylen, "cannot resolve %s: %s", dir, strerror(errno));
+	if ((rc = rocmd_fs_realpath(dir, real, sizeof(real))) < 0) {
+		snprintf(why, whylen, "cannot resolve %s: %s", dir, rocmd_strerror(rc));
 		return rc;
 	}
-	if (path_set(t->parent, "%s%s", real, "") < 0 ||
-	    path_set(t->lib, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base) < 0 ||
-	    path_set(t->stage, "%s/.rocmd-stage-%s", t->parent, t->name) < 0 ||
-	    path_set(t->old, "%s/.rocmd-old-%s", t->parent, t->name) < 0 ||
+	snprintf(stage_name, sizeof(stage_name), ".rocmd-stage-%s", t->name);
+	snprintf(old_name, sizeof(old_name), ".rocmd-old-%s", t->name);
+	if (path_set(t->parent, "%s%s", real, "") < 0 || join(t->lib, real, base) < 0 ||
+	    join(t->stage, t->parent, stage_name) < 0 || join(t->old, t->parent, old_name) < 0 ||
 	    path_set(t->dir, "%s/deploy/%s", state_dir, t->name) < 0 ||
 	    path_set(t->journal, "%s/%s", t->dir, "journal") < 0) {
 		snprintf(why, whylen, "path too long");
 		return ROCMD_EINVAL;
 	}
-	if (lstat(t->lib, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
+	if ((kind = rocmd_fs_kind(t->lib, NULL, NULL)) < 0) {
+		snprintf(why, whylen, "%s: %s", t->lib, rocmd_strerror(kind));
+		return kind;
+	}
+	if (kind != 0) {
+		if (kind != 'd') {
 			snprintf(why, whylen, "%s is not a folder (a symlink or a file)", t->lib);
 			return ROCMD_EUNSAFE;
 		}
 		t->lib_existed = 1;
-	} else if (errno != ENOENT || !create) {
-		int rc = errno == ENOENT ? ROCMD_ENOTFOUND : -errno;
-		snprintf(why, whylen, "%s: %s", t->lib, strerror(errno));
-		return rc;
+	} else if (!create) {
+		snprintf(why, whylen, "%s: %s", t->lib, rocmd_strerror(-ENOENT));
+		return ROCMD_ENOTFOUND;
 	}
 	t->windows = tg->windows != 0;
 	if (tg->root != NULL) {
-		if (realpath(tg->root, t->root) == NULL) {
-			int rc = -errno;
-			snprintf(why, whylen, "cannot resolve %s: %s", tg->root, strerror(errno));
+		if ((rc = rocmd_fs_realpath(tg->root, t->root, sizeof(t->root))) < 0) {
+			snprintf(why, whylen, "cannot resolve %s: %s", tg->root,
+			         rocmd_strerror(rc));
 			return rc;
 		}
 		if (!inside(t->root, t->parent)) {
@@ -174,38 +203,36 @@ txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target
 	if (tg->binary == NULL)
 		return 0;
 	t->has_binary = 1;
-	if (tg->binary[0] != '/' || strstr(tg->binary, "/../") != NULL) {
+	if (clean_abs(tg->binary, path) < 0) {
 		snprintf(why, whylen, "the binary must be an absolute, clean path");
 		return ROCMD_EINVAL;
 	}
-	split(tg->binary, dir, base);
-	if (realpath(dir, real) == NULL) {
-		int rc = -errno;
-		snprintf(why, whylen, "cannot resolve %s: %s", dir, strerror(errno));
+	split(path, dir, base);
+	if ((rc = rocmd_fs_realpath(dir, real, sizeof(real))) < 0) {
+		snprintf(why, whylen, "cannot resolve %s: %s", dir, rocmd_strerror(rc));
 		return rc;
 	}
-	if (path_set(t->bin_dir, "%s%s", real, "") < 0 ||
-	    path_set(t->bin, "%s/%s", real, base) < 0) {
+	if (path_set(t->bin_dir, "%s%s", real, "") < 0 || join(t->bin, real, base) < 0) {
 		snprintf(why, whylen, "path too long");
 		return ROCMD_EINVAL;
 	}
-	if (lstat(t->bin, &st) == 0 && S_ISLNK(st.st_mode)) {
-		char target[NAME_MAX + 1];
-		ssize_t len = readlink(t->bin, target, sizeof(target) - 1);
-		if (len <= 0 || (target[len] = '\0', strchr(target, '/') != NULL) ||
-		    strcmp(target, "..") == 0 || strcmp(target, ".") == 0) {
+	kind = rocmd_fs_kind(t->bin, NULL, NULL);
+	if (kind == 'l') {
+		char target[256];
+		if (rocmd_fs_readlink(t->bin, target, sizeof(target)) < 0 || target[0] == '\0' ||
+		    strchr(target, '/') != NULL || strcmp(target, "..") == 0 ||
+		    strcmp(target, ".") == 0) {
 			snprintf(why, whylen,
 			         "%s is a symlink out of its folder: name the file it points to",
 			         t->bin);
 			return ROCMD_EUNSAFE;
 		}
 		snprintf(base, sizeof(base), "%s", target);
-		if (path_set(t->bin, "%s/%s", real, base) < 0 || lstat(t->bin, &st) < 0 ||
-		    !S_ISREG(st.st_mode)) {
+		if (join(t->bin, real, base) < 0 || rocmd_fs_kind(t->bin, NULL, NULL) != 'f') {
 			snprintf(why, whylen, "%s does not lead to a regular file", tg->binary);
 			return ROCMD_EUNSAFE;
 		}
-	} else if (lstat(t->bin, &st) == 0 && !S_ISREG(st.st_mode)) {
+	} else if (kind != 0 && kind != 'f') {
 		snprintf(why, whylen, "%s is not a regular file", t->bin);
 		return ROCMD_EUNSAFE;
 	}
@@ -214,8 +241,9 @@ txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target
 		         tg->root, t->bin_dir);
 		return ROCMD_EUNSAFE;
 	}
-	if (path_set(t->bin_new, "%s/.rocmd-new-%s", t->bin_dir, t->name) < 0 ||
-	    path_set(t->bin_old, "%s/.rocmd-old-%s", t->bin_dir, t->name) < 0) {
+	snprintf(stage_name, sizeof(stage_name), ".rocmd-new-%s", t->name);
+	if (join(t->bin_new, t->bin_dir, stage_name) < 0 ||
+	    join(t->bin_old, t->bin_dir, old_name) < 0) {
 		snprintf(why, whylen, "path too long");
 		return ROCMD_EINVAL;
 	}
@@ -223,7 +251,7 @@ txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target
 }
 
 static cJSON *
-id_json(const struct deploy_id *id)
+id_json(const struct rocmd_fs_id *id)
 {
 	cJSON *a = cJSON_CreateArray();
 	char buf[2][24];
@@ -237,7 +265,7 @@ id_json(const struct deploy_id *id)
 }
 
 static void
-id_parse(const cJSON *a, struct deploy_id *id)
+id_parse(const cJSON *a, struct rocmd_fs_id *id)
 {
 	const cJSON *d = cJSON_GetArrayItem(a, 0), *i = cJSON_GetArrayItem(a, 1);
 
@@ -279,7 +307,7 @@ txn_journal(struct txn *t, const char *step)
 	}
 	if (t->manifest != NULL)
 		cJSON_AddItemReferenceToObject(j, "manifest", t->manifest);
-	rc = deploy_json_write(t->journal, j);
+	rc = rocmd_fs_json_write(t->journal, j);
 	cJSON_Delete(j);
 	if (rc < 0)
 		return rc;
@@ -303,6 +331,7 @@ str_member(const cJSON *j, const char *key, char *out, size_t len)
 static int
 txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 {
+	char base[DEPLOY_PATH_MAX];
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "manifest");
 
 	if (str_member(j, "step", step, steplen) < 0 ||
@@ -315,10 +344,9 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 	t->windows = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "windows"));
 	id_parse(cJSON_GetObjectItemCaseSensitive(j, "new_id"), &t->new_id);
 	id_parse(cJSON_GetObjectItemCaseSensitive(j, "old_id"), &t->old_id);
-	snprintf(t->parent, sizeof(t->parent), "%s", t->lib);
-	*strrchr(t->parent, '/') = '\0';
-	if (t->parent[0] == '\0')
-		snprintf(t->parent, sizeof(t->parent), "/");
+	if (rocmd_fs_path_root(t->lib) == 0 || strlen(t->lib) <= rocmd_fs_path_root(t->lib))
+		return ROCMD_ECORRUPT;
+	split(t->lib, t->parent, base);
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "binary"))) {
 		t->has_binary = 1;
 		if (str_member(j, "binary", t->bin, sizeof(t->bin)) < 0 ||
@@ -326,8 +354,9 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 		    str_member(j, "binary_old", t->bin_old, sizeof(t->bin_old)) < 0)
 			return ROCMD_ECORRUPT;
 		id_parse(cJSON_GetObjectItemCaseSensitive(j, "binary_new_id"), &t->bin_new_id);
-		snprintf(t->bin_dir, sizeof(t->bin_dir), "%s", t->bin);
-		*strrchr(t->bin_dir, '/') = '\0';
+		if (rocmd_fs_path_root(t->bin) == 0 || strlen(t->bin) <= rocmd_fs_path_root(t->bin))
+			return ROCMD_ECORRUPT;
+		split(t->bin, t->bin_dir, base);
 	}
 	if (cJSON_IsObject(m) && (t->manifest = cJSON_Duplicate(m, 1)) == NULL)
 		return ROCMD_ENOMEM;
@@ -335,19 +364,17 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 }
 
 static int
-is_id(const char *path, const struct deploy_id *want)
+is_id(const char *path, const struct rocmd_fs_id *want)
 {
-	struct deploy_id id;
+	struct rocmd_fs_id id;
 
-	return deploy_id_of(path, &id) == 0 && deploy_id_eq(&id, want);
+	return rocmd_fs_id_of(path, &id) == 0 && rocmd_fs_id_eq(&id, want);
 }
 
 static int
 exists(const char *path)
 {
-	struct stat st;
-
-	return lstat(path, &st) == 0;
+	return rocmd_fs_kind(path, NULL, NULL) > 0;
 }
 
 /*
@@ -376,33 +403,33 @@ txn_undo(struct txn *t)
 					/* The new tree moves to the slot the old one is not in. */
 					const char *free_slot =
 					    oldloc == t->stage ? t->old : t->stage;
-					if ((rc = deploy_remove_tree(free_slot)) < 0 ||
-					    (rc = deploy_rename(t->lib, free_slot)) < 0)
+					if ((rc = rocmd_fs_remove_tree(free_slot)) < 0 ||
+					    (rc = rocmd_fs_rename(t->lib, free_slot)) < 0)
 						return rc;
 				}
-				if ((rc = deploy_rename(oldloc, t->lib)) < 0)
+				if ((rc = rocmd_fs_rename(oldloc, t->lib)) < 0)
 					return rc;
 			}
 			ROCMD_KILLPOINT("undo.folder");
 		}
 	} else if (exists(t->lib) && is_id(t->lib, &t->new_id)) {
-		if ((rc = deploy_remove_tree(t->stage)) < 0 ||
-		    (rc = deploy_rename(t->lib, t->stage)) < 0)
+		if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 ||
+		    (rc = rocmd_fs_rename(t->lib, t->stage)) < 0)
 			return rc;
 	}
-	if ((rc = deploy_remove_tree(t->stage)) < 0 || (rc = deploy_remove_tree(t->old)) < 0 ||
-	    (rc = deploy_fsync_dir(t->parent)) < 0)
+	if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 || (rc = rocmd_fs_remove_tree(t->old)) < 0 ||
+	    (rc = rocmd_fs_fsync_dir(t->parent)) < 0)
 		return rc;
 	if (t->has_binary) {
 		if (exists(t->bin_old)) {
 			if (!exists(t->bin)) {
-				rc = deploy_rename(t->bin_old, t->bin);
+				rc = rocmd_fs_rename(t->bin_old, t->bin);
 			} else if (is_id(t->bin, &t->bin_new_id)) {
 				/* Windows: the new DLL may be loaded by now; rename it
 				 * aside rather than replace it. */
-				if (t->windows && (rc = deploy_rename(t->bin, t->bin_new)) < 0)
+				if (t->windows && (rc = rocmd_fs_rename(t->bin, t->bin_new)) < 0)
 					return rc;
-				rc = deploy_rename(t->bin_old, t->bin);
+				rc = rocmd_fs_rename(t->bin_old, t->bin);
 			} else {
 				rc = deploy_os_remove_aside(t->bin_old);
 			}
@@ -410,17 +437,17 @@ txn_undo(struct txn *t)
 				return rc;
 		} else if (is_id(t->bin, &t->bin_new_id)) {
 			/* There was no binary before: the new one goes. */
-			if ((rc = deploy_rename(t->bin, t->bin_new)) < 0)
+			if ((rc = rocmd_fs_rename(t->bin, t->bin_new)) < 0)
 				return rc;
 		}
 		ROCMD_KILLPOINT("undo.binary");
 		if ((rc = deploy_os_remove_aside(t->bin_new)) < 0 ||
-		    (rc = deploy_fsync_dir(t->bin_dir)) < 0)
+		    (rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0)
 			return rc;
 	}
-	if ((rc = deploy_unlink(t->journal)) < 0)
+	if ((rc = rocmd_fs_unlink(t->journal)) < 0)
 		return rc;
-	return deploy_fsync_dir(t->dir);
+	return rocmd_fs_fsync_dir(t->dir);
 }
 
 /* Records the new tree as current, removes the old one and the journal. */
@@ -440,22 +467,22 @@ txn_commit(struct txn *t)
 	if (t->has_binary)
 		cJSON_AddStringToObject(cur, "binary_path", t->bin);
 	cJSON_AddNumberToObject(cur, "deployed_unix", (double)time(NULL));
-	rc = deploy_json_write(path, cur);
+	rc = rocmd_fs_json_write(path, cur);
 	cJSON_Delete(cur);
 	if (rc < 0)
 		return rc;
 	ROCMD_KILLPOINT("commit.current");
-	if ((rc = deploy_remove_tree(t->stage)) < 0 || (rc = deploy_remove_tree(t->old)) < 0 ||
-	    (rc = deploy_fsync_dir(t->parent)) < 0)
+	if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 || (rc = rocmd_fs_remove_tree(t->old)) < 0 ||
+	    (rc = rocmd_fs_fsync_dir(t->parent)) < 0)
 		return rc;
 	if (t->has_binary && ((rc = deploy_os_remove_aside(t->bin_old)) < 0 ||
 	                      (rc = deploy_os_remove_aside(t->bin_new)) < 0 ||
-	                      (rc = deploy_fsync_dir(t->bin_dir)) < 0))
+	                      (rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0))
 		return rc;
 	ROCMD_KILLPOINT("commit.cleanup");
-	if ((rc = deploy_unlink(t->journal)) < 0)
+	if ((rc = rocmd_fs_unlink(t->journal)) < 0)
 		return rc;
-	return deploy_fsync_dir(t->dir);
+	return rocmd_fs_fsync_dir(t->dir);
 }
 
 /* Creates the folders leading to REL inside ROOT (they are ours: ROOT is new). */
@@ -468,15 +495,15 @@ mkdirs_for(const char *root, const char *rel)
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	for (char *p = path + rootlen + 1; *p != '\0'; p++) {
-		struct stat st;
+		int kind;
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (lstat(path, &st) < 0) {
-			if ((rc = deploy_mkdir(path, 0755)) < 0)
+		if ((kind = rocmd_fs_kind(path, NULL, NULL)) == 0) {
+			if ((rc = rocmd_fs_mkdir(path, 0755)) < 0)
 				return rc;
-		} else if (!S_ISDIR(st.st_mode)) {
-			return ROCMD_EUNSAFE;
+		} else if (kind != 'd') {
+			return kind < 0 ? kind : ROCMD_EUNSAFE;
 		}
 		*p = '/';
 	}
@@ -503,7 +530,7 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
       char *why, size_t whylen)
 {
 	struct tick_ctx tc = {.req = req, .pr = {.step = "stage", .files_total = req->nfiles}};
-	struct deploy_copy_stats st = {.tick = stage_tick, .ctx = &tc, .reflink = 1};
+	struct rocmd_fs_copy_stats st = {.tick = stage_tick, .ctx = &tc, .reflink = 1};
 	char path[DEPLOY_PATH_MAX * 2];
 	int rc;
 
@@ -511,7 +538,7 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 		tc.pr.bytes_total += req->files[i].size;
 	if (req->binary != NULL)
 		tc.pr.bytes_total += req->binary->size;
-	if ((rc = deploy_mkdir(t->stage, 0755)) < 0) {
+	if ((rc = rocmd_fs_mkdir(t->stage, 0755)) < 0) {
 		snprintf(why, whylen, "cannot create %s: %s", t->stage, rocmd_strerror(rc));
 		return rc;
 	}
@@ -525,10 +552,10 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 			return rc;
 		}
 		if (f->kind == ROCMD_DEPLOY_SYMLINK)
-			rc = deploy_symlink(f->link, path);
+			rc = rocmd_fs_symlink(f->link, path);
 		else
-			rc = deploy_copy_file(f->source, path, f->exec ? 0755 : 0644, f->size,
-			                      f->sha256, NULL, &st);
+			rc = rocmd_fs_copy_file(f->source, path, f->exec ? 0755 : 0644, f->size,
+			                        f->sha256, NULL, &st);
 		if (rc < 0) {
 			if (rc == ROCMD_ECORRUPT)
 				snprintf(why, whylen,
@@ -543,9 +570,9 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 		tc.pr.files_done++;
 	}
 	if (req->binary != NULL) {
-		rc = deploy_copy_file(req->binary->source, t->bin_new,
-		                      req->binary->exec ? 0755 : 0644, req->binary->size,
-		                      req->binary->sha256, NULL, &st);
+		rc = rocmd_fs_copy_file(req->binary->source, t->bin_new,
+		                        req->binary->exec ? 0755 : 0644, req->binary->size,
+		                        req->binary->sha256, NULL, &st);
 		if (rc < 0) {
 			snprintf(why, whylen, "cannot stage the binary from %s: %s",
 			         req->binary->source, rocmd_strerror(rc));
@@ -553,8 +580,8 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 		}
 	}
 	/* Data and names on disk before the journal may point at them. */
-	if ((rc = deploy_syncfs(t->stage)) < 0 ||
-	    (t->has_binary && (rc = deploy_syncfs(t->bin_dir)) < 0)) {
+	if ((rc = rocmd_fs_syncfs(t->stage)) < 0 ||
+	    (t->has_binary && (rc = rocmd_fs_syncfs(t->bin_dir)) < 0)) {
 		snprintf(why, whylen, "cannot flush the staged files: %s", rocmd_strerror(rc));
 		return rc;
 	}
@@ -576,15 +603,15 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 		if (rc == ROCMD_EUNSUPPORTED) {
 			/* Two renames: the folder is missing between them, which
 			 * recovery repairs from the journal. */
-			if ((rc = deploy_rename(t->lib, t->old)) < 0)
+			if ((rc = rocmd_fs_rename(t->lib, t->old)) < 0)
 				return rc;
 			ROCMD_KILLPOINT("swap.half");
-			rc = deploy_rename(t->stage, t->lib);
+			rc = rocmd_fs_rename(t->stage, t->lib);
 		} else if (rc == 0) {
 			res->exchange = 1;
 		}
 	} else {
-		rc = deploy_rename(t->stage, t->lib);
+		rc = rocmd_fs_rename(t->stage, t->lib);
 	}
 	if (rc < 0)
 		return rc;
@@ -594,24 +621,24 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 		if (exists(t->bin)) {
 			if (t->windows) {
 				/* A loaded DLL can be renamed, not replaced. */
-				if ((rc = deploy_rename(t->bin, t->bin_old)) < 0)
+				if ((rc = rocmd_fs_rename(t->bin, t->bin_old)) < 0)
 					return rc;
 				ROCMD_KILLPOINT("swap.aside");
-			} else if ((rc = deploy_link(t->bin, t->bin_old)) < 0) {
-				struct deploy_copy_stats st = {0};
-				if ((rc = deploy_copy_file(t->bin, t->bin_old, 0755, 0, NULL, NULL,
-				                           &st)) < 0)
+			} else if ((rc = rocmd_fs_link(t->bin, t->bin_old)) < 0) {
+				struct rocmd_fs_copy_stats st = {0};
+				if ((rc = rocmd_fs_copy_file(t->bin, t->bin_old, 0755, 0, NULL,
+				                             NULL, &st)) < 0)
 					return rc;
 			}
 		}
-		if ((rc = deploy_rename(t->bin_new, t->bin)) < 0)
+		if ((rc = rocmd_fs_rename(t->bin_new, t->bin)) < 0)
 			return rc;
 		res->pair_window_ns = now_ns() - t0;
 		ROCMD_KILLPOINT("swap.binary");
-		if ((rc = deploy_fsync_dir(t->bin_dir)) < 0)
+		if ((rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0)
 			return rc;
 	}
-	return deploy_fsync_dir(t->parent);
+	return rocmd_fs_fsync_dir(t->parent);
 }
 
 /* Hashes the swapped-in tree and binary against the manifest and checks the
@@ -633,7 +660,7 @@ verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why,
 		return ROCMD_ECORRUPT;
 	}
 	if (req->binary != NULL) {
-		if ((rc = deploy_hash_file(t->bin, hex, &size)) < 0) {
+		if ((rc = rocmd_fs_hash_file(t->bin, hex, &size)) < 0) {
 			snprintf(why, whylen, "cannot read %s: %s", t->bin, rocmd_strerror(rc));
 			return rc;
 		}
@@ -679,19 +706,26 @@ check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
 	}
 	for (size_t i = 0; i < req->nfiles; i++) {
 		const struct rocmd_deploy_file *f = &req->files[i];
-		if (deploy_path_ok(f->path) < 0) {
+		if (rocmd_fs_relpath_ok(f->path) < 0) {
 			snprintf(why, whylen, "unsafe path in the file list: %s",
 			         f->path != NULL ? f->path : "(null)");
 			return ROCMD_EUNSAFE;
 		}
+		if (f->kind == ROCMD_DEPLOY_SYMLINK && !ROCMD_FS_HAS_SYMLINKS) {
+			snprintf(why, whylen,
+			         "%s is a symlink: packages with symlinks are not deployed on this "
+			         "platform",
+			         f->path);
+			return ROCMD_EUNSUPPORTED;
+		}
 		if (f->kind == ROCMD_DEPLOY_SYMLINK) {
-			if (f->link == NULL || deploy_link_inside(f->path, f->link) < 0) {
+			if (f->link == NULL || rocmd_fs_link_inside(f->path, f->link) < 0) {
 				snprintf(why, whylen, "symlink %s leads outside the library",
 				         f->path);
 				return ROCMD_EUNSAFE;
 			}
 		} else if (f->kind != ROCMD_DEPLOY_FILE || f->source == NULL ||
-		           f->source[0] != '/' || strlen(f->sha256) != 64) {
+		           rocmd_fs_path_root(f->source) == 0 || strlen(f->sha256) != 64) {
 			snprintf(why, whylen, "%s: a file needs an absolute source and a hash",
 			         f->path);
 			return ROCMD_EINVAL;
@@ -734,7 +768,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		t.has_binary = 0; /* the binary stays as it is */
 	snprintf(t.label, sizeof(t.label), "%s", req->label != NULL ? req->label : "");
 	if ((rc = rocmd_paths_mkdir_p(t.dir, 0755)) < 0) {
-		snprintf(why, whylen, "cannot create %s: %s", t.dir, strerror(-rc));
+		snprintf(why, whylen, "cannot create %s: %s", t.dir, rocmd_strerror(rc));
 		return rc;
 	}
 	if (exists(t.journal)) {
@@ -746,9 +780,9 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
 		return ROCMD_ECANCELED;
 	/* Leftovers of a run that never wrote its journal carry our names only. */
-	if ((rc = deploy_remove_tree(t.stage)) < 0 || (rc = deploy_remove_tree(t.old)) < 0 ||
-	    (t.has_binary &&
-	     ((rc = deploy_unlink(t.bin_new)) < 0 || (rc = deploy_unlink(t.bin_old)) < 0))) {
+	if ((rc = rocmd_fs_remove_tree(t.stage)) < 0 || (rc = rocmd_fs_remove_tree(t.old)) < 0 ||
+	    (t.has_binary && ((rc = deploy_os_remove_aside(t.bin_new)) < 0 ||
+	                      (rc = deploy_os_remove_aside(t.bin_old)) < 0))) {
 		snprintf(why, whylen, "cannot remove leftovers of an earlier run: %s",
 		         rocmd_strerror(rc));
 		return rc;
@@ -777,7 +811,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if ((t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,
 	                                       res->manifest)) == NULL)
 		return ROCMD_ENOMEM;
-	if (t.lib_existed && (rc = deploy_id_of(t.lib, &t.old_id)) < 0)
+	if (t.lib_existed && (rc = rocmd_fs_id_of(t.lib, &t.old_id)) < 0)
 		goto fail;
 	/* stage */
 	if ((rc = txn_journal(&t, "stage")) < 0) {
@@ -789,8 +823,8 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if ((rc = stage(&t, req, res, why, whylen)) < 0)
 		goto fail;
 	res->stage_us = us_since(t0);
-	if ((rc = deploy_id_of(t.stage, &t.new_id)) < 0 ||
-	    (t.has_binary && (rc = deploy_id_of(t.bin_new, &t.bin_new_id)) < 0))
+	if ((rc = rocmd_fs_id_of(t.stage, &t.new_id)) < 0 ||
+	    (t.has_binary && (rc = rocmd_fs_id_of(t.bin_new, &t.bin_new_id)) < 0))
 		goto fail;
 	pr.step = "swap";
 	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0) {
@@ -885,11 +919,11 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 	if (path_set(t.dir, "%s/deploy/%s", state_dir, name) < 0 ||
 	    path_set(t.journal, "%s/%s", t.dir, "journal") < 0)
 		return ROCMD_EINVAL;
-	rc = deploy_json_read(t.journal, &j);
+	rc = rocmd_fs_json_read(t.journal, &j);
 	if (rc == -ENOENT) {
 		char tmp[DEPLOY_PATH_MAX + 8];
 		snprintf(tmp, sizeof(tmp), "%s.tmp", t.journal);
-		unlink(tmp); /* a journal write cut short: it never took effect */
+		rocmd_fs_os_unlink(tmp); /* a journal write cut short: it never took effect */
 		return 0;
 	}
 	if (rc < 0) {
@@ -918,7 +952,7 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 			     bad == 0;
 			if (ok && f.binary != NULL && t.has_binary) {
 				uint64_t size;
-				ok = deploy_hash_file(t.bin, hex, &size) == 0 &&
+				ok = rocmd_fs_hash_file(t.bin, hex, &size) == 0 &&
 				     strcmp(hex, f.binary->sha256) == 0;
 			}
 			rocmd_deploy_files_free(&f);
@@ -957,16 +991,16 @@ int
 rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n)
 {
 	char path[DEPLOY_PATH_MAX], j[DEPLOY_PATH_MAX * 2];
-	struct dirent *de;
-	DIR *d;
+	struct rocmd_dirent *de;
+	struct rocmd_dir *d;
 	int rc = 0;
 
 	*names = NULL;
 	*n = 0;
 	snprintf(path, sizeof(path), "%s/deploy", state_dir);
-	if ((d = opendir(path)) == NULL)
+	if ((d = rocmd_dir_open(path)) == NULL)
 		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = rocmd_dir_read(d)) != NULL) {
 		char **p;
 		if (rocmd_deploy_name_check(de->d_name) < 0)
 			continue;
@@ -983,7 +1017,7 @@ rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n)
 		*names = p;
 		(*n)++;
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 	if (rc < 0) {
 		for (size_t i = 0; i < *n; i++)
 			free((*names)[i]);
@@ -1012,7 +1046,7 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 	if ((rc = txn_paths(&t, state_dir, tg, 0, why, whylen)) < 0)
 		return rc;
 	snprintf(path, sizeof(path), "%s/current.json", t.dir);
-	if ((rc = deploy_json_read(path, &cur)) < 0) {
+	if ((rc = rocmd_fs_json_read(path, &cur)) < 0) {
 		if (rc == -ENOENT) {
 			snprintf(why, whylen, "nothing was deployed to %s", t.name);
 			return ROCMD_ENOTFOUND;
@@ -1034,7 +1068,7 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 		char hex[ROCMD_SHA256_HEX];
 		uint64_t size = 0;
 		rep->files_checked++;
-		rc = deploy_hash_file(t.bin, hex, &size);
+		rc = rocmd_fs_hash_file(t.bin, hex, &size);
 		rep->pair_ok =
 		    rc == 0 && size == f.binary->size && strcmp(hex, f.binary->sha256) == 0;
 		if (!rep->pair_ok) {
@@ -1078,7 +1112,7 @@ rocmd_deploy_current_load(const char *state_dir, const char *name, struct rocmd_
 	if (rocmd_deploy_name_check(name) < 0)
 		return ROCMD_EINVAL;
 	snprintf(path, sizeof(path), "%s/deploy/%s/current.json", state_dir, name);
-	if ((rc = deploy_json_read(path, &cur)) < 0) {
+	if ((rc = rocmd_fs_json_read(path, &cur)) < 0) {
 		snprintf(why, whylen, "%s: %s", path,
 		         rc == -ENOENT ? "nothing deployed" : rocmd_strerror(rc));
 		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
