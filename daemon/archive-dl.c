@@ -55,3 +55,9 @@ rocmd_archive_dl_load(char *why, size_t whylen)
 		snprintf(why, whylen, "%s", load_why);
 	return load_rc;
 }
+
+int
+rocmd_archive_open_file(struct archive *a, const char *path, size_t block)
+{
+	return sym_archive_read_open_filename(a, path, block);
+}

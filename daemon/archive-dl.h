@@ -59,5 +59,9 @@ ROCMD_ARCHIVE_SYMBOLS(ROCMD_ARCHIVE_DECLARE)
  * reason in WHY.
  */
 int rocmd_archive_dl_load(char *why, size_t whylen);
+/* archive_read_open_filename for a UTF-8 PATH: the name as is on Linux; on
+ * Windows converted to UTF-16 for archive_read_open_filename_w, since the
+ * narrow call would read it in the ANSI code page. */
+int rocmd_archive_open_file(struct archive *a, const char *path, size_t block);
 
 #endif

@@ -18,14 +18,12 @@
  */
 #include "methods-pkg.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <uv.h>
 
@@ -34,6 +32,8 @@
 #include "common/paths.h"
 #include "common/proto.h"
 #include "db/db-pkg.h"
+#include "fsinfo.h"
+#include "fsops.h"
 #include "pkg.h"
 #include "server.h"
 
@@ -186,12 +186,17 @@ set_phase(struct pkg_job *j, int phase)
 	uv_mutex_unlock(&j->lock);
 }
 
-static const char *
+/* The last component of PATH ('\\' separates too on Windows: rocmd_fs_path_norm). */
+static char *
 base_name(const char *path)
 {
-	const char *s = strrchr(path, '/');
+	char norm[4096];
+	const char *s;
 
-	return s != NULL && s[1] != '\0' ? s + 1 : path;
+	if (rocmd_fs_path_norm(path, norm, sizeof(norm)) < 0)
+		return NULL;
+	s = strrchr(norm, '/');
+	return strdup(s != NULL && s[1] != '\0' ? s + 1 : norm);
 }
 
 /* Worker: read, identify, store. */
@@ -312,23 +317,25 @@ static void
 move_drop_file(const char *name, int ok, const char *why)
 {
 	char from[4096 + 256], to[4096 + 300], dir[4096 + 32];
+	int rc;
 
 	snprintf(dir, sizeof(dir), "%s/%s", P.drop, ok ? "imported" : "refused");
 	rocmd_paths_mkdir_p(dir, 0755);
 	snprintf(from, sizeof(from), "%s/%s", P.drop, name);
 	snprintf(to, sizeof(to), "%s/%s", dir, name);
-	if (rename(from, to) < 0) {
+	if ((rc = rocmd_fs_rename(from, to)) < 0) {
 		/* Left where it is, and still marked queued: not imported again in a loop. */
-		log_warn("drop folder: cannot move %s to %s: %s", from, to, strerror(errno));
+		log_warn("drop folder: cannot move %s to %s: %s", from, to, rocmd_strerror(rc));
 		return;
 	}
 	if (!ok) {
-		FILE *f;
+		int fd;
 		snprintf(to, sizeof(to), "%s/%s.why", dir, name);
-		f = fopen(to, "we");
-		if (f != NULL) {
-			fprintf(f, "%s\n", why);
-			fclose(f);
+		fd = rocmd_fs_open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			rocmd_fs_write_all(fd, why, strlen(why));
+			rocmd_fs_write_all(fd, "\n", 1);
+			rocmd_fs_close(fd);
 		}
 	}
 	for (struct drop_file **pp = &P.drops; *pp != NULL; pp = &(*pp)->next)
@@ -747,8 +754,8 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 {
 	static const char *const keys[] = {"path", "sdk", NULL};
 	const char *path, *sdk = NULL;
+	struct rocmd_fsinfo fi;
 	struct pkg_job *j;
-	struct stat st;
 	int rc;
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
@@ -756,7 +763,7 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	    ((rc = rocmd_param_string(params, "sdk", 0, &sdk, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND))
 		return rc;
-	if (path[0] != '/') {
+	if (rocmd_fs_path_root(path) == 0) {
 		snprintf(why, whylen,
 		         "param 'path' must be an absolute path (rocmd opens it itself)");
 		return ROCMD_EPARAMS;
@@ -769,15 +776,15 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 			return ROCMD_EPARAMS;
 		}
 	}
-	if (stat(path, &st) < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
+	if ((rc = rocmd_fsinfo_get(path, 1, &fi)) < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", path, strerror(-rc));
 		return ROCMD_ENOTFOUND;
 	}
 	j = job_new(JOB_IMPORT);
 	if (j == NULL)
 		return ROCMD_ENOMEM;
 	j->source = strdup(path);
-	j->name = strdup(base_name(path));
+	j->name = base_name(path);
 	j->sdk = sdk != NULL ? strdup(sdk) : NULL;
 	if (j->source == NULL || j->name == NULL || (sdk != NULL && j->sdk == NULL) ||
 	    (j->pending = rocmd_conn_defer(conn)) == NULL) {
@@ -1164,22 +1171,24 @@ is_archive_name(const char *name)
 static void
 drop_scan(void)
 {
-	DIR *d = opendir(P.drop);
-	struct dirent *de;
+	struct rocmd_dir *d = rocmd_dir_open(P.drop);
+	struct rocmd_dirent *de;
 	int pending = 0;
 
 	if (d == NULL)
 		return;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = rocmd_dir_read(d)) != NULL) {
+		char path[4096 + 1024];
+		struct rocmd_fsinfo st;
 		struct drop_file *f;
-		struct stat st;
 		int64_t mt;
 
-		if (!is_archive_name(de->d_name) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode))
+		/* A link is never followed: only files put there are imported. */
+		snprintf(path, sizeof(path), "%s/%s", P.drop, de->d_name);
+		if (!is_archive_name(de->d_name) || rocmd_fsinfo_get(path, 0, &st) < 0 ||
+		    st.type != ROCMD_FS_FILE)
 			continue;
-		mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		mt = st.mtime_ns;
 		for (f = P.drops; f != NULL && strcmp(f->name, de->d_name) != 0; f = f->next)
 			;
 		if (f == NULL) {
@@ -1194,10 +1203,10 @@ drop_scan(void)
 		}
 		if (f->queued)
 			continue;
-		if (f->size == (int64_t)st.st_size && f->mtime_ns == mt) {
+		if (f->size == (int64_t)st.size && f->mtime_ns == mt) {
 			f->stable++;
 		} else {
-			f->size = (int64_t)st.st_size;
+			f->size = (int64_t)st.size;
 			f->mtime_ns = mt;
 			f->stable = 0;
 		}
@@ -1220,7 +1229,7 @@ drop_scan(void)
 			pending = 1;
 		}
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 	if (!pending)
 		uv_timer_stop(&P.drop_timer);
 }

@@ -21,11 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/amdgpu-elf.h"
 #include "common/error.h"
+#include "fsops.h"
 #include "rocblas-lib.h"
 
 /* ---- versions and names ---- */
@@ -194,12 +193,11 @@ struct rfile {
 static int
 rread(const struct rfile *f, uint64_t off, void *buf, size_t len)
 {
-	ssize_t n;
+	size_t got = 0;
 
 	if (off > f->size || len > f->size - off)
 		return ROCMD_ECORRUPT;
-	n = pread(f->fd, buf, len, (off_t)off);
-	return n == (ssize_t)len ? 0 : ROCMD_ECORRUPT;
+	return rocmd_fs_pread(f->fd, buf, len, off, &got) == 0 && got == len ? 0 : ROCMD_ECORRUPT;
 }
 
 static uint16_t
@@ -253,17 +251,54 @@ pe_cstring(const struct rfile *f, uint64_t off, char *out, size_t outlen)
 static int
 open_rfile(const char *path, struct rfile *f)
 {
-	struct stat st;
+	int regular = 0, rc;
 
-	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	f->fd = rocmd_fs_open(path, O_RDONLY, 0);
 	if (f->fd < 0)
-		return -errno;
-	if (fstat(f->fd, &st) < 0) {
-		close(f->fd);
-		return -errno;
+		return f->fd;
+	if ((rc = rocmd_fs_os_fstat(f->fd, &f->size, &regular)) < 0) {
+		rocmd_fs_close(f->fd);
+		return rc;
 	}
-	f->size = (uint64_t)st.st_size;
 	return 0;
+}
+
+/* Reads the line at *OFF of F into LINE (cut at LEN - 1 bytes, the rest of
+ * the line skipped), as fgets would; 0 at the end of the file. */
+static int
+read_line(const struct rfile *f, uint64_t *off, char *line, size_t len)
+{
+	size_t got = 0, n = 0;
+	char *nl;
+
+	if (*off >= f->size || len < 2)
+		return 0;
+	for (;;) {
+		if (rocmd_fs_pread(f->fd, line + n, len - 1 - n, *off + n, &got) < 0 || got == 0)
+			break;
+		line[n + got] = '\0';
+		if ((nl = memchr(line + n, '\n', got)) != NULL) {
+			n = (size_t)(nl - line) + 1;
+			*off += n;
+			line[n] = '\0';
+			return 1;
+		}
+		n += got;
+		if (n == len - 1) {
+			/* Over-long: skip to the end of the line. */
+			char c;
+			*off += n;
+			while (rocmd_fs_pread(f->fd, &c, 1, *off, &got) == 0 && got == 1) {
+				(*off)++;
+				if (c == '\n')
+					break;
+			}
+			return 1;
+		}
+	}
+	line[n] = '\0';
+	*off += n;
+	return n > 0;
 }
 
 /* Finds RT_VERSION in the resource tree and reads VS_FIXEDFILEINFO. */
@@ -337,7 +372,7 @@ rocmd_pe_read(const char *path, struct rocmd_pe_info *out, char *why, size_t why
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = open_rfile(path, &f)) < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", path, strerror(-rc));
+		snprintf(why, whylen, "cannot open %s: %s", path, rocmd_strerror(rc));
 		return rc;
 	}
 	rc = ROCMD_ECORRUPT;
@@ -402,10 +437,10 @@ rocmd_pe_read(const char *path, struct rocmd_pe_info *out, char *why, size_t why
 	}
 	if (res_rva != 0)
 		pe_version(&f, sec, nsec, res_rva, out);
-	close(f.fd);
+	rocmd_fs_close(f.fd);
 	return 0;
 bad:
-	close(f.fd);
+	rocmd_fs_close(f.fd);
 	snprintf(why, whylen, "%s is not a readable PE file", path);
 	return rc;
 }
@@ -423,7 +458,7 @@ rocmd_elf_read(const char *path, struct rocmd_elf_info *out, char *why, size_t w
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = open_rfile(path, &f)) < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", path, strerror(-rc));
+		snprintf(why, whylen, "cannot open %s: %s", path, rocmd_strerror(rc));
 		return rc;
 	}
 	rc = ROCMD_ECORRUPT;
@@ -472,10 +507,10 @@ rocmd_elf_read(const char *path, struct rocmd_elf_info *out, char *why, size_t w
 		break;
 	}
 done:
-	close(f.fd);
+	rocmd_fs_close(f.fd);
 	return 0;
 bad:
-	close(f.fd);
+	rocmd_fs_close(f.fd);
 	snprintf(why, whylen, "%s is not a readable ELF file", path);
 	return rc;
 }
@@ -829,11 +864,14 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	if (manifest != NULL) {
 		const char *sp = staged_path(c, manifest);
 		cJSON *m = cJSON_AddObjectToObject(id, "tensile_manifest");
-		FILE *mf = sp != NULL ? fopen(sp, "re") : NULL;
+		struct rfile mf = {.fd = -1};
 		long lines = 0, missing = 0;
 		char line[4096];
+		uint64_t off = 0;
 		cJSON_AddStringToObject(m, "path", manifest->path);
-		while (mf != NULL && fgets(line, sizeof(line), mf) != NULL) {
+		if (sp != NULL && open_rfile(sp, &mf) < 0)
+			mf.fd = -1;
+		while (mf.fd >= 0 && read_line(&mf, &off, line, sizeof(line))) {
 			char *b;
 			int found = 0;
 			line[strcspn(line, "\r\n")] = '\0';
@@ -848,8 +886,8 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 				found = strcmp(base_name(c->entries[i].path), b) == 0;
 			missing += !found;
 		}
-		if (mf != NULL)
-			fclose(mf);
+		if (mf.fd >= 0)
+			rocmd_fs_close(mf.fd);
 		cJSON_AddNumberToObject(m, "entries", (double)lines);
 		cJSON_AddNumberToObject(m, "missing", (double)missing);
 		if (missing > 0)

@@ -10,31 +10,38 @@
  *
  * Only the formats a package plausibly comes in are enabled (7z, zip, tar,
  * cpio-free, rar); in particular mtree is not, since it names local files.
+ *
+ * Files are opened through the shared file layer (fsops.h), which never
+ * follows a symlink as the last component of a name (on Windows, no reparse
+ * point) and takes UTF-8 names on both systems; only the source path itself
+ * is resolved once, since the user named it. A folder is walked without
+ * following links (rocmd_fs_os_walk), and each file found is then opened by
+ * its path: someone who can write into the folder while it is imported
+ * could swap a subfolder for a link between the two and redirect a read. An
+ * archive has no such window (it is one file), so for folders rocmd trusts
+ * the folder as much as the administrator who asked for its import.
  */
 #include "pkg.h"
 
-#include <dirent.h>
-#include <stdarg.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <pthread.h>
 
-
 #include "archive-dl.h"
 #include "common/error.h"
+#include "fsops.h"
 #include "rocblas-lib.h"
 
 #define COPY_BUF (1 << 20)
 #define COPY_BUF_DRY (64 << 10) /* dry runs (fuzzing) read small inputs */
 #define REPORT_EVERY (4u << 20)
-#define MAX_DEPTH 64
 #define PATH_BYTES 4096
 
 struct reader {
@@ -42,7 +49,6 @@ struct reader {
 	struct rocmd_pkg_progress pr;
 	struct rocmd_pkg_contents *out;
 	size_t cap;
-	int stagefd; /* -1 in a dry run */
 	char *buf;
 	size_t buflen;
 	char *why;
@@ -105,22 +111,13 @@ rocmd_pkg_contents_free(struct rocmd_pkg_contents *c)
 		return;
 	for (size_t i = 0; i < c->count; i++) {
 		if (c->entries[i].staged != NULL)
-			unlink(c->entries[i].staged);
+			rocmd_fs_unlink(c->entries[i].staged);
 		entry_free(&c->entries[i]);
 	}
 	free(c->entries);
-	if (c->staging != NULL) {
-		/* Whatever else is there (a file cut short by the failure). */
-		DIR *d = opendir(c->staging);
-		struct dirent *de;
-		if (d != NULL) {
-			while ((de = readdir(d)) != NULL)
-				if (de->d_name[0] != '.')
-					unlinkat(dirfd(d), de->d_name, 0);
-			closedir(d);
-		}
-		rmdir(c->staging);
-	}
+	/* Whatever else is there (a file cut short by the failure). */
+	if (c->staging != NULL)
+		rocmd_fs_remove_tree(c->staging);
 	for (size_t i = 0; i < c->dat_narchs; i++)
 		free(c->dat_archs[i]);
 	free(c->dat_archs);
@@ -179,24 +176,24 @@ copy_file(struct reader *r, struct rocmd_pkg_entry *e,
           ssize_t (*read_fn)(void *src, char *buf, size_t len, char *why, size_t whylen), void *src)
 {
 	struct rocmd_sha256 *h = NULL;
-	char name[32], q[160];
+	char q[160];
 	int fd = -1, rc;
 
 	rc = rocmd_sha256_new(&h);
 	if (rc < 0)
 		return rc;
-	if (r->stagefd >= 0) {
-		snprintf(name, sizeof(name), "%06zu", r->out->count - 1);
-		fd = openat(r->stagefd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		            0644);
-		if (fd < 0) {
-			rc = -errno;
-			say(r, "cannot create a staging file: %s", strerror(errno));
-			goto out;
-		}
-		if (asprintf(&e->staged, "%s/%s", r->out->staging, name) < 0) {
+	if (r->out->staging != NULL) {
+		if (asprintf(&e->staged, "%s/%06zu", r->out->staging, r->out->count - 1) < 0) {
 			e->staged = NULL;
 			rc = ROCMD_ENOMEM;
+			goto out;
+		}
+		fd = rocmd_fs_open(e->staged, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd < 0) {
+			rc = fd;
+			free(e->staged);
+			e->staged = NULL;
+			say(r, "cannot create a staging file: %s", rocmd_strerror(rc));
 			goto out;
 		}
 	}
@@ -230,16 +227,9 @@ copy_file(struct reader *r, struct rocmd_pkg_entry *e,
 			goto out;
 		}
 		rocmd_sha256_update(h, r->buf, (size_t)n);
-		for (ssize_t off = 0; fd >= 0 && off < n;) {
-			ssize_t w = write(fd, r->buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				rc = rocmd_err_errno(errno);
-				say(r, "cannot write to the staging folder: %s", strerror(errno));
-				goto out;
-			}
-			off += w;
+		if (fd >= 0 && (rc = rocmd_fs_write_all(fd, r->buf, (size_t)n)) < 0) {
+			say(r, "cannot write to the staging folder: %s", rocmd_strerror(rc));
+			goto out;
 		}
 		if ((rc = report(r, 0)) < 0)
 			goto out;
@@ -249,9 +239,12 @@ copy_file(struct reader *r, struct rocmd_pkg_entry *e,
 	r->out->total_size += e->size;
 out:
 	rocmd_sha256_free(h);
-	if (fd >= 0 && close(fd) < 0 && rc == 0) {
-		rc = rocmd_err_errno(errno);
-		say(r, "cannot write to the staging folder: %s", strerror(errno));
+	if (fd >= 0) {
+		int crc = rocmd_fs_close(fd);
+		if (crc < 0 && rc == 0) {
+			rc = crc;
+			say(r, "cannot write to the staging folder: %s", rocmd_strerror(rc));
+		}
 	}
 	return rc;
 }
@@ -303,14 +296,30 @@ dat_join(struct reader *r)
 
 /* ---- archives ---- */
 
+/* True when S holds WORD (lower case), in any case (strcasestr is a GNU
+ * extension Windows' C library lacks). */
+static int
+mentions(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; *s != '\0'; s++) {
+		size_t i = 0;
+		while (i < n && s[i] != '\0' && tolower((unsigned char)s[i]) == word[i])
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 is_encryption_error(struct archive *a)
 {
 	const char *s = sym_archive_error_string(a);
 
 	return s != NULL &&
-	       (strcasestr(s, "encrypt") != NULL || strcasestr(s, "passphrase") != NULL ||
-	        strcasestr(s, "password") != NULL);
+	       (mentions(s, "encrypt") || mentions(s, "passphrase") || mentions(s, "password"));
 }
 
 static ssize_t
@@ -523,168 +532,100 @@ static ssize_t
 fd_src_read(void *src, char *buf, size_t len, char *why, size_t whylen)
 {
 	struct fd_src *s = src;
-	ssize_t n;
+	size_t got = 0;
+	int rc = rocmd_fs_read(s->fd, buf, len, &got);
 
-	do
-		n = read(s->fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		snprintf(why, whylen, "cannot read \"%s\": %s", s->path, strerror(errno));
-		return rocmd_err_errno(errno);
-	}
-	s->r->pr.bytes_in += (uint64_t)n;
-	return n;
-}
-
-static int
-walk_sizes(int dfd, int depth, uint64_t *total)
-{
-	DIR *d;
-	struct dirent *de;
-	int rc = 0;
-
-	if (dfd < 0)
-		return 0;
-	if (depth > MAX_DEPTH) {
-		close(dfd);
-		return 0;
-	}
-	d = fdopendir(dfd);
-	if (d == NULL) {
-		close(dfd);
-		return 0;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISREG(st.st_mode))
-			*total += (uint64_t)st.st_size;
-		else if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd(d), de->d_name,
-			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0)
-				walk_sizes(sub, depth + 1, total);
-		}
-	}
-	closedir(d);
-	return rc;
-}
-
-static int
-read_folder(struct reader *r, int dfd, const char *prefix, int depth)
-{
-	DIR *d;
-	struct dirent *de;
-	char q[160];
-	int rc = 0;
-
-	if (depth > MAX_DEPTH) {
-		close(dfd);
-		say(r, "folder \"%s\": nested more than %d deep", printable(prefix, q, sizeof(q)),
-		    MAX_DEPTH);
-		return ROCMD_EUNSAFE;
-	}
-	d = fdopendir(dfd);
-	if (d == NULL) {
-		rc = -errno;
-		close(dfd);
-		say(r, "cannot read folder \"%s\": %s", prefix, strerror(-rc));
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot read \"%s\": %s", s->path, rocmd_strerror(rc));
 		return rc;
 	}
-	while (rc == 0 && (errno = 0, de = readdir(d)) != NULL) {
-		char raw[PATH_BYTES], path[PATH_BYTES];
-		struct stat st;
-		struct rocmd_pkg_entry *e;
+	s->r->pr.bytes_in += got;
+	return (ssize_t)got;
+}
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if ((size_t)snprintf(raw, sizeof(raw), "%s%s%s", prefix, prefix[0] ? "/" : "",
-		                     de->d_name) >= sizeof(raw)) {
-			say(r, "entry \"%s/...\": path too long", printable(prefix, q, sizeof(q)));
-			rc = ROCMD_EUNSAFE;
-			break;
-		}
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = -errno;
-			say(r, "cannot stat \"%s\": %s", printable(raw, q, sizeof(q)),
-			    strerror(errno));
-			break;
-		}
-		if ((rc = check_count(r, raw)) < 0)
-			break;
-		if ((rc = rocmd_pkg_path_clean(raw, path, sizeof(path), r->why, r->whylen)) < 0)
-			break;
-		if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd(d), de->d_name,
-			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub < 0) {
-				rc = -errno;
-				say(r, "cannot open folder \"%s\": %s",
-				    printable(raw, q, sizeof(q)), strerror(errno));
-				break;
-			}
-			rc = read_folder(r, sub, path, depth + 1);
-		} else if (S_ISREG(st.st_mode)) {
-			struct fd_src src = {.path = path, .r = r};
-			src.fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-			if (src.fd < 0) {
-				rc = -errno;
-				say(r, "cannot open \"%s\": %s", printable(raw, q, sizeof(q)),
-				    strerror(errno));
-				break;
-			}
-			if ((e = entry_add(r, path)) == NULL) {
-				close(src.fd);
-				rc = ROCMD_ENOMEM;
-				break;
-			}
-			e->kind = ROCMD_PKG_FILE;
-			e->exec = (st.st_mode & 0111) != 0;
-			rc = copy_file(r, e, fd_src_read, &src);
-			close(src.fd);
-			if (rc == 0)
-				dat_start(r, e);
-		} else if (S_ISLNK(st.st_mode)) {
-			char target[PATH_BYTES], resolved[PATH_BYTES];
-			ssize_t n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
-			if (n < 0) {
-				rc = -errno;
-				say(r, "cannot read link \"%s\": %s", printable(raw, q, sizeof(q)),
-				    strerror(errno));
-				break;
-			}
-			target[n] = '\0';
-			rc = rocmd_pkg_link_resolve(path, target, resolved, sizeof(resolved),
-			                            r->why, r->whylen);
-			if (rc < 0)
-				break;
-			if ((e = entry_add(r, path)) == NULL ||
-			    (e->link = strdup(target)) == NULL) {
-				rc = ROCMD_ENOMEM;
-				break;
-			}
-			e->kind = ROCMD_PKG_SYMLINK;
-		} else {
-			say(r, "entry \"%s\": a %s, not a file, folder or symlink",
-			    printable(path, q, sizeof(q)),
-			    S_ISFIFO(st.st_mode)                         ? "FIFO"
-			    : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device file"
-			    : S_ISSOCK(st.st_mode)                       ? "socket"
-			                                                 : "special file");
-			rc = ROCMD_EUNSAFE;
-		}
-		if (rc == 0)
-			rc = report(r, 0);
+/* Adds up a folder's file bytes (progress only: refusals are the read's to report). */
+static uint64_t
+folder_bytes(const char *dir)
+{
+	struct rocmd_fs_entry *e = NULL;
+	uint64_t total = 0;
+	size_t n = 0;
+	char why[256];
+
+	if (rocmd_fs_walk(dir, 0, &e, &n, why, sizeof(why)) == 0)
+		for (size_t i = 0; i < n; i++)
+			total += e[i].kind == 'f' ? e[i].size : 0;
+	rocmd_fs_entries_free(e, n);
+	return total;
+}
+
+/* A folder being read: the walk calls folder_one for each name below ROOT. */
+struct folder {
+	struct reader *r;
+	const char *root;
+};
+
+static int
+folder_one(void *ctx, const char *rel, int kind, int exec, uint64_t size, const char *link)
+{
+	struct folder *fo = ctx;
+	struct reader *r = fo->r;
+	char path[PATH_BYTES], full[PATH_BYTES], q[160];
+	struct rocmd_pkg_entry *e;
+	int rc = 0;
+
+	(void)size;
+	if ((rc = check_count(r, rel)) < 0)
+		return rc;
+	if ((rc = rocmd_pkg_path_clean(rel, path, sizeof(path), r->why, r->whylen)) < 0)
+		return rc;
+	if (kind == 'd')
+		return 0;
+	if (kind == 'l') {
+		char resolved[PATH_BYTES];
+		rc = rocmd_pkg_link_resolve(path, link, resolved, sizeof(resolved), r->why,
+		                            r->whylen);
+		if (rc < 0)
+			return rc;
+		if ((e = entry_add(r, path)) == NULL || (e->link = strdup(link)) == NULL)
+			return ROCMD_ENOMEM;
+		e->kind = ROCMD_PKG_SYMLINK;
+		return report(r, 0);
 	}
-	if (rc == 0 && errno != 0 && de == NULL) {
-		rc = -errno;
-		say(r, "cannot read folder \"%s\": %s", prefix, strerror(errno));
+	if (rocmd_fs_fmt(full, sizeof(full), "%s/%s", fo->root, rel) >= (int)sizeof(full)) {
+		say(r, "entry \"%s\": path too long", printable(rel, q, sizeof(q)));
+		return ROCMD_EUNSAFE;
 	}
-	closedir(d);
-	return rc;
+	{
+		struct fd_src src = {.path = path, .r = r};
+		src.fd = rocmd_fs_open(full, O_RDONLY, 0);
+		if (src.fd < 0) {
+			say(r, "cannot open \"%s\": %s", printable(rel, q, sizeof(q)),
+			    rocmd_strerror(src.fd));
+			return src.fd;
+		}
+		if ((e = entry_add(r, path)) == NULL) {
+			rocmd_fs_close(src.fd);
+			return ROCMD_ENOMEM;
+		}
+		e->kind = ROCMD_PKG_FILE;
+		e->exec = exec;
+		rc = copy_file(r, e, fd_src_read, &src);
+		rocmd_fs_close(src.fd);
+	}
+	if (rc == 0)
+		dat_start(r, e);
+	return rc == 0 ? report(r, 0) : rc;
+}
+
+/* Reads folder ROOT. The walk refuses, in its own words, what no package
+ * holds: special files, links leading out, reparse points on Windows. */
+static int
+read_folder(struct reader *r, const char *root)
+{
+	struct folder fo = {.r = r, .root = root};
+
+	return rocmd_fs_os_walk(root, folder_one, &fo, r->why, r->whylen);
 }
 
 /* ---- after reading: names, links, the package root ---- */
@@ -857,7 +798,6 @@ reader_begin(struct reader *r, const char *staging, const struct rocmd_pkg_read_
 	r->out = out;
 	r->why = why;
 	r->whylen = whylen;
-	r->stagefd = -1;
 	if (why != NULL && whylen > 0)
 		why[0] = '\0';
 	r->buflen = opts->dry_run ? COPY_BUF_DRY : COPY_BUF;
@@ -866,16 +806,12 @@ reader_begin(struct reader *r, const char *staging, const struct rocmd_pkg_read_
 		return ROCMD_ENOMEM;
 	if (opts->dry_run)
 		return 0;
-	out->staging = strdup(staging);
-	if (out->staging == NULL)
-		return ROCMD_ENOMEM;
-	r->stagefd = open(staging, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (r->stagefd < 0) {
-		int err = -errno;
-		say(r, "cannot open staging folder %s: %s", staging, strerror(errno));
-		return err;
+	if (rocmd_fs_kind(staging, NULL, NULL) != 'd') {
+		say(r, "the staging folder %s is missing", staging);
+		return ROCMD_ENOTFOUND;
 	}
-	return 0;
+	out->staging = strdup(staging);
+	return out->staging == NULL ? ROCMD_ENOMEM : 0;
 }
 
 static int
@@ -883,8 +819,6 @@ reader_end(struct reader *r, int rc)
 {
 	dat_join(r);
 	free(r->buf);
-	if (r->stagefd >= 0)
-		close(r->stagefd);
 	if (rc < 0) {
 		if (r->why != NULL && r->whylen > 0 && r->why[0] == '\0')
 			say(r, "%s", rocmd_strerror(rc));
@@ -958,38 +892,49 @@ read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total, c
 	return rc;
 }
 
+/* The last bytes of the archive at PATH (where a zip keeps its end record). */
+static int
+read_tail(const char *path, uint8_t *tail, size_t max, size_t *len)
+{
+	uint64_t size = 0;
+	int regular = 0, fd, rc;
+
+	*len = 0;
+	if ((fd = rocmd_fs_open(path, O_RDONLY, 0)) < 0)
+		return fd;
+	rc = rocmd_fs_os_fstat(fd, &size, &regular);
+	if (rc == 0)
+		rc = rocmd_fs_pread(fd, tail, size > max ? max : (size_t)size,
+		                    size > max ? size - max : 0, len);
+	rocmd_fs_close(fd);
+	return rc;
+}
+
 int
 rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_read_opts *opts,
                struct rocmd_pkg_contents *out, char *why, size_t whylen)
 {
 	struct reader r;
-	struct stat st;
-	int rc;
+	char real[PATH_BYTES];
+	uint64_t size = 0;
+	int rc, kind;
 
 	rc = reader_begin(&r, staging, opts, out, why, whylen);
 	if (rc < 0)
 		return reader_end(&r, rc);
-	if (stat(source, &st) < 0) {
-		rc = -errno;
-		say(&r, "cannot open %s: %s", source, strerror(errno));
+	/* The user named SOURCE: follow its links once, then none below it. */
+	if ((rc = rocmd_fs_realpath(source, real, sizeof(real))) < 0 ||
+	    (rc = kind = rocmd_fs_kind(real, &size, NULL)) < 0) {
+		say(&r, "cannot open %s: %s", source, rocmd_strerror(rc));
 		return reader_end(&r, rc);
 	}
-	if (S_ISDIR(st.st_mode)) {
-		int dfd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		uint64_t total = 0;
-		if (dfd < 0) {
-			rc = -errno;
-			say(&r, "cannot open folder %s: %s", source, strerror(errno));
-			return reader_end(&r, rc);
-		}
-		/* Its own descriptor: a dup would share (and exhaust) the read position. */
-		walk_sizes(open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0, &total);
-		r.pr.bytes_total = total;
+	if (kind == 'd') {
+		r.pr.bytes_total = folder_bytes(real);
 		out->format = strdup("directory");
-		rc = read_folder(&r, dfd, "", 0);
+		rc = read_folder(&r, real);
 		if (rc == 0)
 			rc = finish(&r);
-	} else if (S_ISREG(st.st_mode)) {
+	} else if (kind == 'f') {
 		/* The zip end record lies in the last 64 KiB + 22 bytes. */
 		static const size_t tail_max = 65536 + 22;
 		uint8_t *tail;
@@ -1002,21 +947,18 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 		}
 		tail = malloc(tail_max);
 		a = archive_new_reader();
-		int fd = open(source, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && tail != NULL) {
-			off_t off = st.st_size > (off_t)tail_max ? st.st_size - (off_t)tail_max : 0;
-			ssize_t n = pread(fd, tail, tail_max, off);
-			tail_len = n > 0 ? (size_t)n : 0;
-		}
-		if (fd >= 0)
-			close(fd);
 		if (a == NULL || tail == NULL) {
-			sym_archive_read_free(a);
+			if (a != NULL)
+				sym_archive_read_free(a);
 			free(tail);
 			return reader_end(&r, ROCMD_ENOMEM);
 		}
-		rc = read_archive(&r, a, sym_archive_read_open_filename(a, source, 1 << 20),
-		                  (uint64_t)st.st_size, tail, tail_len);
+		if ((rc = read_tail(real, tail, tail_max, &tail_len)) < 0) {
+			say(&r, "cannot read %s: %s", source, rocmd_strerror(rc));
+		} else {
+			rc = read_archive(&r, a, rocmd_archive_open_file(a, real, 1 << 20), size,
+			                  tail, tail_len);
+		}
 		sym_archive_read_free(a);
 		free(tail);
 	} else {

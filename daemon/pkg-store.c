@@ -7,20 +7,25 @@
  * and never rewritten; garbage collection removes those no package lists.
  * The daemon runs one store job at a time, so an import never races a
  * collection.
+ *
+ * Every file operation goes through the shared file layer (fsops.h), so the
+ * store follows no symlink (no reparse point on Windows), passes the same
+ * failpoints as the deploy engine, and builds unchanged on Windows, where
+ * the objects carry the read-only attribute and a folder's names are made
+ * durable as far as NTFS allows (see fsops.h).
  */
 #include "pkg.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/error.h"
 #include "common/paths.h"
+#include "fsops.h"
 
 /* Past this many files one syncfs is cheaper than an fsync each. */
 #define SYNCFS_THRESHOLD 16
@@ -36,68 +41,27 @@ rocmd_store_object_path(const char *store, const char *hex, char *out, size_t ou
 	return n < 0 || (size_t)n >= outlen ? ROCMD_EINVAL : 0;
 }
 
-static int
-fsync_path(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		rc = rocmd_err_errno(errno);
-	close(fd);
-	return rc;
-}
-
-/* Removes a folder's files and the folder (staging leftovers: flat). */
-static void
-remove_flat(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			unlinkat(dirfd(d), de->d_name, 0);
-	closedir(d);
-	rmdir(dir);
-}
-
 int
 rocmd_store_open(const char *store, char *why, size_t whylen)
 {
 	char path[4096];
-	DIR *d;
-	struct dirent *de;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/objects", store);
 	if ((rc = rocmd_paths_mkdir_p(path, 0755)) < 0) {
-		snprintf(why, whylen, "cannot create %s: %s", path, strerror(-rc));
+		snprintf(why, whylen, "cannot create %s: %s", path, rocmd_strerror(rc));
 		return rc;
 	}
+	/* An import cut short by a crash left its staging folder: start afresh. */
 	snprintf(path, sizeof(path), "%s/staging", store);
+	if ((rc = rocmd_fs_remove_tree(path)) < 0) {
+		snprintf(why, whylen, "cannot empty %s: %s", path, rocmd_strerror(rc));
+		return rc;
+	}
 	if ((rc = rocmd_paths_mkdir_p(path, 0700)) < 0) {
-		snprintf(why, whylen, "cannot create %s: %s", path, strerror(-rc));
+		snprintf(why, whylen, "cannot create %s: %s", path, rocmd_strerror(rc));
 		return rc;
 	}
-	/* An import cut short by a crash left its staging folder. */
-	d = opendir(path);
-	if (d == NULL) {
-		rc = -errno;
-		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
-		return rc;
-	}
-	while ((de = readdir(d)) != NULL) {
-		char sub[4096 + 256];
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		remove_flat(sub);
-	}
-	closedir(d);
 	return 0;
 }
 
@@ -105,31 +69,44 @@ int
 rocmd_store_staging_new(const char *store, char *out, size_t outlen)
 {
 	static unsigned seq;
-	int n;
+	int n, rc;
 
 	for (int tries = 0; tries < 100; tries++) {
 		n = snprintf(out, outlen, "%s/staging/import-%ld-%u", store, (long)getpid(),
 		             __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
 		if (n < 0 || (size_t)n >= outlen)
 			return ROCMD_EINVAL;
-		if (mkdir(out, 0700) == 0)
+		if ((rc = rocmd_fs_mkdir(out, 0700)) == 0)
 			return 0;
-		if (errno != EEXIST)
-			return -errno;
+		if (rc != -EEXIST)
+			return rc;
 	}
 	return ROCMD_EEXISTS;
 }
 
+/* Puts the data of the N staged files at PATHS (in folder DIR) on disk: one
+ * syncfs of the file system when there are many (cheaper than an fsync each)
+ * and the system has it, else an fsync of each file. */
 static int
-fsync_file(const char *path)
+flush(const char *dir, const char **paths, size_t n, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
+	int rc = 0;
 
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		rc = rocmd_err_errno(errno);
-	close(fd);
+	if (ROCMD_FS_HAS_SYNCFS && n > SYNCFS_THRESHOLD && dir != NULL) {
+		if ((rc = rocmd_fs_syncfs(dir)) < 0)
+			snprintf(why, whylen, "cannot flush the staging folder: %s",
+			         rocmd_strerror(rc));
+		return rc;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		/* Written: Windows flushes only a handle open for writing. */
+		int fd = rocmd_fs_open(paths[i], O_WRONLY, 0);
+		rc = fd < 0 ? fd : rocmd_fs_fsync(fd);
+		if (fd >= 0)
+			rocmd_fs_close(fd);
+		if (rc < 0)
+			snprintf(why, whylen, "cannot flush %s: %s", paths[i], rocmd_strerror(rc));
+	}
 	return rc;
 }
 
@@ -139,63 +116,50 @@ rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *ad
 {
 	char obj[4096], dir[4096];
 	uint8_t touched[256] = {0};
-	size_t staged = 0;
+	const char **staged = NULL;
+	size_t nstaged = 0;
 	int rc = 0;
 
 	*added = 0;
 	*added_bytes = 0;
+	staged = malloc((c->count ? c->count : 1) * sizeof(*staged));
+	if (staged == NULL)
+		return ROCMD_ENOMEM;
 	for (size_t i = 0; i < c->count; i++)
-		staged += c->entries[i].staged != NULL;
+		if (c->entries[i].staged != NULL)
+			staged[nstaged++] = c->entries[i].staged;
 	/* The data first: on disk before any name points at it. */
-	if (staged > SYNCFS_THRESHOLD && c->staging != NULL) {
-		int fd = open(c->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 || syncfs(fd) < 0) {
-			rc = rocmd_err_errno(errno);
-			snprintf(why, whylen, "cannot flush the staging folder: %s",
-			         strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return rc;
-		}
-		close(fd);
-	} else {
-		for (size_t i = 0; i < c->count; i++)
-			if (c->entries[i].staged != NULL &&
-			    (rc = fsync_file(c->entries[i].staged)) < 0) {
-				snprintf(why, whylen, "cannot flush %s: %s", c->entries[i].staged,
-				         rocmd_strerror(rc));
-				return rc;
-			}
-	}
+	rc = flush(c->staging, staged, nstaged, why, whylen);
+	free(staged);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < c->count; i++) {
 		struct rocmd_pkg_entry *e = &c->entries[i];
 		char hex[ROCMD_SHA256_HEX];
-		struct stat st;
+		uint64_t size = 0;
 		unsigned fan;
 
 		if (e->staged == NULL)
 			continue;
 		rocmd_sha256_hex(e->sha256, hex);
 		rocmd_store_object_path(store, hex, obj, sizeof(obj));
-		if (lstat(obj, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (uint64_t)st.st_size == e->size) {
+		if (rocmd_fs_kind(obj, &size, NULL) == 'f' && size == e->size) {
 			/* Already stored by this or another package. */
-			unlink(e->staged);
+			rocmd_fs_unlink(e->staged);
 			free(e->staged);
 			e->staged = NULL;
 			continue;
 		}
 		snprintf(dir, sizeof(dir), "%s/objects/%.2s", store, hex);
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			rc = -errno;
-			snprintf(why, whylen, "cannot create %s: %s", dir, strerror(errno));
+		if ((rc = rocmd_fs_mkdir(dir, 0755)) < 0 && rc != -EEXIST) {
+			snprintf(why, whylen, "cannot create %s: %s", dir, rocmd_strerror(rc));
 			return rc;
 		}
-		chmod(e->staged, 0444);
-		if (rename(e->staged, obj) < 0) {
-			rc = rocmd_err_errno(errno);
+		/* Objects are never rewritten: read-only (0444; the read-only attribute). */
+		rocmd_fs_set_writable(e->staged, 0);
+		if ((rc = rocmd_fs_rename(e->staged, obj)) < 0) {
 			snprintf(why, whylen, "cannot move %s to %s: %s", e->staged, obj,
-			         strerror(errno));
+			         rocmd_strerror(rc));
 			return rc;
 		}
 		free(e->staged);
@@ -209,13 +173,13 @@ rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *ad
 		if (!touched[fan])
 			continue;
 		snprintf(dir, sizeof(dir), "%s/objects/%02x", store, fan);
-		if ((rc = fsync_path(dir)) < 0) {
+		if ((rc = rocmd_fs_fsync_dir(dir)) < 0) {
 			snprintf(why, whylen, "cannot flush %s: %s", dir, rocmd_strerror(rc));
 			return rc;
 		}
 	}
 	snprintf(dir, sizeof(dir), "%s/objects", store);
-	if (*added > 0 && (rc = fsync_path(dir)) < 0) {
+	if (*added > 0 && (rc = rocmd_fs_fsync_dir(dir)) < 0) {
 		snprintf(why, whylen, "cannot flush %s: %s", dir, rocmd_strerror(rc));
 		return rc;
 	}
@@ -232,7 +196,6 @@ rocmd_store_verify(const char *store, struct rocmd_store_check *objs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		total += objs[i].size;
 	for (size_t i = 0; i < n; i++) {
-		uint8_t d[ROCMD_SHA256_LEN];
 		char hex[ROCMD_SHA256_HEX];
 		uint64_t size = 0;
 		int rc;
@@ -241,17 +204,15 @@ rocmd_store_verify(const char *store, struct rocmd_store_check *objs, size_t n,
 			objs[i].status = ROCMD_EINVAL;
 			continue;
 		}
-		rc = rocmd_sha256_file(path, d, &size);
-		if (rc == -ENOENT) {
+		rc = rocmd_fs_hash_file(path, hex, &size);
+		if (rc == -ENOENT)
 			objs[i].status = ROCMD_ENOTFOUND;
-		} else if (rc < 0) {
+		else if (rc < 0)
 			objs[i].status = rc;
-		} else {
-			rocmd_sha256_hex(d, hex);
+		else
 			objs[i].status = strcmp(hex, objs[i].hex) == 0 && size == objs[i].size
 			                     ? 0
 			                     : ROCMD_ECORRUPT;
-		}
 		done += objs[i].size;
 		if (progress != NULL && progress(done, total, ctx) != 0)
 			return ROCMD_ECANCELED;
@@ -265,101 +226,90 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Lists every object (objects/ab/cdef...) into *E, sorted by path. */
+static int
+objects_list(const char *store, char *dir, size_t dirlen, struct rocmd_fs_entry **e, size_t *n)
+{
+	char why[256];
+	int rc;
+
+	*e = NULL;
+	*n = 0;
+	snprintf(dir, dirlen, "%s/objects", store);
+	if (rocmd_fs_kind(dir, NULL, NULL) == 0)
+		return 0;
+	rc = rocmd_fs_walk(dir, 0, e, n, why, sizeof(why));
+	return rc;
+}
+
 int
 rocmd_store_gc(const char *store, char *const *keep, size_t keep_n, uint64_t *removed,
                uint64_t *removed_bytes)
 {
-	char path[4096];
-	DIR *top;
-	struct dirent *de;
+	char dir[4096], path[4096 + 80];
+	struct rocmd_fs_entry *e;
+	size_t n, kept_in_fan = 0;
+	int rc;
 
 	*removed = 0;
 	*removed_bytes = 0;
-	snprintf(path, sizeof(path), "%s/objects", store);
-	top = opendir(path);
-	if (top == NULL)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(top)) != NULL) {
-		DIR *d;
-		struct dirent *f;
-		int fd, any = 0, gone = 0;
+	if ((rc = objects_list(store, dir, sizeof(dir), &e, &n)) < 0)
+		return rc;
+	/* Sorted: a fan folder "ab" comes right before its objects "ab/...". Walk
+	 * backwards, so a fan is reached after all of its objects were decided. */
+	for (size_t i = n; i-- > 0;) {
+		const char *rel = e[i].path, *slash = strchr(rel, '/');
+		char hex[ROCMD_SHA256_HEX], *key = hex;
 
-		if (strlen(de->d_name) != 2 || de->d_name[0] == '.')
-			continue;
-		fd =
-		    openat(dirfd(top), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-			if (fd >= 0)
-				close(fd);
+		rocmd_fs_fmt(path, sizeof(path), "%s/%s", dir, rel);
+		if (slash == NULL) {
+			/* Empty now: no other job stored an object since the listing,
+			 * since the daemon runs one store job at a time. */
+			if (e[i].kind == 'd' && strlen(rel) == 2 && kept_in_fan == 0)
+				rocmd_fs_remove_tree(path);
+			kept_in_fan = 0;
 			continue;
 		}
-		while ((f = readdir(d)) != NULL) {
-			char hex[ROCMD_SHA256_HEX], *key = hex;
-			struct stat st;
-			if (f->d_name[0] == '.')
-				continue;
-			any = 1;
-			snprintf(hex, sizeof(hex), "%.2s%.62s", de->d_name, f->d_name);
+		if (strchr(slash + 1, '/') != NULL)
+			continue; /* not an object: goes with the folder holding it */
+		if (e[i].kind == 'f' && strlen(rel) == 65 && slash == rel + 2) {
+			snprintf(hex, sizeof(hex), "%.2s%.62s", rel, rel + 3);
 			if (keep_n > 0 &&
-			    bsearch(&key, keep, keep_n, sizeof(*keep), cmp_str) != NULL)
+			    bsearch(&key, keep, keep_n, sizeof(*keep), cmp_str) != NULL) {
+				kept_in_fan++;
 				continue;
-			if (fstatat(dirfd(d), f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-				*removed_bytes += (uint64_t)st.st_size;
-			if (unlinkat(dirfd(d), f->d_name, 0) == 0) {
-				(*removed)++;
-				gone++;
 			}
 		}
-		closedir(d);
-		if (any && gone > 0)
-			unlinkat(dirfd(top), de->d_name, AT_REMOVEDIR); /* fails while not empty */
-		else if (!any)
-			unlinkat(dirfd(top), de->d_name, AT_REMOVEDIR);
+		if (rocmd_fs_remove_tree(path) == 0) {
+			(*removed)++;
+			*removed_bytes += e[i].kind == 'f' ? e[i].size : 0;
+		} else {
+			kept_in_fan++;
+		}
 	}
-	closedir(top);
+	rocmd_fs_entries_free(e, n);
 	if (*removed > 0)
-		fsync_path(path);
+		rocmd_fs_fsync_dir(dir);
 	return 0;
 }
 
 int
 rocmd_store_usage(const char *store, uint64_t *objects, uint64_t *bytes)
 {
-	char path[4096];
-	DIR *top;
-	struct dirent *de;
+	char dir[4096];
+	struct rocmd_fs_entry *e;
+	size_t n;
+	int rc;
 
 	*objects = 0;
 	*bytes = 0;
-	snprintf(path, sizeof(path), "%s/objects", store);
-	top = opendir(path);
-	if (top == NULL)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(top)) != NULL) {
-		DIR *d;
-		struct dirent *f;
-		int fd;
-
-		if (strlen(de->d_name) != 2 || de->d_name[0] == '.')
-			continue;
-		fd =
-		    openat(dirfd(top), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-			if (fd >= 0)
-				close(fd);
-			continue;
+	if ((rc = objects_list(store, dir, sizeof(dir), &e, &n)) < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		if (e[i].kind == 'f') {
+			(*objects)++;
+			*bytes += e[i].size;
 		}
-		while ((f = readdir(d)) != NULL) {
-			struct stat st;
-			if (f->d_name[0] == '.')
-				continue;
-			if (fstatat(dirfd(d), f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-				(*objects)++;
-				*bytes += (uint64_t)st.st_size;
-			}
-		}
-		closedir(d);
-	}
-	closedir(top);
+	rocmd_fs_entries_free(e, n);
 	return 0;
 }
