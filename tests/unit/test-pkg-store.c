@@ -582,6 +582,34 @@ test_hostile(void **state)
 		refused(f, "case.zip", "zip", e, 2, ROCMD_EUNSAFE, "only in case");
 	}
 	{
+		/* Windows folds more than ASCII: Latin-1, Latin Extended-A, Cyrillic. */
+		static const char *const pairs[][2] = {
+		    {"library/\xc3\x84rger.co", "library/\xc3\xa4rger.co"}, /* Ä, ä */
+		    {"library/\xc5\x81\xc3\xb3"
+		     "d\xc5\xba.co",
+		     "library/\xc5\x82\xc3\x93"
+		     "D\xc5\xb9.co"}, /* Łódź, łÓDŹ */
+		    {"\xd0\x91\xd0\x98\xd0\x91/x.co",
+		     "\xd0\xb1\xd0\xb8\xd0\xb1/x.co"}, /* БИБ, биб */
+		};
+		for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+			struct mk_entry e[] = {lib_co,
+			                       {.kind = MK_DATA,
+			                        .name = pairs[i][0],
+			                        .src = NULL,
+			                        .size = 1,
+			                        .data = "a"},
+			                       {.kind = MK_DATA,
+			                        .name = pairs[i][1],
+			                        .src = NULL,
+			                        .size = 1,
+			                        .data = "b"}};
+			char out[32];
+			snprintf(out, sizeof(out), "case-utf8-%zu.zip", i);
+			refused(f, out, "zip", e, 3, ROCMD_EUNSAFE, "only in case");
+		}
+	}
+	{
 		/* Names Windows reads as something else: refused on Linux too, since the
 		 * package may be deployed on Windows. */
 		static const struct {
