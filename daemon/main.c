@@ -35,6 +35,7 @@
 #include "server.h"
 #include "service/service.h"
 #include "tune-sched.h"
+#include "kernels/tune.h"
 #include "version.h"
 
 enum { EXIT_USAGE = 2, EXIT_CONFIG = 3, EXIT_LOCKED = 4, EXIT_DB = 5 };
@@ -337,5 +338,11 @@ out:
 int
 main(int argc, char **argv)
 {
+	int rc;
+
+	/* Windows: the tuner's evaluation process is rocmd.exe again, with a
+	 * hidden first argument (kernels/measure-win.c); elsewhere this is -1. */
+	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
+		return rc;
 	return rocmd_service_run(argc, argv, daemon_main);
 }

@@ -21,11 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/error.h"
+#include "kernels/cpu-info.h"
+#include "kernels/os.h"
 
 #define CPU_MAX_THREADS 4
 
@@ -384,9 +385,9 @@ cpu_gemm_run(const struct gemm_problem *p, const struct cpu_params *prm, ukernel
 	j.skip_last_k = skip_last_k;
 	j.nthreads = prm->threads < 1 ? 1 : prm->threads > CPU_MAX_THREADS ? CPU_MAX_THREADS
 									    : prm->threads;
-	j.bpack = aligned_alloc(64, ((size_t)prm->mt1 * prm->du * sizeof(float) + 63) / 64 * 64);
+	j.bpack = kernels_aligned_alloc(64, (size_t)prm->mt1 * prm->du * sizeof(float));
 	for (t = 0; t < j.nthreads; t++)
-		j.apack[t] = aligned_alloc(64, (apsz + 63) / 64 * 64);
+		j.apack[t] = kernels_aligned_alloc(64, apsz);
 	if (p->dtype != GEMM_FP32)
 		j.w = malloc((size_t)p->m * p->n * sizeof(float));
 	if (j.bpack == NULL || j.apack[j.nthreads - 1] == NULL ||
@@ -417,44 +418,11 @@ cpu_gemm_run(const struct gemm_problem *p, const struct cpu_params *prm, ukernel
 	if (j.nthreads > 1)
 		pthread_barrier_destroy(&j.bar);
 out:
-	free(j.bpack);
+	kernels_aligned_free(j.bpack);
 	for (t = 0; t < CPU_MAX_THREADS; t++)
-		free(j.apack[t]);
+		kernels_aligned_free(j.apack[t]);
 	free(j.w);
 	return err;
-}
-
-static int64_t
-sysconf_or(int name, int64_t dflt)
-{
-	long v = sysconf(name);
-
-	return v > 0 ? (int64_t)v : dflt;
-}
-
-static void
-cpu_model_name(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256];
-
-	snprintf(buf, len, "cpu");
-	if (f == NULL)
-		return;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *colon = strchr(line, ':');
-
-		if (!strncmp(line, "model name", 10) && colon != NULL) {
-			char *s = colon + 1;
-
-			while (*s == ' ' || *s == '\t')
-				s++;
-			s[strcspn(s, "\n")] = '\0';
-			snprintf(buf, len, "%s", s);
-			break;
-		}
-	}
-	fclose(f);
 }
 
 static int
@@ -462,9 +430,6 @@ cpu_open(int index, struct backend_ctx **out, struct backend_device_info *info, 
 	 size_t whylen)
 {
 	struct backend_ctx *ctx;
-	struct utsname un;
-	cpu_set_t set;
-	int ncpu;
 
 	*out = NULL;
 	if (index != 0) {
@@ -475,24 +440,14 @@ cpu_open(int index, struct backend_ctx **out, struct backend_device_info *info, 
 	if (ctx == NULL)
 		return ROCMD_ENOMEM;
 	snprintf(ctx->info.backend, sizeof(ctx->info.backend), "cpu");
-	cpu_model_name(ctx->info.name, sizeof(ctx->info.name));
-	ncpu = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
-							    : (int)sysconf_or(_SC_NPROCESSORS_ONLN, 1);
-	ctx->info.compute_units = ncpu < 1 ? 1 : ncpu;
-	if (uname(&un) == 0) {
-		snprintf(ctx->info.arch, sizeof(ctx->info.arch), "%.31s", un.machine);
-		snprintf(ctx->info.driver_version, sizeof(ctx->info.driver_version), "linux %.50s",
-			 un.release);
-	}
+	/* Name, arch, CPUs, caches, memory; the CPU has no driver: the OS
+	 * kernel's release stands in for it (cpu-info.h). */
+	cpu_info_fill(&ctx->info);
 	ctx->info.wave_size = 1;
 	ctx->info.max_threads_per_block = 1;
-	ctx->info.shared_mem_per_block = sysconf_or(_SC_LEVEL2_CACHE_SIZE, 512 * 1024);
-	ctx->info.shared_mem_per_cu = sysconf_or(_SC_LEVEL1_DCACHE_SIZE, 32 * 1024);
 	/* The micro-kernel's accumulators: 16 SIMD registers of 8 floats. */
 	ctx->info.regs_per_block = 128;
 	ctx->info.regs_per_cu = 128;
-	ctx->info.global_mem = sysconf_or(_SC_PHYS_PAGES, 0) * sysconf_or(_SC_PAGESIZE, 4096);
-	ctx->info.llc_bytes = sysconf_or(_SC_LEVEL3_CACHE_SIZE, 0);
 	if (ctx->info.llc_bytes == 0)
 		ctx->info.llc_bytes = 32 * 1024 * 1024;
 	snprintf(ctx->info.runtime_version, sizeof(ctx->info.runtime_version), "rocmd-cpu 1");
@@ -631,7 +586,7 @@ cpu_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
 static int
 cpu_alloc(struct backend_ctx *ctx, size_t bytes, uint64_t *dptr)
 {
-	void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+	void *p = kernels_aligned_alloc(64, bytes);
 
 	if (p == NULL)
 		return ROCMD_ENOMEM;
@@ -642,7 +597,7 @@ cpu_alloc(struct backend_ctx *ctx, size_t bytes, uint64_t *dptr)
 static void
 cpu_free(struct backend_ctx *ctx, uint64_t dptr)
 {
-	free((void *)(uintptr_t)dptr);
+	kernels_aligned_free((void *)(uintptr_t)dptr);
 }
 
 static int
@@ -667,7 +622,7 @@ cpu_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_
 		raise(SIGSEGV);
 	if (mod->plant == 3)
 		for (;;)
-			pause();
+			sleep(60);
 	return cpu_gemm_run(p, &mod->prm, mod->uk, (const void *)(uintptr_t)bufs->a,
 			    (const void *)(uintptr_t)bufs->b, (void *)(uintptr_t)bufs->c,
 			    mod->plant == 1);

@@ -13,26 +13,22 @@
  * that dies is a "crashed" outcome, one that overruns the timeout is killed
  * and "timeout". Either way the next request starts a fresh child. The parent
  * never opens the backend itself, so GPU contexts are only ever created in
- * children (they do not survive fork()).
+ * children (they do not survive fork()). The child process itself is the
+ * platform's (measure-os.h): fork() on POSIX systems (measure-unix.c), this
+ * same program started again on Windows (measure-win.c); the parent's side
+ * here, and the child's loop (measure_child_serve), are one code path.
  */
 #include "kernels/tune.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/error.h"
-#include "kernels/child.h"
+#include "kernels/measure-os.h"
 
 #define MEASURE_MAX_SETS 64
 #define MEASURE_FULL_CHECK (1 << 22) /* multiply-adds checked entry by entry */
@@ -59,15 +55,6 @@ struct measure {
 	struct backend_event *e0, *e1;
 	int warmed; /* the first timed evaluation of this process has run */
 };
-
-static double
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void
 measure_close(struct measure *m)
@@ -350,8 +337,8 @@ measure_eval(struct measure *m, const char *key, int flags, struct tune_result *
 	int warm_min = m->warmed ? 2 : (m->nsets > 2 ? m->nsets : 2);
 
 	m->warmed = 1;
-	start = mono_ms();
-	for (i = 0; i < warm_min || mono_ms() - start < warm_ms; i++) {
+	start = measure_mono_ms();
+	for (i = 0; i < warm_min || measure_mono_ms() - start < warm_ms; i++) {
 		set = (set + 1) % m->nsets;
 		err = m->ops->gemm(m->ctx, mod, &cfg, p, &m->sets[set]);
 		if (err == 0)
@@ -385,18 +372,15 @@ measure_eval(struct measure *m, const char *key, int flags, struct tune_result *
 	return 0;
 }
 
-/* ---- isolation ---- */
+/* ---- isolation: the parent's side, one code path (measure-os.h) ---- */
 
 struct tune_evaluator {
 	const struct backend_ops *ops;
-	int index;
-	struct gemm_problem p;
+	struct measure_spec spec;
 	struct tune_measure_opts o;
-	struct measure *m; /* in-process mode */
-	pid_t pid;
-	int wfd, rfd;
+	struct measure *m;	    /* in-process mode */
+	struct measure_proc *proc; /* isolated mode */
 	int starts;
-	volatile pid_t live; /* the child, for tune_evaluator_abort() */
 };
 
 struct child_hello {
@@ -417,232 +401,74 @@ struct child_reply {
 	struct tune_result r;
 };
 
-/*
- * Writes all of BUF. A reader that died (a child that crashed while idle)
- * must give EPIPE, not a SIGPIPE that kills the caller: the signal is blocked
- * in this thread for the write and a pending one is consumed.
- */
-static int
-write_all(int fd, const void *buf, size_t len)
+int
+measure_child_serve(const struct measure_spec *spec, const struct measure_io *io)
 {
-	const char *p = buf;
-	sigset_t pipe_set, old;
-	int err = 0, epipe = 0;
-
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			epipe = n < 0 && errno == EPIPE;
-			err = ROCMD_EIO;
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (epipe && !sigismember(&old, SIGPIPE)) {
-		struct timespec zero = {0, 0};
-
-		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
-			;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return err;
-}
-
-/* Reads LEN bytes before DEADLINE (ms, monotonic; 0 none): 0, ROCMD_ETIMEDOUT,
- * ROCMD_ECLOSED when the writer went away, or ROCMD_ECANCELED once *CANCEL
- * (may be NULL) is set, looked at every 10 ms. */
-static int
-read_all(int fd, void *buf, size_t len, double deadline, volatile int *cancel)
-{
-	char *p = buf;
-
-	while (len > 0) {
-		ssize_t n;
-
-		if (deadline > 0 || cancel != NULL) {
-			struct pollfd pfd = {.fd = fd, .events = POLLIN};
-			double left = deadline > 0 ? deadline - mono_ms() : 1e9;
-			int rc, slice;
-
-			if (cancel != NULL && *cancel)
-				return ROCMD_ECANCELED;
-			if (left <= 0)
-				return ROCMD_ETIMEDOUT;
-			slice = (int)ceil(left);
-			if (cancel != NULL && slice > 10)
-				slice = 10;
-			rc = poll(&pfd, 1, slice);
-			if (rc < 0 && errno == EINTR)
-				continue;
-			if (rc == 0)
-				continue; /* the deadline and the flag are checked above */
-		}
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return cancel != NULL && *cancel ? ROCMD_ECANCELED : ROCMD_ECLOSED;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static void
-child_main(struct tune_evaluator *ev, int rfd, int wfd)
-{
+	const struct backend_ops *ops = backend_find(spec->backend);
 	struct child_hello *h = calloc(1, sizeof(*h));
+	struct tune_measure_opts o = spec->o;
 	struct measure *m = NULL;
 	struct child_req req;
 	struct child_reply rep;
 
-	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE};
-	size_t i;
-
 	if (h == NULL)
-		_exit(2);
-	/* The parent's handlers (a test runner's, a daemon's) are not ours: a
-	 * crashing candidate must kill this process, and the watchdog see it. */
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
-	/* Ctrl-C is for the parent, which stops cleanly; a child killed by it
-	 * would look like a crashing candidate. */
-	signal(SIGINT, SIG_IGN);
-	h->err = measure_open(ev->ops, ev->index, &ev->p, &ev->o, &m, h->why, sizeof(h->why));
+		return 2;
+	o.cancel = NULL;
+	if (ops == NULL) {
+		h->err = ROCMD_EUNSUPPORTED;
+		snprintf(h->why, sizeof(h->why), "not available: no backend %s in this build",
+			 spec->backend);
+	} else {
+		h->err = measure_open(ops, spec->index, &spec->p, &o, &m, h->why, sizeof(h->why));
+	}
 	if (h->err == 0) {
 		h->info = m->info;
 		h->space = *m->space;
 		memcpy(h->source_hash, m->source_hash, sizeof(h->source_hash));
 	}
-	if (write_all(wfd, h, sizeof(*h)) < 0 || h->err < 0)
-		_exit(1);
+	if (io->write(io->ctx, h, sizeof(*h)) < 0 || h->err < 0) {
+		free(h);
+		measure_close(m);
+		return 1;
+	}
 	free(h);
-	while (read_all(rfd, &req, sizeof(req), 0, NULL) == 0) {
+	while (io->read(io->ctx, &req, sizeof(req)) == 0) {
 		req.key[sizeof(req.key) - 1] = '\0';
 		memset(&rep, 0, sizeof(rep));
 		rep.err = measure_eval(m, req.key, req.flags, &rep.r);
-		if (write_all(wfd, &rep, sizeof(rep)) < 0)
+		if (io->write(io->ctx, &rep, sizeof(rep)) < 0)
 			break;
 	}
 	measure_close(m);
-	_exit(0);
-}
-
-static void *
-reaper(void *arg)
-{
-	pid_t pid = (pid_t)(intptr_t)arg;
-
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
-static void
-child_stop(struct tune_evaluator *ev, int kill_it, int *status)
-{
-	int st = 0;
-
-	if (ev->pid <= 0)
-		return;
-	ev->live = 0;
-	close(ev->wfd);
-	close(ev->rfd);
-	if (kill_it)
-		kill(ev->pid, SIGKILL);
-	while (waitpid(ev->pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (status != NULL)
-		*status = st;
-	ev->pid = 0;
-}
-
-/* Kills the child for a cancel and reaps it on a detached thread: its exit
- * (a GPU context torn down) is no longer the caller's to wait for. */
-static void
-child_cancel(struct tune_evaluator *ev)
-{
-	pthread_attr_t attr;
-	pthread_t th;
-	int started = 0;
-
-	if (ev->pid <= 0)
-		return;
-	kill(ev->pid, SIGKILL);
-	if (pthread_attr_init(&attr) == 0) {
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		started = pthread_create(&th, &attr, reaper, (void *)(intptr_t)ev->pid) == 0;
-		pthread_attr_destroy(&attr);
-	}
-	if (!started) {
-		child_stop(ev, 1, NULL);
-		return;
-	}
-	ev->live = 0;
-	close(ev->wfd);
-	close(ev->rfd);
-	ev->pid = 0;
+	return 0;
 }
 
 static int
 child_start(struct tune_evaluator *ev, struct child_hello *h)
 {
-	int to_child[2], from_child[2], err;
-	pid_t pid, parent;
+	int err;
 
-	if (pipe2(to_child, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(from_child, O_CLOEXEC) < 0) {
-		err = -errno;
-		close(to_child[0]);
-		close(to_child[1]);
+	err = measure_proc_start(ev->proc, &ev->spec);
+	if (err < 0) {
+		snprintf(h->why, sizeof(h->why), "cannot start the evaluation process: %s",
+			 rocmd_strerror(err));
 		return err;
 	}
-	fflush(NULL);
-	parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(to_child[0]);
-		close(to_child[1]);
-		close(from_child[0]);
-		close(from_child[1]);
-		return err;
-	}
-	if (pid == 0) {
-		int keep[2] = {to_child[0], from_child[1]};
-
-		tune_child_init(parent, keep, 2);
-		child_main(ev, to_child[0], from_child[1]);
-	}
-	close(to_child[0]);
-	close(from_child[1]);
-	ev->pid = pid;
-	ev->live = pid;
-	ev->wfd = to_child[1];
-	ev->rfd = from_child[0];
 	ev->starts++;
 	/* Opening a GPU runtime can take seconds; allow a minute. */
-	err = read_all(ev->rfd, h, sizeof(*h), mono_ms() + 60000.0, ev->o.cancel);
+	err = measure_proc_read(ev->proc, h, sizeof(*h), measure_mono_ms() + 60000.0, ev->o.cancel);
 	if (err == ROCMD_ECANCELED) {
-		child_cancel(ev);
+		measure_proc_cancel(ev->proc);
 		snprintf(h->why, sizeof(h->why), "canceled while the evaluation process started");
 		return err;
 	}
 	if (err < 0) {
-		child_stop(ev, 1, NULL);
+		measure_proc_stop(ev->proc, 1, NULL, 0);
 		snprintf(h->why, sizeof(h->why), "the evaluation process did not start");
 		return err;
 	}
 	if (h->err < 0) {
-		child_stop(ev, 1, NULL);
+		measure_proc_stop(ev->proc, 1, NULL, 0);
 		return h->err;
 	}
 	return 0;
@@ -676,10 +502,13 @@ tune_evaluator_open(const struct backend_ops *ops, int index, const struct gemm_
 	if (ev == NULL)
 		return ROCMD_ENOMEM;
 	ev->ops = ops;
-	ev->index = index;
-	ev->p = *p;
 	ev->o = *o;
 	opts_defaults(&ev->o);
+	snprintf(ev->spec.backend, sizeof(ev->spec.backend), "%s", ops->name);
+	ev->spec.index = index;
+	ev->spec.p = *p;
+	ev->spec.o = ev->o;
+	ev->spec.o.cancel = NULL;
 	if (ev->o.isolate < 0) {
 		err = measure_open(ops, index, p, &ev->o, &ev->m, why, whylen);
 		if (err < 0) {
@@ -692,7 +521,8 @@ tune_evaluator_open(const struct backend_ops *ops, int index, const struct gemm_
 	} else {
 		struct child_hello *h = calloc(1, sizeof(*h));
 
-		if (h == NULL) {
+		if (h == NULL || (err = measure_proc_new(&ev->proc)) < 0) {
+			free(h);
 			free(ev);
 			return ROCMD_ENOMEM;
 		}
@@ -700,6 +530,7 @@ tune_evaluator_open(const struct backend_ops *ops, int index, const struct gemm_
 		if (err < 0) {
 			snprintf(why, whylen, "%s", h->why);
 			free(h);
+			measure_proc_free(ev->proc);
 			free(ev);
 			return err;
 		}
@@ -717,11 +548,12 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 {
 	struct child_req req;
 	struct child_reply rep;
-	int err, st = 0;
+	char what[64] = "";
+	int err;
 
 	if (ev->m != NULL)
 		return measure_eval(ev->m, key, flags, r);
-	if (ev->pid <= 0) {
+	if (!measure_proc_alive(ev->proc)) {
 		struct child_hello *h = calloc(1, sizeof(*h));
 
 		if (h == NULL)
@@ -734,47 +566,43 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 	memset(&req, 0, sizeof(req));
 	req.flags = flags;
 	snprintf(req.key, sizeof(req.key), "%s", key);
-	err = write_all(ev->wfd, &req, sizeof(req));
+	err = measure_proc_write(ev->proc, &req, sizeof(req));
 	if (err < 0) {
 		/* The child died while idle: the candidate never ran; start another. */
 		struct child_hello *h = calloc(1, sizeof(*h));
 
-		child_stop(ev, 1, NULL);
+		measure_proc_stop(ev->proc, 1, NULL, 0);
 		if (h == NULL)
 			return ROCMD_ENOMEM;
 		err = child_start(ev, h);
 		free(h);
 		if (err < 0)
 			return err;
-		err = write_all(ev->wfd, &req, sizeof(req));
+		err = measure_proc_write(ev->proc, &req, sizeof(req));
 		if (err < 0)
 			return err;
 	}
-	err = read_all(ev->rfd, &rep, sizeof(rep), mono_ms() + ev->o.timeout_ms, ev->o.cancel);
+	err = measure_proc_read(ev->proc, &rep, sizeof(rep), measure_mono_ms() + ev->o.timeout_ms,
+				ev->o.cancel);
 	memset(r, 0, sizeof(*r));
 	if (err == ROCMD_ECANCELED) {
 		/* The caller set its cancel flag: this evaluation is not recorded. */
-		child_cancel(ev);
+		measure_proc_cancel(ev->proc);
 		r->outcome = TUNE_CRASHED;
 		snprintf(r->detail, sizeof(r->detail), "%s", "canceled: evaluation process killed");
 		return 0;
 	}
 	if (err == ROCMD_ETIMEDOUT) {
-		child_stop(ev, 1, NULL);
+		measure_proc_stop(ev->proc, 1, NULL, 0);
 		r->outcome = TUNE_TIMEOUT;
 		snprintf(r->detail, sizeof(r->detail), "no result within %.0f ms; killed",
 			 ev->o.timeout_ms);
 		return 0;
 	}
 	if (err < 0) {
-		child_stop(ev, 0, &st);
+		measure_proc_stop(ev->proc, 0, what, sizeof(what));
 		r->outcome = TUNE_CRASHED;
-		if (WIFSIGNALED(st))
-			snprintf(r->detail, sizeof(r->detail), "evaluation process killed by signal %d",
-				 WTERMSIG(st));
-		else
-			snprintf(r->detail, sizeof(r->detail), "evaluation process exited with %d",
-				 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		snprintf(r->detail, sizeof(r->detail), "evaluation process %s", what);
 		return 0;
 	}
 	*r = rep.r;
@@ -784,10 +612,8 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 void
 tune_evaluator_abort(struct tune_evaluator *ev)
 {
-	pid_t pid = ev != NULL ? ev->live : 0;
-
-	if (pid > 0)
-		kill(pid, SIGKILL);
+	if (ev != NULL && ev->proc != NULL)
+		measure_proc_kill(ev->proc);
 }
 
 void
@@ -797,6 +623,6 @@ tune_evaluator_close(struct tune_evaluator *ev)
 		return;
 	if (ev->m != NULL)
 		measure_close(ev->m);
-	child_stop(ev, 0, NULL);
+	measure_proc_free(ev->proc);
 	free(ev);
 }

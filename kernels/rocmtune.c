@@ -553,18 +553,19 @@ int
 main(int argc, char **argv)
 {
 	struct args a;
-	struct sigaction sa;
+	int rc;
 
+	/* Windows: the evaluation process is this program again (measure-win.c). */
+	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
+		return rc;
 	if (argc >= 2 && !strcmp(argv[1], "lib"))
 		return rocmtune_lib(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &a) < 0) {
 		usage(stderr);
 		return 2;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	if (!strcmp(a.cmd, "run"))
 		return cmd_run(&a);
 	if (!strcmp(a.cmd, "replay"))

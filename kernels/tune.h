@@ -133,6 +133,14 @@ int tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags,
  * run's cancel flag first, so that the killed evaluation is not recorded. */
 void tune_evaluator_abort(struct tune_evaluator *ev);
 void tune_evaluator_close(struct tune_evaluator *ev);
+/*
+ * Windows has no fork(): the evaluation process is the calling program started
+ * again with a hidden first argument (measure-win.c). Every program that opens
+ * an evaluator calls this first thing in main(): it returns -1 when ARGV is
+ * not such a command line (always, elsewhere), else the process's exit code
+ * once the evaluation process is done.
+ */
+int tune_evaluator_child(int argc, char **argv);
 
 /* A landscape: every evaluation of one problem, for replay. CSV with a '#'
  * header naming the backend, device, problem and the space's parameters. */

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/text.h"
+#include "kernels/tunedlib-os.h"
 
 #ifdef ROCMD_BACKEND_CUDA
 #include "kernels/backend-cuda.h"
@@ -416,17 +418,11 @@ crash_at(const char *step)
 		_exit(99);
 }
 
+/* Flushes folder PATH's entries (tunedlib-os.h: a no-op on Windows). */
 static int
 fsync_path(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		err = -errno;
-	close(fd);
-	return err;
+	return tunedlib_os_sync_dir(path);
 }
 
 /* Writes LEN bytes to a new file PATH (0444) and fsyncs it. */
@@ -436,9 +432,9 @@ write_file(const char *path, const void *data, size_t len)
 	const char *p = data;
 	int fd, err = 0;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	fd = tunedlib_os_create(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (len > 0) {
 		ssize_t w = write(fd, p, len);
 
@@ -451,8 +447,8 @@ write_file(const char *path, const void *data, size_t len)
 		p += w;
 		len -= (size_t)w;
 	}
-	if (err == 0 && fsync(fd) < 0)
-		err = -errno;
+	if (err == 0)
+		err = tunedlib_os_sync_fd(fd);
 	if (close(fd) < 0 && err == 0)
 		err = -errno;
 	if (err < 0)
@@ -471,9 +467,9 @@ read_file(const char *path, size_t max, char **out, size_t *len)
 
 	*out = NULL;
 	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = tunedlib_os_open_read(path);
 	if (fd < 0)
-		return errno == ENOENT ? ROCMD_ENOTFOUND : -errno;
+		return fd == -ENOENT ? ROCMD_ENOTFOUND : fd;
 	if (fstat(fd, &sb) < 0) {
 		err = -errno;
 		goto out;
@@ -513,6 +509,8 @@ mkdir_p(const char *dir)
 {
 	char tmp[4096];
 	size_t i, n = strlen(dir);
+	struct stat sb;
+	int err;
 
 	if (n == 0 || n >= sizeof(tmp))
 		return ROCMD_EINVAL;
@@ -521,8 +519,10 @@ mkdir_p(const char *dir)
 		if (tmp[i] != '/' && tmp[i] != '\0')
 			continue;
 		tmp[i] = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
+		err = tunedlib_os_mkdir(tmp);
+		/* "C:" and the like cannot be made: what exists as a folder is fine. */
+		if (err < 0 && err != -EEXIST && !(stat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode)))
+			return err;
 		tmp[i] = dir[i];
 	}
 	return 0;
@@ -701,8 +701,7 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 	}
 	remove_generation(tmp);
 	rocmd_pathf(path, sizeof(path), "%s/co", tmp);
-	if (mkdir(tmp, 0755) < 0 || mkdir(path, 0755) < 0) {
-		err = -errno;
+	if ((err = tunedlib_os_mkdir(tmp)) < 0 || (err = tunedlib_os_mkdir(path)) < 0) {
 		snprintf(why, whylen, "%s: cannot create (%s)", tmp, rocmd_strerror(err));
 		goto fail;
 	}
@@ -743,8 +742,7 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 	if ((err = fsync_path(tmp)) < 0)
 		goto fail_sync;
 	crash_at("rename");
-	if (rename(tmp, gdir) < 0) {
-		err = -errno;
+	if ((err = tunedlib_os_replace(tmp, gdir)) < 0) {
 		snprintf(why, whylen, "%s: cannot rename into place (%s)", gdir,
 		         rocmd_strerror(err));
 		goto fail;
@@ -757,9 +755,8 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 	rocmd_pathf(tmp, sizeof(tmp), "%s/.CURRENT.tmp-%ld", dir, (long)getpid());
 	unlink(tmp);
 	rocmd_pathf(path, sizeof(path), "%s/CURRENT", dir);
-	if ((err = write_file(tmp, name, strlen(name))) < 0 || rename(tmp, path) < 0) {
-		if (err == 0)
-			err = -errno;
+	if ((err = write_file(tmp, name, strlen(name))) < 0 ||
+	    (err = tunedlib_os_replace(tmp, path)) < 0) {
 		unlink(tmp);
 		snprintf(why, whylen, "%s: cannot replace (%s)", path, rocmd_strerror(err));
 		goto out;
@@ -1214,32 +1211,67 @@ id_field(const struct tune_key *id, int i, char *num, size_t numlen)
 	}
 }
 
+/* A growing string (open_memstream is not in every C library). */
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+	int oom;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+sb_addf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = 1;
+		return;
+	}
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = (b->cap + (size_t)n + 1) * 2;
+		char *g = realloc(b->buf, cap);
+
+		if (g == NULL) {
+			b->oom = 1;
+			return;
+		}
+		b->buf = g;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
 int
 tunedlib_export_csv(const struct tunedlib *lib, char **out, size_t *len)
 {
-	char *buf = NULL, num[16];
-	size_t size = 0;
-	FILE *f;
+	struct strbuf b = {NULL, 0, 0, 0};
+	char num[16];
 	int i;
 
 	*out = NULL;
 	*len = 0;
-	f = open_memstream(&buf, &size);
-	if (f == NULL)
-		return ROCMD_ENOMEM;
-	fprintf(f, "# format=%s\n# version=%d\n", TUNEDLIB_EXPORT_FORMAT, TUNEDLIB_VERSION);
+	sb_addf(&b, "# format=%s\n# version=%d\n", TUNEDLIB_EXPORT_FORMAT, TUNEDLIB_VERSION);
 	for (i = 0; i < 8; i++)
-		fprintf(f, "# %s=%s\n", csv_id_fields[i], id_field(&lib->id, i, num, sizeof(num)));
-	fprintf(f, "problem,config,winner_ms,default_ms\n");
+		sb_addf(&b, "# %s=%s\n", csv_id_fields[i], id_field(&lib->id, i, num, sizeof(num)));
+	sb_addf(&b, "problem,config,winner_ms,default_ms\n");
 	for (i = 0; i < lib->n; i++)
-		fprintf(f, "%s,%s,%.9g,%.9g\n", lib->e[i].problem, lib->e[i].config,
+		sb_addf(&b, "%s,%s,%.9g,%.9g\n", lib->e[i].problem, lib->e[i].config,
 		        lib->e[i].winner_ms, lib->e[i].default_ms);
-	if (fclose(f) != 0 || buf == NULL) {
-		free(buf);
+	if (b.oom || b.buf == NULL) {
+		free(b.buf);
 		return ROCMD_ENOMEM;
 	}
-	*out = buf;
-	*len = size;
+	*out = b.buf;
+	*len = b.len;
 	return 0;
 }
 

@@ -14,6 +14,10 @@
 #   5. SDK discovery (tests/windows/test-sdk-win.sh): Windows-layout SDKs
 #      found, watched (one added, one removed while rocmd runs), the registry
 #      and the machine environment read, the HIP probe run.
+#   9. the tuner (tests/windows/test-tune-win.sh): rocmd.exe tunes on the CPU
+#      backend, each candidate in an evaluation process (rocmd.exe again, in a
+#      job object): tune add / start / results / pause, a crashing candidate
+#      recorded, the tuned library written; rocmtune.exe run and a hang.
 #
 # It skips, with the reason, only when mingw-w64 or wine cannot be installed.
 # Usage: scripts/test-windows.sh
@@ -256,6 +260,24 @@ done <"$WORK/sdk-stage"
 if [ $sdk_rc -ne 0 ] && [ $failed -eq $stage_failed ]; then
 	: >"$WORK/out"
 	bad "the SDK discovery stage ended with status $sdk_rc"
+fi
+
+echo "== 9. the tuner (tests/windows/test-tune-win.sh)"
+if cmake --build "$BUILD" --target rocmtune >"$WORK/out" 2>&1; then
+	timeout 900 "$ROOT/tests/windows/test-tune-win.sh" "$BUILD" >"$WORK/tune-stage" 2>&1
+	tune_rc=$?
+	stage_failed=$failed
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"ok - "*) passed=$((passed + 1)) ;;
+		"not ok - "*) failed=$((failed + 1)) ;;
+		esac
+	done <"$WORK/tune-stage"
+	[ $tune_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
+		bad "the tuner stage ended with status $tune_rc"
+else
+	bad "rocmtune.exe builds"
 fi
 
 touch "$C/rocmd/stop-keepalive"

@@ -1,0 +1,164 @@
+#!/bin/sh
+# The tuner and idle tuning on Windows, under wine: the real rocmd.exe
+# (console mode, the CPU backend) and rocmctl.exe over \\.\pipe\rocmd, and
+# rocmtune.exe. Each candidate is measured in an evaluation process that is
+# rocmd.exe (rocmtune.exe) started again with a hidden argument, in a job
+# object (kernels/measure-win.c). It checks: the device is probed in such a
+# process; `tune add` queues a job and `tune start` runs it to a winner with
+# ok evaluations; `tune results` lists it; a candidate planted to crash
+# (ROCMD_TUNE_PLANT, the CPU backend's test hook) is recorded as crashed and
+# the job still finishes; `tune pause` yields a running job; the tuned library
+# is written under the state folder; rocmtune.exe runs a budget of 10, and a
+# candidate planted to hang is ended at its time limit.
+#
+# Usage: test-tune-win.sh BUILD-DIR     (a mingw-w64 build folder)
+# Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
+set -u
+BUILD=$1
+passed=0
+failed=0
+OWN_PREFIX=0
+if [ -z "${WINEPREFIX:-}" ]; then
+	OWN_PREFIX=1
+	export WINEPREFIX
+	WINEPREFIX=$(mktemp -d /tmp/rocmd-test-tunewin-XXXXXX)/prefix
+	export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+	wineboot -i >/dev/null 2>&1
+	wineserver -w
+fi
+C=$WINEPREFIX/drive_c
+T=$C/rocmd-tune
+OUT=$T/out
+CTL='C:\rocmd-tune\rocmctl.exe'
+DB=$T/state/rocmd.db
+mkdir -p "$T"
+
+ok() { passed=$((passed + 1)); printf 'ok - %s\n' "$1"; }
+bad() {
+	failed=$((failed + 1))
+	printf 'not ok - %s\n' "$1"
+	[ -s "$OUT" ] && tr -d '\r' <"$OUT" | sed 's/^/#   /'
+	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
+}
+# (Through a file: a pipe can be held open by wine processes the call starts.)
+ctl() {
+	wine "$CTL" "$@" >"$T/ctl.raw" 2>&1
+	rc=$?
+	tr -d '\r' <"$T/ctl.raw"
+	return $rc
+}
+# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds.
+wait_for() {
+	name=$1 secs=$2
+	shift 2
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -le $end ]; do
+		if "$@"; then ok "$name"; return 0; fi
+		sleep 1
+	done
+	bad "$name (not within ${secs}s)"
+	return 1
+}
+jstr() { grep -o "\"$1\":[[:space:]]*\"[^\"]*\"" | head -n 1 | sed 's/.*:[[:space:]]*"//; s/"$//'; }
+status_has() { ctl --json tune status >"$OUT" && grep -q -- "$1" "$OUT"; }
+state_is() { [ "$(ctl --json tune status | jstr state)" = "$1" ]; }
+has_event() { ctl events --all --kind "$1" >"$OUT" && grep -q -- "$2" "$OUT"; }
+job_state() { ctl --json tune status >"$OUT" && tr -d '\n\t ' <"$OUT" | grep -q "\"id\":$1,\"state\":\"$2\""; }
+sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$1"; }
+
+cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/kernels/rocmtune.exe" "$T/"
+cat >"$T/tune.json" <<'JSON'
+{
+	"state_dir": "C:\\rocmd-tune\\state",
+	"log": { "level": "info", "file": "C:\\rocmd-tune\\rocmd.log" },
+	"tune": { "backend": "cpu", "budget": 40, "check_ms": 500 }
+}
+JSON
+
+start=$(date +%s)
+# Candidates with UNROLL=1 crash in the evaluation process (the CPU
+# backend's test hook): the tuner must record them and carry on.
+ROCMD_TUNE_PLANT=crash:UNROLL=1 wine 'C:\rocmd-tune\rocmd.exe' --foreground \
+	--config 'C:\rocmd-tune\tune.json' >"$T/console.out" 2>&1 &
+DAEMON=$!
+wait_for "the CPU backend probed in an evaluation process" 120 status_has '"backend":[[:space:]]*"cpu"'
+ctl tune add 32x64x64 --budget 40 >"$OUT" 2>&1
+JOB=$(sed -n 's/^job \([0-9]*\) .*/\1/p' "$OUT")
+[ -n "$JOB" ] && ok "rocmctl.exe tune add queues job $JOB" || bad "rocmctl.exe tune add"
+ctl tune start >"$OUT" 2>&1 && ok "rocmctl.exe tune start" || bad "rocmctl.exe tune start"
+wait_for "the job finishes with a winner" 300 job_state "${JOB:-0}" done
+ctl tune results >"$OUT"
+if grep -q "fp32 NN 32x64x64 .*MT0=" "$OUT"; then ok "rocmctl.exe tune results lists the winner"; else
+	bad "rocmctl.exe tune results lists the winner"
+fi
+sed 's/^/#   /' "$OUT"
+wait_for "the tuned library is written (event)" 60 has_event tune.library "tuned library written"
+lib=$(find "$T/state/tuned" -name index.json 2>/dev/null | head -n 1)
+if [ -n "$lib" ] && [ -f "$(dirname "$(dirname "$lib")")/CURRENT" ] && grep -q '"entries"' "$lib"; then
+	ok "the tuned library on disk: $(echo "$lib" | sed "s|$C|C:|")"
+else
+	: >"$OUT"
+	bad "the tuned library on disk"
+fi
+
+# Pause: a long job yields, and stays paused.
+ctl tune add 64x256x256 --budget 5000 >"$OUT" 2>&1
+LONG=$(sed -n 's/^job \([0-9]*\) .*/\1/p' "$OUT")
+ctl tune start >/dev/null 2>&1
+wait_for "a long job runs" 120 job_state "${LONG:-0}" running
+sleep 3
+ctl tune pause >"$OUT" 2>&1
+wait_for "tune pause: the job yields" 60 has_event tune.yielded "yielded (paused)"
+wait_for "tune status: paused" 30 state_is paused
+ctl tune status | sed 's/^/#   /'
+
+ctl shutdown >/dev/null
+wait $DAEMON
+# The daemon is gone: its database can be read from here.
+ev_ok=$(sql "SELECT count(*) FROM tune_eval e JOIN tune_job j ON j.id = e.job_id WHERE j.problem LIKE '%:32x64x64:%' AND e.outcome = 'ok'")
+ev_crash=$(sql "SELECT count(*) FROM tune_eval e JOIN tune_job j ON j.id = e.job_id WHERE j.problem LIKE '%:32x64x64:%' AND e.outcome = 'crashed'")
+echo "# job $JOB: $ev_ok ok evaluations, $ev_crash crashed"
+[ "${ev_ok:-0}" -ge 5 ] && ok "ok evaluations stored ($ev_ok)" || bad "ok evaluations stored (${ev_ok:-none})"
+[ "${ev_crash:-0}" -ge 1 ] && ok "crashing candidates isolated and recorded as crashed ($ev_crash)" ||
+	bad "crashing candidates isolated and recorded as crashed (${ev_crash:-none})"
+sql "SELECT detail FROM tune_eval WHERE outcome = 'crashed' LIMIT 1" | sed 's/^/#   /'
+winner=$(sql "SELECT winner_config FROM tune_job WHERE problem LIKE '%:32x64x64:%'")
+case $winner in
+*UNROLL=1\;* | *UNROLL=1) bad "the winner is not a crashing candidate ($winner)" ;;
+"") bad "a winner is stored" ;;
+*) ok "the winner is not a crashing candidate" ;;
+esac
+
+# rocmtune.exe: a run of 10, then a candidate that hangs ended at its time limit.
+wine 'C:\rocmd-tune\rocmtune.exe' run --backend cpu --shape 32x64x64 --budget 10 \
+	--db 'C:\rocmd-tune\rocmtune.db' >"$T/rt.raw" 2>&1
+rc=$?
+tr -d '\r' <"$T/rt.raw" >"$OUT"
+if [ $rc -eq 0 ] && grep -q "^best " "$OUT" && grep -q "ok=" "$OUT"; then
+	ok "rocmtune.exe run --backend cpu --budget 10"
+	sed 's/^/#   /' "$OUT"
+else
+	bad "rocmtune.exe run --backend cpu --budget 10 (exit $rc)"
+fi
+ROCMD_TUNE_PLANT=hang: wine 'C:\rocmd-tune\rocmtune.exe' run --backend cpu --shape 32x64x64 \
+	--budget 2 --timeout 3000 --no-seeds >"$T/rt.raw" 2>&1
+tr -d '\r' <"$T/rt.raw" >"$OUT"
+if grep -q "timeout .*no result within 3000 ms; killed" "$OUT"; then ok "rocmtune.exe: a hanging candidate is ended at its time limit"; else
+	bad "rocmtune.exe: a hanging candidate is ended at its time limit"
+fi
+# (Exited wine processes may linger as Unix zombies: those are gone for Windows.)
+sleep 1
+if ps ax -o stat=,args= | grep -v '^Z' | grep -v grep | grep -q 'rocmd-tune-eval'; then
+	: >"$OUT"
+	bad "no evaluation process left behind"
+else
+	ok "no evaluation process left behind"
+fi
+
+echo "# tuner under wine: $(($(date +%s) - start)) s"
+if [ $OWN_PREFIX -eq 1 ]; then
+	wineserver -k >/dev/null 2>&1
+	rm -rf "$(dirname "$WINEPREFIX")"
+fi
+echo "# windows tuner: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
