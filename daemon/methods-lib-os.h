@@ -13,6 +13,14 @@
 /* 1 in the Windows build: a Windows target's rocblas.dll can be loaded here. */
 extern const int rocmd_lib_native_windows;
 
+/* How many more times a deploy is tried when it failed because a file or
+ * folder of the target was in use (ROCMD_EBUSY, -EACCES), having left the
+ * target as it was: 0 on Linux, where renames ignore open files; on Windows
+ * a folder with a file open inside cannot be renamed, and indexers, virus
+ * scanners and rocmd's own SDK inspection (the quiet rescan after each
+ * deploy) open the library's files for a moment. */
+extern const int rocmd_lib_busy_retries;
+
 /* The smoke test program into OUT: rocmd-rocblas-smoke beside the running
  * rocmd (Windows: rocmd-rocblas-smoke.exe beside rocmd.exe), else where it
  * is installed (libexec). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 const int rocmd_lib_native_windows = 0;
+const int rocmd_lib_busy_retries = 0;
 
 void
 rocmd_lib_smoke_find(char *out, size_t n)

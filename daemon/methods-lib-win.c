@@ -15,6 +15,7 @@
 #include "common/win-util.h"
 
 const int rocmd_lib_native_windows = 1;
+const int rocmd_lib_busy_retries = 5;
 
 void
 rocmd_lib_smoke_find(char *out, size_t n)

@@ -940,6 +940,30 @@ check_users(struct lib_job *j)
 	return ROCMD_EBUSY;
 }
 
+/* Runs the engine; on Windows tries again while the target was in use (see
+ * rocmd_lib_busy_retries), every 2 s, unless the job is cancelled. */
+static int
+run_engine(struct lib_job *j, const struct rocmd_deploy_request *req)
+{
+	int rc, cancel;
+
+	for (int tries = 0;; tries++) {
+		memset(&j->res, 0, sizeof(j->res));
+		rc = rocmd_deploy_run(req, &j->res, j->why, sizeof(j->why));
+		if ((rc != ROCMD_EBUSY && rc != -EACCES) || j->res.committed ||
+		    tries >= rocmd_lib_busy_retries)
+			return rc;
+		uv_mutex_lock(&j->lock);
+		cancel = j->cancel;
+		uv_mutex_unlock(&j->lock);
+		if (cancel)
+			return rc;
+		log_notice("%s: %s; trying again in 2 s (%d of %d)", j->t.name, j->why, tries + 1,
+		           rocmd_lib_busy_retries);
+		uv_sleep(2000);
+	}
+}
+
 static void
 deploy_work(uv_work_t *w)
 {
@@ -1011,7 +1035,7 @@ deploy_work(uv_work_t *w)
 		req.check = on_check;
 		req.flags = j->flags;
 	}
-	j->rc = rocmd_deploy_run(&req, &j->res, j->why, sizeof(j->why));
+	j->rc = run_engine(j, &req);
 	if (j->rc < 0 && j->res.committed) {
 		/* In place and verified; only the cleanup after the commit failed.
 		 * Recovery finishes it now (or at the next start): the target holds

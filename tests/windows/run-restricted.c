@@ -3,9 +3,11 @@
  * for the deploy test's "a non-admin is refused" check (test-wlib-win.sh).
  * It makes this process's token into a restricted one in which
  * BUILTIN\Administrators is deny-only (what UAC gives a non-elevated admin),
- * says whether that token still counts as an admin (CheckTokenMembership,
- * the call rocmd's auth-win.c makes), then runs the command line given with
- * it (CreateProcessAsUserW) and exits with its exit code.
+ * says whether this process and that token count as admins
+ * (CheckTokenMembership, the call rocmd's auth-win.c makes), then runs the
+ * command line given with it (CreateProcessAsUserW) and exits with its exit
+ * code. Run by itself, the inner one's first line says whether the token
+ * reached the child.
  *
  * Usage: run-restricted.exe PROGRAM [ARGS...]
  * Exit: the program's exit code; 125 when the token cannot be made or the
@@ -69,6 +71,9 @@ main(void)
 		        (unsigned long)GetLastError());
 		return 125;
 	}
+	if (CheckTokenMembership(NULL, admins, &member))
+		printf("this process: Administrators %s\n", member ? "enabled" : "deny-only");
+	member = TRUE;
 	if (DuplicateToken(restricted, SecurityIdentification, &probe) &&
 	    CheckTokenMembership(probe, admins, &member))
 		printf("restricted token: Administrators %s\n",
