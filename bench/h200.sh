@@ -24,6 +24,10 @@
 #            kernel for the same problem (L2 and shared-memory throughput, stalls)
 # tuner:     the tuner core (rocmtune, built beforehand into $TUNER_DIR with its
 #            shared libraries) through the CUDA backend: fp16 4096^3, sa, budget 60
+# fma:       fp32 NN 4096^3 over the FMA space around the earlier winners (FMA_MAX
+#            points, CSV), then its 20 best at 8192^3, vs cuBLAS and the default point
+# llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
+#            M >= 128 from the FMA space, geometric means over the best per shape
 set -eu
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/h200-out}
@@ -68,6 +72,31 @@ WG_SQ="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --on
 	--only STAGES=3,4,5 --only SWZ=1 --only PLR=0 --only GSU=1 --only GROUP=1,8 --only MINB=1,2"
 WG_LLM="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --only WM=1 --only WN=1,2,4
 	--only STAGES=3,4,5 --only SWZ=1 --only PLR=0 --only GSU=1,2,4 --only GROUP=1"
+
+# The FMA path after its load plan (session 3): every valid point (~370) of the tiles,
+# thread tiles, depths, PLR and MINB that could win; VW 4, LDSPAD 4, GROUP 8 (run 1's best).
+FP32_SQ="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=8,16
+	--only TT0=4,8,16 --only TT1=4,8,16 --only VW=4 --only PGR=1 --only LDSPAD=4 --only PLR=0,1
+	--only WL=0 --only MINB=1,2 --only GSU=1 --only GROUP=8"
+FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
+	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
+	--only GROUP=1,8 --only MINB=1,2"
+# GEMV (GV=1): rows per block MT0 = M (set per M), lane groups of TT1 columns.
+GV_LLM="--only MC=0 --only GV=1 --only MT1=16,32,64,128,256 --only TT1=1,2,4,8 --only DU=8,16,32
+	--only VW=4 --only GSU=1,2,4 --only MINB=1,2 --only TT0=4 --only PGR=1 --only LDSPAD=0
+	--only WL=0 --only PLR=0 --only GROUP=1"
+
+# Best of several searches per shape: cuBLAS/tuned and default/tuned over the shapes.
+bestof() {
+	awk -v dt="$1" '/^RESULT/ { sh = ""; for (i = 1; i <= NF; i++) { split($i, kv, "=");
+			if (kv[1] == "shape") sh = kv[2]; else if (kv[1] == "cublas_ms") c = kv[2];
+			else if (kv[1] == "default_ms") d = kv[2]; else if (kv[1] == "tuned_ms") t = kv[2];
+			else if (kv[1] == "cfg") { cf = $i; sub(/^cfg=/, "", cf) } }
+		if (!(sh in best) || t < best[sh]) { best[sh] = t; bc[sh] = cf } cb[sh] = c; if (!(sh in df)) df[sh] = d }
+		END { for (sh in best) { r += log(cb[sh] / best[sh]); s += log(df[sh] / best[sh]); n++
+				printf "LLM-SHAPE %s %s cublas_ms=%s tuned_ms=%s ratio=%.3f default_ms=%s cfg=%s\n", dt, sh, cb[sh], best[sh], cb[sh] / best[sh], df[sh], bc[sh] }
+			if (n) printf "LLM-GEOMEAN %s over %d shapes: tuned/cuBLAS %.3f, tuned/default %.3f\n", dt, n, exp(r / n), exp(s / n) }' "$2"
+}
 
 [ $# -gt 0 ] || set -- all
 for stage in "$@"; do
@@ -196,6 +225,38 @@ for stage in "$@"; do
 				--budget "${TUNER_BUDGET:-60}" --db "$B/tune.db" --record "$OUT/tuner-$dt.csv" 2>&1 |
 				tee "$OUT/tuner-$dt.log" || echo "rocmtune $dt failed"
 		done
+		;;
+	esac
+	case $stage in
+	fma)
+		# shellcheck disable=SC2086
+		run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_SQ --reps 5 --top 8 \
+			--max "${FMA_MAX:-300}" --tag fma-fp32-4096 \
+			--csv "$OUT/landscape-h200-fp32-NN-4096-s3.csv" 2>&1 | tee "$OUT/fma-fp32.log"
+		grep ',ok,' "$OUT/landscape-h200-fp32-NN-4096-s3.csv" | sort -t, -k3 -g | head -20 |
+			cut -d, -f1 > "$B/top-fma.txt"
+		run tune --dtype fp32 --trans NN --shapes 8192x8192x8192 --keys "$B/top-fma.txt" --reps 5 \
+			--top 6 --tag fma-fp32-8192 2>&1 | tee "$OUT/fma-fp32-8192.log"
+		;;
+	esac
+	case $stage in
+	llm32)
+		for m in ${LLM_MS:-1 8 128 512}; do
+			SH="${m}x4096x4096,${m}x11008x4096,${m}x4096x11008"
+			if [ "$m" -le 8 ]; then
+				# shellcheck disable=SC2086
+				run tune --dtype fp32 --trans TN --shapes "$SH" $FP32_LLM --max "${LLM_MAX:-120}" \
+					--reps 5 --tag llm-fp32 2>&1
+				# shellcheck disable=SC2086
+				run tune --dtype fp32 --trans TN --shapes "$SH" $GV_LLM --only MT0=$m --reps 5 \
+					--tag llmgv-fp32 2>&1
+			else
+				# shellcheck disable=SC2086
+				run tune --dtype fp32 --trans TN --shapes "$SH" $FP32_LLM_BIG --max "${LLM_MAX:-120}" \
+					--reps 5 --tag llm-fp32 2>&1
+			fi
+		done | tee "$OUT/llm32-fp32.log"
+		bestof fp32 "$OUT/llm32-fp32.log" | tee -a "$OUT/llm32-fp32.log"
 		;;
 	esac
 	case $stage in

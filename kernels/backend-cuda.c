@@ -105,7 +105,7 @@ struct space_cache {
 	int used;
 	enum gemm_dtype dt;
 	enum gemm_trans ta, tb;
-	int wg; /* the wgmma space (shape-dependent) */
+	int wg; /* 1: the wgmma space, 2: the GEMV space (both shape-dependent) */
 	struct space_def def;
 };
 
@@ -486,6 +486,7 @@ enum {
 	P_PLR,
 	P_WL,
 	P_MINB,
+	P_GV,
 	P_COUNT
 };
 
@@ -507,7 +508,7 @@ static const struct space_def cuda_space_template = {
             PV("TA", 0, 0, 1),
             PV("TB", 0, 0, 1),
             PV("MC", 0, 0, 1, 2),
-            PV("MT0", 4, 4, 8, 16, 32, 64, 128, 256),
+            PV("MT0", 6, 1, 2, 4, 8, 16, 32, 64, 128, 256),
             PV("MT1", 2, 16, 32, 64, 128, 256),
             PV("DU", 0, 8, 16, 32, 64),
             PV("TT0", 2, 1, 2, 4, 8, 16),
@@ -524,6 +525,7 @@ static const struct space_def cuda_space_template = {
             PV("PLR", 0, 0, 1),
             PV("WL", 0, 0, 1),
             PV("MINB", 0, 1, 2),
+            PV("GV", 0, 0, 1),
         },
     .check = cuda_check,
 };
@@ -545,6 +547,8 @@ is_dflt(const struct space_def *s, const int64_t *v, int i)
 int64_t
 backend_cuda_smem_bytes(const int64_t *v)
 {
+	if (v[P_GV]) /* GEMV: none */
+		return 0;
 	if (v[P_MC] == 2) /* wgmma: STAGES x (A + B tiles), + 1 KiB to align to 1 KiB */
 		return v[P_STAGES] * (v[P_MT0] + v[P_MT1]) * v[P_DU] * 2 + 1024;
 	if (v[P_MC]) {
@@ -563,7 +567,28 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 {
 	int64_t esz = v[P_DT] == 0 ? 4 : 2, threads, regs, smem = backend_cuda_smem_bytes(v);
 
-	if (v[P_MC] == 2) {
+	RULE(v[P_MT0] < 4 && !v[P_GV], "MT0 1 and 2 are for the GEMV path (GV 1)");
+	if (v[P_GV]) {
+		int64_t ab = v[P_MT0] + v[P_TT1];
+
+		RULE(v[P_MC], "the GEMV path (GV 1) uses no matrix cores");
+		RULE(!is_dflt(s, v, P_WM) || !is_dflt(s, v, P_WN) || !is_dflt(s, v, P_STAGES) ||
+		         !is_dflt(s, v, P_SWZ),
+		     "WM/WN/STAGES/SWZ are matrix-core parameters");
+		RULE(!is_dflt(s, v, P_TT0) || !is_dflt(s, v, P_PGR) || v[P_LDSPAD] ||
+		         !is_dflt(s, v, P_WL) || v[P_PLR] || v[P_GROUP] > 1,
+		     "TT0/PGR/LDSPAD/WL/PLR/GROUP are not GEMV parameters");
+		RULE(v[P_MT0] > 8, "GEMV: MT0 (rows per block) at most 8");
+		RULE(v[P_MT1] % v[P_TT1], "GEMV: TT1 must divide MT1");
+		threads = 32 * (v[P_MT1] / v[P_TT1]);
+		RULE(threads > 1024, "%" PRId64 " threads", threads);
+		RULE(v[P_DU] % v[P_VW], "GEMV: VW must divide DU");
+		RULE(v[P_VW] * esz > 16, "vector wider than 16 bytes");
+		RULE(v[P_DU] > 32, "GEMV: DU (k per lane per step) at most 32");
+		/* accumulators, the step's B values (A's are L1 hits, used as they come), a
+		 * vector of A per row, row and column pointers */
+		regs = v[P_MT0] * v[P_TT1] + v[P_DU] * v[P_TT1] + 4 * v[P_MT0] + 2 * ab + 24;
+	} else if (v[P_MC] == 2) {
 		RULE(v[P_DT] == 0, "wgmma takes fp16 or bf16 (no TF32)");
 		RULE(!is_dflt(s, v, P_TT0) || !is_dflt(s, v, P_TT1) || !is_dflt(s, v, P_VW) ||
 		         !is_dflt(s, v, P_PGR) || !is_dflt(s, v, P_WL),
@@ -681,6 +706,17 @@ keep_values(struct space_param *sp, const int64_t *keep, int nkeep, int64_t dflt
 			sp->dflt = i;
 }
 
+/* Makes V (one of SP's values) the default. */
+static void
+set_dflt(struct space_param *sp, int64_t v)
+{
+	int i;
+
+	for (i = 0; i < sp->nvalues; i++)
+		if (sp->values[i] == v)
+			sp->dflt = i;
+}
+
 const struct space_def *
 backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, int matrix_cores,
                        int full)
@@ -688,8 +724,9 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	static const int64_t group[] = {1, 8}, fma_pad[] = {0, 4}, mma_pad[] = {0, 8};
 	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256};
 	static const int64_t wg_tile[] = {64, 128, 256}, wg_wn[] = {1, 2, 4}, wg_st[] = {3, 4, 5};
+	static const int64_t gv_mt0[] = {1, 2, 4, 8}, fma_mt0[] = {4, 8, 16, 32, 64, 128, 256};
 	struct space_param *sp = store->params;
-	int mc, wg;
+	int mc, wg, gv;
 
 	*store = cuda_space_template;
 	if (p == NULL)
@@ -702,7 +739,7 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	mc = p->dtype != GEMM_FP32 && matrix_cores;
 	sp[P_MC].dflt = mc;
 	if (mc) {
-		sp[P_MT0].dflt = 5; /* 128 */
+		sp[P_MT0].dflt = 7; /* 128 */
 		sp[P_MT1].dflt = 3; /* 128 */
 		sp[P_DU].dflt = 2;  /* 32 */
 	}
@@ -715,9 +752,31 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	 */
 	/* wgmma (sm_90) for problems with at least one 128 x 64 tile; mma.sync below that. */
 	wg = mc && matrix_cores == 2 && p->m >= 128 && p->n >= 64;
+	/* GEMV for a few rows without matrix cores (fp32 everywhere) when B is K-contiguous. */
+	gv = !mc && p->m <= 8 && p->tb == GEMM_N;
 	fix_value(&sp[P_MC], wg ? 2 : mc);
+	fix_value(&sp[P_GV], gv);
 	keep_values(&sp[P_GROUP], group, 2, 1);
-	if (wg) {
+	if (gv) {
+		int64_t rows = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : 8;
+
+		fix_value(&sp[P_TT0], 4);
+		fix_value(&sp[P_PGR], 1);
+		fix_value(&sp[P_LDSPAD], 0);
+		fix_value(&sp[P_WL], 0);
+		fix_value(&sp[P_PLR], 0);
+		fix_value(&sp[P_GROUP], 1);
+		fix_value(&sp[P_WM], 2);
+		fix_value(&sp[P_WN], 2);
+		fix_value(&sp[P_STAGES], 3);
+		fix_value(&sp[P_SWZ], 1);
+		keep_values(&sp[P_MT0], gv_mt0, 4, rows);
+		/* Default: 8 lane groups of 4 columns, 2 vectors of 16 bytes per column per step. */
+		set_dflt(&sp[P_MT1], 32);
+		set_dflt(&sp[P_TT1], 4);
+		set_dflt(&sp[P_VW], p->dtype == GEMM_FP32 ? 4 : 8);
+		set_dflt(&sp[P_DU], p->dtype == GEMM_FP32 ? 8 : 16);
+	} else if (wg) {
 		/* Default: the H200's 4096^3 winner, 256 x 128, 2 warpgroups, 4 stages (smaller
 		 * tiles where the problem is under two of them). */
 		fix_value(&sp[P_TT0], 4);
@@ -748,6 +807,21 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 		fix_value(&sp[P_STAGES], 3);
 		fix_value(&sp[P_SWZ], 1);
 		keep_values(&sp[P_LDSPAD], fma_pad, 2, 0);
+		keep_values(&sp[P_MT0], fma_mt0, 7, 64);
+		if (p->m >= 256 && p->n >= 512) {
+			/* The H200's fp32 4096^3 winner (bench/h200.sh fma). */
+			set_dflt(&sp[P_MT0], 128);
+			set_dflt(&sp[P_MT1], 256);
+			set_dflt(&sp[P_DU], 8);
+			set_dflt(&sp[P_TT0], 16);
+			set_dflt(&sp[P_TT1], 8);
+			set_dflt(&sp[P_VW], 4);
+			set_dflt(&sp[P_LDSPAD], 4);
+			set_dflt(&sp[P_GROUP], p->m >= 8 * 128 ? 8 : 1);
+		} else if (p->m <= 32) {
+			/* 64 rows would be mostly waste: 16 x 64, 4 x 4 per thread. */
+			set_dflt(&sp[P_MT0], 16);
+		}
 	}
 	return store;
 }
@@ -760,6 +834,10 @@ cuda_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 	/* sm_90 gets the wgmma path (matrix_cores 2), whose space depends on the shape. */
 	int mc = ctx->info.matrix_cores && !strcmp(ctx->info.arch, "sm_90") ? 2 : ctx->info.matrix_cores;
 	int wg = mc == 2 && p->dtype != GEMM_FP32 && p->m >= 128 && p->n >= 64;
+
+	/* The GEMV space (a few rows, no matrix cores) is shape-dependent too. */
+	if (!(p->dtype != GEMM_FP32 && mc) && p->m <= 8 && p->tb == GEMM_N)
+		wg = 2;
 
 	for (i = 0; i < sizeof(ctx->spaces) / sizeof(ctx->spaces[0]); i++) {
 		sc = &ctx->spaces[i];

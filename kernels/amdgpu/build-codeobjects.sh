@@ -3,8 +3,9 @@
 # objects for every arch rocmd serves, with clang-19 and compiler builtins only
 # (-nogpulib -nogpuinc: no ROCm device libraries or headers), then checks each
 # ELF's arch flags and resources with rocmd-codeobj. Per arch: the FMA path in
-# fp32, fp16 and bf16; on gfx11 also the RDNA3 WMMA path in fp16 and bf16,
-# whose assembly must contain v_wmma instructions.
+# fp32, fp16 and bf16 and the GEMV path (small M, lane shuffles) in fp32; on
+# gfx11 also the RDNA3 WMMA path in fp16 and bf16, whose assembly must contain
+# v_wmma instructions.
 #
 #   kernels/amdgpu/build-codeobjects.sh OUTDIR [ROCMD-CODEOBJ]
 #
@@ -31,11 +32,13 @@ mkdir -p "$out"
 rm -f "$out"/gemm-*.co "$out"/gemm-*.s "$out"/jobs.txt
 
 FMA="-DRK_MT0=64 -DRK_MT1=64 -DRK_DU=8 -DRK_TT0=4 -DRK_TT1=4 -DRK_VW=4 -DRK_PGR=1"
+GEMV="-DRK_GV=1 -DRK_MT0=4 -DRK_MT1=32 -DRK_TT1=4 -DRK_DU=8 -DRK_VW=4 -DRK_GSU=2"
 WMMA="-DRK_MC=1 -DRK_MT0=64 -DRK_MT1=64 -DRK_DU=32 -DRK_WM=2 -DRK_WN=2"
 for a in $ARCHS; do
 	echo "$a fma-fp32 -DRK_DT=0 $FMA"
 	echo "$a fma-fp16 -DRK_DT=1 $FMA"
 	echo "$a fma-bf16 -DRK_DT=2 $FMA"
+	echo "$a gemv-fp32 -DRK_DT=0 -DRK_TA=1 $GEMV"
 	case $a in
 	gfx11*)
 		echo "$a wmma-fp16 -DRK_DT=1 $WMMA"

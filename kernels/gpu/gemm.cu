@@ -24,6 +24,10 @@
  *   mma / WMMA:   RK_WM x RK_WN warps (waves), RK_STAGES cp.async stages,
  *                 RK_SWZ 1 = XOR-swizzled shared memory (else RK_LDSPAD padding),
  *                 RK_PLR 1 = fragments of step k16+1 loaded during the mma of k16
+ *   RK_GV         1: the GEMV path for small M (MC 0): a group of 32 lanes owns
+ *                 TT1 columns of C and all MT0 rows, its lanes split K and read
+ *                 VW consecutive k of each column (DU k per lane per step), B
+ *                 straight from global memory; a shuffle butterfly sums the lanes
  *   RK_MINB       minimum blocks per multiprocessor (launch bounds; CUDA only)
  *   RK_GSU        split-K: K is cut into GSU slices; partial sums go to an fp32
  *                 workspace and rk_gemm_reduce applies alpha and beta
@@ -50,8 +54,17 @@
 #ifndef RK_MC
 #define RK_MC 0
 #endif
-/* Matrix cores: mma.sync on NVIDIA, WMMA on AMD gfx11. */
-#if !RK_MC
+#ifndef RK_GV
+#define RK_GV 0
+#endif
+/* Matrix cores: mma.sync on NVIDIA, WMMA on AMD gfx11; GV 1: the GEMV path. */
+#if RK_GV && RK_MC
+#error "GV 1 (the GEMV path) uses no matrix cores: MC 0"
+#elif RK_HOST && RK_MC
+#error "the host layer (RK_HOST) runs the FMA and GEMV paths only"
+#elif RK_GV
+#define RK_PATH 4
+#elif !RK_MC
 #define RK_PATH 0
 #elif RK_MC == 2 && RK_CUDA
 #define RK_PATH 3
@@ -132,6 +145,8 @@ typedef unsigned short rk_t;
 #define RK_NT ((RK_MT0 / RK_TT0) * (RK_MT1 / RK_TT1))
 #elif RK_PATH == 3
 #define RK_NT (128 * RK_WN) /* WN warpgroups */
+#elif RK_PATH == 4
+#define RK_NT (32 * (RK_MT1 / RK_TT1)) /* a 32-lane group per TT1 columns */
 #else
 #define RK_NT (32 * RK_WM * RK_WN)
 #endif
@@ -396,27 +411,149 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 		}                                                                                  \
 	} while (0)
 
+	/*
+	 * Load plan for whole tiles, computed once (as in the wgmma path): when the
+	 * block's thread count is a multiple of a tile row's vectors, thread tid
+	 * always loads column c0 of the rows r0 + i * (NT / VPR): vector i of the
+	 * k-tile at k0 is at a 32-bit per-thread offset plus k0 and i times constants
+	 * (lda and ldb stay kernel parameters, so no register holds a pointer or a
+	 * 64-bit step), and its LDS offset is a per-thread base plus a constant.
+	 * Tiles at an edge of M, N or K, operands that are unaligned or too large
+	 * for 32-bit offsets take RK_FETCH's checked path; both leave the same
+	 * vectors in the same registers.
+	 */
+#define RK_A_PLAN (RK_NT % RK_A_VPR == 0 && (RK_A_VECS % RK_NT == 0 || RK_A_VECS < RK_NT))
+#define RK_B_PLAN (RK_NT % RK_B_VPR == 0 && (RK_B_VECS % RK_NT == 0 || RK_B_VECS < RK_NT))
+#define RK_PLAN (RK_A_PLAN && RK_B_PLAN)
+#define RK_A_SI (RK_TA ? RK_NT / RK_A_VPR : (RK_NT / RK_A_VPR) * RK_LDS_A) /* LDS per i */
+#define RK_A_SE (RK_TA ? RK_LDS_A : 1)                                    /* per element */
+#define RK_B_SI (RK_TB ? (RK_NT / RK_B_VPR) * RK_LDS_B : RK_NT / RK_B_VPR)
+#define RK_B_SE (RK_TB ? 1 : RK_LDS_B)
+/* Contiguous LDS rows of at most 16 bytes take one vector store. */
+#define RK_A_STV (!RK_TA && RK_VW > 1 && RK_VW <= 4 && RK_LDS_A % RK_VW == 0)
+#define RK_B_STV (RK_TB && RK_VW > 1 && RK_VW <= 4 && RK_LDS_B % RK_VW == 0)
+	const int a_c0 = (tid % RK_A_VPR) * RK_VW, a_r0 = tid / RK_A_VPR;
+	const int b_c0 = (tid % RK_B_VPR) * RK_VW, b_r0 = tid / RK_B_VPR;
+	const bool a_has = RK_A_VECS >= RK_NT || tid < RK_A_VECS;
+	const bool b_has = RK_B_VECS >= RK_NT || tid < RK_B_VECS;
+	const int lda32 = (int)lda, ldb32 = (int)ldb;
+	const int a_base = RK_TA ? (m0 + a_r0) * lda32 + a_c0 : a_r0 * lda32 + m0 + a_c0;
+	const int b_base = RK_TB ? b_r0 * ldb32 + n0 + b_c0 : (n0 + b_r0) * ldb32 + b_c0;
+/* Vector i of the k-tile at k0. */
+#define RK_A_AT(k0, i)                                                                             \
+	(A + (RK_TA ? a_base + (k0) + (i) * (RK_NT / RK_A_VPR) * lda32                              \
+		    : a_base + ((k0) + (i) * (RK_NT / RK_A_VPR)) * lda32))
+#define RK_B_AT(k0, i)                                                                             \
+	(B + (RK_TB ? b_base + ((k0) + (i) * (RK_NT / RK_B_VPR)) * ldb32                            \
+		    : b_base + (k0) + (i) * (RK_NT / RK_B_VPR) * ldb32))
+	const int a_so = RK_TA ? a_c0 * RK_LDS_A + a_r0 : a_r0 * RK_LDS_A + a_c0;
+	const int b_so = RK_TB ? b_r0 * RK_LDS_B + b_c0 : b_c0 * RK_LDS_B + b_r0;
+	/* Every element of A and B within 32-bit offsets (lda >= A's rows, ldb >= B's). */
+	const bool fits = lda * (RK_TA ? M : K) < 0x7fffffffLL && ldb * (RK_TB ? K : N) < 0x7fffffffLL;
+	const bool mn_full = m0 + RK_MT0 <= M && n0 + RK_MT1 <= N && a_al && b_al && fits;
+
+/* Whole tile at depth k0 into ra/rb: no bounds tests, no per-vector index arithmetic. */
+#define RK_FETCH_FAST(k0)                                                                          \
+	do {                                                                                       \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_A_LOADS; i++)                                               \
+			if (a_has) {                                                               \
+				rk_vec<rk_t, RK_VW> v_ =                                           \
+					*(const rk_vec<rk_t, RK_VW> *)RK_A_AT(k0, i);              \
+				RK_UNROLL                                                          \
+				for (int e = 0; e < RK_VW; e++)                                    \
+					ra[i][e] = RK_LD(v_.v[e]);                                 \
+			} else {                                                                   \
+				RK_UNROLL                                                          \
+				for (int e = 0; e < RK_VW; e++)                                    \
+					ra[i][e] = 0.0f; /* never stored */                        \
+			}                                                                          \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_B_LOADS; i++)                                               \
+			if (b_has) {                                                               \
+				rk_vec<rk_t, RK_VW> v_ =                                           \
+					*(const rk_vec<rk_t, RK_VW> *)RK_B_AT(k0, i);              \
+				RK_UNROLL                                                          \
+				for (int e = 0; e < RK_VW; e++)                                    \
+					rb[i][e] = RK_LD(v_.v[e]);                                 \
+			} else {                                                                   \
+				RK_UNROLL                                                          \
+				for (int e = 0; e < RK_VW; e++)                                    \
+					rb[i][e] = 0.0f; /* never stored */                        \
+			}                                                                          \
+	} while (0)
+
+/* The k-tile at depth k0 into ra/rb. */
+#define RK_LOAD(k0)                                                                                \
+	do {                                                                                       \
+		if (RK_PLAN && mn_full && (k0) + RK_DU <= ke)                                      \
+			RK_FETCH_FAST(k0);                                                         \
+		else                                                                               \
+			RK_FETCH(k0);                                                              \
+	} while (0)
+
+/* ra/rb into LDS buffer BUF at the planned offsets (RK_STASH's layout). */
+#define RK_STASH_FAST(buf)                                                                         \
+	do {                                                                                       \
+		float *as_ = &As[buf][0][0] + a_so, *bs_ = &Bs[buf][0][0] + b_so;                  \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_A_LOADS; i++)                                               \
+			if (a_has) {                                                               \
+				if (RK_A_STV) {                                                    \
+					rk_vec<float, RK_A_STV ? RK_VW : 1> v_;                    \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < (RK_A_STV ? RK_VW : 1); e++)           \
+						v_.v[e] = ra[i][e];                                \
+					*(rk_vec<float, RK_A_STV ? RK_VW : 1> *)(as_ + i * RK_A_SI) = v_; \
+				} else {                                                           \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < RK_VW; e++)                            \
+						as_[i * RK_A_SI + e * RK_A_SE] = ra[i][e];         \
+				}                                                                  \
+			}                                                                          \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_B_LOADS; i++)                                               \
+			if (b_has) {                                                               \
+				if (RK_B_STV) {                                                    \
+					rk_vec<float, RK_B_STV ? RK_VW : 1> v_;                    \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < (RK_B_STV ? RK_VW : 1); e++)           \
+						v_.v[e] = rb[i][e];                                \
+					*(rk_vec<float, RK_B_STV ? RK_VW : 1> *)(bs_ + i * RK_B_SI) = v_; \
+				} else {                                                           \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < RK_VW; e++)                            \
+						bs_[i * RK_B_SI + e * RK_B_SE] = rb[i][e];         \
+				}                                                                  \
+			}                                                                          \
+	} while (0)
+#if RK_PLAN
+#define RK_PUT(buf) RK_STASH_FAST(buf)
+#else
+#define RK_PUT(buf) RK_STASH(buf)
+#endif
+
 #if RK_PGR
 	int cur = 0;
 	if (kb < ke) {
-		RK_FETCH(kb);
-		RK_STASH(0);
+		RK_LOAD(kb);
+		RK_PUT(0);
 	}
 	RK_SYNC();
 	for (int k0 = kb; k0 < ke; k0 += RK_DU) {
 		bool more = k0 + RK_DU < ke;
 		if (more)
-			RK_FETCH(k0 + RK_DU);
+			RK_LOAD(k0 + RK_DU);
 		RK_MATH(cur);
 		if (more)
-			RK_STASH(cur ^ 1);
+			RK_PUT(cur ^ 1);
 		RK_SYNC();
 		cur ^= 1;
 	}
 #else
 	for (int k0 = kb; k0 < ke; k0 += RK_DU) {
-		RK_FETCH(k0);
-		RK_STASH(0);
+		RK_LOAD(k0);
+		RK_PUT(0);
 		RK_SYNC();
 		RK_MATH(0);
 		RK_SYNC();
@@ -457,7 +594,13 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	}
 }
 #undef RK_FETCH
+#undef RK_FETCH_FAST
+#undef RK_A_AT
+#undef RK_B_AT
+#undef RK_LOAD
 #undef RK_STASH
+#undef RK_STASH_FAST
+#undef RK_PUT
 #undef RK_FRAG
 #undef RK_MATH
 
@@ -1119,6 +1262,153 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 				rk_put(v1, m + 1, n, M, alpha, beta, C, ldc, W);
 		}
 	}
+}
+
+#elif RK_PATH == 4
+/* ------------------------------------------------------------- GEMV path */
+/*
+ * For M of a few rows (LLM decoding), where a GEMM is a stream over B: lane
+ * group g (32 consecutive threads) of the block owns the TT1 columns n0 + g *
+ * TT1 + j and the MT0 rows m0 + i. Its lanes split K: per step lane l reads the
+ * k = k0 + u * 32 * VW + l * VW + e (u < DU / VW, e < VW) of every owned column
+ * of op(B) and row of op(A), so one load instruction of the group covers 32 * VW
+ * contiguous elements of a K-contiguous column. Rows and columns past M and N
+ * are clamped to the last one (read, never written), so the loop has no bounds
+ * tests; the K tail runs element by element. No shared memory.
+ */
+#define RK_GU (RK_DU / RK_VW)
+static_assert(RK_DU % RK_VW == 0, "VW must divide DU");
+static_assert(RK_MT1 % RK_TT1 == 0, "TT1 must divide MT1");
+static_assert(RK_NT >= 32 && RK_NT <= 1024, "1 to 32 lane groups");
+
+RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, 0, RK_MT0, RK_MT1};
+
+/* VW elements of op(A) or op(B) along k from P (K-stride KS); a vector load when VEC. */
+template <bool VEC>
+RK_INLINE void
+rk_gv_ld(float *dst, const rk_t *RK_RESTRICT p, rk_i64 ks)
+{
+	if (VEC) {
+		rk_vec<rk_t, RK_VW> v = *(const rk_vec<rk_t, RK_VW> *)p;
+
+		RK_UNROLL
+		for (int e = 0; e < RK_VW; e++)
+			dst[e] = RK_LD(v.v[e]);
+	} else {
+		RK_UNROLL
+		for (int e = 0; e < RK_VW; e++)
+			dst[e] = RK_LD(p[e * ks]);
+	}
+}
+
+/* The whole steps of the K range [k0, ke): returns where the tail starts. */
+template <bool VA, bool VB>
+RK_INLINE int
+rk_gv_steps(float (&acc)[RK_MT0][RK_TT1], const rk_t *const (&pa)[RK_MT0],
+	    const rk_t *const (&pb)[RK_TT1], rk_i64 ak, rk_i64 bk, int k0, int ke, int lane)
+{
+	for (; k0 + 32 * RK_DU <= ke; k0 += 32 * RK_DU) {
+		float a[RK_GU][RK_MT0][RK_VW], b[RK_GU][RK_TT1][RK_VW];
+
+		RK_UNROLL
+		for (int u = 0; u < RK_GU; u++) {
+			rk_i64 k = k0 + u * 32 * RK_VW + lane * RK_VW;
+
+			RK_UNROLL
+			for (int j = 0; j < RK_TT1; j++)
+				rk_gv_ld<VB>(b[u][j], pb[j] + k * bk, bk);
+			RK_UNROLL
+			for (int i = 0; i < RK_MT0; i++)
+				rk_gv_ld<VA>(a[u][i], pa[i] + k * ak, ak);
+		}
+		RK_UNROLL
+		for (int u = 0; u < RK_GU; u++)
+			RK_UNROLL
+			for (int e = 0; e < RK_VW; e++)
+				RK_UNROLL
+				for (int i = 0; i < RK_MT0; i++)
+					RK_UNROLL
+					for (int j = 0; j < RK_TT1; j++)
+						acc[i][j] = RK_FMA(a[u][i][e], b[u][j][e], acc[i][j]);
+	}
+	return k0;
+}
+
+RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT, RK_MINB)
+rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda, rk_i64 sa,
+	const rk_t *RK_RESTRICT B, rk_i64 ldb, rk_i64 sb, float beta, rk_t *RK_RESTRICT C,
+	rk_i64 ldc, rk_i64 sc, float *RK_RESTRICT W)
+{
+	float acc[RK_MT0][RK_TT1];
+	const rk_t *pa[RK_MT0], *pb[RK_TT1];
+	int tid = RK_TID(), lane = tid & 31;
+	int tm, tn, kb, ke;
+	int z = RK_BID_Z();
+	int batch = z / RK_GSU;
+
+	rk_tile_coords(M, N, &tm, &tn);
+	rk_k_range(K, z % RK_GSU, &kb, &ke);
+	int m0 = tm * RK_MT0, n0 = tn * RK_MT1 + (tid >> 5) * RK_TT1;
+	A += batch * sa;
+	B += batch * sb;
+	C += batch * sc;
+	if (RK_GSU > 1)
+		W += (rk_i64)z * M * N;
+	/* K strides of op(A)'s rows and op(B)'s columns. */
+	const rk_i64 ak = RK_TA ? 1 : lda, bk = RK_TB ? ldb : 1;
+
+	RK_UNROLL
+	for (int i = 0; i < RK_MT0; i++) {
+		pa[i] = A + (rk_i64)RK_MIN(m0 + i, M - 1) * (RK_TA ? lda : 1);
+		RK_UNROLL
+		for (int j = 0; j < RK_TT1; j++)
+			acc[i][j] = 0.0f;
+	}
+	RK_UNROLL
+	for (int j = 0; j < RK_TT1; j++)
+		pb[j] = B + (rk_i64)RK_MIN(n0 + j, N - 1) * (RK_TB ? 1 : ldb);
+
+	/* Vector loads where K is contiguous and every row starts aligned. */
+	const rk_u64 vb = sizeof(rk_t) * RK_VW;
+	bool va = RK_TA && lda % RK_VW == 0 && (rk_u64)A % vb == 0;
+	bool vbk = !RK_TB && ldb % RK_VW == 0 && (rk_u64)B % vb == 0;
+	int k0;
+	if (va && vbk)
+		k0 = rk_gv_steps<RK_TA != 0, RK_TB == 0>(acc, pa, pb, ak, bk, kb, ke, lane);
+	else if (vbk)
+		k0 = rk_gv_steps<false, RK_TB == 0>(acc, pa, pb, ak, bk, kb, ke, lane);
+	else
+		k0 = rk_gv_steps<false, false>(acc, pa, pb, ak, bk, kb, ke, lane);
+	for (int k = k0 + lane; k < ke; k += 32) {
+		float a[RK_MT0];
+
+		RK_UNROLL
+		for (int i = 0; i < RK_MT0; i++)
+			a[i] = RK_LD(pa[i][k * ak]);
+		RK_UNROLL
+		for (int j = 0; j < RK_TT1; j++) {
+			float b = RK_LD(pb[j][k * bk]);
+
+			RK_UNROLL
+			for (int i = 0; i < RK_MT0; i++)
+				acc[i][j] = RK_FMA(a[i], b, acc[i][j]);
+		}
+	}
+
+	/* Sum over the 32 lanes; lane (i * TT1 + j) % 32 writes element (i, j). */
+	RK_UNROLL
+	for (int o = 16; o > 0; o >>= 1)
+		RK_UNROLL
+		for (int i = 0; i < RK_MT0; i++)
+			RK_UNROLL
+			for (int j = 0; j < RK_TT1; j++)
+				acc[i][j] += rk_shfl_xor(acc[i][j], o);
+	RK_UNROLL
+	for (int i = 0; i < RK_MT0; i++)
+		RK_UNROLL
+		for (int j = 0; j < RK_TT1; j++)
+			if (lane == ((i * RK_TT1 + j) & 31) && m0 + i < M && n0 + j < N)
+				rk_put(acc[i][j], m0 + i, n0 + j, M, alpha, beta, C, ldc, W);
 }
 
 #elif RK_PATH == 2

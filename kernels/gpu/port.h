@@ -6,6 +6,12 @@
  * builds with no SDK headers at all. The kernel uses the RK_* names below and
  * never threadIdx, __syncthreads or the vendors' half types directly.
  *
+ * A third layer, RK_HOST (defined by tests/gpu/test-kernel-host.cpp), compiles
+ * the FMA and GEMV paths as plain C++ for the CPU: one std::thread per GPU
+ * thread of a block, the blocks one after another, a std::barrier for RK_SYNC
+ * and the lane shuffles, static storage for __shared__. It exists so that CI,
+ * which has no GPU, runs those paths' index arithmetic against a reference.
+ *
  * 16-bit floats travel as raw bits (unsigned short) and are converted to float
  * in registers: fp16 through the hardware conversion, bf16 by bit shifts with
  * round-to-nearest-even. All arithmetic accumulates in fp32.
@@ -13,17 +19,59 @@
 #ifndef RK_PORT_H
 #define RK_PORT_H
 
-#if defined(__HIP__) || defined(__HIPCC_RTC__) || defined(__AMDGCN__)
+#if defined(RK_HOST)
+#define RK_HIP 0
+#define RK_CUDA 0
+#elif defined(__HIP__) || defined(__HIPCC_RTC__) || defined(__AMDGCN__)
+#define RK_HOST 0
 #define RK_HIP 1
 #define RK_CUDA 0
 #else
+#define RK_HOST 0
 #define RK_HIP 0
 #define RK_CUDA 1
 #endif
 
+#ifndef RK_EXTERN_C
 #define RK_EXTERN_C extern "C"
+#endif
 
-#if RK_HIP
+#if RK_HOST
+#include <barrier>
+
+#define __global__
+#define __device__
+#define __shared__ static
+#define RK_INLINE inline
+#define RK_LAUNCH_BOUNDS(n, minb)
+/* The GPU thread this CPU thread plays, its block, the block's barrier and one per 32 lanes. */
+inline thread_local int rk_host_tid, rk_host_bid_x, rk_host_bid_z;
+inline std::barrier<> *rk_host_bar, *const *rk_host_lanes_bar;
+inline thread_local unsigned rk_host_round;
+inline float rk_host_xch[2][1024];
+#define RK_TID() (rk_host_tid)
+#define RK_BID_X() (rk_host_bid_x)
+#define RK_BID_Z() (rk_host_bid_z)
+#define RK_SYNC() rk_host_bar->arrive_and_wait()
+#define RK_ALIGN(n) __attribute__((aligned(n)))
+#define RK_RESTRICT __restrict__
+#define RK_UNROLL
+#define RK_FMA(a, b, c) __builtin_fmaf(a, b, c)
+typedef unsigned long long rk_u64;
+typedef long long rk_i64;
+
+RK_INLINE float
+rk_h2f(unsigned short h)
+{
+	return (float)__builtin_bit_cast(_Float16, h);
+}
+
+RK_INLINE unsigned short
+rk_f2h(float f)
+{
+	return __builtin_bit_cast(unsigned short, (_Float16)f);
+}
+#elif RK_HIP
 /* clang in HIP mode knows these attributes; hiprtc already defines the macros. */
 #ifndef __global__
 #define __global__ __attribute__((global))
@@ -96,12 +144,48 @@ rk_f2h(float f)
 }
 #endif
 
-#if RK_HIP
+#if RK_HIP || RK_HOST
 #define RK_AS_FLOAT(u) __builtin_bit_cast(float, (unsigned int)(u))
 #define RK_AS_UINT(f) __builtin_bit_cast(unsigned int, (float)(f))
 #else
 #define RK_AS_FLOAT(u) __uint_as_float(u)
 #define RK_AS_UINT(f) __float_as_uint(f)
+#endif
+
+/* Lane i gets V of lane i ^ O, within aligned groups of 32 lanes (O < 32). */
+#if RK_HOST
+/*
+ * The 32 threads of a lane group call it at the same points (the GEMV path
+ * does) and meet at their group's barrier. Two exchange rows in turn: a thread
+ * writes a row again only after the next round's barrier, which every reader
+ * of the row's last use has passed.
+ */
+RK_INLINE float
+rk_shfl_xor(float v, int o)
+{
+	float *x = rk_host_xch[rk_host_round++ & 1];
+
+	x[rk_host_tid] = v;
+	rk_host_lanes_bar[rk_host_tid >> 5]->arrive_and_wait();
+	return x[rk_host_tid ^ o];
+}
+#elif RK_HIP
+RK_INLINE float
+rk_shfl_xor(float v, int o)
+{
+	int lane = (int)__builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+
+	return RK_AS_FLOAT(__builtin_amdgcn_ds_bpermute((lane ^ o) << 2, (int)RK_AS_UINT(v)));
+}
+#else
+RK_INLINE float
+rk_shfl_xor(float v, int o)
+{
+	float r;
+
+	asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(o));
+	return r;
+}
 #endif
 
 RK_INLINE float

@@ -1,7 +1,8 @@
 /*
  * Compiles the GEMM kernel source through NVRTC for sm_80 and sm_90 with no
- * GPU and no driver: every code path (FMA in fp32/fp16/bf16, mma.sync in
- * fp16/bf16, wgmma in fp16/bf16 for sm_90a, split-K) under all four
+ * GPU and no driver: every code path (FMA in fp32/fp16/bf16, GEMV in
+ * fp32/fp16/bf16, mma.sync in fp16/bf16, wgmma in fp16/bf16 for sm_90a,
+ * split-K) under all four
  * transposes. Exits 77 (skipped) when NVRTC is not installed, saying so.
  */
 #include <stdio.h>
@@ -16,6 +17,10 @@ static const char *const configs[] = {
     "MC=0 MT0=64 MT1=64 DU=8 TT0=4 TT1=4 VW=1 PGR=1 LDSPAD=0 GSU=1",
     "MC=0 MT0=128 MT1=128 DU=8 TT0=8 TT1=8 VW=4 PGR=1 LDSPAD=4 GSU=1 GROUP=8",
     "MC=0 MT0=32 MT1=64 DU=16 TT0=2 TT1=4 VW=2 PGR=0 LDSPAD=0 GSU=4",
+    "MC=0 MT0=128 MT1=256 DU=8 TT0=16 TT1=8 VW=4 PGR=1 LDSPAD=4 GSU=1 GROUP=8 MINB=1",
+    /* GEMV path (GV=1) */
+    "MC=0 GV=1 MT0=4 MT1=32 TT1=4 DU=8 VW=4 GSU=1",
+    "MC=0 GV=1 MT0=8 MT1=64 TT1=2 DU=16 VW=2 GSU=4",
     "MC=1 MT0=128 MT1=128 DU=32 WM=2 WN=2 STAGES=3 SWZ=1 GSU=1",
     "MC=1 MT0=64 MT1=256 DU=64 WM=1 WN=4 STAGES=4 SWZ=0 LDSPAD=8 GSU=2 GROUP=4",
     "MC=1 MT0=16 MT1=64 DU=32 WM=1 WN=2 STAGES=5 SWZ=1 GSU=8",

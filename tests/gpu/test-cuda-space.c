@@ -4,7 +4,8 @@
  * small enough to enumerate (< 10^7 points), enough of it is valid to sample
  * (> 5 %), the default point is valid, keys round-trip, and on sm_90 the
  * fp16/bf16 problems with M >= 128 get the wgmma space (MC=2), valid there
- * only. A space of ~10^9
+ * only, and fp32 problems of at most 8 rows with a K-contiguous B get the GEMV
+ * space (GV=1). A space of ~10^9
  * points once made `rocmtune space --backend cuda` run for minutes.
  */
 #include <stdio.h>
@@ -117,16 +118,60 @@ main(void)
 		backend_cuda_space_for(&s, &p, 1, 1);
 		CHECK(space_key_parse(&s, "DT=2;TA=0;TB=0;MC=2;MT0=256;MT1=128;DU=64;TT0=4;TT1=4;"
 		                         "VW=1;PGR=1;LDSPAD=0;WM=1;WN=2;STAGES=4;SWZ=1;GSU=1;"
-		                         "GROUP=1;PLR=0;WL=0;MINB=1",
+		                         "GROUP=1;PLR=0;WL=0;MINB=1;GV=0",
 		                         &pt) == 0 &&
 		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "the wgmma winner is not a valid point of the full space");
 		CHECK(space_key_parse(&s, "DT=2;TA=0;TB=0;MC=2;MT0=128;MT1=256;DU=64;TT0=4;TT1=4;"
 		                         "VW=1;PGR=1;LDSPAD=0;WM=1;WN=2;STAGES=4;SWZ=1;GSU=1;"
-		                         "GROUP=1;PLR=0;WL=0;MINB=1",
+		                         "GROUP=1;PLR=0;WL=0;MINB=1;GV=0",
 		                         &pt) == 0 &&
 		          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "wgmma with MT1 != 64 x WN accepted");
+	}
+	/*
+	 * A few rows in fp32 (LLM decoding, x * W^T: TN): the GEMV space, its default
+	 * valid; MT0 follows M. A transposed B or M = 9 stays on the FMA space.
+	 */
+	{
+		static const int64_t ms[] = {1, 2, 8, 9};
+		struct gemm_problem p;
+		struct space_def s;
+		struct space_point pt;
+		char key[SPACE_KEY_MAX], why[128];
+		uint64_t n, i, valid;
+		int k;
+
+		dev.matrix_cores = 1;
+		for (k = 0; k < 4; k++) {
+			gemm_problem_init(&p, GEMM_FP32, GEMM_T, GEMM_N, ms[k], 11008, 4096, 1);
+			backend_cuda_space_for(&s, &p, 2, 0);
+			n = space_size(&s);
+			for (i = 0, valid = 0; i < n; i++) {
+				space_point_from_index(&s, i, &pt);
+				valid += space_valid(&s, &pt, &p, &dev, why, sizeof(why));
+			}
+			space_point_default(&s, &pt);
+			space_key(&s, &pt, key, sizeof(key));
+			printf("fp32 TN M=%lld: %llu points, %llu valid, default %s\n", (long long)ms[k],
+			       (unsigned long long)n, (unsigned long long)valid, key);
+			CHECK(space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+			      "fp32 M=%lld: default invalid: %s", (long long)ms[k], why);
+			if (ms[k] <= 8)
+				CHECK((double)valid > 0.05 * (double)n, "fp32 M=%lld: %llu of %llu valid",
+				      (long long)ms[k], (unsigned long long)valid,
+				      (unsigned long long)n);
+			CHECK(strstr(key, ms[k] <= 8 ? "GV=1" : "GV=0") != NULL,
+			      "fp32 M=%lld: default %s", (long long)ms[k], key);
+			if (ms[k] <= 2)
+				CHECK(strstr(key, ms[k] == 1 ? "MT0=1;" : "MT0=2;") != NULL,
+				      "fp32 M=%lld: default rows %s", (long long)ms[k], key);
+		}
+		gemm_problem_init(&p, GEMM_FP32, GEMM_T, GEMM_T, 1, 4096, 4096, 1);
+		backend_cuda_space_for(&s, &p, 2, 0);
+		space_point_default(&s, &pt);
+		space_key(&s, &pt, key, sizeof(key));
+		CHECK(strstr(key, "GV=0") != NULL, "fp32 M=1 with B transposed: default %s", key);
 	}
 	printf("%s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;

@@ -1,0 +1,217 @@
+/*
+ * The FMA and GEMV paths of kernels/gpu/gemm.cu run on the CPU, with no GPU:
+ * the kernel source compiled as C++ through port.h's host layer (RK_HOST: one
+ * std::thread per GPU thread of a block, blocks one after another, a barrier
+ * for RK_SYNC and the lane shuffles). One configuration per executable (its
+ * RK_* defines come from CMake); the four transposes are four copies of the
+ * kernel in four namespaces. Each runs odd shapes, padded leading dimensions,
+ * a batch, alpha and beta, on random data, against a double reference, with
+ * every element of C checked. CI has no GPU: this is where the index
+ * arithmetic of the whole-tile load plan, the edge path, split-K and the GEMV
+ * lanes is exercised for real.
+ */
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <thread>
+#include <vector>
+
+#ifndef RK_HOST_CONFIG
+#define RK_HOST_CONFIG "the kernel's defaults"
+#endif
+#define RK_HOST 1
+#define RK_EXTERN_C
+#include "kernels/gpu/port.h"
+
+#define RK_TA 0
+#define RK_TB 0
+namespace nn {
+#include "kernels/gpu/gemm.cu"
+}
+#undef RK_TB
+#define RK_TB 1
+namespace nt {
+#include "kernels/gpu/gemm.cu"
+}
+#undef RK_TA
+#undef RK_TB
+#define RK_TA 1
+#define RK_TB 0
+namespace tn {
+#include "kernels/gpu/gemm.cu"
+}
+#undef RK_TB
+#define RK_TB 1
+namespace tt {
+#include "kernels/gpu/gemm.cu"
+}
+
+typedef nn::rk_t elem;
+
+struct kernel {
+	const char *name;
+	int ta, tb;
+	void (*gemm)(int, int, int, float, const elem *, rk_i64, rk_i64, const elem *, rk_i64, rk_i64,
+		     float, elem *, rk_i64, rk_i64, float *);
+	void (*reduce)(int, int, float, float, const float *, elem *, rk_i64, rk_i64);
+	const unsigned int *info;
+};
+
+static const kernel kernels[] = {
+	{"NN", 0, 0, nn::rk_gemm, nn::rk_gemm_reduce, nn::rk_gemm_info},
+	{"NT", 0, 1, nt::rk_gemm, nt::rk_gemm_reduce, nt::rk_gemm_info},
+	{"TN", 1, 0, tn::rk_gemm, tn::rk_gemm_reduce, tn::rk_gemm_info},
+	{"TT", 1, 1, tt::rk_gemm, tt::rk_gemm_reduce, tt::rk_gemm_info},
+};
+
+static float
+to_f(elem v)
+{
+	return RK_LD(v);
+}
+
+static elem
+from_f(float f)
+{
+	return (elem)RK_ST(f);
+}
+
+/*
+ * Runs BODY for every thread of grid (gx, 1, gz), NT threads a block: NT CPU
+ * threads play the block's threads and take the blocks in turn, meeting at the
+ * barrier after each one (the __shared__ arrays are static, one copy).
+ */
+template <typename F>
+static void
+launch(int gx, int gz, int nt, F body)
+{
+	std::barrier<> bar(nt);
+	std::deque<std::barrier<>> lanes;
+	std::vector<std::barrier<> *> lanes_at;
+	std::vector<std::thread> th;
+
+	for (int g = 0; g < (nt + 31) / 32; g++) {
+		lanes.emplace_back(nt - 32 * g < 32 ? nt - 32 * g : 32);
+		lanes_at.push_back(&lanes.back());
+	}
+	rk_host_bar = &bar;
+	rk_host_lanes_bar = lanes_at.data();
+	for (int t = 0; t < nt; t++)
+		th.emplace_back([t, gx, gz, &body, &bar] {
+			rk_host_tid = t;
+			for (int z = 0; z < gz; z++)
+				for (int x = 0; x < gx; x++) {
+					rk_host_bid_x = x;
+					rk_host_bid_z = z;
+					body();
+					bar.arrive_and_wait();
+				}
+		});
+	for (auto &t : th)
+		t.join();
+}
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
+
+/* Random in +-[0.1, 1], never zero. */
+static float
+rnd()
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	float u = (float)((rng >> 40) & 0xffffff) / 16777216.0f;
+	return (rng & 1 ? 1.0f : -1.0f) * (0.1f + 0.9f * u);
+}
+
+/* One problem: 0 when every element of C matches the reference. */
+static int
+run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float beta)
+{
+	const int gsu = RK_GSU;
+	rk_i64 lda = (k.ta ? K : M) + pad, ldb = (k.tb ? N : K) + 2 * pad, ldc = M + pad;
+	rk_i64 sa = lda * (k.ta ? M : K) + pad, sb = ldb * (k.tb ? K : N) + pad, sc = ldc * N + pad;
+	std::vector<elem> A(sa * batch), B(sb * batch), C(sc * batch), C0;
+	std::vector<float> W((size_t)M * N * gsu * batch);
+	int bad = 0;
+
+	for (auto &v : A)
+		v = from_f(rnd());
+	for (auto &v : B)
+		v = from_f(rnd());
+	for (auto &v : C)
+		v = from_f(rnd());
+	C0 = C;
+	int tiles = ((M + k.info[2] - 1) / k.info[2]) * ((N + k.info[3] - 1) / k.info[3]);
+	launch(tiles, batch * gsu, (int)k.info[0], [&] {
+		k.gemm(M, N, K, alpha, A.data(), lda, sa, B.data(), ldb, sb, beta, C.data(), ldc, sc,
+		       W.data());
+	});
+	if (gsu > 1)
+		launch((int)(((rk_i64)M * N + 255) / 256), batch, 256, [&] {
+			k.reduce(M, N, alpha, beta, W.data(), C.data(), ldc, sc);
+		});
+	for (int b = 0; b < batch; b++)
+		for (int n = 0; n < N; n++)
+			for (int m = 0; m < M; m++) {
+				double s = 0, mag = 0;
+
+				for (int kk = 0; kk < K; kk++) {
+					double a = to_f(A[b * sa + (k.ta ? kk + m * lda : m + kk * lda)]);
+					double v = to_f(B[b * sb + (k.tb ? n + kk * ldb : kk + n * ldb)]);
+
+					s += a * v;
+					mag += std::fabs(a * v);
+				}
+				double c0 = to_f(C0[b * sc + m + n * ldc]);
+				double ref = alpha * s + beta * c0;
+				double got = to_f(C[b * sc + m + n * ldc]);
+				double rel = RK_DT == 0 ? 3e-5 : RK_DT == 1 ? 2e-3 : 1e-2;
+				double tol = rel * (std::fabs(alpha) * mag + std::fabs(beta * c0)) + 1e-6;
+
+				if (!(std::fabs(got - ref) <= tol) && bad++ < 3)
+					printf("    C[%d](%d, %d) = %g, reference %g\n", b, m, n, got, ref);
+			}
+	/* Padding between columns and batches must be untouched. */
+	for (rk_i64 i = 0; i < sc * batch; i++) {
+		rk_i64 in = i % sc;
+		if ((in >= ldc * N || in % ldc >= M) && memcmp(&C[i], &C0[i], sizeof(elem)) != 0 &&
+		    bad++ < 3)
+			printf("    padding at %lld written\n", (long long)i);
+	}
+	return bad;
+}
+
+int
+main()
+{
+	/*
+	 * M, N, K, padding of the leading dimensions, batch. The GEMV path gets few
+	 * rows (its use; a lane shuffle costs two barrier rounds of every CPU thread).
+	 */
+#if RK_GV
+	static const int shapes[][5] = {{1, 70, 1000, 0, 1}, {3, 40, 517, 1, 2}, {8, 24, 136, 3, 1},
+					{2, 37, 70, 0, 1}};
+#else
+	static const int shapes[][5] = {{77, 93, 61, 0, 1},  {128, 256, 64, 4, 2}, {1, 300, 1000, 0, 1},
+					{8, 200, 136, 3, 1}, {136, 200, 88, 0, 1}, {3, 64, 517, 1, 2}};
+#endif
+	int failed = 0, total = 0;
+
+	printf("config: %s, DT=%d, %u threads, tile %u x %u\n", RK_HOST_CONFIG, RK_DT, kernels[0].info[0],
+	       kernels[0].info[2], kernels[0].info[3]);
+	for (const kernel &k : kernels)
+		for (const auto &s : shapes) {
+			float beta = s[0] == 8 ? 0.0f : -0.5f;
+			int bad = run(k, s[0], s[1], s[2], s[3], s[4], 0.75f, beta);
+
+			total++;
+			failed += bad != 0;
+			printf("%s %s %dx%dx%d pad %d batch %d: %s\n", bad ? "FAIL" : "ok  ", k.name, s[0],
+			       s[1], s[2], s[3], s[4], bad ? "wrong" : "matches the reference");
+		}
+	printf("%d of %d problems failed\n", failed, total);
+	return failed ? 1 : 0;
+}
