@@ -12,11 +12,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -480,4 +482,29 @@ rocmd_fs_os_walk(const char *root, rocmd_fs_walk_fn add, void *ctx, char *why, s
 		return rc;
 	}
 	return walk_dir(fd, "", root, 0, add, ctx, why, whylen);
+}
+
+/* ---- added for the package store (wpkg) ---- */
+
+int
+rocmd_fs_open_beneath(const char *root, const char *rel, int flags)
+{
+	struct open_how how = {
+	    .flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int rc = ROCMD_FAILPOINT("fs.open"), dfd, fd;
+
+	if (rc < 0)
+		return rc;
+	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return rocmd_err_errno(errno);
+	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	/* Kernels before 5.6: openat, which guards the last component only. */
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dfd, rel, flags | O_CLOEXEC | O_NOFOLLOW);
+	rc = fd < 0 ? rocmd_err_errno(errno) : fd;
+	close(dfd);
+	return rc;
 }

@@ -187,4 +187,13 @@ typedef int (*rocmd_fs_walk_fn)(void *ctx, const char *rel, int kind, int exec, 
                                 const char *link);
 int rocmd_fs_os_walk(const char *root, rocmd_fs_walk_fn add, void *ctx, char *why, size_t whylen);
 
+/* ---- added for the package store (wpkg) ---- */
+/* Opens ROOT/REL (REL relative, '/'-separated, as rocmd_fs_os_walk gives it)
+ * with FLAGS, following no link in any component of REL, so a folder being
+ * walked cannot have a subfolder swapped for a link between the walk and the
+ * open (-ELOOP on Linux: openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+ * ROCMD_EUNSAFE on Windows, where the opened file's final path must be ROOT's
+ * final path plus REL). Only ROOT itself may be reached through links. */
+int rocmd_fs_open_beneath(const char *root, const char *rel, int flags);
+
 #endif

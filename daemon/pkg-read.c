@@ -16,10 +16,9 @@
  * point) and takes UTF-8 names on both systems; only the source path itself
  * is resolved once, since the user named it. A folder is walked without
  * following links (rocmd_fs_os_walk), and each file found is then opened by
- * its path: someone who can write into the folder while it is imported
- * could swap a subfolder for a link between the two and redirect a read. An
- * archive has no such window (it is one file), so for folders rocmd trusts
- * the folder as much as the administrator who asked for its import.
+ * its path beneath the folder with no link followed in any component
+ * (rocmd_fs_open_beneath), so a subfolder swapped for a link between the
+ * walk and the open makes the import fail, never read outside the folder.
  */
 #include "pkg.h"
 
@@ -570,7 +569,7 @@ folder_one(void *ctx, const char *rel, int kind, int exec, uint64_t size, const 
 {
 	struct folder *fo = ctx;
 	struct reader *r = fo->r;
-	char path[PATH_BYTES], full[PATH_BYTES], q[160];
+	char path[PATH_BYTES], q[160];
 	struct rocmd_pkg_entry *e;
 	int rc = 0;
 
@@ -592,13 +591,15 @@ folder_one(void *ctx, const char *rel, int kind, int exec, uint64_t size, const 
 		e->kind = ROCMD_PKG_SYMLINK;
 		return report(r, 0);
 	}
-	if (rocmd_fs_fmt(full, sizeof(full), "%s/%s", fo->root, rel) >= (int)sizeof(full)) {
-		say(r, "entry \"%s\": path too long", printable(rel, q, sizeof(q)));
-		return ROCMD_EUNSAFE;
-	}
 	{
 		struct fd_src src = {.path = path, .r = r};
-		src.fd = rocmd_fs_open(full, O_RDONLY, 0);
+		/* No link in any component: the walk saw a file here. */
+		src.fd = rocmd_fs_open_beneath(fo->root, rel, O_RDONLY);
+		if (src.fd == -ELOOP || src.fd == ROCMD_EUNSAFE) {
+			say(r, "entry \"%s\": a folder on its path became a link while it was read",
+			    printable(rel, q, sizeof(q)));
+			return ROCMD_EUNSAFE;
+		}
 		if (src.fd < 0) {
 			say(r, "cannot open \"%s\": %s", printable(rel, q, sizeof(q)),
 			    rocmd_strerror(src.fd));

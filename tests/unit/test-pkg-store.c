@@ -27,6 +27,7 @@
 #include "common/error.h"
 #include "db/db-pkg.h"
 #include "db/db.h"
+#include "daemon/fsops.h"
 #include "daemon/pkg.h"
 #include "tests/pkg/mkarchive.h"
 
@@ -821,6 +822,30 @@ test_folder(void **state)
 	assert_string_equal(before, after);
 	free(before);
 	free(after);
+	unlink(path);
+	/* A subfolder swapped for a link after the walk saw it: the reader opens
+	 * each file beneath the folder with no link followed on its path. */
+	{
+		char outside[256], link[512];
+		int fd;
+		snprintf(outside, sizeof(outside), "%s/outside", f->dir);
+		snprintf(link, sizeof(link), "%s/library", src);
+		assert_int_equal(mkdir(outside, 0755), 0);
+		snprintf(path, sizeof(path), "%s/TensileLibrary_lazy_gfx1103.dat", outside);
+		w = fopen(path, "w");
+		fputs("secret", w);
+		fclose(w);
+		snprintf(path, sizeof(path), "%s/library.real", src);
+		assert_int_equal(rename(link, path), 0);
+		assert_int_equal(symlink(outside, link), 0);
+		fd = rocmd_fs_open_beneath(src, "library/TensileLibrary_lazy_gfx1103.dat", O_RDONLY);
+		assert_true(fd == -ELOOP || fd == -EXDEV);
+		/* What the path alone would have read. */
+		snprintf(path, sizeof(path), "%s/library/TensileLibrary_lazy_gfx1103.dat", src);
+		fd = rocmd_fs_open(path, O_RDONLY, 0);
+		assert_true(fd >= 0);
+		rocmd_fs_close(fd);
+	}
 }
 
 int
