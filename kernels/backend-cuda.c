@@ -808,8 +808,8 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 		fix_value(&sp[P_SWZ], 1);
 		keep_values(&sp[P_LDSPAD], fma_pad, 2, 0);
 		keep_values(&sp[P_MT0], fma_mt0, 7, 64);
-		if (p->m >= 256 && p->n >= 512) {
-			/* The H200's fp32 4096^3 winner (bench/h200.sh fma). */
+		if (matrix_cores == 2 && p->m >= 256 && p->n >= 512) {
+			/* sm_90: the H200's fp32 4096^3 winner (runs 1-3; bench/h200.sh fma). */
 			set_dflt(&sp[P_MT0], 128);
 			set_dflt(&sp[P_MT1], 256);
 			set_dflt(&sp[P_DU], 8);

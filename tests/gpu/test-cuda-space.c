@@ -172,6 +172,15 @@ main(void)
 		space_point_default(&s, &pt);
 		space_key(&s, &pt, key, sizeof(key));
 		CHECK(strstr(key, "GV=0") != NULL, "fp32 M=1 with B transposed: default %s", key);
+		/* Large fp32 on sm_90: the H200 winner is the default, and valid. */
+		gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
+		backend_cuda_space_for(&s, &p, 2, 0);
+		space_point_default(&s, &pt);
+		space_key(&s, &pt, key, sizeof(key));
+		printf("fp32 NN 4096^3 on sm_90: default %s\n", key);
+		CHECK(strstr(key, "MT0=128;MT1=256;DU=8;TT0=16;TT1=8;VW=4;") != NULL &&
+		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+		      "fp32 4096^3 on sm_90: default %s", key);
 	}
 	printf("%s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
