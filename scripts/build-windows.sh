@@ -1,7 +1,7 @@
 #!/bin/sh
 # Cross-builds rocmd.exe and rocmctl.exe for 64-bit Windows with Debian's
 # mingw-w64. The dependencies (libuv, SQLite, cJSON, libarchive with zlib,
-# liblzma and bzip2, msgpack-c) are built from Debian's own source packages
+# liblzma and bzip2, msgpack-c; cmocka for the tests run under wine) are built from Debian's own source packages
 # (apt-get source, through a private apt configuration that adds the deb-src
 # line, so the system's apt setup is left alone) as static libraries into a
 # cache OUTSIDE the repository, and reused on later runs: only the first run
@@ -269,6 +269,21 @@ build_msgpack() {
 	done_ msgpack
 }
 
+# cmocka, for the unit tests cross-built and run under wine (test-deploy.exe):
+# its own CMake, the static library only. Added without bumping RECIPE: it is
+# built once into the existing cache, beside the others.
+build_cmocka() {
+	built cmocka && return 0
+	fetch cmocka
+	cmake_configure "$dir" -DWITH_STATIC_LIB=ON -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF
+	quiet cmake --build "$dir/_build" -j"$JOBS" --target cmocka-static
+	mkdir -p "$PREFIX/lib" "$PREFIX/include"
+	cp "$dir/_build/src/libcmocka-static.a" "$PREFIX/lib/libcmocka.a"
+	cp "$dir/include/cmocka.h" "$PREFIX/include/"
+	pc cmocka 1.1 "-L\${libdir} -lcmocka"
+	done_ cmocka
+}
+
 deps() {
 	mkdir -p "$PREFIX" "$SRC"
 	build_zlib
@@ -279,6 +294,7 @@ deps() {
 	build_cjson
 	build_libarchive
 	build_msgpack
+	build_cmocka
 	log "dependencies ready in $PREFIX"
 }
 

@@ -14,6 +14,10 @@
 #   5. SDK discovery (tests/windows/test-sdk-win.sh): Windows-layout SDKs
 #      found, watched (one added, one removed while rocmd runs), the registry
 #      and the machine environment read, the HIP probe run.
+#   6. the deploy engine (tests/windows/test-wdep-win.sh): test-deploy.exe
+#      in a wine prefix of its own: deploy / rollback / redeploy on a
+#      Windows-layout target, faults at every file operation, a deploy over
+#      a rocblas.dll held loaded (LoadLibrary).
 #   9. the tuner (tests/windows/test-tune-win.sh): rocmd.exe tunes on the CPU
 #      backend, each candidate in an evaluation process (rocmd.exe again, in a
 #      job object): tune add / start / results / pause, a crashing candidate
@@ -260,6 +264,24 @@ done <"$WORK/sdk-stage"
 if [ $sdk_rc -ne 0 ] && [ $failed -eq $stage_failed ]; then
 	: >"$WORK/out"
 	bad "the SDK discovery stage ended with status $sdk_rc"
+fi
+
+echo "== 6. the deploy engine (tests/windows/test-wdep-win.sh)"
+if cmake --build "$BUILD" --target test-deploy-win fake-rocblas >"$WORK/out" 2>&1; then
+	timeout 1800 "$ROOT/tests/windows/test-wdep-win.sh" "$BUILD" >"$WORK/wdep-stage" 2>&1
+	wdep_rc=$?
+	stage_failed=$failed
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"ok - "*) passed=$((passed + 1)) ;;
+		"not ok - "*) failed=$((failed + 1)) ;;
+		esac
+	done <"$WORK/wdep-stage"
+	[ $wdep_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
+		bad "the deploy engine stage ended with status $wdep_rc"
+else
+	bad "test-deploy.exe builds (it needs cmocka: scripts/build-windows.sh deps)"
 fi
 
 echo "== 9. the tuner (tests/windows/test-tune-win.sh)"

@@ -578,9 +578,7 @@ cycle(int windows)
 	/* The Linux SONAME symlink still leads to the binary. */
 	if (f.binlink[0]) {
 		char t[64];
-		ssize_t n = readlink(f.binlink, t, sizeof(t) - 1);
-		assert_true(n > 0);
-		t[n] = 0;
+		assert_int_equal(rocmd_fs_readlink(f.binlink, t, sizeof(t)), 0);
 		assert_string_equal(t, "librocblas.so.0.1");
 	}
 	assert_int_equal(
@@ -824,12 +822,14 @@ scenario_old_new(struct fx *f, enum scenario sc, char *old_tree, char *old_bin, 
 	}
 }
 
+#ifndef _WIN32
 static const char *
 fallback_spec(enum scenario sc)
 {
 	/* EINVAL from renameat2: the file system "lacks" RENAME_EXCHANGE. */
 	return sc == SC_FALLBACK ? "deploy.exchange:1:22" : NULL;
 }
+#endif
 
 /*
  * SIGKILL at the N-th kill point, for every N the deploy reaches; then
@@ -1021,10 +1021,19 @@ fail_everywhere(enum scenario sc, int windows, const char *err)
 	assert_true(fired >= 20);
 }
 
+/* Under wine each round costs about a second (a fresh tree, a deploy,
+ * recovery, two tree hashes), so there the three tests walk one scenario
+ * each, on the Windows-shaped target: a second deploy, a first deploy (with
+ * the backup) and a rolled-back one; every file operation of each still
+ * fails in turn. The Linux run walks them all. */
 static void
 test_fail_eio(void **state)
 {
 	(void)state;
+	if (IS_WINDOWS) {
+		fail_everywhere(SC_SECOND, 1, "EIO");
+		return;
+	}
 	fail_everywhere(SC_FIRST, 0, "EIO");
 	fail_everywhere(SC_SECOND, 0, "EIO");
 	fail_everywhere(SC_ROLLBACK, 0, "EIO");
@@ -1034,6 +1043,10 @@ static void
 test_fail_enospc(void **state)
 {
 	(void)state;
+	if (IS_WINDOWS) {
+		fail_everywhere(SC_FIRST, 1, "ENOSPC");
+		return;
+	}
 	fail_everywhere(SC_SECOND, 0, "ENOSPC");
 	fail_everywhere(SC_FALLBACK, 0, "ENOSPC");
 }
@@ -1042,6 +1055,10 @@ static void
 test_fail_eacces(void **state)
 {
 	(void)state;
+	if (IS_WINDOWS) {
+		fail_everywhere(SC_ROLLBACK, 1, "EACCES");
+		return;
+	}
 	fail_everywhere(SC_SECOND, 0, "EACCES");
 	fail_everywhere(SC_FIRST, 1, "EACCES");
 	fail_everywhere(SC_SECOND, 1, "EIO");
@@ -1098,7 +1115,7 @@ test_refusals(void **state)
 {
 	struct fx f;
 	struct rocmd_deploy_result res;
-	char why[512], p[1600];
+	char why[512];
 	struct pkg bad;
 
 	(void)state;
@@ -1166,7 +1183,7 @@ test_refusals(void **state)
 	}
 	/* The target folder a symlink: refused. */
 	{
-		char real[1600], cmd[4000];
+		char real[1600], cmd[4000], p[1600];
 		xsnprintf(real, sizeof(real), "%s/elsewhere", f.dir);
 		xsnprintf(cmd, sizeof(cmd), "mv '%s' '%s' && ln -s '%s' '%s'", f.lib, real, real,
 		          f.lib);
