@@ -14,7 +14,8 @@
 # llm:       M in {1,8,128,512} x (N,K) in {(4096,4096),(11008,4096),(4096,11008)},
 #            TN (both operands K-contiguous), per dtype, geometric means
 # explore:   focused sweeps around the landscapes' best with the later parameters
-# profile:   Nsight Compute counters for the landscapes' best fp32 and fp16 points
+# profile:   Nsight Compute counters for the landscapes' best fp32 and fp16 points (fp32:
+#            the fma stage's landscape when it ran in the same call)
 # plr:       the 20 best fp32 4096^3 points with and without LDS-fragment prefetch
 # wgmma:     every valid point of the Hopper wgmma space (MC=2) for fp16 and bf16 NN
 #            and fp16 TN 4096^3, as CSV, vs cuBLAS and the default point
@@ -124,6 +125,9 @@ for stage in "$@"; do
 		for dt in fp32 fp16; do
 			L=bench/data/landscape-h200-$dt-NN-4096.csv
 			[ $dt = fp32 ] || L=bench/data/landscape-h200-fp16-NN-4096-run3.csv
+			# The fma stage's landscape (same call) when there is one.
+			[ $dt != fp32 ] || [ ! -f "$OUT/landscape-h200-fp32-NN-4096-s3.csv" ] ||
+				L=$OUT/landscape-h200-fp32-NN-4096-s3.csv
 			grep ',ok,' "$L" | sort -t, -k3 -g | head -1 | cut -d, -f1 > "$B/best-$dt.txt"
 			timeout 150 ncu --clock-control none --kernel-name rk_gemm --launch-skip 2 --launch-count 1 \
 				--section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
