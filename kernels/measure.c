@@ -450,8 +450,9 @@ child_start(struct tune_evaluator *ev, struct child_hello *h)
 
 	err = measure_proc_start(ev->proc, &ev->spec);
 	if (err < 0) {
-		snprintf(h->why, sizeof(h->why), "cannot start the evaluation process: %s",
-			 rocmd_strerror(err));
+		/* (rocmd_kernels links no error table: the code, not its name.) */
+		snprintf(h->why, sizeof(h->why), "cannot start the evaluation process (error %d)",
+			 err);
 		return err;
 	}
 	ev->starts++;
