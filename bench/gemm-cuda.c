@@ -681,13 +681,16 @@ mode_check(void)
 	    "MC=1;MT0=256;MT1=128;DU=32;WM=4;WN=2;STAGES=4;SWZ=1;GROUP=8",
 	    "MC=1;MT0=128;MT1=256;DU=64;WM=2;WN=4;STAGES=4;SWZ=1;PLR=1;GROUP=8",
 	    "MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;WL=1;MINB=2",
-	    "MC=0;MT0=128;MT1=128;DU=16;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;MINB=2;GROUP=8",
+	    /* (GROUP=8 needs 8 M-tiles: none of the shapes below has them) */
+	    "MC=0;MT0=128;MT1=128;DU=16;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;MINB=2",
+	    "MC=0;MT0=128;MT1=256;DU=8;TT0=16;TT1=8;VW=4;PGR=1;LDSPAD=4",
+	    "MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;MINB=2;PLR=1",
 	    "MC=0;MT0=64;MT1=128;DU=8;TT0=4;TT1=8;VW=2;PGR=0;LDSPAD=0",
 	    /* GEMV (GV=1): vector and scalar loads, K tails, split-K, rows past M */
 	    "MC=0;GV=1;MT0=1;MT1=32;TT1=4;DU=8;VW=4",
-	    "MC=0;GV=1;MT0=8;MT1=64;TT1=2;DU=16;VW=8;GSU=4",
-	    "MC=0;GV=1;MT0=4;MT1=128;TT1=16;DU=8;VW=2;GSU=2",
-	    "MC=0;GV=1;MT0=2;MT1=32;TT1=1;DU=8;VW=1;MINB=2",
+	    "MC=0;GV=1;MT0=8;MT1=16;TT1=2;DU=16;VW=8;GSU=4",
+	    "MC=0;GV=1;MT0=4;MT1=64;TT1=8;DU=8;VW=2;GSU=2",
+	    "MC=0;GV=1;MT0=2;MT1=8;TT1=1;DU=8;VW=1;MINB=2",
 	    /* wgmma (sm_90 only; elsewhere the space check drops them) */
 	    "MC=2;MT0=128;MT1=128;DU=64;WM=1;WN=2;STAGES=4;SWZ=1",
 	    "MC=2;MT0=64;MT1=64;DU=64;WM=1;WN=1;STAGES=3;SWZ=1;GSU=4",
