@@ -18,6 +18,9 @@
 #      in a wine prefix of its own: deploy / rollback / redeploy on a
 #      Windows-layout target, faults at every file operation, a deploy over
 #      a rocblas.dll held loaded (LoadLibrary).
+#   7. the package store (tests/windows/test-wpkg-win.sh): real 7z, zip and
+#      folder imports, list / show / match / verify / rm, hostile archives
+#      (..\, C:\, C:x, streams, CON, NUL.txt, case) refused, the drop folder.
 #   9. the tuner (tests/windows/test-tune-win.sh): rocmd.exe tunes on the CPU
 #      backend, each candidate in an evaluation process (rocmd.exe again, in a
 #      job object): tune add / start / results / pause, a crashing candidate
@@ -283,6 +286,20 @@ if cmake --build "$BUILD" --target test-deploy-win fake-rocblas >"$WORK/out" 2>&
 else
 	bad "test-deploy.exe builds (it needs cmocka: scripts/build-windows.sh deps)"
 fi
+
+echo "== 7. the package store (tests/windows/test-wpkg-win.sh)"
+timeout 900 "$ROOT/tests/windows/test-wpkg-win.sh" "$BUILD" >"$WORK/wpkg-stage" 2>&1
+wpkg_rc=$?
+stage_failed=$failed
+while IFS= read -r line; do
+	printf '%s\n' "$line"
+	case $line in
+	"ok - "*) passed=$((passed + 1)) ;;
+	"not ok - "*) failed=$((failed + 1)) ;;
+	esac
+done <"$WORK/wpkg-stage"
+[ $wpkg_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
+	bad "the package store stage ended with status $wpkg_rc"
 
 echo "== 9. the tuner (tests/windows/test-tune-win.sh)"
 if cmake --build "$BUILD" --target rocmtune >"$WORK/out" 2>&1; then

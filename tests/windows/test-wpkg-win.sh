@@ -281,6 +281,19 @@ check "it is gone" 1 pkg show "$WID"
 
 ctl shutdown >/dev/null
 wait $DAEMON
+
+# Without a state_dir, the store is %ProgramData%\rocmd\store.
+printf '{ "log": { "level": "info", "file": "C:\\\\rocmd-pkg\\\\default.log" } }\n' >"$T/default.json"
+wine 'C:\rocmd-pkg\rocmd.exe' --foreground --config 'C:\rocmd-pkg\default.json' >"$T/default.out" 2>&1 &
+DAEMON=$!
+if wait_for 60 ctl status && ctl --json pkg list && grep -q '"path":[[:space:]]*"C:\\\\ProgramData\\\\rocmd' "$OUT" &&
+	[ -d "$C/ProgramData/rocmd/store/objects" ]; then
+	ok "by default the store is %ProgramData%\\rocmd\\store"
+else
+	bad "the default store location"
+fi
+ctl shutdown >/dev/null
+wait $DAEMON
 echo "# package store under wine: $(($(date +%s) - start)) s"
 if [ $OWN_PREFIX -eq 1 ]; then
 	wineserver -k >/dev/null 2>&1
