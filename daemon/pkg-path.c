@@ -219,6 +219,9 @@ rocmd_pkg_link_resolve(const char *link_path, const char *target, char *out, siz
 		if (n > NAME_MAX_BYTES)
 			return refuse(why, whylen, link_path,
 			              "a symlink target component is over 255 bytes");
+		if (windows_rule(start, n) != NULL)
+			return refuse(why, whylen, link_path,
+			              "symlink target names something Windows cannot hold as such");
 		if (len + (len > 0) + n + 1 > sizeof(buf))
 			return refuse(why, whylen, link_path, "symlink target too long");
 		if (len > 0)

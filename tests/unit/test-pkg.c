@@ -133,6 +133,11 @@ test_link_resolve(void **state)
 	                 ROCMD_EUNSAFE);
 	assert_int_equal(rocmd_pkg_link_resolve("a/l", "..", out, sizeof(out), why, sizeof(why)),
 	                 ROCMD_EUNSAFE);
+	/* A target is a name in the package: Windows' rules apply to it too. */
+	assert_int_equal(
+	    rocmd_pkg_link_resolve("a/l", "NUL.txt", out, sizeof(out), why, sizeof(why)),
+	    ROCMD_EUNSAFE);
+	assert_non_null(strstr(why, "Windows"));
 }
 
 static void
