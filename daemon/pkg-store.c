@@ -52,12 +52,11 @@ rocmd_store_open(const char *store, char *why, size_t whylen)
 		snprintf(why, whylen, "cannot create %s: %s", path, rocmd_strerror(rc));
 		return rc;
 	}
-	/* An import cut short by a crash left its staging folder: start afresh. */
+	/* An import cut short by a crash left its staging folder: start afresh.
+	 * What cannot be removed now (a file another process holds open on
+	 * Windows) stays, harmless: every import stages in a folder of its own. */
 	snprintf(path, sizeof(path), "%s/staging", store);
-	if ((rc = rocmd_fs_remove_tree(path)) < 0) {
-		snprintf(why, whylen, "cannot empty %s: %s", path, rocmd_strerror(rc));
-		return rc;
-	}
+	rocmd_fs_remove_tree(path);
 	if ((rc = rocmd_paths_mkdir_p(path, 0700)) < 0) {
 		snprintf(why, whylen, "cannot create %s: %s", path, rocmd_strerror(rc));
 		return rc;
