@@ -23,10 +23,11 @@
  * prefix's %TEMP% ("C:/users/.../Temp"), packages hold no symlinks (refused
  * on Windows, checked), the swap is the two-rename one, and
  * test_loaded_dll deploys over a bin/rocblas.dll that this process has
- * loaded (LoadLibrary), twice, then rolls back. Skipped there, each with its
- * reason printed: the kill points (fork; the Linux run covers the Windows
- * rules on a Windows-shaped tree), the symlink refusals, the real Debian
- * tree.
+ * loaded (LoadLibrary), twice, then rolls back. The kill points run there
+ * through the program started again as a child (--child) for the
+ * Windows-shaped deploys. Skipped there, each with its reason printed: the
+ * kill points of the Linux-shaped deploys, one fault walk per error kind of
+ * the three, the symlink refusals, the real Debian tree.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef _WIN32
+#include <process.h>
 #include <windows.h>
 #else
 #include <ftw.h>
@@ -427,18 +429,15 @@ pkg_tree_hash(struct fx *f, const struct pkg *p, char out[ROCMD_SHA256_HEX])
 	remove_all(dir);
 }
 
+/* The paths and the target of the fixture in F->dir. */
 static void
-fx_build(struct fx *f, int windows)
+fx_paths(struct fx *f, int windows)
 {
-	char path[1200], root[1600];
+	char root[1600];
 
-	memset(f, 0, sizeof(*f));
 	f->windows = windows;
-	make_temp_dir(f->dir, sizeof(f->dir), "rocmd-test-deploy");
 	xsnprintf(f->state, sizeof(f->state), "%s/state", f->dir);
 	xsnprintf(f->store, sizeof(f->store), "%s/store", f->dir);
-	mkdirs(f->state);
-	mkdirs(f->store);
 	xsnprintf(root, sizeof(root), "%s/sdk", f->dir);
 	if (windows) {
 		xsnprintf(f->lib, sizeof(f->lib), "%s/bin/rocblas/library", root);
@@ -451,6 +450,22 @@ fx_build(struct fx *f, int windows)
 		if (!IS_WINDOWS)
 			xsnprintf(f->binlink, sizeof(f->binlink), "%s/lib/librocblas.so.0", root);
 	}
+	f->target.name = windows ? "win-6.2" : "linux-5.7";
+	f->target.lib_dir = f->lib;
+	f->target.binary = f->binlink[0] ? f->binlink : f->bin;
+	f->target.windows = windows;
+}
+
+static void
+fx_build(struct fx *f, int windows)
+{
+	char path[1200];
+
+	memset(f, 0, sizeof(*f));
+	make_temp_dir(f->dir, sizeof(f->dir), "rocmd-test-deploy");
+	fx_paths(f, windows);
+	mkdirs(f->state);
+	mkdirs(f->store);
 	mkdirs(f->lib);
 	for (const struct spec *s = ORIG; s->path != NULL; s++) {
 		xsnprintf(path, sizeof(path), "%s/%s", f->lib, s->path);
@@ -462,10 +477,6 @@ fx_build(struct fx *f, int windows)
 	if (f->binlink[0])
 		assert_int_equal(symlink("librocblas.so.0.1", f->binlink), 0);
 #endif
-	f->target.name = windows ? "win-6.2" : "linux-5.7";
-	f->target.lib_dir = f->lib;
-	f->target.binary = f->binlink[0] ? f->binlink : f->bin;
-	f->target.windows = windows;
 	pkg_make(f, &f->a, PKG_A, "rocblas binary of A", "package A");
 	pkg_make(f, &f->b, PKG_B, "rocblas binary of B", "package B");
 	tree_hash(f->lib, f->orig_tree);
@@ -822,30 +833,90 @@ scenario_old_new(struct fx *f, enum scenario sc, char *old_tree, char *old_bin, 
 	}
 }
 
-#ifndef _WIN32
 static const char *
 fallback_spec(enum scenario sc)
 {
 	/* EINVAL from renameat2: the file system "lacks" RENAME_EXCHANGE. */
 	return sc == SC_FALLBACK ? "deploy.exchange:1:22" : NULL;
 }
-#endif
 
 /*
  * SIGKILL at the N-th kill point, for every N the deploy reaches; then
  * recovery killed at its M-th kill point for every M; then a clean recovery.
  */
-#ifdef _WIN32
+/*
+ * Runs scenario SC's deploy (RECOVER 0) or recovery (1) on fixture F in a
+ * child process with kill point KILLSPEC armed; 1 when the child was killed
+ * there, 0 when it ran to its end. Linux: fork. Windows: this program
+ * started again (--child), which rebuilds F's paths from its folder; a kill
+ * point ends it with _exit(137), as abruptly as TerminateProcess.
+ */
+static const char *self_exe;
+
 static void
-kill_everywhere(enum scenario sc, int windows)
+child_act(struct fx *f, enum scenario sc, int recover)
 {
-	(void)sc;
-	(void)windows;
-	print_message("  skip (Windows): the kill points need fork(); the Linux run kills a "
-	              "Windows-shaped deploy at each of them (test_kill_windows)\n");
-	skip();
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_recovery rec;
+	char why[512];
+
+	if (recover)
+		_exit(rocmd_deploy_recover(f->state, f->target.name, &rec, why, sizeof(why)) == 0
+		          ? 0
+		          : 1);
+	_exit(scenario_run(f, sc, &res, why, sizeof(why)) == 0 ? 0 : 1);
+}
+
+#ifdef _WIN32
+static int
+child_killed(struct fx *f, enum scenario sc, int recover, const char *killspec)
+{
+	char env[96], args[4][600];
+	const char *argv[7];
+	intptr_t rc;
+
+	xsnprintf(env, sizeof(env), "ROCMD_KILLPOINT=%s", killspec);
+	assert_int_equal(_putenv(env), 0);
+	xsnprintf(env, sizeof(env), "ROCMD_FAILPOINT=%s",
+	          !recover && fallback_spec(sc) != NULL ? fallback_spec(sc) : "");
+	assert_int_equal(_putenv(env), 0);
+	xsnprintf(args[0], sizeof(args[0]), "%d", (int)sc);
+	xsnprintf(args[1], sizeof(args[1]), "%d", f->windows);
+	xsnprintf(args[2], sizeof(args[2]), "%d", recover);
+	xsnprintf(args[3], sizeof(args[3]), "\"%s\"", f->dir);
+	argv[0] = "test-deploy.exe";
+	argv[1] = "--child";
+	argv[2] = args[0];
+	argv[3] = args[1];
+	argv[4] = args[2];
+	argv[5] = args[3];
+	argv[6] = NULL;
+	rc = _spawnv(_P_WAIT, self_exe, argv);
+	assert_int_equal(_putenv("ROCMD_KILLPOINT="), 0);
+	assert_int_equal(_putenv("ROCMD_FAILPOINT="), 0);
+	assert_true(rc == 0 || rc == 1 || rc == 137);
+	return rc == 137;
 }
 #else
+static int
+child_killed(struct fx *f, enum scenario sc, int recover, const char *killspec)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		rocmd_failpoint_set(recover ? NULL : fallback_spec(sc), killspec);
+		child_act(f, sc, recover);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFSIGNALED(status))
+		return 0;
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	return 1;
+}
+#endif
+
 static void
 kill_everywhere(enum scenario sc, int windows)
 {
@@ -856,40 +927,21 @@ kill_everywhere(enum scenario sc, int windows)
 		char old_tree[ROCMD_SHA256_HEX], old_bin[ROCMD_SHA256_HEX];
 		char new_tree[ROCMD_SHA256_HEX], new_bin[ROCMD_SHA256_HEX], spec[32], why[512];
 		struct rocmd_deploy_recovery rec;
-		int status, was_new, done = 0;
-		pid_t pid;
+		int was_new, done = 0;
 
 		scenario_prepare(&f, sc, windows);
 		scenario_old_new(&f, sc, old_tree, old_bin, new_tree, new_bin);
 		xsnprintf(spec, sizeof(spec), "*:%d", n);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			struct rocmd_deploy_result res;
-			rocmd_failpoint_set(fallback_spec(sc), spec);
-			_exit(scenario_run(&f, sc, &res, why, sizeof(why)) == 0 ? 0 : 1);
-		}
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		if (!WIFSIGNALED(status)) {
+		if (!child_killed(&f, sc, 0, spec)) {
 			/* Past the last kill point: the deploy ran to its end. */
 			done = 1;
 		} else {
-			assert_int_equal(WTERMSIG(status), SIGKILL);
 			kills++;
 			/* Recovery, itself killed at each of its kill points. */
 			for (int m = 1; m < 16; m++) {
 				char rspec[32];
 				xsnprintf(rspec, sizeof(rspec), "*:%d", m);
-				pid = fork();
-				if (pid == 0) {
-					rocmd_failpoint_set(NULL, rspec);
-					_exit(rocmd_deploy_recover(f.state, f.target.name, &rec,
-					                           why, sizeof(why)) == 0
-					          ? 0
-					          : 1);
-				}
-				assert_int_equal(waitpid(pid, &status, 0), pid);
-				if (!WIFSIGNALED(status))
+				if (!child_killed(&f, sc, 1, rspec))
 					break;
 			}
 			rocmd_failpoint_set(NULL, NULL);
@@ -933,12 +985,25 @@ kill_everywhere(enum scenario sc, int windows)
 	print_message("  %d kill points reached and recovered\n", kills);
 	assert_true(kills >= 5);
 }
-#endif
+
+/* Under wine every kill is a process started anew (about a second each), so
+ * there only the Windows-shaped deploys (test_kill_windows) are killed; the
+ * Linux run kills all five. */
+static void
+skip_on_windows(void)
+{
+	if (IS_WINDOWS) {
+		print_message("  skip (Windows): a Linux-shaped target; test_kill_windows kills "
+		              "the Windows-shaped deploys here\n");
+		skip();
+	}
+}
 
 static void
 test_kill_first(void **state)
 {
 	(void)state;
+	skip_on_windows();
 	kill_everywhere(SC_FIRST, 0);
 }
 
@@ -946,6 +1011,7 @@ static void
 test_kill_second(void **state)
 {
 	(void)state;
+	skip_on_windows();
 	kill_everywhere(SC_SECOND, 0);
 }
 
@@ -953,6 +1019,7 @@ static void
 test_kill_rollback(void **state)
 {
 	(void)state;
+	skip_on_windows();
 	kill_everywhere(SC_ROLLBACK, 0);
 }
 
@@ -960,6 +1027,7 @@ static void
 test_kill_fallback(void **state)
 {
 	(void)state;
+	skip_on_windows();
 	kill_everywhere(SC_FALLBACK, 0);
 }
 
@@ -1482,6 +1550,24 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_fail_eio),         cmocka_unit_test(test_fail_enospc),
 	    cmocka_unit_test(test_fail_eacces),
 	};
+#ifdef _WIN32
+	static char exe[1024];
+
+	assert_true(GetModuleFileNameA(NULL, exe, sizeof(exe)) < sizeof(exe));
+	self_exe = exe;
+#else
+	self_exe = argv[0];
+#endif
+	/* A child of child_killed: --child SCENARIO WINDOWS RECOVER DIR. */
+	if (argc == 6 && strcmp(argv[1], "--child") == 0) {
+		struct fx f;
+		memset(&f, 0, sizeof(f));
+		xsnprintf(f.dir, sizeof(f.dir), "%s", argv[5]);
+		fx_paths(&f, atoi(argv[3]));
+		pkg_make(&f, &f.a, PKG_A, "rocblas binary of A", "package A");
+		pkg_make(&f, &f.b, PKG_B, "rocblas binary of B", "package B");
+		child_act(&f, (enum scenario)atoi(argv[2]), atoi(argv[4]));
+	}
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]); /* e.g. "test_kill_*" */
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,9 +11,12 @@
 #   unsafe paths refused (a symlink in a package is refused on Windows);
 #   manual rocblas_backup names written and adopted; new originals after an
 #   SDK update; EIO, ENOSPC and EACCES at every file operation, then
-#   recovery; and test_loaded_dll: a real rocblas.dll (fake-rocblas.c) loaded
-#   with LoadLibrary while deploys and a rollback replace it.
-# The test prints why it skips what it skips (the kill points need fork).
+#   recovery; SIGKILL-like ends (_exit at a kill point, in a child started
+#   again from the test) at every kill point of a first and a second deploy
+#   to a Windows-shaped target, recovery killed too; and test_loaded_dll: a
+#   real rocblas.dll (fake-rocblas.c) loaded with LoadLibrary while deploys
+#   and a rollback replace it.
+# The test prints why it skips what it skips.
 # Each cmocka result becomes one TAP line.
 #
 # Usage: test-wdep-win.sh BUILD-DIR     (a mingw-w64 build folder holding
