@@ -13,8 +13,11 @@
 # entry named and nothing left behind: "..\" escapes, absolute "C:\" names,
 # a drive-relative "C:name", an alternate data stream "x:stream", device
 # names (CON, NUL.txt), a trailing dot, an 8.3 short name, a name differing
-# only in case, a symlink leading out; and the drop folder, with a file name
-# that is not ASCII (names go through the wide-character API as UTF-8).
+# only in case, a symlink leading out; an unpacked folder holding a link to
+# outside it (a symlink, which wine shows as a reparse point; a junction when
+# mklink /J makes one: wine 8's does not, and says so); the drop folder, with
+# a file name that is not ASCII (names go through the wide-character API as
+# UTF-8); and the default store at %ProgramData%\rocmd\store.
 #
 # Usage: test-wpkg-win.sh BUILD-DIR     (a mingw-w64 build folder)
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
@@ -199,6 +202,31 @@ cp "$C1" "$U/library/Kernels.so-000-gfx1030.hsaco"
 printf 'index' >"$U/library/TensileLibrary_lazy_gfx1030.dat"
 check "pkg import of an unpacked folder" 0 pkg import 'C:\rocmd-pkg\a\unpacked V5.0 for hip sdk 6.2.4'
 contains "the folder's SDK from its name" "$OUT" "6.2.4"
+
+# A folder holding a link to outside it: refused, whatever form the link
+# takes (a junction made by mklink /J; a symlink made on the Unix side, which
+# wine 8 shows as a reparse point).
+J="$T/a/linked V5.0 for hip sdk 6.2.4"
+n0=$(objects)
+mkdir -p "$J/library" "$T/a/secret"
+cp "$C1" "$J/library/Kernels.so-000-gfx1030.hsaco"
+printf 'secret' >"$T/a/secret/TensileLibrary_lazy_gfx1030.dat"
+if wine cmd /c mklink /J 'C:\rocmd-pkg\a\linked V5.0 for hip sdk 6.2.4\library\more' \
+	'C:\rocmd-pkg\a\secret' >/dev/null 2>&1 && [ -e "$J/library/more" ]; then
+	check "a folder with a junction leading out is refused" 1 pkg import 'C:\rocmd-pkg\a\linked V5.0 for hip sdk 6.2.4'
+	contains "the junction is named" "$ERR" "library/more"
+	rm -rf "$J/library/more"
+else
+	echo "# mklink /J did not make a junction here: that case is skipped"
+fi
+ln -s ../../secret "$J/library/unix-link"
+check "a folder with a symlink leading out is refused" 1 pkg import 'C:\rocmd-pkg\a\linked V5.0 for hip sdk 6.2.4'
+contains "the link is named" "$ERR" "library/unix-link"
+if [ "$(objects)" -eq "$n0" ] && staging_empty; then
+	ok "the refused folders left nothing behind"
+else
+	bad "the refused folders left something behind"
+fi
 
 check "pkg list" 0 pkg list
 tr -d '\r' <"$OUT" | sed 's/^/#   /'
