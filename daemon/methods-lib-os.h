@@ -26,6 +26,12 @@ extern const int rocmd_lib_busy_retries;
  * is installed (libexec). */
 void rocmd_lib_smoke_find(char *out, size_t n);
 
+/* After a deploy was refused access (-EACCES) to FOLDER (the SDK's bin
+ * folder): appends to WHY how to give rocmd the right to write there. On
+ * Windows the service runs as LocalService, which has no rights under
+ * C:\Program Files (docs/SERVICE.md); on Linux nothing is added. */
+void rocmd_lib_denied_hint(const char *folder, char *why, size_t whylen);
+
 /* Rewrites host path PATH of a rocBLAS binary to the file it names: on Linux
  * librocblas.so.0 is usually a symlink to librocblas.so.0.N beside it, and
  * the file itself is what gets replaced (one that leads to another folder is

@@ -48,3 +48,11 @@ rocmd_lib_binary_resolve(char *path, size_t n)
 	    strncmp(path, real, (size_t)(a - path)) == 0)
 		snprintf(path, n, "%s", real);
 }
+
+void
+rocmd_lib_denied_hint(const char *folder, char *why, size_t whylen)
+{
+	(void)folder;
+	(void)why;
+	(void)whylen;
+}

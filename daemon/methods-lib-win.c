@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wchar.h>
 
 #include <windows.h>
@@ -34,6 +35,19 @@ rocmd_lib_smoke_find(char *out, size_t n)
 	u8 = rocmd_win_utf8(exe);
 	snprintf(out, n, "%s", u8 != NULL ? u8 : "rocmd-rocblas-smoke.exe");
 	free(u8);
+}
+
+void
+rocmd_lib_denied_hint(const char *folder, char *why, size_t whylen)
+{
+	size_t len = strlen(why);
+
+	if (len + 1 < whylen)
+		snprintf(why + len, whylen - len,
+		         "; when rocmd runs as its service (LocalService), grant it modify rights "
+		         "there first, from an elevated prompt: icacls \"%s\" /grant "
+		         "\"NT SERVICE\\rocmd:(OI)(CI)M\"",
+		         folder);
 }
 
 void

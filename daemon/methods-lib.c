@@ -940,6 +940,36 @@ check_users(struct lib_job *j)
 	return ROCMD_EBUSY;
 }
 
+/*
+ * After a failed run whose undo failed too, the engine leaves its journal
+ * and the target would be refused until the next start (or a journal from
+ * such an earlier run refuses this one): recovery (which
+ * finishes or undoes from what is on disk, idempotently) is run now, tried
+ * again every 2 s as a deploy is (on Windows the undo fails mostly because a
+ * file was in use for a moment).
+ */
+static void
+recover_left(struct lib_job *j, const char *state_dir)
+{
+	for (int tries = 0;; tries++) {
+		struct rocmd_deploy_recovery r;
+		char why[512];
+		int rc = rocmd_deploy_recover(state_dir, j->t.name, &r, why, sizeof(why));
+		if (rc == 0) {
+			if (r.action != ROCMD_DEPLOY_RECOVER_NONE)
+				log_notice("%s: %s", j->t.name, r.what);
+			return;
+		}
+		if (tries >= rocmd_lib_busy_retries) {
+			log_warn("%s: recovery failed (%s); it runs again at the next start",
+			         j->t.name, why);
+			return;
+		}
+		log_notice("%s: recovery failed (%s); trying again in 2 s", j->t.name, why);
+		uv_sleep(2000);
+	}
+}
+
 /* Runs the engine; on Windows tries again while the target was in use (see
  * rocmd_lib_busy_retries), every 2 s, unless the job is cancelled. */
 static int
@@ -950,6 +980,8 @@ run_engine(struct lib_job *j, const struct rocmd_deploy_request *req)
 	for (int tries = 0;; tries++) {
 		memset(&j->res, 0, sizeof(j->res));
 		rc = rocmd_deploy_run(req, &j->res, j->why, sizeof(j->why));
+		if (rc < 0 && !j->res.committed)
+			recover_left(j, req->state_dir); /* nothing to do without a journal */
 		if ((rc != ROCMD_EBUSY && rc != -EACCES) || j->res.committed ||
 		    tries >= rocmd_lib_busy_retries)
 			return rc;
@@ -1036,6 +1068,11 @@ deploy_work(uv_work_t *w)
 		req.flags = j->flags;
 	}
 	j->rc = run_engine(j, &req);
+	if (j->rc == -EACCES && strcmp(j->t.kind, "overlay") != 0) {
+		char dir[PATH_MAX];
+		sys_dirname(j->t.host_bin[0] ? j->t.host_bin : j->t.host_lib, dir, sizeof(dir));
+		rocmd_lib_denied_hint(dir, j->why, sizeof(j->why));
+	}
 	if (j->rc < 0 && j->res.committed) {
 		/* In place and verified; only the cleanup after the commit failed.
 		 * Recovery finishes it now (or at the next start): the target holds

@@ -21,6 +21,10 @@
 #   7. the package store (tests/windows/test-wpkg-win.sh): real 7z, zip and
 #      folder imports, list / show / match / verify / rm, hostile archives
 #      (..\, C:\, C:x, streams, CON, NUL.txt, case) refused, the drop folder.
+#   8. deploy (tests/windows/test-wlib-win.sh): packages imported, lib
+#      deploy / status / verify / history / rollback on C:\Program Files\AMD\
+#      ROCm\6.2, the files checked on disk, a process holding rocblas.dll
+#      (refused, then deferred), the GEMM smoke test run as an .exe.
 #   9. the tuner (tests/windows/test-tune-win.sh): rocmd.exe tunes on the CPU
 #      backend, each candidate in an evaluation process (rocmd.exe again, in a
 #      job object): tune add / start / results / pause, a crashing candidate
@@ -300,6 +304,25 @@ while IFS= read -r line; do
 done <"$WORK/wpkg-stage"
 [ $wpkg_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
 	bad "the package store stage ended with status $wpkg_rc"
+
+echo "== 8. deploy (tests/windows/test-wlib-win.sh)"
+if cmake --build "$BUILD" --target rocmd-rocblas-smoke dll-holder run-restricted fake-hip-gpu fake-rocblas-gemm \
+	fake-rocblas-wrong fake-amdhip64-crash >"$WORK/out" 2>&1; then
+	timeout 1200 "$ROOT/tests/windows/test-wlib-win.sh" "$BUILD" >"$WORK/wlib-stage" 2>&1
+	wlib_rc=$?
+	stage_failed=$failed
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"ok - "*) passed=$((passed + 1)) ;;
+		"not ok - "*) failed=$((failed + 1)) ;;
+		esac
+	done <"$WORK/wlib-stage"
+	[ $wlib_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
+		bad "the deploy stage ended with status $wlib_rc"
+else
+	bad "the deploy stage's helpers build"
+fi
 
 echo "== 9. the tuner (tests/windows/test-tune-win.sh)"
 if cmake --build "$BUILD" --target rocmtune >"$WORK/out" 2>&1; then

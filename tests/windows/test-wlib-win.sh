@@ -21,7 +21,10 @@
 #   - lib rollback --to previous, then --to original: byte for byte;
 #   - with a HIP runtime that reports a GPU (tests/smoke/fake-hip.c built as a
 #     DLL: host memory) the smoke test really runs on Windows: a rocBLAS whose
-#     GEMM is wrong is caught and the deploy rolled back, a right one passes.
+#     GEMM is wrong is caught and the deploy rolled back, so is a runtime that
+#     crashes (exception 0xC0000005), and a right one passes;
+#   - a user who is not an Administrator (run-restricted.exe) may not verify
+#     (a skip under wine, which cannot tell rocmd the client's token).
 # Usage: test-wlib-win.sh BUILD-DIR     (a mingw-w64 build folder)
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
 set -u
@@ -35,7 +38,7 @@ for f in daemon/rocmd.exe daemon/rocmd-hip-probe.exe daemon/rocmd-rocblas-smoke.
 	client/rocmctl.exe tests/windows/dll-holder.exe tests/windows/run-restricted.exe \
 	tests/windows/amdhip64_6.dll \
 	tests/windows/rocblas.dll tests/windows/amdhip64_gpu.dll tests/windows/rocblas_gemm.dll \
-	tests/windows/rocblas_wrong.dll; do
+	tests/windows/rocblas_wrong.dll tests/windows/amdhip64_crash.dll; do
 	[ -f "$BUILD/$f" ] || { echo "not ok - $BUILD/$f is missing (build it first)"; exit 1; }
 done
 if [ -z "${WINEPREFIX:-}" ]; then
@@ -302,6 +305,12 @@ contains "the smoke test says the GEMM was wrong" "GEMM smoke test failed: sgemm
 same "and the library is back as it was" "$T/bin-original/rocblas/library" "$B/rocblas/library"
 if cmp -s "$T/bin-original/rocblas.dll" "$B/rocblas.dll"; then ok "and so is bin\\rocblas.dll"; else
 	bad "and so is bin\\rocblas.dll"; fi
+# A HIP runtime that crashes (an access violation in hipGetDeviceCount).
+cp "$BUILD/tests/windows/amdhip64_crash.dll" "$B/amdhip64_6.dll"
+check "a runtime that crashes the smoke test: the deploy is refused" 1 lib deploy "$SDKW" --package 1
+contains "the crash is named" "GEMM smoke test failed: the GEMM smoke test died (exception 0xC0000005)"
+same "and the library is back as it was" "$T/bin-original/rocblas/library" "$B/rocblas/library"
+cp "$BUILD/tests/windows/amdhip64_gpu.dll" "$B/amdhip64_6.dll"
 check "a rocBLAS whose GEMM is right: deployed" 0 lib deploy "$SDKW" --package 1
 contains "the smoke test ran on Windows and passed" "GEMM smoke test: ok: sgemm max_rel_err="
 check "lib rollback --to original" 0 lib rollback "$SDKW" --to original
