@@ -137,18 +137,24 @@ rocmd_store_commit(const char *store, struct rocmd_pkg_contents *c, uint64_t *ad
 		char hex[ROCMD_SHA256_HEX];
 		uint64_t size = 0;
 		unsigned fan;
+		int kind;
 
 		if (e->staged == NULL)
 			continue;
 		rocmd_sha256_hex(e->sha256, hex);
 		rocmd_store_object_path(store, hex, obj, sizeof(obj));
-		if (rocmd_fs_kind(obj, &size, NULL) == 'f' && size == e->size) {
+		kind = rocmd_fs_kind(obj, &size, NULL);
+		if (kind == 'f' && size == e->size) {
 			/* Already stored by this or another package. */
 			rocmd_fs_unlink(e->staged);
 			free(e->staged);
 			e->staged = NULL;
 			continue;
 		}
+		/* A damaged object (cut short) is replaced; Windows will not
+		 * replace a read-only file. */
+		if (kind == 'f')
+			rocmd_fs_set_writable(obj, 1);
 		snprintf(dir, sizeof(dir), "%s/objects/%.2s", store, hex);
 		if ((rc = rocmd_fs_mkdir(dir, 0755)) < 0 && rc != -EEXIST) {
 			snprintf(why, whylen, "cannot create %s: %s", dir, rocmd_strerror(rc));

@@ -198,6 +198,16 @@ printf 'X' | dd of="$obj" bs=1 seek=10 conv=notrunc 2>/dev/null
 check "pkg verify finds the damage" 1 ctl pkg verify
 contains "verify names it" "$DIR/out" "corrupt"
 
+# An object cut short is replaced by importing a package that holds it again
+# (the object stays read-only meanwhile, as the store leaves it).
+h=$(sha256sum "$A" | cut -c1-64)
+o="$STATE/store/objects/$(printf %s "$h" | cut -c1-2)/$(printf %s "$h" | cut -c3-)"
+chmod u+w "$o" && truncate -s 100 "$o" && chmod a-w "$o"
+check "importing a package again over an object cut short" 0 ctl pkg import "$GOOD"
+if [ "$(sha256sum <"$o" | cut -c1-64)" = "$h" ]; then ok "the object is whole again"; else
+	bad "the object cut short was not replaced"
+fi
+
 before=$(objects)
 check "pkg rm" 0 ctl pkg rm 1
 contains "rm reports" "$DIR/out" "Removed package #1"
