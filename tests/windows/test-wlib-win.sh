@@ -112,7 +112,11 @@ start_rocmd() { # start_rocmd CONFIG-NAME
 	wine 'C:\rocmd-lib\rocmd.exe' --foreground --config "C:\\rocmd-lib\\$1" \
 		>"$T/console.out" 2>&1 &
 	DAEMON=$!
-	wait_for "rocmd.exe started ($1)" 60 ctl status
+	wait_for "rocmd.exe started ($1)" 60 ctl status && return 0
+	# Nothing after this can pass: say so once, not forty times.
+	tr -d '\r' <"$T/console.out" | tail -n 5 | sed 's/^/#   console: /'
+	echo "# windows deploy: $passed passed, $failed failed (stopped: rocmd.exe did not start)"
+	exit 1
 }
 stop_rocmd() {
 	ctl shutdown >/dev/null
