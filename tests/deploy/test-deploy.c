@@ -119,6 +119,7 @@ struct pkg {
 struct fx {
 	char dir[512];
 	char state[512], store[512];
+	char root[600]; /* the SDK's tree */
 	char lib[512], bin[512], binlink[512];
 	int windows;
 	struct rocmd_deploy_target target;
@@ -433,27 +434,31 @@ pkg_tree_hash(struct fx *f, const struct pkg *p, char out[ROCMD_SHA256_HEX])
 static void
 fx_paths(struct fx *f, int windows)
 {
-	char root[1600];
-
 	f->windows = windows;
 	xsnprintf(f->state, sizeof(f->state), "%s/state", f->dir);
 	xsnprintf(f->store, sizeof(f->store), "%s/store", f->dir);
-	xsnprintf(root, sizeof(root), "%s/sdk", f->dir);
+	/* A Windows-layout SDK where the installer puts it (spaces included). */
+	xsnprintf(f->root, sizeof(f->root), windows ? "%s/Program Files/AMD/ROCm/6.2" : "%s/sdk",
+	          f->dir);
 	if (windows) {
-		xsnprintf(f->lib, sizeof(f->lib), "%s/bin/rocblas/library", root);
-		xsnprintf(f->bin, sizeof(f->bin), "%s/bin/rocblas.dll", root);
+		xsnprintf(f->lib, sizeof(f->lib), "%s/bin/rocblas/library", f->root);
+		xsnprintf(f->bin, sizeof(f->bin), "%s/bin/rocblas.dll", f->root);
 		f->binlink[0] = 0;
 	} else {
-		xsnprintf(f->lib, sizeof(f->lib), "%s/lib/rocblas/library", root);
-		xsnprintf(f->bin, sizeof(f->bin), "%s/lib/librocblas.so.0.1", root);
+		xsnprintf(f->lib, sizeof(f->lib), "%s/lib/rocblas/library", f->root);
+		xsnprintf(f->bin, sizeof(f->bin), "%s/lib/librocblas.so.0.1", f->root);
 		/* The SONAME symlink, where there are symlinks. */
 		if (!IS_WINDOWS)
-			xsnprintf(f->binlink, sizeof(f->binlink), "%s/lib/librocblas.so.0", root);
+			xsnprintf(f->binlink, sizeof(f->binlink), "%s/lib/librocblas.so.0",
+			          f->root);
 	}
 	f->target.name = windows ? "win-6.2" : "linux-5.7";
 	f->target.lib_dir = f->lib;
 	f->target.binary = f->binlink[0] ? f->binlink : f->bin;
 	f->target.windows = windows;
+	/* The Windows-layout target names its tree: its parents are checked to
+	 * lie inside it, resolved (GetFinalPathNameByHandleW on Windows). */
+	f->target.root = windows ? f->root : NULL;
 }
 
 static void
@@ -1276,8 +1281,8 @@ test_manual_backup(void **state)
 	fx_build(&f, 1);
 	assert_int_equal(deploy(&f, &f.a, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)),
 	                 0);
-	xsnprintf(manual, sizeof(manual), "%s/sdk/bin/rocblas_backup/library", f.dir);
-	xsnprintf(manual_bin, sizeof(manual_bin), "%s/sdk/bin/rocblas_backup.dll", f.dir);
+	xsnprintf(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f.root);
+	xsnprintf(manual_bin, sizeof(manual_bin), "%s/bin/rocblas_backup.dll", f.root);
 	assert_tree(manual, f.orig_tree);
 	file_hash(manual_bin, h);
 	assert_string_equal(h, f.orig_bin);
@@ -1290,13 +1295,13 @@ test_manual_backup(void **state)
 	/* Adoption: the user renamed the originals by hand and copied a
 	 * community build in; the backup is made from rocblas_backup. */
 	fx_build(&f, 1);
-	xsnprintf(manual, sizeof(manual), "%s/sdk/bin/rocblas_backup/library", f.dir);
+	xsnprintf(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f.root);
 	mkdirs(manual);
 	for (const struct spec *s = ORIG; s->path != NULL; s++) {
 		xsnprintf(p, sizeof(p), "%s/%s", manual, s->path);
 		write_file(p, s->content);
 	}
-	xsnprintf(p, sizeof(p), "%s/sdk/bin/rocblas_backup.dll", f.dir);
+	xsnprintf(p, sizeof(p), "%s/bin/rocblas_backup.dll", f.root);
 	copy_plain(f.bin, p);
 	xsnprintf(p, sizeof(p), "%s/TensileLibrary_lazy_gfx1103.dat", f.lib);
 	write_file(p, "community\n");
