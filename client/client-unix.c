@@ -11,6 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "common/error.h"
 
 struct rocmd_transport {
@@ -90,4 +91,11 @@ rocmd_transport_close(struct rocmd_transport *t)
 		return;
 	close(t->fd);
 	free(t);
+}
+
+void
+rocmd_client_args_utf8(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
 }

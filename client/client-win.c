@@ -13,6 +13,9 @@
 
 #include <windows.h>
 
+#include <shellapi.h>
+
+#include "client.h"
 #include "common/error.h"
 #include "common/win-util.h"
 
@@ -101,4 +104,28 @@ rocmd_transport_close(struct rocmd_transport *t)
 		return;
 	CloseHandle(t->pipe);
 	free(t);
+}
+
+void
+rocmd_client_args_utf8(int *argc, char ***argv)
+{
+	int n = 0;
+	wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+	char **u;
+
+	/* Kept for the process's life, as the C runtime's argv is. */
+	if (w == NULL || n != *argc || (u = calloc((size_t)n + 1, sizeof(*u))) == NULL) {
+		LocalFree(w);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if ((u[i] = rocmd_win_utf8(w[i])) == NULL) {
+			for (int j = 0; j < i; j++)
+				free(u[j]);
+			free(u);
+			LocalFree(w);
+			return;
+		}
+	LocalFree(w);
+	*argv = u;
 }

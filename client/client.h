@@ -37,4 +37,9 @@ int rocmd_client_call(struct rocmd_client *c, const char *method, cJSON *params,
 int rocmd_client_listen(struct rocmd_client *c, rocmd_notify_fn on_notify, void *ctx, char *why,
 			size_t whylen);
 
+/* The command line as UTF-8, as rocmd takes every name: on Windows rebuilt
+ * from GetCommandLineW (the C runtime's argv is in the ANSI code page, which
+ * cannot hold every file name); elsewhere left as it is. */
+void rocmd_client_args_utf8(int *argc, char ***argv);
+
 #endif

@@ -18,6 +18,7 @@
 #include "client.h"
 #include "common/error.h"
 #include "common/paths.h"
+#include "daemon/fsops.h" /* the path resolution rocmd uses, UTF-8 on Windows too */
 #include "output.h"
 
 struct pkg_ctx {
@@ -156,7 +157,7 @@ pkg_import(struct pkg_ctx *ctx, int argc, char **argv)
 	static const struct option opts[] = {{"sdk", required_argument, NULL, 's'},
 	                                     {NULL, 0, NULL, 0}};
 	const char *sdk = NULL;
-	char abs[PATH_MAX], a[32], b[32];
+	char abs[ROCMD_FS_PATH_MAX], a[32], b[32];
 	cJSON *p, *r = NULL;
 	int c, rc;
 
@@ -170,9 +171,9 @@ pkg_import(struct pkg_ctx *ctx, int argc, char **argv)
 		fprintf(stderr, "rocmctl: usage: pkg import PATH [--sdk X.Y[.Z]]\n");
 		return EXIT_USAGE;
 	}
-	/* The daemon opens the path itself: send it whole. */
-	if (realpath(argv[optind - 1], abs) == NULL) {
-		fprintf(stderr, "rocmctl: %s: %s\n", argv[optind - 1], strerror(errno));
+	/* The daemon opens the path itself: send it whole (UTF-8, links resolved). */
+	if ((rc = rocmd_fs_realpath(argv[optind - 1], abs, sizeof(abs))) < 0) {
+		fprintf(stderr, "rocmctl: %s: %s\n", argv[optind - 1], rocmd_strerror(rc));
 		return EXIT_ERROR;
 	}
 	p = cJSON_CreateObject();

@@ -389,6 +389,7 @@ main(int argc, char **argv)
 #ifdef SIGPIPE /* Windows has no SIGPIPE: a closed pipe is a write error there */
 	signal(SIGPIPE, SIG_IGN);
 #endif
+	rocmd_client_args_utf8(&argc, &argv);
 	while ((c = getopt_long(argc, argv, "+S:jVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S':

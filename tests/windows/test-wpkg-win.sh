@@ -228,6 +228,20 @@ else
 	bad "the refused folders left something behind"
 fi
 
+# A path outside the ANSI code page on rocmctl.exe's command line (Ł is not in
+# code page 1252): rocmctl.exe takes its arguments from GetCommandLineW.
+mkdir -p "$T/a/Łódź"
+cp "$T/a/$GOOD" "$T/a/Łódź/$GOOD"
+LC_ALL=C.UTF-8 wine "$CTL" pkg import "C:\\rocmd-pkg\\a\\Łódź\\$GOOD" >"$OUT.raw" 2>"$ERR.raw"
+rc=$?
+tr -d '\r' <"$OUT.raw" >"$OUT"
+tr -d '\r' <"$ERR.raw" >"$ERR"
+if [ $rc -eq 0 ] && grep -q "Already stored: package #1" "$OUT"; then
+	ok "pkg import of C:\\rocmd-pkg\\a\\Łódź\\... (a non-ANSI path on the command line)"
+else
+	bad "pkg import of a non-ANSI path (exit $rc)"
+fi
+
 check "pkg list" 0 pkg list
 tr -d '\r' <"$OUT" | sed 's/^/#   /'
 contains "the list shows the zip's archs" "$OUT" "gfx1030,gfx803"
