@@ -7,10 +7,11 @@
  * never threadIdx, __syncthreads or the vendors' half types directly.
  *
  * A third layer, RK_HOST (defined by tests/gpu/test-kernel-host.cpp), compiles
- * the FMA and GEMV paths as plain C++ for the CPU: one std::thread per GPU
- * thread of a block, the blocks one after another, a std::barrier for RK_SYNC
- * and the lane shuffles, static storage for __shared__. It exists so that CI,
- * which has no GPU, runs those paths' index arithmetic against a reference.
+ * the FMA and GEMV paths as plain C++ for the CPU: each GPU thread of a block
+ * is a fiber on one CPU thread (the test provides the scheduler and the
+ * barriers below), the blocks one after another, static storage for
+ * __shared__. It exists so that CI, which has no GPU, runs those paths' index
+ * arithmetic against a reference.
  *
  * 16-bit floats travel as raw bits (unsigned short) and are converted to float
  * in registers: fp16 through the hardware conversion, bf16 by bit shifts with
@@ -37,22 +38,23 @@
 #endif
 
 #if RK_HOST
-#include <barrier>
-
 #define __global__
 #define __device__
 #define __shared__ static
 #define RK_INLINE inline
 #define RK_LAUNCH_BOUNDS(n, minb)
-/* The GPU thread this CPU thread plays, its block, the block's barrier and one per 32 lanes. */
-inline thread_local int rk_host_tid, rk_host_bid_x, rk_host_bid_z;
-inline std::barrier<> *rk_host_bar, *const *rk_host_lanes_bar;
-inline thread_local unsigned rk_host_round;
+/* The GPU thread the running fiber plays (set by the scheduler at each switch),
+ * its block, each thread's count of lane shuffles, the shuffles' exchange rows;
+ * the test defines the block's barrier and the one of each group of 32 lanes. */
+inline int rk_host_tid, rk_host_bid_x, rk_host_bid_z;
+inline unsigned rk_host_round[1024];
 inline float rk_host_xch[2][1024];
+void rk_host_sync();
+void rk_host_lane_sync(int group);
 #define RK_TID() (rk_host_tid)
 #define RK_BID_X() (rk_host_bid_x)
 #define RK_BID_Z() (rk_host_bid_z)
-#define RK_SYNC() rk_host_bar->arrive_and_wait()
+#define RK_SYNC() rk_host_sync()
 #define RK_ALIGN(n) __attribute__((aligned(n)))
 #define RK_RESTRICT __restrict__
 #define RK_UNROLL
@@ -163,10 +165,10 @@ rk_f2h(float f)
 RK_INLINE float
 rk_shfl_xor(float v, int o)
 {
-	float *x = rk_host_xch[rk_host_round++ & 1];
+	float *x = rk_host_xch[rk_host_round[rk_host_tid]++ & 1];
 
 	x[rk_host_tid] = v;
-	rk_host_lanes_bar[rk_host_tid >> 5]->arrive_and_wait();
+	rk_host_lane_sync(rk_host_tid >> 5);
 	return x[rk_host_tid ^ o];
 }
 #elif RK_HIP

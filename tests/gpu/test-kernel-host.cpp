@@ -1,8 +1,9 @@
 /*
  * The FMA and GEMV paths of kernels/gpu/gemm.cu run on the CPU, with no GPU:
  * the kernel source compiled as C++ through port.h's host layer (RK_HOST: one
- * std::thread per GPU thread of a block, blocks one after another, a barrier
- * for RK_SYNC and the lane shuffles). One configuration per executable (its
+ * fiber per GPU thread of a block on one CPU thread, blocks one after another,
+ * the barriers for RK_SYNC and the lane shuffles here). One configuration per
+ * executable (its
  * RK_* defines come from CMake); the four transposes are four copies of the
  * kernel in four namespaces. Each runs odd shapes, padded leading dimensions,
  * a batch, alpha and beta, on random data, against a double reference, with
@@ -14,9 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <thread>
 #include <vector>
+
+#include <ucontext.h>
 
 #ifndef RK_HOST_CONFIG
 #define RK_HOST_CONFIG "the kernel's defaults"
@@ -79,38 +80,128 @@ from_f(float f)
 }
 
 /*
- * Runs BODY for every thread of grid (gx, 1, gz), NT threads a block: NT CPU
- * threads play the block's threads and take the blocks in turn, meeting at the
- * barrier after each one (the __shared__ arrays are static, one copy).
+ * The GPU threads of a block are fibers (ucontext) run in turn by one CPU
+ * thread: a fiber runs until it waits at a barrier, then the next one runs.
+ * A barrier's last arrival opens it and goes on; the others go on when the
+ * scheduler finds it open. Against one OS thread per GPU thread this is tens
+ * of times faster (a barrier round was a futex wake-up of every thread, with
+ * hundreds of threads on two CPUs) and it finds a barrier that not every
+ * thread reaches: a whole round with no arrival and no thread ending is a
+ * deadlock, reported, where threads would hang.
  */
+namespace host {
+struct barrier {
+	int n, arrived;
+	unsigned phase;
+};
+
+struct fiber {
+	ucontext_t ctx;
+	std::vector<char> stack;
+	bool done;
+};
+
+/* Enough for a kernel's registers-as-locals, also with ASan's red zones. */
+const size_t stack_size = 256 * 1024;
+ucontext_t sched;
+std::vector<fiber> fibers;
+barrier block, lanes[32];
+unsigned long long moves; /* arrivals and fibers ended: progress */
+int gx, gz;
+void (*body)(void *);
+void *body_arg;
+
+void
+wait(barrier &b)
+{
+	moves++;
+	if (++b.arrived == b.n) {
+		b.arrived = 0;
+		b.phase++;
+		return;
+	}
+	for (unsigned p = b.phase; b.phase == p;)
+		swapcontext(&fibers[rk_host_tid].ctx, &sched);
+}
+
+void
+fiber_main()
+{
+	for (int z = 0; z < gz; z++)
+		for (int x = 0; x < gx; x++) {
+			rk_host_bid_x = x;
+			rk_host_bid_z = z;
+			body(body_arg);
+			wait(block);
+		}
+	fibers[rk_host_tid].done = true; /* uc_link returns to the scheduler */
+}
+
+/* Runs FN(ARG) for every thread of grid (gx, 1, gz), NT threads a block. The
+ * loop's state is static: swapcontext returns twice, as setjmp does, so locals
+ * kept across it could be clobbered. */
+int live, turn;
+unsigned long long before;
+
+void
+run(int grid_x, int grid_z, int nt, void (*fn)(void *), void *arg)
+{
+	gx = grid_x;
+	gz = grid_z;
+	body = fn;
+	body_arg = arg;
+	block = {nt, 0, 0};
+	for (int g = 0; g < 32; g++)
+		lanes[g] = {nt - 32 * g < 32 ? nt - 32 * g : 32, 0, 0};
+	memset(rk_host_round, 0, sizeof(rk_host_round));
+	fibers.resize((size_t)nt);
+	for (fiber &f : fibers) {
+		f.stack.resize(stack_size);
+		f.done = false;
+		getcontext(&f.ctx);
+		f.ctx.uc_stack.ss_sp = f.stack.data();
+		f.ctx.uc_stack.ss_size = f.stack.size();
+		f.ctx.uc_link = &sched;
+		makecontext(&f.ctx, fiber_main, 0);
+	}
+	for (live = nt; live > 0;) {
+		before = moves;
+		for (turn = 0; turn < nt; turn++) {
+			if (fibers[(size_t)turn].done)
+				continue;
+			rk_host_tid = turn;
+			swapcontext(&sched, &fibers[(size_t)turn].ctx);
+			if (fibers[(size_t)turn].done) {
+				live--;
+				moves++;
+			}
+		}
+		if (moves == before) {
+			fprintf(stderr, "deadlock: %d threads wait at a barrier the others never reach\n",
+				live);
+			abort();
+		}
+	}
+}
+} // namespace host
+
+void
+rk_host_sync()
+{
+	host::wait(host::block);
+}
+
+void
+rk_host_lane_sync(int group)
+{
+	host::wait(host::lanes[group]);
+}
+
 template <typename F>
 static void
 launch(int gx, int gz, int nt, F body)
 {
-	std::barrier<> bar(nt);
-	std::deque<std::barrier<>> lanes;
-	std::vector<std::barrier<> *> lanes_at;
-	std::vector<std::thread> th;
-
-	for (int g = 0; g < (nt + 31) / 32; g++) {
-		lanes.emplace_back(nt - 32 * g < 32 ? nt - 32 * g : 32);
-		lanes_at.push_back(&lanes.back());
-	}
-	rk_host_bar = &bar;
-	rk_host_lanes_bar = lanes_at.data();
-	for (int t = 0; t < nt; t++)
-		th.emplace_back([t, gx, gz, &body, &bar] {
-			rk_host_tid = t;
-			for (int z = 0; z < gz; z++)
-				for (int x = 0; x < gx; x++) {
-					rk_host_bid_x = x;
-					rk_host_bid_z = z;
-					body();
-					bar.arrive_and_wait();
-				}
-		});
-	for (auto &t : th)
-		t.join();
+	host::run(gx, gz, nt, [](void *f) { (*(F *)f)(); }, &body);
 }
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
