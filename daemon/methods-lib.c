@@ -1077,13 +1077,9 @@ deploy_work(uv_work_t *w)
 		/* In place and verified; only the cleanup after the commit failed.
 		 * Recovery finishes it now (or at the next start): the target holds
 		 * the new content either way, and the database must say so. */
-		struct rocmd_deploy_recovery r;
-		char why[512];
 		log_warn("%s: deployed, but the cleanup failed (%s); finishing it", j->t.name,
 		         j->why);
-		if (rocmd_deploy_recover(req.state_dir, j->t.name, &r, why, sizeof(why)) < 0)
-			log_warn("%s: recovery will finish it at the next start: %s", j->t.name,
-			         why);
+		recover_left(j, req.state_dir);
 		j->rc = 0;
 		j->why[0] = '\0';
 	}

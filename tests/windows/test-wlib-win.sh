@@ -23,6 +23,8 @@
 #     DLL: host memory) the smoke test really runs on Windows: a rocBLAS whose
 #     GEMM is wrong is caught and the deploy rolled back, so is a runtime that
 #     crashes (exception 0xC0000005), and a right one passes;
+#   - a file inside the library held open (dll-holder.exe --open): the
+#     deploy (Windows) or its cleanup (wine) is tried again until it closes;
 #   - a user who is not an Administrator (run-restricted.exe) may not verify
 #     (a skip under wine, which cannot tell rocmd the client's token).
 # Usage: test-wlib-win.sh BUILD-DIR     (a mingw-w64 build folder)
@@ -317,6 +319,40 @@ same "and the library is back as it was" "$T/bin-original/rocblas/library" "$B/r
 cp "$BUILD/tests/windows/amdhip64_gpu.dll" "$B/amdhip64_6.dll"
 check "a rocBLAS whose GEMM is right: deployed" 0 lib deploy "$SDKW" --package 1
 contains "the smoke test ran on Windows and passed" "GEMM smoke test: ok: sgemm max_rel_err="
+check "lib rollback --to original" 0 lib rollback "$SDKW" --to original
+same "the original library again" "$T/bin-original/rocblas/library" "$B/rocblas/library"
+
+printf '%s\n' "# 8e. a file inside the library held open (an indexer, a virus scanner)"
+# Windows refuses to rename a folder while a file inside it is open: the deploy
+# fails with the target as it was and is tried again every 2 s. Wine renames
+# the folder but cannot delete the open file from the old tree at commit: the
+# deploy is in place and its cleanup (recovery) is tried again every 2 s. The
+# file is closed once either shows in the log, and the next try goes through.
+tries_before=$(grep -c 'trying again in 2 s' "$T/rocmd.log")
+rm -f "$T/stop-opener"
+wine 'C:\rocmd-lib\dll-holder.exe' --open "$SDKW\\bin\\rocblas\\library\\TensileLibrary.dat" \
+	'C:\rocmd-lib\stop-opener' >"$T/opener.out" 2>&1 &
+OPENER=$!
+wait_for "dll-holder.exe --open holds bin\\rocblas\\library\\TensileLibrary.dat" 30 \
+	grep -q holding "$T/opener.out"
+wine "$CTL" lib deploy "$SDKW" --package 1 >"$T/retried.out" 2>&1 &
+DEPLOY=$!
+retried() { [ "$(grep -c 'trying again in 2 s' "$T/rocmd.log")" -gt "$tries_before" ]; }
+if wait_for "the deploy meets the open file and is tried again" 120 retried; then
+	grep 'trying again in 2 s' "$T/rocmd.log" | tail -n 1 | tr -d '\r' | sed 's/^/#   /'
+fi
+touch "$T/stop-opener"
+wait "$OPENER"
+wait "$DEPLOY"
+rc=$?
+tr -d '\r' <"$T/retried.out" >"$OUT"
+if [ $rc -eq 0 ] && grep -q "Deployed package #1" "$OUT"; then
+	ok "once the file is closed, the deploy goes through"
+else
+	bad "the retried deploy (exit $rc)"
+fi
+same "package 1's library is in place" "$T/pkg/$P1/library" "$B/rocblas/library"
+if no_leftovers; then ok "no leftovers after the retries"; else bad "leftovers after the retries"; fi
 check "lib rollback --to original" 0 lib rollback "$SDKW" --to original
 same "the original library again" "$T/bin-original/rocblas/library" "$B/rocblas/library"
 cp "$T/bin-original/amdhip64_6.dll" "$B/amdhip64_6.dll"
