@@ -326,6 +326,51 @@ out:
 	return r;
 }
 
+int
+backend_cuda_parse_nvrm(const char *text, char *out, size_t outlen)
+{
+	const char *p = strstr(text, "Kernel Module");
+	size_t n;
+
+	if (p == NULL)
+		return ROCMD_ENOTFOUND;
+	p += strlen("Kernel Module");
+	/* The first word of digits and dots on the line ("Open Kernel Module for
+	 * x86_64  575.57.08": "x86_64" is not one). */
+	while (*p != '\0' && *p != '\n') {
+		size_t w;
+
+		p += strspn(p, " \t");
+		w = strcspn(p, " \t\n");
+		n = strspn(p, "0123456789.");
+		if (w > 0 && n == w && memchr(p, '.', n) != NULL) {
+			if (n >= outlen)
+				return ROCMD_ENOTFOUND;
+			memcpy(out, p, n);
+			out[n] = '\0';
+			return 0;
+		}
+		p += w;
+	}
+	return ROCMD_ENOTFOUND;
+}
+
+/* The running NVIDIA kernel module's version (Linux), or ROCMD_ENOTFOUND. */
+static int
+nvrm_version(char *out, size_t outlen)
+{
+	char buf[512];
+	FILE *f = fopen("/proc/driver/nvidia/version", "r");
+	size_t n;
+
+	if (f == NULL)
+		return ROCMD_ENOTFOUND;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return backend_cuda_parse_nvrm(buf, out, outlen);
+}
+
 static int
 cuda_open(int index, struct backend_ctx **out, struct backend_device_info *info, char *why,
           size_t whylen)
@@ -334,6 +379,7 @@ cuda_open(int index, struct backend_ctx **out, struct backend_device_info *info,
 	struct cuda_api *a;
 	int r, n = 0, v = 0, mj = 0, mn = 0, maj = 0, min = 0;
 	size_t mem = 0;
+	char kmod[20];
 
 	*out = NULL;
 	ctx = calloc(1, sizeof(*ctx));
@@ -391,8 +437,12 @@ cuda_open(int index, struct backend_ctx **out, struct backend_device_info *info,
 	d->llc_bytes = v;
 	d->matrix_cores = ctx->cc >= 80;
 	a->cuDriverGetVersion(&v);
-	snprintf(d->driver_version, sizeof(d->driver_version), "CUDA driver %d.%d", v / 1000,
-	         (v % 1000) / 10);
+	if (nvrm_version(kmod, sizeof(kmod)) == 0)
+		snprintf(d->driver_version, sizeof(d->driver_version),
+		         "CUDA driver %d.%d, kernel module %.19s", v / 1000, (v % 1000) / 10, kmod);
+	else
+		snprintf(d->driver_version, sizeof(d->driver_version), "CUDA driver %d.%d", v / 1000,
+		         (v % 1000) / 10);
 	a->nvrtcVersion(&maj, &min);
 	snprintf(d->runtime_version, sizeof(d->runtime_version), "NVRTC %d.%d", maj, min);
 	snprintf(d->compiler_version, sizeof(d->compiler_version), "NVRTC %d.%d", maj, min);

@@ -44,6 +44,15 @@ int backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu,
 const struct space_def *backend_cuda_space_for(struct space_def *store,
                                                const struct gemm_problem *p, int matrix_cores,
                                                int full);
+/*
+ * The NVIDIA kernel module's version ("580.65.06") from the text of
+ * /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module
+ * 580.65.06  Sun Jul 27 ..."): 0, or ROCMD_ENOTFOUND. cuDriverGetVersion only
+ * gives the CUDA API level (13.0), which a driver update within it keeps; the
+ * tuner's key needs the module's version to see that update.
+ */
+int backend_cuda_parse_nvrm(const char *text, char *out, size_t outlen);
+
 /* Shared memory bytes a configuration's values (in space order) need. */
 int64_t backend_cuda_smem_bytes(const int64_t *v);
 

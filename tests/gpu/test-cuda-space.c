@@ -182,6 +182,32 @@ main(void)
 		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "fp32 4096^3 on sm_90: default %s", key);
 	}
+	{
+		/* The driver in the tuner's key: the kernel module's version, as the
+		 * proprietary and the open modules write it; nothing from other text. */
+		static const char *const ok[][2] = {
+		    {"NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 "
+		     "06:54:38 UTC 2025\nGCC version:  gcc version 12.2.0\n",
+		     "580.65.06"},
+		    {"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release "
+		     "Build\n",
+		     "575.57.08"},
+		};
+		static const char *const bad[] = {"", "NVRM version: unknown\n",
+		                                  "NVRM version: NVIDIA Kernel Module\n580.1\n",
+		                                  "Kernel Module 12345 no dot\n"};
+		char v[32];
+		size_t i;
+
+		for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+			CHECK(backend_cuda_parse_nvrm(ok[i][0], v, sizeof(v)) == 0 &&
+			          strcmp(v, ok[i][1]) == 0,
+			      "NVRM line %zu: got '%s'", i, v);
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			CHECK(backend_cuda_parse_nvrm(bad[i], v, sizeof(v)) < 0, "bad NVRM text %zu parsed",
+			      i);
+		CHECK(backend_cuda_parse_nvrm(ok[0][0], v, 4) < 0, "NVRM version cut to fit");
+	}
 	printf("%s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }
