@@ -188,7 +188,7 @@ LC_ALL=C.UTF-8 wine reg add "$ENVKEY" /v HIP_PATH_61 /t REG_SZ /d 'C:\HIP-Jürge
 ctl sdk rescan >/dev/null
 wait_for "HIP_PATH_61 set in the registry while running: C:\\HIP-Jürgen\\6.1 found" 30 \
 	listed 'C:\\HIP-Jürgen\\6.1 .* 6.1 .* \.hipVersion .* present'
-# By id: rocmctl.exe's own argv is in the ANSI code page (see docs/SERVICE.md).
+# By id (rocmctl.exe also takes the path as UTF-8 now: test-wpkg-win.sh names C:\...\Łódź).
 id=$(ctl sdk list | grep 'HIP-Jürgen' | awk '{print $1}')
 ctl --json sdk show "${id:-none}" >"$OUT"
 if grep -q '"code_object_archs":[[:space:]]*\["gfx1103"\]' "$OUT"; then
