@@ -50,6 +50,26 @@ bad() {
 	[ -s "$WORK/out" ] && sed 's/^/#   /' "$WORK/out"
 	[ -s "$LOG" ] && tail -n 8 "$LOG" | sed 's/^/#   log: /'
 }
+# Stages 5 on are scripts of their own (tests/windows/test-*-win.sh, each with
+# its own wine prefix): their TAP lines join this script's counts, and one
+# that ends badly without a "not ok" line counts as one failure of stage WHAT.
+run_stage() {
+	what=$1 secs=$2 script=$3
+	timeout "$secs" "$ROOT/tests/windows/$script" "$BUILD" >"$WORK/stage" 2>&1
+	stage_rc=$?
+	stage_failed=$failed
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"ok - "*) passed=$((passed + 1)) ;;
+		"not ok - "*) failed=$((failed + 1)) ;;
+		esac
+	done <"$WORK/stage"
+	if [ "$stage_rc" -ne 0 ] && [ "$failed" -eq "$stage_failed" ]; then
+		: >"$WORK/out"
+		bad "the $what stage ended with status $stage_rc"
+	fi
+}
 
 need=""
 command -v x86_64-w64-mingw32-gcc-posix >/dev/null 2>&1 || need="$need mingw-w64"
@@ -257,87 +277,30 @@ fi
 touch "$C/rocmd/stop-squatting"
 wait $SQUAT
 
-echo "== 5. SDK discovery"
-timeout 300 "$ROOT/tests/windows/test-sdk-win.sh" "$BUILD" >"$WORK/sdk-stage" 2>&1
-sdk_rc=$?
-stage_failed=$failed
-while IFS= read -r line; do
-	printf '%s\n' "$line"
-	case $line in
-	"ok - "*) passed=$((passed + 1)) ;;
-	"not ok - "*) failed=$((failed + 1)) ;;
-	esac
-done <"$WORK/sdk-stage"
-if [ $sdk_rc -ne 0 ] && [ $failed -eq $stage_failed ]; then
-	: >"$WORK/out"
-	bad "the SDK discovery stage ended with status $sdk_rc"
-fi
+echo "== 5. SDK discovery (tests/windows/test-sdk-win.sh)"
+run_stage "SDK discovery" 300 test-sdk-win.sh
 
 echo "== 6. the deploy engine (tests/windows/test-wdep-win.sh)"
 if cmake --build "$BUILD" --target test-deploy-win fake-rocblas >"$WORK/out" 2>&1; then
-	timeout 1800 "$ROOT/tests/windows/test-wdep-win.sh" "$BUILD" >"$WORK/wdep-stage" 2>&1
-	wdep_rc=$?
-	stage_failed=$failed
-	while IFS= read -r line; do
-		printf '%s\n' "$line"
-		case $line in
-		"ok - "*) passed=$((passed + 1)) ;;
-		"not ok - "*) failed=$((failed + 1)) ;;
-		esac
-	done <"$WORK/wdep-stage"
-	[ $wdep_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
-		bad "the deploy engine stage ended with status $wdep_rc"
+	run_stage "deploy engine" 1800 test-wdep-win.sh
 else
 	bad "test-deploy.exe builds (it needs cmocka: scripts/build-windows.sh deps)"
 fi
 
 echo "== 7. the package store (tests/windows/test-wpkg-win.sh)"
-timeout 900 "$ROOT/tests/windows/test-wpkg-win.sh" "$BUILD" >"$WORK/wpkg-stage" 2>&1
-wpkg_rc=$?
-stage_failed=$failed
-while IFS= read -r line; do
-	printf '%s\n' "$line"
-	case $line in
-	"ok - "*) passed=$((passed + 1)) ;;
-	"not ok - "*) failed=$((failed + 1)) ;;
-	esac
-done <"$WORK/wpkg-stage"
-[ $wpkg_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
-	bad "the package store stage ended with status $wpkg_rc"
+run_stage "package store" 900 test-wpkg-win.sh
 
 echo "== 8. deploy (tests/windows/test-wlib-win.sh)"
 if cmake --build "$BUILD" --target rocmd-rocblas-smoke dll-holder run-restricted fake-hip-gpu fake-rocblas-gemm \
 	fake-rocblas-wrong fake-amdhip64-crash >"$WORK/out" 2>&1; then
-	timeout 1200 "$ROOT/tests/windows/test-wlib-win.sh" "$BUILD" >"$WORK/wlib-stage" 2>&1
-	wlib_rc=$?
-	stage_failed=$failed
-	while IFS= read -r line; do
-		printf '%s\n' "$line"
-		case $line in
-		"ok - "*) passed=$((passed + 1)) ;;
-		"not ok - "*) failed=$((failed + 1)) ;;
-		esac
-	done <"$WORK/wlib-stage"
-	[ $wlib_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
-		bad "the deploy stage ended with status $wlib_rc"
+	run_stage "deploy" 1200 test-wlib-win.sh
 else
 	bad "the deploy stage's helpers build"
 fi
 
 echo "== 9. the tuner (tests/windows/test-tune-win.sh)"
 if cmake --build "$BUILD" --target rocmtune >"$WORK/out" 2>&1; then
-	timeout 900 "$ROOT/tests/windows/test-tune-win.sh" "$BUILD" >"$WORK/tune-stage" 2>&1
-	tune_rc=$?
-	stage_failed=$failed
-	while IFS= read -r line; do
-		printf '%s\n' "$line"
-		case $line in
-		"ok - "*) passed=$((passed + 1)) ;;
-		"not ok - "*) failed=$((failed + 1)) ;;
-		esac
-	done <"$WORK/tune-stage"
-	[ $tune_rc -ne 0 ] && [ $failed -eq $stage_failed ] && : >"$WORK/out" &&
-		bad "the tuner stage ended with status $tune_rc"
+	run_stage "tuner" 900 test-tune-win.sh
 else
 	bad "rocmtune.exe builds"
 fi

@@ -25,17 +25,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$1
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 HSACO=$TREES/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library/Kernels.so-000-gfx1030.hsaco
-passed=0
-failed=0
-OWN_PREFIX=0
-if [ -z "${WINEPREFIX:-}" ]; then
-	OWN_PREFIX=1
-	export WINEPREFIX
-	WINEPREFIX=$(mktemp -d /tmp/rocmd-test-sdkwin-XXXXXX)/prefix
-	export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-	wineboot -i >/dev/null 2>&1
-	wineserver -w
-fi
+. "$(dirname "$0")/lib-win.sh"
+win_prefix sdkwin
 C=$WINEPREFIX/drive_c
 T=$C/rocmd-sdk
 OUT=$T/out
@@ -44,14 +35,6 @@ CTL='C:\rocmd-sdk\rocmctl.exe'
 ENVKEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
 mkdir -p "$T"
 
-# (printf, not echo: dash's echo would eat the backslashes of Windows paths.)
-ok() { passed=$((passed + 1)); printf 'ok - %s\n' "$1"; }
-bad() {
-	failed=$((failed + 1))
-	printf 'not ok - %s\n' "$1"
-	[ -s "$OUT" ] && tr -d '\r' <"$OUT" | sed 's/^/#   /'
-	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
-}
 # (Through a file: a pipe can be held open by wine processes the call starts.)
 ctl() {
 	wine "$CTL" "$@" >"$T/ctl.raw" 2>&1

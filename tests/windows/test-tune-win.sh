@@ -15,17 +15,8 @@
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
 set -u
 BUILD=$1
-passed=0
-failed=0
-OWN_PREFIX=0
-if [ -z "${WINEPREFIX:-}" ]; then
-	OWN_PREFIX=1
-	export WINEPREFIX
-	WINEPREFIX=$(mktemp -d /tmp/rocmd-test-tunewin-XXXXXX)/prefix
-	export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-	wineboot -i >/dev/null 2>&1
-	wineserver -w
-fi
+. "$(dirname "$0")/lib-win.sh"
+win_prefix tunewin
 C=$WINEPREFIX/drive_c
 T=$C/rocmd-tune
 OUT=$T/out
@@ -33,13 +24,6 @@ CTL='C:\rocmd-tune\rocmctl.exe'
 DB=$T/state/rocmd.db
 mkdir -p "$T"
 
-ok() { passed=$((passed + 1)); printf 'ok - %s\n' "$1"; }
-bad() {
-	failed=$((failed + 1))
-	printf 'not ok - %s\n' "$1"
-	[ -s "$OUT" ] && tr -d '\r' <"$OUT" | sed 's/^/#   /'
-	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
-}
 # (Through a file: a pipe can be held open by wine processes the call starts.)
 ctl() {
 	wine "$CTL" "$@" >"$T/ctl.raw" 2>&1

@@ -33,9 +33,7 @@ set -u
 BUILD=$1
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 RL=$TREES/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
-passed=0
-failed=0
-OWN_PREFIX=0
+. "$(dirname "$0")/lib-win.sh"
 for f in daemon/rocmd.exe daemon/rocmd-hip-probe.exe daemon/rocmd-rocblas-smoke.exe \
 	client/rocmctl.exe tests/windows/dll-holder.exe tests/windows/run-restricted.exe \
 	tests/windows/amdhip64_6.dll \
@@ -43,14 +41,7 @@ for f in daemon/rocmd.exe daemon/rocmd-hip-probe.exe daemon/rocmd-rocblas-smoke.
 	tests/windows/rocblas_wrong.dll tests/windows/amdhip64_crash.dll; do
 	[ -f "$BUILD/$f" ] || { echo "not ok - $BUILD/$f is missing (build it first)"; exit 1; }
 done
-if [ -z "${WINEPREFIX:-}" ]; then
-	OWN_PREFIX=1
-	export WINEPREFIX
-	WINEPREFIX=$(mktemp -d /tmp/rocmd-test-wlib-XXXXXX)/prefix
-	export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-	wineboot -i >/dev/null 2>&1
-	wineserver -w
-fi
+win_prefix wlib
 C=$WINEPREFIX/drive_c
 T=$C/rocmd-lib
 OUT=$T/out
@@ -62,14 +53,6 @@ ENVKEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
 rm -rf "$T"
 mkdir -p "$T"
 
-# (printf, not echo: dash's echo would eat the backslashes of Windows paths.)
-ok() { passed=$((passed + 1)); printf 'ok - %s\n' "$1"; }
-bad() {
-	failed=$((failed + 1))
-	printf 'not ok - %s\n' "$1"
-	[ -s "$OUT" ] && tr -d '\r' <"$OUT" | sed 's/^/#   /'
-	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
-}
 # ctl ARGS...: rocmctl.exe's output (CRs dropped) into $OUT, its exit status.
 # (Through a file: a pipe can be held open by wine processes the call starts.)
 ctl() {

@@ -25,17 +25,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=$1
-passed=0
-failed=0
-OWN_PREFIX=0
-if [ -z "${WINEPREFIX:-}" ]; then
-	OWN_PREFIX=1
-	export WINEPREFIX
-	WINEPREFIX=$(mktemp -d /tmp/rocmd-test-wpkg-XXXXXX)/prefix
-	export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-	wineboot -i >/dev/null 2>&1
-	wineserver -w
-fi
+. "$(dirname "$0")/lib-win.sh"
+win_prefix wpkg
 C=$WINEPREFIX/drive_c
 T=$C/rocmd-pkg
 OUT=$T/out
@@ -45,14 +36,6 @@ CTL='C:\rocmd-pkg\rocmctl.exe'
 rm -rf "$T"
 mkdir -p "$T/a"
 
-ok() { passed=$((passed + 1)); printf 'ok - %s\n' "$1"; }
-bad() {
-	failed=$((failed + 1))
-	printf 'not ok - %s\n' "$1"
-	[ -s "$OUT" ] && tr -d '\r' <"$OUT" | sed 's/^/#   out: /'
-	[ -s "$ERR" ] && tr -d '\r' <"$ERR" | sed 's/^/#   err: /'
-	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
-}
 # ctl ARGS...: rocmctl.exe, its output in $OUT and $ERR without CRs (through
 # files: a pipe can be held open by wine processes the call starts).
 ctl() {

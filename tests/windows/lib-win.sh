@@ -1,0 +1,35 @@
+# Sourced by the wine stage scripts (tests/windows/test-*-win.sh): the TAP
+# counters and reporters, and the wine prefix a script makes for itself when
+# scripts/test-windows.sh did not give it one. A script sets T (its folder in
+# the prefix) and OUT (and ERR, where it keeps stderr apart) before it reports.
+
+passed=0
+failed=0
+OWN_PREFIX=0
+
+# A fresh prefix under /tmp/rocmd-test-TAG-*, unless WINEPREFIX is set.
+win_prefix() {
+	[ -n "${WINEPREFIX:-}" ] && return 0
+	OWN_PREFIX=1
+	export WINEPREFIX
+	WINEPREFIX=$(mktemp -d "/tmp/rocmd-test-$1-XXXXXX")/prefix
+	export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+	wineboot -i >/dev/null 2>&1
+	wineserver -w
+}
+
+ok() {
+	passed=$((passed + 1))
+	# printf, not echo: dash's echo would eat the backslashes of Windows paths.
+	printf 'ok - %s\n' "$1"
+}
+
+# A failure, with the last command's output and the end of rocmd's log.
+bad() {
+	failed=$((failed + 1))
+	printf 'not ok - %s\n' "$1"
+	[ -s "$OUT" ] && tr -d '\r' <"$OUT" | sed 's/^/#   /'
+	[ -n "${ERR:-}" ] && [ -s "$ERR" ] && tr -d '\r' <"$ERR" | sed 's/^/#   err: /'
+	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
+	return 0
+}
