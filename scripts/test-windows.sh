@@ -6,7 +6,8 @@
 #   1. console mode (not started by the SCM): serves the pipe, rocmctl works;
 #   2. "sc create" + "sc start": the SCM runs rocmd.exe as a service,
 #      rocmctl.exe status answers over \\.\pipe\rocmd, the service sees the
-#      Windows-layout SDK tree made under C:\Program Files\AMD\ROCm\6.2;
+#      Windows-layout SDK tree made under C:\Program Files\AMD\ROCm\6.2,
+#      imports a package and deploys it there;
 #      "sc stop" stops it cleanly, "sc delete" removes it;
 #   3. "rocmd install | start | stop | uninstall";
 #   4. a process that creates \\.\pipe\rocmd first makes rocmd refuse to
@@ -86,7 +87,7 @@ fi
 echo "== cross-build (scripts/build-windows.sh)"
 "$ROOT/scripts/build-windows.sh" all || { echo "not ok - Windows cross-build"; exit 1; }
 cmake --build "$BUILD" --target pipe-squatter fake-amdhip64 fake-amdhip64-crash \
-	fake-amdhip64-hang fake-rocblas >/dev/null ||
+	fake-amdhip64-hang fake-rocblas rocmd-rocblas-smoke >/dev/null ||
 	{ echo "not ok - test helpers build"; exit 1; }
 
 WORK=$(mktemp -d /tmp/rocmd-test-win-XXXXXX)
@@ -106,14 +107,22 @@ wineboot -i >/dev/null 2>&1
 # beside the first, and sc then talks to either database at random.
 wineserver -w
 mkdir -p "$C/rocmd"
-cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/tests/windows/pipe-squatter.exe" "$C/rocmd/"
-# A Windows-layout HIP SDK 6.2 with a rocBLAS library folder (stand-in files).
+cp "$BUILD/daemon/rocmd.exe" "$BUILD/daemon/rocmd-rocblas-smoke.exe" "$BUILD/client/rocmctl.exe" \
+	"$BUILD/tests/windows/pipe-squatter.exe" "$C/rocmd/"
+# A Windows-layout HIP SDK 6.2 with a rocBLAS library folder (stand-in files;
+# the HIP runtime is tests/windows/fake-amdhip64.c: no GPU).
 SDK="$C/Program Files/AMD/ROCm/6.2"
 mkdir -p "$SDK/bin/rocblas/library"
 printf 'MZ stand-in\n' >"$SDK/bin/rocblas.dll"
-printf 'MZ stand-in\n' >"$SDK/bin/amdhip64_6.dll"
+cp "$BUILD/tests/windows/amdhip64_6.dll" "$SDK/bin/amdhip64_6.dll"
 printf 'MZ stand-in\n' >"$SDK/bin/hiprtc0602.dll"
 printf 'stand-in\n' >"$SDK/bin/rocblas/library/TensileLibrary_lazy_gfx1103.dat"
+# A package as people download them: rocblas.dll (a real PE) and a library folder.
+PKG="$C/rocmd/pkg/rocm.gfx1103.for.hip.sdk.6.2.4"
+mkdir -p "$PKG/library"
+cp "$BUILD/tests/windows/rocblas.dll" "$PKG/rocblas.dll"
+printf 'tuned stand-in\n' >"$PKG/library/TensileLibrary_lazy_gfx1103.dat"
+printf 'tuned stand-in\n' >"$PKG/library/TensileLibrary_gfx1103.co"
 cat >"$C/rocmd/rocmd.json" <<'EOF'
 {
 	"state_dir": "C:\\rocmd\\state",
@@ -226,6 +235,22 @@ if wait_for svc_lists_sdk; then
 else
 	cp "$WORK/sdk" "$WORK/out"
 	bad "the service's sdk list"
+fi
+# Deploy through the service (stage 8 tests deploy in depth): the package
+# imported into the service's store, deployed into ...\ROCm\6.2\bin.
+if wine "$CTL" pkg import 'C:\rocmd\pkg\rocm.gfx1103.for.hip.sdk.6.2.4' >"$WORK/out" 2>&1; then
+	ok "the service imports a package (rocmctl.exe pkg import)"
+else
+	bad "pkg import through the service"
+fi
+if wine "$CTL" lib deploy 'C:\Program Files\AMD\ROCm\6.2' --package 1 >"$WORK/out" 2>&1 &&
+	cmp -s "$SDK/bin/rocblas.dll" "$PKG/rocblas.dll" &&
+	cmp -s "$SDK/bin/rocblas/library/TensileLibrary_gfx1103.co" "$PKG/library/TensileLibrary_gfx1103.co" &&
+	grep -q 'MZ stand-in' "$SDK/bin/rocblas_backup.dll"; then
+	ok "the service deploys it into C:\Program Files\AMD\ROCm\6.2\bin (rocblas.dll and rocblas\library replaced, rocblas_backup.dll kept)"
+	tr -d '\r' <"$WORK/out" | sed 's/^/#   /'
+else
+	bad "lib deploy through the service"
 fi
 wine sc stop rocmd >"$WORK/out" 2>&1
 if wait_for is_state STOPPED; then ok "sc stop rocmd: STOPPED"; else

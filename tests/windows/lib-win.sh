@@ -33,3 +33,18 @@ bad() {
 	[ -s "$T/rocmd.log" ] && tail -n 8 "$T/rocmd.log" | tr -d '\r' | sed 's/^/#   log: /'
 	return 0
 }
+
+# The live processes of THIS prefix whose command line matches the extended
+# regular expression $1 (pids, one a line; status 1 if none). Processes of
+# other prefixes (CI stages or engineers beside this one) and zombies do not
+# count: wine keeps exited processes as zombies a while.
+prefix_procs() {
+	found=1
+	for p in $(pgrep -f -- "$1"); do
+		grep -qzx "WINEPREFIX=$WINEPREFIX" "/proc/$p/environ" 2>/dev/null || continue
+		grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null && continue
+		echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+		found=0
+	done
+	return $found
+}

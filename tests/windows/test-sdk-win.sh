@@ -212,8 +212,7 @@ cp -r "$T/staging-6.9" "$ROCM/6.9"
 inspected_after() { [ "$(inspections)" -gt "$n" ] 2>/dev/null && gpu_status "$1"; }
 wait_for "a runtime that hangs: the probe is ended at the time limit" 60 \
 	inspected_after 'did not answer within 10000 ms'
-# (Exited wine processes may linger as Unix zombies: those are gone for Windows.)
-live_probes() { ps ax -o stat=,args= | grep -v '^Z' | grep -v grep | grep 'rocmd-hip-probe'; }
+live_probes() { prefix_procs 'rocmd-hip-probe'; }
 sleep 1
 if live_probes >"$OUT"; then
 	bad "no probe process left behind"
