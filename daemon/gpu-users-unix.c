@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -55,11 +54,22 @@ proc_name(long pid, char *out, size_t outlen)
 static int
 alive(long pid)
 {
-	char path[64];
-	struct stat st;
+	char path[64], buf[512], *p, state = 0;
+	FILE *f;
+	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%ld", pid);
-	return stat(path, &st) == 0;
+	/* A zombie holds nothing (no GPU, no mappings, no files) until reaped. */
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (p == NULL || sscanf(p + 1, " %c", &state) != 1)
+		return 1;
+	return state != 'Z' && state != 'X';
 }
 
 static const char *
@@ -105,6 +115,40 @@ under(const char *p, const char *const *paths, size_t npaths)
 	return NULL;
 }
 
+/*
+ * True if PID is SELF or a descendant of it. rocmd's own children are not
+ * users a deploy waits for: the tuner's evaluator is fork()ed and inherits
+ * every mapping the daemon had at that moment (a TensileLibrary.dat the SDK
+ * inspection was reading: the daemon then refused its own rollback, naming
+ * "rocmd: maps TensileLibrary.dat"), and it never loads rocBLAS.
+ */
+static int
+ours(long pid, long self)
+{
+	char path[64], buf[512], *p;
+	int depth;
+
+	for (depth = 0; depth < 16 && pid > 1; depth++) {
+		FILE *f;
+		size_t n;
+
+		if (pid == self)
+			return 1;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		f = fopen(path, "re");
+		if (f == NULL)
+			return 0;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+		p = strrchr(buf, ')');
+		if (p == NULL || sscanf(p + 1, " %*c %ld", &pid) != 1)
+			return 0;
+	}
+	return 0;
+}
+
 static int
 kfd_holders(const char *root, long self, struct rocmd_gpu_users *u)
 {
@@ -123,7 +167,7 @@ kfd_holders(const char *root, long self, struct rocmd_gpu_users *u)
 		if (!is_pid_name(de->d_name))
 			continue;
 		pid = strtol(de->d_name, NULL, 10);
-		if (pid == self || !alive(pid))
+		if (ours(pid, self) || !alive(pid))
 			continue;
 		rc = add(u, pid, "holds the GPU");
 	}
@@ -212,7 +256,7 @@ rocmd_gpu_users_find(const char *root, const char *const *paths, size_t npaths,
 		if (!is_pid_name(de->d_name))
 			continue;
 		pid = strtol(de->d_name, NULL, 10);
-		if (pid == self)
+		if (ours(pid, self))
 			continue;
 		rc = scan_maps(pid, paths, npaths, out);
 		if (rc == 0)

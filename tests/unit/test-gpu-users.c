@@ -38,33 +38,64 @@ write_file(const char *path, size_t n)
 	fclose(f);
 }
 
-/* Forks a child that waits to be killed; MODE 'm' maps PATH first (and
- * closes the descriptor), 'o' keeps it open. The pipe says when it is ready. */
+/* Waits to be killed; MODE 'm' maps PATH first (and closes the descriptor),
+ * 'o' keeps it open. Writes its pid to FD when ready. */
+static void
+holder_main(int mode, const char *path, int fd)
+{
+	int f = path != NULL ? open(path, O_RDONLY) : -1;
+	pid_t me = getpid();
+
+	if (mode == 'm') {
+		void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, f, 0);
+		close(f);
+		if (m == MAP_FAILED)
+			_exit(1);
+	}
+	if (write(fd, &me, sizeof(me)) != (ssize_t)sizeof(me))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/* A process of someone else's: forked twice, so that it is not this
+ * process's descendant (rocmd's own children are never counted as users). */
 static pid_t
 child(int mode, const char *path)
 {
 	int p[2];
-	pid_t pid;
-	char c = 0;
+	pid_t mid, pid = 0;
+
+	assert_int_equal(pipe(p), 0);
+	mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		if (fork() == 0)
+			holder_main(mode, path, p[1]);
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &pid, sizeof(pid)), (ssize_t)sizeof(pid));
+	close(p[0]);
+	waitpid(mid, NULL, 0);
+	return pid;
+}
+
+/* A child of this process holding PATH mapped, as the tuner's fork()ed
+ * evaluator holds whatever the daemon had mapped. */
+static pid_t
+own_child(const char *path)
+{
+	int p[2];
+	pid_t pid, got = 0;
 
 	assert_int_equal(pipe(p), 0);
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = path != NULL ? open(path, O_RDONLY) : -1;
-		if (mode == 'm') {
-			void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
-			close(fd);
-			if (m == MAP_FAILED)
-				_exit(1);
-		}
-		if (write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
+	if (pid == 0)
+		holder_main('m', path, p[1]);
 	close(p[1]);
-	assert_int_equal(read(p[0], &c, 1), 1);
+	assert_int_equal(read(p[0], &got, sizeof(got)), (ssize_t)sizeof(got));
 	close(p[0]);
 	return pid;
 }
@@ -72,8 +103,27 @@ child(int mode, const char *path)
 static void
 reap(pid_t pid)
 {
+	char path[64], buf[256], *p;
+
 	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	if (waitpid(pid, NULL, 0) == pid)
+		return;
+	/* A grandchild: init reaps it, some time; wait until it is a zombie or gone. */
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	for (int i = 0; i < 500; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n;
+
+		if (f == NULL)
+			return;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		p = strrchr(buf, ')');
+		if (p != NULL && (p[2] == 'Z' || p[2] == 'X'))
+			return;
+		usleep(10000);
+	}
 }
 
 static const struct rocmd_gpu_user *
@@ -115,6 +165,7 @@ test_holders_and_users(void **state)
 	waitpid(dead, NULL, 0);
 	/* A process using a file outside the target is nobody's concern. */
 	pid_t outsider = child('o', other);
+	pid_t own = own_child(co);
 	self_fd = open(dat, O_RDONLY);
 	assert_true(self_fd >= 0);
 	snprintf(entry, sizeof(entry), "%s/%ld", kfd, (long)gpu);
@@ -136,6 +187,7 @@ test_holders_and_users(void **state)
 	assert_null(find(&u, dead));
 	assert_null(find(&u, outsider));
 	assert_null(find(&u, getpid()));
+	assert_null(find(&u, own));
 	assert_int_equal(u.n, 3);
 	rocmd_gpu_users_describe(&u, text, sizeof(text));
 	snprintf(entry, sizeof(entry), "%ld (", (long)mapper);
@@ -155,6 +207,7 @@ test_holders_and_users(void **state)
 	reap(mapper);
 	reap(opener);
 	reap(outsider);
+	reap(own);
 	/* Once they are gone, nobody holds anything (their KFD entries stay). */
 	assert_int_equal(rocmd_gpu_users_find(entry, paths, 1, &u), 0);
 	assert_int_equal(u.n, 0);
