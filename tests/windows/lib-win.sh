@@ -48,3 +48,27 @@ prefix_procs() {
 	done
 	return $found
 }
+
+# ctl ARGS...: rocmctl.exe ($CTL) with its output on stdout, CRs dropped, and
+# its exit status. Through a file: a pipe can be held open by wine processes
+# the call starts. (A script that wants the output elsewhere defines its own.)
+ctl() {
+	wine "$CTL" "$@" >"$T/ctl.raw" 2>&1
+	rc=$?
+	tr -d '\r' <"$T/ctl.raw"
+	return $rc
+}
+
+# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds, then
+# reports NAME as passed, or as failed after SECONDS.
+wait_for() {
+	name=$1 secs=$2
+	shift 2
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -le $end ]; do
+		if "$@"; then ok "$name"; return 0; fi
+		sleep 0.5
+	done
+	bad "$name (not within ${secs}s)"
+	return 1
+}

@@ -35,25 +35,6 @@ CTL='C:\rocmd-sdk\rocmctl.exe'
 ENVKEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
 mkdir -p "$T"
 
-# (Through a file: a pipe can be held open by wine processes the call starts.)
-ctl() {
-	wine "$CTL" "$@" >"$T/ctl.raw" 2>&1
-	rc=$?
-	tr -d '\r' <"$T/ctl.raw"
-	return $rc
-}
-# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds.
-wait_for() {
-	name=$1 secs=$2
-	shift 2
-	end=$(($(date +%s) + secs))
-	while [ "$(date +%s)" -le $end ]; do
-		if "$@"; then ok "$name"; return 0; fi
-		sleep 0.5
-	done
-	bad "$name (not within ${secs}s)"
-	return 1
-}
 listed() { ctl sdk list >"$OUT" && grep -q -- "$1" "$OUT"; }
 has_event() { ctl events --all --kind "$1" >"$OUT" && grep -q -- "$2" "$OUT"; }
 inspections() { ctl --json sdk list | sed -n 's/.*"inspections":[[:space:]]*\([0-9]*\).*/\1/p'; }

@@ -24,25 +24,6 @@ CTL='C:\rocmd-tune\rocmctl.exe'
 DB=$T/state/rocmd.db
 mkdir -p "$T"
 
-# (Through a file: a pipe can be held open by wine processes the call starts.)
-ctl() {
-	wine "$CTL" "$@" >"$T/ctl.raw" 2>&1
-	rc=$?
-	tr -d '\r' <"$T/ctl.raw"
-	return $rc
-}
-# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds.
-wait_for() {
-	name=$1 secs=$2
-	shift 2
-	end=$(($(date +%s) + secs))
-	while [ "$(date +%s)" -le $end ]; do
-		if "$@"; then ok "$name"; return 0; fi
-		sleep 1
-	done
-	bad "$name (not within ${secs}s)"
-	return 1
-}
 jstr() { grep -o "\"$1\":[[:space:]]*\"[^\"]*\"" | head -n 1 | sed 's/.*:[[:space:]]*"//; s/"$//'; }
 status_has() { ctl --json tune status >"$OUT" && grep -q -- "$1" "$OUT"; }
 state_is() { [ "$(ctl --json tune status | jstr state)" = "$1" ]; }

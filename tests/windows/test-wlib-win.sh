@@ -75,18 +75,6 @@ contains() { # contains NAME TEXT: in the last rocmctl.exe output
 same() { # same NAME A B: two trees (or files) byte for byte
 	if diff -r "$2" "$3" >"$OUT" 2>&1; then ok "$1"; else bad "$1"; fi
 }
-# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds.
-wait_for() {
-	name=$1 secs=$2
-	shift 2
-	end=$(($(date +%s) + secs))
-	while [ "$(date +%s)" -le $end ]; do
-		if "$@"; then ok "$name"; return 0; fi
-		sleep 0.5
-	done
-	bad "$name (not within ${secs}s)"
-	return 1
-}
 has_event() { ctl events --all --kind "$1" && grep -q -- "$2" "$OUT"; }
 no_leftovers() { # nothing of ours left beside the target: stage, old tree, new binary
 	ls -a "$B" "$B/rocblas" >"$OUT" 2>&1
