@@ -6,7 +6,8 @@
  * socket is bound under a temporary name with a restrictive umask, given its
  * final mode (0666: every local user may connect, authorization is per
  * method), and only then renamed over the final name. A leftover socket from
- * a crashed daemon is replaced; a live one is never touched. libuv takes the
+ * a crashed daemon is replaced, also one that still answers when the process
+ * that listened on it is gone; a live one is never touched. libuv takes the
  * ready listening descriptor through uv_pipe_open.
  *
  * Under socket activation (rocmd.socket) systemd made and owns the socket:
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,20 +47,28 @@ fill_addr(struct sockaddr_un *sa, const char *path)
 	return 0;
 }
 
-/* 1 if something accepts connections on PATH, 0 if not, -errno if unknown. */
+/* 1 if something accepts connections on PATH, 2 if something listens there
+ * but its queue is full, 0 if nothing listens, -errno if unknown. *LISTENER:
+ * the pid of the process that called listen() on it (0: unknown). Never
+ * waits: a blocking connect() to a full queue would hang the daemon's start. */
 static int
-socket_answers(const char *path)
+socket_answers(const char *path, pid_t *listener)
 {
 	struct sockaddr_un sa;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 	int fd, rc;
 
+	*listener = 0;
 	if (fill_addr(&sa, path) < 0)
 		return -ENAMETOOLONG;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	rc = rc == 0 ? 1 : (errno == ECONNREFUSED || errno == ENOENT) ? 0 : -errno;
+	rc = rc == 0 ? 1 : errno == EAGAIN ? 2 : (errno == ECONNREFUSED || errno == ENOENT) ? 0 : -errno;
+	if (rc == 1 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+		*listener = cred.pid;
 	close(fd);
 	return rc;
 }
@@ -97,6 +107,7 @@ static int
 check_existing(const char *path, char *why, size_t whylen)
 {
 	struct stat st;
+	pid_t listener;
 	int answers;
 
 	if (lstat(path, &st) != 0)
@@ -105,9 +116,24 @@ check_existing(const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "%s exists and is not a socket; refusing to replace it", path);
 		return ROCMD_EEXISTS;
 	}
-	answers = socket_answers(path);
+	answers = socket_answers(path, &listener);
+	/* The process that listened is gone, yet the socket answers: a child of a
+	 * daemon that died (kill -9) while starting it, still between clone and
+	 * exec with a copy of the listening descriptor. Nobody will ever accept
+	 * there, and we hold the socket's lock: it is stale. */
+	if (answers == 1 && listener > 0 && kill(listener, 0) != 0 && errno == ESRCH) {
+		log_notice("replacing socket %s: it still answers, but pid %ld, which listened "
+			   "on it, is gone", path, (long)listener);
+		return 0;
+	}
 	if (answers == 1) {
-		snprintf(why, whylen, "another process is already answering on %s", path);
+		snprintf(why, whylen, "another process (pid %ld) is already answering on %s",
+			 (long)listener, path);
+		return ROCMD_EBUSY;
+	}
+	if (answers == 2) {
+		snprintf(why, whylen, "another process is already answering on %s, but accepts "
+				      "nothing (its queue is full)", path);
 		return ROCMD_EBUSY;
 	}
 	if (answers < 0) {

@@ -1,8 +1,12 @@
 /*
- * flock-based locks: see lockfile.h. flock locks belong to the open file
- * description, vanish when the holder dies (kill -9 included) and are not
- * confused by the holder's other descriptors, which is what a
- * single-instance lock needs.
+ * POSIX record locks (fcntl F_SETLK) over the whole file: see lockfile.h.
+ * Such a lock belongs to the process, not to the descriptor: a child never
+ * inherits it, so a daemon killed while a child it had just spawned was still
+ * between clone and exec (holding copies of every descriptor) leaves no lock
+ * behind (flock's lock, owned by the open file description, lived on in that
+ * copy and refused the restarted daemon). The price: closing any descriptor
+ * of the file drops the lock, so nothing but this module opens lock files,
+ * and each process takes a given lock once.
  */
 #include "lockfile.h"
 
@@ -11,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -19,6 +22,7 @@
 int
 rocmd_lockfile_acquire(const char *path, pid_t *holder)
 {
+	struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 	char buf[32];
 	ssize_t n;
 	int fd, len;
@@ -27,11 +31,15 @@ rocmd_lockfile_acquire(const char *path, pid_t *holder)
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	if (fcntl(fd, F_SETLK, &whole) != 0) {
 		int err = errno;
-		if (err == EWOULDBLOCK) {
-			n = pread(fd, buf, sizeof(buf) - 1, 0);
-			if (n > 0) {
+		if (err == EAGAIN || err == EACCES) {
+			struct flock q = whole;
+
+			/* The kernel knows the holder; the file says who wrote it. */
+			if (fcntl(fd, F_GETLK, &q) == 0 && q.l_type != F_UNLCK && q.l_pid > 0) {
+				*holder = q.l_pid;
+			} else if ((n = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
 				buf[n] = '\0';
 				*holder = (pid_t)strtol(buf, NULL, 10);
 			}
@@ -55,6 +63,5 @@ rocmd_lockfile_release(int fd)
 {
 	if (fd < 0)
 		return;
-	flock(fd, LOCK_UN);
-	close(fd);
+	close(fd); /* drops the process's lock */
 }

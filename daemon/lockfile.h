@@ -1,7 +1,10 @@
 /*
- * Advisory single-holder locks on files (flock), used for the state folder's
- * single-instance lock and the socket's lock. The holder's pid is written
- * into the file so a refused second instance can name the first.
+ * Advisory single-holder locks on files, used for the state folder's
+ * single-instance lock and the socket's lock. They belong to the holding
+ * process (POSIX record locks on Linux, LockFileEx on Windows): they vanish
+ * the moment it dies, even while a child it was starting still has a copy of
+ * the descriptor. The holder's pid is written into the file so a refused
+ * second instance can name the first.
  */
 #ifndef ROCMD_LOCKFILE_H
 #define ROCMD_LOCKFILE_H

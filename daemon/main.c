@@ -340,8 +340,8 @@ main(int argc, char **argv)
 {
 	int rc;
 
-	/* Windows: the tuner's evaluation process is rocmd.exe again, with a
-	 * hidden first argument (kernels/measure-win.c); elsewhere this is -1. */
+	/* The tuner's evaluation process is rocmd again, with a hidden first
+	 * argument (kernels/measure-unix.c, measure-win.c); else this is -1. */
 	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
 		return rc;
 	return rocmd_service_run(argc, argv, daemon_main);

@@ -69,7 +69,7 @@ struct rocmd_server {
 	char *socket_path;
 	uv_pipe_t listener;
 	int listening;
-	int lock_fd;        /* flock on the socket's lock file */
+	int lock_fd;        /* the lock on the socket's lock file (lockfile.h) */
 	char *lock_path;
 	uv_signal_t sig_term, sig_int, sig_hup;
 	uv_timer_t grace; /* only armed during shutdown */

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "common/error.h"
+#ifdef ROCMD_BACKEND_CUDA
+#include "kernels/backend-cuda.h"
+#endif
 
 /* GPU backends are compiled in when their sources exist (kernels/CMakeLists.txt
  * defines ROCMD_BACKEND_CUDA / ROCMD_BACKEND_HIP and adds the files). */
@@ -46,6 +49,24 @@ backend_find(const char *name)
 		if (!strcmp(backends[i]->name, name))
 			return backends[i];
 	return NULL;
+}
+
+int
+backend_space_check(const char *name, space_check_fn *out)
+{
+	const struct space_def *known[] = {space_cpu(), space_gpu(), NULL, NULL};
+#ifdef ROCMD_BACKEND_CUDA
+	struct space_def cuda; /* (the HIP backend tunes in the same space) */
+
+	known[2] = backend_cuda_space_for(&cuda, NULL, 0, 1);
+#endif
+	for (int i = 0; known[i] != NULL; i++) {
+		if (!strcmp(known[i]->name, name)) {
+			*out = known[i]->check;
+			return 0;
+		}
+	}
+	return ROCMD_ENOTFOUND;
 }
 
 uint64_t

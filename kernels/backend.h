@@ -150,6 +150,13 @@ struct backend_ops {
 /* The backends this build has, and lookup by name ("cpu", "cuda", "hip"). */
 extern const struct backend_ops backend_cpu_ops;
 const struct backend_ops *backend_find(const char *name);
+/*
+ * The constraint predicate of the built-in space named NAME ("cpu", "gpu",
+ * "cuda": the spaces the backends in this build return). A space that crossed
+ * a process boundary carries its predicate's address in the other process's
+ * image; the receiver binds it again with this. 0, or ROCMD_ENOTFOUND.
+ */
+int backend_space_check(const char *name, space_check_fn *out);
 /* NULL-terminated list of all compiled-in backends. */
 const struct backend_ops *const *backend_list(void);
 

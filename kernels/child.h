@@ -1,15 +1,14 @@
 /*
- * The first steps of every process the tuner fork()s without exec (the
- * evaluator in measure.c, the hiprtc compile in backend-hip.c).
+ * The first steps of a process the tuner fork()s without exec: the hiprtc
+ * compile in backend-hip.c, which runs inside the evaluation process (the
+ * evaluator itself is started with exec, measure-unix.c).
  *
- * Such a child starts with a copy of every descriptor of its parent: in the
- * daemon that is the listening socket, the state-folder lock (flock, shared
- * with the child's copy), the database. A child that outlives its parent, even
- * for a moment, then keeps the socket answering connections nobody accepts and
- * the lock held, so a restarted daemon finds its socket "live" or its state
- * folder locked. So the child closes everything but stdin/out/err and the
- * descriptors it was given, asks to be killed when the thread that forked it
- * dies, and exits at once if that already happened between fork() and now.
+ * Such a child starts with a copy of every descriptor of its parent. A child
+ * that outlives its parent, even for a moment, keeps them open: in a daemon a
+ * listening socket that answers connections nobody accepts. So the child
+ * closes everything but stdin/out/err and the descriptors it was given, asks
+ * to be killed when the thread that forked it dies, and exits at once if that
+ * already happened between fork() and now.
  */
 #ifndef ROCMD_KERNELS_CHILD_H
 #define ROCMD_KERNELS_CHILD_H

@@ -1,8 +1,8 @@
 /*
  * The evaluation process of the tuner's evaluator (measure.c), one file per
- * platform: measure-unix.c fork()s a child that runs on in the same image,
- * measure-win.c starts this same program again (CreateProcessW, a hidden
- * first argument) inside a kill-on-close job object. Either way the parent
+ * platform: both start this same program again with a hidden first argument
+ * (tune_evaluator_child), measure-unix.c with posix_spawn, measure-win.c with
+ * CreateProcessW inside a kill-on-close job object. Either way the parent
  * and the child talk over two anonymous pipes with the same fixed-size
  * messages, and the parent's side (watchdog, cancel polling, crash ->
  * "crashed", the next request starting a fresh child) is measure.c's alone.
@@ -16,8 +16,8 @@
 
 #include "kernels/tune.h"
 
-/* What the evaluation process needs to open the backend. On Windows it is the
- * first message the child reads; a fork()ed child has it in memory. */
+/* What the evaluation process needs to open the backend: the first message
+ * the child reads. */
 struct measure_spec {
 	char backend[16];
 	int index;
@@ -31,8 +31,10 @@ struct measure_proc;
 int measure_proc_new(struct measure_proc **out);
 /* Stops the child (waiting for it) and frees. NULL is fine. */
 void measure_proc_free(struct measure_proc *c);
-/* Starts a child serving SPEC (measure_child_serve). 0 or a negative error. */
-int measure_proc_start(struct measure_proc *c, const struct measure_spec *spec);
+/* Starts a child serving SPEC (measure_child_serve): 0, or a negative error
+ * with the reason in WHY. */
+int measure_proc_start(struct measure_proc *c, const struct measure_spec *spec, char *why,
+		       size_t whylen);
 /* Whether a child is running (started and not stopped). */
 int measure_proc_alive(const struct measure_proc *c);
 /* Writes all of BUF to the child: 0, or ROCMD_EIO when it is gone. */
@@ -62,9 +64,10 @@ struct measure_io {
 	void *ctx;
 };
 
-/* In the child: opens the backend for SPEC, sends the hello, then answers
- * requests until the parent closes its end. Returns the exit code. */
-int measure_child_serve(const struct measure_spec *spec, const struct measure_io *io);
+/* In the child: reads the specification, opens its backend, sends the hello,
+ * then answers requests until the parent closes its end. Returns the exit
+ * code. */
+int measure_child_serve(const struct measure_io *io);
 
 /* Monotonic milliseconds (measure.c). */
 double measure_mono_ms(void);

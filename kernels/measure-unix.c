@@ -1,9 +1,17 @@
 /*
- * The evaluation process on POSIX systems (see measure-os.h): fork() without
- * exec, so the child runs measure_child_serve() on the parent's copy of the
- * specification. The child keeps only its two pipe ends (tune_child_init:
- * no daemon socket, lock or database survives into it) and dies with the
- * thread that forked it. Reads poll() in slices of at most 10 ms while a
+ * The evaluation process on POSIX systems (see measure-os.h): this same
+ * program started again (posix_spawn of /proc/self/exe) with the hidden
+ * argument --rocmd-tune-eval and its parent's pid; main() hands such a command
+ * line to tune_evaluator_child() before anything else, as on Windows. The
+ * child gets its two pipe ends as descriptors 3 and 4 and nothing else of the
+ * parent: not fork() without exec, because a daemon is multi-threaded (a
+ * forked copy may find another thread's lock held forever) and a forked copy
+ * holds every descriptor of the daemon, its listening socket and state-folder
+ * lock included, until it gets round to closing them; a daemon killed in that
+ * moment left a socket that answered and then reset the restarted daemon's
+ * first client. The child reads its specification as the first message, asks
+ * to be killed when the thread that started it dies, and serves requests
+ * (measure_child_serve). Reads poll() in slices of at most 10 ms while a
  * cancel flag is given; a cancelled child is SIGKILLed and reaped on a
  * detached thread, so a yield does not wait for a GPU context's teardown.
  */
@@ -15,16 +23,31 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/error.h"
-#include "kernels/child.h"
+
+#define EVAL_ARG "--rocmd-tune-eval"
+#define SELF_EXE "/proc/self/exe"
+#define CHILD_RFD 3 /* the child's request pipe */
+#define CHILD_WFD 4 /* its reply pipe */
+#define MIN_FD 10   /* parent-side pipe ends sit above both */
+
+extern char **environ;
+
+/* Set by tune_evaluator_child() in a program that does not run as the
+ * evaluation process: its main() takes the hidden argument, so starting it
+ * again is safe. */
+static int exec_ready;
+static char *prog_name = (char *)"rocmd"; /* argv[0] for the child, as ps shows it */
 
 struct measure_proc {
 	pid_t pid;
@@ -129,25 +152,6 @@ io_write(void *ctx, const void *buf, size_t len)
 	return write_all(((int *)ctx)[1], buf, len);
 }
 
-/* The fork()ed child: never returns. */
-static void
-child_main(const struct measure_spec *spec, int rfd, int wfd)
-{
-	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE};
-	int fds[2] = {rfd, wfd};
-	struct measure_io io = {io_read, io_write, fds};
-	size_t i;
-
-	/* The parent's handlers (a test runner's, a daemon's) are not ours: a
-	 * crashing candidate must kill this process, and the watchdog see it. */
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
-	/* Ctrl-C is for the parent, which stops cleanly; a child killed by it
-	 * would look like a crashing candidate. */
-	signal(SIGINT, SIG_IGN);
-	_exit(measure_child_serve(spec, &io));
-}
-
 int
 measure_proc_new(struct measure_proc **out)
 {
@@ -161,36 +165,67 @@ measure_proc_alive(const struct measure_proc *c)
 	return c != NULL && c->pid > 0;
 }
 
-int
-measure_proc_start(struct measure_proc *c, const struct measure_spec *spec)
+/* F moved to a descriptor >= MIN_FD (close-on-exec): the spawn's dup2() onto
+ * CHILD_RFD/CHILD_WFD must never find a source already sitting there. */
+static int
+move_high(int *f)
 {
-	int to_child[2], from_child[2], err;
-	pid_t pid, parent;
+	int g = fcntl(*f, F_DUPFD_CLOEXEC, MIN_FD);
 
-	if (pipe2(to_child, O_CLOEXEC) < 0)
+	if (g < 0)
 		return -errno;
-	if (pipe2(from_child, O_CLOEXEC) < 0) {
-		err = -errno;
-		close(to_child[0]);
-		close(to_child[1]);
-		return err;
-	}
-	fflush(NULL);
-	parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(to_child[0]);
-		close(to_child[1]);
-		close(from_child[0]);
-		close(from_child[1]);
-		return err;
-	}
-	if (pid == 0) {
-		int keep[2] = {to_child[0], from_child[1]};
+	close(*f);
+	*f = g;
+	return 0;
+}
 
-		tune_child_init(parent, keep, 2);
-		child_main(spec, to_child[0], from_child[1]);
+int
+measure_proc_start(struct measure_proc *c, const struct measure_spec *spec, char *why,
+		   size_t whylen)
+{
+	int to_child[2] = {-1, -1}, from_child[2] = {-1, -1}, err = 0;
+	char parent[24];
+	char *argv[] = {prog_name, (char *)EVAL_ARG, parent, NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t all, none;
+	pid_t pid;
+
+	if (!exec_ready) {
+		snprintf(why, whylen, "cannot start the evaluation process: this program's main() "
+				      "does not call tune_evaluator_child()");
+		return ROCMD_EINTERNAL;
+	}
+	if (pipe2(to_child, O_CLOEXEC) < 0 || pipe2(from_child, O_CLOEXEC) < 0 ||
+	    move_high(&to_child[0]) < 0 || move_high(&from_child[1]) < 0) {
+		err = -errno;
+		snprintf(why, whylen, "cannot start the evaluation process: pipe: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
+	/* Only stdin/out/err and the two pipe ends reach the child (exec closes
+	 * the rest: every descriptor of ours is close-on-exec, and closefrom
+	 * makes sure of it). Signals start at their defaults, unblocked: a
+	 * daemon's ignored SIGPIPE is not the child's. */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, to_child[0], CHILD_RFD);
+	posix_spawn_file_actions_adddup2(&fa, from_child[1], CHILD_WFD);
+	posix_spawn_file_actions_addclosefrom_np(&fa, CHILD_WFD + 1);
+	posix_spawnattr_init(&attr);
+	sigfillset(&all);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	err = posix_spawn(&pid, SELF_EXE, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (err != 0) {
+		snprintf(why, whylen, "cannot start the evaluation process: %s: %s", SELF_EXE,
+			 strerror(err));
+		err = -err;
+		goto fail;
 	}
 	close(to_child[0]);
 	close(from_child[1]);
@@ -198,7 +233,21 @@ measure_proc_start(struct measure_proc *c, const struct measure_spec *spec)
 	c->live = pid;
 	c->wfd = to_child[1];
 	c->rfd = from_child[0];
-	return 0;
+	/* The specification is the first message. */
+	err = write_all(c->wfd, spec, sizeof(*spec));
+	if (err < 0) {
+		measure_proc_stop(c, 1, NULL, 0);
+		snprintf(why, whylen, "the evaluation process ended before it read its task");
+	}
+	return err;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (to_child[i] >= 0)
+			close(to_child[i]);
+		if (from_child[i] >= 0)
+			close(from_child[i]);
+	}
+	return err;
 }
 
 int
@@ -290,9 +339,31 @@ measure_proc_free(struct measure_proc *c)
 	free(c);
 }
 
+/* ---- the child ---- */
+
 int
 tune_evaluator_child(int argc, char **argv)
 {
-	/* A fork()ed child needs no command line of its own. */
-	return -1;
+	int fds[2] = {CHILD_RFD, CHILD_WFD};
+	struct measure_io io = {io_read, io_write, fds};
+	long parent;
+	char tail;
+
+	if (argc < 2 || strcmp(argv[1], EVAL_ARG) != 0) {
+		exec_ready = 1;
+		if (argc >= 1 && argv[0] != NULL)
+			prog_name = argv[0];
+		return -1;
+	}
+	if (argc != 3 || sscanf(argv[2], "%ld%c", &parent, &tail) != 1)
+		return 2;
+	/* Killed with the thread that started us; if it is gone already the
+	 * signal was never armed, so leave now. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if ((long)getppid() != parent)
+		return 1;
+	/* Ctrl-C is for the parent, which stops cleanly; a child killed by it
+	 * would look like a crashing candidate. */
+	signal(SIGINT, SIG_IGN);
+	return measure_child_serve(&io);
 }

@@ -5,7 +5,7 @@
  * the values of its two inherited pipe handles; main() hands such a command
  * line to tune_evaluator_child() before anything else. The child reads the
  * measurement specification as its first message and then serves requests
- * exactly as a fork()ed child does (measure_child_serve).
+ * exactly as on POSIX systems (measure_child_serve).
  *
  * Only the two pipe ends are inherited (PROC_THREAD_ATTRIBUTE_HANDLE_LIST:
  * nothing of the daemon, its pipe instances, lock or database, reaches the
@@ -120,7 +120,8 @@ close_pipes(struct measure_proc *c)
 }
 
 int
-measure_proc_start(struct measure_proc *c, const struct measure_spec *spec)
+measure_proc_start(struct measure_proc *c, const struct measure_spec *spec, char *why,
+		   size_t whylen)
 {
 	SECURITY_ATTRIBUTES sa = {sizeof(sa), NULL, TRUE};
 	STARTUPINFOEXW si;
@@ -135,8 +136,11 @@ measure_proc_start(struct measure_proc *c, const struct measure_spec *spec)
 	memset(&si, 0, sizeof(si));
 	memset(&pi, 0, sizeof(pi));
 	n = GetModuleFileNameW(NULL, exe, sizeof(exe) / sizeof(exe[0]));
-	if (n == 0 || n >= sizeof(exe) / sizeof(exe[0]))
+	if (n == 0 || n >= sizeof(exe) / sizeof(exe[0])) {
+		snprintf(why, whylen, "cannot start the evaluation process: no path for this "
+				      "program (Windows error %lu)", (unsigned long)GetLastError());
 		return ROCMD_EIO;
+	}
 	/* Ours are not inherited; the child's ends are, through the list only. */
 	if (!CreatePipe(&child_rd, &c->wr, &sa, 0) || !CreatePipe(&c->rd, &child_wr, &sa, 0)) {
 		err = ROCMD_EIO;
@@ -218,8 +222,11 @@ out:
 		DeleteProcThreadAttributeList(attrs);
 		free(attrs);
 	}
-	if (err < 0)
+	if (err < 0) {
 		close_pipes(c);
+		snprintf(why, whylen, "cannot start the evaluation process %ls (Windows error %lu)",
+			 exe, (unsigned long)GetLastError());
+	}
 	return err;
 }
 
@@ -341,7 +348,6 @@ io_write(void *ctx, const void *buf, size_t len)
 int
 tune_evaluator_child(int argc, char **argv)
 {
-	struct measure_spec spec;
 	struct measure_io io;
 	HANDLE h[2];
 	unsigned long long rd, wr;
@@ -356,11 +362,8 @@ tune_evaluator_child(int argc, char **argv)
 	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
 	h[0] = (HANDLE)(uintptr_t)rd;
 	h[1] = (HANDLE)(uintptr_t)wr;
-	if (read_blocking(h[0], &spec, sizeof(spec)) < 0)
-		return 1;
-	spec.backend[sizeof(spec.backend) - 1] = '\0';
 	io.read = io_read;
 	io.write = io_write;
 	io.ctx = h;
-	return measure_child_serve(&spec, &io);
+	return measure_child_serve(&io);
 }

@@ -13,10 +13,11 @@
  * that dies is a "crashed" outcome, one that overruns the timeout is killed
  * and "timeout". Either way the next request starts a fresh child. The parent
  * never opens the backend itself, so GPU contexts are only ever created in
- * children (they do not survive fork()). The child process itself is the
- * platform's (measure-os.h): fork() on POSIX systems (measure-unix.c), this
- * same program started again on Windows (measure-win.c); the parent's side
- * here, and the child's loop (measure_child_serve), are one code path.
+ * children. The child process is this same program started again with a
+ * hidden argument (tune_evaluator_child); how it is started is the
+ * platform's (measure-os.h: posix_spawn in measure-unix.c, CreateProcessW in
+ * measure-win.c); the parent's side here, and the child's loop
+ * (measure_child_serve), are one code path.
  */
 #include "kernels/tune.h"
 
@@ -402,18 +403,29 @@ struct child_reply {
 };
 
 int
-measure_child_serve(const struct measure_spec *spec, const struct measure_io *io)
+measure_child_serve(const struct measure_io *io)
 {
-	const struct backend_ops *ops = backend_find(spec->backend);
-	struct child_hello *h = calloc(1, sizeof(*h));
-	struct tune_measure_opts o = spec->o;
+	const struct backend_ops *ops;
+	struct child_hello *h;
+	struct measure_spec *spec = calloc(1, sizeof(*spec));
+	struct tune_measure_opts o;
 	struct measure *m = NULL;
 	struct child_req req;
 	struct child_reply rep;
 
-	if (h == NULL)
-		return 2;
+	if (spec == NULL || io->read(io->ctx, spec, sizeof(*spec)) < 0) {
+		free(spec);
+		return 1;
+	}
+	spec->backend[sizeof(spec->backend) - 1] = '\0';
+	ops = backend_find(spec->backend);
+	o = spec->o;
 	o.cancel = NULL;
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		free(spec);
+		return 2;
+	}
 	if (ops == NULL) {
 		h->err = ROCMD_EUNSUPPORTED;
 		snprintf(h->why, sizeof(h->why), "not available: no backend %s in this build",
@@ -429,6 +441,7 @@ measure_child_serve(const struct measure_spec *spec, const struct measure_io *io
 	if (io->write(io->ctx, h, sizeof(*h)) < 0 || h->err < 0) {
 		free(h);
 		measure_close(m);
+		free(spec);
 		return 1;
 	}
 	free(h);
@@ -440,6 +453,7 @@ measure_child_serve(const struct measure_spec *spec, const struct measure_io *io
 			break;
 	}
 	measure_close(m);
+	free(spec);
 	return 0;
 }
 
@@ -448,13 +462,9 @@ child_start(struct tune_evaluator *ev, struct child_hello *h)
 {
 	int err;
 
-	err = measure_proc_start(ev->proc, &ev->spec);
-	if (err < 0) {
-		/* (rocmd_kernels links no error table: the code, not its name.) */
-		snprintf(h->why, sizeof(h->why), "cannot start the evaluation process (error %d)",
-			 err);
+	err = measure_proc_start(ev->proc, &ev->spec, h->why, sizeof(h->why));
+	if (err < 0)
 		return err;
-	}
 	ev->starts++;
 	/* Opening a GPU runtime can take seconds; allow a minute. */
 	err = measure_proc_read(ev->proc, h, sizeof(*h), measure_mono_ms() + 60000.0, ev->o.cancel);
@@ -471,6 +481,14 @@ child_start(struct tune_evaluator *ev, struct child_hello *h)
 	if (h->err < 0) {
 		measure_proc_stop(ev->proc, 1, NULL, 0);
 		return h->err;
+	}
+	/* The predicate is code: its address in the child means nothing here. */
+	h->space.name[sizeof(h->space.name) - 1] = '\0';
+	if (backend_space_check(h->space.name, &h->space.check) < 0) {
+		measure_proc_stop(ev->proc, 1, NULL, 0);
+		snprintf(h->why, sizeof(h->why), "the evaluation process tunes in space '%s', "
+						 "unknown to this program", h->space.name);
+		return ROCMD_EPROTO;
 	}
 	return 0;
 }

@@ -134,11 +134,12 @@ int tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags,
 void tune_evaluator_abort(struct tune_evaluator *ev);
 void tune_evaluator_close(struct tune_evaluator *ev);
 /*
- * Windows has no fork(): the evaluation process is the calling program started
- * again with a hidden first argument (measure-win.c). Every program that opens
- * an evaluator calls this first thing in main(): it returns -1 when ARGV is
- * not such a command line (always, elsewhere), else the process's exit code
- * once the evaluation process is done.
+ * The evaluation process is the calling program started again with a hidden
+ * first argument (measure-unix.c, measure-win.c). Every program that opens an
+ * isolated evaluator calls this first thing in main(): it returns -1 when ARGV
+ * is not such a command line, else the process's exit code once the
+ * evaluation process is done. An evaluator opened by a program that did not
+ * call it fails to start, saying so.
  */
 int tune_evaluator_child(int argc, char **argv);
 

@@ -103,19 +103,33 @@ spawn_rocmd(struct daemon *d, const char *state, const char *sock, int *errfd)
 	return pid;
 }
 
+/*
+ * Waits until the daemon PID listens on PATH. The socket's listener is asked
+ * (SO_PEERCRED: the process that called listen()), because after a kill -9 the
+ * dead daemon's socket may still answer for a moment: a child it was starting
+ * holds a copy of the descriptor until its exec.
+ */
 static void
-wait_for_socket(const char *path)
+wait_for_socket(const char *path, pid_t pid)
 {
 	/* Generous: a loaded CI machine can take seconds to start a process. */
 	for (int i = 0; i < 3000; i++) {
-		int fd = sock_connect(path);
-		if (fd >= 0) {
-			close(fd);
+		struct sockaddr_un sa;
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		/* Non-blocking: the old socket's queue may be full (nobody accepts). */
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), ours;
+
+		assert_true(fd >= 0);
+		fill_sun(&sa, path);
+		ours = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+		       getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid == pid;
+		close(fd);
+		if (ours)
 			return;
-		}
 		usleep(10000);
 	}
-	fail_msg("rocmd did not start listening on %s", path);
+	fail_msg("rocmd (pid %ld) did not start listening on %s", (long)pid, path);
 }
 
 static void
@@ -126,7 +140,7 @@ daemon_start_with(struct daemon *d, const char *config_json)
 	snprintf(d->config, sizeof(d->config), "%s/rocmd.json", d->dir);
 	write_file(d->config, config_json);
 	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
-	wait_for_socket(d->sock);
+	wait_for_socket(d->sock, d->pid);
 }
 
 static int
@@ -549,10 +563,142 @@ test_stale_socket_replaced(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	close(fd);
 	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
-	wait_for_socket(d->sock);
+	wait_for_socket(d->sock, d->pid);
 	assert_int_equal(stat(d->sock, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0666);
 	assert_daemon_answers(d->sock);
+}
+
+/*
+ * A socket that still answers although the process that listened on it is
+ * gone: what a daemon killed while starting a child leaves for a moment (the
+ * child holds a copy of the listening descriptor until its exec). Here made
+ * for as long as needed: A listens, forks B, which keeps the descriptor, and
+ * A exits. While A lives, the socket is someone's and rocmd must leave it
+ * alone; once A is gone, rocmd (holding the socket's lock) replaces it.
+ */
+static void
+test_orphaned_listener_replaced(void **state)
+{
+	struct daemon *d = *state;
+	struct sockaddr_un sa;
+	int go[2], ready[2], quit[2], status, errfd;
+	char c = 0, err[1024] = "";
+	pid_t a, b = 0, pid;
+	ssize_t n;
+
+	daemon_stop(d);
+	unlink(d->sock);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(quit), 0);
+	a = fork();
+	assert_true(a >= 0);
+	if (a == 0) {
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		/* (A long queue: wait_for_socket() below connects to this socket,
+		 * and nobody accepts, until rocmd has replaced it.) */
+		/* Only the ends each process reads or writes stay open. */
+		close(go[1]);
+		close(quit[1]);
+		close(ready[0]);
+		fill_sun(&sa, d->sock);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+		    listen(fd, SOMAXCONN) != 0)
+			_exit(1);
+		b = fork();
+		if (b == 0) {
+			/* B: holds the listening socket until the test closes "go". */
+			close(quit[0]);
+			close(ready[1]);
+			while (read(go[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
+		}
+		if (write(ready[1], &b, sizeof(b)) != (ssize_t)sizeof(b))
+			_exit(1);
+		/* A: exits once the test closes "quit". */
+		close(go[0]);
+		while (read(quit[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(go[0]);
+	close(quit[0]);
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &b, sizeof(b)), (ssize_t)sizeof(b));
+	close(ready[0]);
+
+	/* A lives: its socket is not rocmd's to take. */
+	pid = spawn_rocmd(d, d->state, d->sock, &errfd);
+	waitpid(pid, &status, 0);
+	n = read(errfd, err, sizeof(err) - 1);
+	close(errfd);
+	err[n > 0 ? n : 0] = '\0';
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
+	assert_non_null(strstr(err, "already answering"));
+
+	/* A is gone, B still holds the descriptor: the socket answers, but no
+	 * one will ever accept there. */
+	close(quit[1]);
+	waitpid(a, &status, 0);
+	{
+		int probe = sock_connect(d->sock);
+		assert_true(probe >= 0);
+		close(probe);
+	}
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock, d->pid);
+	assert_daemon_answers(d->sock);
+	close(go[1]); /* B may go */
+}
+
+/* A listener that accepts nothing, with its queue full: rocmd must refuse it
+ * at once, not hang in connect(). The listener is this test process. */
+static void
+test_stuck_listener_refused(void **state)
+{
+	struct daemon *d = *state;
+	struct sockaddr_un sa;
+	char err[1024] = "";
+	int lfd, errfd, status = 0, fds[64], nfds = 0;
+	pid_t pid;
+	ssize_t n;
+
+	daemon_stop(d);
+	unlink(d->sock);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fill_sun(&sa, d->sock);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 1), 0);
+	for (nfds = 0; nfds < 64; nfds++) {
+		fds[nfds] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (connect(fds[nfds], (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+			assert_int_equal(errno, EAGAIN);
+			break;
+		}
+	}
+	assert_true(nfds < 64); /* the queue is full now */
+	pid = spawn_rocmd(d, d->state, d->sock, &errfd);
+	/* Generous for a loaded machine; a hang is what this test is about. */
+	for (int i = 0; i < 3000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (kill(pid, 0) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("rocmd hung on a socket whose queue is full");
+	}
+	n = read(errfd, err, sizeof(err) - 1);
+	close(errfd);
+	err[n > 0 ? n : 0] = '\0';
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
+	assert_non_null(strstr(err, "queue is full"));
+	for (int i = 0; i <= nfds; i++)
+		close(fds[i]);
+	close(lfd);
 }
 
 static void
@@ -565,7 +711,7 @@ test_connection_limit(void **state)
 	daemon_stop(d);
 	write_file(d->config, "{\"ipc\": {\"max_connections\": 3}}\n");
 	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
-	wait_for_socket(d->sock);
+	wait_for_socket(d->sock, d->pid);
 	for (int i = 0; i < 3; i++)
 		fds[i] = hello(d->sock);
 	fds[3] = sock_connect(d->sock);
@@ -630,7 +776,7 @@ test_sigterm_during_request(void **state)
 		assert_int_equal(rocmd_db_event_add(db, "test.bulk", msg, NULL, NULL), 0);
 	rocmd_db_close(db);
 	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
-	wait_for_socket(d->sock);
+	wait_for_socket(d->sock, d->pid);
 
 	fd = hello(d->sock);
 	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"events.list\","
@@ -659,7 +805,7 @@ test_sigterm_during_request(void **state)
 	/* The socket is gone, and the next run sees a clean previous stop. */
 	assert_int_not_equal(access(d->sock, F_OK), 0);
 	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
-	wait_for_socket(d->sock);
+	wait_for_socket(d->sock, d->pid);
 	fd = hello(d->sock);
 	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"status\"}");
 	r = reply(fd);
@@ -687,7 +833,7 @@ test_events_paging(void **state)
 				 0);
 	rocmd_db_close(db);
 	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
-	wait_for_socket(d->sock);
+	wait_for_socket(d->sock, d->pid);
 	fd = hello(d->sock);
 	for (;;) {
 		const cJSON *res;
@@ -728,7 +874,7 @@ test_kill9_is_unclean(void **state)
 	waitpid(d->pid, &status, 0);
 	/* The socket file is left behind; the lock died with the process. */
 	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
-	wait_for_socket(d->sock);
+	wait_for_socket(d->sock, d->pid);
 	fd = hello(d->sock);
 	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"status\"}");
 	r = reply(fd);
@@ -755,6 +901,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_socket_not_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_socket_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_orphaned_listener_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stuck_listener_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_subscription, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigterm_during_request, setup, teardown),

@@ -449,10 +449,9 @@ test_planted_wrong_result_caught(void **state)
 }
 
 /*
- * The evaluator's child is fork()ed without exec: it must not keep the
- * parent's descriptors. In the daemon those are the listening socket and the
- * state-folder lock, and a child that outlived a killed daemon kept both, so
- * the restarted daemon could not start (CI: test-ipc, test_kill9_is_unclean).
+ * The evaluator's child must not keep the parent's descriptors. In the daemon
+ * those are the listening socket and the state-folder lock, and a child that
+ * outlived a killed daemon kept both (CI: test-ipc, test_kill9_is_unclean).
  * A pipe's write end made here without O_CLOEXEC stands for them: once the
  * parent closes its copy, the read end sees EOF only if no child holds one.
  */
@@ -746,7 +745,7 @@ test_abort_records_nothing(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_space_enumeration),
@@ -763,6 +762,10 @@ main(void)
 		cmocka_unit_test(test_seed_set),
 		cmocka_unit_test(test_abort_records_nothing),
 	};
+	int rc;
 
+	/* The evaluation process is this program again (measure-unix.c). */
+	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
+		return rc;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
