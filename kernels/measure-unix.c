@@ -344,6 +344,7 @@ measure_proc_free(struct measure_proc *c)
 int
 tune_evaluator_child(int argc, char **argv)
 {
+	static const int crash_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 	int fds[2] = {CHILD_RFD, CHILD_WFD};
 	struct measure_io io = {io_read, io_write, fds};
 	long parent;
@@ -362,6 +363,11 @@ tune_evaluator_child(int argc, char **argv)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if ((long)getppid() != parent)
 		return 1;
+	/* Handlers installed before main() (a sanitizer's) are not ours: a
+	 * crashing candidate must kill this process by its signal, and the
+	 * watchdog see it. */
+	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
+		signal(crash_sigs[i], SIG_DFL);
 	/* Ctrl-C is for the parent, which stops cleanly; a child killed by it
 	 * would look like a crashing candidate. */
 	signal(SIGINT, SIG_IGN);
