@@ -505,23 +505,41 @@ test_random_bytes(void **state)
 	assert_daemon_answers(d->sock);
 }
 
+/*
+ * Starts rocmd on STATE and SOCK expecting it to refuse to start: waits for it
+ * (30 s at most: a hang is a failure) and returns its exit status, with what
+ * it wrote to stderr in ERR.
+ */
+static int
+expect_refusal(struct daemon *d, const char *state, const char *sock, char *err,
+	       size_t errlen)
+{
+	int errfd, status = 0, i;
+	pid_t pid = spawn_rocmd(d, state, sock, &errfd);
+	ssize_t n;
+
+	for (i = 0; i < 3000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (i == 3000) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("rocmd (pid %ld) hung instead of refusing to start", (long)pid);
+	}
+	n = read(errfd, err, errlen - 1);
+	close(errfd);
+	err[n > 0 ? n : 0] = '\0';
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
 static void
 test_second_instance_refused(void **state)
 {
 	struct daemon *d = *state;
 	char other_sock[320], err[1024] = "";
-	int errfd, status;
-	ssize_t n;
-	pid_t pid;
 
 	snprintf(other_sock, sizeof(other_sock), "%s/other.sock", d->dir);
-	pid = spawn_rocmd(d, d->state, other_sock, &errfd);
-	waitpid(pid, &status, 0);
-	n = read(errfd, err, sizeof(err) - 1);
-	close(errfd);
-	err[n > 0 ? n : 0] = '\0';
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 4);
+	assert_int_equal(expect_refusal(d, d->state, other_sock, err, sizeof(err)), 4);
 	assert_non_null(strstr(err, "another rocmd"));
 	assert_daemon_answers(d->sock);
 }
@@ -531,18 +549,9 @@ test_live_socket_not_replaced(void **state)
 {
 	struct daemon *d = *state;
 	char other_state[320], err[1024] = "";
-	int errfd, status;
-	ssize_t n;
-	pid_t pid;
 
 	snprintf(other_state, sizeof(other_state), "%s/state2", d->dir);
-	pid = spawn_rocmd(d, other_state, d->sock, &errfd);
-	waitpid(pid, &status, 0);
-	n = read(errfd, err, sizeof(err) - 1);
-	close(errfd);
-	err[n > 0 ? n : 0] = '\0';
-	assert_true(WIFEXITED(status));
-	assert_int_not_equal(WEXITSTATUS(status), 0);
+	assert_int_not_equal(expect_refusal(d, other_state, d->sock, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "socket"));
 	assert_daemon_answers(d->sock);
 }
@@ -582,10 +591,9 @@ test_orphaned_listener_replaced(void **state)
 {
 	struct daemon *d = *state;
 	struct sockaddr_un sa;
-	int go[2], ready[2], quit[2], status, errfd;
+	int go[2], ready[2], quit[2], status;
 	char c = 0, err[1024] = "";
-	pid_t a, b = 0, pid;
-	ssize_t n;
+	pid_t a, b = 0;
 
 	daemon_stop(d);
 	unlink(d->sock);
@@ -631,13 +639,7 @@ test_orphaned_listener_replaced(void **state)
 	close(ready[0]);
 
 	/* A lives: its socket is not rocmd's to take. */
-	pid = spawn_rocmd(d, d->state, d->sock, &errfd);
-	waitpid(pid, &status, 0);
-	n = read(errfd, err, sizeof(err) - 1);
-	close(errfd);
-	err[n > 0 ? n : 0] = '\0';
-	assert_true(WIFEXITED(status));
-	assert_int_not_equal(WEXITSTATUS(status), 0);
+	assert_int_not_equal(expect_refusal(d, d->state, d->sock, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "already answering"));
 
 	/* A is gone, B still holds the descriptor: the socket answers, but no
@@ -663,9 +665,7 @@ test_stuck_listener_refused(void **state)
 	struct daemon *d = *state;
 	struct sockaddr_un sa;
 	char err[1024] = "";
-	int lfd, errfd, status = 0, fds[64], nfds = 0;
-	pid_t pid;
-	ssize_t n;
+	int lfd, fds[64], nfds = 0;
 
 	daemon_stop(d);
 	unlink(d->sock);
@@ -681,20 +681,7 @@ test_stuck_listener_refused(void **state)
 		}
 	}
 	assert_true(nfds < 64); /* the queue is full now */
-	pid = spawn_rocmd(d, d->state, d->sock, &errfd);
-	/* Generous for a loaded machine; a hang is what this test is about. */
-	for (int i = 0; i < 3000 && waitpid(pid, &status, WNOHANG) == 0; i++)
-		usleep(10000);
-	if (kill(pid, 0) == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		fail_msg("rocmd hung on a socket whose queue is full");
-	}
-	n = read(errfd, err, sizeof(err) - 1);
-	close(errfd);
-	err[n > 0 ? n : 0] = '\0';
-	assert_true(WIFEXITED(status));
-	assert_int_not_equal(WEXITSTATUS(status), 0);
+	assert_int_not_equal(expect_refusal(d, d->state, d->sock, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "queue is full"));
 	for (int i = 0; i <= nfds; i++)
 		close(fds[i]);
