@@ -30,22 +30,12 @@ static int
 add(struct rocmd_gpu_users *u, long pid, const WCHAR *name, const char *what)
 {
 	struct rocmd_gpu_user *n;
+	int rc = rocmd_gpu_users_add(u, pid, what, &n);
 
-	for (size_t i = 0; i < u->n; i++)
-		if (u->v[i].pid == pid)
-			return 0;
-	n = realloc(u->v, (u->n + 1) * sizeof(*u->v));
-	if (n == NULL)
-		return ROCMD_ENOMEM;
-	u->v = n;
-	n = &u->v[u->n++];
-	memset(n, 0, sizeof(*n));
-	n->pid = pid;
-	if (WideCharToMultiByte(CP_UTF8, 0, name, -1, n->name, (int)sizeof(n->name), NULL, NULL) <=
-	    0)
+	if (n != NULL &&
+	    WideCharToMultiByte(CP_UTF8, 0, name, -1, n->name, (int)sizeof(n->name), NULL, NULL) <= 0)
 		snprintf(n->name, sizeof(n->name), "?");
-	snprintf(n->what, sizeof(n->what), "%s", what);
-	return 0;
+	return rc;
 }
 
 /* PATH through GetFullPathNameW (separators, "." and ".."), newly allocated. */
@@ -197,29 +187,4 @@ out:
 	if (rc < 0)
 		rocmd_gpu_users_free(out);
 	return rc;
-}
-
-void
-rocmd_gpu_users_free(struct rocmd_gpu_users *u)
-{
-	free(u->v);
-	u->v = NULL;
-	u->n = 0;
-}
-
-void
-rocmd_gpu_users_describe(const struct rocmd_gpu_users *u, char *out, size_t outlen)
-{
-	size_t len = 0;
-
-	if (outlen == 0)
-		return;
-	out[0] = '\0';
-	for (size_t i = 0; i < u->n && len < outlen; i++) {
-		int n = snprintf(out + len, outlen - len, "%s%ld (%s: %s)", i > 0 ? ", " : "",
-		                 u->v[i].pid, u->v[i].name, u->v[i].what);
-		if (n < 0)
-			break;
-		len += (size_t)n;
-	}
 }

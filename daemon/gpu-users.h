@@ -43,4 +43,10 @@ void rocmd_gpu_users_free(struct rocmd_gpu_users *u);
 /* "1234 (ollama: holds the GPU), 5678 (python3: maps librocblas.so.0)" into OUT. */
 void rocmd_gpu_users_describe(const struct rocmd_gpu_users *u, char *out, size_t outlen);
 
+/* For the platform files (gpu-users.c): appends PID with the reason WHAT and
+ * the name "?" unless it is listed already. 0 with *ADDED the new entry (for
+ * the caller to name) or NULL when the pid was there; ROCMD_ENOMEM. */
+int rocmd_gpu_users_add(struct rocmd_gpu_users *u, long pid, const char *what,
+                        struct rocmd_gpu_user **added);
+
 #endif
