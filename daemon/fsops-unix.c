@@ -117,8 +117,9 @@ rocmd_fs_fsync(int fd)
 	return rc;
 }
 
-int
-rocmd_fs_fsync_dir(const char *path)
+/* Opens folder PATH and applies SYNC (fsync or syncfs) to it. */
+static int
+sync_folder(const char *path, int (*sync)(int))
 {
 	int rc = ROCMD_FAILPOINT("fs.fsync"), fd;
 
@@ -127,26 +128,22 @@ rocmd_fs_fsync_dir(const char *path)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return rocmd_err_errno(errno);
-	if (fsync(fd) < 0)
+	if (sync(fd) < 0)
 		rc = rocmd_err_errno(errno);
 	close(fd);
 	return rc;
 }
 
 int
+rocmd_fs_fsync_dir(const char *path)
+{
+	return sync_folder(path, fsync);
+}
+
+int
 rocmd_fs_syncfs(const char *path)
 {
-	int rc = ROCMD_FAILPOINT("fs.fsync"), fd;
-
-	if (rc < 0)
-		return rc;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return rocmd_err_errno(errno);
-	if (syncfs(fd) < 0)
-		rc = rocmd_err_errno(errno);
-	close(fd);
-	return rc;
+	return sync_folder(path, syncfs);
 }
 
 int
