@@ -42,6 +42,7 @@
 #include "fsinfo.h"
 #include "gpu-users.h"
 #include "methods-lib-os.h"
+#include "methods-pkg.h"
 #include "pkg.h"
 #include "sdk.h"
 #include "server.h"
@@ -486,57 +487,13 @@ gpu_archs(struct gpu_archs *a)
 		rocmd_sdk_db_gpu_list(rocmd_sdk_db(L.srv->sdk), gpu_row, a);
 }
 
-struct cand_list {
-	struct rocmd_pkg_candidate *c;
-	size_t n, cap;
-};
-
-static int
-cand_one(const struct rocmd_db_pkg *p, void *arg)
-{
-	struct cand_list *l = arg;
-	struct rocmd_pkg_candidate *c;
-
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 16;
-		void *n = realloc(l->c, ncap * sizeof(*l->c));
-		if (n == NULL)
-			return ROCMD_ENOMEM;
-		l->c = n;
-		l->cap = ncap;
-	}
-	c = &l->c[l->n++];
-	memset(c, 0, sizeof(*c));
-	c->id = p->id;
-	c->imported_ms = p->imported_ms;
-	c->name = strdup(p->name);
-	c->platform = strdup(p->platform);
-	c->sdk = p->sdk != NULL ? strdup(p->sdk) : NULL;
-	c->version_hint = p->version_hint != NULL ? strdup(p->version_hint) : NULL;
-	c->archs = strdup(p->archs != NULL ? p->archs : "");
-	return c->name == NULL || c->platform == NULL || c->archs == NULL ? ROCMD_ENOMEM : 0;
-}
-
-static void
-cands_free(struct cand_list *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free((char *)l->c[i].name);
-		free((char *)l->c[i].platform);
-		free((char *)l->c[i].sdk);
-		free((char *)l->c[i].version_hint);
-		free((char *)l->c[i].archs);
-	}
-	free(l->c);
-}
-
 /* The package for target T and this machine's GPUs: the first GPU's match,
  * which must not be refused for any other GPU's arch. */
 static int
 match_package(const struct lib_target *t, int64_t *pkg_id, char *name, size_t namelen, char *arch,
               size_t archlen, char *why, size_t whylen)
 {
-	struct cand_list l = {0};
+	struct rocmd_pkg_candidates l = {0};
 	struct gpu_archs g;
 	int chosen = -1, rc;
 
@@ -553,11 +510,9 @@ match_package(const struct lib_target *t, int64_t *pkg_id, char *name, size_t na
 		         "the SDK's version is unknown: name a package with --package ID");
 		return ROCMD_ENOTFOUND;
 	}
-	rc = rocmd_pkg_db_list(L.pdb, 0, cand_one, &l);
-	if (rc < 0) {
-		snprintf(why, whylen, "cannot read packages: %s", rocmd_pkg_db_errmsg(L.pdb));
+	rc = rocmd_pkg_candidates_load(L.pdb, &l, why, whylen);
+	if (rc < 0)
 		goto out;
-	}
 	rc = rocmd_pkg_match(t->sdk_version, t->platform, g.archs[0], l.c, l.n,
 	                     L.srv->cfg->store_match_rules, &chosen, NULL, why, whylen);
 	if (rc < 0)
@@ -584,7 +539,7 @@ match_package(const struct lib_target *t, int64_t *pkg_id, char *name, size_t na
 	copy(name, namelen, l.c[chosen].name);
 	copy(arch, archlen, g.archs[0]);
 out:
-	cands_free(&l);
+	rocmd_pkg_candidates_free(&l);
 	return rc;
 }
 

@@ -1066,15 +1066,10 @@ m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	return ROCMD_METHOD_DEFERRED;
 }
 
-struct cand_list {
-	struct rocmd_pkg_candidate *c;
-	size_t n, cap;
-};
-
 static int
 cand_one(const struct rocmd_db_pkg *p, void *arg)
 {
-	struct cand_list *l = arg;
+	struct rocmd_pkg_candidates *l = arg;
 	struct rocmd_pkg_candidate *c;
 
 	if (l->n == l->cap) {
@@ -1097,8 +1092,23 @@ cand_one(const struct rocmd_db_pkg *p, void *arg)
 	return c->name == NULL || c->platform == NULL || c->archs == NULL ? ROCMD_ENOMEM : 0;
 }
 
-static void
-cands_free(struct cand_list *l)
+int
+rocmd_pkg_candidates_load(struct rocmd_pkg_db *db, struct rocmd_pkg_candidates *out, char *why,
+                          size_t whylen)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = rocmd_pkg_db_list(db, 0, cand_one, out);
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot read packages: %s", rocmd_pkg_db_errmsg(db));
+		rocmd_pkg_candidates_free(out);
+	}
+	return rc;
+}
+
+void
+rocmd_pkg_candidates_free(struct rocmd_pkg_candidates *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free((char *)l->c[i].name);
@@ -1108,6 +1118,7 @@ cands_free(struct cand_list *l)
 		free((char *)l->c[i].archs);
 	}
 	free(l->c);
+	memset(l, 0, sizeof(*l));
 }
 
 static int
@@ -1115,7 +1126,7 @@ m_match(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
 {
 	static const char *const keys[] = {"sdk", "arch", "platform", NULL};
 	const char *sdk, *arch, *platform = PKG_PLATFORM;
-	struct cand_list l = {0};
+	struct rocmd_pkg_candidates l;
 	int chosen = -1, rc;
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
@@ -1124,15 +1135,12 @@ m_match(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
 	    ((rc = rocmd_param_string(params, "platform", 0, &platform, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND))
 		return rc;
-	rc = rocmd_pkg_db_list(P.db, 0, cand_one, &l);
-	if (rc < 0) {
-		snprintf(why, whylen, "cannot read packages: %s", rocmd_pkg_db_errmsg(P.db));
-		cands_free(&l);
+	rc = rocmd_pkg_candidates_load(P.db, &l, why, whylen);
+	if (rc < 0)
 		return rc;
-	}
 	rc = rocmd_pkg_match(sdk, platform, arch, l.c, l.n, conn->srv->cfg->store_match_rules,
 	                     &chosen, result, why, whylen);
-	cands_free(&l);
+	rocmd_pkg_candidates_free(&l);
 	if (rc == ROCMD_EINVAL)
 		rc = ROCMD_EPARAMS;
 	return rc;

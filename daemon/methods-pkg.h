@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "methods.h"
+#include "pkg.h"
 
 struct rocmd_server;
 
@@ -22,5 +23,16 @@ int rocmd_pkg_start(struct rocmd_server *srv, char *why, size_t whylen);
 /* Closes the watcher and the database connection; the loop must have ended
  * (no job in flight). Safe when never started. */
 void rocmd_pkg_stop(void);
+
+/* Every stored package as matching sees it (pkg.h), read from DB: for
+ * pkg.match and for deploy's choice of a package. WHY says what failed. */
+struct rocmd_pkg_candidates {
+	struct rocmd_pkg_candidate *c;
+	size_t n, cap;
+};
+struct rocmd_pkg_db;
+int rocmd_pkg_candidates_load(struct rocmd_pkg_db *db, struct rocmd_pkg_candidates *out, char *why,
+                              size_t whylen);
+void rocmd_pkg_candidates_free(struct rocmd_pkg_candidates *l);
 
 #endif
