@@ -23,56 +23,27 @@ struct lib_ctx {
 	struct rocmd_client **client;
 	const char *socket;
 	int json;
-	int bar;
-	int bar_drawn;
+	struct out_bar bar;
 };
-
-static void
-bar_clear(struct lib_ctx *ctx)
-{
-	if (ctx->bar_drawn) {
-		fprintf(stderr, "\r\033[K");
-		fflush(stderr);
-		ctx->bar_drawn = 0;
-	}
-}
 
 static int
 on_progress(const struct rocmd_rpc *msg, void *arg)
 {
 	struct lib_ctx *ctx = arg;
 	const cJSON *p = msg->params;
-	double total, done;
-	char a[32], b[32];
-	int width = 30, fill = 0;
+	const char *phase;
 
-	if (!ctx->bar || strcmp(msg->method, "progress") != 0 || p == NULL)
+	if (!ctx->bar.on || strcmp(msg->method, "progress") != 0 || p == NULL)
 		return 0;
-	if (strcmp(out_str(p, "phase"), "queued") == 0 ||
-	    strcmp(out_str(p, "phase"), "deferred") == 0) {
-		fprintf(
-		    stderr, "\r\033[K%s%s%s",
-		    strcmp(out_str(p, "phase"), "queued") == 0 ? "waiting for the deploy job ahead"
-		                                               : "deferred: waiting for ",
-		    strcmp(out_str(p, "phase"), "deferred") == 0 ? out_str(p, "gpu_users") : "",
-		    strcmp(out_str(p, "phase"), "deferred") == 0 ? " to let go of the GPU" : "");
-		fflush(stderr);
-		ctx->bar_drawn = 1;
-		return 0;
-	}
-	total = out_num(p, "bytes_total");
-	done = out_num(p, "bytes_done");
-	if (total > 0)
-		fill = (int)(width * (done < total ? done / total : 1.0));
-	fprintf(stderr, "\r\033[K%-8s [", out_str(p, "phase"));
-	for (int i = 0; i < width; i++)
-		fputc(i < fill ? '#' : '.', stderr);
-	fprintf(stderr, "] %3.0f%%  %s of %s  %.0f/%.0f files",
-	        total > 0 ? 100.0 * done / total : 0, out_size(done, a, sizeof(a)),
-	        total > 0 ? out_size(total, b, sizeof(b)) : "?", out_num(p, "files_done"),
-	        out_num(p, "files_total"));
-	fflush(stderr);
-	ctx->bar_drawn = 1;
+	phase = out_str(p, "phase");
+	if (strcmp(phase, "queued") == 0)
+		out_bar_text(&ctx->bar, "waiting for the deploy job ahead");
+	else if (strcmp(phase, "deferred") == 0)
+		out_bar_text(&ctx->bar, "deferred: waiting for %s to let go of the GPU",
+			     out_str(p, "gpu_users"));
+	else
+		out_bar_draw(&ctx->bar, 8, phase, out_num(p, "bytes_done"), out_num(p, "bytes_total"),
+			     "%.0f/%.0f files", out_num(p, "files_done"), out_num(p, "files_total"));
 	return 0;
 }
 
@@ -81,7 +52,7 @@ call(struct lib_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
 	int rc = out_call(ctx->client, ctx->socket, method, params, result, on_progress, ctx);
 
-	bar_clear(ctx);
+	out_bar_clear(&ctx->bar);
 	return rc;
 }
 
@@ -413,7 +384,7 @@ rocmctl_lib(struct rocmd_client **client, const char *socket, int json, int argc
 	};
 	struct lib_ctx ctx = {.client = client, .socket = socket, .json = json};
 
-	ctx.bar = !json && isatty(STDERR_FILENO);
+	ctx.bar.on = !json && isatty(STDERR_FILENO);
 	if (argc < 1 || strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0) {
 		lib_usage(argc < 1 ? stderr : stdout);
 		return argc < 1 ? EXIT_USAGE : 0;

@@ -25,59 +25,36 @@ struct pkg_ctx {
 	struct rocmd_client **client;
 	const char *socket;
 	int json;
-	int bar; /* draw a progress bar on stderr */
-	int bar_drawn;
+	struct out_bar bar; /* a progress bar on stderr */
 };
-
-static void
-bar_clear(struct pkg_ctx *ctx)
-{
-	if (ctx->bar_drawn) {
-		fprintf(stderr, "\r\033[K");
-		fflush(stderr);
-		ctx->bar_drawn = 0;
-	}
-}
 
 static int
 on_progress(const struct rocmd_rpc *msg, void *arg)
 {
 	struct pkg_ctx *ctx = arg;
 	const cJSON *p = msg->params;
-	double total, done;
-	char a[32], b[32];
-	int width = 30, fill = 0;
+	const char *phase, *current;
+	int reading;
+	char a[32];
 
-	if (!ctx->bar || strcmp(msg->method, "progress") != 0 || p == NULL)
+	if (!ctx->bar.on || strcmp(msg->method, "progress") != 0 || p == NULL)
 		return 0;
-	if (strcmp(out_str(p, "phase"), "queued") == 0) {
-		fprintf(stderr, "\r\033[Kwaiting for %.0f store job(s) ahead", out_num(p, "ahead"));
-		fflush(stderr);
-		ctx->bar_drawn = 1;
-		return 0;
-	}
-	total = out_num(p, "bytes_total");
-	done = strcmp(out_str(p, "phase"), "reading") == 0 ? out_num(p, "bytes_in") : out_num(p, "bytes_out");
-	if (strcmp(out_str(p, "phase"), "reading") == 0 && total > 0 && done >= total) {
+	phase = out_str(p, "phase");
+	current = strcmp(out_str(p, "current"), "-") ? out_str(p, "current") : "";
+	reading = strcmp(phase, "reading") == 0;
+	if (strcmp(phase, "queued") == 0) {
+		out_bar_text(&ctx->bar, "waiting for %.0f store job(s) ahead", out_num(p, "ahead"));
+	} else if (reading && out_num(p, "bytes_total") > 0 &&
+		   out_num(p, "bytes_in") >= out_num(p, "bytes_total")) {
 		/* A solid archive is consumed long before it is unpacked: count output. */
-		fprintf(stderr, "\r\033[K%-10s %s unpacked  %.0f files  %.40s", "reading",
-		        out_size(out_num(p, "bytes_out"), a, sizeof(a)), out_num(p, "files"),
-		        strcmp(out_str(p, "current"), "-") ? out_str(p, "current") : "");
-		fflush(stderr);
-		ctx->bar_drawn = 1;
-		return 0;
+		out_bar_text(&ctx->bar, "%-10s %s unpacked  %.0f files  %.40s", "reading",
+			     out_size(out_num(p, "bytes_out"), a, sizeof(a)), out_num(p, "files"),
+			     current);
+	} else {
+		out_bar_draw(&ctx->bar, 10, phase, out_num(p, reading ? "bytes_in" : "bytes_out"),
+			     out_num(p, "bytes_total"), "%.0f files  %.40s", out_num(p, "files"),
+			     current);
 	}
-	if (total > 0)
-		fill = (int)(width * (done < total ? done / total : 1.0));
-	fprintf(stderr, "\r\033[K%-10s [", out_str(p, "phase"));
-	for (int i = 0; i < width; i++)
-		fputc(i < fill ? '#' : '.', stderr);
-	fprintf(stderr, "] %3.0f%%  %s of %s  %.0f files  %.40s",
-	        total > 0 ? 100.0 * done / total : 0, out_size(done, a, sizeof(a)),
-	        total > 0 ? out_size(total, b, sizeof(b)) : "?", out_num(p, "files"),
-	        strcmp(out_str(p, "current"), "-") ? out_str(p, "current") : "");
-	fflush(stderr);
-	ctx->bar_drawn = 1;
 	return 0;
 }
 
@@ -86,7 +63,7 @@ call(struct pkg_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
 	int rc = out_call(ctx->client, ctx->socket, method, params, result, on_progress, ctx);
 
-	bar_clear(ctx);
+	out_bar_clear(&ctx->bar);
 	return rc;
 }
 
@@ -485,7 +462,7 @@ rocmctl_pkg(struct rocmd_client **client, const char *socket, int json, int argc
 	};
 	struct pkg_ctx ctx = {.client = client, .socket = socket, .json = json};
 
-	ctx.bar = !json && isatty(STDERR_FILENO);
+	ctx.bar.on = !json && isatty(STDERR_FILENO);
 	if (argc < 1 || strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0) {
 		pkg_usage(argc < 1 ? stderr : stdout);
 		return argc < 1 ? EXIT_USAGE : 0;

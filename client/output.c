@@ -3,6 +3,7 @@
  */
 #include "output.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -202,4 +203,53 @@ out_call(struct rocmd_client **client, const char *socket, const char *method, c
 	rc = rocmd_client_call(*client, method, params, result, NULL, on_notify, arg, why,
 			       sizeof(why));
 	return rc < 0 ? out_fail(rc, why) : 0;
+}
+
+void
+out_bar_clear(struct out_bar *b)
+{
+	if (b->drawn) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+		b->drawn = 0;
+	}
+}
+
+void
+out_bar_text(struct out_bar *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!b->on)
+		return;
+	fprintf(stderr, "\r\033[K");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	b->drawn = 1;
+}
+
+void
+out_bar_draw(struct out_bar *b, int width, const char *label, double done, double total,
+	     const char *tail, ...)
+{
+	char x[32], y[32];
+	int cols = 30, fill = 0;
+	va_list ap;
+
+	if (!b->on)
+		return;
+	if (total > 0)
+		fill = (int)(cols * (done < total ? done / total : 1.0));
+	fprintf(stderr, "\r\033[K%-*s [", width, label);
+	for (int i = 0; i < cols; i++)
+		fputc(i < fill ? '#' : '.', stderr);
+	fprintf(stderr, "] %3.0f%%  %s of %s  ", total > 0 ? 100.0 * done / total : 0,
+		out_size(done, x, sizeof(x)), total > 0 ? out_size(total, y, sizeof(y)) : "?");
+	va_start(ap, tail);
+	vfprintf(stderr, tail, ap);
+	va_end(ap);
+	fflush(stderr);
+	b->drawn = 1;
 }

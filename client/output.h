@@ -44,6 +44,21 @@ void out_json(const cJSON *j);
 /* Formats a byte count as "1.5 GiB". */
 const char *out_size(double bytes, char *buf, size_t len);
 
+/* A progress line on stderr, redrawn in place; ON when stderr is a terminal
+ * and the output is not JSON. Cleared before anything else is printed. */
+struct out_bar {
+	int on;
+	int drawn;
+};
+void out_bar_clear(struct out_bar *b);
+/* A line of text in the bar's place (printf format). */
+void out_bar_text(struct out_bar *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* LABEL padded to WIDTH, a 30-column bar filled DONE/TOTAL (empty when TOTAL
+ * is not positive), the percentage, "X of Y" in bytes, then TAIL (format). */
+void out_bar_draw(struct out_bar *b, int width, const char *label, double done, double total,
+		  const char *tail, ...) __attribute__((format(printf, 6, 7)));
+
 /*
  * Connects once (to SOCKET, else the default socket) into *CLIENT, then calls
  * METHOD with PARAMS (consumed); notifications go to ON_NOTIFY. On failure
