@@ -108,10 +108,11 @@ under(const char *p, const char *const *paths, size_t npaths)
 
 /*
  * True if PID is SELF or a descendant of it. rocmd's own children are not
- * users a deploy waits for: the tuner's evaluator is fork()ed and inherits
- * every mapping the daemon had at that moment (a TensileLibrary.dat the SDK
- * inspection was reading: the daemon then refused its own rollback, naming
- * "rocmd: maps TensileLibrary.dat"), and it never loads rocBLAS.
+ * users a deploy waits for: they never load the target's rocBLAS, and a
+ * child caught between clone and exec still shares the daemon's mappings (a
+ * TensileLibrary.dat the SDK inspection was reading: when the evaluator was
+ * fork()ed, the daemon refused its own rollback, naming "rocmd: maps
+ * TensileLibrary.dat").
  */
 static int
 ours(long pid, long self)

@@ -1,6 +1,6 @@
 /*
  * The tune scheduler's platform part on Linux (see tune-os.h). The worker
- * thread's only children are evaluator processes (fork()ed by that thread),
+ * thread's only children are evaluator processes (spawned by that thread),
  * so they are found by their parent thread's id in
  * /proc/self/task/TID/children and killed; the open then fails and, the
  * cancel flag being set, counts as a yield.
