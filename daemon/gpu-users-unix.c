@@ -51,25 +51,38 @@ proc_name(long pid, char *out, size_t outlen)
 	fclose(f);
 }
 
+/* Reads /proc/PID/stat past "pid (comm)" (comm may hold spaces and
+ * parentheses): *STATE and *PPID. 0; -1 when PID is gone; 1 when its line
+ * does not parse. */
 static int
-alive(long pid)
+proc_stat(long pid, char *state, long *ppid)
 {
-	char path[64], buf[512], *p, state = 0;
+	char path[64], buf[512], *p;
 	FILE *f;
 	size_t n;
 
-	/* A zombie holds nothing (no GPU, no mappings, no files) until reaped. */
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	f = fopen(path, "re");
 	if (f == NULL)
-		return 0;
+		return -1;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
-	if (p == NULL || sscanf(p + 1, " %c", &state) != 1)
+	if (p == NULL || sscanf(p + 1, " %c %ld", state, ppid) != 2)
 		return 1;
-	return state != 'Z' && state != 'X';
+	return 0;
+}
+
+static int
+alive(long pid)
+{
+	char state;
+	long ppid;
+	int rc = proc_stat(pid, &state, &ppid);
+
+	/* A zombie holds nothing (no GPU, no mappings, no files) until reaped. */
+	return rc < 0 ? 0 : rc > 0 ? 1 : state != 'Z' && state != 'X';
 }
 
 static const char *
@@ -117,25 +130,12 @@ under(const char *p, const char *const *paths, size_t npaths)
 static int
 ours(long pid, long self)
 {
-	char path[64], buf[512], *p;
-	int depth;
+	char state;
 
-	for (depth = 0; depth < 16 && pid > 1; depth++) {
-		FILE *f;
-		size_t n;
-
+	for (int depth = 0; depth < 16 && pid > 1; depth++) {
 		if (pid == self)
 			return 1;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		f = fopen(path, "re");
-		if (f == NULL)
-			return 0;
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[n] = '\0';
-		/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
-		p = strrchr(buf, ')');
-		if (p == NULL || sscanf(p + 1, " %*c %ld", &pid) != 1)
+		if (proc_stat(pid, &state, &pid) != 0)
 			return 0;
 	}
 	return 0;
