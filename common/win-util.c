@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <windows.h>
 
@@ -92,4 +93,69 @@ rocmd_win_error(unsigned long err)
 	default:
 		return ROCMD_EIO;
 	}
+}
+
+void *
+rocmd_win_kill_job(void)
+{
+	JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim;
+	HANDLE job = CreateJobObjectW(NULL, NULL);
+
+	if (job == NULL)
+		return NULL;
+	memset(&lim, 0, sizeof(lim));
+	lim.BasicLimitInformation.LimitFlags =
+	    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
+	SetInformationJobObject(job, JobObjectExtendedLimitInformation, &lim, sizeof(lim));
+	return job;
+}
+
+int
+rocmd_win_spawn(const wchar_t *exe, wchar_t *cmd, wchar_t *env, void *const stdio[3],
+		void **inherit, size_t ninherit, void *job, void **process)
+{
+	STARTUPINFOEXW si;
+	PROCESS_INFORMATION pi;
+	LPPROC_THREAD_ATTRIBUTE_LIST attrs;
+	SIZE_T attrlen = 0;
+	int rc = 0;
+
+	*process = NULL;
+	memset(&si, 0, sizeof(si));
+	memset(&pi, 0, sizeof(pi));
+	InitializeProcThreadAttributeList(NULL, 1, 0, &attrlen);
+	attrs = malloc(attrlen);
+	if (attrs == NULL)
+		return ROCMD_ENOMEM;
+	if (!InitializeProcThreadAttributeList(attrs, 1, 0, &attrlen)) {
+		free(attrs);
+		return rocmd_win_error(GetLastError());
+	}
+	si.StartupInfo.cb = sizeof(si);
+	si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+	si.StartupInfo.hStdInput = stdio[0];
+	si.StartupInfo.hStdOutput = stdio[1];
+	si.StartupInfo.hStdError = stdio[2];
+	si.lpAttributeList = attrs;
+	/* Suspended until it is in the job: it never runs outside it. */
+	if (!UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit,
+				       ninherit * sizeof(HANDLE), NULL, NULL) ||
+	    !CreateProcessW(exe, cmd, NULL, NULL, TRUE,
+			    CREATE_SUSPENDED | CREATE_NO_WINDOW | EXTENDED_STARTUPINFO_PRESENT |
+				(env != NULL ? CREATE_UNICODE_ENVIRONMENT : 0),
+			    env, NULL, &si.StartupInfo, &pi)) {
+		rc = rocmd_win_error(GetLastError());
+	} else if (!AssignProcessToJobObject(job, pi.hProcess)) {
+		rc = rocmd_win_error(GetLastError());
+		TerminateProcess(pi.hProcess, 1);
+		CloseHandle(pi.hProcess);
+	} else {
+		ResumeThread(pi.hThread);
+		*process = pi.hProcess;
+	}
+	if (pi.hThread != NULL)
+		CloseHandle(pi.hThread);
+	DeleteProcThreadAttributeList(attrs);
+	free(attrs);
+	return rc;
 }

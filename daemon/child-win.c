@@ -146,17 +146,13 @@ rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *ou
                 int *status)
 {
 	SECURITY_ATTRIBUTES sa = {sizeof(sa), NULL, TRUE};
-	STARTUPINFOEXW si;
-	PROCESS_INFORMATION pi = {0};
-	JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim;
-	LPPROC_THREAD_ATTRIBUTE_LIST attrs = NULL;
-	HANDLE rd = NULL, wr = NULL, nul = INVALID_HANDLE_VALUE, job = NULL, inherit[2];
+	HANDLE rd = NULL, wr = NULL, nul = INVALID_HANDLE_VALUE, job = NULL, proc = NULL;
+	HANDLE inherit[2], stdio[3];
 	wchar_t *exe = NULL, *cmdw = NULL, *envw = NULL;
 	char *cmd = NULL;
 	size_t cmdlen = 0;
 	ULONGLONG deadline = GetTickCount64() + (ULONGLONG)(timeout_ms > 0 ? timeout_ms : 0);
 	size_t used = 0;
-	SIZE_T attrlen = 0;
 	DWORD code = 0;
 	int rc = 0;
 
@@ -164,7 +160,6 @@ rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *ou
 		out[0] = '\0';
 	if (status != NULL)
 		*status = 0;
-	memset(&si, 0, sizeof(si));
 	for (size_t i = 0; argv[i] != NULL; i++)
 		quote_arg(&cmd, &cmdlen, argv[i]);
 	exe = rocmd_win_wide(argv[0]);
@@ -185,50 +180,19 @@ rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *ou
 		rc = rocmd_win_error(GetLastError());
 		goto out;
 	}
-	si.StartupInfo.cb = sizeof(si);
-	si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
-	si.StartupInfo.hStdInput = nul;
-	si.StartupInfo.hStdOutput = wr;
-	si.StartupInfo.hStdError = nul;
+	stdio[0] = nul;
+	stdio[1] = wr;
+	stdio[2] = nul;
 	inherit[0] = wr;
 	inherit[1] = nul;
-	InitializeProcThreadAttributeList(NULL, 1, 0, &attrlen);
-	attrs = malloc(attrlen);
-	if (attrs == NULL) {
-		rc = ROCMD_ENOMEM;
-		goto out;
-	}
-	if (!InitializeProcThreadAttributeList(attrs, 1, 0, &attrlen) ||
-	    !UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit,
-	                               sizeof(inherit), NULL, NULL)) {
-		rc = rocmd_win_error(GetLastError());
-		free(attrs);
-		attrs = NULL;
-		goto out;
-	}
-	si.lpAttributeList = attrs;
-	job = CreateJobObjectW(NULL, NULL);
+	job = rocmd_win_kill_job();
 	if (job == NULL) {
 		rc = rocmd_win_error(GetLastError());
 		goto out;
 	}
-	memset(&lim, 0, sizeof(lim));
-	lim.BasicLimitInformation.LimitFlags =
-	    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
-	SetInformationJobObject(job, JobObjectExtendedLimitInformation, &lim, sizeof(lim));
-	if (!CreateProcessW(exe, cmdw, NULL, NULL, TRUE,
-	                    CREATE_SUSPENDED | CREATE_NO_WINDOW | CREATE_UNICODE_ENVIRONMENT |
-	                        EXTENDED_STARTUPINFO_PRESENT,
-	                    envw, NULL, &si.StartupInfo, &pi)) {
-		rc = rocmd_win_error(GetLastError());
+	rc = rocmd_win_spawn(exe, cmdw, envw, stdio, inherit, 2, job, &proc);
+	if (rc < 0)
 		goto out;
-	}
-	if (!AssignProcessToJobObject(job, pi.hProcess)) {
-		rc = rocmd_win_error(GetLastError());
-		TerminateProcess(pi.hProcess, 1);
-		goto out;
-	}
-	ResumeThread(pi.hThread);
 	/* Our copy of the write end must go, or the pipe never reports its end. */
 	CloseHandle(wr);
 	wr = NULL;
@@ -256,31 +220,25 @@ rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *ou
 			break;
 		}
 		/* Nothing to read: wait a little, or less if the child ends. */
-		WaitForSingleObject(pi.hProcess, 5);
+		WaitForSingleObject(proc, 5);
 	}
 	if (rc == 0) {
 		ULONGLONG now = GetTickCount64();
 		DWORD left = now < deadline ? (DWORD)(deadline - now) : 0;
-		if (WaitForSingleObject(pi.hProcess, left) != WAIT_OBJECT_0)
+		if (WaitForSingleObject(proc, left) != WAIT_OBJECT_0)
 			rc = ROCMD_ETIMEDOUT;
 	}
 	if (rc == ROCMD_ETIMEDOUT) {
 		TerminateJobObject(job, 1);
-		WaitForSingleObject(pi.hProcess, 5000);
+		WaitForSingleObject(proc, 5000);
 	}
-	if (GetExitCodeProcess(pi.hProcess, &code) && status != NULL)
+	if (GetExitCodeProcess(proc, &code) && status != NULL)
 		*status = (int)code;
 out:
-	if (pi.hThread != NULL)
-		CloseHandle(pi.hThread);
-	if (pi.hProcess != NULL)
-		CloseHandle(pi.hProcess);
+	if (proc != NULL)
+		CloseHandle(proc);
 	if (job != NULL)
 		CloseHandle(job); /* kills whatever is left in it */
-	if (attrs != NULL) {
-		DeleteProcThreadAttributeList(attrs);
-		free(attrs);
-	}
 	if (nul != INVALID_HANDLE_VALUE)
 		CloseHandle(nul);
 	if (wr != NULL)

@@ -28,6 +28,7 @@
 #include <windows.h>
 
 #include "common/error.h"
+#include "common/win-util.h"
 
 #define EVAL_ARG "--rocmd-tune-eval"
 #define KILLED_CODE 0x52544B4Cu /* "RTKL": our TerminateProcess/TerminateJobObject */
@@ -85,20 +86,15 @@ int
 measure_proc_new(struct measure_proc **out)
 {
 	struct measure_proc *c = calloc(1, sizeof(*c));
-	JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim;
 
 	*out = NULL;
 	if (c == NULL)
 		return ROCMD_ENOMEM;
-	c->job = CreateJobObjectW(NULL, NULL);
+	c->job = rocmd_win_kill_job();
 	if (c->job == NULL) {
 		free(c);
 		return ROCMD_EIO;
 	}
-	memset(&lim, 0, sizeof(lim));
-	lim.BasicLimitInformation.LimitFlags =
-	    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
-	SetInformationJobObject(c->job, JobObjectExtendedLimitInformation, &lim, sizeof(lim));
 	*out = c;
 	return 0;
 }
@@ -124,17 +120,11 @@ measure_proc_start(struct measure_proc *c, const struct measure_spec *spec, char
 		   size_t whylen)
 {
 	SECURITY_ATTRIBUTES sa = {sizeof(sa), NULL, TRUE};
-	STARTUPINFOEXW si;
-	PROCESS_INFORMATION pi;
-	LPPROC_THREAD_ATTRIBUTE_LIST attrs = NULL;
-	HANDLE child_rd = NULL, child_wr = NULL, nul = INVALID_HANDLE_VALUE, inherit[3];
+	HANDLE child_rd = NULL, child_wr = NULL, nul = INVALID_HANDLE_VALUE, inherit[3], stdio[3];
 	wchar_t exe[MAX_PATH * 2], cmd[MAX_PATH * 2 + 96];
-	SIZE_T attrlen = 0;
 	DWORD n;
 	int err = 0;
 
-	memset(&si, 0, sizeof(si));
-	memset(&pi, 0, sizeof(pi));
 	n = GetModuleFileNameW(NULL, exe, sizeof(exe) / sizeof(exe[0]));
 	if (n == 0 || n >= sizeof(exe) / sizeof(exe[0])) {
 		snprintf(why, whylen, "cannot start the evaluation process: no path for this "
@@ -154,53 +144,18 @@ measure_proc_start(struct measure_proc *c, const struct measure_spec *spec, char
 		err = ROCMD_EIO;
 		goto out;
 	}
-	si.StartupInfo.cb = sizeof(si);
-	si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
-	si.StartupInfo.hStdInput = nul;
-	si.StartupInfo.hStdOutput = nul;
-	si.StartupInfo.hStdError = nul;
+	stdio[0] = stdio[1] = stdio[2] = nul;
 	inherit[0] = child_rd;
 	inherit[1] = child_wr;
 	inherit[2] = nul;
-	InitializeProcThreadAttributeList(NULL, 1, 0, &attrlen);
-	attrs = malloc(attrlen);
-	if (attrs == NULL) {
-		err = ROCMD_ENOMEM;
-		goto out;
-	}
-	if (!InitializeProcThreadAttributeList(attrs, 1, 0, &attrlen)) {
-		free(attrs);
-		attrs = NULL;
-		err = ROCMD_EIO;
-		goto out;
-	}
-	if (!UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit,
-	                               sizeof(inherit), NULL, NULL)) {
-		err = ROCMD_EIO;
-		goto out;
-	}
-	si.lpAttributeList = attrs;
 	/* Handle values are the same in the child: pass them as numbers. */
 	_snwprintf(cmd, sizeof(cmd) / sizeof(cmd[0]), L"\"%ls\" " EVAL_ARG L" %llu %llu", exe,
 	           (unsigned long long)(uintptr_t)child_rd,
 	           (unsigned long long)(uintptr_t)child_wr);
 	cmd[sizeof(cmd) / sizeof(cmd[0]) - 1] = L'\0';
-	if (!CreateProcessW(exe, cmd, NULL, NULL, TRUE,
-	                    CREATE_SUSPENDED | CREATE_NO_WINDOW | EXTENDED_STARTUPINFO_PRESENT,
-	                    NULL, NULL, &si.StartupInfo, &pi)) {
-		err = ROCMD_EIO;
+	err = rocmd_win_spawn(exe, cmd, NULL, stdio, inherit, 3, c->job, &c->process);
+	if (err < 0)
 		goto out;
-	}
-	if (!AssignProcessToJobObject(c->job, pi.hProcess)) {
-		TerminateProcess(pi.hProcess, KILLED_CODE);
-		CloseHandle(pi.hThread);
-		CloseHandle(pi.hProcess);
-		err = ROCMD_EIO;
-		goto out;
-	}
-	ResumeThread(pi.hThread);
-	CloseHandle(pi.hThread);
-	c->process = pi.hProcess;
 	/* The specification is the first message. */
 	err = write_all(c->wr, spec, sizeof(*spec));
 	if (err < 0) {
@@ -218,10 +173,6 @@ out:
 		CloseHandle(child_wr);
 	if (nul != INVALID_HANDLE_VALUE)
 		CloseHandle(nul);
-	if (attrs != NULL) {
-		DeleteProcThreadAttributeList(attrs);
-		free(attrs);
-	}
 	if (err < 0) {
 		close_pipes(c);
 		snprintf(why, whylen, "cannot start the evaluation process %ls (Windows error %lu)",
