@@ -72,6 +72,16 @@ check() {
 contains() { # contains NAME TEXT: in the last rocmctl.exe output
 	if grep -q -- "$2" "$OUT"; then ok "$1"; else bad "$1 ('$2' not in the output)"; fi
 }
+# deploy_ended FILE PKG OK-NAME BAD-NAME: waits for the background deploy
+# $DEPLOY, whose output went to FILE, and checks that it deployed package PKG.
+deploy_ended() {
+	wait "$DEPLOY"
+	rc=$?
+	tr -d '\r' <"$1" >"$OUT"
+	if [ $rc -eq 0 ] && grep -q "Deployed package #$2" "$OUT"; then ok "$3"; else
+		bad "$4 (exit $rc)"
+	fi
+}
 same() { # same NAME A B: two trees (or files) byte for byte
 	if diff -r "$2" "$3" >"$OUT" 2>&1; then ok "$1"; else bad "$1"; fi
 }
@@ -252,14 +262,8 @@ wait_for "deploy.gpu_busy defer: the deploy waits, naming dll-holder.exe" 60 \
 	has_event lib.deferred "dll-holder.exe"
 same "nothing changed while it waits" "$T/pkg/$P1/library" "$B/rocblas/library"
 release
-wait "$DEPLOY"
-rc=$?
-tr -d '\r' <"$T/deferred.out" >"$OUT"
-if [ $rc -eq 0 ] && grep -q "Deployed package #2" "$OUT"; then
-	ok "once dll-holder.exe let go, the deferred deploy ran"
-else
-	bad "the deferred deploy (exit $rc)"
-fi
+deploy_ended "$T/deferred.out" 2 "once dll-holder.exe let go, the deferred deploy ran" \
+	"the deferred deploy"
 same "bin\\rocblas\\library is package 2's (one file more)" "$T/pkg/$P2/library" "$B/rocblas/library"
 
 printf '%s\n' "# 8c. rollback"
@@ -314,14 +318,8 @@ if wait_for "the deploy meets the open file and is tried again" 120 retried; the
 fi
 touch "$T/stop-opener"
 wait "$OPENER"
-wait "$DEPLOY"
-rc=$?
-tr -d '\r' <"$T/retried.out" >"$OUT"
-if [ $rc -eq 0 ] && grep -q "Deployed package #1" "$OUT"; then
-	ok "once the file is closed, the deploy goes through"
-else
-	bad "the retried deploy (exit $rc)"
-fi
+deploy_ended "$T/retried.out" 1 "once the file is closed, the deploy goes through" \
+	"the retried deploy"
 same "package 1's library is in place" "$T/pkg/$P1/library" "$B/rocblas/library"
 if no_leftovers; then ok "no leftovers after the retries"; else bad "leftovers after the retries"; fi
 check "lib rollback --to original" 0 lib rollback "$SDKW" --to original
