@@ -27,6 +27,8 @@
 #            shared libraries) through the CUDA backend: fp16 4096^3, sa, budget 60
 # fma:       fp32 NN 4096^3 over the FMA space around the earlier winners (FMA_MAX
 #            points, CSV), then its 20 best at 8192^3, vs cuBLAS and the default point
+# profile32: the fp32 4096^3 winner's SASS (nvcc + cuobjdump: an opcode count of its
+#            k-loop) and Nsight Compute on cuBLAS's SGEMM kernel for the same problem
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
 #            M >= 128 from the FMA space, geometric means over the best per shape
 set -eu
@@ -77,8 +79,8 @@ WG_LLM="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --o
 # The FMA path after its load plan (session 3): every valid point (~370) of the tiles,
 # thread tiles, depths, PLR and MINB that could win; VW 4, LDSPAD 4, GROUP 8 (run 1's best).
 FP32_SQ="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=8,16
-	--only TT0=4,8,16 --only TT1=4,8,16 --only VW=4 --only PGR=1 --only LDSPAD=4 --only PLR=0,1
-	--only WL=0 --only MINB=1,2 --only GSU=1 --only GROUP=8"
+	--only TT0=4,8,16 --only TT1=4,8,16 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only PLR=0,1
+	--only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=8"
 FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
 	--only GROUP=1,8 --only MINB=1,2"
@@ -241,6 +243,30 @@ for stage in "$@"; do
 			cut -d, -f1 > "$B/top-fma.txt"
 		run tune --dtype fp32 --trans NN --shapes 8192x8192x8192 --keys "$B/top-fma.txt" --reps 5 \
 			--top 6 --tag fma-fp32-8192 2>&1 | tee "$OUT/fma-fp32-8192.log"
+		;;
+	esac
+	case $stage in
+	profile32)
+		L=$OUT/landscape-h200-fp32-NN-4096-s3.csv
+		[ -f "$L" ] || L=bench/data/landscape-h200-fp32-NN-4096-s3.csv
+		grep ',ok,' "$L" | sort -t, -k3 -g | head -1 | cut -d, -f1 > "$B/best-32.txt"
+		# shellcheck disable=SC2046
+		nvcc -cubin -arch=sm_90 -std=c++17 $(tr ';' '\n' < "$B/best-32.txt" | sed 's/^/-DRK_/') \
+			-Xptxas -v -o "$B/best-32.cubin" -x cu kernels/gpu/gemm.cu &&
+			cuobjdump -sass "$B/best-32.cubin" > "$OUT/sass-fp32.txt" || echo "sass failed"
+		# Opcode counts over the whole kernel (the k-loop is read from the file).
+		awk '/BAR.SYNC/ { nb++ } /^ +\/\*[0-9a-f]+\*\/ / { op = $2; if (op ~ /^@/) op = $3;
+				sub(/;$/, "", op); n[op]++ } END { for (o in n) print n[o], o }' \
+			"$OUT/sass-fp32.txt" | sort -rn | head -25
+		timeout 150 ncu --clock-control none --kernel-name regex:'sgemm|f32|simt|xmma|nvjet|cutlass|sm90' \
+			--launch-skip 2 --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+			--section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
+			--section InstructionStats --print-details all \
+			--metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active \
+			"$G" tune --dtype fp32 --trans NN --shapes 4096x4096x4096 --keys "$B/best-32.txt" \
+			--no-default 1 --reps 3 --top 1 > "$OUT/ncu-cublas-fp32.txt" 2>&1 || echo "ncu cublas failed: $?"
+		grep -E '^  [a-zA-Z_]|Registers Per|Block Size|Grid Size|Shared Memory|Throughput|pipe|wavefronts|Stall|Eligible|Issued Warp|Occupancy|Duration|Instructions' \
+			"$OUT/ncu-cublas-fp32.txt" | head -60
 		;;
 	esac
 	case $stage in
