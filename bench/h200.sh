@@ -28,7 +28,7 @@
 # fma:       fp32 NN 4096^3 over the FMA space around the earlier winners (FMA_MAX
 #            points, CSV), then its 20 best at 8192^3, vs cuBLAS and the default point
 # profile32: the fp32 4096^3 winner's SASS (nvcc + cuobjdump: an opcode count of its
-#            k-loop) and Nsight Compute on cuBLAS's SGEMM kernel for the same problem
+#            k-loop) and Nsight Compute on it and on cuBLAS's SGEMM kernel for the same problem
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
 #            M >= 128 from the FMA space, geometric means over the best per shape
 set -eu
@@ -78,8 +78,8 @@ WG_LLM="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --o
 
 # The FMA path after its load plan (session 3): every valid point (~370) of the tiles,
 # thread tiles, depths, PLR and MINB that could win; VW 4, LDSPAD 4, GROUP 8 (run 1's best).
-FP32_SQ="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=8,16
-	--only TT0=4,8,16 --only TT1=4,8,16 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only PLR=0,1
+FP32_SQ="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=64,128,256 --only DU=8,16
+	--only TT0=8,16 --only TT1=8,16 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only PLR=0,1,2
 	--only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=8"
 FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
@@ -258,15 +258,19 @@ for stage in "$@"; do
 		awk '/BAR.SYNC/ { nb++ } /^ +\/\*[0-9a-f]+\*\/ / { op = $2; if (op ~ /^@/) op = $3;
 				sub(/;$/, "", op); n[op]++ } END { for (o in n) print n[o], o }' \
 			"$OUT/sass-fp32.txt" | sort -rn | head -25
-		timeout 150 ncu --clock-control none --kernel-name regex:'sgemm|f32|simt|xmma|nvjet|cutlass|sm90' \
-			--launch-skip 2 --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
-			--section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
-			--section InstructionStats --print-details all \
-			--metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active \
-			"$G" tune --dtype fp32 --trans NN --shapes 4096x4096x4096 --keys "$B/best-32.txt" \
-			--no-default 1 --reps 3 --top 1 > "$OUT/ncu-cublas-fp32.txt" 2>&1 || echo "ncu cublas failed: $?"
-		grep -E '^  [a-zA-Z_]|Registers Per|Block Size|Grid Size|Shared Memory|Throughput|pipe|wavefronts|Stall|Eligible|Issued Warp|Occupancy|Duration|Instructions' \
-			"$OUT/ncu-cublas-fp32.txt" | head -60
+		for who in rk_gemm cublas; do
+			K="regex:sgemm|f32|simt|xmma|nvjet|cutlass|sm90"
+			[ $who = cublas ] || K=rk_gemm
+			timeout 150 ncu --clock-control none --kernel-name "$K" \
+				--launch-skip 2 --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+				--section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
+				--section InstructionStats --print-details all \
+				--metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active \
+				"$G" tune --dtype fp32 --trans NN --shapes 4096x4096x4096 --keys "$B/best-32.txt" \
+				--no-default 1 --reps 3 --top 1 > "$OUT/ncu-$who-fp32.txt" 2>&1 || echo "ncu $who failed: $?"
+			grep -E 'Registers Per|Duration|Stall (Not|Short|Dispatch|Wait|Barrier|Long)|No Eligible|Instructions Executed  |fma_cycles' \
+				"$OUT/ncu-$who-fp32.txt" | sort -u
+		done
 		;;
 	esac
 	case $stage in

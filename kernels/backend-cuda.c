@@ -572,7 +572,7 @@ static const struct space_def cuda_space_template = {
             PV("SWZ", 1, 0, 1),
             PV("GSU", 0, 1, 2, 4, 8, 16, 32),
             PV("GROUP", 0, 1, 4, 8, 16),
-            PV("PLR", 0, 0, 1),
+            PV("PLR", 0, 0, 1, 2),
             PV("WL", 0, 0, 1),
             PV("MINB", 0, 1, 2),
             PV("GV", 0, 0, 1),
@@ -669,6 +669,7 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		RULE(v[P_MT0] % v[P_WM] || v[P_MT1] % v[P_WN] || wtm % 16 || wtn % 16,
 		     "warp tile must be a multiple of 16");
 		RULE(v[P_DU] < 16, "depth must be a multiple of 16");
+		RULE(v[P_PLR] > 1, "PLR 2 is the FMA path's");
 		threads = 32 * v[P_WM] * v[P_WN];
 		regs = (wtn / 16) * (wtm / 8) * 4 +
 		       ((wtn / 16) * 4 + (wtm / 8) * 2) * (1 + v[P_PLR]) + 40;
@@ -699,7 +700,8 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		     "WL needs a workgroup of 8 x 4 thread blocks");
 		RULE(v[P_LDSPAD] % lv0 || v[P_LDSPAD] % lv1, "padding breaks LDS vector alignment");
 		RULE(smem > 48 * 1024, "static shared memory over 48 KiB");
-		regs = tt0 * tt1 + (tt0 + tt1) * (1 + v[P_PLR]) +
+		RULE(v[P_PLR] == 2 && !v[P_PGR], "PLR 2 needs the prefetch (PGR 1)");
+		regs = tt0 * tt1 + (tt0 + tt1) * (1 + (v[P_PLR] != 0)) +
 		       (v[P_PGR] ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) + 24;
 	}
 	RULE(regs > 255, "about %" PRId64 " registers per thread", regs);

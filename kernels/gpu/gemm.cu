@@ -19,7 +19,8 @@
  *                 RK_PGR >= 1: register prefetch of the next tile, two LDS buffers,
  *                 RK_WL 1: each warp covers an 8 x 4 block of threads (fewer
  *                 distinct LDS addresses per read), RK_PLR 1: LDS fragments of
- *                 depth kk+1 read during the FMAs of kk
+ *                 depth kk+1 read during the FMAs of kk; RK_PLR 2 (with PGR):
+ *                 also across k-tiles, the barrier before the last step's FMAs
  *   RK_LDSPAD     LDS row padding in elements
  *   mma / WMMA:   RK_WM x RK_WN warps (waves), RK_STAGES cp.async stages,
  *                 RK_SWZ 1 = XOR-swizzled shared memory (else RK_LDSPAD padding),
@@ -533,7 +534,50 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #define RK_PUT(buf) RK_STASH(buf)
 #endif
 
-#if RK_PGR
+#if RK_PGR && RK_PLR == 2
+	/*
+	 * PLR 2: shared and fragment buffers both doubled, one barrier per k-tile, placed
+	 * so that no warp waits on shared memory right after it: the next k-tile's
+	 * global loads go out after the first step's fragment reads, its stores and
+	 * the barrier come before the last step's FMAs, and those FMAs run while the
+	 * next k-tile's first fragments arrive. Every read of a buffer comes before
+	 * the barrier that precedes the next write of it.
+	 */
+	static_assert(RK_DU % 2 == 0, "PLR 2 alternates fragment registers: DU must be even");
+	int cur = 0;
+	float a[2][RK_TT0], b[2][RK_TT1];
+	if (kb < ke) {
+		RK_LOAD(kb);
+		RK_PUT(0);
+	}
+	RK_SYNC();
+	if (kb < ke)
+		RK_FRAG(0, 0, 0);
+	for (int k0 = kb; k0 < ke; k0 += RK_DU) {
+		bool more = k0 + RK_DU < ke;
+
+		RK_UNROLL
+		for (int kk = 0; kk < RK_DU; kk++) {
+			if (kk == RK_DU - 1) {
+				if (more)
+					RK_PUT(cur ^ 1);
+				RK_SYNC();
+				cur ^= 1;
+				if (more)
+					RK_FRAG(cur, 0, 0);
+			} else {
+				RK_FRAG(cur, kk + 1, (kk + 1) & 1);
+			}
+			if (kk == 0 && more)
+				RK_LOAD(k0 + RK_DU);
+			RK_UNROLL
+			for (int i = 0; i < RK_TT0; i++)
+				RK_UNROLL
+				for (int j = 0; j < RK_TT1; j++)
+					acc[i][j] = RK_FMA(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
+		}
+	}
+#elif RK_PGR
 	int cur = 0;
 	if (kb < ke) {
 		RK_LOAD(kb);
