@@ -686,6 +686,10 @@ mode_check(void)
 	    "MC=0;MT0=128;MT1=256;DU=8;TT0=16;TT1=8;VW=4;PGR=1;LDSPAD=4",
 	    "MC=0;MT0=128;MT1=128;DU=8;TT0=8;TT1=8;VW=4;PGR=1;LDSPAD=4;MINB=2;PLR=1",
 	    "MC=0;MT0=64;MT1=128;DU=8;TT0=4;TT1=8;VW=2;PGR=0;LDSPAD=0",
+	    /* PLR 2 (fragments prefetched across k-tiles), and the sm_90 fp32 winner */
+	    "MC=0;MT0=64;MT1=64;DU=8;TT0=4;TT1=4;VW=4;PGR=1;PLR=2;GSU=2",
+	    "MC=0;MT0=256;MT1=128;DU=16;TT0=8;TT1=16;VW=4;PGR=1;LDSPAD=0;PLR=2;WL=1",
+	    "MC=0;MT0=256;MT1=128;DU=16;TT0=8;TT1=16;VW=4;PGR=1;LDSPAD=0;PLR=1",
 	    /* GEMV (GV=1): vector and scalar loads, K tails, split-K, rows past M */
 	    "MC=0;GV=1;MT0=1;MT1=32;TT1=4;DU=8;VW=4",
 	    "MC=0;GV=1;MT0=8;MT1=16;TT1=2;DU=16;VW=8;GSU=4",

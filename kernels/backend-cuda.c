@@ -861,14 +861,15 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 		keep_values(&sp[P_LDSPAD], fma_pad, 2, 0);
 		keep_values(&sp[P_MT0], fma_mt0, 7, 64);
 		if (matrix_cores == 2 && p->m >= 256 && p->n >= 512) {
-			/* sm_90: the H200's fp32 4096^3 winner (runs 1-3; bench/h200.sh fma). */
-			set_dflt(&sp[P_MT0], 128);
-			set_dflt(&sp[P_MT1], 256);
-			set_dflt(&sp[P_DU], 8);
-			set_dflt(&sp[P_TT0], 16);
-			set_dflt(&sp[P_TT1], 8);
+			/* sm_90: the H200's fp32 4096^3 winner (run 16; bench/h200.sh fma). */
+			set_dflt(&sp[P_MT0], 256);
+			set_dflt(&sp[P_MT1], 128);
+			set_dflt(&sp[P_DU], 16);
+			set_dflt(&sp[P_TT0], 8);
+			set_dflt(&sp[P_TT1], 16);
 			set_dflt(&sp[P_VW], 4);
-			set_dflt(&sp[P_LDSPAD], 4);
+			set_dflt(&sp[P_LDSPAD], 0);
+			set_dflt(&sp[P_PLR], 1);
 			set_dflt(&sp[P_GROUP], p->m >= 8 * 128 ? 8 : 1);
 		} else if (p->m <= 32) {
 			/* 64 rows would be mostly waste: 16 x 64, 4 x 4 per thread. */

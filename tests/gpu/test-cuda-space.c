@@ -178,7 +178,8 @@ main(void)
 		space_point_default(&s, &pt);
 		space_key(&s, &pt, key, sizeof(key));
 		printf("fp32 NN 4096^3 on sm_90: default %s\n", key);
-		CHECK(strstr(key, "MT0=128;MT1=256;DU=8;TT0=16;TT1=8;VW=4;") != NULL &&
+		CHECK(strstr(key, "MT0=256;MT1=128;DU=16;TT0=8;TT1=16;VW=4;PGR=1;LDSPAD=0;") != NULL &&
+		          strstr(key, ";PLR=1;") != NULL &&
 		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "fp32 4096^3 on sm_90: default %s", key);
 	}
