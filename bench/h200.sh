@@ -29,6 +29,10 @@
 #            points, CSV), then its 20 best at 8192^3, vs cuBLAS and the default point
 # profile32: the fp32 4096^3 winner's SASS (nvcc + cuobjdump: an opcode count of its
 #            k-loop) and Nsight Compute on it and on cuBLAS's SGEMM kernel for the same problem
+# cp32:      fp32 NN 4096^3 over the cp.async variant of the FMA path (PGR 2, CP_MAX points,
+#            CSV), then its 12 best and the register-staged landscape's 8 best, each re-timed
+#            against cuBLAS at 4096^3 and 8192^3 in the same call, and compute-sanitizer's
+#            racecheck on its best point at an odd shape
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
 #            M >= 128 from the FMA space, geometric means over the best per shape
 set -eu
@@ -81,6 +85,10 @@ WG_LLM="--only MC=2 --only MT0=64,128,256 --only MT1=64,128,256 --only DU=64 --o
 FP32_SQ="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=8,16 --only TT1=8,16 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only PLR=0,1,2
 	--only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=8"
+# The cp.async variant (PGR 2) around the same tiles; STAGES 2-4.
+FP32_CP="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=64,128,256 --only DU=8,16
+	--only TT0=8,16 --only TT1=8,16 --only VW=4 --only PGR=2 --only STAGES=2,3,4 --only LDSPAD=0,4
+	--only PLR=0,1 --only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=8"
 FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
 	--only GROUP=1,8 --only MINB=1,2"
@@ -271,6 +279,30 @@ for stage in "$@"; do
 			grep -E 'Registers Per|Duration|Stall (Not|Short|Dispatch|Wait|Barrier|Long)|No Eligible|Instructions Executed  |fma_cycles' \
 				"$OUT/ncu-$who-fp32.txt" | sort -u
 		done
+		;;
+	esac
+	case $stage in
+	cp32)
+		# shellcheck disable=SC2086
+		run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_CP --reps 5 --top 8 \
+			--max "${CP_MAX:-300}" --tag cp-fp32-4096 \
+			--csv "$OUT/landscape-h200-fp32-NN-4096-cp.csv" 2>&1 | tee "$OUT/cp-fp32.log"
+		L=$OUT/landscape-h200-fp32-NN-4096-s3.csv
+		[ -f "$L" ] || L=bench/data/landscape-h200-fp32-NN-4096-s3.csv
+		grep ',ok,' "$OUT/landscape-h200-fp32-NN-4096-cp.csv" | sort -t, -k3 -g | head -12 |
+			cut -d, -f1 > "$B/top-cp.txt"
+		grep ',ok,' "$L" | sort -t, -k3 -g | head -8 | cut -d, -f1 > "$B/top-regs.txt"
+		for sh in 4096x4096x4096 8192x8192x8192; do
+			for k in cp regs; do
+				run tune --dtype fp32 --trans NN --shapes $sh --keys "$B/top-$k.txt" --reps 5 \
+					--top 6 --tag $k 2>&1 | tee -a "$OUT/cp-fp32.log"
+			done
+		done
+		head -1 "$B/top-cp.txt" > "$B/cp-best.txt"
+		timeout 120 compute-sanitizer --tool racecheck "$G" tune --dtype fp32 --trans NN \
+			--shapes 520x264x136 --keys "$B/cp-best.txt" --no-default 1 --reps 1 --top 1 \
+			--threads 4 2>&1 | grep -E 'RACECHECK|hazard|RESULT' | tee -a "$OUT/cp-fp32.log" ||
+			echo "racecheck failed"
 		;;
 	esac
 	case $stage in

@@ -564,7 +564,7 @@ static const struct space_def cuda_space_template = {
             PV("TT0", 2, 1, 2, 4, 8, 16),
             PV("TT1", 2, 1, 2, 4, 8, 16),
             PV("VW", 0, 1, 2, 4, 8),
-            PV("PGR", 1, 0, 1),
+            PV("PGR", 1, 0, 1, 2),
             PV("LDSPAD", 0, 0, 4, 8),
             PV("WM", 1, 1, 2, 4),
             PV("WN", 1, 1, 2, 4, 8),
@@ -608,7 +608,9 @@ backend_cuda_smem_bytes(const int64_t *v)
 
 		return v[P_STAGES] * (a + b) * 2;
 	}
-	return (v[P_PGR] ? 2 : 1) * v[P_DU] * (v[P_MT0] + v[P_MT1] + 2 * v[P_LDSPAD]) * 4;
+	/* FMA: PGR 0 one buffer, PGR 1 two, PGR 2 (cp.async) STAGES */
+	return (v[P_PGR] == 2 ? v[P_STAGES] : v[P_PGR] ? 2 : 1) * v[P_DU] *
+	       (v[P_MT0] + v[P_MT1] + 2 * v[P_LDSPAD]) * 4;
 }
 
 static int
@@ -686,9 +688,10 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		        lv1 = tt1 < 4 ? tt1 : 4;
 		int64_t ca = v[P_TA] ? v[P_DU] : v[P_MT0], cb = v[P_TB] ? v[P_MT1] : v[P_DU];
 
-		RULE(!is_dflt(s, v, P_WM) || !is_dflt(s, v, P_WN) || !is_dflt(s, v, P_STAGES) ||
-		         !is_dflt(s, v, P_SWZ),
-		     "WM/WN/STAGES/SWZ are matrix-core parameters");
+		RULE(!is_dflt(s, v, P_WM) || !is_dflt(s, v, P_WN) || !is_dflt(s, v, P_SWZ),
+		     "WM/WN/SWZ are matrix-core parameters");
+		RULE(!is_dflt(s, v, P_STAGES) && v[P_PGR] != 2,
+		     "STAGES is for matrix cores and the FMA path's cp.async (PGR 2)");
 		RULE(v[P_MT0] % tt0 || v[P_MT1] % tt1,
 		     "thread tile does not divide the macro tile");
 		threads = (v[P_MT0] / tt0) * (v[P_MT1] / tt1);
@@ -699,10 +702,23 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		RULE(v[P_WL] && ((v[P_MT0] / tt0) % 8 || (v[P_MT1] / tt1) % 4),
 		     "WL needs a workgroup of 8 x 4 thread blocks");
 		RULE(v[P_LDSPAD] % lv0 || v[P_LDSPAD] % lv1, "padding breaks LDS vector alignment");
-		RULE(smem > 48 * 1024, "static shared memory over 48 KiB");
-		RULE(v[P_PLR] == 2 && !v[P_PGR], "PLR 2 needs the prefetch (PGR 1)");
+		RULE(v[P_PGR] < 2 && smem > 48 * 1024, "static shared memory over 48 KiB");
+		RULE(v[P_PLR] == 2 && v[P_PGR] != 1, "PLR 2 needs the register prefetch (PGR 1)");
+		if (v[P_PGR] == 2) {
+			/* cp.async: per operand, a row of the global tile in copies (16-byte
+			 * chunks along a shared row, else elements along k) divides the
+			 * threads, and the tile's copies are a multiple of them or fewer. */
+			int64_t la = v[P_TA] ? v[P_DU] : v[P_MT0] / 4, ra = v[P_TA] ? v[P_MT0] : v[P_DU];
+			int64_t lb = v[P_TB] ? v[P_MT1] / 4 : v[P_DU], rb = v[P_TB] ? v[P_DU] : v[P_MT1];
+
+			RULE(v[P_DT] != 0, "PGR 2 (cp.async) copies fp32 only");
+			RULE(v[P_VW] != 4, "PGR 2 copies 16 bytes: VW 4");
+			RULE(threads % la || threads % lb || (ra * la > threads && (ra * la) % threads) ||
+			         (rb * lb > threads && (rb * lb) % threads),
+			     "PGR 2: the copies do not tile the threads");
+		}
 		regs = tt0 * tt1 + (tt0 + tt1) * (1 + (v[P_PLR] != 0)) +
-		       (v[P_PGR] ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) + 24;
+		       (v[P_PGR] == 1 ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) + 24;
 	}
 	RULE(regs > 255, "about %" PRId64 " registers per thread", regs);
 	RULE(v[P_MINB] > 1 && regs * threads * v[P_MINB] > 65536,
@@ -722,6 +738,8 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 	if (dev != NULL) {
 		RULE(v[P_MC] && !dev->matrix_cores, "device has no matrix cores");
 		RULE(v[P_MC] == 2 && strcmp(dev->arch, "sm_90") != 0, "wgmma needs sm_90");
+		RULE(v[P_PGR] == 2 && (strncmp(dev->arch, "sm_", 3) != 0 || atoi(dev->arch + 3) < 80),
+		     "PGR 2 (cp.async) needs an NVIDIA GPU of sm_80 or later");
 		RULE(threads > dev->max_threads_per_block, "too many threads for the device");
 		RULE(dev->shared_mem_per_block > 0 && smem > dev->shared_mem_per_block,
 		     "%" PRId64 " bytes of shared memory", smem);
@@ -777,6 +795,7 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256};
 	static const int64_t wg_tile[] = {64, 128, 256}, wg_wn[] = {1, 2, 4}, wg_st[] = {3, 4, 5};
 	static const int64_t gv_mt0[] = {1, 2, 4, 8}, fma_mt0[] = {4, 8, 16, 32, 64, 128, 256};
+	static const int64_t fma_pgr[] = {0, 1}, fma_pgr90[] = {1, 2};
 	struct space_param *sp = store->params;
 	int mc, wg, gv;
 
@@ -860,6 +879,13 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 		fix_value(&sp[P_SWZ], 1);
 		keep_values(&sp[P_LDSPAD], fma_pad, 2, 0);
 		keep_values(&sp[P_MT0], fma_mt0, 7, 64);
+		/* Two prefetch choices, so the space stays enumerable: on sm_90 (where
+		 * the FMA path was measured) register staging or cp.async (PGR 2), no
+		 * PGR 0, which never came near the best there; elsewhere 0 and 1. */
+		if (matrix_cores == 2)
+			keep_values(&sp[P_PGR], fma_pgr90, 2, 1);
+		else
+			keep_values(&sp[P_PGR], fma_pgr, 2, 1);
 		if (matrix_cores == 2 && p->m >= 256 && p->n >= 512) {
 			/* sm_90: the H200's fp32 4096^3 winner (run 16; bench/h200.sh fma). */
 			set_dflt(&sp[P_MT0], 256);

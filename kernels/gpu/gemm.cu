@@ -16,10 +16,12 @@
  *                 warpgroups of 64 rows of n, MT0 = wgmma N (64/128/256), DU 64,
  *                 STAGES >= 3, the 128-byte swizzle (WM 1, SWZ 1)
  *   FMA:          RK_TT0/1 thread tile, RK_VW global vector width,
- *                 RK_PGR >= 1: register prefetch of the next tile, two LDS buffers,
+ *                 RK_PGR 1: register prefetch of the next tile, two LDS buffers;
+ *                 RK_PGR 2 (fp32, NVIDIA sm_80+): cp.async straight into
+ *                 RK_STAGES shared stages, no staging registers,
  *                 RK_WL 1: each warp covers an 8 x 4 block of threads (fewer
  *                 distinct LDS addresses per read), RK_PLR 1: LDS fragments of
- *                 depth kk+1 read during the FMAs of kk; RK_PLR 2 (with PGR):
+ *                 depth kk+1 read during the FMAs of kk; RK_PLR 2 (with PGR 1):
  *                 also across k-tiles, the barrier before the last step's FMAs
  *   RK_LDSPAD     LDS row padding in elements
  *   mma / WMMA:   RK_WM x RK_WN warps (waves), RK_STAGES cp.async stages,
@@ -230,7 +232,7 @@ rk_put(float acc, int m, int n, int M, float alpha, float beta, rk_t *RK_RESTRIC
 #define RK_LV1 (RK_TT1 >= 4 ? 4 : RK_TT1)
 #define RK_LDS_A (RK_MT0 + RK_LDSPAD)
 #define RK_LDS_B (RK_MT1 + RK_LDSPAD)
-#define RK_NBUF (RK_PGR ? 2 : 1)
+#define RK_NBUF (RK_PGR == 2 ? RK_STAGES : RK_PGR ? 2 : 1)
 /* Vectors of RK_VW elements per row of the global tile, and loads per thread. */
 #define RK_A_VPR (RK_TA ? RK_DU / RK_VW : RK_MT0 / RK_VW)
 #define RK_B_VPR (RK_TB ? RK_MT1 / RK_VW : RK_DU / RK_VW)
@@ -267,17 +269,38 @@ rk_ldg(float *dst, const rk_t *RK_RESTRICT p, bool full, bool row_ok, int contig
 	}
 }
 
-RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, 0, RK_MT0, RK_MT1};
+#if RK_PGR == 2
+#if RK_HIP
+#error "PGR 2 (cp.async) is for NVIDIA GPUs of sm_80 and later"
+#endif
+static_assert(RK_DT == 0, "PGR 2 copies fp32 as it is (no conversion on the way)");
+static_assert(RK_STAGES >= 2, "PGR 2 needs two stages or more");
+#endif
+/* Dynamic shared memory only for PGR 2's stages (which may pass 48 KiB). */
+RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, RK_PGR == 2 ? RK_SMEM_BYTES : 0,
+						       RK_MT0, RK_MT1};
 
 RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT, RK_MINB)
 rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda, rk_i64 sa,
 	const rk_t *RK_RESTRICT B, rk_i64 ldb, rk_i64 sb, float beta, rk_t *RK_RESTRICT C,
 	rk_i64 ldc, rk_i64 sc, float *RK_RESTRICT W)
 {
+#if RK_PGR == 2
+#if RK_HOST
+	static float rk_fs[RK_NBUF * RK_DU * (RK_LDS_A + RK_LDS_B)];
+#else
+	extern __shared__ RK_ALIGN(16) float rk_fs[];
+#endif
+	float(*As)[RK_DU][RK_LDS_A] = (float(*)[RK_DU][RK_LDS_A])rk_fs;
+	float(*Bs)[RK_DU][RK_LDS_B] = (float(*)[RK_DU][RK_LDS_B])(rk_fs + RK_NBUF * RK_DU * RK_LDS_A);
+#else
 	__shared__ RK_ALIGN(16) float As[RK_NBUF][RK_DU][RK_LDS_A];
 	__shared__ RK_ALIGN(16) float Bs[RK_NBUF][RK_DU][RK_LDS_B];
+#endif
 	float acc[RK_TT0][RK_TT1];
+#if RK_PGR != 2
 	float ra[RK_A_LOADS][RK_VW], rb[RK_B_LOADS][RK_VW];
+#endif
 	int tid = RK_TID();
 #if RK_WL
 	static_assert(RK_WG0 % 8 == 0 && RK_WG1 % 4 == 0, "WL needs 8 x 4 thread blocks");
@@ -298,8 +321,10 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	C += batch * sc;
 	if (RK_GSU > 1)
 		W += (rk_i64)z * M * N;
+#if RK_PGR != 2
 	bool a_al = (lda % RK_VW) == 0 && ((rk_u64)A % (sizeof(rk_t) * RK_VW)) == 0;
 	bool b_al = (ldb % RK_VW) == 0 && ((rk_u64)B % (sizeof(rk_t) * RK_VW)) == 0;
+#endif
 
 	RK_UNROLL
 	for (int i = 0; i < RK_TT0; i++)
@@ -433,6 +458,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 /* Contiguous LDS rows of at most 16 bytes take one vector store. */
 #define RK_A_STV (!RK_TA && RK_VW > 1 && RK_VW <= 4 && RK_LDS_A % RK_VW == 0)
 #define RK_B_STV (RK_TB && RK_VW > 1 && RK_VW <= 4 && RK_LDS_B % RK_VW == 0)
+#if RK_PGR != 2 /* (PGR 2 has its own copy plan below) */
 	const int a_c0 = (tid % RK_A_VPR) * RK_VW, a_r0 = tid / RK_A_VPR;
 	const int b_c0 = (tid % RK_B_VPR) * RK_VW, b_r0 = tid / RK_B_VPR;
 	const bool a_has = RK_A_VECS >= RK_NT || tid < RK_A_VECS;
@@ -452,6 +478,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	/* Every element of A and B within 32-bit offsets (lda >= A's rows, ldb >= B's). */
 	const bool fits = lda * (RK_TA ? M : K) < 0x7fffffffLL && ldb * (RK_TB ? K : N) < 0x7fffffffLL;
 	const bool mn_full = m0 + RK_MT0 <= M && n0 + RK_MT1 <= N && a_al && b_al && fits;
+#endif
 
 /* Whole tile at depth k0 into ra/rb: no bounds tests, no per-vector index arithmetic. */
 #define RK_FETCH_FAST(k0)                                                                          \
@@ -534,7 +561,130 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #define RK_PUT(buf) RK_STASH(buf)
 #endif
 
-#if RK_PGR && RK_PLR == 2
+#if RK_PGR == 2
+	/*
+	 * PGR 2 (fp32, NVIDIA sm_80 and up): cp.async copies each k-tile from global
+	 * memory straight into one of RK_STAGES shared stages, RK_STAGES - 1 k-tiles
+	 * ahead of the math: no staging registers, no shared stores, one barrier per
+	 * k-tile. An operand whose global rows are its shared rows (A with TA 0, B
+	 * with TB 1) goes in 16-byte chunks, or four 4-byte copies each where its
+	 * leading dimension or address is not 16-byte aligned; the other operand is
+	 * transposed on the way, one 4-byte copy per element, consecutive threads on
+	 * consecutive k (coalesced reads). Copy i of a thread lands on row r0 + i * RS
+	 * of the global tile, column c0, as in the register plan above; elements out
+	 * of range are zero-filled, and whole tiles skip the bounds arithmetic.
+	 */
+#define RK_A_SAME (!RK_TA)
+#define RK_B_SAME (RK_TB)
+#define RK_A_L (RK_A_SAME ? RK_MT0 / 4 : RK_DU) /* copies per row of the global tile */
+#define RK_B_L (RK_B_SAME ? RK_MT1 / 4 : RK_DU)
+#define RK_A_ROWS (RK_A_SAME ? RK_DU : RK_MT0)
+#define RK_B_ROWS (RK_B_SAME ? RK_DU : RK_MT1)
+#define RK_A_N RK_CDIV(RK_A_ROWS * RK_A_L, RK_NT) /* copies per thread */
+#define RK_B_N RK_CDIV(RK_B_ROWS * RK_B_L, RK_NT)
+#define RK_A_RS (RK_NT / RK_A_L) /* global tile rows per copy index */
+#define RK_B_RS (RK_NT / RK_B_L)
+	static_assert(RK_NT % RK_A_L == 0 && RK_NT % RK_B_L == 0, "PGR 2: a row's copies must divide the threads");
+	static_assert((RK_A_ROWS * RK_A_L) % RK_NT == 0 || RK_A_ROWS * RK_A_L < RK_NT, "PGR 2: A's copies per thread");
+	static_assert((RK_B_ROWS * RK_B_L) % RK_NT == 0 || RK_B_ROWS * RK_B_L < RK_NT, "PGR 2: B's copies per thread");
+	const int ca_r0 = tid / RK_A_L, ca_c0 = (tid % RK_A_L) * (RK_A_SAME ? 4 : 1);
+	const int cb_r0 = tid / RK_B_L, cb_c0 = (tid % RK_B_L) * (RK_B_SAME ? 4 : 1);
+	const bool ca_has = RK_A_ROWS * RK_A_L >= RK_NT || tid < RK_A_ROWS * RK_A_L;
+	const bool cb_has = RK_B_ROWS * RK_B_L >= RK_NT || tid < RK_B_ROWS * RK_B_L;
+	/* 16-byte chunks need 16-byte aligned rows (all columns are multiples of 4). */
+	const bool ca_v16 = RK_A_SAME && (lda % 4) == 0 && ((rk_u64)A % 16) == 0;
+	const bool cb_v16 = RK_B_SAME && (ldb % 4) == 0 && ((rk_u64)B % 16) == 0;
+	/* Copy 0's source at the first k-tile, the step per copy and per k-tile. */
+	const rk_t *ca_p = A + (RK_A_SAME ? (rk_i64)(kb + ca_r0) * lda + m0 + ca_c0
+				       : (rk_i64)(m0 + ca_r0) * lda + kb + ca_c0);
+	const rk_t *cb_p = B + (RK_B_SAME ? (rk_i64)(kb + cb_r0) * ldb + n0 + cb_c0
+				       : (rk_i64)(n0 + cb_r0) * ldb + kb + cb_c0);
+	const rk_i64 ca_si = (rk_i64)RK_A_RS * lda, cb_si = (rk_i64)RK_B_RS * ldb;
+	const rk_i64 ca_sk = RK_A_SAME ? (rk_i64)RK_DU * lda : RK_DU;
+	const rk_i64 cb_sk = RK_B_SAME ? (rk_i64)RK_DU * ldb : RK_DU;
+	/* Shared offsets (floats) of copy 0 in a stage, and per copy index. */
+	const int ca_so = RK_A_SAME ? ca_r0 * RK_LDS_A + ca_c0 : ca_c0 * RK_LDS_A + ca_r0;
+	const int cb_so = RK_B_SAME ? cb_r0 * RK_LDS_B + cb_c0 : cb_c0 * RK_LDS_B + cb_r0;
+#define RK_A_SOI (RK_A_SAME ? RK_A_RS * RK_LDS_A : RK_A_RS)
+#define RK_B_SOI (RK_B_SAME ? RK_B_RS * RK_LDS_B : RK_B_RS)
+	const rk_sref c_base = rk_smem_addr(rk_fs);
+	const bool c_mn_full = m0 + RK_MT0 <= M && n0 + RK_MT1 <= N;
+
+/*
+ * Copies of one operand (X = A or B; MN0 its tile's first row or column, MNL
+ * its limit) for the k-tile at K0 into shared address S_; WHOLE (a constant)
+ * drops the bounds arithmetic.
+ */
+#define RK_CP_OP(X, x, MN0, MNL, K0, S_, WHOLE)                                                    \
+	do {                                                                                       \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_##X##_N; i++) {                                             \
+			const rk_t *p_ = c##x##_p + i * c##x##_si;                                 \
+			rk_sref d_ = RK_SREF_ADD(S_, i * RK_##X##_SOI);                             \
+			int row_ = c##x##_r0 + i * RK_##X##_RS;                                    \
+			if (!c##x##_has)                                                           \
+				break;                                                             \
+			if (RK_##X##_SAME) {                                                       \
+				int cnt_ = 4;                                                      \
+				if (!(WHOLE))                                                      \
+					cnt_ = (K0) + row_ < ke                                    \
+						   ? RK_MIN(RK_MAX((MNL) - ((MN0) + c##x##_c0), 0), 4) \
+						   : 0;                                            \
+				if (c##x##_v16) {                                                  \
+					rk_cp_async16(d_, cnt_ ? p_ : X, cnt_ * 4);                \
+				} else {                                                           \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < 4; e++)                                \
+						rk_cp_async4(RK_SREF_ADD(d_, e), e < cnt_ ? p_ + e : X, \
+							     e < cnt_ ? 4 : 0);                    \
+				}                                                                  \
+			} else {                                                                   \
+				bool ok_ = (WHOLE) || ((MN0) + row_ < (MNL) && (K0) + c##x##_c0 < ke); \
+				rk_cp_async4(d_, ok_ ? p_ : X, ok_ ? 4 : 0);                       \
+			}                                                                          \
+		}                                                                                  \
+	} while (0)
+/* The k-tile at K0 into stage S, the sources then advanced by a k-tile. */
+#define RK_CP_TILE(K0, S)                                                                          \
+	do {                                                                                       \
+		rk_sref sa_ = RK_SREF_ADD(c_base, (S) * (RK_DU * RK_LDS_A) + ca_so);               \
+		rk_sref sb_ = RK_SREF_ADD(c_base, RK_NBUF * RK_DU * RK_LDS_A +                     \
+						  (S) * (RK_DU * RK_LDS_B) + cb_so);               \
+		if (c_mn_full && (K0) + RK_DU <= ke) {                                             \
+			RK_CP_OP(A, a, m0, M, K0, sa_, 1);                                         \
+			RK_CP_OP(B, b, n0, N, K0, sb_, 1);                                         \
+		} else {                                                                           \
+			RK_CP_OP(A, a, m0, M, K0, sa_, 0);                                         \
+			RK_CP_OP(B, b, n0, N, K0, sb_, 0);                                         \
+		}                                                                                  \
+		ca_p += ca_sk;                                                                     \
+		cb_p += cb_sk;                                                                     \
+	} while (0)
+
+	const int nkt = ke > kb ? RK_CDIV(ke - kb, RK_DU) : 0;
+	RK_UNROLL
+	for (int s = 0; s < RK_STAGES - 1; s++) {
+		if (s < nkt)
+			RK_CP_TILE(kb + s * RK_DU, s);
+		RK_CP_COMMIT();
+	}
+	int rs = 0, ws = RK_STAGES - 1;
+	for (int t = 0; t < nkt; t++) {
+		/* k-tile t has landed (for every thread after the barrier), and every
+		 * thread is done with k-tile t - 1, whose stage ws is refilled now. */
+		RK_CP_WAIT(RK_STAGES - 2);
+		RK_SYNC();
+		if (t + RK_STAGES - 1 < nkt)
+			RK_CP_TILE(kb + (t + RK_STAGES - 1) * RK_DU, ws);
+		RK_CP_COMMIT();
+		RK_MATH(rs);
+		rs = rs + 1 == RK_STAGES ? 0 : rs + 1;
+		ws = ws + 1 == RK_STAGES ? 0 : ws + 1;
+	}
+	RK_CP_WAIT(0);
+#undef RK_CP_OP
+#undef RK_CP_TILE
+#elif RK_PGR && RK_PLR == 2
 	/*
 	 * PLR 2: shared and fragment buffers both doubled, one barrier per k-tile, placed
 	 * so that no warp waits on shared memory right after it: the next k-tile's
@@ -647,6 +797,18 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #undef RK_PUT
 #undef RK_FRAG
 #undef RK_MATH
+#undef RK_A_SAME
+#undef RK_B_SAME
+#undef RK_A_L
+#undef RK_B_L
+#undef RK_A_ROWS
+#undef RK_B_ROWS
+#undef RK_A_N
+#undef RK_B_N
+#undef RK_A_RS
+#undef RK_B_RS
+#undef RK_A_SOI
+#undef RK_B_SOI
 
 #elif RK_PATH == 1
 /* ------------------------------------------------ NVIDIA mma.sync path */
@@ -696,21 +858,6 @@ rk_soff(int row, int col, int w)
 #else
 	return row * (w + RK_SLDSPAD) + col;
 #endif
-}
-
-RK_INLINE unsigned int
-rk_smem_addr(const void *p)
-{
-	unsigned int a;
-
-	asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-	return a;
-}
-
-RK_INLINE void
-rk_cp_async16(unsigned int dst, const void *src, int bytes)
-{
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
 RK_INLINE void
@@ -841,7 +988,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	for (int s = 0; s < RK_STAGES - 1; s++) {
 		if (s < ntiles)
 			RK_LOAD_STAGE(s, kb + s * RK_DU);
-		asm volatile("cp.async.commit_group;");
+		RK_CP_COMMIT();
 	}
 
 	/*
@@ -871,13 +1018,13 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	      : (RK_SWZ ? (o) ^ (2u * (unsigned)(kk)) : (o) + 2u * (unsigned)(kk)))
 	int st = 0, ld_st = (RK_STAGES - 1) % RK_STAGES;
 	for (int kt = 0; kt < ntiles; kt++) {
-		asm volatile("cp.async.wait_group %0;" ::"n"(RK_STAGES - 2));
+		RK_CP_WAIT(RK_STAGES - 2);
 		RK_SYNC();
 		{
 			int nk = kt + RK_STAGES - 1;
 			if (nk < ntiles)
 				RK_LOAD_STAGE(ld_st, kb + nk * RK_DU);
-			asm volatile("cp.async.commit_group;");
+			RK_CP_COMMIT();
 			ld_st = ld_st + 1 == RK_STAGES ? 0 : ld_st + 1;
 		}
 		unsigned int sa_ = sbase + st * (RK_STAGE_SZ * 2);
@@ -943,7 +1090,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #undef RK_LDFRAG
 #undef RK_MMAS
 #undef RK_KK_OFF
-	asm volatile("cp.async.wait_group 0;");
+	RK_CP_WAIT(0);
 #undef RK_LOAD_STAGE
 
 	/* Epilogue: acc[i][j] = {(n, m), (n, m+1), (n+8, m), (n+8, m+1)}. */
@@ -1014,21 +1161,6 @@ static_assert(RK_STAGES >= 3, "the wgmma pipeline needs three stages or more");
 static_assert(RK_SWZ == 1, "the wgmma path uses the 128-byte swizzle");
 
 RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, RK_SMEM_BYTES, RK_MT0, RK_MT1};
-
-RK_INLINE unsigned int
-rk_smem_addr(const void *p)
-{
-	unsigned int a;
-
-	asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-	return a;
-}
-
-RK_INLINE void
-rk_cp_async16(unsigned int dst, const void *src, int bytes)
-{
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
-}
 
 RK_INLINE void
 rk_cp_async16f(unsigned int dst, const void *src)
@@ -1234,7 +1366,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	for (int s = 0; s < RK_STAGES - 2; s++) {
 		if (s < ntiles)
 			RK_WG_LOAD(s, kb + s * RK_DU);
-		asm volatile("cp.async.commit_group;");
+		RK_CP_COMMIT();
 	}
 
 	/*
@@ -1247,7 +1379,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	const unsigned int a_kstep = RK_TA ? 32 : 2048, b_kstep = RK_TB ? 2048 : 32;
 	int st = 0;
 	for (int kt = 0; kt < ntiles; kt++) {
-		asm volatile("cp.async.wait_group %0;" ::"n"(RK_STAGES - 3));
+		RK_CP_WAIT(RK_STAGES - 3);
 		/* cp.async wrote through the generic proxy; wgmma reads through the async one. */
 		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 		RK_SYNC();
@@ -1259,7 +1391,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 				ls -= RK_STAGES;
 			if (nk < ntiles)
 				RK_WG_LOAD(ls, kb + nk * RK_DU);
-			asm volatile("cp.async.commit_group;");
+			RK_CP_COMMIT();
 		}
 		unsigned int so_ = st * (RK_STAGE_B >> 4);
 		st = st + 1 == RK_STAGES ? 0 : st + 1;
@@ -1274,7 +1406,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	RK_UNROLL
 	for (int i = 0; i < RK_NACC; i++)
 		asm volatile("" : "+f"(acc[i])::"memory");
-	asm volatile("cp.async.wait_group 0;");
+	RK_CP_WAIT(0);
 #undef RK_WG_LOAD
 #undef RK_SO
 

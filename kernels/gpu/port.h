@@ -208,4 +208,57 @@ rk_f2bf(float f)
 	return (unsigned short)(u >> 16);
 }
 
+/*
+ * Asynchronous copies from global to shared memory (cp.async, NVIDIA sm_80 and
+ * up): a shared address (rk_sref, from rk_smem_addr), BYTES of the source read
+ * (0 to the copy's size) and the rest of the destination zero-filled; commit
+ * closes a group, wait leaves at most N groups in flight. The host layer copies
+ * at once. AMD has no such copy on the archs served: no definitions there.
+ */
+#if RK_HOST
+typedef float *rk_sref;
+#define RK_SREF_ADD(r, floats) ((r) + (floats))
+RK_INLINE rk_sref
+rk_smem_addr(const void *p)
+{
+	return (float *)p;
+}
+RK_INLINE void
+rk_host_cp(rk_sref dst, const void *src, int size, int bytes)
+{
+	__builtin_memcpy(dst, src, bytes);
+	__builtin_memset((char *)dst + bytes, 0, size - bytes);
+}
+#define rk_cp_async16(dst, src, bytes) rk_host_cp(dst, src, 16, bytes)
+#define rk_cp_async4(dst, src, bytes) rk_host_cp(dst, src, 4, bytes)
+#define RK_CP_COMMIT()
+#define RK_CP_WAIT(n)
+#elif RK_CUDA
+typedef unsigned int rk_sref;
+#define RK_SREF_ADD(r, floats) ((r) + 4u * (unsigned int)(floats))
+RK_INLINE rk_sref
+rk_smem_addr(const void *p)
+{
+	unsigned int a;
+
+	asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+	return a;
+}
+
+RK_INLINE void
+rk_cp_async16(rk_sref dst, const void *src, int bytes)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
+}
+
+RK_INLINE void
+rk_cp_async4(rk_sref dst, const void *src, int bytes)
+{
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(bytes));
+}
+/* No memory clobber: the barrier that follows a wait orders the shared reads. */
+#define RK_CP_COMMIT() asm volatile("cp.async.commit_group;")
+#define RK_CP_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n))
+#endif
+
 #endif /* RK_PORT_H */

@@ -1,6 +1,7 @@
 /*
  * Compiles the GEMM kernel source through NVRTC for sm_80 and sm_90 with no
- * GPU and no driver: every code path (FMA in fp32/fp16/bf16, GEMV in
+ * GPU and no driver: every code path (FMA in fp32/fp16/bf16, its cp.async
+ * variant in fp32, GEMV in
  * fp32/fp16/bf16, mma.sync in fp16/bf16, wgmma in fp16/bf16 for sm_90a,
  * split-K) under all four
  * transposes. Exits 77 (skipped) when NVRTC is not installed, saying so.
@@ -18,6 +19,8 @@ static const char *const configs[] = {
     "MC=0 MT0=128 MT1=128 DU=8 TT0=8 TT1=8 VW=4 PGR=1 LDSPAD=4 GSU=1 GROUP=8",
     "MC=0 MT0=32 MT1=64 DU=16 TT0=2 TT1=4 VW=2 PGR=0 LDSPAD=0 GSU=4",
     "MC=0 MT0=128 MT1=256 DU=8 TT0=16 TT1=8 VW=4 PGR=1 LDSPAD=4 GSU=1 GROUP=8 MINB=1",
+    "MC=0 MT0=256 MT1=128 DU=16 TT0=8 TT1=16 VW=4 PGR=2 STAGES=3 LDSPAD=0 PLR=1 GROUP=8",
+    "MC=0 MT0=64 MT1=64 DU=8 TT0=4 TT1=4 VW=4 PGR=1 PLR=2 GSU=2",
     /* GEMV path (GV=1) */
     "MC=0 GV=1 MT0=4 MT1=32 TT1=4 DU=8 VW=4 GSU=1",
     "MC=0 GV=1 MT0=8 MT1=64 TT1=2 DU=16 VW=2 GSU=4",
@@ -93,6 +96,8 @@ main(void)
 
 					if ((wg || strstr(configs[c], "MC=1")) && d == 0)
 						continue; /* no TF32: fp32 stays on FMA */
+					if (strstr(configs[c], "PGR=2") && d != 0)
+						continue; /* cp.async copies fp32 as it is */
 					if (wg && a == 0)
 						continue; /* wgmma is sm_90a only */
 					/* Every config in every dtype, transposes on the first arch

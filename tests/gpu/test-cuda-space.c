@@ -182,6 +182,34 @@ main(void)
 		          strstr(key, ";PLR=1;") != NULL &&
 		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "fp32 4096^3 on sm_90: default %s", key);
+		/* The cp.async variant (PGR 2): its point is valid on sm_90 with 72 KiB of
+		 * stages, not on an AMD GPU, not in fp16, not for PGR 1's STAGES. */
+		CHECK(space_key_parse(&s, "DT=0;TA=0;TB=0;MC=0;MT0=256;MT1=128;DU=16;TT0=8;TT1=16;"
+		                         "VW=4;PGR=2;LDSPAD=0;WM=2;WN=2;STAGES=3;SWZ=1;GSU=1;"
+		                         "GROUP=8;PLR=1;WL=0;MINB=1;GV=0",
+		                         &pt) == 0 &&
+		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+		      "PGR 2 point invalid on sm_90: %s", why);
+		snprintf(dev.arch, sizeof(dev.arch), "gfx1103");
+		CHECK(!space_valid(&s, &pt, &p, &dev, why, sizeof(why)), "PGR 2 valid on gfx1103");
+		snprintf(dev.arch, sizeof(dev.arch), "sm_75");
+		CHECK(!space_valid(&s, &pt, &p, &dev, why, sizeof(why)), "PGR 2 valid on sm_75");
+		snprintf(dev.arch, sizeof(dev.arch), "sm_90");
+		backend_cuda_space_for(&s, &p, 2, 1);
+		CHECK(space_key_parse(&s, "DT=0;TA=0;TB=0;MC=0;MT0=256;MT1=128;DU=16;TT0=8;TT1=16;"
+		                         "VW=4;PGR=1;LDSPAD=0;WM=2;WN=2;STAGES=4;SWZ=1;GSU=1;"
+		                         "GROUP=8;PLR=1;WL=0;MINB=1;GV=0",
+		                         &pt) == 0 &&
+		          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+		      "STAGES 4 accepted with PGR 1");
+		gemm_problem_init(&p, GEMM_FP16, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
+		backend_cuda_space_for(&s, &p, 0, 1);
+		CHECK(space_key_parse(&s, "DT=1;TA=0;TB=0;MC=0;MT0=256;MT1=128;DU=16;TT0=8;TT1=16;"
+		                         "VW=4;PGR=2;LDSPAD=0;WM=2;WN=2;STAGES=3;SWZ=1;GSU=1;"
+		                         "GROUP=8;PLR=1;WL=0;MINB=1;GV=0",
+		                         &pt) == 0 &&
+		          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+		      "PGR 2 accepted in fp16");
 	}
 	{
 		/* The driver in the tuner's key: the kernel module's version, as the
