@@ -875,7 +875,8 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	} else {
 		fix_value(&sp[P_WM], 2);
 		fix_value(&sp[P_WN], 2);
-		fix_value(&sp[P_STAGES], 3);
+		/* STAGES only shapes PGR 2 (cp.async), offered on sm_90: 2 won there (run 18). */
+		fix_value(&sp[P_STAGES], matrix_cores == 2 ? 2 : 3);
 		fix_value(&sp[P_SWZ], 1);
 		keep_values(&sp[P_LDSPAD], fma_pad, 2, 0);
 		keep_values(&sp[P_MT0], fma_mt0, 7, 64);
@@ -887,15 +888,17 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 		else
 			keep_values(&sp[P_PGR], fma_pgr, 2, 1);
 		if (matrix_cores == 2 && p->m >= 256 && p->n >= 512) {
-			/* sm_90: the H200's fp32 4096^3 winner (run 16; bench/h200.sh fma). */
+			/* sm_90: the H200's fp32 4096^3 winner (run 18; bench/h200.sh cp32):
+			 * cp.async in 2 stages. */
 			set_dflt(&sp[P_MT0], 256);
 			set_dflt(&sp[P_MT1], 128);
 			set_dflt(&sp[P_DU], 16);
 			set_dflt(&sp[P_TT0], 8);
 			set_dflt(&sp[P_TT1], 16);
 			set_dflt(&sp[P_VW], 4);
-			set_dflt(&sp[P_LDSPAD], 0);
-			set_dflt(&sp[P_PLR], 1);
+			set_dflt(&sp[P_PGR], 2);
+			set_dflt(&sp[P_LDSPAD], 4);
+			set_dflt(&sp[P_PLR], 0);
 			set_dflt(&sp[P_GROUP], p->m >= 8 * 128 ? 8 : 1);
 		} else if (p->m <= 32) {
 			/* 64 rows would be mostly waste: 16 x 64, 4 x 4 per thread. */

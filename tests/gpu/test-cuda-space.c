@@ -178,12 +178,13 @@ main(void)
 		space_point_default(&s, &pt);
 		space_key(&s, &pt, key, sizeof(key));
 		printf("fp32 NN 4096^3 on sm_90: default %s\n", key);
-		CHECK(strstr(key, "MT0=256;MT1=128;DU=16;TT0=8;TT1=16;VW=4;PGR=1;LDSPAD=0;") != NULL &&
-		          strstr(key, ";PLR=1;") != NULL &&
+		CHECK(strstr(key, "MT0=256;MT1=128;DU=16;TT0=8;TT1=16;VW=4;PGR=2;LDSPAD=4;") != NULL &&
+		          strstr(key, ";STAGES=2;") != NULL && strstr(key, ";PLR=0;") != NULL &&
 		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "fp32 4096^3 on sm_90: default %s", key);
-		/* The cp.async variant (PGR 2): its point is valid on sm_90 with 72 KiB of
-		 * stages, not on an AMD GPU, not in fp16, not for PGR 1's STAGES. */
+		/* The cp.async variant (PGR 2): a 3-stage point (72 KiB) is valid on sm_90,
+		 * not on an AMD GPU or sm_75, not in fp16; STAGES is not PGR 1's. */
+		backend_cuda_space_for(&s, &p, 2, 1);
 		CHECK(space_key_parse(&s, "DT=0;TA=0;TB=0;MC=0;MT0=256;MT1=128;DU=16;TT0=8;TT1=16;"
 		                         "VW=4;PGR=2;LDSPAD=0;WM=2;WN=2;STAGES=3;SWZ=1;GSU=1;"
 		                         "GROUP=8;PLR=1;WL=0;MINB=1;GV=0",
@@ -195,7 +196,6 @@ main(void)
 		snprintf(dev.arch, sizeof(dev.arch), "sm_75");
 		CHECK(!space_valid(&s, &pt, &p, &dev, why, sizeof(why)), "PGR 2 valid on sm_75");
 		snprintf(dev.arch, sizeof(dev.arch), "sm_90");
-		backend_cuda_space_for(&s, &p, 2, 1);
 		CHECK(space_key_parse(&s, "DT=0;TA=0;TB=0;MC=0;MT0=256;MT1=128;DU=16;TT0=8;TT1=16;"
 		                         "VW=4;PGR=1;LDSPAD=0;WM=2;WN=2;STAGES=4;SWZ=1;GSU=1;"
 		                         "GROUP=8;PLR=1;WL=0;MINB=1;GV=0",
