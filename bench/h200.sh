@@ -33,6 +33,9 @@
 #            CSV), then its 12 best and the register-staged landscape's 8 best, each re-timed
 #            against cuBLAS at 4096^3 and 8192^3 in the same call, and compute-sanitizer's
 #            racecheck on its best point at an odd shape
+# cpfocus:   every cp.async point around run 18's winner tile (256x128x16, both thread
+#            tiles, STAGES 2-4, LDSPAD, PLR, WL, MINB, GROUP 4/8/16), CSV, then its 8 best at
+#            4096^3 and 8192^3
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
 #            M >= 128 from the FMA space, geometric means over the best per shape
 set -eu
@@ -89,6 +92,9 @@ FP32_SQ="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=64,128,256 --only
 FP32_CP="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=8,16 --only TT1=8,16 --only VW=4 --only PGR=2 --only STAGES=2,3,4 --only LDSPAD=0,4
 	--only PLR=0,1 --only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=8"
+FP32_CP_FOCUS="--only MC=0 --only GV=0 --only MT0=256 --only MT1=128 --only DU=16 --only TT0=8,16
+	--only TT1=8,16 --only VW=4 --only PGR=2 --only STAGES=2,3,4 --only LDSPAD=0,4 --only PLR=0,1
+	--only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=4,8,16"
 FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
 	--only GROUP=1,8 --only MINB=1,2"
@@ -303,6 +309,20 @@ for stage in "$@"; do
 			--shapes 520x264x136 --keys "$B/cp-best.txt" --no-default 1 --reps 1 --top 1 \
 			--threads 4 2>&1 | grep -E 'RACECHECK|hazard|RESULT' | tee -a "$OUT/cp-fp32.log" ||
 			echo "racecheck failed"
+		;;
+	esac
+	case $stage in
+	cpfocus)
+		# shellcheck disable=SC2086
+		run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_CP_FOCUS --reps 5 --top 8 \
+			--tag cpfocus-fp32-4096 --csv "$OUT/landscape-h200-fp32-NN-4096-cpfocus.csv" 2>&1 |
+			tee "$OUT/cpfocus-fp32.log"
+		grep ',ok,' "$OUT/landscape-h200-fp32-NN-4096-cpfocus.csv" | sort -t, -k3 -g | head -8 |
+			cut -d, -f1 > "$B/top-cpfocus.txt"
+		for sh in 4096x4096x4096 8192x8192x8192; do
+			run tune --dtype fp32 --trans NN --shapes $sh --keys "$B/top-cpfocus.txt" --reps 5 \
+				--top 6 --tag cpfocus 2>&1 | tee -a "$OUT/cpfocus-fp32.log"
+		done
 		;;
 	esac
 	case $stage in
