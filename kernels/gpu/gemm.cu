@@ -223,6 +223,34 @@ rk_put(float acc, int m, int n, int M, float alpha, float beta, rk_t *RK_RESTRIC
 #endif
 }
 
+#if RK_DT != 0
+/*
+ * Writes C(m, n) and C(m + 1, n) of a 16-bit C (m in range): one 32-bit store
+ * when PAIR_OK says C's columns are 4-byte aligned and both are in range, else
+ * one element at a time (and always raw to the split-K workspace).
+ */
+RK_INLINE void
+rk_put_pair(float v0, float v1, int m, int n, int M, bool pair_ok, float alpha, float beta,
+	    rk_t *RK_RESTRICT C, rk_i64 ldc, float *RK_RESTRICT W)
+{
+	if (RK_GSU == 1 && pair_ok && m + 1 < M) {
+		unsigned int *p = (unsigned int *)(C + m + n * ldc);
+		v0 *= alpha;
+		v1 *= alpha;
+		if (beta != 0.0f) {
+			unsigned int o = *p;
+			v0 += beta * RK_LD((rk_t)(o & 0xffff));
+			v1 += beta * RK_LD((rk_t)(o >> 16));
+		}
+		*p = (unsigned int)RK_ST(v0) | ((unsigned int)RK_ST(v1) << 16);
+	} else {
+		rk_put(v0, m, n, M, alpha, beta, C, ldc, W);
+		if (m + 1 < M)
+			rk_put(v1, m + 1, n, M, alpha, beta, C, ldc, W);
+	}
+}
+#endif
+
 #if RK_PATH == 0
 /* ---------------------------------------------------------------- FMA path */
 
@@ -1104,24 +1132,10 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 			for (int h = 0; h < 2; h++) {
 				int n = n0 + wp0 + i * 16 + g + h * 8;
 				int m = m0 + wq0 + j * 8 + q;
-				float v0 = acc[i][j][h * 2], v1 = acc[i][j][h * 2 + 1];
 				if (n >= N || m >= M)
 					continue;
-				if (RK_GSU == 1 && pair_ok && m + 1 < M) {
-					unsigned int *p = (unsigned int *)(C + m + n * ldc);
-					v0 *= alpha;
-					v1 *= alpha;
-					if (beta != 0.0f) {
-						unsigned int o = *p;
-						v0 += beta * RK_LD((rk_t)(o & 0xffff));
-						v1 += beta * RK_LD((rk_t)(o >> 16));
-					}
-					*p = (unsigned int)RK_ST(v0) | ((unsigned int)RK_ST(v1) << 16);
-				} else {
-					rk_put(v0, m, n, M, alpha, beta, C, ldc, W);
-					if (m + 1 < M)
-						rk_put(v1, m + 1, n, M, alpha, beta, C, ldc, W);
-				}
+				rk_put_pair(acc[i][j][h * 2], acc[i][j][h * 2 + 1], m, n, M, pair_ok,
+					    alpha, beta, C, ldc, W);
 			}
 }
 
@@ -1419,24 +1433,9 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	for (int i = 0; i < RK_NACC; i += 2) {
 		int n = n0 + wg * 64 + wq * 16 + (lane >> 2) + 8 * ((i >> 1) & 1);
 		int m = m0 + 8 * (i >> 2) + 2 * (lane & 3);
-		float v0 = acc[i], v1 = acc[i + 1];
 		if (n >= N || m >= M)
 			continue;
-		if (RK_GSU == 1 && pair_ok && m + 1 < M) {
-			unsigned int *p = (unsigned int *)(C + m + n * ldc);
-			v0 *= alpha;
-			v1 *= alpha;
-			if (beta != 0.0f) {
-				unsigned int o = *p;
-				v0 += beta * RK_LD((rk_t)(o & 0xffff));
-				v1 += beta * RK_LD((rk_t)(o >> 16));
-			}
-			*p = (unsigned int)RK_ST(v0) | ((unsigned int)RK_ST(v1) << 16);
-		} else {
-			rk_put(v0, m, n, M, alpha, beta, C, ldc, W);
-			if (m + 1 < M)
-				rk_put(v1, m + 1, n, M, alpha, beta, C, ldc, W);
-		}
+		rk_put_pair(acc[i], acc[i + 1], m, n, M, pair_ok, alpha, beta, C, ldc, W);
 	}
 }
 
