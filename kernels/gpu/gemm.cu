@@ -509,34 +509,24 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #endif
 
 /* Whole tile at depth k0 into ra/rb: no bounds tests, no per-vector index arithmetic. */
+/* Operand X's vectors (registers r##x) at depth k0 of a whole tile. */
+#define RK_FETCH_OP(X, x, k0)                                                                      \
+	RK_UNROLL                                                                                  \
+	for (int i = 0; i < RK_##X##_LOADS; i++)                                                   \
+		if (x##_has) {                                                                     \
+			rk_vec<rk_t, RK_VW> v_ = *(const rk_vec<rk_t, RK_VW> *)RK_##X##_AT(k0, i); \
+			RK_UNROLL                                                                  \
+			for (int e = 0; e < RK_VW; e++)                                            \
+				r##x[i][e] = RK_LD(v_.v[e]);                                       \
+		} else {                                                                           \
+			RK_UNROLL                                                                  \
+			for (int e = 0; e < RK_VW; e++)                                            \
+				r##x[i][e] = 0.0f; /* never stored */                              \
+		}
 #define RK_FETCH_FAST(k0)                                                                          \
 	do {                                                                                       \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_A_LOADS; i++)                                               \
-			if (a_has) {                                                               \
-				rk_vec<rk_t, RK_VW> v_ =                                           \
-					*(const rk_vec<rk_t, RK_VW> *)RK_A_AT(k0, i);              \
-				RK_UNROLL                                                          \
-				for (int e = 0; e < RK_VW; e++)                                    \
-					ra[i][e] = RK_LD(v_.v[e]);                                 \
-			} else {                                                                   \
-				RK_UNROLL                                                          \
-				for (int e = 0; e < RK_VW; e++)                                    \
-					ra[i][e] = 0.0f; /* never stored */                        \
-			}                                                                          \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_B_LOADS; i++)                                               \
-			if (b_has) {                                                               \
-				rk_vec<rk_t, RK_VW> v_ =                                           \
-					*(const rk_vec<rk_t, RK_VW> *)RK_B_AT(k0, i);              \
-				RK_UNROLL                                                          \
-				for (int e = 0; e < RK_VW; e++)                                    \
-					rb[i][e] = RK_LD(v_.v[e]);                                 \
-			} else {                                                                   \
-				RK_UNROLL                                                          \
-				for (int e = 0; e < RK_VW; e++)                                    \
-					rb[i][e] = 0.0f; /* never stored */                        \
-			}                                                                          \
+		RK_FETCH_OP(A, a, k0)                                                              \
+		RK_FETCH_OP(B, b, k0)                                                              \
 	} while (0)
 
 /* The k-tile at depth k0 into ra/rb. */
@@ -549,39 +539,28 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	} while (0)
 
 /* ra/rb into LDS buffer BUF at the planned offsets (RK_STASH's layout). */
+/* Operand X's registers r##x into shared memory at S_ (a float pointer). */
+#define RK_STASH_OP(X, x, S_)                                                                      \
+	RK_UNROLL                                                                                  \
+	for (int i = 0; i < RK_##X##_LOADS; i++)                                                   \
+		if (x##_has) {                                                                     \
+			if (RK_##X##_STV) {                                                        \
+				rk_vec<float, RK_##X##_STV ? RK_VW : 1> v_;                        \
+				RK_UNROLL                                                          \
+				for (int e = 0; e < (RK_##X##_STV ? RK_VW : 1); e++)               \
+					v_.v[e] = r##x[i][e];                                      \
+				*(rk_vec<float, RK_##X##_STV ? RK_VW : 1> *)(S_ + i * RK_##X##_SI) = v_; \
+			} else {                                                                   \
+				RK_UNROLL                                                          \
+				for (int e = 0; e < RK_VW; e++)                                    \
+					S_[i * RK_##X##_SI + e * RK_##X##_SE] = r##x[i][e];        \
+			}                                                                          \
+		}
 #define RK_STASH_FAST(buf)                                                                         \
 	do {                                                                                       \
 		float *as_ = &As[buf][0][0] + a_so, *bs_ = &Bs[buf][0][0] + b_so;                  \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_A_LOADS; i++)                                               \
-			if (a_has) {                                                               \
-				if (RK_A_STV) {                                                    \
-					rk_vec<float, RK_A_STV ? RK_VW : 1> v_;                    \
-					RK_UNROLL                                                  \
-					for (int e = 0; e < (RK_A_STV ? RK_VW : 1); e++)           \
-						v_.v[e] = ra[i][e];                                \
-					*(rk_vec<float, RK_A_STV ? RK_VW : 1> *)(as_ + i * RK_A_SI) = v_; \
-				} else {                                                           \
-					RK_UNROLL                                                  \
-					for (int e = 0; e < RK_VW; e++)                            \
-						as_[i * RK_A_SI + e * RK_A_SE] = ra[i][e];         \
-				}                                                                  \
-			}                                                                          \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_B_LOADS; i++)                                               \
-			if (b_has) {                                                               \
-				if (RK_B_STV) {                                                    \
-					rk_vec<float, RK_B_STV ? RK_VW : 1> v_;                    \
-					RK_UNROLL                                                  \
-					for (int e = 0; e < (RK_B_STV ? RK_VW : 1); e++)           \
-						v_.v[e] = rb[i][e];                                \
-					*(rk_vec<float, RK_B_STV ? RK_VW : 1> *)(bs_ + i * RK_B_SI) = v_; \
-				} else {                                                           \
-					RK_UNROLL                                                  \
-					for (int e = 0; e < RK_VW; e++)                            \
-						bs_[i * RK_B_SI + e * RK_B_SE] = rb[i][e];         \
-				}                                                                  \
-			}                                                                          \
+		RK_STASH_OP(A, a, as_)                                                             \
+		RK_STASH_OP(B, b, bs_)                                                             \
 	} while (0)
 #if RK_PLAN
 #define RK_PUT(buf) RK_STASH_FAST(buf)
@@ -817,6 +796,8 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 }
 #undef RK_FETCH
 #undef RK_FETCH_FAST
+#undef RK_FETCH_OP
+#undef RK_STASH_OP
 #undef RK_A_AT
 #undef RK_B_AT
 #undef RK_LOAD
