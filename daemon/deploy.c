@@ -799,13 +799,17 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		pr.step = "backup";
 		if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
 			return ROCMD_ECANCELED;
-		if (!had || (req->flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
+		/* With a backup made before, MANUAL_BACKUP still writes the manual
+		 * names if a deploy that made the backup could not (they were in use). */
+		if (!had || (req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_MANUAL_BACKUP))) {
 			if ((rc = rocmd_deploy_backup(req->state_dir, &tg, req->flags, &bi, why,
 			                              whylen)) < 0)
 				return rc;
-			res->backup_made = 1;
-			res->backup_adopted = bi.adopted;
-			res->backup_retired = bi.retired;
+			if (!had || bi.retired) {
+				res->backup_made = 1;
+				res->backup_adopted = bi.adopted;
+				res->backup_retired = bi.retired;
+			}
 		}
 	}
 	if ((t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,

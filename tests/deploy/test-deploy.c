@@ -1292,6 +1292,27 @@ test_manual_backup(void **state)
 	assert_tree(manual, f.orig_tree);
 	fx_free(&f);
 
+	/* The manual names could not be written on the first deploy (on Windows a
+	 * folder in use; here bin/rocblas_backup is a file in the way), after the
+	 * state backup was made: the deploy fails and changes nothing, and the
+	 * next one, once the way is clear, still writes them. */
+	fx_build(&f, 1);
+	xsnprintf(p, sizeof(p), "%s/bin/rocblas_backup", f.root);
+	write_file(p, "in the way\n");
+	assert_true(deploy(&f, &f.a, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)) < 0);
+	assert_false(res.committed);
+	assert_tree(f.lib, f.orig_tree);
+	assert_int_equal(remove(p), 0);
+	assert_int_equal(deploy(&f, &f.a, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)),
+	                 0);
+	xsnprintf(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f.root);
+	xsnprintf(manual_bin, sizeof(manual_bin), "%s/bin/rocblas_backup.dll", f.root);
+	assert_tree(manual, f.orig_tree);
+	file_hash(manual_bin, h);
+	assert_string_equal(h, f.orig_bin);
+	assert_backup_intact(&f);
+	fx_free(&f);
+
 	/* Adoption: the user renamed the originals by hand and copied a
 	 * community build in; the backup is made from rocblas_backup. */
 	fx_build(&f, 1);
