@@ -1269,27 +1269,36 @@ test_refusals(void **state)
 	fx_free(&f);
 }
 
+/* bin\rocblas_backup\library and bin\rocblas_backup.dll hold the originals. */
+static void
+assert_manual_names(const struct fx *f)
+{
+	char manual[1000], manual_bin[1000], h[ROCMD_SHA256_HEX];
+
+	xsnprintf(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f->root);
+	xsnprintf(manual_bin, sizeof(manual_bin), "%s/bin/rocblas_backup.dll", f->root);
+	assert_tree(manual, f->orig_tree);
+	file_hash(manual_bin, h);
+	assert_string_equal(h, f->orig_bin);
+}
+
 static void
 test_manual_backup(void **state)
 {
 	struct fx f;
 	struct rocmd_deploy_result res;
-	char why[512], p[4000], manual[1000], manual_bin[1000], h[ROCMD_SHA256_HEX];
+	char why[512], p[4000], manual[1000];
 
 	(void)state;
 	/* MANUAL_BACKUP writes bin\rocblas_backup\library and rocblas_backup.dll. */
 	fx_build(&f, 1);
 	assert_int_equal(deploy(&f, &f.a, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)),
 	                 0);
-	xsnprintf(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f.root);
-	xsnprintf(manual_bin, sizeof(manual_bin), "%s/bin/rocblas_backup.dll", f.root);
-	assert_tree(manual, f.orig_tree);
-	file_hash(manual_bin, h);
-	assert_string_equal(h, f.orig_bin);
+	assert_manual_names(&f);
 	/* Never overwritten by a later deploy. */
 	assert_int_equal(deploy(&f, &f.b, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)),
 	                 0);
-	assert_tree(manual, f.orig_tree);
+	assert_manual_names(&f);
 	fx_free(&f);
 
 	/* The manual names could not be written on the first deploy (on Windows a
@@ -1305,11 +1314,7 @@ test_manual_backup(void **state)
 	assert_int_equal(remove(p), 0);
 	assert_int_equal(deploy(&f, &f.a, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)),
 	                 0);
-	xsnprintf(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f.root);
-	xsnprintf(manual_bin, sizeof(manual_bin), "%s/bin/rocblas_backup.dll", f.root);
-	assert_tree(manual, f.orig_tree);
-	file_hash(manual_bin, h);
-	assert_string_equal(h, f.orig_bin);
+	assert_manual_names(&f);
 	assert_backup_intact(&f);
 	fx_free(&f);
 
