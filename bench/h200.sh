@@ -35,7 +35,7 @@
 #            racecheck on its best point at an odd shape
 # cpfocus:   every cp.async point around run 18's winner tile (256x128x16, both thread
 #            tiles, STAGES 2-4, LDSPAD, PLR, WL, MINB, GROUP 4/8/16), CSV, then its 8 best at
-#            4096^3 and 8192^3
+#            4096^3 and 8192^3, and compute-sanitizer racecheck and memcheck on the best
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
 #            M >= 128 from the FMA space, geometric means over the best per shape
 set -eu
@@ -322,6 +322,16 @@ for stage in "$@"; do
 		for sh in 4096x4096x4096 8192x8192x8192; do
 			run tune --dtype fp32 --trans NN --shapes $sh --keys "$B/top-cpfocus.txt" --reps 5 \
 				--top 6 --tag cpfocus 2>&1 | tee -a "$OUT/cpfocus-fp32.log"
+		done
+		# The best point under compute-sanitizer at an odd shape (edge tiles included),
+		# whole output kept (run 18's filtered racecheck printed nothing).
+		head -1 "$B/top-cpfocus.txt" > "$B/cpfocus-best.txt"
+		for tool in racecheck memcheck; do
+			timeout 240 compute-sanitizer --tool $tool "$G" tune --dtype fp32 --trans NN \
+				--shapes 520x264x136 --keys "$B/cpfocus-best.txt" --no-default 1 --reps 1 \
+				--top 1 --threads 4 > "$OUT/sanitizer-$tool.log" 2>&1
+			echo "compute-sanitizer $tool: exit $?"
+			tail -3 "$OUT/sanitizer-$tool.log"
 		done
 		;;
 	esac
