@@ -77,6 +77,7 @@ struct cuda_api {
 	CUresult (*cuModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
 	CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
 	CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+	CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
 	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
 	                           unsigned, unsigned, CUstream, void **, void **);
 	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
@@ -121,6 +122,8 @@ struct backend_ctx {
 	size_t source_len;
 	CUdeviceptr ws; /* split-K workspace */
 	size_t ws_bytes;
+	CUdeviceptr skws; /* stream-K workspace: counters kept at zero, then slots */
+	size_t skws_bytes;
 	struct space_cache spaces[GEMM_DTYPE_COUNT * 8];
 };
 
@@ -129,6 +132,8 @@ struct backend_module {
 	CUfunction gemm, reduce;
 	unsigned threads, smem, mt0, mt1;
 	int gsu;
+	unsigned sk, du; /* stream-K; depth per k-tile */
+	int resident;    /* blocks the device holds at once (stream-K's grid) */
 };
 
 struct backend_event {
@@ -235,6 +240,8 @@ api_load(struct cuda_api *api, int driver, char *why, size_t whylen)
 	LOAD(libcuda, cuModuleGetGlobal, "cuModuleGetGlobal_v2", NULL);
 	LOAD(libcuda, cuFuncGetAttribute, "cuFuncGetAttribute", NULL);
 	LOAD(libcuda, cuFuncSetAttribute, "cuFuncSetAttribute", NULL);
+	LOAD(libcuda, cuOccupancyMaxActiveBlocksPerMultiprocessor,
+	     "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL);
 	LOAD(libcuda, cuLaunchKernel, "cuLaunchKernel", NULL);
 	LOAD(libcuda, cuMemAlloc, "cuMemAlloc_v2", NULL);
 	LOAD(libcuda, cuMemFree, "cuMemFree_v2", NULL);
@@ -505,6 +512,8 @@ cuda_close(struct backend_ctx *ctx)
 		return;
 	if (ctx->ws != 0)
 		ctx->api.cuMemFree(ctx->ws);
+	if (ctx->skws != 0)
+		ctx->api.cuMemFree(ctx->skws);
 	if (ctx->cu != NULL)
 		ctx->api.cuDevicePrimaryCtxRelease(ctx->dev);
 	api_unload(&ctx->api);
@@ -537,6 +546,7 @@ enum {
 	P_WL,
 	P_MINB,
 	P_GV,
+	P_SK,
 	P_COUNT
 };
 
@@ -576,6 +586,8 @@ static const struct space_def cuda_space_template = {
             PV("WL", 0, 0, 1),
             PV("MINB", 0, 1, 2),
             PV("GV", 0, 0, 1),
+            /* added after keys were first stored: a key without it means SK 0 */
+            {.name = "SK", .nvalues = 2, .values = {0, 1}, .dflt = 0, .absent_ok = 1},
         },
     .check = cuda_check,
 };
@@ -620,6 +632,8 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 	int64_t esz = v[P_DT] == 0 ? 4 : 2, threads, regs, smem = backend_cuda_smem_bytes(v);
 
 	RULE(v[P_MT0] < 4 && !v[P_GV], "MT0 1 and 2 are for the GEMV path (GV 1)");
+	RULE(v[P_SK] && (v[P_MC] || v[P_GV]), "stream-K (SK 1) is the FMA path's");
+	RULE(v[P_SK] && v[P_GSU] > 1, "stream-K (SK 1) already splits K: GSU 1");
 	if (v[P_GV]) {
 		int64_t ab = v[P_MT0] + v[P_TT1];
 
@@ -718,7 +732,8 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 			     "PGR 2: the copies do not tile the threads");
 		}
 		regs = tt0 * tt1 + (tt0 + tt1) * (1 + (v[P_PLR] != 0)) +
-		       (v[P_PGR] == 1 ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) + 24;
+		       (v[P_PGR] == 1 ? (v[P_MT0] + v[P_MT1]) * v[P_DU] / threads : 0) + 24 +
+		       8 * v[P_SK];
 	}
 	RULE(regs > 255, "about %" PRId64 " registers per thread", regs);
 	RULE(v[P_MINB] > 1 && regs * threads * v[P_MINB] > 65536,
@@ -827,6 +842,8 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	gv = !mc && p->m <= 8 && p->tb == GEMM_N;
 	fix_value(&sp[P_MC], wg ? 2 : mc);
 	fix_value(&sp[P_GV], gv);
+	/* Stream-K: a choice of the FMA space where it was measured (below). */
+	fix_value(&sp[P_SK], 0);
 	keep_values(&sp[P_GROUP], group, 2, 1);
 	if (gv) {
 		int64_t rows = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : 8;
@@ -888,6 +905,11 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 		else
 			keep_values(&sp[P_PGR], fma_pgr, 2, 1);
 		if (matrix_cores == 2 && p->m >= 256 && p->n >= 512) {
+			/* sm_90, problems of many tiles: stream-K balances the last wave
+			 * (and splits K where the tiles are fewer than the SMs), so it
+			 * replaces split-K here and the space stays enumerable. */
+			sp[P_SK] = cuda_space_template.params[P_SK];
+			fix_value(&sp[P_GSU], 1);
 			/* sm_90: the H200's fp32 4096^3 winner (run 18; bench/h200.sh cp32):
 			 * cp.async in 2 stages. */
 			set_dflt(&sp[P_MT0], 256);
@@ -1049,8 +1071,8 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 	struct backend_module *m;
 	CUdeviceptr info = 0;
 	size_t isz = 0;
-	unsigned iv[4];
-	int r;
+	unsigned iv[6] = {0};
+	int r, per_sm = 0;
 
 	*out = NULL;
 	m = calloc(1, sizeof(*m));
@@ -1065,7 +1087,7 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 	if ((r = a->cuModuleGetFunction(&m->gemm, m->mod, "rk_gemm")) != 0 ||
 	    (r = a->cuModuleGetFunction(&m->reduce, m->mod, "rk_gemm_reduce")) != 0 ||
 	    (r = a->cuModuleGetGlobal(&info, &isz, m->mod, "rk_gemm_info")) != 0 ||
-	    (r = a->cuMemcpyDtoH(iv, info, sizeof(iv))) != 0) {
+	    (r = a->cuMemcpyDtoH(iv, info, isz < sizeof(iv) ? isz : sizeof(iv))) != 0) {
 		r = cu_fail(ctx, r, "module lookup", log, loglen);
 		goto fail;
 	}
@@ -1073,6 +1095,8 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 	m->smem = iv[1];
 	m->mt0 = iv[2];
 	m->mt1 = iv[3];
+	m->sk = iv[4];
+	m->du = iv[5];
 	m->gsu = gsu > 0 ? gsu : 1;
 	if (m->smem > (unsigned)ctx->smem_optin) {
 		snprintf(log, loglen, "needs %u bytes of shared memory, the device has %d", m->smem,
@@ -1085,6 +1109,13 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 		r = cu_fail(ctx, r, "cuFuncSetAttribute", log, loglen);
 		goto fail;
 	}
+	/* Stream-K's grid: as many blocks as the device holds at once (1 per SM if unknown). */
+	if (a->cuOccupancyMaxActiveBlocksPerMultiprocessor == NULL ||
+	    a->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, m->gemm, (int)m->threads,
+	                                                   m->smem) != 0 ||
+	    per_sm < 1)
+		per_sm = 1;
+	m->resident = per_sm * (ctx->info.compute_units > 0 ? ctx->info.compute_units : 1);
 	*out = m;
 	return 0;
 fail:
@@ -1185,6 +1216,42 @@ cuda_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *ker
 	return 0;
 }
 
+/*
+ * Stream-K: the grid (blocks per batch) and the workspace, grown as needed with
+ * its counters zeroed (the kernel leaves them so after every launch).
+ */
+static int
+cuda_sk_prepare(struct backend_ctx *ctx, struct backend_module *mod, const struct gemm_problem *p,
+                uint64_t tiles, struct backend_launch *l, CUdeviceptr *W)
+{
+	unsigned g = backend_sk_grid(tiles, p->k, (int)mod->du, p->batch, mod->resident);
+	size_t need = backend_sk_ws_bytes(g, p->batch, mod->mt0, mod->mt1);
+
+	if (need > ctx->skws_bytes) {
+		size_t zb = BACKEND_SK_COUNTERS * sizeof(unsigned);
+		void *zero = calloc(1, zb);
+
+		if (ctx->skws != 0)
+			ctx->api.cuMemFree(ctx->skws);
+		ctx->skws = 0;
+		ctx->skws_bytes = 0;
+		if (zero == NULL || ctx->api.cuMemAlloc(&ctx->skws, need) != 0) {
+			free(zero);
+			ctx->skws = 0;
+			return ROCMD_ENOMEM;
+		}
+		if (ctx->api.cuMemcpyHtoD(ctx->skws, zero, zb) != 0) {
+			free(zero);
+			return ROCMD_EIO;
+		}
+		free(zero);
+		ctx->skws_bytes = need;
+	}
+	*W = ctx->skws;
+	l->grid[0] = g;
+	return 0;
+}
+
 static int
 cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
           const struct gemm_problem *p, const struct gemm_bufs *bufs)
@@ -1230,6 +1297,8 @@ cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune
 	l.shared_mem = mod->smem;
 	l.args = args;
 	l.nargs = 15;
+	if (mod->sk && (r = cuda_sk_prepare(ctx, mod, p, tiles, &l, &W)) < 0)
+		return r;
 	if ((r = cuda_launch(ctx, mod, "rk_gemm", &l)) < 0)
 		return r;
 	if (mod->gsu > 1) {

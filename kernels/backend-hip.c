@@ -69,6 +69,9 @@ struct hip_api {
 	hipError_t (*hipEventSynchronize)(hipEvent_t);
 	hipError_t (*hipEventElapsedTime)(float *, hipEvent_t, hipEvent_t);
 	hipError_t (*hipDeviceSynchronize)(void);
+	/* optional: stream-K's grid falls back to one block per CU without it */
+	hipError_t (*hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(int *, hipFunction_t, int,
+	                                                                 size_t);
 };
 
 struct backend_ctx {
@@ -77,8 +80,10 @@ struct backend_ctx {
 	char rtc_path[512]; /* hiprtc for the child: a file name or the HIP library itself */
 	char *source;
 	size_t source_len;
-	void *ws;
+	void *ws; /* split-K workspace */
 	size_t ws_bytes;
+	void *skws; /* stream-K workspace: counters kept at zero, then slots */
+	size_t skws_bytes;
 	struct space_def spaces[GEMM_DTYPE_COUNT * 4];
 	int nspaces;
 };
@@ -88,6 +93,8 @@ struct backend_module {
 	hipFunction_t gemm, reduce;
 	unsigned threads, smem, mt0, mt1;
 	int gsu;
+	unsigned sk, du; /* stream-K; depth per k-tile */
+	int resident;    /* blocks the device holds at once (stream-K's grid) */
 	struct codeobj_kernel ki;
 	int have_ki;
 };
@@ -168,6 +175,8 @@ api_load(struct hip_api *a, char *rtc_path, size_t rtclen, char *why, size_t why
 	LOAD(hipEventSynchronize, "hipEventSynchronize");
 	LOAD(hipEventElapsedTime, "hipEventElapsedTime");
 	LOAD(hipDeviceSynchronize, "hipDeviceSynchronize");
+	*(void **)&a->hipModuleOccupancyMaxActiveBlocksPerMultiprocessor =
+	    dlsym(a->lib, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
 	if (missing) {
 		snprintf(why, whylen, "not available: %s lacks a needed entry point", libpath);
 		return ROCMD_EUNSUPPORTED;
@@ -326,6 +335,8 @@ hip_close(struct backend_ctx *ctx)
 		return;
 	if (ctx->ws != NULL)
 		ctx->api.hipFree(ctx->ws);
+	if (ctx->skws != NULL)
+		ctx->api.hipFree(ctx->skws);
 	api_unload(&ctx->api);
 	free(ctx->source);
 	free(ctx);
@@ -564,8 +575,8 @@ hip_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *co
 	hipDeviceptr_t info = NULL;
 	size_t isz = 0, codelen = 0;
 	char *code = NULL, *text, why[128];
-	unsigned iv[4];
-	int r, k;
+	unsigned iv[6] = {0};
+	int r, k, per_sm = 0;
 
 	*out = NULL;
 	text = malloc(len + 1);
@@ -599,7 +610,7 @@ hip_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *co
 	if (a->hipModuleGetFunction(&m->gemm, m->mod, "rk_gemm") != 0 ||
 	    a->hipModuleGetFunction(&m->reduce, m->mod, "rk_gemm_reduce") != 0 ||
 	    a->hipModuleGetGlobal(&info, &isz, m->mod, "rk_gemm_info") != 0 ||
-	    a->hipMemcpyDtoH(iv, info, sizeof(iv)) != 0) {
+	    a->hipMemcpyDtoH(iv, info, isz < sizeof(iv) ? isz : sizeof(iv)) != 0) {
 		snprintf(log, loglen, "kernel lookup failed in the code object");
 		a->hipModuleUnload(m->mod);
 		free(m);
@@ -609,7 +620,15 @@ hip_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *co
 	m->smem = iv[1];
 	m->mt0 = iv[2];
 	m->mt1 = iv[3];
+	m->sk = iv[4];
+	m->du = iv[5];
 	m->gsu = defines_gsu(defines, ndefines);
+	if (a->hipModuleOccupancyMaxActiveBlocksPerMultiprocessor == NULL ||
+	    a->hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, m->gemm, (int)m->threads,
+	                                                          m->smem) != 0 ||
+	    per_sm < 1)
+		per_sm = 1;
+	m->resident = per_sm * (ctx->info.compute_units > 0 ? ctx->info.compute_units : 1);
 	*out = m;
 	return 0;
 }
@@ -679,6 +698,42 @@ hip_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kern
 	           : 0;
 }
 
+/*
+ * Stream-K: the grid (blocks per batch) and the workspace, grown as needed with
+ * its counters zeroed (the kernel leaves them so after every launch).
+ */
+static int
+hip_sk_prepare(struct backend_ctx *ctx, struct backend_module *mod, const struct gemm_problem *p,
+               uint64_t tiles, struct backend_launch *l, void **W)
+{
+	unsigned g = backend_sk_grid(tiles, p->k, (int)mod->du, p->batch, mod->resident);
+	size_t need = backend_sk_ws_bytes(g, p->batch, mod->mt0, mod->mt1);
+
+	if (need > ctx->skws_bytes) {
+		size_t zb = BACKEND_SK_COUNTERS * sizeof(unsigned);
+		void *zero = calloc(1, zb);
+
+		if (ctx->skws != NULL)
+			ctx->api.hipFree(ctx->skws);
+		ctx->skws = NULL;
+		ctx->skws_bytes = 0;
+		if (zero == NULL || ctx->api.hipMalloc(&ctx->skws, need) != 0) {
+			free(zero);
+			ctx->skws = NULL;
+			return ROCMD_ENOMEM;
+		}
+		if (ctx->api.hipMemcpyHtoD(ctx->skws, zero, zb) != 0) {
+			free(zero);
+			return ROCMD_EIO;
+		}
+		free(zero);
+		ctx->skws_bytes = need;
+	}
+	*W = ctx->skws;
+	l->grid[0] = g;
+	return 0;
+}
+
 static int
 hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
          const struct gemm_problem *p, const struct gemm_bufs *bufs)
@@ -725,6 +780,8 @@ hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_
 	l.shared_mem = mod->smem;
 	l.args = args;
 	l.nargs = 15;
+	if (mod->sk && (r = hip_sk_prepare(ctx, mod, p, tiles, &l, &W)) < 0)
+		return r;
 	if ((r = hip_launch(ctx, mod, "rk_gemm", &l)) < 0 || mod->gsu == 1)
 		return r;
 	{

@@ -181,4 +181,33 @@ int backend_compile_cached(struct backend_cache *cache, const char *src, size_t 
 void backend_cache_clear(struct backend_cache *cache);
 void backend_cache_free(struct backend_cache *cache);
 
+/*
+ * Stream-K (SK 1, kernels/gpu/gemm.cu): the workspace starts with
+ * BACKEND_SK_COUNTERS counters, zeroed when it is allocated (every launch
+ * leaves them at zero), then 2 tile slots per block of each batch.
+ * backend_sk_grid: blocks per batch, from RESIDENT (blocks the device holds at
+ * once, shared by the batch) and never more than the k-tiles there are, nor
+ * than the counters allow. backend_sk_ws_bytes: the workspace that grid needs.
+ */
+#define BACKEND_SK_COUNTERS 131072
+
+static inline unsigned
+backend_sk_grid(uint64_t tiles, int64_t k, int du, int64_t batch, int64_t resident)
+{
+	uint64_t ipt = k > 0 && du > 0 ? (uint64_t)((k + du - 1) / du) : 1;
+	uint64_t g = batch > 0 && resident > batch ? (uint64_t)(resident / batch) : 1;
+
+	if (g > tiles * ipt)
+		g = tiles * ipt;
+	if (batch > 0 && g * (uint64_t)batch > BACKEND_SK_COUNTERS / 2)
+		g = BACKEND_SK_COUNTERS / 2 / (uint64_t)batch;
+	return g > 0 ? (unsigned)g : 1;
+}
+
+static inline size_t
+backend_sk_ws_bytes(unsigned grid, int64_t batch, unsigned mt0, unsigned mt1)
+{
+	return (BACKEND_SK_COUNTERS + 2 * (size_t)grid * (size_t)batch * mt0 * mt1) * sizeof(float);
+}
+
 #endif

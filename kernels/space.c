@@ -435,9 +435,20 @@ space_key_parse(const struct space_def *s, const char *key, struct space_point *
 		seen[pi] = 1;
 		p = *end == ';' ? end + 1 : end;
 	}
-	for (i = 0; i < s->nparams; i++)
-		if (!seen[i])
+	for (i = 0; i < s->nparams; i++) {
+		const struct space_param *sp = &s->params[i];
+		int vi;
+
+		if (seen[i])
+			continue;
+		if (!sp->absent_ok)
 			return ROCMD_EINVAL;
+		for (vi = 0; vi < sp->nvalues && sp->values[vi] != sp->absent_value; vi++)
+			;
+		if (vi == sp->nvalues)
+			return ROCMD_EINVAL;
+		pt->idx[i] = (uint8_t)vi;
+	}
 	return 0;
 }
 

@@ -42,6 +42,10 @@ struct space_param {
 	int nvalues;
 	int64_t values[SPACE_MAX_VALUES]; /* ordered: adjacent values are neighbours */
 	int dflt;			  /* index of the default value */
+	/* A parameter added after keys were stored: a key that leaves it out means
+	 * absent_value (absent_ok 1); otherwise every key names every parameter. */
+	int absent_ok;
+	int64_t absent_value;
 };
 
 /* One point: a value index per parameter. */

@@ -38,6 +38,7 @@ for a in $ARCHS; do
 	echo "$a fma-fp32 -DRK_DT=0 $FMA"
 	echo "$a fma-fp16 -DRK_DT=1 $FMA"
 	echo "$a fma-bf16 -DRK_DT=2 $FMA"
+	echo "$a fma-sk-fp32 -DRK_DT=0 -DRK_SK=1 $FMA"
 	echo "$a gemv-fp32 -DRK_DT=0 -DRK_TA=1 $GEMV"
 	case $a in
 	gfx11*)

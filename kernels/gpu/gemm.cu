@@ -126,8 +126,15 @@
 #ifndef RK_WL
 #define RK_WL 0
 #endif
+#ifndef RK_SK
+#define RK_SK 0
+#endif
 #ifndef RK_MINB
 #define RK_MINB 1
+#endif
+
+#if RK_SK && (RK_PATH != 0 || RK_GSU != 1)
+#error "SK 1 (stream-K) is the FMA path's (MC 0, GV 0), without split-K (GSU 1)"
 #endif
 
 #if RK_DT == 0
@@ -158,16 +165,24 @@ typedef unsigned short rk_t;
 #define RK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RK_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/*
+ * What the launcher reads from a compiled kernel: threads per block, bytes of
+ * dynamic shared memory, the macro tile, stream-K, the depth per k-tile.
+ */
+#define RK_INFO(nt, smem)                                                                          \
+	RK_EXTERN_C __device__ unsigned int rk_gemm_info[6] = {nt, smem, RK_MT0, RK_MT1, RK_SK, RK_DU}
+/* Stream-K's counters at the head of its workspace (BACKEND_SK_COUNTERS, backend.h). */
+#define RK_SK_COUNTERS 131072
+
 template <typename T, int N> struct alignas(sizeof(T) * N) rk_vec {
 	T v[N];
 };
 
-/* Which tile of C this block computes, with M-tiles grouped in bands of RK_GROUP. */
+/* Where tile BID of C lies (in tiles), with M-tiles grouped in bands of RK_GROUP. */
 RK_INLINE void
-rk_tile_coords(int M, int N, int *tm, int *tn)
+rk_tile_coords(int M, int N, int bid, int *tm, int *tn)
 {
 	int tiles_m = RK_CDIV(M, RK_MT0);
-	int bid = RK_BID_X();
 #if RK_GROUP > 1
 	int tiles_n = RK_CDIV(N, RK_MT1);
 	int band = RK_GROUP * tiles_n;
@@ -304,13 +319,114 @@ rk_ldg(float *dst, const rk_t *RK_RESTRICT p, bool full, bool row_ok, int contig
 static_assert(RK_DT == 0, "PGR 2 copies fp32 as it is (no conversion on the way)");
 static_assert(RK_STAGES >= 2, "PGR 2 needs two stages or more");
 #endif
+#if RK_SK
+/*
+ * Stream-K (SK 1): a persistent grid of G blocks per batch, as many as the
+ * device holds at once, shares the tiles so that none idles in a last, partial
+ * wave. The tiles that fill whole waves go one per block, in turn (tiles q,
+ * q + G, ...); the rest, the remainder plus one wave (all tiles when there are
+ * fewer than G), are cut along K: their k-tiles, tile after tile, are split into
+ * G equal ranges, block q taking [b_q, b_{q+1}) with b_q = floor(q * total / G).
+ * A range thus covers at most two tiles partly. A block that computes part of a
+ * tile writes its partial sums to its own workspace slot (2q for the first
+ * segment of its range, 2q + 1 for the last), then counts itself on the tile's
+ * counter; the block that arrives last adds up every slot of the tile in block
+ * order (so the sum does not depend on timing), writes C and resets the counter
+ * for the next launch. No block waits for another, so the grid needs no
+ * co-residency. The launcher sizes G (at most the k-tiles to share, and G times
+ * the batch at most RK_SK_COUNTERS / 2), gives the workspace and zeroes its
+ * counters once, when it allocates them; every launch leaves them at zero.
+ *
+ * Workspace: RK_SK_COUNTERS counters (2G per batch, one per shared tile, fewer
+ * than 2G used), then 2G slots of MT0 x MT1 floats per batch.
+ */
+struct rk_sk {
+	int G, q, dp; /* blocks, this block, whole tiles before the shared ones */
+	int ipt;      /* k-tiles per tile */
+	rk_i64 total; /* k-tiles shared */
+};
+
+RK_INLINE void
+rk_sk_init(rk_sk *s, int tiles, int K)
+{
+	int G = RK_GRID_X(), sk = tiles % G == 0 ? 0 : tiles < G ? tiles : tiles % G + G;
+
+	s->G = G;
+	s->q = RK_BID_X();
+	s->dp = tiles - sk;
+	s->ipt = RK_MAX(1, RK_CDIV(K, RK_DU));
+	s->total = (rk_i64)sk * s->ipt;
+}
+
+/* The first shared k-tile of block Q's range. */
+RK_INLINE rk_i64
+rk_sk_begin(const rk_sk *s, int q)
+{
+	return (rk_i64)q * s->total / s->G;
+}
+
+/* The block whose range holds shared k-tile G_ (the last one when ranges are empty). */
+RK_INLINE int
+rk_sk_block(const rk_sk *s, rk_i64 g)
+{
+	return (int)(((g + 1) * s->G - 1) / s->total);
+}
+
+/*
+ * Partial sums ACC of shared tile TILE (its first k-tile TS) meet here: true
+ * for the block that arrives last, with the tile's whole sum in ACC.
+ */
+RK_INLINE bool
+rk_sk_meet(float (&acc)[RK_TT0][RK_TT1], const rk_sk *s, int tile, rk_i64 ts,
+	   float *RK_RESTRICT W, int tid)
+{
+	__shared__ int rk_sk_last;
+	const rk_i64 slot = (rk_i64)RK_MT0 * RK_MT1;
+	unsigned int *cnt = (unsigned int *)W + 2 * s->G * RK_BID_Z() + tile;
+	int lo = rk_sk_block(s, ts), hi = rk_sk_block(s, ts + s->ipt - 1);
+	W += RK_SK_COUNTERS + 2 * s->G * RK_BID_Z() * slot;
+	float *mine = W + (2 * s->q + (rk_sk_begin(s, s->q) < ts)) * slot + tid;
+
+	RK_UNROLL
+	for (int i = 0; i < RK_TT0; i++)
+		RK_UNROLL
+		for (int j = 0; j < RK_TT1; j++)
+			mine[(i * RK_TT1 + j) * RK_NT] = acc[i][j];
+	RK_FENCE_DEVICE();
+	RK_SYNC();
+	if (tid == 0)
+		rk_sk_last = rk_atomic_add_u32(cnt, 1u) == (unsigned int)(hi - lo);
+	RK_SYNC();
+	if (!rk_sk_last)
+		return false;
+	RK_FENCE_DEVICE();
+	/* -0 + x is x for every x: the sum is exactly the slots' sum in block order. */
+	RK_UNROLL
+	for (int i = 0; i < RK_TT0; i++)
+		RK_UNROLL
+		for (int j = 0; j < RK_TT1; j++)
+			acc[i][j] = -0.0f;
+	for (int p = lo; p <= hi; p++) {
+		const float *part = W + (2 * p + (rk_sk_begin(s, p) < ts)) * slot + tid;
+
+		RK_UNROLL
+		for (int i = 0; i < RK_TT0; i++)
+			RK_UNROLL
+			for (int j = 0; j < RK_TT1; j++)
+				acc[i][j] += rk_ld_l2(part + (i * RK_TT1 + j) * RK_NT);
+	}
+	if (tid == 0)
+		*cnt = 0;
+	return true;
+}
+#endif
+
 /* Dynamic shared memory only for PGR 2's stages (which may pass 48 KiB). */
-RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, RK_PGR == 2 ? RK_SMEM_BYTES : 0,
-						       RK_MT0, RK_MT1};
+RK_INFO(RK_NT, RK_PGR == 2 ? RK_SMEM_BYTES : 0);
 
 RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT, RK_MINB)
-rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda, rk_i64 sa,
-	const rk_t *RK_RESTRICT B, rk_i64 ldb, rk_i64 sb, float beta, rk_t *RK_RESTRICT C,
+rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT Ag, rk_i64 lda, rk_i64 sa,
+	const rk_t *RK_RESTRICT Bg, rk_i64 ldb, rk_i64 sb, float beta, rk_t *RK_RESTRICT Cg,
 	rk_i64 ldc, rk_i64 sc, float *RK_RESTRICT W)
 {
 #if RK_PGR == 2
@@ -337,145 +453,171 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #else
 	int t0 = tid % RK_WG0, t1 = tid / RK_WG0;
 #endif
-	int tm, tn, kb, ke;
-	int z = RK_BID_Z();
-	int batch = z / RK_GSU;
-
-	rk_tile_coords(M, N, &tm, &tn);
-	rk_k_range(K, z % RK_GSU, &kb, &ke);
-	int m0 = tm * RK_MT0, n0 = tn * RK_MT1;
-	A += batch * sa;
-	B += batch * sb;
-	C += batch * sc;
-	if (RK_GSU > 1)
-		W += (rk_i64)z * M * N;
+	const int z = RK_BID_Z(), batch = z / RK_GSU;
+#if RK_SK
+	/* This block's work: its whole tiles, then its range of shared k-tiles. */
+	rk_sk sk;
+	rk_sk_init(&sk, RK_CDIV(M, RK_MT0) * RK_CDIV(N, RK_MT1), K);
+	const rk_i64 g_end = rk_sk_begin(&sk, sk.q + 1);
+	rk_i64 g = rk_sk_begin(&sk, sk.q);
+	for (int w = 0;; w++) {
+		int u = sk.q + w * sk.G, kb = 0, ke = K;
+		rk_i64 ts = 0;
+		bool part = false;
+		if (u >= sk.dp) {
+			if (g >= g_end)
+				break;
+			int i0, i1;
+			u = sk.dp + (int)(g / sk.ipt);
+			ts = (rk_i64)(u - sk.dp) * sk.ipt;
+			i0 = (int)(g - ts);
+			i1 = (int)RK_MIN((rk_i64)sk.ipt, g_end - ts);
+			kb = i0 * RK_DU;
+			ke = RK_MIN(K, i1 * RK_DU);
+			part = i0 > 0 || i1 < sk.ipt;
+			g = ts + i1;
+		}
+		if (w > 0)
+			RK_SYNC(); /* every thread is done with the last work's shared memory */
+#else
+	{
+		int u = RK_BID_X(), kb, ke;
+		rk_k_range(K, z % RK_GSU, &kb, &ke);
+#endif
+		int tm, tn;
+		rk_tile_coords(M, N, u, &tm, &tn);
+		const int m0 = tm * RK_MT0, n0 = tn * RK_MT1;
+		const rk_t *RK_RESTRICT A = Ag + batch * sa;
+		const rk_t *RK_RESTRICT B = Bg + batch * sb;
+		rk_t *RK_RESTRICT C = Cg + batch * sc;
+		float *RK_RESTRICT Wp = RK_GSU > 1 ? W + (rk_i64)z * M * N : W;
 #if RK_PGR != 2
-	bool a_al = (lda % RK_VW) == 0 && ((rk_u64)A % (sizeof(rk_t) * RK_VW)) == 0;
-	bool b_al = (ldb % RK_VW) == 0 && ((rk_u64)B % (sizeof(rk_t) * RK_VW)) == 0;
+		bool a_al = (lda % RK_VW) == 0 && ((rk_u64)A % (sizeof(rk_t) * RK_VW)) == 0;
+		bool b_al = (ldb % RK_VW) == 0 && ((rk_u64)B % (sizeof(rk_t) * RK_VW)) == 0;
 #endif
 
-	RK_UNROLL
-	for (int i = 0; i < RK_TT0; i++)
 		RK_UNROLL
-		for (int j = 0; j < RK_TT1; j++)
-			acc[i][j] = 0.0f;
+		for (int i = 0; i < RK_TT0; i++)
+			RK_UNROLL
+			for (int j = 0; j < RK_TT1; j++)
+				acc[i][j] = 0.0f;
 
-/* Global tile at depth k0 into the registers ra/rb. */
+	/* Global tile at depth k0 into the registers ra/rb. */
 #define RK_FETCH(k0)                                                                               \
-	do {                                                                                       \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_A_LOADS; i++) {                                             \
-			int idx = tid + i * RK_NT;                                                 \
-			int c = (idx % RK_A_VPR) * RK_VW, r = idx / RK_A_VPR;                      \
-			int row = RK_TA ? m0 + r : (k0) + r;                                       \
-			int col = RK_TA ? (k0) + c : m0 + c;                                       \
-			int rlim = RK_TA ? M : ke, clim = RK_TA ? ke : M;                          \
-			bool ok = idx < RK_A_VECS && row < rlim;                                   \
-			const rk_t *p = A + (rk_i64)row * lda + col;                               \
-			rk_ldg(ra[i], ok ? p : A, ok && a_al && col + RK_VW <= clim, ok,           \
-			       clim - col);                                                        \
-		}                                                                                  \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_B_LOADS; i++) {                                             \
-			int idx = tid + i * RK_NT;                                                 \
-			int c = (idx % RK_B_VPR) * RK_VW, r = idx / RK_B_VPR;                      \
-			int row = RK_TB ? (k0) + r : n0 + r;                                       \
-			int col = RK_TB ? n0 + c : (k0) + c;                                       \
-			int rlim = RK_TB ? ke : N, clim = RK_TB ? N : ke;                          \
-			bool ok = idx < RK_B_VECS && row < rlim;                                   \
-			const rk_t *p = B + (rk_i64)row * ldb + col;                               \
-			rk_ldg(rb[i], ok ? p : B, ok && b_al && col + RK_VW <= clim, ok,           \
-			       clim - col);                                                        \
-		}                                                                                  \
-	} while (0)
+		do {                                                                               \
+			RK_UNROLL                                                                  \
+			for (int i = 0; i < RK_A_LOADS; i++) {                                     \
+				int idx = tid + i * RK_NT;                                         \
+				int c = (idx % RK_A_VPR) * RK_VW, r = idx / RK_A_VPR;              \
+				int row = RK_TA ? m0 + r : (k0) + r;                               \
+				int col = RK_TA ? (k0) + c : m0 + c;                               \
+				int rlim = RK_TA ? M : ke, clim = RK_TA ? ke : M;                  \
+				bool ok = idx < RK_A_VECS && row < rlim;                           \
+				const rk_t *p = A + (rk_i64)row * lda + col;                       \
+				rk_ldg(ra[i], ok ? p : A, ok && a_al && col + RK_VW <= clim, ok,   \
+				       clim - col);                                                \
+			}                                                                          \
+			RK_UNROLL                                                                  \
+			for (int i = 0; i < RK_B_LOADS; i++) {                                     \
+				int idx = tid + i * RK_NT;                                         \
+				int c = (idx % RK_B_VPR) * RK_VW, r = idx / RK_B_VPR;              \
+				int row = RK_TB ? (k0) + r : n0 + r;                               \
+				int col = RK_TB ? n0 + c : (k0) + c;                               \
+				int rlim = RK_TB ? ke : N, clim = RK_TB ? N : ke;                  \
+				bool ok = idx < RK_B_VECS && row < rlim;                           \
+				const rk_t *p = B + (rk_i64)row * ldb + col;                       \
+				rk_ldg(rb[i], ok ? p : B, ok && b_al && col + RK_VW <= clim, ok,   \
+				       clim - col);                                                \
+			}                                                                          \
+		} while (0)
 
-/* Registers ra/rb into LDS buffer `buf`, as As[k][m] and Bs[k][n]. */
+	/* Registers ra/rb into LDS buffer `buf`, as As[k][m] and Bs[k][n]. */
 #define RK_STASH(buf)                                                                              \
-	do {                                                                                       \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_A_LOADS; i++) {                                             \
-			int idx = tid + i * RK_NT;                                                 \
-			int c = (idx % RK_A_VPR) * RK_VW, r = idx / RK_A_VPR;                      \
-			if (idx < RK_A_VECS)                                                       \
-				RK_UNROLL                                                          \
-				for (int e = 0; e < RK_VW; e++) {                                  \
-					if (RK_TA)                                                 \
-						As[buf][c + e][r] = ra[i][e];                      \
-					else                                                       \
-						As[buf][r][c + e] = ra[i][e];                      \
-				}                                                                  \
-		}                                                                                  \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_B_LOADS; i++) {                                             \
-			int idx = tid + i * RK_NT;                                                 \
-			int c = (idx % RK_B_VPR) * RK_VW, r = idx / RK_B_VPR;                      \
-			if (idx < RK_B_VECS)                                                       \
-				RK_UNROLL                                                          \
-				for (int e = 0; e < RK_VW; e++) {                                  \
-					if (RK_TB)                                                 \
-						Bs[buf][r][c + e] = rb[i][e];                      \
-					else                                                       \
-						Bs[buf][c + e][r] = rb[i][e];                      \
-				}                                                                  \
-		}                                                                                  \
-	} while (0)
+		do {                                                                               \
+			RK_UNROLL                                                                  \
+			for (int i = 0; i < RK_A_LOADS; i++) {                                     \
+				int idx = tid + i * RK_NT;                                         \
+				int c = (idx % RK_A_VPR) * RK_VW, r = idx / RK_A_VPR;              \
+				if (idx < RK_A_VECS)                                               \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < RK_VW; e++) {                          \
+						if (RK_TA)                                         \
+							As[buf][c + e][r] = ra[i][e];              \
+						else                                               \
+							As[buf][r][c + e] = ra[i][e];              \
+					}                                                          \
+			}                                                                          \
+			RK_UNROLL                                                                  \
+			for (int i = 0; i < RK_B_LOADS; i++) {                                     \
+				int idx = tid + i * RK_NT;                                         \
+				int c = (idx % RK_B_VPR) * RK_VW, r = idx / RK_B_VPR;              \
+				if (idx < RK_B_VECS)                                               \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < RK_VW; e++) {                          \
+						if (RK_TB)                                         \
+							Bs[buf][r][c + e] = rb[i][e];              \
+						else                                               \
+							Bs[buf][c + e][r] = rb[i][e];              \
+					}                                                          \
+			}                                                                          \
+		} while (0)
 
-/* Fragments of depth KK from LDS buffer BUF into registers a[AB], b[AB]. */
+	/* Fragments of depth KK from LDS buffer BUF into registers a[AB], b[AB]. */
 #define RK_FRAG(buf, kk, ab)                                                                       \
-	do {                                                                                       \
-		RK_UNROLL                                                                          \
-		for (int s = 0; s < RK_TT0 / RK_LV0; s++) {                                        \
-			rk_vec<float, RK_LV0> v = *(const rk_vec<float, RK_LV0> *)&As              \
-				[buf][kk][s * RK_WG0 * RK_LV0 + t0 * RK_LV0];                      \
+		do {                                                                               \
 			RK_UNROLL                                                                  \
-			for (int e = 0; e < RK_LV0; e++)                                           \
-				a[ab][s * RK_LV0 + e] = v.v[e];                                    \
-		}                                                                                  \
-		RK_UNROLL                                                                          \
-		for (int s = 0; s < RK_TT1 / RK_LV1; s++) {                                        \
-			rk_vec<float, RK_LV1> v = *(const rk_vec<float, RK_LV1> *)&Bs              \
-				[buf][kk][s * RK_WG1 * RK_LV1 + t1 * RK_LV1];                      \
-			RK_UNROLL                                                                  \
-			for (int e = 0; e < RK_LV1; e++)                                           \
-				b[ab][s * RK_LV1 + e] = v.v[e];                                    \
-		}                                                                                  \
-	} while (0)
-
-/*
- * One LDS buffer's worth of outer products. With RK_PLR the fragments of depth
- * kk+1 are read while the FMAs of kk run (two register sets).
- */
-#define RK_MATH(buf)                                                                               \
-	do {                                                                                       \
-		float a[RK_PLR ? 2 : 1][RK_TT0], b[RK_PLR ? 2 : 1][RK_TT1];                        \
-		if (RK_PLR)                                                                        \
-			RK_FRAG(buf, 0, 0);                                                        \
-		RK_UNROLL                                                                          \
-		for (int kk = 0; kk < RK_DU; kk++) {                                               \
-			const int cb = RK_PLR ? (kk & 1) : 0;                                      \
-			if (!RK_PLR)                                                               \
-				RK_FRAG(buf, kk, 0);                                               \
-			else if (kk + 1 < RK_DU)                                                   \
-				RK_FRAG(buf, kk + 1, (kk + 1) & 1);                                \
-			RK_UNROLL                                                                  \
-			for (int i = 0; i < RK_TT0; i++)                                           \
+			for (int s = 0; s < RK_TT0 / RK_LV0; s++) {                                \
+				rk_vec<float, RK_LV0> v = *(const rk_vec<float, RK_LV0> *)&As      \
+					[buf][kk][s * RK_WG0 * RK_LV0 + t0 * RK_LV0];              \
 				RK_UNROLL                                                          \
-				for (int j = 0; j < RK_TT1; j++)                                   \
-					acc[i][j] = RK_FMA(a[cb][i], b[cb][j], acc[i][j]);         \
-		}                                                                                  \
-	} while (0)
+				for (int e = 0; e < RK_LV0; e++)                                   \
+					a[ab][s * RK_LV0 + e] = v.v[e];                            \
+			}                                                                          \
+			RK_UNROLL                                                                  \
+			for (int s = 0; s < RK_TT1 / RK_LV1; s++) {                                \
+				rk_vec<float, RK_LV1> v = *(const rk_vec<float, RK_LV1> *)&Bs      \
+					[buf][kk][s * RK_WG1 * RK_LV1 + t1 * RK_LV1];              \
+				RK_UNROLL                                                          \
+				for (int e = 0; e < RK_LV1; e++)                                   \
+					b[ab][s * RK_LV1 + e] = v.v[e];                            \
+			}                                                                          \
+		} while (0)
 
 	/*
-	 * Load plan for whole tiles, computed once (as in the wgmma path): when the
-	 * block's thread count is a multiple of a tile row's vectors, thread tid
-	 * always loads column c0 of the rows r0 + i * (NT / VPR): vector i of the
-	 * k-tile at k0 is at a 32-bit per-thread offset plus k0 and i times constants
-	 * (lda and ldb stay kernel parameters, so no register holds a pointer or a
-	 * 64-bit step), and its LDS offset is a per-thread base plus a constant.
-	 * Tiles at an edge of M, N or K, operands that are unaligned or too large
-	 * for 32-bit offsets take RK_FETCH's checked path; both leave the same
-	 * vectors in the same registers.
+	 * One LDS buffer's worth of outer products. With RK_PLR the fragments of depth
+	 * kk+1 are read while the FMAs of kk run (two register sets).
 	 */
+#define RK_MATH(buf)                                                                               \
+		do {                                                                               \
+			float a[RK_PLR ? 2 : 1][RK_TT0], b[RK_PLR ? 2 : 1][RK_TT1];                \
+			if (RK_PLR)                                                                \
+				RK_FRAG(buf, 0, 0);                                                \
+			RK_UNROLL                                                                  \
+			for (int kk = 0; kk < RK_DU; kk++) {                                       \
+				const int cb = RK_PLR ? (kk & 1) : 0;                              \
+				if (!RK_PLR)                                                       \
+					RK_FRAG(buf, kk, 0);                                       \
+				else if (kk + 1 < RK_DU)                                           \
+					RK_FRAG(buf, kk + 1, (kk + 1) & 1);                        \
+				RK_UNROLL                                                          \
+				for (int i = 0; i < RK_TT0; i++)                                   \
+					RK_UNROLL                                                  \
+					for (int j = 0; j < RK_TT1; j++)                           \
+						acc[i][j] = RK_FMA(a[cb][i], b[cb][j], acc[i][j]); \
+			}                                                                          \
+		} while (0)
+
+		/*
+		 * Load plan for whole tiles, computed once (as in the wgmma path): when the
+		 * block's thread count is a multiple of a tile row's vectors, thread tid
+		 * always loads column c0 of the rows r0 + i * (NT / VPR): vector i of the
+		 * k-tile at k0 is at a 32-bit per-thread offset plus k0 and i times constants
+		 * (lda and ldb stay kernel parameters, so no register holds a pointer or a
+		 * 64-bit step), and its LDS offset is a per-thread base plus a constant.
+		 * Tiles at an edge of M, N or K, operands that are unaligned or too large
+		 * for 32-bit offsets take RK_FETCH's checked path; both leave the same
+		 * vectors in the same registers.
+		 */
 #define RK_A_PLAN (RK_NT % RK_A_VPR == 0 && (RK_A_VECS % RK_NT == 0 || RK_A_VECS < RK_NT))
 #define RK_B_PLAN (RK_NT % RK_B_VPR == 0 && (RK_B_VECS % RK_NT == 0 || RK_B_VECS < RK_NT))
 #define RK_PLAN (RK_A_PLAN && RK_B_PLAN)
@@ -483,85 +625,85 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #define RK_A_SE (RK_TA ? RK_LDS_A : 1)                                    /* per element */
 #define RK_B_SI (RK_TB ? (RK_NT / RK_B_VPR) * RK_LDS_B : RK_NT / RK_B_VPR)
 #define RK_B_SE (RK_TB ? 1 : RK_LDS_B)
-/* Contiguous LDS rows of at most 16 bytes take one vector store. */
+	/* Contiguous LDS rows of at most 16 bytes take one vector store. */
 #define RK_A_STV (!RK_TA && RK_VW > 1 && RK_VW <= 4 && RK_LDS_A % RK_VW == 0)
 #define RK_B_STV (RK_TB && RK_VW > 1 && RK_VW <= 4 && RK_LDS_B % RK_VW == 0)
 #if RK_PGR != 2 /* (PGR 2 has its own copy plan below) */
-	const int a_c0 = (tid % RK_A_VPR) * RK_VW, a_r0 = tid / RK_A_VPR;
-	const int b_c0 = (tid % RK_B_VPR) * RK_VW, b_r0 = tid / RK_B_VPR;
-	const bool a_has = RK_A_VECS >= RK_NT || tid < RK_A_VECS;
-	const bool b_has = RK_B_VECS >= RK_NT || tid < RK_B_VECS;
-	const int lda32 = (int)lda, ldb32 = (int)ldb;
-	const int a_base = RK_TA ? (m0 + a_r0) * lda32 + a_c0 : a_r0 * lda32 + m0 + a_c0;
-	const int b_base = RK_TB ? b_r0 * ldb32 + n0 + b_c0 : (n0 + b_r0) * ldb32 + b_c0;
-/* Vector i of the k-tile at k0. */
+		const int a_c0 = (tid % RK_A_VPR) * RK_VW, a_r0 = tid / RK_A_VPR;
+		const int b_c0 = (tid % RK_B_VPR) * RK_VW, b_r0 = tid / RK_B_VPR;
+		const bool a_has = RK_A_VECS >= RK_NT || tid < RK_A_VECS;
+		const bool b_has = RK_B_VECS >= RK_NT || tid < RK_B_VECS;
+		const int lda32 = (int)lda, ldb32 = (int)ldb;
+		const int a_base = RK_TA ? (m0 + a_r0) * lda32 + a_c0 : a_r0 * lda32 + m0 + a_c0;
+		const int b_base = RK_TB ? b_r0 * ldb32 + n0 + b_c0 : (n0 + b_r0) * ldb32 + b_c0;
+	/* Vector i of the k-tile at k0. */
 #define RK_A_AT(k0, i)                                                                             \
-	(A + (RK_TA ? a_base + (k0) + (i) * (RK_NT / RK_A_VPR) * lda32                              \
-		    : a_base + ((k0) + (i) * (RK_NT / RK_A_VPR)) * lda32))
+		(A + (RK_TA ? a_base + (k0) + (i) * (RK_NT / RK_A_VPR) * lda32                     \
+			    : a_base + ((k0) + (i) * (RK_NT / RK_A_VPR)) * lda32))
 #define RK_B_AT(k0, i)                                                                             \
-	(B + (RK_TB ? b_base + ((k0) + (i) * (RK_NT / RK_B_VPR)) * ldb32                            \
-		    : b_base + (k0) + (i) * (RK_NT / RK_B_VPR) * ldb32))
-	const int a_so = RK_TA ? a_c0 * RK_LDS_A + a_r0 : a_r0 * RK_LDS_A + a_c0;
-	const int b_so = RK_TB ? b_r0 * RK_LDS_B + b_c0 : b_c0 * RK_LDS_B + b_r0;
-	/* Every element of A and B within 32-bit offsets (lda >= A's rows, ldb >= B's). */
-	const bool fits = lda * (RK_TA ? M : K) < 0x7fffffffLL && ldb * (RK_TB ? K : N) < 0x7fffffffLL;
-	const bool mn_full = m0 + RK_MT0 <= M && n0 + RK_MT1 <= N && a_al && b_al && fits;
+		(B + (RK_TB ? b_base + ((k0) + (i) * (RK_NT / RK_B_VPR)) * ldb32                   \
+			    : b_base + (k0) + (i) * (RK_NT / RK_B_VPR) * ldb32))
+		const int a_so = RK_TA ? a_c0 * RK_LDS_A + a_r0 : a_r0 * RK_LDS_A + a_c0;
+		const int b_so = RK_TB ? b_r0 * RK_LDS_B + b_c0 : b_c0 * RK_LDS_B + b_r0;
+		/* Every element of A and B within 32-bit offsets (lda >= A's rows, ldb >= B's). */
+		const bool fits = lda * (RK_TA ? M : K) < 0x7fffffffLL && ldb * (RK_TB ? K : N) < 0x7fffffffLL;
+		const bool mn_full = m0 + RK_MT0 <= M && n0 + RK_MT1 <= N && a_al && b_al && fits;
 #endif
 
-/* Whole tile at depth k0 into ra/rb: no bounds tests, no per-vector index arithmetic. */
-/* Operand X's vectors (registers r##x) at depth k0 of a whole tile. */
+	/* Whole tile at depth k0 into ra/rb: no bounds tests, no per-vector index arithmetic. */
+	/* Operand X's vectors (registers r##x) at depth k0 of a whole tile. */
 #define RK_FETCH_OP(X, x, k0)                                                                      \
-	RK_UNROLL                                                                                  \
-	for (int i = 0; i < RK_##X##_LOADS; i++)                                                   \
-		if (x##_has) {                                                                     \
-			rk_vec<rk_t, RK_VW> v_ = *(const rk_vec<rk_t, RK_VW> *)RK_##X##_AT(k0, i); \
-			RK_UNROLL                                                                  \
-			for (int e = 0; e < RK_VW; e++)                                            \
-				r##x[i][e] = RK_LD(v_.v[e]);                                       \
-		} else {                                                                           \
-			RK_UNROLL                                                                  \
-			for (int e = 0; e < RK_VW; e++)                                            \
-				r##x[i][e] = 0.0f; /* never stored */                              \
-		}
-#define RK_FETCH_FAST(k0)                                                                          \
-	do {                                                                                       \
-		RK_FETCH_OP(A, a, k0)                                                              \
-		RK_FETCH_OP(B, b, k0)                                                              \
-	} while (0)
-
-/* The k-tile at depth k0 into ra/rb. */
-#define RK_LOAD(k0)                                                                                \
-	do {                                                                                       \
-		if (RK_PLAN && mn_full && (k0) + RK_DU <= ke)                                      \
-			RK_FETCH_FAST(k0);                                                         \
-		else                                                                               \
-			RK_FETCH(k0);                                                              \
-	} while (0)
-
-/* ra/rb into LDS buffer BUF at the planned offsets (RK_STASH's layout). */
-/* Operand X's registers r##x into shared memory at S_ (a float pointer). */
-#define RK_STASH_OP(X, x, S_)                                                                      \
-	RK_UNROLL                                                                                  \
-	for (int i = 0; i < RK_##X##_LOADS; i++)                                                   \
-		if (x##_has) {                                                                     \
-			if (RK_##X##_STV) {                                                        \
-				rk_vec<float, RK_##X##_STV ? RK_VW : 1> v_;                        \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_##X##_LOADS; i++)                                           \
+			if (x##_has) {                                                             \
+				rk_vec<rk_t, RK_VW> v_ = *(const rk_vec<rk_t, RK_VW> *)RK_##X##_AT(k0, i); \
 				RK_UNROLL                                                          \
-				for (int e = 0; e < (RK_##X##_STV ? RK_VW : 1); e++)               \
-					v_.v[e] = r##x[i][e];                                      \
-				*(rk_vec<float, RK_##X##_STV ? RK_VW : 1> *)(S_ + i * RK_##X##_SI) = v_; \
+				for (int e = 0; e < RK_VW; e++)                                    \
+					r##x[i][e] = RK_LD(v_.v[e]);                               \
 			} else {                                                                   \
 				RK_UNROLL                                                          \
 				for (int e = 0; e < RK_VW; e++)                                    \
-					S_[i * RK_##X##_SI + e * RK_##X##_SE] = r##x[i][e];        \
-			}                                                                          \
-		}
+					r##x[i][e] = 0.0f; /* never stored */                      \
+			}
+#define RK_FETCH_FAST(k0)                                                                          \
+		do {                                                                               \
+			RK_FETCH_OP(A, a, k0)                                                      \
+			RK_FETCH_OP(B, b, k0)                                                      \
+		} while (0)
+
+	/* The k-tile at depth k0 into ra/rb. */
+#define RK_LOAD(k0)                                                                                \
+		do {                                                                               \
+			if (RK_PLAN && mn_full && (k0) + RK_DU <= ke)                              \
+				RK_FETCH_FAST(k0);                                                 \
+			else                                                                       \
+				RK_FETCH(k0);                                                      \
+		} while (0)
+
+	/* ra/rb into LDS buffer BUF at the planned offsets (RK_STASH's layout). */
+	/* Operand X's registers r##x into shared memory at S_ (a float pointer). */
+#define RK_STASH_OP(X, x, S_)                                                                      \
+		RK_UNROLL                                                                          \
+		for (int i = 0; i < RK_##X##_LOADS; i++)                                           \
+			if (x##_has) {                                                             \
+				if (RK_##X##_STV) {                                                \
+					rk_vec<float, RK_##X##_STV ? RK_VW : 1> v_;                \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < (RK_##X##_STV ? RK_VW : 1); e++)       \
+						v_.v[e] = r##x[i][e];                              \
+					*(rk_vec<float, RK_##X##_STV ? RK_VW : 1> *)(S_ + i * RK_##X##_SI) = v_; \
+				} else {                                                           \
+					RK_UNROLL                                                  \
+					for (int e = 0; e < RK_VW; e++)                            \
+						S_[i * RK_##X##_SI + e * RK_##X##_SE] = r##x[i][e]; \
+				}                                                                  \
+			}
 #define RK_STASH_FAST(buf)                                                                         \
-	do {                                                                                       \
-		float *as_ = &As[buf][0][0] + a_so, *bs_ = &Bs[buf][0][0] + b_so;                  \
-		RK_STASH_OP(A, a, as_)                                                             \
-		RK_STASH_OP(B, b, bs_)                                                             \
-	} while (0)
+		do {                                                                               \
+			float *as_ = &As[buf][0][0] + a_so, *bs_ = &Bs[buf][0][0] + b_so;          \
+			RK_STASH_OP(A, a, as_)                                                     \
+			RK_STASH_OP(B, b, bs_)                                                     \
+		} while (0)
 #if RK_PLAN
 #define RK_PUT(buf) RK_STASH_FAST(buf)
 #else
@@ -569,18 +711,18 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #endif
 
 #if RK_PGR == 2
-	/*
-	 * PGR 2 (fp32, NVIDIA sm_80 and up): cp.async copies each k-tile from global
-	 * memory straight into one of RK_STAGES shared stages, RK_STAGES - 1 k-tiles
-	 * ahead of the math: no staging registers, no shared stores, one barrier per
-	 * k-tile. An operand whose global rows are its shared rows (A with TA 0, B
-	 * with TB 1) goes in 16-byte chunks, or four 4-byte copies each where its
-	 * leading dimension or address is not 16-byte aligned; the other operand is
-	 * transposed on the way, one 4-byte copy per element, consecutive threads on
-	 * consecutive k (coalesced reads). Copy i of a thread lands on row r0 + i * RS
-	 * of the global tile, column c0, as in the register plan above; elements out
-	 * of range are zero-filled, and whole tiles skip the bounds arithmetic.
-	 */
+		/*
+		 * PGR 2 (fp32, NVIDIA sm_80 and up): cp.async copies each k-tile from global
+		 * memory straight into one of RK_STAGES shared stages, RK_STAGES - 1 k-tiles
+		 * ahead of the math: no staging registers, no shared stores, one barrier per
+		 * k-tile. An operand whose global rows are its shared rows (A with TA 0, B
+		 * with TB 1) goes in 16-byte chunks, or four 4-byte copies each where its
+		 * leading dimension or address is not 16-byte aligned; the other operand is
+		 * transposed on the way, one 4-byte copy per element, consecutive threads on
+		 * consecutive k (coalesced reads). Copy i of a thread lands on row r0 + i * RS
+		 * of the global tile, column c0, as in the register plan above; elements out
+		 * of range are zero-filled, and whole tiles skip the bounds arithmetic.
+		 */
 #define RK_A_SAME (!RK_TA)
 #define RK_B_SAME (RK_TB)
 #define RK_A_L (RK_A_SAME ? RK_MT0 / 4 : RK_DU) /* copies per row of the global tile */
@@ -591,205 +733,210 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #define RK_B_N RK_CDIV(RK_B_ROWS * RK_B_L, RK_NT)
 #define RK_A_RS (RK_NT / RK_A_L) /* global tile rows per copy index */
 #define RK_B_RS (RK_NT / RK_B_L)
-	static_assert(RK_NT % RK_A_L == 0 && RK_NT % RK_B_L == 0, "PGR 2: a row's copies must divide the threads");
-	static_assert((RK_A_ROWS * RK_A_L) % RK_NT == 0 || RK_A_ROWS * RK_A_L < RK_NT, "PGR 2: A's copies per thread");
-	static_assert((RK_B_ROWS * RK_B_L) % RK_NT == 0 || RK_B_ROWS * RK_B_L < RK_NT, "PGR 2: B's copies per thread");
-	const int ca_r0 = tid / RK_A_L, ca_c0 = (tid % RK_A_L) * (RK_A_SAME ? 4 : 1);
-	const int cb_r0 = tid / RK_B_L, cb_c0 = (tid % RK_B_L) * (RK_B_SAME ? 4 : 1);
-	const bool ca_has = RK_A_ROWS * RK_A_L >= RK_NT || tid < RK_A_ROWS * RK_A_L;
-	const bool cb_has = RK_B_ROWS * RK_B_L >= RK_NT || tid < RK_B_ROWS * RK_B_L;
-	/* 16-byte chunks need 16-byte aligned rows (all columns are multiples of 4). */
-	const bool ca_v16 = RK_A_SAME && (lda % 4) == 0 && ((rk_u64)A % 16) == 0;
-	const bool cb_v16 = RK_B_SAME && (ldb % 4) == 0 && ((rk_u64)B % 16) == 0;
-	/* Copy 0's source at the first k-tile, the step per copy and per k-tile. */
-	const rk_t *ca_p = A + (RK_A_SAME ? (rk_i64)(kb + ca_r0) * lda + m0 + ca_c0
-				       : (rk_i64)(m0 + ca_r0) * lda + kb + ca_c0);
-	const rk_t *cb_p = B + (RK_B_SAME ? (rk_i64)(kb + cb_r0) * ldb + n0 + cb_c0
-				       : (rk_i64)(n0 + cb_r0) * ldb + kb + cb_c0);
-	const rk_i64 ca_si = (rk_i64)RK_A_RS * lda, cb_si = (rk_i64)RK_B_RS * ldb;
-	const rk_i64 ca_sk = RK_A_SAME ? (rk_i64)RK_DU * lda : RK_DU;
-	const rk_i64 cb_sk = RK_B_SAME ? (rk_i64)RK_DU * ldb : RK_DU;
-	/* Shared offsets (floats) of copy 0 in a stage, and per copy index. */
-	const int ca_so = RK_A_SAME ? ca_r0 * RK_LDS_A + ca_c0 : ca_c0 * RK_LDS_A + ca_r0;
-	const int cb_so = RK_B_SAME ? cb_r0 * RK_LDS_B + cb_c0 : cb_c0 * RK_LDS_B + cb_r0;
+		static_assert(RK_NT % RK_A_L == 0 && RK_NT % RK_B_L == 0, "PGR 2: a row's copies must divide the threads");
+		static_assert((RK_A_ROWS * RK_A_L) % RK_NT == 0 || RK_A_ROWS * RK_A_L < RK_NT, "PGR 2: A's copies per thread");
+		static_assert((RK_B_ROWS * RK_B_L) % RK_NT == 0 || RK_B_ROWS * RK_B_L < RK_NT, "PGR 2: B's copies per thread");
+		const int ca_r0 = tid / RK_A_L, ca_c0 = (tid % RK_A_L) * (RK_A_SAME ? 4 : 1);
+		const int cb_r0 = tid / RK_B_L, cb_c0 = (tid % RK_B_L) * (RK_B_SAME ? 4 : 1);
+		const bool ca_has = RK_A_ROWS * RK_A_L >= RK_NT || tid < RK_A_ROWS * RK_A_L;
+		const bool cb_has = RK_B_ROWS * RK_B_L >= RK_NT || tid < RK_B_ROWS * RK_B_L;
+		/* 16-byte chunks need 16-byte aligned rows (all columns are multiples of 4). */
+		const bool ca_v16 = RK_A_SAME && (lda % 4) == 0 && ((rk_u64)A % 16) == 0;
+		const bool cb_v16 = RK_B_SAME && (ldb % 4) == 0 && ((rk_u64)B % 16) == 0;
+		/* Copy 0's source at the first k-tile, the step per copy and per k-tile. */
+		const rk_t *ca_p = A + (RK_A_SAME ? (rk_i64)(kb + ca_r0) * lda + m0 + ca_c0
+					       : (rk_i64)(m0 + ca_r0) * lda + kb + ca_c0);
+		const rk_t *cb_p = B + (RK_B_SAME ? (rk_i64)(kb + cb_r0) * ldb + n0 + cb_c0
+					       : (rk_i64)(n0 + cb_r0) * ldb + kb + cb_c0);
+		const rk_i64 ca_si = (rk_i64)RK_A_RS * lda, cb_si = (rk_i64)RK_B_RS * ldb;
+		const rk_i64 ca_sk = RK_A_SAME ? (rk_i64)RK_DU * lda : RK_DU;
+		const rk_i64 cb_sk = RK_B_SAME ? (rk_i64)RK_DU * ldb : RK_DU;
+		/* Shared offsets (floats) of copy 0 in a stage, and per copy index. */
+		const int ca_so = RK_A_SAME ? ca_r0 * RK_LDS_A + ca_c0 : ca_c0 * RK_LDS_A + ca_r0;
+		const int cb_so = RK_B_SAME ? cb_r0 * RK_LDS_B + cb_c0 : cb_c0 * RK_LDS_B + cb_r0;
 #define RK_A_SOI (RK_A_SAME ? RK_A_RS * RK_LDS_A : RK_A_RS)
 #define RK_B_SOI (RK_B_SAME ? RK_B_RS * RK_LDS_B : RK_B_RS)
-	const rk_sref c_base = rk_smem_addr(rk_fs);
-	const bool c_mn_full = m0 + RK_MT0 <= M && n0 + RK_MT1 <= N;
+		const rk_sref c_base = rk_smem_addr(rk_fs);
+		const bool c_mn_full = m0 + RK_MT0 <= M && n0 + RK_MT1 <= N;
 
-/*
- * Copies of one operand (X = A or B; MN0 its tile's first row or column, MNL
- * its limit) for the k-tile at K0 into shared address S_; WHOLE (a constant)
- * drops the bounds arithmetic.
- */
+	/*
+	 * Copies of one operand (X = A or B; MN0 its tile's first row or column, MNL
+	 * its limit) for the k-tile at K0 into shared address S_; WHOLE (a constant)
+	 * drops the bounds arithmetic.
+	 */
 #define RK_CP_OP(X, x, MN0, MNL, K0, S_, WHOLE)                                                    \
-	do {                                                                                       \
-		RK_UNROLL                                                                          \
-		for (int i = 0; i < RK_##X##_N; i++) {                                             \
-			const rk_t *p_ = c##x##_p + i * c##x##_si;                                 \
-			rk_sref d_ = RK_SREF_ADD(S_, i * RK_##X##_SOI);                             \
-			int row_ = c##x##_r0 + i * RK_##X##_RS;                                    \
-			if (!c##x##_has)                                                           \
-				break;                                                             \
-			if (RK_##X##_SAME) {                                                       \
-				int cnt_ = 4;                                                      \
-				if (!(WHOLE))                                                      \
-					cnt_ = (K0) + row_ < ke                                    \
-						   ? RK_MIN(RK_MAX((MNL) - ((MN0) + c##x##_c0), 0), 4) \
-						   : 0;                                            \
-				if (c##x##_v16) {                                                  \
-					rk_cp_async16(d_, cnt_ ? p_ : X, cnt_ * 4);                \
+		do {                                                                               \
+			RK_UNROLL                                                                  \
+			for (int i = 0; i < RK_##X##_N; i++) {                                     \
+				const rk_t *p_ = c##x##_p + i * c##x##_si;                         \
+				rk_sref d_ = RK_SREF_ADD(S_, i * RK_##X##_SOI);                    \
+				int row_ = c##x##_r0 + i * RK_##X##_RS;                            \
+				if (!c##x##_has)                                                   \
+					break;                                                     \
+				if (RK_##X##_SAME) {                                               \
+					int cnt_ = 4;                                              \
+					if (!(WHOLE))                                              \
+						cnt_ = (K0) + row_ < ke                            \
+							   ? RK_MIN(RK_MAX((MNL) - ((MN0) + c##x##_c0), 0), 4) \
+							   : 0;                                    \
+					if (c##x##_v16) {                                          \
+						rk_cp_async16(d_, cnt_ ? p_ : X, cnt_ * 4);        \
+					} else {                                                   \
+						RK_UNROLL                                          \
+						for (int e = 0; e < 4; e++)                        \
+							rk_cp_async4(RK_SREF_ADD(d_, e), e < cnt_ ? p_ + e : X, \
+								     e < cnt_ ? 4 : 0);            \
+					}                                                          \
 				} else {                                                           \
-					RK_UNROLL                                                  \
-					for (int e = 0; e < 4; e++)                                \
-						rk_cp_async4(RK_SREF_ADD(d_, e), e < cnt_ ? p_ + e : X, \
-							     e < cnt_ ? 4 : 0);                    \
+					bool ok_ = (WHOLE) || ((MN0) + row_ < (MNL) && (K0) + c##x##_c0 < ke); \
+					rk_cp_async4(d_, ok_ ? p_ : X, ok_ ? 4 : 0);               \
 				}                                                                  \
-			} else {                                                                   \
-				bool ok_ = (WHOLE) || ((MN0) + row_ < (MNL) && (K0) + c##x##_c0 < ke); \
-				rk_cp_async4(d_, ok_ ? p_ : X, ok_ ? 4 : 0);                       \
 			}                                                                          \
-		}                                                                                  \
-	} while (0)
-/* The k-tile at K0 into stage S, the sources then advanced by a k-tile. */
+		} while (0)
+	/* The k-tile at K0 into stage S, the sources then advanced by a k-tile. */
 #define RK_CP_TILE(K0, S)                                                                          \
-	do {                                                                                       \
-		rk_sref sa_ = RK_SREF_ADD(c_base, (S) * (RK_DU * RK_LDS_A) + ca_so);               \
-		rk_sref sb_ = RK_SREF_ADD(c_base, RK_NBUF * RK_DU * RK_LDS_A +                     \
-						  (S) * (RK_DU * RK_LDS_B) + cb_so);               \
-		if (c_mn_full && (K0) + RK_DU <= ke) {                                             \
-			RK_CP_OP(A, a, m0, M, K0, sa_, 1);                                         \
-			RK_CP_OP(B, b, n0, N, K0, sb_, 1);                                         \
-		} else {                                                                           \
-			RK_CP_OP(A, a, m0, M, K0, sa_, 0);                                         \
-			RK_CP_OP(B, b, n0, N, K0, sb_, 0);                                         \
-		}                                                                                  \
-		ca_p += ca_sk;                                                                     \
-		cb_p += cb_sk;                                                                     \
-	} while (0)
+		do {                                                                               \
+			rk_sref sa_ = RK_SREF_ADD(c_base, (S) * (RK_DU * RK_LDS_A) + ca_so);       \
+			rk_sref sb_ = RK_SREF_ADD(c_base, RK_NBUF * RK_DU * RK_LDS_A +             \
+							  (S) * (RK_DU * RK_LDS_B) + cb_so);       \
+			if (c_mn_full && (K0) + RK_DU <= ke) {                                     \
+				RK_CP_OP(A, a, m0, M, K0, sa_, 1);                                 \
+				RK_CP_OP(B, b, n0, N, K0, sb_, 1);                                 \
+			} else {                                                                   \
+				RK_CP_OP(A, a, m0, M, K0, sa_, 0);                                 \
+				RK_CP_OP(B, b, n0, N, K0, sb_, 0);                                 \
+			}                                                                          \
+			ca_p += ca_sk;                                                             \
+			cb_p += cb_sk;                                                             \
+		} while (0)
 
-	const int nkt = ke > kb ? RK_CDIV(ke - kb, RK_DU) : 0;
-	RK_UNROLL
-	for (int s = 0; s < RK_STAGES - 1; s++) {
-		if (s < nkt)
-			RK_CP_TILE(kb + s * RK_DU, s);
-		RK_CP_COMMIT();
-	}
-	int rs = 0, ws = RK_STAGES - 1;
-	for (int t = 0; t < nkt; t++) {
-		/* k-tile t has landed (for every thread after the barrier), and every
-		 * thread is done with k-tile t - 1, whose stage ws is refilled now. */
-		RK_CP_WAIT(RK_STAGES - 2);
-		RK_SYNC();
-		if (t + RK_STAGES - 1 < nkt)
-			RK_CP_TILE(kb + (t + RK_STAGES - 1) * RK_DU, ws);
-		RK_CP_COMMIT();
-		RK_MATH(rs);
-		rs = rs + 1 == RK_STAGES ? 0 : rs + 1;
-		ws = ws + 1 == RK_STAGES ? 0 : ws + 1;
-	}
-	RK_CP_WAIT(0);
+		const int nkt = ke > kb ? RK_CDIV(ke - kb, RK_DU) : 0;
+		RK_UNROLL
+		for (int s = 0; s < RK_STAGES - 1; s++) {
+			if (s < nkt)
+				RK_CP_TILE(kb + s * RK_DU, s);
+			RK_CP_COMMIT();
+		}
+		int rs = 0, ws = RK_STAGES - 1;
+		for (int t = 0; t < nkt; t++) {
+			/* k-tile t has landed (for every thread after the barrier), and every
+			 * thread is done with k-tile t - 1, whose stage ws is refilled now. */
+			RK_CP_WAIT(RK_STAGES - 2);
+			RK_SYNC();
+			if (t + RK_STAGES - 1 < nkt)
+				RK_CP_TILE(kb + (t + RK_STAGES - 1) * RK_DU, ws);
+			RK_CP_COMMIT();
+			RK_MATH(rs);
+			rs = rs + 1 == RK_STAGES ? 0 : rs + 1;
+			ws = ws + 1 == RK_STAGES ? 0 : ws + 1;
+		}
+		RK_CP_WAIT(0);
 #undef RK_CP_OP
 #undef RK_CP_TILE
 #elif RK_PGR && RK_PLR == 2
-	/*
-	 * PLR 2: shared and fragment buffers both doubled, one barrier per k-tile, placed
-	 * so that no warp waits on shared memory right after it: the next k-tile's
-	 * global loads go out after the first step's fragment reads, its stores and
-	 * the barrier come before the last step's FMAs, and those FMAs run while the
-	 * next k-tile's first fragments arrive. Every read of a buffer comes before
-	 * the barrier that precedes the next write of it.
-	 */
-	static_assert(RK_DU % 2 == 0, "PLR 2 alternates fragment registers: DU must be even");
-	int cur = 0;
-	float a[2][RK_TT0], b[2][RK_TT1];
-	if (kb < ke) {
-		RK_LOAD(kb);
-		RK_PUT(0);
-	}
-	RK_SYNC();
-	if (kb < ke)
-		RK_FRAG(0, 0, 0);
-	for (int k0 = kb; k0 < ke; k0 += RK_DU) {
-		bool more = k0 + RK_DU < ke;
-
-		RK_UNROLL
-		for (int kk = 0; kk < RK_DU; kk++) {
-			if (kk == RK_DU - 1) {
-				if (more)
-					RK_PUT(cur ^ 1);
-				RK_SYNC();
-				cur ^= 1;
-				if (more)
-					RK_FRAG(cur, 0, 0);
-			} else {
-				RK_FRAG(cur, kk + 1, (kk + 1) & 1);
-			}
-			if (kk == 0 && more)
-				RK_LOAD(k0 + RK_DU);
-			RK_UNROLL
-			for (int i = 0; i < RK_TT0; i++)
-				RK_UNROLL
-				for (int j = 0; j < RK_TT1; j++)
-					acc[i][j] = RK_FMA(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
+		/*
+		 * PLR 2: shared and fragment buffers both doubled, one barrier per k-tile, placed
+		 * so that no warp waits on shared memory right after it: the next k-tile's
+		 * global loads go out after the first step's fragment reads, its stores and
+		 * the barrier come before the last step's FMAs, and those FMAs run while the
+		 * next k-tile's first fragments arrive. Every read of a buffer comes before
+		 * the barrier that precedes the next write of it.
+		 */
+		static_assert(RK_DU % 2 == 0, "PLR 2 alternates fragment registers: DU must be even");
+		int cur = 0;
+		float a[2][RK_TT0], b[2][RK_TT1];
+		if (kb < ke) {
+			RK_LOAD(kb);
+			RK_PUT(0);
 		}
-	}
+		RK_SYNC();
+		if (kb < ke)
+			RK_FRAG(0, 0, 0);
+		for (int k0 = kb; k0 < ke; k0 += RK_DU) {
+			bool more = k0 + RK_DU < ke;
+
+			RK_UNROLL
+			for (int kk = 0; kk < RK_DU; kk++) {
+				if (kk == RK_DU - 1) {
+					if (more)
+						RK_PUT(cur ^ 1);
+					RK_SYNC();
+					cur ^= 1;
+					if (more)
+						RK_FRAG(cur, 0, 0);
+				} else {
+					RK_FRAG(cur, kk + 1, (kk + 1) & 1);
+				}
+				if (kk == 0 && more)
+					RK_LOAD(k0 + RK_DU);
+				RK_UNROLL
+				for (int i = 0; i < RK_TT0; i++)
+					RK_UNROLL
+					for (int j = 0; j < RK_TT1; j++)
+						acc[i][j] = RK_FMA(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
+			}
+		}
 #elif RK_PGR
-	int cur = 0;
-	if (kb < ke) {
-		RK_LOAD(kb);
-		RK_PUT(0);
-	}
-	RK_SYNC();
-	for (int k0 = kb; k0 < ke; k0 += RK_DU) {
-		bool more = k0 + RK_DU < ke;
-		if (more)
-			RK_LOAD(k0 + RK_DU);
-		RK_MATH(cur);
-		if (more)
-			RK_PUT(cur ^ 1);
+		int cur = 0;
+		if (kb < ke) {
+			RK_LOAD(kb);
+			RK_PUT(0);
+		}
 		RK_SYNC();
-		cur ^= 1;
-	}
+		for (int k0 = kb; k0 < ke; k0 += RK_DU) {
+			bool more = k0 + RK_DU < ke;
+			if (more)
+				RK_LOAD(k0 + RK_DU);
+			RK_MATH(cur);
+			if (more)
+				RK_PUT(cur ^ 1);
+			RK_SYNC();
+			cur ^= 1;
+		}
 #else
-	for (int k0 = kb; k0 < ke; k0 += RK_DU) {
-		RK_LOAD(k0);
-		RK_PUT(0);
-		RK_SYNC();
-		RK_MATH(0);
-		RK_SYNC();
-	}
+		for (int k0 = kb; k0 < ke; k0 += RK_DU) {
+			RK_LOAD(k0);
+			RK_PUT(0);
+			RK_SYNC();
+			RK_MATH(0);
+			RK_SYNC();
+		}
 #endif
 
-	/* Epilogue: each thread's rows come in runs of RK_LV0 consecutive m. */
-	bool c_al = (ldc % RK_LV0) == 0 && ((rk_u64)C % (sizeof(rk_t) * RK_LV0)) == 0;
-	RK_UNROLL
-	for (int s = 0; s < RK_TT0 / RK_LV0; s++) {
-		int m = m0 + s * RK_WG0 * RK_LV0 + t0 * RK_LV0;
+#if RK_SK
+		if (part && !rk_sk_meet(acc, &sk, u - sk.dp, ts, W, tid))
+			continue;
+#endif
+		/* Epilogue: each thread's rows come in runs of RK_LV0 consecutive m. */
+		bool c_al = (ldc % RK_LV0) == 0 && ((rk_u64)C % (sizeof(rk_t) * RK_LV0)) == 0;
 		RK_UNROLL
-		for (int j = 0; j < RK_TT1; j++) {
-			int n = n0 + (j / RK_LV1) * RK_WG1 * RK_LV1 + t1 * RK_LV1 + j % RK_LV1;
-			if (n >= N || m >= M)
-				continue;
-			if (RK_GSU == 1 && RK_LV0 > 1 && c_al && m + RK_LV0 <= M) {
-				rk_vec<rk_t, RK_LV0> *p = (rk_vec<rk_t, RK_LV0> *)(C + m + n * ldc);
-				rk_vec<rk_t, RK_LV0> o;
-				if (beta != 0.0f)
-					o = *p;
-				RK_UNROLL
-				for (int e = 0; e < RK_LV0; e++) {
-					float v = alpha * acc[s * RK_LV0 + e][j];
+		for (int s = 0; s < RK_TT0 / RK_LV0; s++) {
+			int m = m0 + s * RK_WG0 * RK_LV0 + t0 * RK_LV0;
+			RK_UNROLL
+			for (int j = 0; j < RK_TT1; j++) {
+				int n = n0 + (j / RK_LV1) * RK_WG1 * RK_LV1 + t1 * RK_LV1 + j % RK_LV1;
+				if (n >= N || m >= M)
+					continue;
+				if (RK_GSU == 1 && RK_LV0 > 1 && c_al && m + RK_LV0 <= M) {
+					rk_vec<rk_t, RK_LV0> *p = (rk_vec<rk_t, RK_LV0> *)(C + m + n * ldc);
+					rk_vec<rk_t, RK_LV0> o;
 					if (beta != 0.0f)
-						v += beta * RK_LD(o.v[e]);
-					o.v[e] = RK_ST(v);
+						o = *p;
+					RK_UNROLL
+					for (int e = 0; e < RK_LV0; e++) {
+						float v = alpha * acc[s * RK_LV0 + e][j];
+						if (beta != 0.0f)
+							v += beta * RK_LD(o.v[e]);
+						o.v[e] = RK_ST(v);
+					}
+					*p = o;
+				} else {
+					RK_UNROLL
+					for (int e = 0; e < RK_LV0; e++)
+						if (m + e < M)
+							rk_put(acc[s * RK_LV0 + e][j], m + e, n, M, alpha, beta, C,
+							       ldc, Wp);
 				}
-				*p = o;
-			} else {
-				RK_UNROLL
-				for (int e = 0; e < RK_LV0; e++)
-					if (m + e < M)
-						rk_put(acc[s * RK_LV0 + e][j], m + e, n, M, alpha, beta, C,
-						       ldc, W);
 			}
 		}
 	}
@@ -852,7 +999,7 @@ static_assert(RK_MT0 % 8 == 0 && RK_MT1 % 8 == 0, "tiles must be multiples of 8"
 static_assert(RK_SLDSPAD % 8 == 0, "padding must keep 16-byte rows");
 static_assert(RK_STAGES >= 2, "at least two stages");
 
-RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, RK_SMEM_BYTES, RK_MT0, RK_MT1};
+RK_INFO(RK_NT, RK_SMEM_BYTES);
 
 /* Offset in elements of (row, col) in a tile of rows W elements wide. */
 RK_INLINE int
@@ -915,7 +1062,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	int z = RK_BID_Z();
 	int batch = z / RK_GSU;
 
-	rk_tile_coords(M, N, &tm, &tn);
+	rk_tile_coords(M, N, RK_BID_X(), &tm, &tn);
 	rk_k_range(K, z % RK_GSU, &kb, &ke);
 	int m0 = tm * RK_MT0, n0 = tn * RK_MT1;
 	A += batch * sa;
@@ -1155,7 +1302,7 @@ static_assert(RK_MT0 == 64 || RK_MT0 == 128 || RK_MT0 == 256, "wgmma N is 64, 12
 static_assert(RK_STAGES >= 3, "the wgmma pipeline needs three stages or more");
 static_assert(RK_SWZ == 1, "the wgmma path uses the 128-byte swizzle");
 
-RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, RK_SMEM_BYTES, RK_MT0, RK_MT1};
+RK_INFO(RK_NT, RK_SMEM_BYTES);
 
 RK_INLINE void
 rk_cp_async16f(unsigned int dst, const void *src)
@@ -1298,7 +1445,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	int z = RK_BID_Z();
 	int batch = z / RK_GSU;
 
-	rk_tile_coords(M, N, &tm, &tn);
+	rk_tile_coords(M, N, RK_BID_X(), &tm, &tn);
 	rk_k_range(K, z % RK_GSU, &kb, &ke);
 	int m0 = tm * RK_MT0, n0 = tn * RK_MT1;
 	A += batch * sa;
@@ -1437,7 +1584,7 @@ static_assert(RK_DU % RK_VW == 0, "VW must divide DU");
 static_assert(RK_MT1 % RK_TT1 == 0, "TT1 must divide MT1");
 static_assert(RK_NT >= 32 && RK_NT <= 1024, "1 to 32 lane groups");
 
-RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, 0, RK_MT0, RK_MT1};
+RK_INFO(RK_NT, 0);
 
 /* VW elements of op(A) or op(B) along k from P (K-stride KS); a vector load when VEC. */
 template <bool VEC>
@@ -1502,7 +1649,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	int z = RK_BID_Z();
 	int batch = z / RK_GSU;
 
-	rk_tile_coords(M, N, &tm, &tn);
+	rk_tile_coords(M, N, RK_BID_X(), &tm, &tn);
 	rk_k_range(K, z % RK_GSU, &kb, &ke);
 	int m0 = tm * RK_MT0, n0 = tn * RK_MT1 + (tid >> 5) * RK_TT1;
 	A += batch * sa;
@@ -1595,7 +1742,7 @@ typedef _Float16 rk_h16 __attribute__((ext_vector_type(16)));
 typedef short rk_s8 __attribute__((ext_vector_type(8)));
 typedef short rk_s16 __attribute__((ext_vector_type(16)));
 
-RK_EXTERN_C __device__ unsigned int rk_gemm_info[4] = {RK_NT, 0, RK_MT0, RK_MT1};
+RK_INFO(RK_NT, 0);
 
 RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(RK_NT, RK_MINB)
 rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda, rk_i64 sa,
@@ -1612,7 +1759,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	int z = RK_BID_Z();
 	int batch = z / RK_GSU;
 
-	rk_tile_coords(M, N, &tm, &tn);
+	rk_tile_coords(M, N, RK_BID_X(), &tm, &tn);
 	rk_k_range(K, z % RK_GSU, &kb, &ke);
 	int m0 = tm * RK_MT0, n0 = tn * RK_MT1;
 	A += batch * sa;

@@ -46,7 +46,7 @@
 /* The GPU thread the running fiber plays (set by the scheduler at each switch),
  * its block, each thread's count of lane shuffles, the shuffles' exchange rows;
  * the test defines the block's barrier and the one of each group of 32 lanes. */
-inline int rk_host_tid, rk_host_bid_x, rk_host_bid_z;
+inline int rk_host_tid, rk_host_bid_x, rk_host_bid_z, rk_host_grid_x;
 inline unsigned rk_host_round[1024];
 inline float rk_host_xch[2][1024];
 void rk_host_sync();
@@ -54,6 +54,7 @@ void rk_host_lane_sync(int group);
 #define RK_TID() (rk_host_tid)
 #define RK_BID_X() (rk_host_bid_x)
 #define RK_BID_Z() (rk_host_bid_z)
+#define RK_GRID_X() (rk_host_grid_x)
 #define RK_SYNC() rk_host_sync()
 #define RK_ALIGN(n) __attribute__((aligned(n)))
 #define RK_RESTRICT __restrict__
@@ -89,6 +90,7 @@ rk_f2h(float f)
 #define RK_TID() ((int)__builtin_amdgcn_workitem_id_x())
 #define RK_BID_X() ((int)__builtin_amdgcn_workgroup_id_x())
 #define RK_BID_Z() ((int)__builtin_amdgcn_workgroup_id_z())
+#define RK_GRID_X() ((int)(__builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x()))
 #define RK_SYNC()                                                                                  \
 	do {                                                                                       \
 		__builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");                             \
@@ -119,6 +121,7 @@ rk_f2h(float f)
 #define RK_TID() ((int)threadIdx.x)
 #define RK_BID_X() ((int)blockIdx.x)
 #define RK_BID_Z() ((int)blockIdx.z)
+#define RK_GRID_X() ((int)gridDim.x)
 #define RK_SYNC() __syncthreads()
 #define RK_ALIGN(n) __align__(n)
 #define RK_RESTRICT __restrict__
@@ -259,6 +262,42 @@ rk_cp_async4(rk_sref dst, const void *src, int bytes)
 /* No memory clobber: the barrier that follows a wait orders the shared reads. */
 #define RK_CP_COMMIT() asm volatile("cp.async.commit_group;")
 #define RK_CP_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n))
+#endif
+
+/*
+ * Blocks that meet through global memory (stream-K): a device-wide fence, a
+ * counter's atomic add (returns the old value) and a load that is not served
+ * from a stale L1 line (another block wrote the data in this launch). The host
+ * layer runs one block at a time: plain operations.
+ */
+#if RK_HOST
+#define RK_FENCE_DEVICE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define rk_atomic_add_u32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#define rk_ld_l2(p) (*(p))
+#elif RK_HIP
+/* The agent-scope fence also invalidates the vector L1 (acquire side). */
+#define RK_FENCE_DEVICE() __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent")
+#define rk_atomic_add_u32(p, v) __hip_atomic_fetch_add((p), (v), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#define rk_ld_l2(p) (*(p))
+#else
+#define RK_FENCE_DEVICE() asm volatile("membar.gl;" ::: "memory")
+RK_INLINE unsigned int
+rk_atomic_add_u32(unsigned int *p, unsigned int v)
+{
+	unsigned int old;
+
+	asm volatile("atom.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+	return old;
+}
+
+RK_INLINE float
+rk_ld_l2(const float *p)
+{
+	float v;
+
+	asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+	return v;
+}
 #endif
 
 #endif /* RK_PORT_H */

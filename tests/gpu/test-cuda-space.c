@@ -210,6 +210,58 @@ main(void)
 		                         &pt) == 0 &&
 		          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "PGR 2 accepted in fp16");
+		/*
+		 * Stream-K (SK 1): the tuner's sm_90 space offers it for large fp32
+		 * problems, in place of split-K, and nowhere else; it is the FMA
+		 * path's and does not mix with GSU > 1. Keys stored before SK existed
+		 * read as SK 0; a value it does not have is an error.
+		 */
+		{
+			static const char base[] = "DT=0;TA=0;TB=0;MC=0;MT0=256;MT1=128;DU=16;TT0=8;"
+			                           "TT1=16;VW=4;PGR=2;LDSPAD=4;WM=2;WN=2;STAGES=2;SWZ=1;"
+			                           "GSU=1;GROUP=8;PLR=0;WL=0;MINB=1;GV=0";
+			struct tune_config cfg;
+			int sk, gsu;
+
+			gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
+			backend_cuda_space_for(&s, &p, 2, 0);
+			sk = space_param_index(&s, "SK");
+			gsu = space_param_index(&s, "GSU");
+			CHECK(sk >= 0 && s.params[sk].nvalues == 2 && s.params[gsu].nvalues == 1,
+			      "sm_90 fp32 4096^3: SK and GSU not as expected");
+			backend_cuda_space_for(&s, &p, 1, 0);
+			CHECK(s.params[sk].nvalues == 1 && s.params[sk].values[0] == 0,
+			      "SK offered off sm_90");
+			gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 128, 4096, 4096, 1);
+			backend_cuda_space_for(&s, &p, 2, 0);
+			CHECK(s.params[sk].nvalues == 1 && s.params[gsu].nvalues > 1,
+			      "M=128 on sm_90: SK offered or split-K not");
+			gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
+			backend_cuda_space_for(&s, &p, 2, 1);
+			snprintf(key, sizeof(key), "%s", base);
+			CHECK(space_key_parse(&s, key, &pt) == 0, "a key without SK does not parse");
+			space_config(&s, &pt, &cfg);
+			CHECK(tune_config_get(&cfg, "SK", -1) == 0, "a key without SK is not SK 0");
+			snprintf(key, sizeof(key), "%s;SK=1", base);
+			CHECK(space_key_parse(&s, key, &pt) == 0 &&
+			          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+			      "the stream-K winner tile is not valid: %s", why);
+			snprintf(key, sizeof(key), "%s;SK=2", base);
+			CHECK(space_key_parse(&s, key, &pt) < 0, "SK=2 parsed");
+			snprintf(key, sizeof(key), "%s;SK=1", base);
+			memcpy(strstr(key, "GSU=1"), "GSU=2", 5);
+			CHECK(space_key_parse(&s, key, &pt) == 0 &&
+			          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+			      "SK 1 with GSU 2 accepted");
+			gemm_problem_init(&p, GEMM_FP16, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
+			backend_cuda_space_for(&s, &p, 2, 1);
+			CHECK(space_key_parse(&s, "DT=1;TA=0;TB=0;MC=1;MT0=128;MT1=128;DU=32;TT0=4;TT1=4;"
+			                         "VW=1;PGR=1;LDSPAD=0;WM=2;WN=2;STAGES=3;SWZ=1;GSU=1;"
+			                         "GROUP=1;PLR=0;WL=0;MINB=1;GV=0;SK=1",
+			                         &pt) == 0 &&
+			          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+			      "SK 1 accepted on the mma.sync path");
+		}
 	}
 	{
 		/* The driver in the tuner's key: the kernel module's version, as the

@@ -148,6 +148,7 @@ run(int grid_x, int grid_z, int nt, void (*fn)(void *), void *arg)
 {
 	gx = grid_x;
 	gz = grid_z;
+	rk_host_grid_x = grid_x;
 	body = fn;
 	body_arg = arg;
 	block = {nt, 0, 0};
@@ -217,15 +218,22 @@ rnd()
 	return (rng & 1 ? 1.0f : -1.0f) * (0.1f + 0.9f * u);
 }
 
-/* One problem: 0 when every element of C matches the reference. */
+/*
+ * One problem: 0 when every element of C matches the reference. SK_GRID is the
+ * stream-K grid (blocks per batch; SK 1 only): the launcher's choice, at most
+ * the shared k-tiles.
+ */
 static int
-run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float beta)
+run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float beta, int sk_grid)
 {
 	const int gsu = RK_GSU;
 	rk_i64 lda = (k.ta ? K : M) + pad, ldb = (k.tb ? N : K) + 2 * pad, ldc = M + pad;
 	rk_i64 sa = lda * (k.ta ? M : K) + pad, sb = ldb * (k.tb ? K : N) + pad, sc = ldc * N + pad;
 	std::vector<elem> A(sa * batch), B(sb * batch), C(sc * batch), C0;
-	std::vector<float> W((size_t)M * N * gsu * batch);
+	/* split-K: a slice of C per slice; stream-K: the counters, 2 tile slots per block */
+	size_t slot = (size_t)k.info[2] * k.info[3];
+	std::vector<float> W(k.info[4] ? RK_SK_COUNTERS + 2 * slot * sk_grid * batch
+				       : (size_t)M * N * gsu * batch);
 	int bad = 0;
 
 	for (auto &v : A)
@@ -236,7 +244,7 @@ run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float
 		v = from_f(rnd());
 	C0 = C;
 	int tiles = ((M + k.info[2] - 1) / k.info[2]) * ((N + k.info[3] - 1) / k.info[3]);
-	launch(tiles, batch * gsu, (int)k.info[0], [&] {
+	launch(k.info[4] ? sk_grid : tiles, batch * gsu, (int)k.info[0], [&] {
 		k.gemm(M, N, K, alpha, A.data(), lda, sa, B.data(), ldb, sb, beta, C.data(), ldc, sc,
 		       W.data());
 	});
@@ -265,6 +273,10 @@ run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float
 				if (!(std::fabs(got - ref) <= tol) && bad++ < 3)
 					printf("    C[%d](%d, %d) = %g, reference %g\n", b, m, n, got, ref);
 			}
+	/* Stream-K: the last block of each shared tile reset its counter. */
+	for (int i = 0; k.info[4] && i < RK_SK_COUNTERS; i++)
+		if (((unsigned int *)W.data())[i] != 0 && bad++ < 3)
+			printf("    stream-K counter %d left at %u\n", i, ((unsigned int *)W.data())[i]);
 	/* Padding between columns and batches must be untouched. */
 	for (rk_i64 i = 0; i < sc * batch; i++) {
 		rk_i64 in = i % sc;
@@ -291,18 +303,33 @@ main()
 #endif
 	int failed = 0, total = 0;
 
+	/*
+	 * Stream-K grids: one block (every tile shared, no meeting), a few blocks
+	 * (whole waves and a shared remainder; tiles split between two and more
+	 * blocks) and more blocks than tiles (ranges shorter than a tile).
+	 */
+	static const int sk_grids[] = {1, 2, 5, 40};
+	int ngrids = RK_SK ? 4 : 1;
+
 	printf("config: %s, DT=%d, %u threads, tile %u x %u\n", RK_HOST_CONFIG, RK_DT, kernels[0].info[0],
 	       kernels[0].info[2], kernels[0].info[3]);
 	for (const kernel &k : kernels)
-		for (const auto &s : shapes) {
-			float beta = s[0] == 8 ? 0.0f : -0.5f;
-			int bad = run(k, s[0], s[1], s[2], s[3], s[4], 0.75f, beta);
+		for (const auto &s : shapes)
+			for (int gi = 0; gi < ngrids; gi++) {
+				float beta = s[0] == 8 ? 0.0f : -0.5f;
+				int tiles = ((s[0] + k.info[2] - 1) / k.info[2]) * ((s[1] + k.info[3] - 1) / k.info[3]);
+				int ipt = s[2] > 0 ? (s[2] + k.info[5] - 1) / k.info[5] : 1;
+				int grid = sk_grids[gi] < tiles * ipt ? sk_grids[gi] : tiles * ipt;
+				int bad = run(k, s[0], s[1], s[2], s[3], s[4], 0.75f, beta, grid);
 
-			total++;
-			failed += bad != 0;
-			printf("%s %s %dx%dx%d pad %d batch %d: %s\n", bad ? "FAIL" : "ok  ", k.name, s[0],
-			       s[1], s[2], s[3], s[4], bad ? "wrong" : "matches the reference");
-		}
+				total++;
+				failed += bad != 0;
+				printf("%s %s %dx%dx%d pad %d batch %d", bad ? "FAIL" : "ok  ", k.name, s[0], s[1],
+				       s[2], s[3], s[4]);
+				if (RK_SK)
+					printf(" stream-K grid %d (%d tiles of %d k-tiles)", grid, tiles, ipt);
+				printf(": %s\n", bad ? "wrong" : "matches the reference");
+			}
 	printf("%d of %d problems failed\n", failed, total);
 	return failed ? 1 : 0;
 }
