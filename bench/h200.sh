@@ -36,6 +36,10 @@
 # cpfocus:   every cp.async point around run 18's winner tile (256x128x16, both thread
 #            tiles, STAGES 2-4, LDSPAD, PLR, WL, MINB, GROUP 4/8/16), CSV, then its 8 best at
 #            4096^3 and 8192^3, and compute-sanitizer racecheck and memcheck on the best
+# sk:        stream-K (SK 1) against the same points without it: fp32 NN 4096^3 (CSV), its
+#            8 best re-timed at 4096^3 and 8192^3, then compute-sanitizer racecheck and
+#            memcheck (our kernel only) on the best stream-K point at an odd shape
+# sk512:     the fp32 LLM shapes of M = 512 (TN) with and without stream-K
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
 #            M >= 128 from the FMA space, geometric means over the best per shape
 set -eu
@@ -95,6 +99,13 @@ FP32_CP="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=64,128,256 --only
 FP32_CP_FOCUS="--only MC=0 --only GV=0 --only MT0=256 --only MT1=128 --only DU=16 --only TT0=8,16
 	--only TT1=8,16 --only VW=4 --only PGR=2 --only STAGES=2,3,4 --only LDSPAD=0,4 --only PLR=0,1
 	--only WL=0,1 --only MINB=1,2 --only GSU=1 --only GROUP=4,8,16"
+# Stream-K on and off around the cp.async and register-staged winners.
+FP32_SK="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=128 --only DU=16 --only TT0=8
+	--only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2,3 --only LDSPAD=4 --only PLR=0
+	--only WL=0,1 --only MINB=1 --only GSU=1 --only GROUP=8 --only SK=0,1"
+FP32_LLM_SK="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --only DU=16
+	--only TT0=4,8 --only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4
+	--only PLR=0 --only WL=0 --only MINB=1 --only GSU=1 --only GROUP=1 --only SK=0,1"
 FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
 	--only GROUP=1,8 --only MINB=1,2"
@@ -333,6 +344,40 @@ for stage in "$@"; do
 			echo "compute-sanitizer $tool: exit $?"
 			tail -3 "$OUT/sanitizer-$tool.log"
 		done
+		;;
+	esac
+	case $stage in
+	sk)
+		# shellcheck disable=SC2086
+		run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_SK --reps 5 --top 8 \
+			--tag sk-fp32-4096 --csv "$OUT/landscape-h200-fp32-NN-4096-sk.csv" 2>&1 |
+			tee "$OUT/sk-fp32.log"
+		grep ',ok,' "$OUT/landscape-h200-fp32-NN-4096-sk.csv" | sort -t, -k3 -g | head -8 |
+			cut -d, -f1 > "$B/top-sk.txt"
+		# the best without stream-K too, so both sides are re-timed together
+		grep ',ok,' "$OUT/landscape-h200-fp32-NN-4096-sk.csv" | grep 'SK=0' | sort -t, -k3 -g |
+			head -2 | cut -d, -f1 >> "$B/top-sk.txt"
+		for sh in 4096x4096x4096 8192x8192x8192; do
+			run tune --dtype fp32 --trans NN --shapes $sh --keys "$B/top-sk.txt" --reps 7 \
+				--top 10 --tag sk 2>&1 | tee -a "$OUT/sk-fp32.log"
+		done
+		grep 'SK=1' "$B/top-sk.txt" | head -1 > "$B/sk-best.txt"
+		compute-sanitizer --help 2>&1 | grep -A3 -- '--kernel-name' | head -8
+		for tool in racecheck memcheck; do
+			rc=0
+			timeout 120 compute-sanitizer --tool $tool --kernel-name kns=rk_gemm "$G" tune \
+				--dtype fp32 --trans NN --shapes 520x264x136 --keys "$B/sk-best.txt" \
+				--no-default 1 --reps 1 --top 1 --threads 4 > "$OUT/sanitizer-sk-$tool.log" 2>&1 ||
+				rc=$?
+			echo "compute-sanitizer $tool: exit $rc"
+			grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|hazard|RESULT' "$OUT/sanitizer-sk-$tool.log" |
+				head -5
+		done
+		;;
+	sk512)
+		# shellcheck disable=SC2086
+		run tune --dtype fp32 --trans TN --shapes 512x4096x4096,512x11008x4096,512x4096x11008 \
+			$FP32_LLM_SK --reps 5 --top 6 --tag sk512 2>&1 | tee "$OUT/sk512-fp32.log"
 		;;
 	esac
 	case $stage in
