@@ -39,6 +39,8 @@
 # sk:        stream-K (SK 1) against the same points without it: fp32 NN 4096^3 (CSV), its
 #            8 best re-timed at 4096^3 and 8192^3, then compute-sanitizer racecheck and
 #            memcheck (our kernel only) on the best stream-K point at an odd shape
+# skab:      the 4 best points with and the 4 best without stream-K of the sk landscape
+#            (this call's, else bench/data's), re-timed at 4096^3 and 8192^3, CSV each
 # sk512:     the fp32 LLM shapes of M = 512 (TN) with and without stream-K
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
 #            M >= 128 from the FMA space, geometric means over the best per shape
@@ -105,7 +107,7 @@ FP32_SK="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=128 --only DU=16 
 	--only WL=0,1 --only MINB=1 --only GSU=1 --only GROUP=8 --only SK=0,1"
 FP32_LLM_SK="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --only DU=16
 	--only TT0=4,8 --only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4
-	--only PLR=0 --only WL=0 --only MINB=1 --only GSU=1 --only GROUP=1 --only SK=0,1"
+	--only PLR=0 --only WL=0 --only MINB=1 --only GSU=1 --only GROUP=1"
 FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
 	--only GROUP=1,8 --only MINB=1,2"
@@ -374,10 +376,24 @@ for stage in "$@"; do
 				head -5
 		done
 		;;
+	skab)
+		L="$OUT/landscape-h200-fp32-NN-4096-sk.csv"
+		[ -f "$L" ] || L=bench/data/landscape-h200-fp32-NN-4096-sk.csv
+		for sk in 1 0; do
+			grep ',ok,' "$L" | grep "SK=$sk" | sort -t, -k3 -g | head -4 | cut -d, -f1
+		done > "$B/ab-sk.txt"
+		for sh in 4096x4096x4096 8192x8192x8192; do
+			run sweep --dtype fp32 --trans NN --shapes $sh --keys "$B/ab-sk.txt" --reps 9 \
+				--top 8 --tag skab --csv "$OUT/skab-fp32-${sh%%x*}.csv" 2>&1 |
+				tee -a "$OUT/skab-fp32.log"
+		done
+		;;
 	sk512)
-		# shellcheck disable=SC2086
-		run tune --dtype fp32 --trans TN --shapes 512x4096x4096,512x11008x4096,512x4096x11008 \
-			$FP32_LLM_SK --reps 5 --top 6 --tag sk512 2>&1 | tee "$OUT/sk512-fp32.log"
+		for sk in 0 1; do
+			# shellcheck disable=SC2086
+			run tune --dtype fp32 --trans TN --shapes 512x4096x4096,512x11008x4096,512x4096x11008 \
+				$FP32_LLM_SK --only SK=$sk --max 120 --reps 5 --top 6 --tag sk512-$sk 2>&1
+		done | tee "$OUT/sk512-fp32.log"
 		;;
 	esac
 	case $stage in
