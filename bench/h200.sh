@@ -107,7 +107,7 @@ FP32_SK="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=128 --only DU=16 
 	--only WL=0,1 --only MINB=1 --only GSU=1 --only GROUP=8 --only SK=0,1"
 FP32_LLM_SK="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --only DU=16
 	--only TT0=4,8 --only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4
-	--only PLR=0 --only WL=0 --only MINB=1 --only GSU=1 --only GROUP=1"
+	--only PLR=0 --only WL=0 --only MINB=1 --only GROUP=1"
 FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
 	--only GROUP=1,8 --only MINB=1,2"
@@ -392,7 +392,8 @@ for stage in "$@"; do
 		for sk in 0 1; do
 			# shellcheck disable=SC2086
 			run tune --dtype fp32 --trans TN --shapes 512x4096x4096,512x11008x4096,512x4096x11008 \
-				$FP32_LLM_SK --only SK=$sk --max 120 --reps 5 --top 6 --tag sk512-$sk 2>&1
+				$FP32_LLM_SK --only SK=$sk --only GSU=$([ $sk = 1 ] && echo 1 || echo 1,2,4) \
+				--max 150 --reps 5 --top 6 --tag sk512-$sk 2>&1
 		done | tee "$OUT/sk512-fp32.log"
 		;;
 	esac
