@@ -42,6 +42,8 @@
 # skab:      the 4 best points with and the 4 best without stream-K of the sk landscape
 #            (this call's, else bench/data's), re-timed at 4096^3 and 8192^3, CSV each
 # sk512:     the fp32 LLM shapes of M = 512 (TN) with and without stream-K
+# llm32sk:   the fp32 LLM shapes of M = 128 and 512 over every cp.async, stream-K and split-K
+#            point of a focused space; with run 14's M <= 8 (GEMV), the 12-shape geomean
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
 #            M >= 128 from the FMA space, geometric means over the best per shape
 set -eu
@@ -108,6 +110,9 @@ FP32_SK="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=128 --only DU=16 
 FP32_LLM_SK="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --only DU=16
 	--only TT0=4,8 --only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4
 	--only PLR=0 --only WL=0 --only MINB=1 --only GROUP=1"
+FP32_LLM_SK2="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --only DU=16
+	--only TT0=8 --only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4
+	--only PLR=0 --only WL=0,1 --only MINB=1 --only GSU=1,2,4 --only GROUP=1 --only SK=0,1"
 FP32_LLM_BIG="--only MC=0 --only GV=0 --only MT0=32,64,128 --only MT1=64,128,256 --only DU=8,16
 	--only TT0=4,8,16 --only TT1=4,8 --only VW=4 --only PGR=1 --only LDSPAD=0,4 --only GSU=1,2,4
 	--only GROUP=1,8 --only MINB=1,2"
@@ -387,6 +392,19 @@ for stage in "$@"; do
 				--top 8 --tag skab --csv "$OUT/skab-fp32-${sh%%x*}.csv" 2>&1 |
 				tee -a "$OUT/skab-fp32.log"
 		done
+		;;
+	llm32sk)
+		for m in 128 512; do
+			SH="${m}x4096x4096,${m}x11008x4096,${m}x4096x11008"
+			# shellcheck disable=SC2086
+			run tune --dtype fp32 --trans TN --shapes "$SH" $FP32_LLM_SK2 --max 400 --reps 5 \
+				--tag llmsk-fp32 2>&1
+		done | tee "$OUT/llm32sk-fp32.log"
+		{
+			grep '^RESULT' bench/data/h200-logs/run14-llm32-fp32.log | grep -E ' shape=(1|8)x'
+			grep '^RESULT' "$OUT/llm32sk-fp32.log"
+		} > "$B/llm12.txt"
+		bestof fp32 "$B/llm12.txt" | tee -a "$OUT/llm32sk-fp32.log"
 		;;
 	sk512)
 		for sk in 0 1; do
