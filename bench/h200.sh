@@ -42,6 +42,8 @@
 # skab:      the 4 best points with and the 4 best without stream-K of the sk landscape
 #            (this call's, else bench/data's), re-timed at 4096^3 and 8192^3, CSV each
 # sk512:     the fp32 LLM shapes of M = 512 (TN) with and without stream-K
+# deep:      stream-K cp.async points with DU 32 next to DU 16 (fewer barriers, twice the
+#            unrolled code), both tile orientations, fp32 NN 4096^3, CSV
 # llm32sk:   the fp32 LLM shapes of M = 128 and 512 over every cp.async, stream-K and split-K
 #            point of a focused space; with run 14's M <= 8 (GEMV), the 12-shape geomean
 # llm32:     the fp32 LLM shapes: M <= 8 from the FMA and the GEMV (GV=1) spaces,
@@ -110,6 +112,9 @@ FP32_SK="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=128 --only DU=16 
 FP32_LLM_SK="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --only DU=16
 	--only TT0=4,8 --only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4
 	--only PLR=0 --only WL=0 --only MINB=1 --only GROUP=1"
+FP32_DEEP="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=128,256 --only DU=16,32
+	--only TT0=8,16 --only TT1=8,16 --only VW=4 --only PGR=2 --only STAGES=2,3 --only LDSPAD=4
+	--only PLR=0 --only WL=1 --only MINB=1 --only GSU=1 --only GROUP=8 --only SK=1"
 FP32_LLM_SK2="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --only DU=16
 	--only TT0=8 --only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4
 	--only PLR=0 --only WL=0,1 --only MINB=1 --only GSU=1,2,4 --only GROUP=1 --only SK=0,1"
@@ -392,6 +397,12 @@ for stage in "$@"; do
 				--top 8 --tag skab --csv "$OUT/skab-fp32-${sh%%x*}.csv" 2>&1 |
 				tee -a "$OUT/skab-fp32.log"
 		done
+		;;
+	deep)
+		# shellcheck disable=SC2086
+		run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_DEEP --reps 5 --top 8 \
+			--tag deep-fp32-4096 --csv "$OUT/landscape-h200-fp32-NN-4096-deep.csv" 2>&1 |
+			tee "$OUT/deep-fp32.log"
 		;;
 	llm32sk)
 		for m in 128 512; do
