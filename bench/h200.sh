@@ -42,6 +42,8 @@
 # skab:      the 4 best points with and the 4 best without stream-K of the sk landscape
 #            (this call's, else bench/data's), re-timed at 4096^3 and 8192^3, CSV each
 # sk512:     the fp32 LLM shapes of M = 512 (TN) with and without stream-K
+# final32:   the 6 best points of the deep landscape and the 2 best without stream-K of the
+#            sk landscape (this call's, else bench/data's), re-timed at 4096^3 and 8192^3, CSV
 # deep:      stream-K cp.async points with DU 32 next to DU 16 (fewer barriers, twice the
 #            unrolled code), both tile orientations, fp32 NN 4096^3, CSV
 # llm32sk:   the fp32 LLM shapes of M = 128 and 512 over every cp.async, stream-K and split-K
@@ -396,6 +398,21 @@ for stage in "$@"; do
 			run sweep --dtype fp32 --trans NN --shapes $sh --keys "$B/ab-sk.txt" --reps 9 \
 				--top 8 --tag skab --csv "$OUT/skab-fp32-${sh%%x*}.csv" 2>&1 |
 				tee -a "$OUT/skab-fp32.log"
+		done
+		;;
+	final32)
+		L="$OUT/landscape-h200-fp32-NN-4096-deep.csv"
+		[ -f "$L" ] || L=bench/data/landscape-h200-fp32-NN-4096-deep.csv
+		L0="$OUT/landscape-h200-fp32-NN-4096-sk.csv"
+		[ -f "$L0" ] || L0=bench/data/landscape-h200-fp32-NN-4096-sk.csv
+		{
+			grep ',ok,' "$L" | sort -t, -k3 -g | head -6 | cut -d, -f1
+			grep ',ok,' "$L0" | grep 'SK=0' | sort -t, -k3 -g | head -2 | cut -d, -f1
+		} > "$B/final32.txt"
+		for sh in 4096x4096x4096 8192x8192x8192; do
+			run sweep --dtype fp32 --trans NN --shapes $sh --keys "$B/final32.txt" --reps 9 \
+				--top 8 --tag final32 --csv "$OUT/final32-fp32-${sh%%x*}.csv" 2>&1 |
+				tee -a "$OUT/final32-fp32.log"
 		done
 		;;
 	deep)
