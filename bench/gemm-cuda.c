@@ -695,7 +695,7 @@ mode_check(void)
 	    "MC=0;MT0=64;MT1=64;DU=16;TT0=4;TT1=4;VW=4;PGR=2;STAGES=2;LDSPAD=4;GSU=2",
 	    "MC=0;MT0=32;MT1=64;DU=8;TT0=4;TT1=4;VW=4;PGR=2;STAGES=4;WL=1",
 	    /* SK 1: stream-K, the grid sized to the device, tiles shared along K */
-	    "MC=0;MT0=256;MT1=128;DU=16;TT0=8;TT1=16;VW=4;PGR=2;STAGES=2;LDSPAD=4;SK=1",
+	    "MC=0;MT0=256;MT1=128;DU=16;TT0=16;TT1=8;VW=4;PGR=2;STAGES=2;LDSPAD=4;WL=1;SK=1",
 	    "MC=0;MT0=64;MT1=64;DU=8;TT0=4;TT1=4;VW=4;PGR=1;SK=1",
 	    "MC=0;MT0=32;MT1=64;DU=16;TT0=4;TT1=4;VW=4;PGR=1;PLR=2;MINB=2;SK=1",
 	    /* GEMV (GV=1): vector and scalar loads, K tails, split-K, rows past M */

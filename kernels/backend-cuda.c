@@ -810,7 +810,7 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256};
 	static const int64_t wg_tile[] = {64, 128, 256}, wg_wn[] = {1, 2, 4}, wg_st[] = {3, 4, 5};
 	static const int64_t gv_mt0[] = {1, 2, 4, 8}, fma_mt0[] = {4, 8, 16, 32, 64, 128, 256};
-	static const int64_t fma_pgr[] = {0, 1}, fma_pgr90[] = {1, 2};
+	static const int64_t fma_pgr[] = {0, 1}, fma_pgr90[] = {1, 2}, fma_st90[] = {2, 3};
 	struct space_param *sp = store->params;
 	int mc, wg, gv;
 
@@ -910,17 +910,22 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 			 * replaces split-K here and the space stays enumerable. */
 			sp[P_SK] = cuda_space_template.params[P_SK];
 			fix_value(&sp[P_GSU], 1);
-			/* sm_90: the H200's fp32 4096^3 winner (run 18; bench/h200.sh cp32):
-			 * cp.async in 2 stages. */
+			/* cp.async in 2 or 3 stages: each won somewhere (runs 22-24). */
+			sp[P_STAGES] = cuda_space_template.params[P_STAGES];
+			keep_values(&sp[P_STAGES], fma_st90, 2, 2);
+			/* The H200's fp32 winner at 4096^3 and 8192^3 (run 24; bench/h200.sh
+			 * final32): 256 x 128, 16 x 8 per thread, cp.async, stream-K. */
 			set_dflt(&sp[P_MT0], 256);
 			set_dflt(&sp[P_MT1], 128);
 			set_dflt(&sp[P_DU], 16);
-			set_dflt(&sp[P_TT0], 8);
-			set_dflt(&sp[P_TT1], 16);
+			set_dflt(&sp[P_TT0], 16);
+			set_dflt(&sp[P_TT1], 8);
 			set_dflt(&sp[P_VW], 4);
 			set_dflt(&sp[P_PGR], 2);
 			set_dflt(&sp[P_LDSPAD], 4);
 			set_dflt(&sp[P_PLR], 0);
+			set_dflt(&sp[P_WL], 1);
+			set_dflt(&sp[P_SK], 1);
 			set_dflt(&sp[P_GROUP], p->m >= 8 * 128 ? 8 : 1);
 		} else if (p->m <= 32) {
 			/* 64 rows would be mostly waste: 16 x 64, 4 x 4 per thread. */

@@ -35,13 +35,18 @@
  *   RK_GSU        split-K: K is cut into GSU slices; partial sums go to an fp32
  *                 workspace and rk_gemm_reduce applies alpha and beta
  *   RK_GROUP      M-tiles per band of the block raster, for L2 reuse
+ *   RK_SK         1: stream-K (FMA path, GSU 1): a grid of the blocks the device
+ *                 holds at once; whole waves of tiles one per block, the other
+ *                 tiles' k-tiles split evenly among the blocks (see rk_sk below)
  *
  * The backends pass each tuning parameter NAME=V as -DRK_NAME=V.
  *
  * Launch: rk_gemm on a 1-D grid of tiles(M) * tiles(N) blocks, z = batch * GSU,
  * with rk_gemm_info[0] threads and rk_gemm_info[1] bytes of dynamic shared
  * memory (CUDA; HIP uses static LDS). With GSU > 1, then rk_gemm_reduce on
- * ceil(M * N / 256) x batch blocks of 256 threads.
+ * ceil(M * N / 256) x batch blocks of 256 threads. With SK 1, rk_gemm on
+ * G x 1 x batch blocks (G from the launcher, rk_sk) and the stream-K workspace.
+ * rk_gemm_info: threads, dynamic shared memory bytes, MT0, MT1, SK, DU.
  */
 #include "port.h"
 

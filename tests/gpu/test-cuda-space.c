@@ -178,8 +178,9 @@ main(void)
 		space_point_default(&s, &pt);
 		space_key(&s, &pt, key, sizeof(key));
 		printf("fp32 NN 4096^3 on sm_90: default %s\n", key);
-		CHECK(strstr(key, "MT0=256;MT1=128;DU=16;TT0=8;TT1=16;VW=4;PGR=2;LDSPAD=4;") != NULL &&
-		          strstr(key, ";STAGES=2;") != NULL && strstr(key, ";PLR=0;") != NULL &&
+		CHECK(strstr(key, "MT0=256;MT1=128;DU=16;TT0=16;TT1=8;VW=4;PGR=2;LDSPAD=4;") != NULL &&
+		          strstr(key, ";STAGES=2;") != NULL && strstr(key, ";PLR=0;WL=1;") != NULL &&
+		          strstr(key, ";SK=1") != NULL &&
 		          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 		      "fp32 4096^3 on sm_90: default %s", key);
 		/* The cp.async variant (PGR 2): a 3-stage point (72 KiB) is valid on sm_90,
@@ -227,8 +228,9 @@ main(void)
 			backend_cuda_space_for(&s, &p, 2, 0);
 			sk = space_param_index(&s, "SK");
 			gsu = space_param_index(&s, "GSU");
-			CHECK(sk >= 0 && s.params[sk].nvalues == 2 && s.params[gsu].nvalues == 1,
-			      "sm_90 fp32 4096^3: SK and GSU not as expected");
+			CHECK(sk >= 0 && s.params[sk].nvalues == 2 && s.params[gsu].nvalues == 1 &&
+			          s.params[space_param_index(&s, "STAGES")].nvalues == 2,
+			      "sm_90 fp32 4096^3: SK, GSU and STAGES not as expected");
 			backend_cuda_space_for(&s, &p, 1, 0);
 			CHECK(s.params[sk].nvalues == 1 && s.params[sk].values[0] == 0,
 			      "SK offered off sm_90");
@@ -288,6 +290,27 @@ main(void)
 			CHECK(backend_cuda_parse_nvrm(bad[i], v, sizeof(v)) < 0, "bad NVRM text %zu parsed",
 			      i);
 		CHECK(backend_cuda_parse_nvrm(ok[0][0], v, 4) < 0, "NVRM version cut to fit");
+	}
+	{
+		/* Stream-K's grid: the resident blocks shared by the batch, never more
+		 * blocks than k-tiles, nor more than the counters hold; the workspace
+		 * holds the counters and two tile slots per block of each batch. */
+		CHECK(backend_sk_grid(512, 4096, 16, 1, 132) == 132, "4096^3: grid %u",
+		      backend_sk_grid(512, 4096, 16, 1, 132));
+		CHECK(backend_sk_grid(9, 136, 16, 1, 132) == 81, "9 tiles of 9 k-tiles: grid %u",
+		      backend_sk_grid(9, 136, 16, 1, 132));
+		CHECK(backend_sk_grid(4, 0, 16, 1, 132) == 4, "K 0: one k-tile per tile");
+		CHECK(backend_sk_grid(512, 4096, 16, 4, 132) == 33, "batch 4: grid %u",
+		      backend_sk_grid(512, 4096, 16, 4, 132));
+		CHECK(backend_sk_grid(512, 4096, 16, 1000, 132) == 1, "batch 1000: grid %u",
+		      backend_sk_grid(512, 4096, 16, 1000, 132));
+		CHECK(backend_sk_grid(512, 4096, 16, 1, 1000000) * 1ULL <= BACKEND_SK_COUNTERS / 2,
+		      "grid past the counters");
+		CHECK(backend_sk_grid(512, 4096, 16, 65535, 132) * 65535ULL <= BACKEND_SK_COUNTERS / 2,
+		      "batch 65535: counters overrun");
+		CHECK(backend_sk_ws_bytes(132, 1, 256, 128) ==
+		          (BACKEND_SK_COUNTERS + 2 * 132 * 256 * 128) * sizeof(float),
+		      "workspace size");
 	}
 	printf("%s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
