@@ -698,6 +698,8 @@ mode_check(void)
 	    "MC=0;MT0=256;MT1=128;DU=16;TT0=16;TT1=8;VW=4;PGR=2;STAGES=2;LDSPAD=4;WL=1;SK=1",
 	    "MC=0;MT0=64;MT1=64;DU=8;TT0=4;TT1=4;VW=4;PGR=1;SK=1",
 	    "MC=0;MT0=32;MT1=64;DU=16;TT0=4;TT1=4;VW=4;PGR=1;PLR=2;MINB=2;SK=1",
+	    /* exactly 48 KiB of stages plus stream-K's static flag: must opt in */
+	    "MC=0;MT0=256;MT1=128;DU=16;TT0=16;TT1=4;VW=4;PGR=2;STAGES=2;LDSPAD=0;WL=1;SK=1",
 	    /* GEMV (GV=1): vector and scalar loads, K tails, split-K, rows past M */
 	    "MC=0;GV=1;MT0=1;MT1=32;TT1=4;DU=8;VW=4",
 	    "MC=0;GV=1;MT0=8;MT1=16;TT1=2;DU=16;VW=8;GSU=4",

@@ -1077,7 +1077,7 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 	CUdeviceptr info = 0;
 	size_t isz = 0;
 	unsigned iv[6] = {0};
-	int r, per_sm = 0;
+	int r, per_sm = 0, sstatic = 0;
 
 	*out = NULL;
 	m = calloc(1, sizeof(*m));
@@ -1103,13 +1103,17 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 	m->sk = iv[4];
 	m->du = iv[5];
 	m->gsu = gsu > 0 ? gsu : 1;
-	if (m->smem > (unsigned)ctx->smem_optin) {
-		snprintf(log, loglen, "needs %u bytes of shared memory, the device has %d", m->smem,
-		         ctx->smem_optin);
+	/* Static shared memory (stream-K's flag, for one) counts against the same
+	 * limits as the dynamic stages: past 48 KiB together, the kernel opts in. */
+	if (a->cuFuncGetAttribute(&sstatic, CU_FUNC_SHARED_SIZE, m->gemm) != 0 || sstatic < 0)
+		sstatic = 0;
+	if (m->smem + (unsigned)sstatic > (unsigned)ctx->smem_optin) {
+		snprintf(log, loglen, "needs %u bytes of shared memory, the device has %d",
+		         m->smem + (unsigned)sstatic, ctx->smem_optin);
 		r = ROCMD_EINVAL;
 		goto fail;
 	}
-	if (m->smem > 48 * 1024 &&
+	if (m->smem + (unsigned)sstatic > 48 * 1024 &&
 	    (r = a->cuFuncSetAttribute(m->gemm, CU_FUNC_MAX_DYN_SHARED, (int)m->smem)) != 0) {
 		r = cu_fail(ctx, r, "cuFuncSetAttribute", log, loglen);
 		goto fail;
