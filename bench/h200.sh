@@ -44,6 +44,9 @@
 # sk512:     the fp32 LLM shapes of M = 512 (TN) with and without stream-K
 # final32:   the 6 best points of the deep landscape and the 2 best without stream-K of the
 #            sk landscape (this call's, else bench/data's), re-timed at 4096^3 and 8192^3, CSV
+# regsk:     register staging (PGR 1) and cp.async, DU 8 and 16, with and without stream-K,
+#            on the 256x128 16x8 tile (the tuner found PGR 1 DU 8 SK 1 in run 27), fp32 NN
+#            4096^3 (CSV), its 6 best re-timed at 8192^3 (CSV)
 # deep:      stream-K cp.async points with DU 32 next to DU 16 (fewer barriers, twice the
 #            unrolled code), both tile orientations, fp32 NN 4096^3, CSV
 # llm32sk:   the fp32 LLM shapes of M = 128 and 512 over every cp.async, stream-K and split-K
@@ -117,6 +120,9 @@ FP32_LLM_SK="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --o
 FP32_DEEP="--only MC=0 --only GV=0 --only MT0=128,256 --only MT1=128,256 --only DU=16,32
 	--only TT0=8,16 --only TT1=8,16 --only VW=4 --only PGR=2 --only STAGES=2,3 --only LDSPAD=4
 	--only PLR=0 --only WL=1 --only MINB=1 --only GSU=1 --only GROUP=8 --only SK=1"
+FP32_REGSK="--only MC=0 --only GV=0 --only MT0=256 --only MT1=128 --only DU=8,16 --only TT0=16
+	--only TT1=8 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4 --only PLR=0,1
+	--only WL=0,1 --only MINB=1 --only GSU=1 --only GROUP=8 --only SK=0,1"
 FP32_LLM_SK2="--only MC=0 --only GV=0 --only MT0=64,128,256 --only MT1=64,128 --only DU=16
 	--only TT0=8 --only TT1=8,16 --only VW=4 --only PGR=1,2 --only STAGES=2 --only LDSPAD=4
 	--only PLR=0 --only WL=0,1 --only MINB=1 --only GSU=1,2,4 --only GROUP=1 --only SK=0,1"
@@ -414,6 +420,17 @@ for stage in "$@"; do
 				--top 8 --tag final32 --csv "$OUT/final32-fp32-${sh%%x*}.csv" 2>&1 |
 				tee -a "$OUT/final32-fp32.log"
 		done
+		;;
+	regsk)
+		# shellcheck disable=SC2086
+		run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 $FP32_REGSK --reps 7 --top 8 \
+			--tag regsk-fp32-4096 --csv "$OUT/landscape-h200-fp32-NN-4096-regsk.csv" 2>&1 |
+			tee "$OUT/regsk-fp32.log"
+		grep ',ok,' "$OUT/landscape-h200-fp32-NN-4096-regsk.csv" | sort -t, -k3 -g | head -6 |
+			cut -d, -f1 > "$B/top-regsk.txt"
+		run sweep --dtype fp32 --trans NN --shapes 8192x8192x8192 --keys "$B/top-regsk.txt" \
+			--reps 7 --top 6 --tag regsk-fp32-8192 --csv "$OUT/regsk-fp32-8192.csv" 2>&1 |
+			tee -a "$OUT/regsk-fp32.log"
 		;;
 	deep)
 		# shellcheck disable=SC2086
