@@ -620,9 +620,11 @@ backend_cuda_smem_bytes(const int64_t *v)
 
 		return v[P_STAGES] * (a + b) * 2;
 	}
-	/* FMA: PGR 0 one buffer, PGR 1 two, PGR 2 (cp.async) STAGES */
+	/* FMA: PGR 0 one buffer, PGR 1 two, PGR 2 (cp.async) STAGES; stream-K's flag
+	 * (static, 16 bytes as ptxas places it) */
 	return (v[P_PGR] == 2 ? v[P_STAGES] : v[P_PGR] ? 2 : 1) * v[P_DU] *
-	       (v[P_MT0] + v[P_MT1] + 2 * v[P_LDSPAD]) * 4;
+	           (v[P_MT0] + v[P_MT1] + 2 * v[P_LDSPAD]) * 4 +
+	       16 * v[P_SK];
 }
 
 static int

@@ -255,6 +255,19 @@ main(void)
 			CHECK(space_key_parse(&s, key, &pt) == 0 &&
 			          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
 			      "SK 1 with GSU 2 accepted");
+			/* Register staging at exactly 48 KiB of static stages: stream-K's
+			 * flag pushes it over (ptxas refused it in run 27). */
+			snprintf(key, sizeof(key), "%s;SK=0", base);
+			memcpy(strstr(key, "PGR=2;LDSPAD=4"), "PGR=1;LDSPAD=0", 14);
+			memcpy(strstr(key, "TT0=8;TT1=16"), "TT0=16;TT1=8", 12);
+			memcpy(strstr(key, "STAGES=2"), "STAGES=3", 8);
+			CHECK(space_key_parse(&s, key, &pt) == 0 &&
+			          space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+			      "48 KiB of static stages invalid: %s (%s)", why, key);
+			memcpy(strstr(key, "SK=0"), "SK=1", 4);
+			CHECK(space_key_parse(&s, key, &pt) == 0 &&
+			          !space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+			      "48 KiB of static stages and stream-K's flag accepted");
 			gemm_problem_init(&p, GEMM_FP16, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
 			backend_cuda_space_for(&s, &p, 2, 1);
 			CHECK(space_key_parse(&s, "DT=1;TA=0;TB=0;MC=1;MT0=128;MT1=128;DU=32;TT0=4;TT1=4;"
