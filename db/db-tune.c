@@ -39,8 +39,14 @@ static const char *const queries[Q_COUNT_] = {
 	"source_hash, problem, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	"SELECT outcome, median_ms, p20_ms, p80_ms, runs, gflops, detail FROM tune_eval "
 	"WHERE job_id = ?1 AND config = ?2",
+	/* A stored outcome that tune_outcome_retried() names is replaced; others stay. */
 	"INSERT INTO tune_eval (job_id, config, outcome, median_ms, p20_ms, p80_ms, runs, gflops, "
-	"detail, time_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	"detail, time_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+	"ON CONFLICT (job_id, config) DO UPDATE SET outcome = excluded.outcome, "
+	"median_ms = excluded.median_ms, p20_ms = excluded.p20_ms, p80_ms = excluded.p80_ms, "
+	"runs = excluded.runs, gflops = excluded.gflops, detail = excluded.detail, "
+	"time_ms = excluded.time_ms "
+	"WHERE tune_eval.outcome IN ('compile_failed', 'launch_failed', 'ruled_out')",
 	"UPDATE tune_job SET winner_config = ?2, winner_ms = ?3, default_ms = ?4, "
 	"finished_ms = ?5 WHERE id = ?1",
 	"SELECT problem, winner_config, winner_ms FROM tune_job WHERE backend = ?1 AND arch = ?2 "
@@ -249,6 +255,8 @@ db_record(void *ctx, const struct tune_key *key, const char *config, const struc
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_reset(st);
+	if (rc == SQLITE_DONE && sqlite3_changes(db->h) == 0)
+		return ROCMD_EEXISTS; /* stored, and not an outcome that is replaced */
 	return rc == SQLITE_DONE ? 0 : rocmd_db_map_rc(rc);
 }
 

@@ -39,6 +39,12 @@ tune_outcome_parse(const char *s, enum tune_outcome *out)
 	return ROCMD_EINVAL;
 }
 
+int
+tune_outcome_retried(enum tune_outcome o)
+{
+	return o == TUNE_COMPILE_FAILED || o == TUNE_LAUNCH_FAILED || o == TUNE_RULED_OUT;
+}
+
 void
 tune_key_init(struct tune_key *k, const struct backend_device_info *dev, const char *source_hash,
 	      const struct gemm_problem *p)
@@ -147,8 +153,14 @@ mem_lookup(void *ctx, const struct tune_key *key, const char *config, struct tun
 static int
 mem_record(void *ctx, const struct tune_key *key, const char *config, const struct tune_result *r)
 {
-	if (mem_find(ctx, key, config, 0) != NULL)
+	struct mem_entry *e = mem_find(ctx, key, config, 0);
+
+	if (e != NULL && !tune_outcome_retried(e->r.outcome))
 		return ROCMD_EEXISTS;
+	if (e != NULL) {
+		e->r = *r;
+		return 0;
+	}
 	return mem_add(ctx, key, config, r, 0);
 }
 
@@ -305,7 +317,8 @@ run_oracle(struct tune_search *s, const struct space_point *pt, const char *key,
 	struct tune_progress pr;
 	int from_store = 0, err;
 
-	if (o->store != NULL && o->store->lookup(o->store->ctx, rc->key, key, r) == 0) {
+	if (o->store != NULL && o->store->lookup(o->store->ctx, rc->key, key, r) == 0 &&
+	    !tune_outcome_retried(r->outcome)) {
 		from_store = 1;
 	} else {
 		err = tune_evaluator_eval(rc->ev, key, 0, r);

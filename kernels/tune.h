@@ -38,6 +38,15 @@ enum tune_outcome {
 };
 
 const char *tune_outcome_name(enum tune_outcome o); /* "ok", "compile_failed", ... */
+/*
+ * Outcomes that rocmd's own host code decides as much as the kernel does (the
+ * compile options, the loader's resource opt-ins, the space's rules), so that a
+ * newer rocmd may decide them otherwise: compile_failed, launch_failed and
+ * ruled_out. The tuning key does not name the rocmd build, so a stored one is
+ * evaluated again and its new result replaces it. The others (wrong result,
+ * timeout, crash) are the kernel's own and stay.
+ */
+int tune_outcome_retried(enum tune_outcome o);
 int tune_outcome_parse(const char *s, enum tune_outcome *out);
 
 struct tune_result {
@@ -68,7 +77,8 @@ void tune_key_init(struct tune_key *k, const struct backend_device_info *dev,
  * The results store: how the tuner reaches persistence without knowing it.
  * db/db-tune.c implements it on SQLite; tune_store_mem_*() in memory.
  * lookup returns 0 and fills OUT, or ROCMD_ENOTFOUND. record of a key that
- * exists returns ROCMD_EEXISTS. winners calls CB for the declared winner of
+ * exists returns ROCMD_EEXISTS, unless the stored outcome is one that
+ * tune_outcome_retried() names: that one is replaced. winners calls CB for the declared winner of
  * every problem on the same device (backend, arch, name, compute units) and,
  * unless ANY_SOFTWARE, the same software; CB returning non-zero stops the walk.
  * With ANY_SOFTWARE the winners of earlier drivers, SDKs and kernel sources

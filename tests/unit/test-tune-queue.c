@@ -418,6 +418,25 @@ test_tuner_store_on_daemon_connection(void **state)
 	assert_int_equal(tune_db_attach(f->db, &st), 0);
 	assert_int_equal(st.lookup(st.ctx, &key, "MT0=8", &got), 0);
 	assert_true(got.median_ms > 0.49 && got.median_ms < 0.51);
+	/* A result stays; an outcome of rocmd's own host code is replaced. */
+	assert_int_equal(st.record(st.ctx, &key, "MT0=8", &r), ROCMD_EEXISTS);
+	memset(&got, 0, sizeof(got));
+	got.outcome = TUNE_LAUNCH_FAILED;
+	snprintf(got.detail, sizeof(got.detail), "launch failed: error io");
+	assert_int_equal(st.record(st.ctx, &key, "MT0=16", &got), 0);
+	got.outcome = TUNE_WRONG_RESULT;
+	assert_int_equal(st.record(st.ctx, &key, "MT0=32", &got), 0);
+	r.median_ms = 0.25;
+	assert_int_equal(st.record(st.ctx, &key, "MT0=16", &r), 0);
+	assert_int_equal(st.record(st.ctx, &key, "MT0=32", &r), ROCMD_EEXISTS);
+	assert_int_equal(st.lookup(st.ctx, &key, "MT0=16", &got), 0);
+	assert_int_equal(got.outcome, TUNE_OK);
+	assert_true(got.median_ms > 0.24 && got.median_ms < 0.26);
+	assert_string_equal(got.detail, "");
+	assert_int_equal(st.lookup(st.ctx, &key, "MT0=32", &got), 0);
+	assert_int_equal(got.outcome, TUNE_WRONG_RESULT);
+	assert_int_equal(st.count(st.ctx, &key, &n), 0);
+	assert_int_equal(n, 3);
 	tune_db_close(&st);
 }
 

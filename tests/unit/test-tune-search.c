@@ -602,6 +602,74 @@ test_run_with_store_repeats_nothing(void **state)
 	unsetenv("ROCMD_TUNE_PLANT");
 }
 
+/*
+ * A stored compile or launch failure (or ruled_out) was decided partly by
+ * rocmd's host code, which a newer build may decide otherwise: the next run
+ * evaluates it again and the store keeps the new result. A stored wrong
+ * result is the kernel's own and comes from the store.
+ */
+static void
+test_run_retries_host_outcomes(void **state)
+{
+	struct gemm_problem p;
+	struct tune_measure_opts mo;
+	struct tune_evaluator *ev;
+	struct backend_device_info dev;
+	struct space_def s;
+	struct tune_key key;
+	struct tune_store st;
+	struct tune_opts o;
+	struct tune_summary sum;
+	struct tune_result r;
+	char hash[17], why[256], dk[SPACE_KEY_MAX];
+	int i;
+
+	(void)state;
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 32, 24, 16, 1);
+	memset(&mo, 0, sizeof(mo));
+	mo.isolate = -1;
+	mo.warmup_ms = 1;
+	mo.runs = 3;
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p, &mo, &ev, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	tune_key_init(&key, &dev, hash, &p);
+	memset(&o, 0, sizeof(o));
+	o.strategy = "ls";
+	o.budget = 1;
+	o.no_seeds = 1;
+	/* The one configuration a budget of 1 evaluates: the problem's default. */
+	assert_int_equal(tune_run(ev, &key, &s, &p, &dev, &o, &sum, why, sizeof(why)), 0);
+	snprintf(dk, sizeof(dk), "%s", sum.default_key);
+	assert_true(dk[0] != '\0');
+	for (i = 0; i < 2; i++) {
+		enum tune_outcome stored = i == 0 ? TUNE_LAUNCH_FAILED : TUNE_WRONG_RESULT;
+
+		assert_int_equal(tune_store_mem_new(&st), 0);
+		o.store = &st;
+		memset(&r, 0, sizeof(r));
+		r.outcome = stored;
+		assert_int_equal(st.record(st.ctx, &key, dk, &r), 0);
+		/* (a second evaluation where the first stays wrong, so a winner exists) */
+		o.budget = i == 0 ? 1 : 2;
+		assert_int_equal(tune_run(ev, &key, &s, &p, &dev, &o, &sum, why, sizeof(why)), 0);
+		assert_int_equal(sum.evals, o.budget);
+		assert_int_equal(st.lookup(st.ctx, &key, dk, &r), 0);
+		if (i == 0) {
+			assert_int_equal(sum.measured, 1);
+			assert_int_equal(sum.from_store, 0);
+			assert_int_equal(r.outcome, TUNE_OK);
+			assert_true(r.median_ms > 0);
+		} else {
+			assert_int_equal(sum.measured, 1);
+			assert_int_equal(sum.from_store, 1);
+			assert_int_equal(r.outcome, TUNE_WRONG_RESULT);
+		}
+		tune_store_mem_free(&st);
+	}
+	tune_evaluator_close(ev);
+}
+
 struct seen_keys {
 	char keys[64][SPACE_KEY_MAX];
 	int n;
@@ -759,6 +827,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_crash_and_hang_isolated),
 		cmocka_unit_test(test_child_closes_inherited_fds),
 		cmocka_unit_test(test_run_with_store_repeats_nothing),
+		cmocka_unit_test(test_run_retries_host_outcomes),
 		cmocka_unit_test(test_seed_set),
 		cmocka_unit_test(test_abort_records_nothing),
 	};
