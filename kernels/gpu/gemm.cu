@@ -328,9 +328,9 @@ static_assert(RK_STAGES >= 2, "PGR 2 needs two stages or more");
 /*
  * Stream-K (SK 1): a persistent grid of G blocks per batch, as many as the
  * device holds at once, shares the tiles so that none idles in a last, partial
- * wave. The tiles that fill whole waves go one per block, in turn (tiles q,
- * q + G, ...); the rest, the remainder plus one wave (all tiles when there are
- * fewer than G), are cut along K: their k-tiles, tile after tile, are split into
+ * wave. The tiles of the whole waves but the last go one per block, in turn
+ * (tiles q, q + G, ...); the rest, the remainder plus one wave (all tiles when
+ * there are fewer than G), are cut along K: their k-tiles, tile after tile, are split into
  * G equal ranges, block q taking [b_q, b_{q+1}) with b_q = floor(q * total / G).
  * A range thus covers at most two tiles partly. A block that computes part of a
  * tile writes its partial sums to its own workspace slot (2q for the first
