@@ -48,7 +48,7 @@
 #            on the 256x128 16x8 tile (the tuner found PGR 1 DU 8 SK 1 in run 27), fp32 NN
 #            4096^3 (CSV), its 6 best re-timed at 8192^3 (CSV)
 # final32b:  the regsk landscape's 3 best (this call's, else bench/data's) and the tuner's
-#            default, re-timed at 4096^3 twice (two draws of cuBLAS), CSV each
+#            default, re-timed at FINAL_SHAPE (4096^3) twice (two draws of cuBLAS), CSV each
 # deep:      stream-K cp.async points with DU 32 next to DU 16 (fewer barriers, twice the
 #            unrolled code), both tile orientations, fp32 NN 4096^3, CSV
 # llm32sk:   the fp32 LLM shapes of M = 128 and 512 over every cp.async, stream-K and split-K
@@ -440,10 +440,11 @@ for stage in "$@"; do
 		# (STAGES shapes PGR 2 only; the full space takes PGR 0/1 points at its default, 3)
 		grep ',ok,' "$L" | sort -t, -k3 -g | head -3 | cut -d, -f1 |
 			sed '/PGR=[01];/s/STAGES=2/STAGES=3/' > "$B/final32b.txt"
+		SH=${FINAL_SHAPE:-4096x4096x4096}
 		for round in 1 2; do
-			run sweep --dtype fp32 --trans NN --shapes 4096x4096x4096 --keys "$B/final32b.txt" \
+			run sweep --dtype fp32 --trans NN --shapes $SH --keys "$B/final32b.txt" \
 				--reps 9 --top 4 --tag final32b-$round \
-				--csv "$OUT/final32b-fp32-4096-$round.csv" 2>&1 | tee -a "$OUT/final32b-fp32.log"
+				--csv "$OUT/final32b-fp32-${SH%%x*}-$round.csv" 2>&1 | tee -a "$OUT/final32b-fp32.log"
 		done
 		;;
 	deep)
