@@ -122,7 +122,7 @@ struct backend_ctx {
 	size_t source_len;
 	CUdeviceptr ws; /* split-K workspace */
 	size_t ws_bytes;
-	CUdeviceptr skws; /* stream-K workspace: counters kept at zero, then slots */
+	uint64_t skws; /* stream-K workspace: counters kept at zero, then slots */
 	size_t skws_bytes;
 	struct space_cache spaces[GEMM_DTYPE_COUNT * 8];
 };
@@ -513,7 +513,7 @@ cuda_close(struct backend_ctx *ctx)
 	if (ctx->ws != 0)
 		ctx->api.cuMemFree(ctx->ws);
 	if (ctx->skws != 0)
-		ctx->api.cuMemFree(ctx->skws);
+		ctx->api.cuMemFree((CUdeviceptr)ctx->skws);
 	if (ctx->cu != NULL)
 		ctx->api.cuDevicePrimaryCtxRelease(ctx->dev);
 	api_unload(&ctx->api);
@@ -1227,42 +1227,6 @@ cuda_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *ker
 	return 0;
 }
 
-/*
- * Stream-K: the grid (blocks per batch) and the workspace, grown as needed with
- * its counters zeroed (the kernel leaves them so after every launch).
- */
-static int
-cuda_sk_prepare(struct backend_ctx *ctx, struct backend_module *mod, const struct gemm_problem *p,
-                uint64_t tiles, struct backend_launch *l, CUdeviceptr *W)
-{
-	unsigned g = backend_sk_grid(tiles, p->k, (int)mod->du, p->batch, mod->resident);
-	size_t need = backend_sk_ws_bytes(g, p->batch, mod->mt0, mod->mt1);
-
-	if (need > ctx->skws_bytes) {
-		size_t zb = BACKEND_SK_COUNTERS * sizeof(unsigned);
-		void *zero = calloc(1, zb);
-
-		if (ctx->skws != 0)
-			ctx->api.cuMemFree(ctx->skws);
-		ctx->skws = 0;
-		ctx->skws_bytes = 0;
-		if (zero == NULL || ctx->api.cuMemAlloc(&ctx->skws, need) != 0) {
-			free(zero);
-			ctx->skws = 0;
-			return ROCMD_ENOMEM;
-		}
-		if (ctx->api.cuMemcpyHtoD(ctx->skws, zero, zb) != 0) {
-			free(zero);
-			return ROCMD_EIO;
-		}
-		free(zero);
-		ctx->skws_bytes = need;
-	}
-	*W = ctx->skws;
-	l->grid[0] = g;
-	return 0;
-}
-
 static int
 cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
           const struct gemm_problem *p, const struct gemm_bufs *bufs)
@@ -1308,8 +1272,13 @@ cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune
 	l.shared_mem = mod->smem;
 	l.args = args;
 	l.nargs = 15;
-	if (mod->sk && (r = cuda_sk_prepare(ctx, mod, p, tiles, &l, &W)) < 0)
-		return r;
+	if (mod->sk) {
+		if ((r = backend_sk_prepare(&backend_cuda_ops, ctx, &ctx->skws, &ctx->skws_bytes, p,
+		                            tiles, mod->mt0, mod->mt1, (int)mod->du, mod->resident,
+		                            &l.grid[0])) < 0)
+			return r;
+		W = (CUdeviceptr)ctx->skws;
+	}
 	if ((r = cuda_launch(ctx, mod, "rk_gemm", &l)) < 0)
 		return r;
 	if (mod->gsu > 1) {

@@ -82,7 +82,7 @@ struct backend_ctx {
 	size_t source_len;
 	void *ws; /* split-K workspace */
 	size_t ws_bytes;
-	void *skws; /* stream-K workspace: counters kept at zero, then slots */
+	uint64_t skws; /* stream-K workspace: counters kept at zero, then slots */
 	size_t skws_bytes;
 	struct space_def spaces[GEMM_DTYPE_COUNT * 4];
 	int nspaces;
@@ -335,8 +335,8 @@ hip_close(struct backend_ctx *ctx)
 		return;
 	if (ctx->ws != NULL)
 		ctx->api.hipFree(ctx->ws);
-	if (ctx->skws != NULL)
-		ctx->api.hipFree(ctx->skws);
+	if (ctx->skws != 0)
+		ctx->api.hipFree((void *)(uintptr_t)ctx->skws);
 	api_unload(&ctx->api);
 	free(ctx->source);
 	free(ctx);
@@ -698,42 +698,6 @@ hip_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kern
 	           : 0;
 }
 
-/*
- * Stream-K: the grid (blocks per batch) and the workspace, grown as needed with
- * its counters zeroed (the kernel leaves them so after every launch).
- */
-static int
-hip_sk_prepare(struct backend_ctx *ctx, struct backend_module *mod, const struct gemm_problem *p,
-               uint64_t tiles, struct backend_launch *l, void **W)
-{
-	unsigned g = backend_sk_grid(tiles, p->k, (int)mod->du, p->batch, mod->resident);
-	size_t need = backend_sk_ws_bytes(g, p->batch, mod->mt0, mod->mt1);
-
-	if (need > ctx->skws_bytes) {
-		size_t zb = BACKEND_SK_COUNTERS * sizeof(unsigned);
-		void *zero = calloc(1, zb);
-
-		if (ctx->skws != NULL)
-			ctx->api.hipFree(ctx->skws);
-		ctx->skws = NULL;
-		ctx->skws_bytes = 0;
-		if (zero == NULL || ctx->api.hipMalloc(&ctx->skws, need) != 0) {
-			free(zero);
-			ctx->skws = NULL;
-			return ROCMD_ENOMEM;
-		}
-		if (ctx->api.hipMemcpyHtoD(ctx->skws, zero, zb) != 0) {
-			free(zero);
-			return ROCMD_EIO;
-		}
-		free(zero);
-		ctx->skws_bytes = need;
-	}
-	*W = ctx->skws;
-	l->grid[0] = g;
-	return 0;
-}
-
 static int
 hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
          const struct gemm_problem *p, const struct gemm_bufs *bufs)
@@ -780,8 +744,13 @@ hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_
 	l.shared_mem = mod->smem;
 	l.args = args;
 	l.nargs = 15;
-	if (mod->sk && (r = hip_sk_prepare(ctx, mod, p, tiles, &l, &W)) < 0)
-		return r;
+	if (mod->sk) {
+		if ((r = backend_sk_prepare(&backend_hip_ops, ctx, &ctx->skws, &ctx->skws_bytes, p,
+		                            tiles, mod->mt0, mod->mt1, (int)mod->du, mod->resident,
+		                            &l.grid[0])) < 0)
+			return r;
+		W = (void *)(uintptr_t)ctx->skws;
+	}
 	if ((r = hip_launch(ctx, mod, "rk_gemm", &l)) < 0 || mod->gsu == 1)
 		return r;
 	{

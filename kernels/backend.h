@@ -51,6 +51,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#include "common/error.h"
 
 #include "kernels/gemm.h"
 #include "kernels/space.h"
@@ -188,6 +191,10 @@ void backend_cache_free(struct backend_cache *cache);
  * backend_sk_grid: blocks per batch, from RESIDENT (blocks the device holds at
  * once, shared by the batch) and never more than the k-tiles there are, nor
  * than the counters allow. backend_sk_ws_bytes: the workspace that grid needs.
+ * backend_sk_prepare: both for a launch of TILES tiles per batch, through the
+ * backend's own alloc/free/copy_h2d; *WS (a workspace only stream-K uses, kept
+ * in the backend's context) grows when a launch needs more, its counters
+ * zeroed; *GRID gets the blocks per batch.
  */
 #define BACKEND_SK_COUNTERS 131072
 
@@ -208,6 +215,35 @@ static inline size_t
 backend_sk_ws_bytes(unsigned grid, int64_t batch, unsigned mt0, unsigned mt1)
 {
 	return (BACKEND_SK_COUNTERS + 2 * (size_t)grid * (size_t)batch * mt0 * mt1) * sizeof(float);
+}
+
+static inline int
+backend_sk_prepare(const struct backend_ops *ops, struct backend_ctx *ctx, uint64_t *ws,
+		   size_t *ws_bytes, const struct gemm_problem *p, uint64_t tiles, unsigned mt0,
+		   unsigned mt1, int du, int64_t resident, unsigned *grid)
+{
+	unsigned g = backend_sk_grid(tiles, p->k, du, p->batch, resident);
+	size_t need = backend_sk_ws_bytes(g, p->batch, mt0, mt1);
+	size_t zb = BACKEND_SK_COUNTERS * sizeof(unsigned);
+	void *zero;
+	int r;
+
+	if (need > *ws_bytes) {
+		if (*ws != 0)
+			ops->free(ctx, *ws);
+		*ws = 0;
+		*ws_bytes = 0;
+		if ((zero = calloc(1, zb)) == NULL)
+			return ROCMD_ENOMEM;
+		if ((r = ops->alloc(ctx, need, ws)) == 0)
+			r = ops->copy_h2d(ctx, *ws, zero, zb);
+		free(zero);
+		if (r < 0)
+			return r; /* *ws (if allocated) is freed by the next try or at close */
+		*ws_bytes = need;
+	}
+	*grid = g;
+	return 0;
 }
 
 #endif
