@@ -33,8 +33,8 @@
 
 #include "common/error.h"
 #include "common/hash.h"
-#include "daemon/deploy.h"
-#include "daemon/pkg.h"
+#include "daemon/deploy/deploy.h"
+#include "daemon/pkg/pkg.h"
 
 #define MAXF 256
 

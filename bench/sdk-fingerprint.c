@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "common/hash.h"
-#include "daemon/rocblas-lib.h"
+#include "daemon/sdk/rocblas-library.h"
 
 static double
 now_s(void)

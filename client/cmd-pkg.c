@@ -18,7 +18,7 @@
 #include "client.h"
 #include "common/error.h"
 #include "common/paths.h"
-#include "daemon/fsops.h" /* the path resolution rocmd uses, UTF-8 on Windows too */
+#include "common/fs.h" /* the path resolution rocmd uses, UTF-8 on Windows too */
 #include "output.h"
 
 struct pkg_ctx {

@@ -2,7 +2,7 @@
  * POSIX names the Windows C runtime lacks, force-included into every file of
  * the Windows build (CMakeLists.txt, -include) so shared code needs no
  * #ifdef. On Windows the "uid" of a peer carries its process id and the "gid"
- * whether its token is in Administrators (see daemon/ipc-win.c).
+ * whether its token is in Administrators (see daemon/core/ipc-win.c).
  */
 #ifndef ROCMD_COMPAT_WIN_H
 #define ROCMD_COMPAT_WIN_H

@@ -34,7 +34,7 @@
 #include <uv.h>
 
 #include "common/log.h"
-#include "daemon/server.h"
+#include "daemon/core/server.h"
 
 #define LISTEN_FDS_START 3
 

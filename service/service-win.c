@@ -38,8 +38,8 @@
 #include "common/log.h"
 #include "common/paths.h"
 #include "common/win-util.h"
-#include "daemon/idle.h"
-#include "daemon/server.h"
+#include "daemon/tune/idle.h"
+#include "daemon/core/server.h"
 
 #define SERVICE_NAME L"rocmd"
 #define EVENT_MSG_TEXT 1 /* the one message in rocmd-messages.mc: "%1" */

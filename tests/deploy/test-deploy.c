@@ -55,10 +55,10 @@
 #include "common/failpoint.h"
 #include "common/hash.h"
 #include "common/paths.h"
-#include "daemon/deploy.h"
-#include "daemon/fsinfo.h"
-#include "daemon/fsops.h"
-#include "daemon/pkg.h"
+#include "daemon/deploy/deploy.h"
+#include "daemon/sdk/fsinfo.h"
+#include "common/fs.h"
+#include "daemon/pkg/pkg.h"
 
 #ifdef _WIN32
 #define IS_WINDOWS 1

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "daemon/pkg.h"
+#include "daemon/pkg/pkg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,9 +16,9 @@
 
 #include "common/amdgpu-elf.h"
 #include "common/error.h"
-#include "daemon/registry.h"
-#include "daemon/rocblas-lib.h"
-#include "daemon/sdk-version.h"
+#include "daemon/sdk/registry.h"
+#include "daemon/sdk/rocblas-library.h"
+#include "daemon/sdk/sdk-version.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,12 +26,12 @@
 
 #include "common/amdgpu-elf.h"
 #include "common/error.h"
-#include "daemon/gpu.h"
-#include "daemon/rocblas-lib.h"
-#include "daemon/sdk-discover.h"
-#include "daemon/sdk-internal.h"
-#include "daemon/sdk-version.h"
-#include "daemon/sysroot.h"
+#include "daemon/sdk/gpu.h"
+#include "daemon/sdk/rocblas-library.h"
+#include "daemon/sdk/sdk-discover.h"
+#include "daemon/sdk/sdk-internal.h"
+#include "daemon/sdk/sdk-version.h"
+#include "daemon/sdk/sysroot.h"
 
 static char sandbox[256];
 

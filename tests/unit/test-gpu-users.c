@@ -1,5 +1,5 @@
 /*
- * Who holds the GPU or a target's files (daemon/gpu-users-unix.c), with real
+ * Who holds the GPU or a target's files (daemon/deploy/gpu-users-unix.c), with real
  * processes: a child listed in a KFD proc folder under a sandbox root, a
  * child that has mapped a library file (its descriptor closed, so only
  * /proc/PID/maps names it), a child with a file open, an entry for a pid that
@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/gpu-users.h"
+#include "daemon/deploy/gpu-users.h"
 
 static char dir[64];
 

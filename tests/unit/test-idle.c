@@ -1,5 +1,5 @@
 /*
- * Unit tests for the idle policy (daemon/idle.c): quiet hours parsing, and
+ * Unit tests for the idle policy (daemon/tune/idle.c): quiet hours parsing, and
  * the decision with its reason for each signal (input, power, GPU users,
  * CPU load only before a job starts, quiet hours across midnight).
  */
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "common/error.h"
-#include "daemon/idle.h"
+#include "daemon/tune/idle.h"
 
 static void
 signals_idle(struct rocmd_idle_signals *s)

@@ -27,8 +27,8 @@
 #include "common/error.h"
 #include "db/db-pkg.h"
 #include "db/db.h"
-#include "daemon/fsops.h"
-#include "daemon/pkg.h"
+#include "common/fs.h"
+#include "daemon/pkg/pkg.h"
 #include "tests/pkg/mkarchive.h"
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library"

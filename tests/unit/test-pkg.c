@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "common/error.h"
-#include "daemon/pkg.h"
+#include "daemon/pkg/pkg.h"
 
 static void
 test_path_clean(void **state)

@@ -31,7 +31,7 @@ has_event() { ctl events --all --kind "$1" >"$OUT" && grep -q -- "$2" "$OUT"; }
 job_state() { ctl --json tune status >"$OUT" && tr -d '\n\t ' <"$OUT" | grep -q "\"id\":$1,\"state\":\"$2\""; }
 sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$1"; }
 
-cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/kernels/rocmtune.exe" "$T/"
+cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/tools/rocmtune.exe" "$T/"
 cat >"$T/tune.json" <<'JSON'
 {
 	"state_dir": "C:\\rocmd-tune\\state",

@@ -3,7 +3,7 @@
 # cross-built as test-deploy.exe (cmocka from scripts/build-windows.sh's
 # cache) and run in a wine prefix of its own. Its trees are made under the
 # prefix's %TEMP% (C:\users\...\Temp), so every path goes through the engine's
-# Windows file layer (daemon/fsops-win.c: wide-character \\?\ paths,
+# Windows file layer (common/fs-win.c: wide-character \\?\ paths,
 # reparse points never followed, MoveFileExW, FlushFileBuffers):
 #   deploy -> rollback to the original -> redeploy on a Windows-layout target
 #   (bin\rocblas.dll + bin\rocblas\library, windows = 1) and on a Linux-shaped

@@ -12,7 +12,7 @@
 #   - lib deploy: bin\rocblas.dll and bin\rocblas\library replaced (the folder
 #     as a whole), the originals kept under rocmd's state and as
 #     bin\rocblas_backup.dll + bin\rocblas_backup\, no leftovers; the GEMM
-#     smoke test (rocmd-rocblas-smoke.exe, run through child-win.c) loads the
+#     smoke test (rocmd-rocblas-smoke.exe, run through spawn-win.c) loads the
 #     SDK's amdhip64_6.dll and reports no GPU, which is recorded as skipped;
 #   - lib status, lib verify (hashes, pairing), lib history;
 #   - a process holding bin\rocblas.dll (dll-holder.exe): a deploy is refused
@@ -329,7 +329,7 @@ cp "$T/bin-original/amdhip64_6.dll" "$B/amdhip64_6.dll"
 stop_rocmd
 # A deploy right after another meets rocmd's own quiet rescan reading the
 # library: on Windows the folder cannot be renamed meanwhile, and the deploy
-# is tried again (methods-lib-os.h).
+# is tried again (deploy-jobs-os.h).
 echo "# deploys tried again while the target was in use: $(grep -c 'trying again in 2 s' "$T/rocmd.log")"
 echo "# deploy under wine: $(($(date +%s) - start)) s"
 if [ $OWN_PREFIX -eq 1 ]; then

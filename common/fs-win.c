@@ -1,0 +1,847 @@
+/*
+ * The file layer's Windows calls (fs.h). Paths arrive as UTF-8 with '/'
+ * or '\' and go to the wide-character API as \\?\ paths (no MAX_PATH limit).
+ * Nothing follows a reparse point (a symlink or a junction): files and
+ * identities are opened with FILE_FLAG_OPEN_REPARSE_POINT, and an opened
+ * object that turns out to be one is refused as O_NOFOLLOW refuses a
+ * symlink; walks refuse reparse points inside a tree and removal deletes the
+ * reparse point itself, never what it leads to (I4).
+ *
+ * Descriptors are C-runtime descriptors over the handles (_open_osfhandle);
+ * reading, writing and flushing use the handle directly. Durability: a file
+ * is flushed with FlushFileBuffers; a folder is opened with
+ * FILE_FLAG_BACKUP_SEMANTICS and flushed the same way where the file system
+ * allows it (NTFS does for a handle with write access); where it refuses,
+ * the flush of the folder is skipped (NTFS journals its metadata, so a
+ * rename is not lost half done, but it may be lost whole: docs/DEPLOY.md).
+ * There is no syncfs: rocmd_fs_copy_file flushes each file instead.
+ */
+#include "fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <windows.h>
+
+#include "error.h"
+#include "failpoint.h"
+#include "win-util.h"
+
+#ifndef SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE
+#define SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE 0x2
+#endif
+
+/* A Win32 error as a rocmd code, with the errno values POSIX callers test. */
+static int
+err_of(DWORD err)
+{
+	switch (err) {
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_DRIVE:
+	case ERROR_BAD_NETPATH:
+		return -ENOENT;
+	case ERROR_DIR_NOT_EMPTY:
+		return -ENOTEMPTY;
+	case ERROR_DIRECTORY:
+		return -ENOTDIR;
+	case ERROR_NOT_SAME_DEVICE:
+		return -EXDEV;
+	case ERROR_CANT_RESOLVE_FILENAME:
+		return -ELOOP;
+	default:
+		return rocmd_win_error(err);
+	}
+}
+
+static int
+last_err(void)
+{
+	return err_of(GetLastError());
+}
+
+/* Length of the root of PATH in either separator. */
+size_t
+rocmd_fs_path_root(const char *p)
+{
+	size_t i;
+	int seps = 0;
+
+#define SEP(c) ((c) == '/' || (c) == '\\')
+	if (((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':' &&
+	    SEP(p[2]))
+		return 3;
+	if (!(SEP(p[0]) && SEP(p[1])))
+		return 0;
+	/* //server/share/ */
+	for (i = 2; p[i] != '\0'; i++)
+		if (SEP(p[i]) && ++seps == 2)
+			return i + 1;
+	return seps == 1 && p[i - 1] != '/' && p[i - 1] != '\\' ? i : 0;
+#undef SEP
+}
+
+int
+rocmd_fs_path_norm(const char *path, char *out, size_t len)
+{
+	const char *p = path;
+	size_t n;
+
+	if (strncmp(p, "\\\\?\\UNC\\", 8) == 0) {
+		if (len < 3)
+			return ROCMD_EINVAL;
+		out[0] = out[1] = '/';
+		out[2] = '\0';
+		p += 8;
+	} else {
+		if (strncmp(p, "\\\\?\\", 4) == 0)
+			p += 4;
+		out[0] = '\0';
+	}
+	n = strlen(out);
+	if (n + strlen(p) >= len)
+		return ROCMD_EINVAL;
+	for (; *p != '\0'; p++)
+		out[n++] = *p == '\\' ? '/' : *p;
+	out[n] = '\0';
+	return 0;
+}
+
+/* PATH as a wide \\?\ path for the W functions (absolute paths only get the
+ * prefix); NULL when out of memory or not UTF-8. */
+static wchar_t *
+wide(const char *path)
+{
+	char norm[ROCMD_FS_PATH_MAX + 16];
+	const char *prefix = "";
+	char *buf;
+	wchar_t *w;
+	size_t root;
+
+	if (rocmd_fs_path_norm(path, norm, sizeof(norm)) < 0)
+		return NULL;
+	root = rocmd_fs_path_root(norm);
+	if (root == 3)
+		prefix = "\\\\?\\";
+	else if (root > 3)
+		prefix = "\\\\?\\UNC";
+	if ((buf = malloc(strlen(prefix) + strlen(norm) + 1)) == NULL)
+		return NULL;
+	/* \\?\UNC\server\share: the UNC form keeps one of the two leading separators. */
+	sprintf(buf, "%s%s", prefix, root > 3 ? norm + 1 : norm);
+	for (char *c = buf + strlen(prefix); *c != '\0'; c++)
+		if (*c == '/')
+			*c = '\\';
+	w = rocmd_win_wide(buf);
+	free(buf);
+	return w;
+}
+
+static HANDLE
+handle_of(int fd)
+{
+	return (HANDLE)_get_osfhandle(fd);
+}
+
+int
+rocmd_fs_mkdir(const char *path, unsigned mode)
+{
+	int rc = ROCMD_FAILPOINT("fs.mkdir");
+	wchar_t *w;
+
+	(void)mode;
+	if (rc < 0)
+		return rc;
+	if ((w = wide(path)) == NULL)
+		return ROCMD_EINVAL;
+	if (!CreateDirectoryW(w, NULL))
+		rc = GetLastError() == ERROR_ALREADY_EXISTS ? -EEXIST : last_err();
+	free(w);
+	return rc;
+}
+
+int
+rocmd_fs_open(const char *path, int flags, unsigned mode)
+{
+	int rc = ROCMD_FAILPOINT("fs.open"), fd;
+	DWORD access, share, disp, attrs;
+	BY_HANDLE_FILE_INFORMATION info;
+	wchar_t *w;
+	HANDLE h;
+
+	if (rc < 0)
+		return rc;
+	switch (flags & (O_RDONLY | O_WRONLY | O_RDWR)) {
+	case O_WRONLY:
+		access = GENERIC_WRITE;
+		share = FILE_SHARE_READ | FILE_SHARE_DELETE;
+		break;
+	case O_RDWR:
+		access = GENERIC_READ | GENERIC_WRITE;
+		share = FILE_SHARE_READ | FILE_SHARE_DELETE;
+		break;
+	default:
+		access = GENERIC_READ;
+		share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+		break;
+	}
+	if ((flags & O_CREAT) && (flags & O_EXCL))
+		disp = CREATE_NEW;
+	else if ((flags & O_CREAT) && (flags & O_TRUNC))
+		disp = CREATE_ALWAYS;
+	else if (flags & O_CREAT)
+		disp = OPEN_ALWAYS;
+	else if (flags & O_TRUNC)
+		disp = TRUNCATE_EXISTING;
+	else
+		disp = OPEN_EXISTING;
+	attrs =
+	    (mode & 0200) || !(flags & O_CREAT) ? FILE_ATTRIBUTE_NORMAL : FILE_ATTRIBUTE_READONLY;
+	if ((w = wide(path)) == NULL)
+		return ROCMD_EINVAL;
+	h = CreateFileW(w, access, share, NULL, disp, attrs | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	rc = h == INVALID_HANDLE_VALUE
+	         ? (GetLastError() == ERROR_FILE_EXISTS ? -EEXIST : last_err())
+	         : 0;
+	free(w);
+	if (rc < 0)
+		return rc;
+	/* The link itself was opened: refuse it as O_NOFOLLOW does. */
+	if (!GetFileInformationByHandle(h, &info)) {
+		rc = last_err();
+		CloseHandle(h);
+		return rc;
+	}
+	if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) {
+		CloseHandle(h);
+		return -ELOOP;
+	}
+	fd = _open_osfhandle((intptr_t)h, (access == GENERIC_READ ? _O_RDONLY : 0) | _O_BINARY);
+	if (fd < 0) {
+		CloseHandle(h);
+		return -EMFILE;
+	}
+	return fd;
+}
+
+int
+rocmd_fs_close(int fd)
+{
+	return _close(fd) < 0 ? -EIO : 0;
+}
+
+int
+rocmd_fs_read(int fd, void *buf, size_t n, size_t *got)
+{
+	int rc = ROCMD_FAILPOINT("fs.read");
+	DWORD r = 0;
+
+	*got = 0;
+	if (rc < 0)
+		return rc;
+	if (!ReadFile(handle_of(fd), buf, n > (1u << 30) ? (1u << 30) : (DWORD)n, &r, NULL))
+		return GetLastError() == ERROR_HANDLE_EOF ? 0 : last_err();
+	*got = r;
+	return 0;
+}
+
+int
+rocmd_fs_pread(int fd, void *buf, size_t n, uint64_t off, size_t *got)
+{
+	int rc = ROCMD_FAILPOINT("fs.read");
+	OVERLAPPED ov = {0};
+	DWORD r = 0;
+
+	*got = 0;
+	if (rc < 0)
+		return rc;
+	ov.Offset = (DWORD)off;
+	ov.OffsetHigh = (DWORD)(off >> 32);
+	if (!ReadFile(handle_of(fd), buf, n > (1u << 30) ? (1u << 30) : (DWORD)n, &r, &ov))
+		return GetLastError() == ERROR_HANDLE_EOF ? 0 : last_err();
+	*got = r;
+	return 0;
+}
+
+int
+rocmd_fs_write_all(int fd, const void *buf, size_t n)
+{
+	int rc = ROCMD_FAILPOINT("fs.write");
+	const char *p = buf;
+
+	if (rc < 0)
+		return rc;
+	while (n > 0) {
+		DWORD w = 0;
+		if (!WriteFile(handle_of(fd), p, n > (1u << 30) ? (1u << 30) : (DWORD)n, &w, NULL))
+			return last_err();
+		if (w == 0)
+			return ROCMD_EIO;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+int
+rocmd_fs_fsync(int fd)
+{
+	int rc = ROCMD_FAILPOINT("fs.fsync");
+
+	if (rc == 0 && !FlushFileBuffers(handle_of(fd)))
+		rc = last_err();
+	return rc;
+}
+
+int
+rocmd_fs_fsync_dir(const char *path)
+{
+	int rc = ROCMD_FAILPOINT("fs.fsync");
+	wchar_t *w;
+	HANDLE h;
+
+	if (rc < 0)
+		return rc;
+	if ((w = wide(path)) == NULL)
+		return ROCMD_EINVAL;
+	h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
+	                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		DWORD err = GetLastError();
+		/* A folder we may not open for writing: nothing to flush through it. */
+		if (err == ERROR_ACCESS_DENIED && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES)
+			rc = 0;
+		else
+			rc = err_of(err);
+		free(w);
+		return rc;
+	}
+	free(w);
+	if (!FlushFileBuffers(h)) {
+		DWORD err = GetLastError();
+		/* File systems that cannot flush a folder say so; it is not an error. */
+		if (err != ERROR_INVALID_FUNCTION && err != ERROR_ACCESS_DENIED &&
+		    err != ERROR_INVALID_PARAMETER && err != ERROR_INVALID_HANDLE)
+			rc = err_of(err);
+	}
+	CloseHandle(h);
+	return rc;
+}
+
+int
+rocmd_fs_syncfs(const char *path)
+{
+	int rc = ROCMD_FAILPOINT("fs.fsync");
+
+	(void)path;
+	return rc;
+}
+
+int
+rocmd_fs_rename(const char *from, const char *to)
+{
+	int rc = ROCMD_FAILPOINT("fs.rename");
+	wchar_t *wf, *wt;
+
+	if (rc < 0)
+		return rc;
+	wf = wide(from);
+	wt = wide(to);
+	if (wf == NULL || wt == NULL)
+		rc = ROCMD_EINVAL;
+	else if (!MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+		rc = last_err();
+	free(wf);
+	free(wt);
+	return rc;
+}
+
+/* Deletes file or link W; a read-only file loses the attribute first. */
+static int
+delete_w(const wchar_t *w)
+{
+	DWORD attr = GetFileAttributesW(w);
+
+	if (attr == INVALID_FILE_ATTRIBUTES)
+		return GetLastError() == ERROR_FILE_NOT_FOUND ||
+		               GetLastError() == ERROR_PATH_NOT_FOUND
+		           ? 0
+		           : last_err();
+	/* A link to a folder (symlink or junction) is removed as a folder: the
+	 * link itself goes, never what it leads to. */
+	if ((attr & FILE_ATTRIBUTE_REPARSE_POINT) && (attr & FILE_ATTRIBUTE_DIRECTORY))
+		return RemoveDirectoryW(w) ? 0 : last_err();
+	if (attr & FILE_ATTRIBUTE_READONLY)
+		SetFileAttributesW(w, attr & ~(DWORD)FILE_ATTRIBUTE_READONLY);
+	if (DeleteFileW(w))
+		return 0;
+	if (GetLastError() == ERROR_FILE_NOT_FOUND)
+		return 0;
+	return last_err();
+}
+
+int
+rocmd_fs_unlink(const char *path)
+{
+	int rc = ROCMD_FAILPOINT("fs.unlink");
+	wchar_t *w;
+
+	if (rc < 0)
+		return rc;
+	if ((w = wide(path)) == NULL)
+		return ROCMD_EINVAL;
+	rc = delete_w(w);
+	free(w);
+	return rc;
+}
+
+void
+rocmd_fs_os_unlink(const char *path)
+{
+	wchar_t *w = wide(path);
+
+	if (w != NULL)
+		delete_w(w);
+	free(w);
+}
+
+int
+rocmd_fs_symlink(const char *target, const char *path)
+{
+	int rc = ROCMD_FAILPOINT("fs.symlink");
+	char t[ROCMD_FS_PATH_MAX];
+	wchar_t *wt = NULL, *wp = NULL;
+
+	if (rc < 0)
+		return rc;
+	/* The target stays relative: backslashes, no \\?\ prefix. */
+	if (rocmd_fs_fmt(t, sizeof(t), "%s", target) >= (int)sizeof(t))
+		return ROCMD_EINVAL;
+	for (char *c = t; *c != '\0'; c++)
+		if (*c == '/')
+			*c = '\\';
+	wt = rocmd_win_wide(t);
+	wp = wide(path);
+	if (wt == NULL || wp == NULL)
+		rc = ROCMD_EINVAL;
+	else if (!CreateSymbolicLinkW(wp, wt, SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE))
+		rc = last_err();
+	free(wt);
+	free(wp);
+	return rc;
+}
+
+int
+rocmd_fs_link(const char *from, const char *to)
+{
+	int rc = ROCMD_FAILPOINT("fs.link");
+	wchar_t *wf, *wt;
+
+	if (rc < 0)
+		return rc;
+	wf = wide(from);
+	wt = wide(to);
+	if (wf == NULL || wt == NULL)
+		rc = ROCMD_EINVAL;
+	else if (!CreateHardLinkW(wt, wf, NULL))
+		rc = last_err();
+	free(wf);
+	free(wt);
+	return rc;
+}
+
+int
+rocmd_fs_set_writable(const char *path, int writable)
+{
+	wchar_t *w = wide(path);
+	DWORD attr;
+	int rc = 0;
+
+	if (w == NULL)
+		return ROCMD_EINVAL;
+	attr = GetFileAttributesW(w);
+	if (attr == INVALID_FILE_ATTRIBUTES)
+		rc = last_err();
+	else if (!SetFileAttributesW(w, writable ? attr & ~(DWORD)FILE_ATTRIBUTE_READONLY
+	                                         : attr | FILE_ATTRIBUTE_READONLY))
+		rc = last_err();
+	free(w);
+	return rc;
+}
+
+int
+rocmd_fs_kind(const char *path, uint64_t *size, int *exec)
+{
+	WIN32_FILE_ATTRIBUTE_DATA a;
+	wchar_t *w = wide(path);
+	int rc;
+
+	if (w == NULL)
+		return ROCMD_EINVAL;
+	if (!GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
+		DWORD err = GetLastError();
+		free(w);
+		return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? 0 : err_of(err);
+	}
+	free(w);
+	if (size != NULL)
+		*size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
+	if (exec != NULL)
+		*exec = 0;
+	if (a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
+		rc = 'l';
+	else if (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)
+		rc = 'd';
+	else if (a.dwFileAttributes & FILE_ATTRIBUTE_DEVICE)
+		rc = 'o';
+	else
+		rc = 'f';
+	return rc;
+}
+
+int
+rocmd_fs_id_of(const char *path, struct rocmd_fs_id *id)
+{
+	BY_HANDLE_FILE_INFORMATION info;
+	wchar_t *w = wide(path);
+	HANDLE h;
+	int rc = 0;
+
+	id->dev = id->ino = 0;
+	if (w == NULL)
+		return ROCMD_EINVAL;
+	h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+	                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return GetLastError() == ERROR_FILE_NOT_FOUND ? -ENOENT : last_err();
+	if (GetFileInformationByHandle(h, &info)) {
+		id->dev = info.dwVolumeSerialNumber;
+		id->ino = ((uint64_t)info.nFileIndexHigh << 32) | info.nFileIndexLow;
+	} else {
+		rc = last_err();
+	}
+	CloseHandle(h);
+	return rc;
+}
+
+int
+rocmd_fs_id_eq(const struct rocmd_fs_id *a, const struct rocmd_fs_id *b)
+{
+	return a->ino != 0 && a->dev == b->dev && a->ino == b->ino;
+}
+
+int
+rocmd_fs_readlink(const char *path, char *buf, size_t len)
+{
+	(void)path;
+	if (len > 0)
+		buf[0] = '\0';
+	return ROCMD_EUNSUPPORTED;
+}
+
+int
+rocmd_fs_realpath(const char *path, char *out, size_t len)
+{
+	wchar_t *w = wide(path), final[ROCMD_FS_PATH_MAX];
+	char *u8;
+	HANDLE h;
+	DWORD n;
+	int rc;
+
+	if (w == NULL)
+		return ROCMD_EINVAL;
+	/* Opened without FILE_FLAG_OPEN_REPARSE_POINT: links are resolved. */
+	h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+	                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return last_err();
+	n = GetFinalPathNameByHandleW(h, final, ROCMD_FS_PATH_MAX,
+	                              FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+	rc = n == 0 ? last_err() : n >= ROCMD_FS_PATH_MAX ? -ENAMETOOLONG : 0;
+	CloseHandle(h);
+	if (rc < 0)
+		return rc;
+	if ((u8 = rocmd_win_utf8(final)) == NULL)
+		return ROCMD_ENOMEM;
+	rc = rocmd_fs_path_norm(u8, out, len);
+	free(u8);
+	/* "C:" alone would be drive-relative. */
+	if (rc == 0 && strlen(out) == 2 && out[1] == ':') {
+		if (len < 4)
+			return -ENAMETOOLONG;
+		out[2] = '/';
+		out[3] = '\0';
+	}
+	return rc;
+}
+
+/* Empties folder PATH depth-first; reparse points go as links. */
+static int
+remove_contents(const char *path, int depth)
+{
+	char pattern[ROCMD_FS_PATH_MAX + 4];
+	WIN32_FIND_DATAW fd;
+	wchar_t *w;
+	HANDLE f;
+	int rc = 0;
+
+	if (rocmd_fs_fmt(pattern, sizeof(pattern), "%s/*", path) >= (int)sizeof(pattern))
+		return -ENAMETOOLONG;
+	if ((w = wide(pattern)) == NULL)
+		return ROCMD_EINVAL;
+	f = FindFirstFileW(w, &fd);
+	free(w);
+	if (f == INVALID_HANDLE_VALUE)
+		return GetLastError() == ERROR_FILE_NOT_FOUND ? 0 : last_err();
+	do {
+		char child[ROCMD_FS_PATH_MAX], *name;
+		wchar_t *wc;
+		int r;
+
+		if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
+			continue;
+		if ((name = rocmd_win_utf8(fd.cFileName)) == NULL) {
+			rc = ROCMD_EINVAL;
+			break;
+		}
+		r = rocmd_fs_fmt(child, sizeof(child), "%s/%s", path, name);
+		free(name);
+		if (r >= (int)sizeof(child)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		if ((fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) &&
+		    !(fd.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+			if (depth > 64) {
+				rc = ROCMD_EUNSAFE;
+				break;
+			}
+			if ((rc = remove_contents(child, depth + 1)) < 0)
+				break;
+			if ((rc = ROCMD_FAILPOINT("fs.unlink")) < 0)
+				break;
+			if ((wc = wide(child)) == NULL) {
+				rc = ROCMD_EINVAL;
+				break;
+			}
+			if (!RemoveDirectoryW(wc) && GetLastError() != ERROR_FILE_NOT_FOUND)
+				rc = last_err();
+			free(wc);
+		} else {
+			if ((rc = ROCMD_FAILPOINT("fs.unlink")) < 0)
+				break;
+			if ((wc = wide(child)) == NULL) {
+				rc = ROCMD_EINVAL;
+				break;
+			}
+			rc = delete_w(wc);
+			free(wc);
+		}
+		if (rc < 0)
+			break;
+	} while (FindNextFileW(f, &fd));
+	FindClose(f);
+	return rc;
+}
+
+int
+rocmd_fs_remove_tree(const char *path)
+{
+	int kind = rocmd_fs_kind(path, NULL, NULL), rc;
+	wchar_t *w;
+
+	if (kind <= 0)
+		return kind;
+	if (kind != 'd')
+		return rocmd_fs_unlink(path);
+	if ((rc = remove_contents(path, 0)) < 0)
+		return rc;
+	if ((rc = ROCMD_FAILPOINT("fs.rmdir")) < 0)
+		return rc;
+	if ((w = wide(path)) == NULL)
+		return ROCMD_EINVAL;
+	if (!RemoveDirectoryW(w) && GetLastError() != ERROR_FILE_NOT_FOUND)
+		rc = last_err();
+	free(w);
+	return rc;
+}
+
+int
+rocmd_fs_os_clone(int src, int dst)
+{
+	(void)src;
+	(void)dst;
+	return ROCMD_EUNSUPPORTED;
+}
+
+void
+rocmd_fs_os_writeback(int fd, uint64_t off, uint64_t len)
+{
+	(void)fd;
+	(void)off;
+	(void)len;
+}
+
+int
+rocmd_fs_os_fstat(int fd, uint64_t *size, int *regular)
+{
+	BY_HANDLE_FILE_INFORMATION info;
+
+	if (!GetFileInformationByHandle(handle_of(fd), &info))
+		return last_err();
+	*size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+	*regular =
+	    !(info.dwFileAttributes &
+	      (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DEVICE));
+	return 0;
+}
+
+/* ---- walking a tree ---- */
+
+static int
+walk_dir(const char *dir, const char *prefix, const char *root, int depth, rocmd_fs_walk_fn add,
+         void *ctx, char *why, size_t whylen)
+{
+	char pattern[ROCMD_FS_PATH_MAX + 4];
+	WIN32_FIND_DATAW fd;
+	wchar_t *w;
+	HANDLE f;
+	int rc = 0;
+
+	if (rocmd_fs_fmt(pattern, sizeof(pattern), "%s/*", dir) >= (int)sizeof(pattern))
+		return -ENAMETOOLONG;
+	if ((w = wide(pattern)) == NULL)
+		return ROCMD_EINVAL;
+	f = FindFirstFileW(w, &fd);
+	free(w);
+	if (f == INVALID_HANDLE_VALUE) {
+		if (GetLastError() == ERROR_FILE_NOT_FOUND)
+			return 0;
+		rc = last_err();
+		rocmd_fs_fmt(why, whylen, "cannot open %s: %s", dir, rocmd_strerror(rc));
+		return rc;
+	}
+	do {
+		char rel[ROCMD_FS_PATH_MAX], sub[ROCMD_FS_PATH_MAX * 2], *name;
+		DWORD a = fd.dwFileAttributes;
+		int r;
+
+		if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
+			continue;
+		if ((name = rocmd_win_utf8(fd.cFileName)) == NULL) {
+			rc = ROCMD_EUNSAFE;
+			rocmd_fs_fmt(why, whylen, "a name under %s is not valid UTF-16", root);
+			break;
+		}
+		r = rocmd_fs_fmt(rel, sizeof(rel), "%s%s%s", prefix, *prefix ? "/" : "", name);
+		free(name);
+		if (r >= (int)sizeof(rel)) {
+			rc = ROCMD_EUNSAFE;
+			rocmd_fs_fmt(why, whylen, "path too long under %s", root);
+			break;
+		}
+		if (a & FILE_ATTRIBUTE_REPARSE_POINT) {
+			rc = ROCMD_EUNSAFE;
+			rocmd_fs_fmt(why, whylen,
+			             "%s/%s is a reparse point (a symlink or a junction)", root,
+			             rel);
+			break;
+		}
+		if (a & FILE_ATTRIBUTE_DIRECTORY) {
+			if (depth > 64) {
+				rc = ROCMD_EUNSAFE;
+				rocmd_fs_fmt(why, whylen, "%s/%s is nested too deep", root, rel);
+				break;
+			}
+			if ((rc = add(ctx, rel, 'd', 0, 0, NULL)) < 0)
+				break;
+			rocmd_fs_fmt(sub, sizeof(sub), "%s/%s", root, rel);
+			if ((rc = walk_dir(sub, rel, root, depth + 1, add, ctx, why, whylen)) < 0)
+				break;
+		} else if (a & FILE_ATTRIBUTE_DEVICE) {
+			rc = ROCMD_EUNSAFE;
+			rocmd_fs_fmt(why, whylen, "%s/%s is not a file or folder", root, rel);
+			break;
+		} else if ((rc = add(ctx, rel, 'f', 0,
+		                     ((uint64_t)fd.nFileSizeHigh << 32) | fd.nFileSizeLow, NULL)) <
+		           0) {
+			break;
+		}
+	} while (FindNextFileW(f, &fd));
+	FindClose(f);
+	return rc;
+}
+
+int
+rocmd_fs_os_walk(const char *root, rocmd_fs_walk_fn add, void *ctx, char *why, size_t whylen)
+{
+	int kind = rocmd_fs_kind(root, NULL, NULL);
+
+	if (kind != 'd') {
+		int rc = kind < 0 ? kind : kind == 0 ? -ENOENT : ROCMD_EUNSAFE;
+		rocmd_fs_fmt(why, whylen, "cannot open %s: %s", root,
+		             kind == 'l' ? "a reparse point (symlink or junction)"
+		                         : rocmd_strerror(rc));
+		return rc;
+	}
+	return walk_dir(root, "", root, 0, add, ctx, why, whylen);
+}
+
+/* ---- added for the package store (wpkg) ---- */
+
+/* Opening ROOT/REL follows a junction or symlink in REL's folders (only the
+ * last component is opened with FILE_FLAG_OPEN_REPARSE_POINT), so the file
+ * opened must prove where it is: its final path is ROOT's final path plus
+ * REL, compared as NTFS compares names (ordinal, case-insensitive). */
+int
+rocmd_fs_open_beneath(const char *root, const char *rel, int flags)
+{
+	char want[ROCMD_FS_PATH_MAX], got[ROCMD_FS_PATH_MAX], path[ROCMD_FS_PATH_MAX], *u8;
+	wchar_t final[ROCMD_FS_PATH_MAX], *a = NULL, *b = NULL;
+	size_t n;
+	DWORD len;
+	int fd, rc;
+
+	if ((rc = rocmd_fs_realpath(root, want, sizeof(want))) < 0)
+		return rc;
+	n = strlen(want);
+	if (rocmd_fs_fmt(want + n, sizeof(want) - n, "%s%s", n > 0 && want[n - 1] == '/' ? "" : "/",
+	                 rel) >= (int)(sizeof(want) - n) ||
+	    rocmd_fs_fmt(path, sizeof(path), "%s/%s", root, rel) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if ((fd = rocmd_fs_open(path, flags, 0)) < 0)
+		return fd;
+	len = GetFinalPathNameByHandleW(handle_of(fd), final, ROCMD_FS_PATH_MAX,
+	                                FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+	if (len == 0 || len >= ROCMD_FS_PATH_MAX) {
+		rc = len == 0 ? last_err() : -ENAMETOOLONG;
+	} else if ((u8 = rocmd_win_utf8(final)) == NULL) {
+		rc = ROCMD_ENOMEM;
+	} else {
+		rc = rocmd_fs_path_norm(u8, got, sizeof(got));
+		free(u8);
+		if (rc == 0) {
+			a = rocmd_win_wide(want);
+			b = rocmd_win_wide(got);
+			rc = a == NULL || b == NULL ? ROCMD_ENOMEM
+			     : CompareStringOrdinal(a, -1, b, -1, TRUE) == CSTR_EQUAL
+			         ? 0
+			         : ROCMD_EUNSAFE;
+			free(a);
+			free(b);
+		}
+	}
+	if (rc < 0) {
+		rocmd_fs_close(fd);
+		return rc;
+	}
+	return fd;
+}

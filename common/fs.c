@@ -1,0 +1,381 @@
+/*
+ * The portable part of the file layer (fs.h): copying a file while
+ * hashing it, hashing, walking a tree into a sorted list, relative path
+ * checks and durable JSON files. Everything that touches the system goes
+ * through the single operations of fs-unix.c / fs-win.c, so the
+ * failpoints and the no-following rules hold here too.
+ */
+#include "fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "failpoint.h"
+
+#define COPY_BUF (4u << 20)
+#define TICK_BYTES (16u << 20)
+#define WRITEBACK_BYTES (32u << 20)
+
+int
+rocmd_fs_fmt(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, len, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int
+rocmd_fs_relpath_ok(const char *path)
+{
+	const char *p = path;
+
+	if (path == NULL || *path == '\0' || *path == '/')
+		return ROCMD_EUNSAFE;
+	for (const char *c = path; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == '\\' || *c == 0x7f || *c == ':')
+			return ROCMD_EUNSAFE;
+	while (*p != '\0') {
+		const char *slash = strchr(p, '/');
+		size_t len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (len == 0 || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return ROCMD_EUNSAFE;
+		if (len > 255)
+			return ROCMD_EUNSAFE;
+		p += len;
+		if (*p == '/')
+			p++;
+		else
+			break;
+	}
+	return path[strlen(path) - 1] == '/' ? ROCMD_EUNSAFE : 0;
+}
+
+/* Resolves a symlink's target against the folder of REL; ROCMD_EUNSAFE when it
+ * leaves the root or is absolute. */
+int
+rocmd_fs_link_inside(const char *rel, const char *target)
+{
+	int depth = 0;
+	const char *p;
+
+	if (target[0] == '/' || target[0] == '\0' || rocmd_fs_path_root(target) > 0)
+		return ROCMD_EUNSAFE;
+	for (p = rel; *p != '\0'; p++)
+		depth += *p == '/';
+	p = target;
+	while (*p != '\0') {
+		const char *slash = strchr(p, '/');
+		size_t len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return ROCMD_EUNSAFE;
+		} else if (len > 0 && !(len == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += len;
+		if (*p == '/')
+			p++;
+	}
+	return 0;
+}
+
+int
+rocmd_fs_copy_file(const char *src, const char *dst, unsigned mode, uint64_t want_size,
+                   const char *want_hex, char hex_out[ROCMD_SHA256_HEX],
+                   struct rocmd_fs_copy_stats *st)
+{
+	struct rocmd_sha256 *h = NULL;
+	uint8_t digest[ROCMD_SHA256_LEN];
+	char hex[ROCMD_SHA256_HEX];
+	unsigned char *buf = NULL;
+	int in = -1, out = -1, rc, cloned = 0, created = 0, regular = 0;
+	uint64_t total = 0, since_tick = 0, src_size = 0;
+
+	if ((in = rocmd_fs_open(src, O_RDONLY, 0)) < 0) {
+		rc = in;
+		goto out;
+	}
+	if ((rc = rocmd_fs_os_fstat(in, &src_size, &regular)) < 0)
+		goto out;
+	if (!regular) {
+		rc = ROCMD_EUNSAFE;
+		goto out;
+	}
+	if (want_hex != NULL && src_size != want_size) {
+		rc = ROCMD_ECORRUPT;
+		goto out;
+	}
+	if ((out = rocmd_fs_open(dst, O_WRONLY | O_CREAT | O_EXCL, mode | 0200)) < 0) {
+		rc = out;
+		goto out;
+	}
+	created = 1;
+	if ((rc = rocmd_sha256_new(&h)) < 0)
+		goto out;
+	if ((buf = malloc(COPY_BUF)) == NULL) {
+		rc = ROCMD_ENOMEM;
+		goto out;
+	}
+	if (st->reflink && src_size > 0) {
+		rc = ROCMD_FAILPOINT("fs.clone");
+		if (rc < 0)
+			goto out;
+		cloned = rocmd_fs_os_clone(in, out) == 0;
+	}
+	for (;;) {
+		size_t got;
+		if ((rc = rocmd_fs_read(in, buf, COPY_BUF, &got)) < 0)
+			goto out;
+		if (got == 0)
+			break;
+		rocmd_sha256_update(h, buf, got);
+		if (!cloned && (rc = rocmd_fs_write_all(out, buf, got)) < 0)
+			goto out;
+		total += got;
+		/* Start the write-back of each 32 MiB now (it does not wait), so the
+		 * disk works while the rest is read and hashed and the final syncfs
+		 * finds little left to do (dpkg does the same). */
+		if (!cloned && (total & (WRITEBACK_BYTES - 1)) < got)
+			rocmd_fs_os_writeback(out, (total - got) & ~(uint64_t)(WRITEBACK_BYTES - 1),
+			                      WRITEBACK_BYTES);
+		since_tick += got;
+		st->bytes += got;
+		if (!cloned)
+			st->bytes_copied += got;
+		if (since_tick >= TICK_BYTES && st->tick != NULL) {
+			since_tick = 0;
+			if (st->tick(st->ctx, st->bytes) != 0) {
+				rc = ROCMD_ECANCELED;
+				goto out;
+			}
+		}
+	}
+	rc = rocmd_sha256_final(h, digest);
+	h = NULL;
+	if (rc < 0)
+		goto out;
+	rocmd_sha256_hex(digest, hex);
+	if (want_hex != NULL && (total != want_size || strcmp(hex, want_hex) != 0)) {
+		rc = ROCMD_ECORRUPT;
+		goto out;
+	}
+	if ((st->fsync || !ROCMD_FS_HAS_SYNCFS) && (rc = rocmd_fs_fsync(out)) < 0)
+		goto out;
+	if (hex_out != NULL)
+		memcpy(hex_out, hex, ROCMD_SHA256_HEX);
+	rc = 0;
+out:
+	rocmd_sha256_free(h);
+	free(buf);
+	if (in >= 0)
+		rocmd_fs_close(in);
+	if (out >= 0) {
+		int crc = rocmd_fs_close(out);
+		if (crc < 0 && rc == 0)
+			rc = crc;
+	}
+	/* The read-only bit last: the file had to be written first. */
+	if (rc == 0 && !(mode & 0200))
+		rc = rocmd_fs_set_writable(dst, 0);
+	if (rc < 0 && created)
+		rocmd_fs_os_unlink(dst);
+	return rc;
+}
+
+int
+rocmd_fs_hash_file(const char *path, char hex[ROCMD_SHA256_HEX], uint64_t *size)
+{
+	uint8_t d[ROCMD_SHA256_LEN];
+	int rc, kind;
+
+	if ((rc = ROCMD_FAILPOINT("fs.read")) < 0)
+		return rc;
+	if ((kind = rocmd_fs_kind(path, NULL, NULL)) < 0)
+		return kind;
+	if (kind == 0)
+		return -ENOENT;
+	if (kind != 'f')
+		return ROCMD_EUNSAFE;
+	if ((rc = rocmd_sha256_file(path, d, size)) < 0)
+		return rc;
+	rocmd_sha256_hex(d, hex);
+	return 0;
+}
+
+/* ---- walking a tree ---- */
+
+struct walk {
+	struct rocmd_fs_entry *e;
+	size_t n, cap;
+};
+
+static int
+walk_add(void *ctx, const char *rel, int kind, int exec, uint64_t size, const char *link)
+{
+	struct walk *w = ctx;
+	struct rocmd_fs_entry *e;
+
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		void *p = realloc(w->e, cap * sizeof(*w->e));
+		if (p == NULL)
+			return ROCMD_ENOMEM;
+		w->e = p;
+		w->cap = cap;
+	}
+	e = &w->e[w->n];
+	memset(e, 0, sizeof(*e));
+	e->path = strdup(rel);
+	e->link = link != NULL ? strdup(link) : NULL;
+	if (e->path == NULL || (link != NULL && e->link == NULL)) {
+		free(e->path);
+		free(e->link);
+		return ROCMD_ENOMEM;
+	}
+	e->kind = kind;
+	e->exec = exec;
+	e->size = size;
+	w->n++;
+	return 0;
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rocmd_fs_entry *)a)->path,
+	              ((const struct rocmd_fs_entry *)b)->path);
+}
+
+int
+rocmd_fs_walk(const char *root, int hash, struct rocmd_fs_entry **out, size_t *n, char *why,
+              size_t whylen)
+{
+	struct walk w = {0};
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = rocmd_fs_os_walk(root, walk_add, &w, why, whylen);
+	for (size_t i = 0; rc == 0 && hash && i < w.n; i++) {
+		char path[ROCMD_FS_PATH_MAX * 2];
+		uint8_t d[ROCMD_SHA256_LEN];
+		uint64_t size;
+		if (w.e[i].kind != 'f')
+			continue;
+		rocmd_fs_fmt(path, sizeof(path), "%s/%s", root, w.e[i].path);
+		if ((rc = ROCMD_FAILPOINT("fs.read")) < 0 ||
+		    (rc = rocmd_sha256_file(path, d, &size)) < 0) {
+			rocmd_fs_fmt(why, whylen, "cannot read %s: %s", path, rocmd_strerror(rc));
+			break;
+		}
+		w.e[i].size = size;
+		rocmd_sha256_hex(d, w.e[i].sha256);
+	}
+	if (rc < 0) {
+		rocmd_fs_entries_free(w.e, w.n);
+		return rc;
+	}
+	if (w.n > 0)
+		qsort(w.e, w.n, sizeof(*w.e), entry_cmp);
+	*out = w.e;
+	*n = w.n;
+	return 0;
+}
+
+void
+rocmd_fs_entries_free(struct rocmd_fs_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].path);
+		free(e[i].link);
+	}
+	free(e);
+}
+
+/* ---- durable JSON ---- */
+
+int
+rocmd_fs_json_write(const char *path, const cJSON *j)
+{
+	char tmp[ROCMD_FS_PATH_MAX + 16], dir[ROCMD_FS_PATH_MAX];
+	char *text = cJSON_Print(j), *slash;
+	int fd = -1, rc;
+
+	if (text == NULL)
+		return ROCMD_ENOMEM;
+	rocmd_fs_fmt(tmp, sizeof(tmp), "%s.tmp", path);
+	rocmd_fs_fmt(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	rocmd_fs_os_unlink(tmp);
+	if ((fd = rocmd_fs_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
+		rc = fd;
+		goto out;
+	}
+	if ((rc = rocmd_fs_write_all(fd, text, strlen(text))) < 0 ||
+	    (rc = rocmd_fs_write_all(fd, "\n", 1)) < 0 || (rc = rocmd_fs_fsync(fd)) < 0)
+		goto out;
+	rocmd_fs_close(fd);
+	fd = -1;
+	if ((rc = rocmd_fs_rename(tmp, path)) < 0)
+		goto out;
+	rc = rocmd_fs_fsync_dir(slash != NULL ? dir : ".");
+out:
+	if (fd >= 0)
+		rocmd_fs_close(fd);
+	if (rc < 0)
+		rocmd_fs_os_unlink(tmp);
+	free(text);
+	return rc;
+}
+
+int
+rocmd_fs_json_read(const char *path, cJSON **out)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int fd, rc = 0;
+
+	*out = NULL;
+	if ((fd = rocmd_fs_open(path, O_RDONLY, 0)) < 0)
+		return fd;
+	for (;;) {
+		size_t got;
+		if (cap - len < 65536) {
+			char *p = realloc(buf, cap + 65536 + 1);
+			if (p == NULL) {
+				rc = ROCMD_ENOMEM;
+				break;
+			}
+			buf = p;
+			cap += 65536;
+		}
+		if ((rc = rocmd_fs_read(fd, buf + len, cap - len, &got)) < 0 || got == 0)
+			break;
+		len += got;
+		if (len > (256u << 20)) {
+			rc = ROCMD_ECORRUPT;
+			break;
+		}
+	}
+	rocmd_fs_close(fd);
+	if (rc == 0) {
+		buf[len] = '\0';
+		*out = cJSON_Parse(buf);
+		if (*out == NULL)
+			rc = ROCMD_ECORRUPT;
+	}
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,199 @@
+/*
+ * Path-based file operations for the code that writes trees users trust:
+ * the deploy engine (deploy*.c) and the package store (pkg-*.c). Every
+ * operation passes a failpoint first (common/failpoint.h: "fs.open",
+ * "fs.read", "fs.write", "fs.fsync", "fs.rename", "fs.mkdir", "fs.unlink",
+ * "fs.rmdir", "fs.symlink", "fs.link", "fs.clone"), so fault tests can fail
+ * each one in turn, and nothing here follows a symlink (or, on Windows, any
+ * reparse point: symlink or junction) (I4).
+ *
+ * fs.c holds what is portable (copying with hashing, walking, durable
+ * JSON, path checks); fs-unix.c and fs-win.c the system calls, chosen
+ * by CMake.
+ *
+ * Decisions that callers rely on (kept stable):
+ * - Paths are UTF-8 with '/' separators. On Windows a path may also use
+ *   '\\'; fs-win.c converts to UTF-16, turns '/' into '\\' and prefixes
+ *   absolute paths with \\?\ (no MAX_PATH limit, no "." or ".." processing:
+ *   callers pass clean paths). rocmd_fs_path_norm gives the '/' form the
+ *   engine records in its journal ("C:/Program Files/AMD/ROCm/6.2/bin").
+ * - Open files are int descriptors, as POSIX has them. On Windows the
+ *   descriptor is a C-runtime one made with _open_osfhandle over the handle
+ *   CreateFileW gave (FILE_FLAG_OPEN_REPARSE_POINT: never follows), and is
+ *   closed with rocmd_fs_close; read, write and fsync go to the handle
+ *   (ReadFile, WriteFile, FlushFileBuffers), never through the CRT's text
+ *   mode. Only the O_RDONLY / O_WRONLY / O_RDWR, O_CREAT, O_EXCL and O_TRUNC
+ *   flags are honoured on Windows.
+ * - Return values: 0 (or a descriptor) on success, a negative rocmd error
+ *   code (ROCMD_E* or -errno) on failure; a missing file is -ENOENT on both
+ *   systems.
+ * - MODE: POSIX permission bits. On Windows a mode without 0200 sets the
+ *   read-only attribute (store objects are 0444); the exec bit has no
+ *   equivalent and walks report exec = 0.
+ */
+#ifndef ROCMD_FS_H
+#define ROCMD_FS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "hash.h"
+
+#define ROCMD_FS_PATH_MAX 4096
+
+/* snprintf for paths and messages whose truncation is checked by length
+ * limits elsewhere (a function of its own, so the compiler's truncation
+ * analysis does not flag every join); returns what snprintf does. */
+int rocmd_fs_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- single operations, each with its failpoint ---- */
+int rocmd_fs_mkdir(const char *path, unsigned mode);
+int rocmd_fs_open(const char *path, int flags, unsigned mode); /* descriptor, or < 0 */
+int rocmd_fs_close(int fd);
+int rocmd_fs_read(int fd, void *buf, size_t n, size_t *got);
+/* Reads up to N bytes at offset OFF (pread; ReadFile with an OVERLAPPED offset). */
+int rocmd_fs_pread(int fd, void *buf, size_t n, uint64_t off, size_t *got);
+int rocmd_fs_write_all(int fd, const void *buf, size_t n);
+/* Data and metadata of the open file on disk (fsync; FlushFileBuffers). */
+int rocmd_fs_fsync(int fd);
+/* The folder's names on disk (fsync of the folder; on Windows
+ * FlushFileBuffers on the folder opened with FILE_FLAG_BACKUP_SEMANTICS,
+ * which NTFS honours; where the file system refuses it, 0: see DEPLOY.md). */
+int rocmd_fs_fsync_dir(const char *path);
+/* Everything written on PATH's file system (syncfs). Windows has no such
+ * call for one user's files (flushing a volume needs its handle and admin
+ * rights): there it returns 0 having done nothing, and rocmd_fs_copy_file
+ * flushes each copy itself (ROCMD_FS_HAS_SYNCFS 0). */
+#ifdef _WIN32
+#define ROCMD_FS_HAS_SYNCFS 0
+#else
+#define ROCMD_FS_HAS_SYNCFS 1
+#endif
+/* Whether trees may hold symlinks: on Windows a symlink is a reparse point,
+ * which needs a privilege to create and which walks refuse (I4). */
+#ifdef _WIN32
+#define ROCMD_FS_HAS_SYMLINKS 0
+#else
+#define ROCMD_FS_HAS_SYMLINKS 1
+#endif
+int rocmd_fs_syncfs(const char *path);
+/* Renames FROM to TO, replacing a file TO (not a folder) atomically;
+ * MoveFileExW(MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) on Windows. */
+int rocmd_fs_rename(const char *from, const char *to);
+/* Removes a file or symlink; a missing PATH is fine. */
+int rocmd_fs_unlink(const char *path);
+/* Windows: CreateSymbolicLinkW, which needs a privilege or developer mode. */
+int rocmd_fs_symlink(const char *target, const char *path);
+int rocmd_fs_link(const char *from, const char *to);
+/* Removes PATH (a file, symlink or whole folder) without following any
+ * symlink; a missing PATH is fine. On Windows read-only files go too. */
+int rocmd_fs_remove_tree(const char *path);
+/* Sets or clears the write permission of a file (chmod; the read-only
+ * attribute on Windows). */
+int rocmd_fs_set_writable(const char *path, int writable);
+
+/* ---- facts ---- */
+/* What PATH is, not following a final link: 'f' file, 'd' folder, 'l'
+ * symlink (Windows: any reparse point), 'o' other; 0 when it does not exist;
+ * negative on other errors. SIZE and EXEC may be NULL. */
+int rocmd_fs_kind(const char *path, uint64_t *size, int *exec);
+/* Identity of PATH itself (lstat's device and inode; on Windows the volume
+ * serial and the file index of GetFileInformationByHandle, the handle opened
+ * with FILE_FLAG_OPEN_REPARSE_POINT); 0, or -ENOENT. */
+struct rocmd_fs_id {
+	uint64_t dev, ino;
+};
+int rocmd_fs_id_of(const char *path, struct rocmd_fs_id *id);
+int rocmd_fs_id_eq(const struct rocmd_fs_id *a, const struct rocmd_fs_id *b);
+/* The target of symlink PATH into BUF; ROCMD_EUNSUPPORTED on Windows. */
+int rocmd_fs_readlink(const char *path, char *buf, size_t len);
+/* The canonical absolute form of existing folder or file PATH, every link
+ * resolved (realpath; GetFinalPathNameByHandleW), '/'-separated. */
+int rocmd_fs_realpath(const char *path, char *out, size_t len);
+
+/* ---- paths ---- */
+/* Length of the root of absolute PATH ("/" 1; "C:/" 3; "//server/share/"
+ * its length), or 0 when PATH is not absolute. */
+size_t rocmd_fs_path_root(const char *path);
+/* Copies PATH into OUT with '/' separators (Windows: '\\' become '/' and a
+ * \\?\ prefix is dropped; elsewhere a plain copy). ROCMD_EINVAL when too long. */
+int rocmd_fs_path_norm(const char *path, char *out, size_t len);
+/* Checks a relative path: no "..", no empty or "." component, no leading
+ * '/', no '\\', ':' or control characters, components of at most 255 bytes. */
+int rocmd_fs_relpath_ok(const char *path);
+/* 0 when symlink TARGET, found at relative path REL, stays inside the root. */
+int rocmd_fs_link_inside(const char *rel, const char *target);
+
+/* ---- copying, hashing, walking ---- */
+/* Copies the regular file SRC (never a symlink) to DST (created, exclusive)
+ * with MODE, hashing what is written; ROCMD_ECORRUPT when the size or hash
+ * differs from WANT_SIZE / WANT_HEX (WANT_HEX NULL: only compute). HEX_OUT
+ * (may be NULL) gets the hash. Adds to ST->bytes as it goes and calls
+ * ST->tick every few MiB (non-zero cancels). ST->reflink tries a clone
+ * first. With ST->fsync, or where there is no syncfs, the copy is fsync'd
+ * before it is closed. */
+struct rocmd_fs_copy_stats {
+	uint64_t bytes, bytes_copied;
+	int (*tick)(void *ctx, uint64_t bytes);
+	void *ctx;
+	int reflink;
+	int fsync;
+};
+int rocmd_fs_copy_file(const char *src, const char *dst, unsigned mode, uint64_t want_size,
+                       const char *want_hex, char hex_out[ROCMD_SHA256_HEX],
+                       struct rocmd_fs_copy_stats *st);
+/* Hashes one regular file (never a symlink), with a failpoint. */
+int rocmd_fs_hash_file(const char *path, char hex[ROCMD_SHA256_HEX], uint64_t *size);
+
+/* One entry of a walked tree. */
+struct rocmd_fs_entry {
+	char *path; /* relative, '/'-separated */
+	int kind;   /* 'f', 'l', 'd' */
+	int exec;
+	uint64_t size;
+	char sha256[ROCMD_SHA256_HEX]; /* files, when hashed */
+	char *link;
+};
+/* Lists ROOT (a real folder) recursively, sorted by path, never following a
+ * symlink; refuses other file types and symlinks leaving ROOT with
+ * ROCMD_EUNSAFE (on Windows every reparse point is refused). HASH hashes
+ * each regular file. */
+int rocmd_fs_walk(const char *root, int hash, struct rocmd_fs_entry **out, size_t *n, char *why,
+                  size_t whylen);
+void rocmd_fs_entries_free(struct rocmd_fs_entry *e, size_t n);
+
+/* ---- durable JSON ---- */
+/* Writes J to PATH durably: temp file beside it, fsync, rename, fsync the
+ * folder. */
+int rocmd_fs_json_write(const char *path, const cJSON *j);
+/* Reads a JSON file; -ENOENT when absent, ROCMD_ECORRUPT when unparsable. */
+int rocmd_fs_json_read(const char *path, cJSON **out);
+
+/* ---- the system part (fs-unix.c, fs-win.c), for fs.c ---- */
+/* Clones SRC's data into DST (reflink); ROCMD_EUNSUPPORTED when not possible. */
+int rocmd_fs_os_clone(int src, int dst);
+/* Starts the write-back of LEN bytes at OFF of FD without waiting (a hint). */
+void rocmd_fs_os_writeback(int fd, uint64_t off, uint64_t len);
+/* Size of the open file and whether it is a regular file. */
+int rocmd_fs_os_fstat(int fd, uint64_t *size, int *regular);
+/* Removes file PATH without a failpoint (cleaning up after a failure). */
+void rocmd_fs_os_unlink(const char *path);
+/* Walks ROOT depth-first without following links, calling ADD for every
+ * entry with its path relative to ROOT; refuses what rocmd_fs_walk refuses,
+ * with a sentence in WHY. */
+typedef int (*rocmd_fs_walk_fn)(void *ctx, const char *rel, int kind, int exec, uint64_t size,
+                                const char *link);
+int rocmd_fs_os_walk(const char *root, rocmd_fs_walk_fn add, void *ctx, char *why, size_t whylen);
+
+/* ---- added for the package store (wpkg) ---- */
+/* Opens ROOT/REL (REL relative, '/'-separated, as rocmd_fs_os_walk gives it)
+ * with FLAGS, following no link in any component of REL, so a folder being
+ * walked cannot have a subfolder swapped for a link between the walk and the
+ * open (-ELOOP on Linux: openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+ * ROCMD_EUNSAFE on Windows, where the opened file's final path must be ROOT's
+ * final path plus REL). Only ROOT itself may be reached through links. */
+int rocmd_fs_open_beneath(const char *root, const char *rel, int flags);
+
+#endif

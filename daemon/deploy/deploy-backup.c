@@ -1,0 +1,471 @@
+/*
+ * The backup of a target's originals (I1): made once, on the first deploy,
+ * under <state>/deploy/<name>/backup/ (library/, binary, manifest.json), each
+ * file hashed while copied and hashed again from the copy after it is on
+ * disk. The manifest is written last: a backup without one was cut short
+ * and is made again; a backup with one is never touched by a deploy, only
+ * by rocmd_deploy_backup_discard on the user's request.
+ *
+ * People who replaced rocBLAS by hand know two names: bin\rocblas_backup\
+ * (the renamed bin\rocblas folder) and bin\rocblas_backup.dll. When such a
+ * backup exists and its content checks out (a library folder with a Tensile
+ * index whose every file reads, and the binary beside it) it is what the
+ * originals are, since the target itself then holds the hand-installed
+ * build: it is adopted (copied and hashed into the state folder). With
+ * ROCMD_DEPLOY_MANUAL_BACKUP the state copy is also written under those names
+ * when they are free; they are never overwritten.
+ */
+#include "deploy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error.h"
+#include "common/failpoint.h"
+#include "common/paths.h"
+#include "deploy-internal.h"
+#include "daemon/sdk/rocblas-library.h"
+
+static int
+is_dir(const char *path)
+{
+	return rocmd_fs_kind(path, NULL, NULL) == 'd';
+}
+
+static int
+is_file(const char *path)
+{
+	return rocmd_fs_kind(path, NULL, NULL) == 'f';
+}
+
+/*
+ * The manual backup names for target T: the library folder's parent named
+ * rocblas (Windows bin\rocblas\library, AMD's lib/rocblas/library) gives
+ * <grandparent>/rocblas_backup/<folder>; any other layout gives
+ * <parent>/rocblas_backup/<folder>. The binary: <its folder>/rocblas_backup.dll
+ * on Windows, <the backup folder's parent>/rocblas_backup/<its name> on Linux
+ * (a librocblas.so name in a library folder would be found by ldconfig).
+ */
+static void
+manual_names(const struct rocmd_deploy_target *t, char *lib, size_t liblen, char *bin,
+             size_t binlen)
+{
+	char parent[DEPLOY_PATH_MAX];
+	const char *base = strrchr(t->lib_dir, '/') + 1, *pbase;
+	char *slash;
+
+	rocmd_fs_fmt(parent, sizeof(parent), "%.*s", (int)(base - 1 - t->lib_dir), t->lib_dir);
+	slash = strrchr(parent, '/');
+	pbase = slash != NULL ? slash + 1 : parent;
+	if (strcmp(pbase, "rocblas") == 0 && slash != NULL) {
+		*slash = '\0';
+		rocmd_fs_fmt(lib, liblen, "%s/rocblas_backup/%s", parent, base);
+	} else {
+		rocmd_fs_fmt(lib, liblen, "%s/rocblas_backup/%s", parent, base);
+	}
+	bin[0] = '\0';
+	if (t->binary == NULL)
+		return;
+	if (t->windows) {
+		const char *b = strrchr(t->binary, '/');
+		rocmd_fs_fmt(bin, binlen, "%.*s/rocblas_backup.dll", (int)(b - t->binary),
+		             t->binary);
+	} else {
+		char dir[DEPLOY_PATH_MAX];
+		rocmd_fs_fmt(dir, sizeof(dir), "%s", lib);
+		*strrchr(dir, '/') = '\0';
+		rocmd_fs_fmt(bin, binlen, "%s/%s", dir, strrchr(t->binary, '/') + 1);
+	}
+}
+
+/* A manual backup checks out when it is a library folder rocBLAS could load
+ * (an index) and, for a target with a binary, the binary is there too. */
+static int
+manual_ok(const char *lib, const char *bin, int want_bin)
+{
+	struct rocmd_rocblas_lib l;
+	char why[256];
+	int ok;
+
+	if (!is_dir(lib) || (want_bin && !is_file(bin)))
+		return 0;
+	if (rocmd_rocblas_inspect(lib, ROCMD_ROCBLAS_SKIP_DAT, NULL, &l, why, sizeof(why)) < 0)
+		return 0;
+	ok = l.index != ROCMD_ROCBLAS_INDEX_NONE && l.nfiles > 0;
+	rocmd_rocblas_lib_free(&l);
+	return ok;
+}
+
+/* Copies tree SRC into the new folder DST, hashing; fills FILES (n of them). */
+static int
+copy_tree(const char *src, const char *dst, struct rocmd_deploy_file **files, size_t *nfiles,
+          uint64_t *bytes, char *why, size_t whylen)
+{
+	struct rocmd_fs_copy_stats st = {.reflink = 1};
+	struct rocmd_fs_entry *e = NULL;
+	size_t ne = 0;
+	int rc;
+
+	*files = NULL;
+	*nfiles = 0;
+	if ((rc = rocmd_fs_walk(src, 0, &e, &ne, why, whylen)) < 0)
+		return rc;
+	if ((rc = rocmd_fs_mkdir(dst, 0755)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot create %s: %s", dst, rocmd_strerror(rc));
+		goto out;
+	}
+	*files = calloc(ne + 1, sizeof(**files));
+	if (*files == NULL) {
+		rc = ROCMD_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		char from[DEPLOY_PATH_MAX * 2], to[DEPLOY_PATH_MAX * 2];
+		struct rocmd_deploy_file *f;
+
+		rocmd_fs_fmt(from, sizeof(from), "%s/%s", src, e[i].path);
+		rocmd_fs_fmt(to, sizeof(to), "%s/%s", dst, e[i].path);
+		if (e[i].kind == 'd') {
+			rc = rocmd_fs_mkdir(to, 0755);
+		} else {
+			f = &(*files)[*nfiles];
+			f->path = strdup(e[i].path);
+			if (f->path == NULL) {
+				rc = ROCMD_ENOMEM;
+				goto out;
+			}
+			(*nfiles)++;
+			f->exec = e[i].exec;
+			if (e[i].kind == 'l') {
+				f->kind = ROCMD_DEPLOY_SYMLINK;
+				f->link = strdup(e[i].link);
+				rc = f->link == NULL ? ROCMD_ENOMEM
+				                     : rocmd_fs_symlink(e[i].link, to);
+			} else {
+				f->kind = ROCMD_DEPLOY_FILE;
+				f->size = e[i].size;
+				rc = rocmd_fs_copy_file(from, to, e[i].exec ? 0755 : 0644, 0, NULL,
+				                        f->sha256, &st);
+			}
+		}
+		if (rc < 0) {
+			rocmd_fs_fmt(why, whylen, "cannot back up %s: %s", from,
+			             rocmd_strerror(rc));
+			goto out;
+		}
+	}
+	*bytes = st.bytes;
+out:
+	rocmd_fs_entries_free(e, ne);
+	return rc;
+}
+
+static void
+files_free(struct rocmd_deploy_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)files[i].path);
+		free((char *)files[i].link);
+	}
+	free(files);
+}
+
+static int
+info_from(const char *mpath, struct rocmd_deploy_backup_info *info)
+{
+	struct rocmd_deploy_files f;
+	cJSON *m = NULL;
+	const cJSON *d;
+	int rc;
+
+	if ((rc = rocmd_fs_json_read(mpath, &m)) < 0)
+		return rc;
+	if ((rc = deploy_manifest_parse(m, NULL, NULL, &f)) == 0) {
+		info->exists = 1;
+		info->files = f.n;
+		info->has_binary = f.binary != NULL;
+		for (size_t i = 0; i < f.n; i++)
+			info->bytes += f.files[i].size;
+		rocmd_deploy_files_free(&f);
+	}
+	info->adopted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "adopted"));
+	d = cJSON_GetObjectItemCaseSensitive(m, "digest");
+	if (cJSON_IsString(d))
+		rocmd_fs_fmt(info->manifest, sizeof(info->manifest), "%s", d->valuestring);
+	cJSON_Delete(m);
+	return rc;
+}
+
+/* Copies the state backup to the manual names where those are free. */
+static int
+manual_copy(const char *bdir, const char *mlib, const char *mbin, int has_binary, char *why,
+            size_t whylen)
+{
+	char src[DEPLOY_PATH_MAX + 16], tmp[DEPLOY_PATH_MAX + 16];
+	struct rocmd_deploy_file *files = NULL;
+	size_t n = 0;
+	uint64_t bytes = 0;
+	int rc = 0;
+
+	if (!is_dir(mlib) && !is_file(mlib)) {
+		char parent[DEPLOY_PATH_MAX];
+		rocmd_fs_fmt(parent, sizeof(parent), "%s", mlib);
+		*strrchr(parent, '/') = '\0';
+		if (!is_dir(parent) && (rc = rocmd_fs_mkdir(parent, 0755)) < 0) {
+			rocmd_fs_fmt(why, whylen, "cannot create %s: %s", parent,
+			             rocmd_strerror(rc));
+			return rc;
+		}
+		rocmd_fs_fmt(src, sizeof(src), "%s/library", bdir);
+		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", mlib);
+		if ((rc = rocmd_fs_remove_tree(tmp)) < 0 ||
+		    (rc = copy_tree(src, tmp, &files, &n, &bytes, why, whylen)) < 0 ||
+		    (rc = rocmd_fs_syncfs(tmp)) < 0 || (rc = rocmd_fs_rename(tmp, mlib)) < 0) {
+			files_free(files, n);
+			rocmd_fs_remove_tree(tmp);
+			if (why[0] == '\0')
+				rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mlib,
+				             rocmd_strerror(rc));
+			return rc;
+		}
+		files_free(files, n);
+	}
+	if (has_binary && mbin[0] != '\0' && !is_file(mbin) && !is_dir(mbin)) {
+		struct rocmd_fs_copy_stats st = {.reflink = 1};
+		rocmd_fs_fmt(src, sizeof(src), "%s/binary", bdir);
+		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", mbin);
+		rocmd_fs_os_unlink(tmp);
+		if ((rc = rocmd_fs_copy_file(src, tmp, 0755, 0, NULL, NULL, &st)) < 0 ||
+		    (rc = rocmd_fs_rename(tmp, mbin)) < 0) {
+			rocmd_fs_os_unlink(tmp);
+			rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mbin, rocmd_strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Renames the complete backup BDIR (in DIR) to backup.<N>, the lowest free N:
+ * the originals an SDK update replaced stay, as an earlier generation. */
+static int
+retire_backup(const char *dir, const char *bdir, int *kept, char *why, size_t whylen)
+{
+	char old[DEPLOY_PATH_MAX + 32];
+	int rc;
+
+	for (int k = 1; k < 1000; k++) {
+		rocmd_fs_fmt(old, sizeof(old), "%s/backup.%d", dir, k);
+		if (rocmd_fs_kind(old, NULL, NULL) != 0)
+			continue;
+		if ((rc = rocmd_fs_rename(bdir, old)) < 0 || (rc = rocmd_fs_fsync_dir(dir)) < 0) {
+			rocmd_fs_fmt(why, whylen, "cannot keep the earlier backup as %s: %s", old,
+			             rocmd_strerror(rc));
+			return rc;
+		}
+		*kept = k;
+		return 0;
+	}
+	rocmd_fs_fmt(why, whylen, "999 earlier backups under %s: discard some first", dir);
+	return ROCMD_EEXISTS;
+}
+
+int
+rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *tin, unsigned flags,
+                    struct rocmd_deploy_backup_info *info, char *why, size_t whylen)
+{
+	/* The target's paths '/'-separated (Windows: "C:/..."), as the engine keeps them. */
+	struct rocmd_deploy_target tn = *tin;
+	const struct rocmd_deploy_target *t = &tn;
+	char nlib[DEPLOY_PATH_MAX], nbin[DEPLOY_PATH_MAX];
+	char dir[DEPLOY_PATH_MAX], bdir[DEPLOY_PATH_MAX + 16], mpath[DEPLOY_PATH_MAX + 32];
+	char lib[DEPLOY_PATH_MAX + 16], bin[DEPLOY_PATH_MAX + 16];
+	char mlib[DEPLOY_PATH_MAX], mbin[DEPLOY_PATH_MAX], rbin[DEPLOY_PATH_MAX];
+	struct rocmd_deploy_file *files = NULL, binary = {0};
+	struct rocmd_deploy_file *check = NULL;
+	const char *src_lib, *src_bin;
+	uint64_t bytes = 0, checked, bad;
+	size_t n = 0;
+	cJSON *m = NULL;
+	int rc, adopted = 0, has_binary;
+	char first[256];
+	int retired = 0;
+
+	memset(info, 0, sizeof(*info));
+	why[0] = '\0';
+	if (rocmd_deploy_name_check(t->name) < 0 || t->lib_dir == NULL ||
+	    rocmd_fs_path_norm(t->lib_dir, nlib, sizeof(nlib)) < 0 ||
+	    rocmd_fs_path_root(nlib) == 0 || strchr(nlib + rocmd_fs_path_root(nlib), '/') == NULL ||
+	    (t->binary != NULL && (rocmd_fs_path_norm(t->binary, nbin, sizeof(nbin)) < 0 ||
+	                           strchr(nbin, '/') == NULL))) {
+		rocmd_fs_fmt(why, whylen, "invalid target");
+		return ROCMD_EINVAL;
+	}
+	tn.lib_dir = nlib;
+	tn.binary = t->binary != NULL ? nbin : NULL;
+	src_lib = t->lib_dir;
+	src_bin = t->binary;
+	rocmd_fs_fmt(dir, sizeof(dir), "%s/deploy/%s", state_dir, t->name);
+	rocmd_fs_fmt(bdir, sizeof(bdir), "%s/backup", dir);
+	rocmd_fs_fmt(mpath, sizeof(mpath), "%s/manifest.json", bdir);
+	manual_names(t, mlib, sizeof(mlib), mbin, sizeof(mbin));
+	if (is_file(mpath) && (flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
+		if ((rc = retire_backup(dir, bdir, &retired, why, whylen)) < 0)
+			return rc;
+	} else if (is_file(mpath)) {
+		/* Made before: never made again (I1). */
+		if ((rc = info_from(mpath, info)) < 0)
+			rocmd_fs_fmt(why, whylen, "the backup manifest %s is damaged", mpath);
+		else if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !info->adopted)
+			rc = manual_copy(bdir, mlib, mbin, info->has_binary, why, whylen);
+		return rc;
+	}
+	if ((rc = rocmd_paths_mkdir_p(dir, 0755)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot create %s: %s", dir, rocmd_strerror(rc));
+		return rc;
+	}
+	/* An incomplete backup (no manifest) of an earlier run goes. */
+	if ((rc = rocmd_fs_remove_tree(bdir)) < 0 || (rc = rocmd_fs_mkdir(bdir, 0700)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot prepare %s: %s", bdir, rocmd_strerror(rc));
+		return rc;
+	}
+	if (!(flags & ROCMD_DEPLOY_NEW_ORIGINALS) && manual_ok(mlib, mbin, t->binary != NULL)) {
+		src_lib = mlib;
+		src_bin = t->binary != NULL ? mbin : NULL;
+		adopted = 1;
+	}
+	if (src_bin != NULL && !adopted) {
+		/* librocblas.so.0 -> librocblas.so.0.1: the file is what is kept. */
+		rc = deploy_binary_resolve(src_bin, rbin, sizeof(rbin));
+		if (rc < 0 && rc != -ENOENT) {
+			rocmd_fs_fmt(why, whylen, "%s is a symlink out of its folder or not a file",
+			             src_bin);
+			goto out;
+		}
+		src_bin = rc == 0 ? rbin : NULL;
+		rc = 0;
+	}
+	has_binary = src_bin != NULL && is_file(src_bin);
+	rocmd_fs_fmt(lib, sizeof(lib), "%s/library", bdir);
+	rocmd_fs_fmt(bin, sizeof(bin), "%s/binary", bdir);
+	if (is_dir(src_lib) && (rc = copy_tree(src_lib, lib, &files, &n, &bytes, why, whylen)) < 0)
+		goto out;
+	if (!is_dir(src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
+		goto out;
+	if (has_binary) {
+		struct rocmd_fs_copy_stats st = {.reflink = 1};
+		if ((rc = rocmd_fs_copy_file(src_bin, bin, 0755, 0, NULL, binary.sha256, &st)) <
+		    0) {
+			rocmd_fs_fmt(why, whylen, "cannot back up %s: %s", src_bin,
+			             rocmd_strerror(rc));
+			goto out;
+		}
+		binary.kind = ROCMD_DEPLOY_FILE;
+		binary.exec = 1;
+		if (rocmd_fs_kind(bin, &binary.size, NULL) != 'f')
+			binary.size = 0;
+	}
+	if ((rc = rocmd_fs_syncfs(bdir)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot flush the backup: %s", rocmd_strerror(rc));
+		goto out;
+	}
+	/* Read back from disk what was written and compare: the backup is what
+	 * users trust, so it is checked, not assumed. */
+	rc = deploy_check_tree(lib, files, n, &checked, &bad, first, sizeof(first), NULL, NULL,
+	                       "backup", why, whylen);
+	if (rc == 0 && bad > 0) {
+		rocmd_fs_fmt(why, whylen, "the backup copy differs from the original: %s", first);
+		rc = ROCMD_ECORRUPT;
+	}
+	if (rc == 0 && has_binary) {
+		char hex[ROCMD_SHA256_HEX];
+		uint64_t size;
+		if ((rc = rocmd_fs_hash_file(bin, hex, &size)) == 0 &&
+		    strcmp(hex, binary.sha256) != 0) {
+			rocmd_fs_fmt(why, whylen, "the backup copy of the binary differs from %s",
+			             src_bin);
+			rc = ROCMD_ECORRUPT;
+		}
+	}
+	if (rc < 0)
+		goto out;
+	if ((m = deploy_manifest_json("original", files, n, has_binary ? &binary : NULL,
+	                              info->manifest)) == NULL) {
+		rc = ROCMD_ENOMEM;
+		goto out;
+	}
+	cJSON_AddBoolToObject(m, "adopted", adopted);
+	cJSON_AddStringToObject(m, "source", src_lib);
+	cJSON_AddBoolToObject(m, "absent", !is_dir(src_lib));
+	cJSON_AddNumberToObject(m, "created_unix", (double)time(NULL));
+	if ((rc = rocmd_fs_json_write(mpath, m)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mpath, rocmd_strerror(rc));
+		goto out;
+	}
+	ROCMD_KILLPOINT("backup.done");
+	info->exists = 1;
+	info->adopted = adopted;
+	info->retired = retired;
+	info->files = n;
+	info->bytes = bytes;
+	info->has_binary = has_binary;
+	if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !adopted)
+		rc = manual_copy(bdir, mlib, mbin, has_binary, why, whylen);
+out:
+	(void)check;
+	files_free(files, n);
+	cJSON_Delete(m);
+	if (rc < 0 && !is_file(mpath))
+		rocmd_fs_remove_tree(bdir);
+	return rc;
+}
+
+int
+rocmd_deploy_backup_load(const char *state_dir, const char *name, struct rocmd_deploy_files *out,
+                         char *why, size_t whylen)
+{
+	char mpath[DEPLOY_PATH_MAX], lib[DEPLOY_PATH_MAX], bin[DEPLOY_PATH_MAX];
+	cJSON *m = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (rocmd_deploy_name_check(name) < 0)
+		return ROCMD_EINVAL;
+	rocmd_fs_fmt(mpath, sizeof(mpath), "%s/deploy/%s/backup/manifest.json", state_dir, name);
+	rocmd_fs_fmt(lib, sizeof(lib), "%s/deploy/%s/backup/library", state_dir, name);
+	rocmd_fs_fmt(bin, sizeof(bin), "%s/deploy/%s/backup/binary", state_dir, name);
+	if ((rc = rocmd_fs_json_read(mpath, &m)) < 0) {
+		rocmd_fs_fmt(why, whylen, "%s",
+		             rc == -ENOENT ? "no backup of the originals" : rocmd_strerror(rc));
+		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
+	}
+	rc = deploy_manifest_parse(m, lib, bin, out);
+	if (rc < 0)
+		rocmd_fs_fmt(why, whylen, "%s is damaged", mpath);
+	cJSON_Delete(m);
+	return rc;
+}
+
+int
+rocmd_deploy_backup_discard(const char *state_dir, const char *name, char *why, size_t whylen)
+{
+	char path[DEPLOY_PATH_MAX], bdir[DEPLOY_PATH_MAX + 16];
+	int rc;
+
+	why[0] = '\0';
+	if (rocmd_deploy_name_check(name) < 0)
+		return ROCMD_EINVAL;
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/journal", state_dir, name);
+	if (is_file(path)) {
+		rocmd_fs_fmt(why, whylen, "a deploy to %s is unfinished", name);
+		return ROCMD_EBUSY;
+	}
+	rocmd_fs_fmt(bdir, sizeof(bdir), "%s/deploy/%s/backup", state_dir, name);
+	/* The manifest goes first: a half-removed backup is then an incomplete one. */
+	rocmd_fs_fmt(path, sizeof(path), "%s/manifest.json", bdir);
+	if ((rc = rocmd_fs_unlink(path)) < 0 || (rc = rocmd_fs_remove_tree(bdir)) < 0)
+		rocmd_fs_fmt(why, whylen, "cannot remove %s: %s", bdir, rocmd_strerror(rc));
+	return rc;
+}

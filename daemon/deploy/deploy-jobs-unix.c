@@ -1,0 +1,58 @@
+/*
+ * Deploy in the daemon, POSIX part (deploy-jobs-os.h): the smoke test program
+ * found through /proc/self/exe, and librocblas.so.N symlinks resolved.
+ */
+#include "deploy-jobs-os.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const int rocmd_lib_native_windows = 0;
+const int rocmd_lib_busy_retries = 0;
+
+void
+rocmd_lib_smoke_find(char *out, size_t n)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
+
+	if (len > 0) {
+		exe[len] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			strcpy(slash + 1, "rocmd-rocblas-smoke");
+			if (access(exe, X_OK) == 0) {
+				snprintf(out, n, "%s", exe);
+				return;
+			}
+		}
+	}
+	snprintf(out, n, "%s/rocmd/rocmd-rocblas-smoke", ROCMD_LIBEXECDIR);
+}
+
+void
+rocmd_lib_binary_resolve(char *path, size_t n)
+{
+	char real[PATH_MAX];
+	const char *a, *b;
+
+	if (path[0] == '\0' || realpath(path, real) == NULL)
+		return;
+	a = strrchr(path, '/');
+	b = strrchr(real, '/');
+	/* Only a file in the same folder: the target's binary stays where it is. */
+	if (a != NULL && b != NULL && a - path == b - real &&
+	    strncmp(path, real, (size_t)(a - path)) == 0)
+		snprintf(path, n, "%s", real);
+}
+
+void
+rocmd_lib_denied_hint(const char *folder, char *why, size_t whylen)
+{
+	(void)folder;
+	(void)why;
+	(void)whylen;
+}

@@ -1,0 +1,126 @@
+/*
+ * Auto-sync: keeps each SDK's rocBLAS deployed after the SDK changes under
+ * it. SDK discovery calls on_change (its one hook, rocmd_sdk_on_change) once
+ * a scan is committed; the policy is config key deploy.sync:
+ *
+ *   off     nothing;
+ *   report  an event says what would be done ("lib.sync", "lib.drift");
+ *   deploy  the deploy is queued too (deploy-methods.c's job queue), and its
+ *           outcome is an event of its own ("lib.deployed", ...).
+ *
+ * An SDK added or upgraded gets the package rocmd_pkg_match picks for its
+ * version and this machine's GPUs. An SDK whose library changed other than by
+ * rocmd is checked for drift: when rocmd had deployed there and discovery's
+ * fingerprint of the library is no longer the deployed one, an update
+ * overwrote it, and the package is deployed again (re-matched when the
+ * version changed too). Every decision, including "nothing to do because",
+ * is an event, so a user can see why a library did or did not come back.
+ */
+#include "deploy-sync.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "deploy-methods.h"
+#include "daemon/sdk/sdk.h"
+#include "daemon/core/server.h"
+
+static void
+sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
+{
+	struct rocmd_lib_sdk_view v;
+	char name[256] = "", why[1024] = "";
+	int64_t pkg = 0;
+
+	if (rocmd_lib_sdk_view(sdk_id, &v) < 0 || v.queued)
+		return;
+	if (rocmd_lib_match_sdk(sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0) {
+		rocmd_server_event(srv, "lib.sync", NULL, "HIP SDK %s %s: nothing to deploy: %s",
+		                   v.sdk_version[0] ? v.sdk_version : "(version unknown)",
+		                   v.sdk_path, why);
+		return;
+	}
+	if (v.live_package_id == pkg && v.live_fingerprint[0] != '\0' &&
+	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
+		return; /* already in place */
+	if (!deploy) {
+		rocmd_server_event(
+		    srv, "lib.sync", NULL,
+		    "HIP SDK %s %s: package #%lld (%s) matches; run rocmctl lib deploy "
+		    "--target sdk-%lld (deploy.sync is report)",
+		    v.sdk_version, v.sdk_path, (long long)pkg, name, (long long)sdk_id);
+		return;
+	}
+	if (rocmd_lib_queue_sdk_deploy(sdk_id, pkg, "sync", why, sizeof(why)) < 0)
+		rocmd_server_event(srv, "lib.sync", NULL,
+		                   "HIP SDK %s: cannot deploy package #%lld: %s", v.sdk_path,
+		                   (long long)pkg, why);
+	else
+		rocmd_server_event(
+		    srv, "lib.sync", NULL,
+		    "HIP SDK %s %s: deploying package #%lld (%s) (deploy.sync is deploy)",
+		    v.sdk_version, v.sdk_path, (long long)pkg, name);
+}
+
+static void
+sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
+{
+	struct rocmd_lib_sdk_view v;
+	char name[256] = "", why[1024] = "";
+	int64_t pkg;
+
+	if (rocmd_lib_sdk_view(sdk_id, &v) < 0 || v.queued || v.live_package_id == 0)
+		return; /* rocmd has nothing in place there: an SDK's own update */
+	if (v.live_fingerprint[0] == '\0' || v.sdk_fingerprint[0] == '\0' ||
+	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
+		return;
+	/* The version may have moved too: deploy what matches now. */
+	pkg = v.live_package_id;
+	if (rocmd_lib_match_sdk(sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0)
+		pkg = v.live_package_id;
+	if (!deploy) {
+		rocmd_server_event(srv, "lib.drift", NULL,
+		                   "the rocBLAS library of %s no longer holds package #%lld rocmd "
+		                   "deployed (an SDK update overwrote it); run rocmctl lib deploy "
+		                   "--target sdk-%lld (deploy.sync is report)",
+		                   v.sdk_path, (long long)v.live_package_id, (long long)sdk_id);
+		return;
+	}
+	if (rocmd_lib_queue_sdk_deploy(sdk_id, pkg, "drift", why, sizeof(why)) < 0)
+		rocmd_server_event(
+		    srv, "lib.drift", NULL,
+		    "the rocBLAS library of %s was overwritten; cannot redeploy package "
+		    "#%lld: %s",
+		    v.sdk_path, (long long)pkg, why);
+	else
+		rocmd_server_event(srv, "lib.drift", NULL,
+		                   "the rocBLAS library of %s was overwritten (an SDK update); "
+		                   "redeploying package #%lld",
+		                   v.sdk_path, (long long)pkg);
+}
+
+static void
+on_change(struct rocmd_server *srv, int64_t sdk_id, const char *kind, void *ctx)
+{
+	const char *policy = srv->cfg->deploy_sync;
+	int deploy = strcmp(policy, "deploy") == 0;
+
+	if (strcmp(policy, "off") == 0)
+		return;
+	/* A new SDK is acted on once its library and the GPUs are known (the
+	 * deep pass), not at the quick pass's "sdk.added". */
+	if (strcmp(kind, "sdk.library_changed") == 0)
+		sync_drift(srv, sdk_id, deploy);
+	else if (strcmp(kind, "sdk.library_inspected") == 0 ||
+	         strcmp(kind, "sdk.version_changed") == 0)
+		sync_new(srv, sdk_id, deploy);
+}
+
+void
+rocmd_deploy_sync_start(struct rocmd_server *srv)
+{
+	if (srv->sdk != NULL)
+		rocmd_sdk_on_change(srv->sdk, on_change, NULL);
+}

@@ -1,0 +1,1129 @@
+/*
+ * The deploy transaction: plan, back up, stage, journal, swap, verify, then
+ * commit or roll back (docs/DEPLOY.md). The new library folder is staged in
+ * full beside the target (<parent>/.rocmd-stage-<name>, same file system),
+ * then swapped with it in one renameat2(RENAME_EXCHANGE), so the folder is
+ * at every instant either the old tree or the new one (I2). The binary is
+ * staged beside itself and renamed over the old one (on Windows, renamed
+ * aside first). The journal, written durably before every step that changes
+ * the target, records the paths and the device/inode of the old and new
+ * trees, so recovery tells them apart without trusting names, then checks
+ * the content against the manifest's hashes before keeping a new tree.
+ *
+ * Undo and commit are written to be run again from any point they may have
+ * been cut at: run-time failure, recovery after a crash and recovery after a
+ * crash during recovery all take the same path (I3).
+ */
+#include "deploy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error.h"
+#include "common/failpoint.h"
+#include "common/paths.h"
+#include "deploy-internal.h"
+#include "daemon/sdk/fsinfo.h"
+#include "daemon/sdk/rocblas-library.h"
+
+/* Everything a transaction needs to be undone or finished; what the journal
+ * holds. */
+struct txn {
+	char name[ROCMD_DEPLOY_NAME_MAX + 1];
+	char dir[DEPLOY_PATH_MAX];     /* <state>/deploy/<name> */
+	char journal[DEPLOY_PATH_MAX]; /* <dir>/journal */
+	char lib[DEPLOY_PATH_MAX];     /* the target folder, canonical parent */
+	char parent[DEPLOY_PATH_MAX];
+	char stage[DEPLOY_PATH_MAX]; /* <parent>/.rocmd-stage-<name> */
+	char old[DEPLOY_PATH_MAX];   /* <parent>/.rocmd-old-<name> (two-rename swaps) */
+	int has_binary, windows, lib_existed;
+	char bin[DEPLOY_PATH_MAX], bin_dir[DEPLOY_PATH_MAX];
+	char bin_new[DEPLOY_PATH_MAX], bin_old[DEPLOY_PATH_MAX];
+	struct rocmd_fs_id new_id, old_id, bin_new_id;
+	char label[256];
+	char root[DEPLOY_PATH_MAX]; /* the target's tree, canonical, when given */
+	cJSON *manifest;            /* the new content (owned) */
+};
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int
+rocmd_deploy_name_check(const char *name)
+{
+	size_t len;
+
+	if (name == NULL || (len = strlen(name)) == 0 || len > ROCMD_DEPLOY_NAME_MAX ||
+	    name[0] == '.')
+		return ROCMD_EINVAL;
+	for (const char *c = name; *c != '\0'; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+			return ROCMD_EINVAL;
+	return 0;
+}
+
+static int
+path_set(char *out, const char *fmt, const char *a, const char *b)
+{
+	int n = snprintf(out, DEPLOY_PATH_MAX, fmt, a, b);
+
+	return n < 0 || n >= DEPLOY_PATH_MAX ? ROCMD_EINVAL : 0;
+}
+
+/* Splits clean absolute PATH into its folder and its last name; the folder
+ * of "/x" is "/", of "C:/x" is "C:/". */
+static void
+split(const char *path, char *dir, char *base)
+{
+	const char *slash = strrchr(path, '/');
+	size_t root = rocmd_fs_path_root(path), len = (size_t)(slash - path);
+
+	if (len < root)
+		len = root;
+	snprintf(dir, DEPLOY_PATH_MAX, "%.*s", (int)len, path);
+	snprintf(base, DEPLOY_PATH_MAX, "%s", slash + 1);
+}
+
+/* DIR joined with NAME: no doubled '/' after a root such as "/" or "C:/". */
+static int
+join(char *out, const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	return path_set(out, n > 0 && dir[n - 1] == '/' ? "%s%s" : "%s/%s", dir, name);
+}
+
+/* True when PATH is ROOT or below it (both canonical). */
+static int
+inside(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+
+	if (n > 0 && root[n - 1] == '/') /* a root: "/", "C:/" */
+		return strncmp(path, root, n) == 0;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* A clean absolute path, '/'-separated, into OUT (DEPLOY_PATH_MAX). */
+static int
+clean_abs(const char *in, char *out)
+{
+	size_t root;
+
+	if (in == NULL || rocmd_fs_path_norm(in, out, DEPLOY_PATH_MAX) < 0)
+		return ROCMD_EINVAL;
+	root = rocmd_fs_path_root(out);
+	if (root == 0 || strlen(out) <= root || strstr(out, "/../") != NULL ||
+	    strstr(out, "/./") != NULL || out[strlen(out) - 1] == '/')
+		return ROCMD_EINVAL;
+	return 0;
+}
+
+/*
+ * Fills the paths of T for target TG. The parent folders are canonicalized
+ * (an SDK reached through /opt/rocm -> /opt/rocm-6.2.4 is fine), but the
+ * folder itself must not be a symlink, and a binary that is a symlink is
+ * followed only to a sibling file (librocblas.so.0 -> librocblas.so.0.1);
+ * anything else would let a replacement land outside the target (I4).
+ * Paths are kept '/'-separated (Windows: "C:/Program Files/...").
+ */
+static int
+txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg, int create,
+          char *why, size_t whylen)
+{
+	char dir[DEPLOY_PATH_MAX], base[DEPLOY_PATH_MAX], real[DEPLOY_PATH_MAX];
+	char path[DEPLOY_PATH_MAX], stage_name[ROCMD_DEPLOY_NAME_MAX + 16];
+	char old_name[ROCMD_DEPLOY_NAME_MAX + 16];
+	int rc, kind;
+
+	if (rocmd_deploy_name_check(tg->name) < 0) {
+		snprintf(why, whylen, "invalid target name");
+		return ROCMD_EINVAL;
+	}
+	snprintf(t->name, sizeof(t->name), "%s", tg->name);
+	if (clean_abs(tg->lib_dir, path) < 0) {
+		snprintf(why, whylen, "the library folder must be an absolute, clean path");
+		return ROCMD_EINVAL;
+	}
+	split(path, dir, base);
+	if (strcmp(base, "..") == 0 || strcmp(base, ".") == 0 || base[0] == '\0') {
+		snprintf(why, whylen, "the library folder must be an absolute, clean path");
+		return ROCMD_EINVAL;
+	}
+	if ((rc = rocmd_fs_realpath(dir, real, sizeof(real))) < 0) {
+		snprintf(why, whylen, "cannot resolve %s: %s", dir, rocmd_strerror(rc));
+		return rc;
+	}
+	snprintf(stage_name, sizeof(stage_name), ".rocmd-stage-%s", t->name);
+	snprintf(old_name, sizeof(old_name), ".rocmd-old-%s", t->name);
+	if (path_set(t->parent, "%s%s", real, "") < 0 || join(t->lib, real, base) < 0 ||
+	    join(t->stage, t->parent, stage_name) < 0 || join(t->old, t->parent, old_name) < 0 ||
+	    path_set(t->dir, "%s/deploy/%s", state_dir, t->name) < 0 ||
+	    path_set(t->journal, "%s/%s", t->dir, "journal") < 0) {
+		snprintf(why, whylen, "path too long");
+		return ROCMD_EINVAL;
+	}
+	if ((kind = rocmd_fs_kind(t->lib, NULL, NULL)) < 0) {
+		snprintf(why, whylen, "%s: %s", t->lib, rocmd_strerror(kind));
+		return kind;
+	}
+	if (kind != 0) {
+		if (kind != 'd') {
+			snprintf(why, whylen, "%s is not a folder (a symlink or a file)", t->lib);
+			return ROCMD_EUNSAFE;
+		}
+		t->lib_existed = 1;
+	} else if (!create) {
+		snprintf(why, whylen, "%s: %s", t->lib, rocmd_strerror(-ENOENT));
+		return ROCMD_ENOTFOUND;
+	}
+	t->windows = tg->windows != 0;
+	if (tg->root != NULL) {
+		if ((rc = rocmd_fs_realpath(tg->root, t->root, sizeof(t->root))) < 0) {
+			snprintf(why, whylen, "cannot resolve %s: %s", tg->root,
+			         rocmd_strerror(rc));
+			return rc;
+		}
+		if (!inside(t->root, t->parent)) {
+			snprintf(why, whylen, "%s leads out of %s through a symlink (to %s)",
+			         tg->lib_dir, tg->root, t->parent);
+			return ROCMD_EUNSAFE;
+		}
+	}
+	if (tg->binary == NULL)
+		return 0;
+	t->has_binary = 1;
+	if (clean_abs(tg->binary, path) < 0) {
+		snprintf(why, whylen, "the binary must be an absolute, clean path");
+		return ROCMD_EINVAL;
+	}
+	split(path, dir, base);
+	if ((rc = rocmd_fs_realpath(dir, real, sizeof(real))) < 0) {
+		snprintf(why, whylen, "cannot resolve %s: %s", dir, rocmd_strerror(rc));
+		return rc;
+	}
+	if (path_set(t->bin_dir, "%s%s", real, "") < 0 || join(t->bin, real, base) < 0) {
+		snprintf(why, whylen, "path too long");
+		return ROCMD_EINVAL;
+	}
+	kind = rocmd_fs_kind(t->bin, NULL, NULL);
+	if (kind == 'l') {
+		char target[256];
+		if (rocmd_fs_readlink(t->bin, target, sizeof(target)) < 0 || target[0] == '\0' ||
+		    strchr(target, '/') != NULL || strcmp(target, "..") == 0 ||
+		    strcmp(target, ".") == 0) {
+			snprintf(why, whylen,
+			         "%s is a symlink out of its folder: name the file it points to",
+			         t->bin);
+			return ROCMD_EUNSAFE;
+		}
+		snprintf(base, sizeof(base), "%s", target);
+		if (join(t->bin, real, base) < 0 || rocmd_fs_kind(t->bin, NULL, NULL) != 'f') {
+			snprintf(why, whylen, "%s does not lead to a regular file", tg->binary);
+			return ROCMD_EUNSAFE;
+		}
+	} else if (kind != 0 && kind != 'f') {
+		snprintf(why, whylen, "%s is not a regular file", t->bin);
+		return ROCMD_EUNSAFE;
+	}
+	if (tg->root != NULL && !inside(t->root, t->bin_dir)) {
+		snprintf(why, whylen, "%s leads out of %s through a symlink (to %s)", tg->binary,
+		         tg->root, t->bin_dir);
+		return ROCMD_EUNSAFE;
+	}
+	snprintf(stage_name, sizeof(stage_name), ".rocmd-new-%s", t->name);
+	if (join(t->bin_new, t->bin_dir, stage_name) < 0 ||
+	    join(t->bin_old, t->bin_dir, old_name) < 0) {
+		snprintf(why, whylen, "path too long");
+		return ROCMD_EINVAL;
+	}
+	return 0;
+}
+
+static cJSON *
+id_json(const struct rocmd_fs_id *id)
+{
+	cJSON *a = cJSON_CreateArray();
+	char buf[2][24];
+
+	/* As strings: inode numbers may exceed a double's 53 bits. */
+	snprintf(buf[0], sizeof(buf[0]), "%llu", (unsigned long long)id->dev);
+	snprintf(buf[1], sizeof(buf[1]), "%llu", (unsigned long long)id->ino);
+	cJSON_AddItemToArray(a, cJSON_CreateString(buf[0]));
+	cJSON_AddItemToArray(a, cJSON_CreateString(buf[1]));
+	return a;
+}
+
+static void
+id_parse(const cJSON *a, struct rocmd_fs_id *id)
+{
+	const cJSON *d = cJSON_GetArrayItem(a, 0), *i = cJSON_GetArrayItem(a, 1);
+
+	id->dev = id->ino = 0;
+	if (cJSON_IsString(d) && cJSON_IsString(i)) {
+		id->dev = strtoull(d->valuestring, NULL, 10);
+		id->ino = strtoull(i->valuestring, NULL, 10);
+	}
+}
+
+/* Writes the journal durably with STEP, then passes its kill point. */
+static int
+txn_journal(struct txn *t, const char *step)
+{
+	cJSON *j = cJSON_CreateObject();
+	char kp[64];
+	int rc;
+
+	if (j == NULL)
+		return ROCMD_ENOMEM;
+	cJSON_AddNumberToObject(j, "version", 1);
+	cJSON_AddStringToObject(j, "step", step);
+	cJSON_AddStringToObject(j, "name", t->name);
+	cJSON_AddStringToObject(j, "label", t->label);
+	cJSON_AddStringToObject(j, "lib_dir", t->lib);
+	cJSON_AddStringToObject(j, "stage", t->stage);
+	cJSON_AddStringToObject(j, "old", t->old);
+	cJSON_AddBoolToObject(j, "lib_existed", t->lib_existed);
+	cJSON_AddBoolToObject(j, "windows", t->windows);
+	cJSON_AddItemToObject(j, "new_id", id_json(&t->new_id));
+	cJSON_AddItemToObject(j, "old_id", id_json(&t->old_id));
+	if (t->has_binary) {
+		cJSON_AddStringToObject(j, "binary", t->bin);
+		cJSON_AddStringToObject(j, "binary_new", t->bin_new);
+		cJSON_AddStringToObject(j, "binary_old", t->bin_old);
+		cJSON_AddItemToObject(j, "binary_new_id", id_json(&t->bin_new_id));
+	} else {
+		cJSON_AddNullToObject(j, "binary");
+	}
+	if (t->manifest != NULL)
+		cJSON_AddItemReferenceToObject(j, "manifest", t->manifest);
+	rc = rocmd_fs_json_write(t->journal, j);
+	cJSON_Delete(j);
+	if (rc < 0)
+		return rc;
+	snprintf(kp, sizeof(kp), "journal.%s", step);
+	ROCMD_KILLPOINT(kp);
+	return 0;
+}
+
+static int
+str_member(const cJSON *j, const char *key, char *out, size_t len)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	if (!cJSON_IsString(v) || strlen(v->valuestring) >= len)
+		return ROCMD_ECORRUPT;
+	snprintf(out, len, "%s", v->valuestring);
+	return 0;
+}
+
+/* Loads T from the journal J; *STEP gets its step. */
+static int
+txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
+{
+	char base[DEPLOY_PATH_MAX];
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "manifest");
+
+	if (str_member(j, "step", step, steplen) < 0 ||
+	    str_member(j, "lib_dir", t->lib, sizeof(t->lib)) < 0 ||
+	    str_member(j, "stage", t->stage, sizeof(t->stage)) < 0 ||
+	    str_member(j, "old", t->old, sizeof(t->old)) < 0)
+		return ROCMD_ECORRUPT;
+	str_member(j, "label", t->label, sizeof(t->label));
+	t->lib_existed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "lib_existed"));
+	t->windows = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "windows"));
+	id_parse(cJSON_GetObjectItemCaseSensitive(j, "new_id"), &t->new_id);
+	id_parse(cJSON_GetObjectItemCaseSensitive(j, "old_id"), &t->old_id);
+	if (rocmd_fs_path_root(t->lib) == 0 || strlen(t->lib) <= rocmd_fs_path_root(t->lib))
+		return ROCMD_ECORRUPT;
+	split(t->lib, t->parent, base);
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "binary"))) {
+		t->has_binary = 1;
+		if (str_member(j, "binary", t->bin, sizeof(t->bin)) < 0 ||
+		    str_member(j, "binary_new", t->bin_new, sizeof(t->bin_new)) < 0 ||
+		    str_member(j, "binary_old", t->bin_old, sizeof(t->bin_old)) < 0)
+			return ROCMD_ECORRUPT;
+		id_parse(cJSON_GetObjectItemCaseSensitive(j, "binary_new_id"), &t->bin_new_id);
+		if (rocmd_fs_path_root(t->bin) == 0 || strlen(t->bin) <= rocmd_fs_path_root(t->bin))
+			return ROCMD_ECORRUPT;
+		split(t->bin, t->bin_dir, base);
+	}
+	if (cJSON_IsObject(m) && (t->manifest = cJSON_Duplicate(m, 1)) == NULL)
+		return ROCMD_ENOMEM;
+	return 0;
+}
+
+static int
+is_id(const char *path, const struct rocmd_fs_id *want)
+{
+	struct rocmd_fs_id id;
+
+	return rocmd_fs_id_of(path, &id) == 0 && rocmd_fs_id_eq(&id, want);
+}
+
+static int
+exists(const char *path)
+{
+	return rocmd_fs_kind(path, NULL, NULL) > 0;
+}
+
+/*
+ * Puts the old tree and binary back and removes the new ones. Each move is
+ * decided from what is on disk (device and inode), so this can start from
+ * any state a crash or a failure left, including its own partial run.
+ */
+static int
+txn_undo(struct txn *t)
+{
+	int rc;
+
+	if (t->lib_existed) {
+		if (!is_id(t->lib, &t->old_id)) {
+			const char *oldloc = is_id(t->stage, &t->old_id) ? t->stage
+			                     : is_id(t->old, &t->old_id) ? t->old
+			                                                 : NULL;
+			if (oldloc == NULL)
+				return ROCMD_ECORRUPT; /* the old tree is nowhere: not ours */
+			if (is_id(t->lib, &t->new_id) && oldloc == t->stage &&
+			    (rc = deploy_os_exchange(t->lib, t->stage)) != ROCMD_EUNSUPPORTED) {
+				if (rc < 0)
+					return rc;
+			} else {
+				if (exists(t->lib)) {
+					/* The new tree moves to the slot the old one is not in. */
+					const char *free_slot =
+					    oldloc == t->stage ? t->old : t->stage;
+					if ((rc = rocmd_fs_remove_tree(free_slot)) < 0 ||
+					    (rc = rocmd_fs_rename(t->lib, free_slot)) < 0)
+						return rc;
+				}
+				if ((rc = rocmd_fs_rename(oldloc, t->lib)) < 0)
+					return rc;
+			}
+			ROCMD_KILLPOINT("undo.folder");
+		}
+	} else if (exists(t->lib) && is_id(t->lib, &t->new_id)) {
+		if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 ||
+		    (rc = rocmd_fs_rename(t->lib, t->stage)) < 0)
+			return rc;
+	}
+	if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 || (rc = rocmd_fs_remove_tree(t->old)) < 0 ||
+	    (rc = rocmd_fs_fsync_dir(t->parent)) < 0)
+		return rc;
+	if (t->has_binary) {
+		if (exists(t->bin_old)) {
+			if (!exists(t->bin)) {
+				rc = rocmd_fs_rename(t->bin_old, t->bin);
+			} else if (is_id(t->bin, &t->bin_new_id)) {
+				/* Windows: the new DLL may be loaded by now; rename it
+				 * aside rather than replace it. */
+				if (t->windows && (rc = rocmd_fs_rename(t->bin, t->bin_new)) < 0)
+					return rc;
+				rc = rocmd_fs_rename(t->bin_old, t->bin);
+			} else {
+				rc = deploy_os_remove_aside(t->bin_old);
+			}
+			if (rc < 0)
+				return rc;
+		} else if (is_id(t->bin, &t->bin_new_id)) {
+			/* There was no binary before: the new one goes. */
+			if ((rc = rocmd_fs_rename(t->bin, t->bin_new)) < 0)
+				return rc;
+		}
+		ROCMD_KILLPOINT("undo.binary");
+		if ((rc = deploy_os_remove_aside(t->bin_new)) < 0 ||
+		    (rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0)
+			return rc;
+	}
+	if ((rc = rocmd_fs_unlink(t->journal)) < 0)
+		return rc;
+	return rocmd_fs_fsync_dir(t->dir);
+}
+
+/* Records the new tree as current, removes the old one and the journal. */
+static int
+txn_commit(struct txn *t)
+{
+	char path[DEPLOY_PATH_MAX + 16];
+	cJSON *cur;
+	int rc;
+
+	if (!is_id(t->lib, &t->new_id) || (t->has_binary && !is_id(t->bin, &t->bin_new_id)))
+		return ROCMD_ECORRUPT;
+	snprintf(path, sizeof(path), "%s/current.json", t->dir);
+	if ((cur = cJSON_Duplicate(t->manifest, 1)) == NULL)
+		return ROCMD_ENOMEM;
+	cJSON_AddStringToObject(cur, "lib_dir", t->lib);
+	if (t->has_binary)
+		cJSON_AddStringToObject(cur, "binary_path", t->bin);
+	cJSON_AddNumberToObject(cur, "deployed_unix", (double)time(NULL));
+	rc = rocmd_fs_json_write(path, cur);
+	cJSON_Delete(cur);
+	if (rc < 0)
+		return rc;
+	ROCMD_KILLPOINT("commit.current");
+	if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 || (rc = rocmd_fs_remove_tree(t->old)) < 0 ||
+	    (rc = rocmd_fs_fsync_dir(t->parent)) < 0)
+		return rc;
+	if (t->has_binary && ((rc = deploy_os_remove_aside(t->bin_old)) < 0 ||
+	                      (rc = deploy_os_remove_aside(t->bin_new)) < 0 ||
+	                      (rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0))
+		return rc;
+	ROCMD_KILLPOINT("commit.cleanup");
+	if ((rc = rocmd_fs_unlink(t->journal)) < 0)
+		return rc;
+	return rocmd_fs_fsync_dir(t->dir);
+}
+
+/* Creates the folders leading to REL inside ROOT (they are ours: ROOT is new). */
+static int
+mkdirs_for(const char *root, const char *rel)
+{
+	char path[DEPLOY_PATH_MAX * 2];
+	size_t rootlen = strlen(root);
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + rootlen + 1; *p != '\0'; p++) {
+		int kind;
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if ((kind = rocmd_fs_kind(path, NULL, NULL)) == 0) {
+			if ((rc = rocmd_fs_mkdir(path, 0755)) < 0)
+				return rc;
+		} else if (kind != 'd') {
+			return kind < 0 ? kind : ROCMD_EUNSAFE;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+struct tick_ctx {
+	const struct rocmd_deploy_request *req;
+	struct rocmd_deploy_progress pr;
+};
+
+static int
+stage_tick(void *ctx, uint64_t bytes)
+{
+	struct tick_ctx *tc = ctx;
+
+	tc->pr.bytes_done = bytes;
+	return tc->req->progress != NULL ? tc->req->progress(&tc->pr, tc->req->ctx) : 0;
+}
+
+/* Copies every file of REQ into the fresh stage folder, each hash checked. */
+static int
+stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy_result *res,
+      char *why, size_t whylen)
+{
+	struct tick_ctx tc = {.req = req, .pr = {.step = "stage", .files_total = req->nfiles}};
+	struct rocmd_fs_copy_stats st = {.tick = stage_tick, .ctx = &tc, .reflink = 1};
+	char path[DEPLOY_PATH_MAX * 2];
+	int rc;
+
+	for (size_t i = 0; i < req->nfiles; i++)
+		tc.pr.bytes_total += req->files[i].size;
+	if (req->binary != NULL)
+		tc.pr.bytes_total += req->binary->size;
+	if ((rc = rocmd_fs_mkdir(t->stage, 0755)) < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", t->stage, rocmd_strerror(rc));
+		return rc;
+	}
+	for (size_t i = 0; i < req->nfiles; i++) {
+		const struct rocmd_deploy_file *f = &req->files[i];
+
+		snprintf(path, sizeof(path), "%s/%s", t->stage, f->path);
+		if ((rc = mkdirs_for(t->stage, f->path)) < 0) {
+			snprintf(why, whylen, "cannot create the folders of %s: %s", path,
+			         rocmd_strerror(rc));
+			return rc;
+		}
+		if (f->kind == ROCMD_DEPLOY_SYMLINK)
+			rc = rocmd_fs_symlink(f->link, path);
+		else
+			rc = rocmd_fs_copy_file(f->source, path, f->exec ? 0755 : 0644, f->size,
+			                        f->sha256, NULL, &st);
+		if (rc < 0) {
+			if (rc == ROCMD_ECORRUPT)
+				snprintf(why, whylen,
+				         "%s does not match its hash: the store object is corrupt "
+				         "(run a store verify)",
+				         f->source);
+			else
+				snprintf(why, whylen, "cannot place %s: %s", f->path,
+				         rocmd_strerror(rc));
+			return rc;
+		}
+		tc.pr.files_done++;
+	}
+	if (req->binary != NULL) {
+		rc = rocmd_fs_copy_file(req->binary->source, t->bin_new,
+		                        req->binary->exec ? 0755 : 0644, req->binary->size,
+		                        req->binary->sha256, NULL, &st);
+		if (rc < 0) {
+			snprintf(why, whylen, "cannot stage the binary from %s: %s",
+			         req->binary->source, rocmd_strerror(rc));
+			return rc;
+		}
+	}
+	/* Data and names on disk before the journal may point at them. */
+	if ((rc = rocmd_fs_syncfs(t->stage)) < 0 ||
+	    (t->has_binary && (rc = rocmd_fs_syncfs(t->bin_dir)) < 0)) {
+		snprintf(why, whylen, "cannot flush the staged files: %s", rocmd_strerror(rc));
+		return rc;
+	}
+	res->files = req->nfiles + (req->binary != NULL);
+	res->bytes = st.bytes;
+	res->bytes_copied = st.bytes_copied;
+	return 0;
+}
+
+/* The folder swap, then the binary. */
+static int
+swap(struct txn *t, struct rocmd_deploy_result *res)
+{
+	int64_t t0;
+	int rc;
+
+	if (t->lib_existed) {
+		rc = deploy_os_exchange(t->lib, t->stage);
+		if (rc == ROCMD_EUNSUPPORTED) {
+			/* Two renames: the folder is missing between them, which
+			 * recovery repairs from the journal. */
+			if ((rc = rocmd_fs_rename(t->lib, t->old)) < 0)
+				return rc;
+			ROCMD_KILLPOINT("swap.half");
+			rc = rocmd_fs_rename(t->stage, t->lib);
+		} else if (rc == 0) {
+			res->exchange = 1;
+		}
+	} else {
+		rc = rocmd_fs_rename(t->stage, t->lib);
+	}
+	if (rc < 0)
+		return rc;
+	t0 = now_ns();
+	ROCMD_KILLPOINT("swap.folder");
+	if (t->has_binary) {
+		if (exists(t->bin)) {
+			if (t->windows) {
+				/* A loaded DLL can be renamed, not replaced. */
+				if ((rc = rocmd_fs_rename(t->bin, t->bin_old)) < 0)
+					return rc;
+				ROCMD_KILLPOINT("swap.aside");
+			} else if ((rc = rocmd_fs_link(t->bin, t->bin_old)) < 0) {
+				struct rocmd_fs_copy_stats st = {0};
+				if ((rc = rocmd_fs_copy_file(t->bin, t->bin_old, 0755, 0, NULL,
+				                             NULL, &st)) < 0)
+					return rc;
+			}
+		}
+		if ((rc = rocmd_fs_rename(t->bin_new, t->bin)) < 0)
+			return rc;
+		res->pair_window_ns = now_ns() - t0;
+		ROCMD_KILLPOINT("swap.binary");
+		if ((rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0)
+			return rc;
+	}
+	return rocmd_fs_fsync_dir(t->parent);
+}
+
+/* Hashes the swapped-in tree and binary against the manifest and checks the
+ * arch; 0 or ROCMD_ECORRUPT with WHY. */
+static int
+verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why, size_t whylen)
+{
+	char first[512], hex[ROCMD_SHA256_HEX];
+	uint64_t checked, bad, size;
+	int rc;
+
+	rc = deploy_check_tree(t->lib, req->files, req->nfiles, &checked, &bad, first,
+	                       sizeof(first), req->progress, req->ctx, "verify", why, whylen);
+	if (rc < 0)
+		return rc;
+	if (bad > 0) {
+		snprintf(why, whylen, "verification failed: %llu of %llu files differ (%s)",
+		         (unsigned long long)bad, (unsigned long long)checked, first);
+		return ROCMD_ECORRUPT;
+	}
+	if (req->binary != NULL) {
+		if ((rc = rocmd_fs_hash_file(t->bin, hex, &size)) < 0) {
+			snprintf(why, whylen, "cannot read %s: %s", t->bin, rocmd_strerror(rc));
+			return rc;
+		}
+		if (size != req->binary->size || strcmp(hex, req->binary->sha256) != 0) {
+			snprintf(why, whylen, "verification failed: %s is not the package's binary",
+			         t->bin);
+			return ROCMD_ECORRUPT;
+		}
+	}
+	if (req->arch != NULL && req->arch[0] != '\0') {
+		struct rocmd_rocblas_lib lib;
+		int covers;
+		if ((rc = rocmd_rocblas_inspect(t->lib, 0, NULL, &lib, why, whylen)) < 0)
+			return rc;
+		covers = rocmd_rocblas_covers(&lib, req->arch);
+		rocmd_rocblas_lib_free(&lib);
+		if (!covers) {
+			snprintf(why, whylen, "the deployed library does not cover %s", req->arch);
+			return ROCMD_ECORRUPT;
+		}
+	}
+	return 0;
+}
+
+static void
+txn_free(struct txn *t)
+{
+	cJSON_Delete(t->manifest);
+	t->manifest = NULL;
+}
+
+static int
+check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
+{
+	if (req->state_dir == NULL || req->state_dir[0] == '\0' ||
+	    (req->nfiles > 0 && req->files == NULL)) {
+		snprintf(why, whylen, "incomplete deploy request");
+		return ROCMD_EINVAL;
+	}
+	if (req->binary != NULL && req->target.binary == NULL) {
+		snprintf(why, whylen, "a binary to place but no binary path in the target");
+		return ROCMD_EINVAL;
+	}
+	for (size_t i = 0; i < req->nfiles; i++) {
+		const struct rocmd_deploy_file *f = &req->files[i];
+		if (rocmd_fs_relpath_ok(f->path) < 0) {
+			snprintf(why, whylen, "unsafe path in the file list: %s",
+			         f->path != NULL ? f->path : "(null)");
+			return ROCMD_EUNSAFE;
+		}
+		if (f->kind == ROCMD_DEPLOY_SYMLINK && !ROCMD_FS_HAS_SYMLINKS) {
+			snprintf(why, whylen,
+			         "%s is a symlink: packages with symlinks are not deployed on this "
+			         "platform",
+			         f->path);
+			return ROCMD_EUNSUPPORTED;
+		}
+		if (f->kind == ROCMD_DEPLOY_SYMLINK) {
+			if (f->link == NULL || rocmd_fs_link_inside(f->path, f->link) < 0) {
+				snprintf(why, whylen, "symlink %s leads outside the library",
+				         f->path);
+				return ROCMD_EUNSAFE;
+			}
+		} else if (f->kind != ROCMD_DEPLOY_FILE || f->source == NULL ||
+		           rocmd_fs_path_root(f->source) == 0 || strlen(f->sha256) != 64) {
+			snprintf(why, whylen, "%s: a file needs an absolute source and a hash",
+			         f->path);
+			return ROCMD_EINVAL;
+		}
+	}
+	if (req->binary != NULL &&
+	    (req->binary->kind != ROCMD_DEPLOY_FILE || req->binary->source == NULL ||
+	     strlen(req->binary->sha256) != 64)) {
+		snprintf(why, whylen, "the binary needs a source and a hash");
+		return ROCMD_EINVAL;
+	}
+	return 0;
+}
+
+static int64_t
+us_since(int64_t t0)
+{
+	return (now_ns() - t0) / 1000;
+}
+
+int
+rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_result *res, char *why,
+                 size_t whylen)
+{
+	struct txn t;
+	struct rocmd_deploy_progress pr = {0};
+	int rc, swapped = 0;
+	int64_t t0;
+
+	memset(&t, 0, sizeof(t));
+	memset(res, 0, sizeof(*res));
+	why[0] = '\0';
+	/* plan */
+	if ((rc = check_request(req, why, whylen)) < 0)
+		return rc;
+	if ((rc = txn_paths(&t, req->state_dir, &req->target,
+	                    (req->flags & ROCMD_DEPLOY_CREATE) != 0, why, whylen)) < 0)
+		return rc;
+	if (req->binary == NULL)
+		t.has_binary = 0; /* the binary stays as it is */
+	snprintf(t.label, sizeof(t.label), "%s", req->label != NULL ? req->label : "");
+	if ((rc = rocmd_paths_mkdir_p(t.dir, 0755)) < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", t.dir, rocmd_strerror(rc));
+		return rc;
+	}
+	if (exists(t.journal)) {
+		snprintf(why, whylen, "an earlier deploy to %s was interrupted: recover it first",
+		         t.name);
+		return ROCMD_EBUSY;
+	}
+	pr.step = "plan";
+	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
+		return ROCMD_ECANCELED;
+	/* Leftovers of a run that never wrote its journal carry our names only. */
+	if ((rc = rocmd_fs_remove_tree(t.stage)) < 0 || (rc = rocmd_fs_remove_tree(t.old)) < 0 ||
+	    (t.has_binary && ((rc = deploy_os_remove_aside(t.bin_new)) < 0 ||
+	                      (rc = deploy_os_remove_aside(t.bin_old)) < 0))) {
+		snprintf(why, whylen, "cannot remove leftovers of an earlier run: %s",
+		         rocmd_strerror(rc));
+		return rc;
+	}
+	/* backup (I1): once per target, before anything changes, and again
+	 * (keeping the earlier one) when an SDK update brought new originals */
+	if (!(req->flags & ROCMD_DEPLOY_NO_BACKUP)) {
+		struct rocmd_deploy_backup_info bi;
+		struct rocmd_deploy_target tg = req->target;
+		int had;
+		char mpath[DEPLOY_PATH_MAX + 32];
+		snprintf(mpath, sizeof(mpath), "%s/backup/manifest.json", t.dir);
+		had = exists(mpath);
+		pr.step = "backup";
+		if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
+			return ROCMD_ECANCELED;
+		/* With a backup made before, MANUAL_BACKUP still writes the manual
+		 * names if a deploy that made the backup could not (they were in use). */
+		if (!had || (req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_MANUAL_BACKUP))) {
+			if ((rc = rocmd_deploy_backup(req->state_dir, &tg, req->flags, &bi, why,
+			                              whylen)) < 0)
+				return rc;
+			if (!had || bi.retired) {
+				res->backup_made = 1;
+				res->backup_adopted = bi.adopted;
+				res->backup_retired = bi.retired;
+			}
+		}
+	}
+	if ((t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,
+	                                       res->manifest)) == NULL)
+		return ROCMD_ENOMEM;
+	if (t.lib_existed && (rc = rocmd_fs_id_of(t.lib, &t.old_id)) < 0)
+		goto fail;
+	/* stage */
+	if ((rc = txn_journal(&t, "stage")) < 0) {
+		snprintf(why, whylen, "cannot write the journal %s: %s", t.journal,
+		         rocmd_strerror(rc));
+		goto fail; /* it may exist all the same (a folder fsync failed) */
+	}
+	t0 = now_ns();
+	if ((rc = stage(&t, req, res, why, whylen)) < 0)
+		goto fail;
+	res->stage_us = us_since(t0);
+	if ((rc = rocmd_fs_id_of(t.stage, &t.new_id)) < 0 ||
+	    (t.has_binary && (rc = rocmd_fs_id_of(t.bin_new, &t.bin_new_id)) < 0))
+		goto fail;
+	pr.step = "swap";
+	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0) {
+		rc = ROCMD_ECANCELED;
+		goto fail;
+	}
+	/* journal, swap */
+	if ((rc = txn_journal(&t, "swap")) < 0) {
+		snprintf(why, whylen, "cannot write the journal: %s", rocmd_strerror(rc));
+		goto fail;
+	}
+	t0 = now_ns();
+	swapped = 1;
+	if ((rc = swap(&t, res)) < 0) {
+		snprintf(why, whylen, "cannot swap %s: %s", t.lib, rocmd_strerror(rc));
+		goto fail;
+	}
+	res->swap_us = us_since(t0);
+	/* verify, then the caller's check (the smoke test) */
+	t0 = now_ns();
+	if ((rc = verify_swapped(&t, req, why, whylen)) < 0)
+		goto fail;
+	if (req->check != NULL && (rc = req->check(&req->target, req->ctx, why, whylen)) != 0) {
+		if (rc > 0 || why[0] == '\0')
+			snprintf(why + strlen(why), whylen - strlen(why), "%sthe check refused it",
+			         why[0] != '\0' ? ": " : "");
+		rc = rc < 0 ? rc : ROCMD_ECORRUPT;
+		goto fail;
+	}
+	res->verify_us = us_since(t0);
+	/* commit */
+	t0 = now_ns();
+	pr.step = "commit";
+	if ((rc = txn_journal(&t, "commit")) < 0) {
+		snprintf(why, whylen, "cannot write the journal: %s", rocmd_strerror(rc));
+		goto fail;
+	}
+	res->committed = 1;
+	if ((rc = txn_commit(&t)) < 0) {
+		/* The new tree is in place and verified; recovery finishes it. */
+		snprintf(why, whylen,
+		         "deployed, but cleaning up failed (%s): recovery will finish it",
+		         rocmd_strerror(rc));
+		txn_free(&t);
+		return rc;
+	}
+	res->commit_us = us_since(t0);
+	txn_free(&t);
+	return 0;
+
+fail:
+	/* Roll back: the target goes back to exactly the old tree. */
+	{
+		int urc;
+		if (swapped) {
+			res->rolled_back = 1;
+			pr.step = "rollback";
+			if (txn_journal(&t, "rollback") < 0) {
+				/* The "swap" journal stays: recovery undoes. */
+			}
+		}
+		urc = txn_undo(&t);
+		if (urc < 0) {
+			size_t l = strlen(why);
+			snprintf(why + l, whylen - l,
+			         "%sundoing failed too (%s): the journal stays for recovery",
+			         l > 0 ? "; " : "", rocmd_strerror(urc));
+		}
+	}
+	if (why[0] == '\0')
+		snprintf(why, whylen, "%s", rocmd_strerror(rc));
+	txn_free(&t);
+	return rc;
+}
+
+int
+rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deploy_recovery *out,
+                     char *why, size_t whylen)
+{
+	struct txn t;
+	cJSON *j = NULL;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	memset(out, 0, sizeof(*out));
+	why[0] = '\0';
+	if (rocmd_deploy_name_check(name) < 0) {
+		snprintf(why, whylen, "invalid target name");
+		return ROCMD_EINVAL;
+	}
+	snprintf(t.name, sizeof(t.name), "%s", name);
+	if (path_set(t.dir, "%s/deploy/%s", state_dir, name) < 0 ||
+	    path_set(t.journal, "%s/%s", t.dir, "journal") < 0)
+		return ROCMD_EINVAL;
+	rc = rocmd_fs_json_read(t.journal, &j);
+	if (rc == -ENOENT) {
+		char tmp[DEPLOY_PATH_MAX + 8];
+		snprintf(tmp, sizeof(tmp), "%s.tmp", t.journal);
+		rocmd_fs_os_unlink(tmp); /* a journal write cut short: it never took effect */
+		return 0;
+	}
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot read the journal %s: %s", t.journal,
+		         rocmd_strerror(rc));
+		return rc;
+	}
+	rc = txn_from_journal(&t, j, out->step, sizeof(out->step));
+	cJSON_Delete(j);
+	if (rc < 0) {
+		snprintf(why, whylen, "the journal %s is damaged: leaving the target as it is",
+		         t.journal);
+		goto out;
+	}
+	snprintf(out->label, sizeof(out->label), "%s", t.label);
+	if (strcmp(out->step, "commit") == 0 && t.manifest != NULL && is_id(t.lib, &t.new_id)) {
+		/* Keep the new tree only if its content is what was staged. */
+		struct rocmd_deploy_files f;
+		uint64_t checked = 0, bad = 0;
+		char first[256], hex[ROCMD_SHA256_HEX];
+		int ok = 0;
+		if (deploy_manifest_parse(t.manifest, NULL, NULL, &f) == 0) {
+			ok = deploy_check_tree(t.lib, f.files, f.n, &checked, &bad, first,
+			                       sizeof(first), NULL, NULL, "recover", why,
+			                       whylen) == 0 &&
+			     bad == 0;
+			if (ok && f.binary != NULL && t.has_binary) {
+				uint64_t size;
+				ok = rocmd_fs_hash_file(t.bin, hex, &size) == 0 &&
+				     strcmp(hex, f.binary->sha256) == 0;
+			}
+			rocmd_deploy_files_free(&f);
+		}
+		why[0] = '\0';
+		if (ok) {
+			if ((rc = txn_commit(&t)) < 0) {
+				snprintf(why, whylen, "finishing the deploy to %s failed: %s", name,
+				         rocmd_strerror(rc));
+				goto out;
+			}
+			out->action = ROCMD_DEPLOY_RECOVER_FINISHED;
+			snprintf(
+			    out->what, sizeof(out->what),
+			    "recovered %s: the verified deployment of %s was kept and committed",
+			    name, t.label);
+			goto out;
+		}
+	}
+	if ((rc = txn_undo(&t)) < 0) {
+		snprintf(why, whylen, "undoing the interrupted deploy to %s failed: %s", name,
+		         rocmd_strerror(rc));
+		goto out;
+	}
+	out->action = ROCMD_DEPLOY_RECOVER_UNDONE;
+	snprintf(out->what, sizeof(out->what),
+	         "recovered %s: the deploy of %s was interrupted at step '%s' and undone; the "
+	         "target holds its previous content",
+	         name, t.label, out->step);
+out:
+	txn_free(&t);
+	return rc;
+}
+
+int
+rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n)
+{
+	char path[DEPLOY_PATH_MAX], j[DEPLOY_PATH_MAX * 2];
+	struct rocmd_dirent *de;
+	struct rocmd_dir *d;
+	int rc = 0;
+
+	*names = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/deploy", state_dir);
+	if ((d = rocmd_dir_open(path)) == NULL)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = rocmd_dir_read(d)) != NULL) {
+		char **p;
+		if (rocmd_deploy_name_check(de->d_name) < 0)
+			continue;
+		snprintf(j, sizeof(j), "%s/%s/journal", path, de->d_name);
+		if (!exists(j))
+			continue;
+		if ((p = realloc(*names, (*n + 1) * sizeof(**names))) == NULL ||
+		    (p[*n] = strdup(de->d_name)) == NULL) {
+			if (p != NULL)
+				*names = p;
+			rc = ROCMD_ENOMEM;
+			break;
+		}
+		*names = p;
+		(*n)++;
+	}
+	rocmd_dir_close(d);
+	if (rc < 0) {
+		for (size_t i = 0; i < *n; i++)
+			free((*names)[i]);
+		free(*names);
+		*names = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int
+rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg, const char *arch,
+                    rocmd_deploy_progress_fn progress, void *ctx,
+                    struct rocmd_deploy_verify_report *rep, char *why, size_t whylen)
+{
+	struct txn t;
+	struct rocmd_deploy_files f = {0};
+	char path[DEPLOY_PATH_MAX + 16];
+	cJSON *cur = NULL;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	memset(rep, 0, sizeof(*rep));
+	rep->arch_ok = rep->pair_ok = -1;
+	why[0] = '\0';
+	if ((rc = txn_paths(&t, state_dir, tg, 0, why, whylen)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%s/current.json", t.dir);
+	if ((rc = rocmd_fs_json_read(path, &cur)) < 0) {
+		if (rc == -ENOENT) {
+			snprintf(why, whylen, "nothing was deployed to %s", t.name);
+			return ROCMD_ENOTFOUND;
+		}
+		snprintf(why, whylen, "cannot read %s: %s", path, rocmd_strerror(rc));
+		return rc;
+	}
+	if ((rc = deploy_manifest_parse(cur, NULL, NULL, &f)) < 0) {
+		snprintf(why, whylen, "%s is damaged", path);
+		goto out;
+	}
+	snprintf(rep->label, sizeof(rep->label), "%s", f.label);
+	rc = deploy_check_tree(t.lib, f.files, f.n, &rep->files_checked, &rep->files_bad,
+	                       rep->first_bad, sizeof(rep->first_bad), progress, ctx, "verify", why,
+	                       whylen);
+	if (rc < 0)
+		goto out;
+	if (f.binary != NULL && t.has_binary) {
+		char hex[ROCMD_SHA256_HEX];
+		uint64_t size = 0;
+		rep->files_checked++;
+		rc = rocmd_fs_hash_file(t.bin, hex, &size);
+		rep->pair_ok =
+		    rc == 0 && size == f.binary->size && strcmp(hex, f.binary->sha256) == 0;
+		if (!rep->pair_ok) {
+			if (rep->files_bad == 0)
+				snprintf(rep->first_bad, sizeof(rep->first_bad), "%.300s: %s",
+				         t.bin,
+				         rc < 0 ? rocmd_strerror(rc)
+				                : "not the binary deployed with this library");
+			rep->files_bad++;
+		}
+		rc = 0;
+	}
+	if (arch != NULL && arch[0] != '\0') {
+		struct rocmd_rocblas_lib lib;
+		if ((rc = rocmd_rocblas_inspect(t.lib, 0, NULL, &lib, why, whylen)) < 0)
+			goto out;
+		rep->arch_ok = rocmd_rocblas_covers(&lib, arch);
+		rocmd_rocblas_lib_free(&lib);
+	}
+	if (rep->files_bad > 0 || rep->arch_ok == 0 || rep->pair_ok == 0) {
+		snprintf(why, whylen, "%s differs from what was deployed: %s", t.name,
+		         rep->files_bad > 0 ? rep->first_bad
+		                            : "the library does not cover the arch");
+		rc = ROCMD_ECORRUPT;
+	}
+out:
+	rocmd_deploy_files_free(&f);
+	cJSON_Delete(cur);
+	return rc;
+}
+
+int
+rocmd_deploy_current_load(const char *state_dir, const char *name, struct rocmd_deploy_files *out,
+                          char *why, size_t whylen)
+{
+	char path[DEPLOY_PATH_MAX];
+	cJSON *cur = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (rocmd_deploy_name_check(name) < 0)
+		return ROCMD_EINVAL;
+	snprintf(path, sizeof(path), "%s/deploy/%s/current.json", state_dir, name);
+	if ((rc = rocmd_fs_json_read(path, &cur)) < 0) {
+		snprintf(why, whylen, "%s: %s", path,
+		         rc == -ENOENT ? "nothing deployed" : rocmd_strerror(rc));
+		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
+	}
+	rc = deploy_manifest_parse(cur, NULL, NULL, out);
+	if (rc < 0)
+		snprintf(why, whylen, "%s is damaged", path);
+	cJSON_Delete(cur);
+	return rc;
+}

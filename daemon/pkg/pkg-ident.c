@@ -1,0 +1,989 @@
+/*
+ * What a library package is, told from its content. The rocBLAS binary is
+ * read as a PE file (rocblas.dll: VERSIONINFO and the HIP runtime DLL it
+ * imports) or an ELF shared object (librocblas.so: DT_SONAME and the
+ * libamdhip64 it needs); archs come from the library folder's file names
+ * (TensileLibrary_*_<gfx>.*, Kernels.so-000-<gfx>.hsaco), a single
+ * TensileLibrary.dat's MessagePack and the e_flags of its AMD code objects
+ * (the shared readers of rocblas-library.h and common/amdgpu-elf.h). The SDK
+ * generation comes from an explicit --sdk, else from the name (community
+ * archives name it, with typos), and is checked
+ * against the HIP runtime the binary links: content wins over the name, and
+ * an explicit --sdk that contradicts the binary is refused. The readers take
+ * untrusted files: every offset is checked against the file's size.
+ */
+#include "pkg.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/amdgpu-elf.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "daemon/sdk/rocblas-library.h"
+
+/* ---- versions and names ---- */
+
+int
+rocmd_pkg_version_parse(const char *s, struct rocmd_pkg_version *out)
+{
+	const char *p = s;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < 4; i++)
+		out->v[i] = -1;
+	if (s == NULL || !isdigit((unsigned char)*p))
+		return ROCMD_EINVAL;
+	while (out->n < 4) {
+		long v = 0;
+		if (!isdigit((unsigned char)*p))
+			return ROCMD_EINVAL;
+		while (isdigit((unsigned char)*p)) {
+			v = v * 10 + (*p - '0');
+			if (v > 100000)
+				return ROCMD_EINVAL;
+			p++;
+		}
+		out->v[out->n++] = (int)v;
+		if (*p == '\0')
+			return 0;
+		if (*p != '.')
+			return ROCMD_EINVAL;
+		p++;
+	}
+	return ROCMD_EINVAL;
+}
+
+int
+rocmd_pkg_version_cmp(const struct rocmd_pkg_version *a, const struct rocmd_pkg_version *b,
+                      int prefix)
+{
+	int n = prefix ? (a->n < b->n ? a->n : b->n) : 4;
+
+	for (int i = 0; i < n; i++) {
+		int x = i < a->n ? a->v[i] : 0, y = i < b->n ? b->v[i] : 0;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+int
+rocmd_sdk_generation(const char *version, char *out, size_t outlen)
+{
+	struct rocmd_pkg_version v;
+
+	if (rocmd_pkg_version_parse(version, &v) < 0)
+		return ROCMD_EINVAL;
+	/* 7.x share amdhip64_7 and their builds; before 7 each minor is its own ABI. */
+	if (v.v[0] >= 7 || v.n == 1)
+		snprintf(out, outlen, "%d", v.v[0]);
+	else
+		snprintf(out, outlen, "%d.%d", v.v[0], v.v[1]);
+	return 0;
+}
+
+static const char *const archive_exts[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tar.zst",
+                                           ".tgz",    ".txz",    ".tar",     ".7z",
+                                           ".zip",    ".rar",    NULL};
+
+/* Copies a version "6.2.4" starting at P (digits and dots, no trailing dot). */
+static size_t
+take_version(const char *p, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	while (
+	    (isdigit((unsigned char)p[n]) || (p[n] == '.' && isdigit((unsigned char)p[n + 1]))) &&
+	    n + 1 < outlen)
+		n++;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return n;
+}
+
+static int
+is_sep(char c)
+{
+	return c == ' ' || c == '.' || c == '_' || c == '-' || c == '(' || c == ')' || c == '[' ||
+	       c == ']' || c == '+' || c == ',';
+}
+
+void
+rocmd_pkg_name_hints(const char *name, struct rocmd_pkg_name_hints *out)
+{
+	char s[512];
+	const char *base = strrchr(name, '/');
+	size_t len;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(s, sizeof(s), "%s", base != NULL ? base + 1 : name);
+	for (char *p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	len = strlen(s);
+	for (int i = 0; archive_exts[i] != NULL; i++) {
+		size_t n = strlen(archive_exts[i]);
+		if (len > n && strcmp(s + len - n, archive_exts[i]) == 0) {
+			s[len - n] = '\0';
+			len -= n;
+			break;
+		}
+	}
+	/* SDK: after "sdk" (or the real-world typo "skd"), else after "hip" or "rocm". */
+	static const char *const keys[] = {"sdk", "skd", "hip", "rocm", NULL};
+	for (int k = 0; keys[k] != NULL && out->sdk[0] == '\0'; k++) {
+		for (const char *p = strstr(s, keys[k]); p != NULL; p = strstr(p + 1, keys[k])) {
+			const char *q = p + strlen(keys[k]);
+			while (*q != '\0' && is_sep(*q) && !isdigit((unsigned char)*q))
+				q++;
+			if (isdigit((unsigned char)*q) && (p == s || is_sep(p[-1]) || k >= 2)) {
+				char v[16];
+				struct rocmd_pkg_version ver;
+				take_version(q, v, sizeof(v));
+				/* "5.7", "6.2.4"; a bare "6" is too little to go on. */
+				if (rocmd_pkg_version_parse(v, &ver) == 0 && ver.n >= 2 &&
+				    ver.v[0] >= 1 && ver.v[0] <= 20) {
+					snprintf(out->sdk, sizeof(out->sdk), "%s", v);
+					break;
+				}
+			}
+		}
+	}
+	/* Package version: a separate token "v3", "v5.0". */
+	for (size_t i = 0; i < len && out->version[0] == '\0'; i++) {
+		if (s[i] == 'v' && (i == 0 || is_sep(s[i - 1])) &&
+		    isdigit((unsigned char)s[i + 1])) {
+			char v[12];
+			size_t n = take_version(s + i + 1, v, sizeof(v));
+			char after = s[i + 1 + n];
+			if (n > 0 && n <= 5 && (after == '\0' || is_sep(after)))
+				snprintf(out->version, sizeof(out->version), "V%s", v);
+		}
+	}
+	/* Archs named: "gfx1103", "gfx90c". */
+	for (const char *p = strstr(s, "gfx"); p != NULL; p = strstr(p + 3, "gfx")) {
+		size_t n = 3;
+		while (isalnum((unsigned char)p[n]) && n < 12)
+			n++;
+		if (n > 3 && isdigit((unsigned char)p[3]) &&
+		    (p == s || !isalnum((unsigned char)p[-1]))) {
+			size_t have = strlen(out->archs);
+			if (have + n + 2 < sizeof(out->archs)) {
+				if (have > 0)
+					out->archs[have++] = ',';
+				memcpy(out->archs + have, p, n);
+				out->archs[have + n] = '\0';
+			}
+		}
+	}
+}
+
+/* ---- PE (rocblas.dll) ---- */
+
+struct rfile {
+	int fd;
+	uint64_t size;
+};
+
+static int
+rread(const struct rfile *f, uint64_t off, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	if (off > f->size || len > f->size - off)
+		return ROCMD_ECORRUPT;
+	return rocmd_fs_pread(f->fd, buf, len, off, &got) == 0 && got == len ? 0 : ROCMD_ECORRUPT;
+}
+
+static uint16_t
+le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t
+le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t
+le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+struct pe_section {
+	uint32_t va, vsize, raw_off, raw_size;
+};
+
+static int
+pe_rva(const struct pe_section *sec, int nsec, uint32_t rva, uint64_t *off)
+{
+	for (int i = 0; i < nsec; i++) {
+		uint32_t span = sec[i].vsize > sec[i].raw_size ? sec[i].vsize : sec[i].raw_size;
+		if (rva >= sec[i].va && rva - sec[i].va < span &&
+		    rva - sec[i].va < sec[i].raw_size) {
+			*off = (uint64_t)sec[i].raw_off + (rva - sec[i].va);
+			return 0;
+		}
+	}
+	return ROCMD_ECORRUPT;
+}
+
+static void
+pe_cstring(const struct rfile *f, uint64_t off, char *out, size_t outlen)
+{
+	size_t n = 0;
+	uint8_t c;
+
+	out[0] = '\0';
+	while (n + 1 < outlen && rread(f, off + n, &c, 1) == 0 && c != 0 && c >= 0x20 && c < 0x7f)
+		out[n++] = (char)c;
+	out[n] = '\0';
+}
+
+static int
+open_rfile(const char *path, struct rfile *f)
+{
+	int regular = 0, rc;
+
+	f->fd = rocmd_fs_open(path, O_RDONLY, 0);
+	if (f->fd < 0)
+		return f->fd;
+	if ((rc = rocmd_fs_os_fstat(f->fd, &f->size, &regular)) < 0) {
+		rocmd_fs_close(f->fd);
+		return rc;
+	}
+	return 0;
+}
+
+/* Reads the line at *OFF of F into LINE (cut at LEN - 1 bytes, the rest of
+ * the line skipped), as fgets would; 0 at the end of the file. */
+static int
+read_line(const struct rfile *f, uint64_t *off, char *line, size_t len)
+{
+	size_t got = 0, n = 0;
+	char *nl;
+
+	if (*off >= f->size || len < 2)
+		return 0;
+	for (;;) {
+		if (rocmd_fs_pread(f->fd, line + n, len - 1 - n, *off + n, &got) < 0 || got == 0)
+			break;
+		line[n + got] = '\0';
+		if ((nl = memchr(line + n, '\n', got)) != NULL) {
+			n = (size_t)(nl - line) + 1;
+			*off += n;
+			line[n] = '\0';
+			return 1;
+		}
+		n += got;
+		if (n == len - 1) {
+			/* Over-long: skip to the end of the line. */
+			char c;
+			*off += n;
+			while (rocmd_fs_pread(f->fd, &c, 1, *off, &got) == 0 && got == 1) {
+				(*off)++;
+				if (c == '\n')
+					break;
+			}
+			return 1;
+		}
+	}
+	line[n] = '\0';
+	*off += n;
+	return n > 0;
+}
+
+/* Finds RT_VERSION in the resource tree and reads VS_FIXEDFILEINFO. */
+static void
+pe_version(const struct rfile *f, const struct pe_section *sec, int nsec, uint32_t res_rva,
+           struct rocmd_pe_info *out)
+{
+	uint64_t base, off;
+	uint32_t dir = 0;
+	uint8_t hdr[16], ent[8], data[16];
+
+	if (pe_rva(sec, nsec, res_rva, &base) < 0)
+		return;
+	/* Three levels: type (16 = RT_VERSION), name, language: take the first of each. */
+	for (int level = 0; level < 3; level++) {
+		int n, found = 0;
+		if (rread(f, base + dir, hdr, sizeof(hdr)) < 0)
+			return;
+		n = le16(hdr + 12) + le16(hdr + 14);
+		for (int i = 0; i < n && i < 4096; i++) {
+			uint32_t id, to;
+			if (rread(f, base + dir + 16 + (uint64_t)i * 8, ent, 8) < 0)
+				return;
+			id = le32(ent);
+			to = le32(ent + 4);
+			if (level == 0 && id != 16)
+				continue;
+			if (level < 2 && !(to & 0x80000000u))
+				return;
+			if (level == 2 && (to & 0x80000000u))
+				return;
+			dir = to & 0x7fffffffu;
+			found = 1;
+			break;
+		}
+		if (!found)
+			return;
+	}
+	if (rread(f, base + dir, data, sizeof(data)) < 0 || pe_rva(sec, nsec, le32(data), &off) < 0)
+		return;
+	{
+		uint32_t size = le32(data + 4);
+		uint8_t buf[1024];
+		size_t n = size < sizeof(buf) ? size : sizeof(buf);
+		if (rread(f, off, buf, n) < 0)
+			return;
+		for (size_t i = 0; i + 52 <= n; i += 4) {
+			if (le32(buf + i) != 0xFEEF04BDu)
+				continue;
+			snprintf(out->file_version, sizeof(out->file_version), "%u.%u.%u.%u",
+			         le32(buf + i + 8) >> 16, le32(buf + i + 8) & 0xffff,
+			         le32(buf + i + 12) >> 16, le32(buf + i + 12) & 0xffff);
+			snprintf(out->product_version, sizeof(out->product_version), "%u.%u.%u.%u",
+			         le32(buf + i + 16) >> 16, le32(buf + i + 16) & 0xffff,
+			         le32(buf + i + 20) >> 16, le32(buf + i + 20) & 0xffff);
+			return;
+		}
+	}
+}
+
+int
+rocmd_pe_read(const char *path, struct rocmd_pe_info *out, char *why, size_t whylen)
+{
+	struct rfile f;
+	struct pe_section sec[96];
+	uint8_t dos[64], coff[24], opt[240];
+	uint32_t pe, imp_rva = 0, res_rva = 0, ndirs;
+	uint16_t nsec, optsize, magic;
+	uint64_t secoff, dirs;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = open_rfile(path, &f)) < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", path, rocmd_strerror(rc));
+		return rc;
+	}
+	rc = ROCMD_ECORRUPT;
+	if (rread(&f, 0, dos, sizeof(dos)) < 0 || dos[0] != 'M' || dos[1] != 'Z')
+		goto bad;
+	pe = le32(dos + 0x3c);
+	if (rread(&f, pe, coff, sizeof(coff)) < 0 || memcmp(coff, "PE\0\0", 4) != 0)
+		goto bad;
+	out->machine = le16(coff + 4);
+	nsec = le16(coff + 6);
+	optsize = le16(coff + 20);
+	out->is_dll = (le16(coff + 22) & 0x2000) != 0;
+	if (nsec > 96 || optsize < 96 || optsize > sizeof(opt) ||
+	    rread(&f, (uint64_t)pe + 24, opt, optsize) < 0)
+		goto bad;
+	magic = le16(opt);
+	if (magic == 0x20b) {
+		ndirs = optsize >= 112 ? le32(opt + 108) : 0;
+		dirs = 112;
+	} else if (magic == 0x10b) {
+		ndirs = le32(opt + 92);
+		dirs = 96;
+	} else {
+		goto bad;
+	}
+	if (ndirs > 1 && dirs + 16 <= optsize)
+		imp_rva = le32(opt + dirs + 8);
+	if (ndirs > 2 && dirs + 24 <= optsize)
+		res_rva = le32(opt + dirs + 16);
+	secoff = (uint64_t)pe + 24 + optsize;
+	for (int i = 0; i < nsec; i++) {
+		uint8_t s[40];
+		if (rread(&f, secoff + (uint64_t)i * 40, s, sizeof(s)) < 0)
+			goto bad;
+		sec[i].vsize = le32(s + 8);
+		sec[i].va = le32(s + 12);
+		sec[i].raw_size = le32(s + 16);
+		sec[i].raw_off = le32(s + 20);
+	}
+	if (imp_rva != 0) {
+		uint64_t off;
+		if (pe_rva(sec, nsec, imp_rva, &off) == 0) {
+			for (int i = 0; i < 512; i++) {
+				uint8_t d[20];
+				uint64_t noff;
+				char name[64];
+				if (rread(&f, off + (uint64_t)i * 20, d, sizeof(d)) < 0)
+					break;
+				if (le32(d + 12) == 0)
+					break;
+				if (pe_rva(sec, nsec, le32(d + 12), &noff) < 0)
+					continue;
+				pe_cstring(&f, noff, name, sizeof(name));
+				if (strncasecmp(name, "amdhip64", 8) == 0) {
+					for (char *p = name; *p; p++)
+						*p = (char)tolower((unsigned char)*p);
+					snprintf(out->hip_runtime, sizeof(out->hip_runtime), "%s",
+					         name);
+				}
+			}
+		}
+	}
+	if (res_rva != 0)
+		pe_version(&f, sec, nsec, res_rva, out);
+	rocmd_fs_close(f.fd);
+	return 0;
+bad:
+	rocmd_fs_close(f.fd);
+	snprintf(why, whylen, "%s is not a readable PE file", path);
+	return rc;
+}
+
+/* ---- ELF (librocblas.so, code objects) ---- */
+
+int
+rocmd_elf_read(const char *path, struct rocmd_elf_info *out, char *why, size_t whylen)
+{
+	struct rfile f;
+	uint8_t eh[64];
+	uint64_t shoff;
+	uint16_t shentsize, shnum;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = open_rfile(path, &f)) < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", path, rocmd_strerror(rc));
+		return rc;
+	}
+	rc = ROCMD_ECORRUPT;
+	if (rread(&f, 0, eh, sizeof(eh)) < 0 || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 ||
+	    eh[5] != 1)
+		goto bad; /* 64-bit little-endian only: all rocBLAS targets are */
+	out->machine = le16(eh + 18);
+	out->flags = le32(eh + 48);
+	shoff = le64(eh + 40);
+	shentsize = le16(eh + 58);
+	shnum = le16(eh + 60);
+	if (shoff == 0 || shentsize < 64 || shnum > 4096)
+		goto done; /* a code object needs no more than the header */
+	for (unsigned i = 0; i < shnum; i++) {
+		uint8_t sh[64], link[64];
+		uint64_t off, size, stroff, strsize;
+		if (rread(&f, shoff + (uint64_t)i * shentsize, sh, sizeof(sh)) < 0)
+			goto bad;
+		if (le32(sh + 4) != 6) /* SHT_DYNAMIC */
+			continue;
+		off = le64(sh + 24);
+		size = le64(sh + 32);
+		if (le32(sh + 40) >= shnum ||
+		    rread(&f, shoff + (uint64_t)le32(sh + 40) * shentsize, link, sizeof(link)) < 0)
+			goto bad;
+		stroff = le64(link + 24);
+		strsize = le64(link + 32);
+		for (uint64_t d = 0; d + 16 <= size && d < (1u << 20); d += 16) {
+			uint8_t dyn[16];
+			uint64_t tag, val;
+			char s[64];
+			if (rread(&f, off + d, dyn, sizeof(dyn)) < 0)
+				goto bad;
+			tag = le64(dyn);
+			val = le64(dyn + 8);
+			if (tag == 0)
+				break;
+			if ((tag != 14 && tag != 1) || val >= strsize)
+				continue;
+			pe_cstring(&f, stroff + val, s, sizeof(s));
+			if (tag == 14)
+				snprintf(out->soname, sizeof(out->soname), "%s", s);
+			else if (strncmp(s, "libamdhip64.so", 14) == 0)
+				snprintf(out->hip_runtime, sizeof(out->hip_runtime), "%s", s);
+		}
+		break;
+	}
+done:
+	rocmd_fs_close(f.fd);
+	return 0;
+bad:
+	rocmd_fs_close(f.fd);
+	snprintf(why, whylen, "%s is not a readable ELF file", path);
+	return rc;
+}
+
+/* ---- identification ---- */
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s != NULL ? s + 1 : path;
+}
+
+static int
+is_code_object(const char *name)
+{
+	size_t n = strlen(name);
+
+	return (n > 3 && strcmp(name + n - 3, ".co") == 0) ||
+	       (n > 6 && strcmp(name + n - 6, ".hsaco") == 0);
+}
+
+/* TensileLibrary.dat, TensileLibrary_<gfx>.dat, TensileLibrary_lazy_<gfx>.dat */
+static int
+is_index_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(name, "TensileLibrary", 14) == 0 && n > 4 &&
+	       strcmp(name + n - 4, ".dat") == 0;
+}
+
+static int
+in_array(const cJSON *arr, const char *s)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (strcmp(it->valuestring, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+is_library_file(const char *name)
+{
+	return strncmp(name, "TensileLibrary", 14) == 0 || strncmp(name, "Kernels.so-", 11) == 0 ||
+	       is_code_object(name);
+}
+
+/* The gfx name in a library file name: "TensileLibrary_lazy_gfx1103.dat",
+ * "Kernels.so-000-gfx90a-xnack+.hsaco" → gfx1103, gfx90a. */
+static int
+arch_from_name(const char *name, char *out, size_t outlen)
+{
+	for (const char *p = strstr(name, "gfx"); p != NULL; p = strstr(p + 3, "gfx")) {
+		size_t n = 3;
+		if (p != name && p[-1] != '_' && p[-1] != '-')
+			continue;
+		while (isalnum((unsigned char)p[n]))
+			n++;
+		if (n == 3 || !isdigit((unsigned char)p[3]) || n >= outlen)
+			continue;
+		memcpy(out, p, n);
+		out[n] = '\0';
+		return 0;
+	}
+	return ROCMD_ENOTFOUND;
+}
+
+static void
+add_unique(cJSON *arr, const char *s)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (strcmp(it->valuestring, s) == 0)
+			return;
+	}
+	cJSON_AddItemToArray(arr, cJSON_CreateString(s));
+}
+
+static int
+cmp_json_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorts a JSON array of strings in place. */
+static void
+sort_strings(cJSON *arr)
+{
+	int n = cJSON_GetArraySize(arr);
+	const char **v;
+	cJSON *sorted;
+
+	if (n < 2 || (v = malloc((size_t)n * sizeof(*v))) == NULL)
+		return;
+	for (int i = 0; i < n; i++)
+		v[i] = cJSON_GetArrayItem(arr, i)->valuestring;
+	qsort(v, (size_t)n, sizeof(*v), cmp_json_str);
+	sorted = cJSON_CreateStringArray(v, n);
+	free(v);
+	if (sorted == NULL)
+		return;
+	while (cJSON_GetArraySize(arr) > 0)
+		cJSON_DeleteItemFromArray(arr, 0);
+	while (sorted->child != NULL)
+		cJSON_AddItemToArray(arr, cJSON_DetachItemFromArray(sorted, 0));
+	cJSON_Delete(sorted);
+}
+
+/* The staged copy of an entry's content (its staging file, or the first
+ * entry with the same hash that has one); NULL when none is on disk. */
+static const char *
+staged_path(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry *e)
+{
+	if (e->staged != NULL)
+		return e->staged;
+	for (size_t i = 0; i < c->count; i++)
+		if (c->entries[i].staged != NULL &&
+		    memcmp(c->entries[i].sha256, e->sha256, ROCMD_SHA256_LEN) == 0)
+			return c->entries[i].staged;
+	return NULL;
+}
+
+/* The HIP SDK major version a runtime library name belongs to, or 0. */
+static int
+hip_major(const char *runtime)
+{
+	/* amdhip64.dll (5.x), amdhip64_6.dll, amdhip64_7.dll; libamdhip64.so.5/6/7 */
+	if (strcasecmp(runtime, "amdhip64.dll") == 0)
+		return 5;
+	if (strncasecmp(runtime, "amdhip64_", 9) == 0)
+		return atoi(runtime + 9);
+	if (strncmp(runtime, "libamdhip64.so.", 15) == 0)
+		return atoi(runtime + 15);
+	return 0;
+}
+
+int
+rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const char *explicit_sdk,
+                   cJSON **out, char *why, size_t whylen)
+{
+	struct rocmd_pkg_name_hints hints;
+	const struct rocmd_pkg_entry *dll = NULL, *so = NULL, *manifest = NULL;
+	cJSON *id, *archs, *from_names, *from_objects, *warnings, *bin = NULL, *h;
+	char libdir[4096] = "", sdk[16] = "", sdk_source[16] = "", gen[16], runtime_major[8] = "";
+	size_t libfiles = 0, best = 0;
+	int rc = 0;
+
+	*out = NULL;
+	id = cJSON_CreateObject();
+	if (id == NULL)
+		return ROCMD_ENOMEM;
+	rocmd_pkg_name_hints(name, &hints);
+	h = cJSON_AddObjectToObject(id, "name_hints");
+	cJSON_AddStringToObject(h, "sdk", hints.sdk);
+	cJSON_AddStringToObject(h, "version", hints.version);
+	cJSON_AddStringToObject(h, "archs", hints.archs);
+	warnings = cJSON_CreateArray();
+
+	/* The binary: the shallowest rocblas.dll / librocblas.so*. */
+	for (size_t i = 0; i < c->count; i++) {
+		const struct rocmd_pkg_entry *e = &c->entries[i];
+		const char *b = base_name(e->path);
+		if (e->kind != ROCMD_PKG_FILE)
+			continue;
+		if (strcasecmp(b, "rocblas.dll") == 0 &&
+		    (dll == NULL || strlen(e->path) < strlen(dll->path)))
+			dll = e;
+		else if (strncmp(b, "librocblas.so", 13) == 0 &&
+		         (so == NULL || strlen(e->path) < strlen(so->path)))
+			so = e;
+		else if (strcasecmp(b, "TensileManifest.txt") == 0 && manifest == NULL)
+			manifest = e;
+	}
+	/* The library folder: the one holding the most Tensile files. */
+	for (size_t i = 0; i < c->count; i++) {
+		const char *p = c->entries[i].path, *b = base_name(p);
+		size_t n = 0, dlen = (size_t)(b - p);
+		if (!is_library_file(b))
+			continue;
+		for (size_t j = 0; j < c->count; j++)
+			if (strncmp(c->entries[j].path, p, dlen) == 0 &&
+			    strchr(c->entries[j].path + dlen, '/') == NULL &&
+			    is_library_file(c->entries[j].path + dlen))
+				n++;
+		if (n > best) {
+			best = n;
+			snprintf(libdir, sizeof(libdir), "%.*s", (int)(dlen > 0 ? dlen - 1 : 0), p);
+		}
+	}
+	archs = cJSON_CreateArray();
+	from_names = cJSON_CreateArray();
+	from_objects = cJSON_CreateArray();
+	for (size_t i = 0; i < c->count && best > 0; i++) {
+		const struct rocmd_pkg_entry *e = &c->entries[i];
+		const char *b = base_name(e->path), *sp;
+		char arch[32];
+		size_t dlen = (size_t)(b - e->path);
+		if (dlen != (libdir[0] ? strlen(libdir) + 1 : 0) ||
+		    strncmp(e->path, libdir, strlen(libdir)) != 0 || !is_library_file(b))
+			continue;
+		libfiles++;
+		sp = e->kind == ROCMD_PKG_FILE ? staged_path(c, e) : NULL;
+		if (is_index_file(b) && arch_from_name(b, arch, sizeof(arch)) == 0)
+			add_unique(from_names, arch);
+		if (is_code_object(b)) {
+			/* The ELF header says; the name only when it cannot be read. */
+			if ((sp != NULL && rocmd_amdgpu_file_arch(sp, arch, sizeof(arch)) == 0) ||
+			    arch_from_name(b, arch, sizeof(arch)) == 0) {
+				arch[strcspn(arch, ":")] = '\0'; /* gfx90a:xnack+ serves gfx90a */
+				add_unique(from_objects, arch);
+			}
+		} else if (sp != NULL && strcmp(b, "TensileLibrary.dat") == 0) {
+			/* One index for every arch: its MessagePack names them. The reader
+			 * usually parsed it already, while the rest was being read. */
+			int mine =
+			    c->dat_done && c->dat_path != NULL && strcmp(c->dat_path, sp) == 0;
+			char **dat = c->dat_archs, w[256];
+			size_t ndat = c->dat_narchs;
+			int drc = c->dat_rc;
+			if (!mine) {
+				drc = rocmd_rocblas_dat_archs(sp, &dat, &ndat, w, sizeof(w));
+			} else {
+				snprintf(w, sizeof(w), "%s", c->dat_why);
+			}
+			if (drc == 0) {
+				for (size_t k = 0; k < ndat; k++) {
+					char a2[ROCMD_GFX_MAX];
+					snprintf(a2, sizeof(a2), "%s", dat[k]);
+					a2[strcspn(a2, ":")] = '\0';
+					add_unique(from_names, a2);
+				}
+			} else {
+				cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+			}
+			if (!mine) {
+				for (size_t k = 0; k < ndat; k++)
+					free(dat[k]);
+				free(dat);
+			}
+		}
+	}
+	/* An arch is served when an index covers it and code objects for it are
+	 * there; each half alone is worth a warning. */
+	{
+		const cJSON *it;
+		int nindex = cJSON_GetArraySize(from_names), nco = cJSON_GetArraySize(from_objects);
+		char msg[160];
+		cJSON_ArrayForEach(it, from_names)
+		{
+			if (nco == 0 || in_array(from_objects, it->valuestring))
+				add_unique(archs, it->valuestring);
+			else {
+				snprintf(msg, sizeof(msg),
+				         "the index names %s but no code objects for it are in the "
+				         "package: not served",
+				         it->valuestring);
+				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+			}
+		}
+		cJSON_ArrayForEach(it, from_objects)
+		{
+			if (nindex == 0)
+				add_unique(archs, it->valuestring);
+			else if (!in_array(from_names, it->valuestring)) {
+				snprintf(msg, sizeof(msg),
+				         "code objects for %s are present but no index covers it: "
+				         "not served",
+				         it->valuestring);
+				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+			}
+		}
+		if (libfiles > 0 && nindex == 0)
+			cJSON_AddItemToArray(
+			    warnings, cJSON_CreateString("no Tensile index (TensileLibrary*.dat) "
+			                                 "in the library folder: rocBLAS would "
+			                                 "abort loading it"));
+		if (libfiles > 0 && nco == 0)
+			cJSON_AddItemToArray(
+			    warnings, cJSON_CreateString("no code objects (*.co, *.hsaco) in the "
+			                                 "library folder"));
+	}
+	sort_strings(archs);
+	sort_strings(from_names);
+	sort_strings(from_objects);
+	if (dll == NULL && so == NULL && libfiles == 0) {
+		snprintf(why, whylen,
+		         "not a rocBLAS library package: no rocblas.dll, librocblas.so or Tensile "
+		         "library files (TensileLibrary*, *.co, *.hsaco) in it");
+		rc = ROCMD_EINVAL;
+		goto out;
+	}
+	cJSON_AddStringToObject(id, "library", best > 0 ? libdir : "");
+	cJSON_AddNumberToObject(id, "library_files", (double)libfiles);
+	cJSON_AddItemToObject(id, "archs", archs);
+	cJSON_AddItemToObject(id, "archs_from_index", from_names);
+	cJSON_AddItemToObject(id, "archs_from_code_objects", from_objects);
+	archs = from_names = from_objects = NULL;
+
+	if (dll != NULL) {
+		struct rocmd_pe_info pe;
+		const char *sp = staged_path(c, dll);
+		char w[256] = "";
+		bin = cJSON_AddObjectToObject(id, "binary");
+		cJSON_AddStringToObject(bin, "path", dll->path);
+		cJSON_AddStringToObject(bin, "format", "pe");
+		if (sp != NULL && rocmd_pe_read(sp, &pe, w, sizeof(w)) == 0) {
+			cJSON_AddStringToObject(bin, "file_version", pe.file_version);
+			cJSON_AddStringToObject(bin, "product_version", pe.product_version);
+			cJSON_AddStringToObject(bin, "hip_runtime", pe.hip_runtime);
+			if (hip_major(pe.hip_runtime) > 0)
+				snprintf(runtime_major, sizeof(runtime_major), "%d",
+				         hip_major(pe.hip_runtime));
+		} else {
+			cJSON_AddItemToArray(
+			    warnings, cJSON_CreateString("rocblas.dll is not a readable PE file"));
+		}
+	} else if (so != NULL) {
+		struct rocmd_elf_info elf;
+		const char *sp = staged_path(c, so);
+		char w[256] = "";
+		bin = cJSON_AddObjectToObject(id, "binary");
+		cJSON_AddStringToObject(bin, "path", so->path);
+		cJSON_AddStringToObject(bin, "format", "elf");
+		if (sp != NULL && rocmd_elf_read(sp, &elf, w, sizeof(w)) == 0) {
+			cJSON_AddStringToObject(bin, "soname", elf.soname);
+			cJSON_AddStringToObject(bin, "hip_runtime", elf.hip_runtime);
+			if (hip_major(elf.hip_runtime) > 0)
+				snprintf(runtime_major, sizeof(runtime_major), "%d",
+				         hip_major(elf.hip_runtime));
+		} else {
+			cJSON_AddItemToArray(
+			    warnings,
+			    cJSON_CreateString("librocblas.so is not a readable ELF file"));
+		}
+	} else {
+		cJSON_AddNullToObject(id, "binary");
+	}
+	cJSON_AddStringToObject(id, "platform",
+	                        dll != NULL  ? "windows"
+	                        : so != NULL ? "linux"
+	                                     : "any");
+
+	if (manifest != NULL) {
+		const char *sp = staged_path(c, manifest);
+		cJSON *m = cJSON_AddObjectToObject(id, "tensile_manifest");
+		struct rfile mf = {.fd = -1};
+		long lines = 0, missing = 0;
+		char line[4096];
+		uint64_t off = 0;
+		cJSON_AddStringToObject(m, "path", manifest->path);
+		if (sp != NULL && open_rfile(sp, &mf) < 0)
+			mf.fd = -1;
+		while (mf.fd >= 0 && read_line(&mf, &off, line, sizeof(line))) {
+			char *b;
+			int found = 0;
+			line[strcspn(line, "\r\n")] = '\0';
+			if (line[0] == '\0')
+				continue;
+			lines++;
+			for (char *p = line; *p; p++)
+				if (*p == '\\')
+					*p = '/';
+			b = (char *)base_name(line);
+			for (size_t i = 0; i < c->count && !found; i++)
+				found = strcmp(base_name(c->entries[i].path), b) == 0;
+			missing += !found;
+		}
+		if (mf.fd >= 0)
+			rocmd_fs_close(mf.fd);
+		cJSON_AddNumberToObject(m, "entries", (double)lines);
+		cJSON_AddNumberToObject(m, "missing", (double)missing);
+		if (missing > 0)
+			cJSON_AddItemToArray(
+			    warnings, cJSON_CreateString("TensileManifest.txt lists files the "
+			                                 "package does not hold"));
+	} else {
+		cJSON_AddNullToObject(id, "tensile_manifest");
+	}
+
+	/* The SDK generation: explicit, else the name; checked against the binary. */
+	if (explicit_sdk != NULL && explicit_sdk[0] != '\0') {
+		struct rocmd_pkg_version v;
+		if (rocmd_pkg_version_parse(explicit_sdk, &v) < 0 || v.n < 2) {
+			snprintf(why, whylen,
+			         "--sdk \"%s\" is not an SDK version such as 6.2.4 or 5.7",
+			         explicit_sdk);
+			rc = ROCMD_EINVAL;
+			goto out;
+		}
+		if (runtime_major[0] && atoi(runtime_major) != v.v[0]) {
+			snprintf(why, whylen,
+			         "--sdk %s contradicts the package: its rocBLAS binary links %s, "
+			         "which belongs to HIP SDK %s.x",
+			         explicit_sdk,
+			         cJSON_GetStringValue(cJSON_GetObjectItem(bin, "hip_runtime")),
+			         runtime_major);
+			rc = ROCMD_EINVAL;
+			goto out;
+		}
+		snprintf(sdk, sizeof(sdk), "%s", explicit_sdk);
+		snprintf(sdk_source, sizeof(sdk_source), "explicit");
+	} else if (hints.sdk[0] != '\0') {
+		struct rocmd_pkg_version v;
+		rocmd_pkg_version_parse(hints.sdk, &v);
+		if (runtime_major[0] && atoi(runtime_major) != v.v[0]) {
+			char msg[256];
+			snprintf(msg, sizeof(msg),
+			         "the name says SDK %s but the binary links the HIP %s.x runtime; "
+			         "the content wins",
+			         hints.sdk, runtime_major);
+			cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+			snprintf(sdk, sizeof(sdk), "%s", runtime_major);
+			snprintf(sdk_source, sizeof(sdk_source), "binary");
+		} else {
+			snprintf(sdk, sizeof(sdk), "%s", hints.sdk);
+			snprintf(sdk_source, sizeof(sdk_source), "name");
+		}
+	} else if (runtime_major[0]) {
+		snprintf(sdk, sizeof(sdk), "%s", runtime_major);
+		snprintf(sdk_source, sizeof(sdk_source), "binary");
+	}
+	if (sdk[0] != '\0' && rocmd_sdk_generation(sdk, gen, sizeof(gen)) == 0) {
+		cJSON_AddStringToObject(id, "sdk", sdk);
+		cJSON_AddStringToObject(id, "sdk_source", sdk_source);
+		cJSON_AddStringToObject(id, "sdk_generation", gen);
+	} else {
+		cJSON_AddNullToObject(id, "sdk");
+		cJSON_AddNullToObject(id, "sdk_source");
+		cJSON_AddNullToObject(id, "sdk_generation");
+		cJSON_AddItemToArray(
+		    warnings, cJSON_CreateString("the SDK generation is unknown; import "
+		                                 "again with --sdk X.Y to make it matchable"));
+	}
+	if (hints.version[0] != '\0')
+		cJSON_AddStringToObject(id, "version_hint", hints.version);
+	else
+		cJSON_AddNullToObject(id, "version_hint");
+	if (hints.archs[0] != '\0') {
+		/* The name names archs the content lacks: worth a word, not a refusal. */
+		char tmp[128], *save = NULL;
+		snprintf(tmp, sizeof(tmp), "%s", hints.archs);
+		for (char *a = strtok_r(tmp, ",", &save); a != NULL;
+		     a = strtok_r(NULL, ",", &save)) {
+			int have = 0;
+			const cJSON *it;
+			cJSON_ArrayForEach(it, cJSON_GetObjectItem(id, "archs")) have |=
+			    strcmp(it->valuestring, a) == 0;
+			if (!have && cJSON_GetArraySize(cJSON_GetObjectItem(id, "archs")) > 0) {
+				char msg[128];
+				snprintf(msg, sizeof(msg),
+				         "the name says %s but no library file is for it", a);
+				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+			}
+		}
+	}
+	cJSON_AddStringToObject(id, "root_stripped", c->strip != NULL ? c->strip : "");
+	cJSON_AddItemToObject(id, "warnings", warnings);
+	warnings = NULL;
+	*out = id;
+	id = NULL;
+out:
+	cJSON_Delete(archs);
+	cJSON_Delete(from_names);
+	cJSON_Delete(from_objects);
+	cJSON_Delete(warnings);
+	cJSON_Delete(id);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/*
+ * rocmd-hip-probe: loads one HIP runtime (argv[1]: libamdhip64.so.N, or on
+ * Windows an SDK's bin\amdhip64*.dll) through dl.h and prints what it sees,
+ * for gpu-hip.c. A separate program so that a runtime that crashes, hangs or
+ * aborts takes only this process down. Output lines:
+ *   count N                      hipGetDeviceCount succeeded
+ *   device I <arch>\t<name>      per device, from hipGetDeviceProperties
+ *   error <text>                 why nothing more could be said
+ * Exit status 0 when the runtime answered (zero devices included), 1 otherwise.
+ *
+ * hipDeviceProp_t changed layout between HIP 5 and 6 (and hipGetDeviceProperties
+ * became hipGetDevicePropertiesR0600), so the struct is not declared here:
+ * the call fills a large zeroed buffer; the name is its first field in every
+ * version, and gcnArchName is the first NUL-started "gfx..." string after it.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/dl.h"
+
+typedef int (*count_fn)(int *);
+typedef int (*props_fn)(void *, int);
+typedef const char *(*errstr_fn)(int);
+
+#define PROPS_BUF 16384
+
+static const char *
+find_arch(const unsigned char *buf, size_t len)
+{
+	for (size_t i = 256; i + 4 < len; i++)
+		if (buf[i - 1] == '\0' && memcmp(buf + i, "gfx", 3) == 0 && isxdigit(buf[i + 3]))
+			return (const char *)buf + i;
+	return "unknown";
+}
+
+int
+main(int argc, char **argv)
+{
+	static unsigned char props[PROPS_BUF];
+	count_fn get_count;
+	props_fn get_props;
+	errstr_fn errstr;
+	char why[1024];
+	const char *path;
+	void *h;
+	int n = 0, rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: rocmd-hip-probe LIBAMDHIP64\n");
+		return 2;
+	}
+	path = rocmd_dl_arg(argv, 1);
+	h = rocmd_dl_open(path, why, sizeof(why));
+	if (h == NULL) {
+		printf("error not loadable: %s\n", why);
+		return 1;
+	}
+	get_count = (count_fn)rocmd_dl_sym(h, "hipGetDeviceCount");
+	get_props = (props_fn)rocmd_dl_sym(h, "hipGetDevicePropertiesR0600");
+	if (get_props == NULL)
+		get_props = (props_fn)rocmd_dl_sym(h, "hipGetDeviceProperties");
+	errstr = (errstr_fn)rocmd_dl_sym(h, "hipGetErrorString");
+	if (get_count == NULL || get_props == NULL) {
+		printf("error %s has no hipGetDeviceCount/hipGetDeviceProperties\n", path);
+		return 1;
+	}
+	rc = get_count(&n);
+	if (rc != 0) {
+		/* hipErrorNoDevice (100) is the normal answer of a machine without a GPU. */
+		if (rc == 100) {
+			printf("count 0\n");
+			return 0;
+		}
+		printf("error hipGetDeviceCount failed: %s (%d)\n",
+		       errstr != NULL ? errstr(rc) : "?", rc);
+		return 1;
+	}
+	printf("count %d\n", n);
+	for (int i = 0; i < n && i < 64; i++) {
+		memset(props, 0, sizeof(props));
+		if (get_props(props, i) != 0)
+			continue;
+		props[255] = '\0';
+		printf("device %d %s\t%s\n", i, find_arch(props, sizeof(props)), (char *)props);
+	}
+	fflush(stdout);
+	return 0;
+}

@@ -1,0 +1,582 @@
+/*
+ * rocmtune: the tuner without the daemon, as fwupdtool is to fwupd.
+ *
+ *   rocmtune run --backend cpu --shape 1024x1024x1024 --dtype fp32 --strategy ga --budget 200
+ *            [--trans NN] [--db FILE] [--seconds S] [--seed N] [--record FILE.csv]
+ *            [--fix NAME=V]... [--timeout MS] [--runs N] [--warmup MS] [--topk K] [--retime R]
+ *            [--no-isolate] [--no-seeds] [--json] [--quiet]
+ *   rocmtune replay --landscape FILE --strategy S[,S...] [--runs 50] [--budget B] [--seed N] [--json]
+ *   rocmtune space --backend cpu [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N] [--json]
+ *   rocmtune lib build|show|query|export|import ...   the tuned kernel library (rocmtune-lib.c)
+ *
+ * Progress goes to stderr, results to stdout (a JSON object with --json).
+ * Exit status: 0 done, 1 failure, 2 usage, 3 backend not available.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/error.h"
+#include "kernels/backend.h"
+#include "rocmtune.h"
+#include "kernels/tune.h"
+
+#define MAX_FIX 16
+
+struct args {
+	const char *cmd;
+	const char *backend;
+	const char *shape;
+	const char *dtype;
+	const char *trans;
+	const char *strategy;
+	const char *db;
+	const char *record;
+	const char *landscape;
+	const char *fix[MAX_FIX];
+	int nfix;
+	int budget;
+	double seconds;
+	uint64_t seed;
+	int runs;
+	double timeout_ms;
+	double warmup_ms;
+	int topk;
+	int retime;
+	int isolate;
+	int no_seeds;
+	int json;
+	int quiet;
+	int list;
+	int device;
+	double alpha, beta;
+};
+
+static volatile int cancel_flag;
+
+static void
+on_signal(int sig)
+{
+	cancel_flag = 1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rocmtune run --backend B --shape MxNxK[:bN] [--dtype fp32|fp16|bf16] [--trans NN]\n"
+		"                    [--strategy exhaustive|random|ls|ga|sa|sar|surr] [--budget N] [--seconds S]\n"
+		"                    [--seed N] [--db FILE] [--record FILE.csv] [--fix NAME=V]...\n"
+		"                    [--timeout MS] [--runs N] [--warmup MS] [--topk K] [--retime R]\n"
+		"                    [--no-isolate] [--no-seeds] [--alpha A] [--beta B] [--device N] [--json] [--quiet]\n"
+		"       rocmtune replay --landscape FILE --strategy S[,S...] [--runs N] [--budget N]\n"
+		"                    [--seed N] [--json]\n"
+		"       rocmtune space --backend B [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N]\n"
+		"                    [--json]\n"
+		"       rocmtune lib build|show|query|export|import ...  (rocmtune lib help)\n");
+}
+
+static int
+parse_args(int argc, char **argv, struct args *a)
+{
+	enum {
+		O_BACKEND = 256, O_SHAPE, O_DTYPE, O_TRANS, O_STRATEGY, O_BUDGET, O_SECONDS, O_SEED,
+		O_DB, O_RECORD, O_LANDSCAPE, O_FIX, O_RUNS, O_TIMEOUT, O_WARMUP, O_TOPK, O_NOISO,
+		O_NOSEEDS, O_JSON, O_QUIET, O_LIST, O_DEVICE, O_ALPHA, O_BETA, O_HELP, O_RETIME
+	};
+	static const struct option opts[] = {
+		{"backend", required_argument, NULL, O_BACKEND},
+		{"shape", required_argument, NULL, O_SHAPE},
+		{"dtype", required_argument, NULL, O_DTYPE},
+		{"trans", required_argument, NULL, O_TRANS},
+		{"strategy", required_argument, NULL, O_STRATEGY},
+		{"budget", required_argument, NULL, O_BUDGET},
+		{"seconds", required_argument, NULL, O_SECONDS},
+		{"seed", required_argument, NULL, O_SEED},
+		{"db", required_argument, NULL, O_DB},
+		{"record", required_argument, NULL, O_RECORD},
+		{"landscape", required_argument, NULL, O_LANDSCAPE},
+		{"fix", required_argument, NULL, O_FIX},
+		{"runs", required_argument, NULL, O_RUNS},
+		{"timeout", required_argument, NULL, O_TIMEOUT},
+		{"warmup", required_argument, NULL, O_WARMUP},
+		{"topk", required_argument, NULL, O_TOPK},
+		{"retime", required_argument, NULL, O_RETIME},
+		{"no-isolate", no_argument, NULL, O_NOISO},
+		{"no-seeds", no_argument, NULL, O_NOSEEDS},
+		{"json", no_argument, NULL, O_JSON},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"list", required_argument, NULL, O_LIST},
+		{"device", required_argument, NULL, O_DEVICE},
+		{"alpha", required_argument, NULL, O_ALPHA},
+		{"beta", required_argument, NULL, O_BETA},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->backend = "cpu";
+	a->dtype = "fp32";
+	a->trans = "NN";
+	a->seed = 1;
+	a->alpha = 1.0;
+	a->beta = 0.0;
+	if (argc < 2)
+		return -1;
+	a->cmd = argv[1];
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_BACKEND: a->backend = optarg; break;
+		case O_SHAPE: a->shape = optarg; break;
+		case O_DTYPE: a->dtype = optarg; break;
+		case O_TRANS: a->trans = optarg; break;
+		case O_STRATEGY: a->strategy = optarg; break;
+		case O_BUDGET: a->budget = atoi(optarg); break;
+		case O_SECONDS: a->seconds = atof(optarg); break;
+		case O_SEED: a->seed = strtoull(optarg, NULL, 10); break;
+		case O_DB: a->db = optarg; break;
+		case O_RECORD: a->record = optarg; break;
+		case O_LANDSCAPE: a->landscape = optarg; break;
+		case O_FIX:
+			if (a->nfix >= MAX_FIX)
+				return -1;
+			a->fix[a->nfix++] = optarg;
+			break;
+		case O_RUNS: a->runs = atoi(optarg); break;
+		case O_TIMEOUT: a->timeout_ms = atof(optarg); break;
+		case O_WARMUP: a->warmup_ms = atof(optarg); break;
+		case O_TOPK: a->topk = atoi(optarg); break;
+		case O_RETIME: a->retime = atoi(optarg); break;
+		case O_NOISO: a->isolate = -1; break;
+		case O_NOSEEDS: a->no_seeds = 1; break;
+		case O_JSON: a->json = 1; break;
+		case O_QUIET: a->quiet = 1; break;
+		case O_LIST: a->list = atoi(optarg); break;
+		case O_DEVICE: a->device = atoi(optarg); break;
+		case O_ALPHA: a->alpha = atof(optarg); break;
+		case O_BETA: a->beta = atof(optarg); break;
+		case O_HELP: usage(stdout); exit(0);
+		default: return -1;
+		}
+	}
+	return optind == argc ? 0 : -1;
+}
+
+static int
+build_problem(const struct args *a, struct gemm_problem *p)
+{
+	enum gemm_dtype dt;
+	int64_t m, n, k, b;
+
+	if (a->shape == NULL) {
+		fprintf(stderr, "rocmtune: --shape MxNxK is required\n");
+		return ROCMD_EINVAL;
+	}
+	if (gemm_shape_parse(a->shape, &m, &n, &k, &b) < 0) {
+		fprintf(stderr, "rocmtune: bad --shape '%s' (want MxNxK or MxNxK:bBATCH)\n",
+			a->shape);
+		return ROCMD_EINVAL;
+	}
+	if (gemm_dtype_parse(a->dtype, &dt) < 0) {
+		fprintf(stderr, "rocmtune: bad --dtype '%s' (fp32, fp16 or bf16)\n", a->dtype);
+		return ROCMD_EINVAL;
+	}
+	if (strlen(a->trans) != 2 || strspn(a->trans, "NT") != 2) {
+		fprintf(stderr, "rocmtune: bad --trans '%s' (NN, NT, TN or TT)\n", a->trans);
+		return ROCMD_EINVAL;
+	}
+	gemm_problem_init(p, dt, a->trans[0] == 'N' ? GEMM_N : GEMM_T,
+			  a->trans[1] == 'N' ? GEMM_N : GEMM_T, m, n, k, b);
+	p->alpha = (float)a->alpha;
+	p->beta = (float)a->beta;
+	return 0;
+}
+
+static int
+apply_fixes(const struct args *a, struct space_def *s)
+{
+	int i;
+
+	for (i = 0; i < a->nfix; i++) {
+		char name[SPACE_NAME_MAX];
+		const char *eq = strchr(a->fix[i], '=');
+		int err;
+
+		if (eq == NULL || eq - a->fix[i] >= SPACE_NAME_MAX) {
+			fprintf(stderr, "rocmtune: bad --fix '%s' (want NAME=VALUE)\n", a->fix[i]);
+			return ROCMD_EINVAL;
+		}
+		memcpy(name, a->fix[i], eq - a->fix[i]);
+		name[eq - a->fix[i]] = '\0';
+		err = space_fix(s, name, strtoll(eq + 1, NULL, 10));
+		if (err < 0) {
+			fprintf(stderr, "rocmtune: --fix %s: %s\n", a->fix[i],
+				err == ROCMD_ENOTFOUND ? "no such parameter in this space"
+						       : "value not in the parameter's list");
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void
+progress(void *ctx, const struct tune_progress *pr)
+{
+	const struct args *a = ctx;
+
+	if (a->quiet)
+		return;
+	if (pr->r->outcome == TUNE_OK)
+		fprintf(stderr, "[%4d/%d]%s ok %10.4f ms %8.2f GFLOP/s  %s  (best %.4f ms)\n",
+			pr->evals, pr->budget, pr->from_store ? " (stored)" : "", pr->r->median_ms,
+			pr->r->gflops, pr->config, pr->best_ms);
+	else
+		fprintf(stderr, "[%4d/%d]%s %s  %s: %s\n", pr->evals, pr->budget,
+			pr->from_store ? " (stored)" : "", tune_outcome_name(pr->r->outcome),
+			pr->config, pr->r->detail);
+}
+
+static int
+cmd_run(const struct args *a)
+{
+	const struct backend_ops *ops = backend_find(a->backend);
+	struct gemm_problem p;
+	struct tune_measure_opts mo;
+	struct tune_evaluator *ev = NULL;
+	struct backend_device_info dev;
+	struct space_def space;
+	struct tune_key key;
+	struct tune_store store;
+	struct tune_opts o;
+	struct tune_summary sum;
+	char hash[17], why[512] = "";
+	FILE *rec = NULL;
+	int err, have_store = 0, i, ret = 1;
+	int64_t stored_before = 0;
+
+	if (ops == NULL) {
+		fprintf(stderr, "rocmtune: unknown backend '%s' (this build has:", a->backend);
+		for (i = 0; backend_list()[i] != NULL; i++)
+			fprintf(stderr, " %s", backend_list()[i]->name);
+		fprintf(stderr, ")\n");
+		return 2;
+	}
+	if (build_problem(a, &p) < 0)
+		return 2;
+	if (gemm_problem_check(&p, why, sizeof(why)) < 0) {
+		fprintf(stderr, "rocmtune: %s\n", why);
+		return 2;
+	}
+	if (a->strategy != NULL && tune_strategy_find(a->strategy) == NULL) {
+		fprintf(stderr, "rocmtune: unknown strategy '%s'\n", a->strategy);
+		return 2;
+	}
+	memset(&mo, 0, sizeof(mo));
+	mo.runs = a->runs;
+	mo.timeout_ms = a->timeout_ms;
+	mo.warmup_ms = a->warmup_ms;
+	mo.isolate = a->isolate;
+	mo.seed = 1;
+	err = tune_evaluator_open(ops, a->device, &p, &mo, &ev, &dev, &space, hash, why,
+				  sizeof(why));
+	if (err < 0) {
+		fprintf(stderr, "rocmtune: backend %s: %s\n", a->backend,
+			why[0] ? why : rocmd_strerror(err));
+		return err == ROCMD_EUNSUPPORTED ? 3 : 1;
+	}
+	if (apply_fixes(a, &space) < 0) {
+		ret = 2;
+		goto out;
+	}
+	tune_key_init(&key, &dev, hash, &p);
+	if (!a->quiet)
+		fprintf(stderr, "rocmtune: %s on %s (%s, %d CUs), space %s of %" PRIu64 " points\n",
+			key.problem, dev.name, dev.arch, dev.compute_units, space.name,
+			space_size(&space));
+	if (a->db != NULL) {
+		err = tune_db_open(a->db, &store, why, sizeof(why));
+		if (err < 0) {
+			fprintf(stderr, "rocmtune: %s: %s\n", a->db, why[0] ? why : rocmd_strerror(err));
+			goto out;
+		}
+		have_store = 1;
+		if (store.count(store.ctx, &key, &stored_before) == 0 && stored_before > 0 &&
+		    !a->quiet)
+			fprintf(stderr, "rocmtune: resuming: %" PRId64 " evaluations stored\n",
+				stored_before);
+	}
+	if (a->record != NULL) {
+		struct stat stt;
+		int fresh = stat(a->record, &stt) != 0 || stt.st_size == 0;
+
+		rec = fopen(a->record, "a");
+		if (rec == NULL) {
+			fprintf(stderr, "rocmtune: %s: %s\n", a->record, strerror(errno));
+			goto out;
+		}
+		if (fresh)
+			tune_landscape_write_header(rec, &key, &space);
+	}
+	memset(&o, 0, sizeof(o));
+	o.strategy = a->strategy;
+	o.budget = a->budget;
+	o.seconds = a->seconds;
+	o.seed = a->seed;
+	o.topk = a->topk;
+	o.retime_rounds = a->retime;
+	o.no_seeds = a->no_seeds;
+	o.store = have_store ? &store : NULL;
+	o.record = rec;
+	o.cancel = &cancel_flag;
+	o.progress = progress;
+	o.progress_ctx = (void *)a;
+	err = tune_run(ev, &key, &space, &p, &dev, &o, &sum, why, sizeof(why));
+	if (err == ROCMD_ECANCELED && !a->quiet)
+		fprintf(stderr, "rocmtune: %s; run again to resume\n", why);
+	if (err < 0 && err != ROCMD_ECANCELED) {
+		fprintf(stderr, "rocmtune: %s (%s)\n", why[0] ? why : "tuning failed",
+			rocmd_strerror(err));
+		goto out;
+	}
+	if (a->json) {
+		printf("{\"problem\":");
+		json_str(stdout, key.problem);
+		printf(",\"backend\":");
+		json_str(stdout, dev.backend);
+		printf(",\"device\":");
+		json_str(stdout, dev.name);
+		printf(",\"arch\":");
+		json_str(stdout, dev.arch);
+		printf(",\"source_hash\":\"%s\",\"strategy\":", key.source_hash);
+		json_str(stdout, a->strategy ? a->strategy : "ga");
+		printf(",\"evaluations\":%d,\"measured\":%d,\"from_store\":%d,\"stored_before\":%" PRId64,
+		       sum.evals, sum.measured, sum.from_store, stored_before);
+		printf(",\"outcomes\":{");
+		for (i = 0; i < TUNE_OUTCOME_COUNT; i++)
+			printf("%s\"%s\":%d", i ? "," : "", tune_outcome_name(i), sum.outcomes.n[i]);
+		printf("},\"best\":");
+		json_str(stdout, sum.best);
+		printf(",\"best_ms\":%.6g,\"gflops\":%.4g,\"default\":",
+		       isfinite(sum.best_ms) ? sum.best_ms : -1.0, sum.gflops);
+		json_str(stdout, sum.default_key);
+		printf(",\"default_ms\":%.6g,\"speedup\":%.4g,\"evals_to_best\":%d,\"cancelled\":%s}\n",
+		       isfinite(sum.default_ms) ? sum.default_ms : -1.0,
+		       isfinite(sum.default_ms) && isfinite(sum.best_ms) ? sum.default_ms / sum.best_ms
+									 : -1.0,
+		       sum.evals_to_best, cancel_flag ? "true" : "false");
+	} else {
+		printf("problem   %s\ndevice    %s (%s)\nevaluated %d (%d measured, %d from the store)\n",
+		       key.problem, dev.name, dev.arch, sum.evals, sum.measured, sum.from_store);
+		printf("outcomes ");
+		for (i = 0; i < TUNE_OUTCOME_COUNT; i++)
+			if (sum.outcomes.n[i])
+				printf(" %s=%d", tune_outcome_name(i), sum.outcomes.n[i]);
+		printf("\nbest      %s\n          %.4f ms, %.2f GFLOP/s (found at evaluation %d)\n",
+		       sum.best, sum.best_ms, sum.gflops, sum.evals_to_best);
+		if (isfinite(sum.default_ms) && isfinite(sum.best_ms))
+			printf("default   %s\n          %.4f ms: tuned is %.2fx faster\n",
+			       sum.default_key, sum.default_ms, sum.default_ms / sum.best_ms);
+	}
+	ret = cancel_flag ? 130 : 0;
+out:
+	if (rec != NULL)
+		fclose(rec);
+	if (have_store)
+		tune_db_close(&store);
+	tune_evaluator_close(ev);
+	return ret;
+}
+
+static int
+cmd_replay(const struct args *a)
+{
+	struct tune_landscape *l = NULL;
+	char why[512] = "", list[256];
+	char *save = NULL, *name;
+	int budget, first = 1, ret = 0;
+
+	if (a->landscape == NULL) {
+		fprintf(stderr, "rocmtune: --landscape FILE is required\n");
+		return 2;
+	}
+	if (tune_landscape_load(a->landscape, &l, why, sizeof(why)) < 0) {
+		fprintf(stderr, "rocmtune: %s\n", why);
+		return 1;
+	}
+	budget = a->budget > 0 ? a->budget : 500;
+	snprintf(list, sizeof(list), "%s", a->strategy ? a->strategy : "random,ls,ga,sa");
+	if (!a->quiet)
+		fprintf(stderr,
+			"rocmtune: %s: %" PRId64 " entries, best %.4f ms; %d runs of %d evaluations\n",
+			tune_landscape_problem(l), tune_landscape_count(l), tune_landscape_best(l),
+			a->runs > 0 ? a->runs : 50, budget);
+	if (a->json)
+		printf("{\"landscape\":\"%s\",\"problem\":\"%s\",\"entries\":%" PRId64
+		       ",\"best_ms\":%.6g,\"runs\":%d,\"budget\":%d,\"seed\":%" PRIu64
+		       ",\"strategies\":[",
+		       a->landscape, tune_landscape_problem(l), tune_landscape_count(l),
+		       tune_landscape_best(l), a->runs > 0 ? a->runs : 50, budget, a->seed);
+	else
+		printf("%-10s %8s %8s %8s %9s %10s %18s\n", "strategy", "to90%", "to95%", "to99%",
+		       "reach95", "final", "trace hash");
+	for (name = strtok_r(list, ",", &save); name != NULL; name = strtok_r(NULL, ",", &save)) {
+		struct tune_replay_stats st;
+		int err = tune_replay(l, name, a->runs > 0 ? a->runs : 50, budget, a->seed, &st,
+				      why, sizeof(why));
+
+		if (err < 0) {
+			fprintf(stderr, "rocmtune: %s\n", why);
+			ret = err == ROCMD_EINVAL ? 2 : 1;
+			break;
+		}
+		if (a->json) {
+			printf("%s{\"strategy\":\"%s\",\"median_evals_to\":{\"90\":%g,\"95\":%g,"
+			       "\"99\":%g},\"reached\":{\"90\":%.3f,\"95\":%.3f,\"99\":%.3f},"
+			       "\"mean_final\":%.4f,\"trace_hash\":\"%016" PRIx64 "\"}",
+			       first ? "" : ",", name, st.median_to[0], st.median_to[1],
+			       st.median_to[2], st.reached[0], st.reached[1], st.reached[2],
+			       st.mean_final, st.trace_hash);
+		} else {
+			printf("%-10s %8g %8g %8g %8.0f%% %10.4f   %016" PRIx64 "\n", name,
+			       st.median_to[0], st.median_to[1], st.median_to[2],
+			       st.reached[1] * 100, st.mean_final, st.trace_hash);
+		}
+		first = 0;
+	}
+	if (a->json)
+		printf("]}\n");
+	tune_landscape_free(l);
+	return ret;
+}
+
+static int
+cmd_space(const struct args *a)
+{
+	const struct backend_ops *ops = backend_find(a->backend);
+	struct backend_ctx *ctx = NULL;
+	struct backend_device_info dev;
+	struct gemm_problem p;
+	struct space_def space;
+	struct space_point pt;
+	char why[512] = "", key[SPACE_KEY_MAX], reason[160];
+	uint64_t size, i, valid = 0;
+	int listed = 0, err, k;
+	struct args b = *a;
+
+	if (ops == NULL) {
+		fprintf(stderr, "rocmtune: unknown backend '%s'\n", a->backend);
+		return 2;
+	}
+	if (b.shape == NULL)
+		b.shape = "1024x1024x1024";
+	if (build_problem(&b, &p) < 0)
+		return 2;
+	err = ops->open(a->device, &ctx, &dev, why, sizeof(why));
+	if (err < 0) {
+		fprintf(stderr, "rocmtune: backend %s: %s\n", a->backend, why);
+		return err == ROCMD_EUNSUPPORTED ? 3 : 1;
+	}
+	space = *ops->space(ctx, &p);
+	if (apply_fixes(a, &space) < 0) {
+		ops->close(ctx);
+		return 2;
+	}
+	size = space_size(&space);
+	if (a->json)
+		printf("{\"backend\":\"%s\",\"space\":\"%s\",\"params\":{", a->backend, space.name);
+	else
+		printf("space %s (backend %s, device %s)\n", space.name, a->backend, dev.name);
+	for (k = 0; k < space.nparams; k++) {
+		char line[512];
+
+		space_param_line(&space.params[k], line, sizeof(line));
+		if (a->json) {
+			int v;
+
+			printf("%s\"%s\":[", k ? "," : "", space.params[k].name);
+			for (v = 0; v < space.params[k].nvalues; v++)
+				printf("%s%" PRId64, v ? "," : "", space.params[k].values[v]);
+			printf("]");
+		} else {
+			printf("  %s\n", line);
+		}
+	}
+	if (a->json)
+		printf("},\"list\":[");
+	for (i = 0; i < size; i++) {
+		space_point_from_index(&space, i, &pt);
+		if (!space_valid(&space, &pt, &p, &dev, reason, sizeof(reason)))
+			continue;
+		valid++;
+		if (listed < a->list) {
+			space_key(&space, &pt, key, sizeof(key));
+			if (a->json)
+				printf("%s\"%s\"", listed ? "," : "", key);
+			else
+				printf("%s\n", key);
+			listed++;
+		}
+	}
+	if (a->json)
+		printf("],\"points\":%" PRIu64 ",\"valid\":%" PRIu64 "}\n", size, valid);
+	else
+		printf("points %" PRIu64 ", valid for %s on this device: %" PRIu64 "\n", size,
+		       b.shape, valid);
+	ops->close(ctx);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a;
+	int rc;
+
+	/* The evaluation process is this program again (measure-unix.c). */
+	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
+		return rc;
+	if (argc >= 2 && !strcmp(argv[1], "lib"))
+		return rocmtune_lib(argc - 1, argv + 1);
+	if (parse_args(argc, argv, &a) < 0) {
+		usage(stderr);
+		return 2;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!strcmp(a.cmd, "run"))
+		return cmd_run(&a);
+	if (!strcmp(a.cmd, "replay"))
+		return cmd_replay(&a);
+	if (!strcmp(a.cmd, "space"))
+		return cmd_space(&a);
+	if (!strcmp(a.cmd, "help") || !strcmp(a.cmd, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "rocmtune: unknown command '%s'\n", a.cmd);
+	usage(stderr);
+	return 2;
+}
