@@ -1,230 +1,208 @@
 /*
- * Deploy's rows on SQLite (see db-deploy.h). Statements are prepared per
- * call, as in db-pkg.c: deploys are rare, and a callback may call back in.
+ * Deploy's rows on SQLite (see db-deploy.h), through the statement helper of
+ * db-internal.h: each statement below is prepared on first use and kept
+ * until detach.
  */
 #include "db/db-deploy.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
 #include "db/db-internal.h"
 
-struct rocmd_deploy_db {
-	sqlite3 *h; /* first: borrowed from the daemon's struct rocmd_db */
+enum {
+	Q_TARGET_PUT,
+	Q_TARGETS,
+	Q_HISTORY_ADD,
+	Q_END_LIVE,
+	Q_RECORD,
+	Q_SET_FINGERPRINT,
+	Q_DEPLOYMENTS,
+	Q_BACKUP_PUT,
+	Q_BACKUP_RENEW,
+	Q_HISTORY,
+	Q_COUNT_
 };
 
-int
-rocmd_deploy_db_attach(struct rocmd_db *main, struct rocmd_deploy_db **out)
-{
-	void *db;
-	int rc = rocmd_db_view_new(main, sizeof(**out), &db);
+static const char *const queries[Q_COUNT_] = {
+    [Q_TARGET_PUT] = "INSERT INTO target (kind, name, sdk_id, platform, sdk_version, "
+                     "binary_path, library_path, created_ms, updated_ms) VALUES (?1, ?2, ?3, "
+                     "?4, ?5, ?6, ?7, ?8, ?8) ON CONFLICT (name) DO UPDATE SET kind = ?1, "
+                     "sdk_id = ?3, platform = ?4, sdk_version = ?5, binary_path = ?6, "
+                     "library_path = ?7, updated_ms = ?8 RETURNING id",
+    [Q_TARGETS] = "SELECT t.id, t.kind, t.name, coalesce(t.sdk_id, 0), t.platform, "
+                  "t.sdk_version, t.binary_path, t.library_path, t.created_ms, t.updated_ms, "
+                  "coalesce(d.id, 0), coalesce(d.package_id, 0), d.fingerprint, "
+                  "coalesce(d.finished_ms, 0), b.path, b.fingerprint, b.adopted, "
+                  "coalesce(b.nfiles, 0), coalesce(b.total_size, 0), coalesce(b.created_ms, 0) "
+                  "FROM target t LEFT JOIN deployment d ON d.target_id = t.id AND "
+                  "d.state = 'live' LEFT JOIN backup b ON b.target_id = t.id "
+                  "WHERE (?1 = 0 AND ?2 IS NULL) OR t.id = ?1 OR t.name = ?2 ORDER BY t.id",
+    [Q_HISTORY_ADD] = "INSERT INTO deploy_history (target_id, deployment_id, time_ms, "
+                      "action, outcome, message, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [Q_END_LIVE] = "UPDATE deployment SET state = ?2, ended_ms = ?3 "
+                   "WHERE target_id = ?1 AND state = 'live'",
+    [Q_RECORD] = "INSERT INTO deployment (target_id, package_id, state, reason, fingerprint, "
+                 "started_ms, finished_ms, ended_ms, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                 "?7, ?8, ?9)",
+    [Q_SET_FINGERPRINT] = "UPDATE deployment SET fingerprint = ?2 WHERE id = ?1",
+    [Q_DEPLOYMENTS] = "SELECT id, target_id, coalesce(package_id, 0), state, reason, "
+                      "fingerprint, started_ms, coalesce(finished_ms, 0), "
+                      "coalesce(ended_ms, 0), detail FROM deployment WHERE target_id = ?1 "
+                      "ORDER BY id DESC LIMIT ?2",
+    /* OR IGNORE plus changes(): an existing backup row is never touched. */
+    [Q_BACKUP_PUT] = "INSERT OR IGNORE INTO backup (target_id, path, fingerprint, nfiles, "
+                     "total_size, adopted, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [Q_BACKUP_RENEW] = "UPDATE backup SET path = ?2, fingerprint = ?3, nfiles = ?4, "
+                       "total_size = ?5, adopted = NULL, created_ms = ?6 WHERE target_id = ?1",
+    [Q_HISTORY] = "SELECT id, target_id, coalesce(deployment_id, 0), time_ms, action, "
+                  "outcome, message, detail FROM deploy_history "
+                  "WHERE (?1 = 0 OR target_id = ?1) AND (?2 = 0 OR id < ?2) "
+                  "ORDER BY id DESC LIMIT ?3",
+};
 
-	*out = db;
-	return rc;
-}
+struct rocmd_deploy_db {
+	struct db_conn c; /* first: the daemon's connection, borrowed */
+};
 
-void
-rocmd_deploy_db_detach(struct rocmd_deploy_db *db)
-{
-	free(db);
-}
+DB_MODULE_DEFINE(struct rocmd_deploy_db, rocmd_deploy_db_attach, rocmd_deploy_db_detach,
+                 rocmd_deploy_db_errmsg, queries, Q_COUNT_)
 
-const char *
-rocmd_deploy_db_errmsg(struct rocmd_deploy_db *db)
-{
-	return db != NULL ? sqlite3_errmsg(db->h) : "no database";
-}
-
-static const char *
-col_text(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
-}
-
-static void
-bind_id(sqlite3_stmt *st, int i, int64_t id)
-{
-	if (id > 0)
-		sqlite3_bind_int64(st, i, id);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-/* Runs one prepared write to completion and finalizes it. */
+/* Runs S; ROCMD_ENOTFOUND (or NONE) when it changed no row. */
 static int
-step_done(sqlite3_stmt *st, int rc)
+exec_changed(struct rocmd_deploy_db *db, struct db_stmt *s, int none)
 {
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : rocmd_db_map_rc(rc);
-}
+	int err = db_stmt_exec(s);
 
-static int
-finish_tx(struct rocmd_deploy_db *db, int err)
-{
-	int rc;
-
-	if (err == 0) {
-		rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
-		err = rocmd_db_map_rc(rc);
-	}
-	if (err != 0)
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-	return err;
+	return err == 0 && db_changes(&db->c) == 0 ? none : err;
 }
 
 int
 rocmd_deploy_db_target_put(struct rocmd_deploy_db *db, const struct rocmd_db_target *t, int64_t now,
                            int64_t *id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
+	struct db_stmt s;
 
 	*id = 0;
-	rc = sqlite3_prepare_v2(
-	    db->h,
-	    "INSERT INTO target (kind, name, sdk_id, platform, sdk_version, binary_path, "
-	    "library_path, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) "
-	    "ON CONFLICT (name) DO UPDATE SET kind = ?1, sdk_id = ?3, platform = ?4, "
-	    "sdk_version = ?5, binary_path = ?6, library_path = ?7, updated_ms = ?8 "
-	    "RETURNING id",
-	    -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		rocmd_db_bind_text(st, 1, t->kind);
-		rocmd_db_bind_text(st, 2, t->name);
-		bind_id(st, 3, t->sdk_id);
-		rocmd_db_bind_text(st, 4, t->platform);
-		rocmd_db_bind_text(st, 5, t->sdk_version);
-		rocmd_db_bind_text(st, 6, t->binary_path);
-		rocmd_db_bind_text(st, 7, t->library_path);
-		sqlite3_bind_int64(st, 8, now);
-		rc = sqlite3_step(st);
-	}
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		rc = sqlite3_step(st);
-	}
-	err = rc == SQLITE_DONE ? 0 : rocmd_db_map_rc(rc);
-	sqlite3_finalize(st);
-	return err;
+	db_stmt_open(&s, &db->c, Q_TARGET_PUT);
+	db_bind_text(&s, 1, t->kind);
+	db_bind_text(&s, 2, t->name);
+	db_bind_id(&s, 3, t->sdk_id);
+	db_bind_text(&s, 4, t->platform);
+	db_bind_text(&s, 5, t->sdk_version);
+	db_bind_text(&s, 6, t->binary_path);
+	db_bind_text(&s, 7, t->library_path);
+	db_bind_int64(&s, 8, now);
+	if (db_stmt_row(&s))
+		*id = db_col_int64(&s, 0);
+	return db_stmt_exec(&s);
 }
 
 int
 rocmd_deploy_db_targets(struct rocmd_deploy_db *db, int64_t id, const char *name,
                         int (*cb)(const struct rocmd_db_target *t, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0, found = 0;
+	struct db_stmt s;
+	int err = 0, found = 0;
 
-	rc = sqlite3_prepare_v2(
-	    db->h,
-	    "SELECT t.id, t.kind, t.name, coalesce(t.sdk_id, 0), t.platform, t.sdk_version, "
-	    "t.binary_path, t.library_path, t.created_ms, t.updated_ms, "
-	    "coalesce(d.id, 0), coalesce(d.package_id, 0), d.fingerprint, "
-	    "coalesce(d.finished_ms, 0), b.path, b.fingerprint, b.adopted, "
-	    "coalesce(b.nfiles, 0), coalesce(b.total_size, 0), coalesce(b.created_ms, 0) "
-	    "FROM target t LEFT JOIN deployment d ON d.target_id = t.id AND d.state = 'live' "
-	    "LEFT JOIN backup b ON b.target_id = t.id "
-	    "WHERE (?1 = 0 AND ?2 IS NULL) OR t.id = ?1 OR t.name = ?2 ORDER BY t.id",
-	    -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		rocmd_db_bind_text(st, 2, name);
-	}
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_stmt_open(&s, &db->c, Q_TARGETS);
+	db_bind_int64(&s, 1, id);
+	db_bind_text(&s, 2, name);
+	while (err == 0 && db_stmt_row(&s)) {
 		struct rocmd_db_target t = {
-		    .id = sqlite3_column_int64(st, 0),
-		    .kind = col_text(st, 1),
-		    .name = col_text(st, 2),
-		    .sdk_id = sqlite3_column_int64(st, 3),
-		    .platform = col_text(st, 4),
-		    .sdk_version = col_text(st, 5),
-		    .binary_path = col_text(st, 6),
-		    .library_path = col_text(st, 7),
-		    .created_ms = sqlite3_column_int64(st, 8),
-		    .updated_ms = sqlite3_column_int64(st, 9),
-		    .live_id = sqlite3_column_int64(st, 10),
-		    .live_package_id = sqlite3_column_int64(st, 11),
-		    .live_fingerprint = col_text(st, 12),
-		    .live_finished_ms = sqlite3_column_int64(st, 13),
-		    .backup_path = col_text(st, 14),
-		    .backup_fingerprint = col_text(st, 15),
-		    .backup_adopted = col_text(st, 16),
-		    .backup_nfiles = sqlite3_column_int64(st, 17),
-		    .backup_total_size = sqlite3_column_int64(st, 18),
-		    .backup_created_ms = sqlite3_column_int64(st, 19),
+		    .id = db_col_int64(&s, 0),
+		    .kind = db_col_text(&s, 1),
+		    .name = db_col_text(&s, 2),
+		    .sdk_id = db_col_int64(&s, 3),
+		    .platform = db_col_text(&s, 4),
+		    .sdk_version = db_col_text(&s, 5),
+		    .binary_path = db_col_text(&s, 6),
+		    .library_path = db_col_text(&s, 7),
+		    .created_ms = db_col_int64(&s, 8),
+		    .updated_ms = db_col_int64(&s, 9),
+		    .live_id = db_col_int64(&s, 10),
+		    .live_package_id = db_col_int64(&s, 11),
+		    .live_fingerprint = db_col_text(&s, 12),
+		    .live_finished_ms = db_col_int64(&s, 13),
+		    .backup_path = db_col_text(&s, 14),
+		    .backup_fingerprint = db_col_text(&s, 15),
+		    .backup_adopted = db_col_text(&s, 16),
+		    .backup_nfiles = db_col_int64(&s, 17),
+		    .backup_total_size = db_col_int64(&s, 18),
+		    .backup_created_ms = db_col_int64(&s, 19),
 		};
 		found = 1;
-		rc = SQLITE_OK;
-		if ((err = cb(&t, ctx)) != 0)
-			break;
+		err = cb(&t, ctx);
 	}
-	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = rocmd_db_map_rc(rc);
-	sqlite3_finalize(st);
+	err = db_stmt_end(&s, err);
 	if (err == 0 && (id != 0 || name != NULL) && !found)
 		err = ROCMD_ENOTFOUND;
 	return err;
-}
-
-static int
-history_insert(struct rocmd_deploy_db *db, const struct rocmd_db_history *h, int64_t *id)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	rc = sqlite3_prepare_v2(db->h,
-	                        "INSERT INTO deploy_history (target_id, deployment_id, time_ms, "
-	                        "action, outcome, message, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-	                        "?7)",
-	                        -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, h->target_id);
-		bind_id(st, 2, h->deployment_id);
-		sqlite3_bind_int64(st, 3, h->time_ms);
-		rocmd_db_bind_text(st, 4, h->action);
-		rocmd_db_bind_text(st, 5, h->outcome);
-		rocmd_db_bind_text(st, 6, h->message != NULL ? h->message : "");
-		rocmd_db_bind_text(st, 7, h->detail);
-	}
-	rc = step_done(st, rc);
-	if (rc == 0 && id != NULL)
-		*id = sqlite3_last_insert_rowid(db->h);
-	return rc;
 }
 
 int
 rocmd_deploy_db_history_add(struct rocmd_deploy_db *db, const struct rocmd_db_history *h,
                             int64_t *id)
 {
+	struct db_stmt s;
+	int err;
+
 	if (id != NULL)
 		*id = 0;
-	return history_insert(db, h, id);
+	db_stmt_open(&s, &db->c, Q_HISTORY_ADD);
+	db_bind_int64(&s, 1, h->target_id);
+	db_bind_id(&s, 2, h->deployment_id);
+	db_bind_int64(&s, 3, h->time_ms);
+	db_bind_text(&s, 4, h->action);
+	db_bind_text(&s, 5, h->outcome);
+	db_bind_text(&s, 6, h->message != NULL ? h->message : "");
+	db_bind_text(&s, 7, h->detail);
+	err = db_stmt_exec(&s);
+	if (err == 0 && id != NULL)
+		*id = db_last_id(&db->c);
+	return err;
 }
 
+/* Ends target TARGET_ID's live deployment as STATE; ROCMD_ENOTFOUND when
+ * nothing was live. */
 static int
-end_live(struct rocmd_deploy_db *db, int64_t target_id, const char *state, int64_t now,
-         int64_t *ended)
+end_live(struct rocmd_deploy_db *db, int64_t target_id, const char *state, int64_t now)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_stmt s;
 
-	rc = sqlite3_prepare_v2(db->h,
-	                        "UPDATE deployment SET state = ?2, ended_ms = ?3 "
-	                        "WHERE target_id = ?1 AND state = 'live'",
-	                        -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, target_id);
-		rocmd_db_bind_text(st, 2, state);
-		sqlite3_bind_int64(st, 3, now);
-	}
-	rc = step_done(st, rc);
-	if (ended != NULL)
-		*ended = rc == 0 ? sqlite3_changes(db->h) : 0;
-	return rc;
+	db_stmt_open(&s, &db->c, Q_END_LIVE);
+	db_bind_int64(&s, 1, target_id);
+	db_bind_text(&s, 2, state);
+	db_bind_int64(&s, 3, now);
+	return exec_changed(db, &s, ROCMD_ENOTFOUND);
+}
+
+/* Adds deployment D, ended at NOW when it failed; *ID gets its id. */
+static int
+deployment_add(struct rocmd_deploy_db *db, const struct rocmd_db_deployment *d, int64_t now,
+               int64_t *id)
+{
+	struct db_stmt s;
+	int err;
+
+	db_stmt_open(&s, &db->c, Q_RECORD);
+	db_bind_int64(&s, 1, d->target_id);
+	db_bind_id(&s, 2, d->package_id);
+	db_bind_text(&s, 3, d->state);
+	db_bind_text(&s, 4, d->reason != NULL ? d->reason : "user");
+	db_bind_text(&s, 5, d->fingerprint);
+	db_bind_int64(&s, 6, d->started_ms);
+	if (d->finished_ms != 0)
+		db_bind_int64(&s, 7, d->finished_ms);
+	/* A failed attempt never was in place: it ends as it finishes. */
+	if (strcmp(d->state, "failed") == 0)
+		db_bind_int64(&s, 8, now);
+	db_bind_text(&s, 9, d->detail);
+	err = db_stmt_exec(&s);
+	if (err == 0)
+		*id = db_last_id(&db->c);
+	return err;
 }
 
 int
@@ -232,9 +210,8 @@ rocmd_deploy_db_record(struct rocmd_deploy_db *db, const struct rocmd_db_deploym
                        const char *old_state, const char *action, const char *outcome,
                        const char *message, int64_t *id)
 {
-	sqlite3_stmt *st = NULL;
 	int64_t now = d->finished_ms != 0 ? d->finished_ms : d->started_ms;
-	int rc, err;
+	int err;
 
 	*id = 0;
 	if (d->state == NULL ||
@@ -242,37 +219,17 @@ rocmd_deploy_db_record(struct rocmd_deploy_db *db, const struct rocmd_db_deploym
 	    (old_state != NULL && strcmp(old_state, "superseded") != 0 &&
 	     strcmp(old_state, "rolled_back") != 0))
 		return ROCMD_EINVAL;
-	rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return rocmd_db_map_rc(rc);
-	err = 0;
-	if (strcmp(d->state, "live") == 0)
-		err = end_live(db, d->target_id, old_state != NULL ? old_state : "superseded", now,
-		               NULL);
-	if (err == 0) {
-		rc = sqlite3_prepare_v2(db->h,
-		                        "INSERT INTO deployment (target_id, package_id, state, "
-		                        "reason, fingerprint, started_ms, finished_ms, ended_ms, "
-		                        "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-		                        -1, &st, NULL);
-		if (rc == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, d->target_id);
-			bind_id(st, 2, d->package_id);
-			rocmd_db_bind_text(st, 3, d->state);
-			rocmd_db_bind_text(st, 4, d->reason != NULL ? d->reason : "user");
-			rocmd_db_bind_text(st, 5, d->fingerprint);
-			sqlite3_bind_int64(st, 6, d->started_ms);
-			if (d->finished_ms != 0)
-				sqlite3_bind_int64(st, 7, d->finished_ms);
-			/* A failed attempt never was in place: it ends as it finishes. */
-			if (strcmp(d->state, "failed") == 0)
-				sqlite3_bind_int64(st, 8, now);
-			rocmd_db_bind_text(st, 9, d->detail);
-		}
-		err = step_done(st, rc);
-		if (err == 0)
-			*id = sqlite3_last_insert_rowid(db->h);
+	err = db_begin(&db->c);
+	if (err != 0)
+		return err;
+	/* A live D replaces whatever was live, if anything was. */
+	if (strcmp(d->state, "live") == 0) {
+		err = end_live(db, d->target_id, old_state != NULL ? old_state : "superseded", now);
+		if (err == ROCMD_ENOTFOUND)
+			err = 0;
 	}
+	if (err == 0)
+		err = deployment_add(db, d, now, id);
 	if (err == 0) {
 		struct rocmd_db_history h = {
 		    .target_id = d->target_id,
@@ -283,9 +240,9 @@ rocmd_deploy_db_record(struct rocmd_deploy_db *db, const struct rocmd_db_deploym
 		    .message = message,
 		    .detail = d->detail,
 		};
-		err = history_insert(db, &h, NULL);
+		err = rocmd_deploy_db_history_add(db, &h, NULL);
 	}
-	err = finish_tx(db, err);
+	err = db_end(&db->c, err);
 	if (err != 0)
 		*id = 0;
 	return err;
@@ -295,15 +252,12 @@ int
 rocmd_deploy_db_end_live(struct rocmd_deploy_db *db, int64_t target_id, int64_t now,
                          const char *message, const char *detail)
 {
-	int64_t ended = 0;
-	int rc, err;
+	int err;
 
-	rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return rocmd_db_map_rc(rc);
-	err = end_live(db, target_id, "rolled_back", now, &ended);
-	if (err == 0 && ended == 0)
-		err = ROCMD_ENOTFOUND;
+	err = db_begin(&db->c);
+	if (err != 0)
+		return err;
+	err = end_live(db, target_id, "rolled_back", now);
 	if (err == 0) {
 		struct rocmd_db_history h = {
 		    .target_id = target_id,
@@ -313,68 +267,60 @@ rocmd_deploy_db_end_live(struct rocmd_deploy_db *db, int64_t target_id, int64_t 
 		    .message = message,
 		    .detail = detail,
 		};
-		err = history_insert(db, &h, NULL);
+		err = rocmd_deploy_db_history_add(db, &h, NULL);
 	}
-	return finish_tx(db, err);
+	return db_end(&db->c, err);
 }
 
 int
 rocmd_deploy_db_set_fingerprint(struct rocmd_deploy_db *db, int64_t id, const char *fingerprint)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
+	struct db_stmt s;
 
-	rc = sqlite3_prepare_v2(db->h, "UPDATE deployment SET fingerprint = ?2 WHERE id = ?1", -1,
-	                        &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		rocmd_db_bind_text(st, 2, fingerprint);
-	}
-	err = step_done(st, rc);
-	if (err == 0 && sqlite3_changes(db->h) == 0)
-		err = ROCMD_ENOTFOUND;
-	return err;
+	db_stmt_open(&s, &db->c, Q_SET_FINGERPRINT);
+	db_bind_int64(&s, 1, id);
+	db_bind_text(&s, 2, fingerprint);
+	return exec_changed(db, &s, ROCMD_ENOTFOUND);
 }
 
 int
 rocmd_deploy_db_deployments(struct rocmd_deploy_db *db, int64_t target_id, int64_t limit,
                             int (*cb)(const struct rocmd_db_deployment *d, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0;
+	struct db_stmt s;
+	int err = 0;
 
-	rc =
-	    sqlite3_prepare_v2(db->h,
-	                       "SELECT id, target_id, coalesce(package_id, 0), state, reason, "
-	                       "fingerprint, started_ms, coalesce(finished_ms, 0), "
-	                       "coalesce(ended_ms, 0), detail FROM deployment WHERE target_id = ?1 "
-	                       "ORDER BY id DESC LIMIT ?2",
-	                       -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, target_id);
-		sqlite3_bind_int64(st, 2, limit > 0 ? limit : -1);
-	}
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_stmt_open(&s, &db->c, Q_DEPLOYMENTS);
+	db_bind_int64(&s, 1, target_id);
+	db_bind_limit(&s, 2, limit);
+	while (err == 0 && db_stmt_row(&s)) {
 		struct rocmd_db_deployment d = {
-		    .id = sqlite3_column_int64(st, 0),
-		    .target_id = sqlite3_column_int64(st, 1),
-		    .package_id = sqlite3_column_int64(st, 2),
-		    .state = col_text(st, 3),
-		    .reason = col_text(st, 4),
-		    .fingerprint = col_text(st, 5),
-		    .started_ms = sqlite3_column_int64(st, 6),
-		    .finished_ms = sqlite3_column_int64(st, 7),
-		    .ended_ms = sqlite3_column_int64(st, 8),
-		    .detail = col_text(st, 9),
+		    .id = db_col_int64(&s, 0),
+		    .target_id = db_col_int64(&s, 1),
+		    .package_id = db_col_int64(&s, 2),
+		    .state = db_col_text(&s, 3),
+		    .reason = db_col_text(&s, 4),
+		    .fingerprint = db_col_text(&s, 5),
+		    .started_ms = db_col_int64(&s, 6),
+		    .finished_ms = db_col_int64(&s, 7),
+		    .ended_ms = db_col_int64(&s, 8),
+		    .detail = db_col_text(&s, 9),
 		};
-		rc = SQLITE_OK;
-		if ((err = cb(&d, ctx)) != 0)
-			break;
+		err = cb(&d, ctx);
 	}
-	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = rocmd_db_map_rc(rc);
-	sqlite3_finalize(st);
-	return err;
+	return db_stmt_end(&s, err);
+}
+
+/* Binds a backup's columns: ?1 target, ?2 path, ?3 fingerprint, ?4 files, ?5 bytes. */
+static void
+bind_backup(struct db_stmt *s, int64_t target_id, const char *path, const char *fingerprint,
+            int64_t nfiles, int64_t total_size)
+{
+	db_bind_int64(s, 1, target_id);
+	db_bind_text(s, 2, path);
+	db_bind_text(s, 3, fingerprint);
+	db_bind_int64(s, 4, nfiles);
+	db_bind_int64(s, 5, total_size);
 }
 
 int
@@ -382,28 +328,13 @@ rocmd_deploy_db_backup_put(struct rocmd_deploy_db *db, int64_t target_id, const 
                            const char *fingerprint, int64_t nfiles, int64_t total_size,
                            const char *adopted, int64_t now)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
+	struct db_stmt s;
 
-	/* OR IGNORE plus changes(): an existing backup row is never touched. */
-	rc = sqlite3_prepare_v2(db->h,
-	                        "INSERT OR IGNORE INTO backup (target_id, path, fingerprint, "
-	                        "nfiles, total_size, adopted, created_ms) VALUES (?1, ?2, ?3, ?4, "
-	                        "?5, ?6, ?7)",
-	                        -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, target_id);
-		rocmd_db_bind_text(st, 2, path);
-		rocmd_db_bind_text(st, 3, fingerprint);
-		sqlite3_bind_int64(st, 4, nfiles);
-		sqlite3_bind_int64(st, 5, total_size);
-		rocmd_db_bind_text(st, 6, adopted);
-		sqlite3_bind_int64(st, 7, now);
-	}
-	err = step_done(st, rc);
-	if (err == 0 && sqlite3_changes(db->h) == 0)
-		err = ROCMD_EEXISTS;
-	return err;
+	db_stmt_open(&s, &db->c, Q_BACKUP_PUT);
+	bind_backup(&s, target_id, path, fingerprint, nfiles, total_size);
+	db_bind_text(&s, 6, adopted);
+	db_bind_int64(&s, 7, now);
+	return exec_changed(db, &s, ROCMD_EEXISTS);
 }
 
 int
@@ -411,26 +342,12 @@ rocmd_deploy_db_backup_renew(struct rocmd_deploy_db *db, int64_t target_id, cons
                              const char *fingerprint, int64_t nfiles, int64_t total_size,
                              int64_t now)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
+	struct db_stmt s;
 
-	rc = sqlite3_prepare_v2(db->h,
-	                        "UPDATE backup SET path = ?2, fingerprint = ?3, nfiles = ?4, "
-	                        "total_size = ?5, adopted = NULL, created_ms = ?6 "
-	                        "WHERE target_id = ?1",
-	                        -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, target_id);
-		rocmd_db_bind_text(st, 2, path);
-		rocmd_db_bind_text(st, 3, fingerprint);
-		sqlite3_bind_int64(st, 4, nfiles);
-		sqlite3_bind_int64(st, 5, total_size);
-		sqlite3_bind_int64(st, 6, now);
-	}
-	err = step_done(st, rc);
-	if (err == 0 && sqlite3_changes(db->h) == 0)
-		err = ROCMD_ENOTFOUND;
-	return err;
+	db_stmt_open(&s, &db->c, Q_BACKUP_RENEW);
+	bind_backup(&s, target_id, path, fingerprint, nfiles, total_size);
+	db_bind_int64(&s, 6, now);
+	return exec_changed(db, &s, ROCMD_ENOTFOUND);
 }
 
 int
@@ -438,38 +355,25 @@ rocmd_deploy_db_history(struct rocmd_deploy_db *db, int64_t target_id, int64_t b
                         int64_t limit, int (*cb)(const struct rocmd_db_history *h, void *ctx),
                         void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0;
+	struct db_stmt s;
+	int err = 0;
 
-	rc =
-	    sqlite3_prepare_v2(db->h,
-	                       "SELECT id, target_id, coalesce(deployment_id, 0), time_ms, action, "
-	                       "outcome, message, detail FROM deploy_history "
-	                       "WHERE (?1 = 0 OR target_id = ?1) AND (?2 = 0 OR id < ?2) "
-	                       "ORDER BY id DESC LIMIT ?3",
-	                       -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, target_id);
-		sqlite3_bind_int64(st, 2, before_id);
-		sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
-	}
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_stmt_open(&s, &db->c, Q_HISTORY);
+	db_bind_int64(&s, 1, target_id);
+	db_bind_int64(&s, 2, before_id);
+	db_bind_limit(&s, 3, limit);
+	while (err == 0 && db_stmt_row(&s)) {
 		struct rocmd_db_history h = {
-		    .id = sqlite3_column_int64(st, 0),
-		    .target_id = sqlite3_column_int64(st, 1),
-		    .deployment_id = sqlite3_column_int64(st, 2),
-		    .time_ms = sqlite3_column_int64(st, 3),
-		    .action = col_text(st, 4),
-		    .outcome = col_text(st, 5),
-		    .message = col_text(st, 6),
-		    .detail = col_text(st, 7),
+		    .id = db_col_int64(&s, 0),
+		    .target_id = db_col_int64(&s, 1),
+		    .deployment_id = db_col_int64(&s, 2),
+		    .time_ms = db_col_int64(&s, 3),
+		    .action = db_col_text(&s, 4),
+		    .outcome = db_col_text(&s, 5),
+		    .message = db_col_text(&s, 6),
+		    .detail = db_col_text(&s, 7),
 		};
-		rc = SQLITE_OK;
-		if ((err = cb(&h, ctx)) != 0)
-			break;
+		err = cb(&h, ctx);
 	}
-	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = rocmd_db_map_rc(rc);
-	sqlite3_finalize(st);
-	return err;
+	return db_stmt_end(&s, err);
 }

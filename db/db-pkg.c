@@ -1,188 +1,177 @@
 /*
- * Package store rows on SQLite (see db-pkg.h). Queries are prepared per call:
- * the store's traffic is a handful of statements per user command, and a
- * callback may call back in.
+ * Package store rows on SQLite (see db-pkg.h), through the statement helper
+ * of db-internal.h: each statement below is prepared on first use and kept
+ * until detach.
  */
 #include "db/db-pkg.h"
 
-#include <sqlite3.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
 #include "db/db-internal.h"
 
-struct rocmd_pkg_db {
-	sqlite3 *h; /* first: borrowed from the daemon's struct rocmd_db */
+enum {
+	Q_FIND_DIGEST,
+	Q_ADD,
+	Q_ADD_FILE,
+	Q_LIST,
+	Q_FILES,
+	Q_SET_SDK,
+	Q_REMOVE,
+	Q_HAS_DEPLOYMENTS,
+	Q_DEPLOYMENTS,
+	Q_OBJECTS,
+	Q_STATS,
+	Q_COUNT_
 };
 
-int
-rocmd_pkg_db_attach(struct rocmd_db *main, struct rocmd_pkg_db **out)
-{
-	void *db;
-	int rc = rocmd_db_view_new(main, sizeof(**out), &db);
+static const char *const queries[Q_COUNT_] = {
+    [Q_FIND_DIGEST] = "SELECT id FROM package WHERE digest = ?1",
+    [Q_ADD] = "INSERT INTO package (digest, name, source, imported_ms, platform, sdk, "
+              "sdk_source, version_hint, archs, binary, binary_version, file_count, "
+              "total_size, identity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+              "?12, ?13, ?14)",
+    [Q_ADD_FILE] = "INSERT INTO package_file (package_id, path, kind, exec, size, sha256, "
+                   "link) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [Q_LIST] = "SELECT id, digest, name, source, imported_ms, platform, sdk, sdk_source, "
+               "version_hint, archs, binary, binary_version, file_count, total_size, identity "
+               "FROM package WHERE ?1 = 0 OR id = ?1 ORDER BY id",
+    [Q_FILES] = "SELECT path, kind, exec, size, sha256, link FROM package_file "
+                "WHERE package_id = ?1 ORDER BY path LIMIT ?3 OFFSET ?2",
+    [Q_SET_SDK] = "UPDATE package SET sdk = ?2, sdk_source = ?3, identity = ?4 WHERE id = ?1",
+    [Q_REMOVE] = "DELETE FROM package WHERE id = ?1",
+    /* The deploy migration adds the table; until then nothing is deployed. */
+    [Q_HAS_DEPLOYMENTS] = "SELECT count(*) FROM pragma_table_info('deployment') "
+                          "WHERE name = 'package_id'",
+    /* Only what is in place counts: the history of replaced deployments
+     * keeps its package id, but a rollback restores from backups, not the
+     * store. */
+    [Q_DEPLOYMENTS] = "SELECT count(*) FROM deployment WHERE package_id = ?1 AND "
+                      "state = 'live'",
+    [Q_OBJECTS] = "SELECT sha256, max(size) FROM package_file WHERE sha256 IS NOT NULL "
+                  "AND (?1 = 0 OR package_id = ?1) GROUP BY sha256 ORDER BY sha256",
+    [Q_STATS] = "SELECT (SELECT count(*) FROM package), count(*), coalesce(sum(size), 0), "
+                "(SELECT count(*) FROM (SELECT DISTINCT sha256 FROM package_file WHERE "
+                "sha256 IS NOT NULL)), (SELECT coalesce(sum(s), 0) FROM (SELECT max(size) AS "
+                "s FROM package_file WHERE sha256 IS NOT NULL GROUP BY sha256)) "
+                "FROM package_file",
+};
 
-	*out = db;
-	return rc;
-}
+struct rocmd_pkg_db {
+	struct db_conn c; /* first: the daemon's connection, borrowed */
+};
 
-void
-rocmd_pkg_db_detach(struct rocmd_pkg_db *db)
-{
-	free(db);
-}
-
-const char *
-rocmd_pkg_db_errmsg(struct rocmd_pkg_db *db)
-{
-	return db != NULL ? sqlite3_errmsg(db->h) : "no database";
-}
+DB_MODULE_DEFINE(struct rocmd_pkg_db, rocmd_pkg_db_attach, rocmd_pkg_db_detach, rocmd_pkg_db_errmsg,
+                 queries, Q_COUNT_)
 
 static int
-find_digest(struct rocmd_pkg_db *db, const char *digest, int64_t *id)
+add_files(struct rocmd_pkg_db *db, int64_t id, const struct rocmd_db_pkg_file *files, size_t nfiles)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_stmt s;
+	int err = 0;
 
-	rc = sqlite3_prepare_v2(db->h, "SELECT id FROM package WHERE digest = ?1", -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = rocmd_db_bind_text(st, 1, digest);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? ROCMD_ENOTFOUND : rocmd_db_map_rc(rc);
+	for (size_t i = 0; err == 0 && i < nfiles; i++) {
+		const struct rocmd_db_pkg_file *f = &files[i];
+
+		db_stmt_open(&s, &db->c, Q_ADD_FILE);
+		db_bind_int64(&s, 1, id);
+		db_bind_text(&s, 2, f->path);
+		db_bind_text(&s, 3, f->kind == 'l' ? "l" : "f");
+		db_bind_int64(&s, 4, f->exec);
+		db_bind_int64(&s, 5, f->size);
+		db_bind_text(&s, 6, f->sha256);
+		db_bind_text(&s, 7, f->link);
+		err = db_stmt_exec(&s);
+	}
+	return err;
+}
+
+/* Adds package P and its files (no package with its digest is stored). */
+static int
+add_package(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *p,
+            const struct rocmd_db_pkg_file *files, size_t nfiles, int64_t *id)
+{
+	struct db_stmt s;
+	int err;
+
+	db_stmt_open(&s, &db->c, Q_ADD);
+	db_bind_text(&s, 1, p->digest);
+	db_bind_text(&s, 2, p->name);
+	db_bind_text(&s, 3, p->source);
+	db_bind_int64(&s, 4, p->imported_ms);
+	db_bind_text(&s, 5, p->platform);
+	db_bind_text(&s, 6, p->sdk);
+	db_bind_text(&s, 7, p->sdk_source);
+	db_bind_text(&s, 8, p->version_hint);
+	db_bind_text(&s, 9, p->archs != NULL ? p->archs : "");
+	db_bind_text(&s, 10, p->binary);
+	db_bind_text(&s, 11, p->binary_version);
+	db_bind_int64(&s, 12, p->file_count);
+	db_bind_int64(&s, 13, p->total_size);
+	db_bind_text(&s, 14, p->identity != NULL ? p->identity : "{}");
+	err = db_stmt_exec(&s);
+	if (err != 0)
+		return err;
+	*id = db_last_id(&db->c);
+	return add_files(db, *id, files, nfiles);
 }
 
 int
 rocmd_pkg_db_add(struct rocmd_pkg_db *db, const struct rocmd_db_pkg *p,
                  const struct rocmd_db_pkg_file *files, size_t nfiles, int64_t *id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
+	struct db_stmt s;
+	int err;
 
 	*id = 0;
-	rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return rocmd_db_map_rc(rc);
-	if ((err = find_digest(db, p->digest, id)) != ROCMD_ENOTFOUND) {
-		if (err == 0)
-			err = ROCMD_EEXISTS;
-		goto out;
-	}
-	rc = sqlite3_prepare_v2(
-	    db->h,
-	    "INSERT INTO package (digest, name, source, imported_ms, platform, sdk, sdk_source, "
-	    "version_hint, archs, binary, binary_version, file_count, total_size, identity) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	    -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		rocmd_db_bind_text(st, 1, p->digest);
-		rocmd_db_bind_text(st, 2, p->name);
-		rocmd_db_bind_text(st, 3, p->source);
-		sqlite3_bind_int64(st, 4, p->imported_ms);
-		rocmd_db_bind_text(st, 5, p->platform);
-		rocmd_db_bind_text(st, 6, p->sdk);
-		rocmd_db_bind_text(st, 7, p->sdk_source);
-		rocmd_db_bind_text(st, 8, p->version_hint);
-		rocmd_db_bind_text(st, 9, p->archs != NULL ? p->archs : "");
-		rocmd_db_bind_text(st, 10, p->binary);
-		rocmd_db_bind_text(st, 11, p->binary_version);
-		sqlite3_bind_int64(st, 12, p->file_count);
-		sqlite3_bind_int64(st, 13, p->total_size);
-		rocmd_db_bind_text(st, 14, p->identity != NULL ? p->identity : "{}");
-		rc = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE) {
-		err = rocmd_db_map_rc(rc);
-		goto out;
-	}
-	*id = sqlite3_last_insert_rowid(db->h);
-	rc = sqlite3_prepare_v2(
-	    db->h,
-	    "INSERT INTO package_file (package_id, path, kind, exec, size, sha256, "
-	    "link) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	    -1, &st, NULL);
-	for (size_t i = 0; rc == SQLITE_OK && i < nfiles; i++) {
-		const struct rocmd_db_pkg_file *f = &files[i];
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, *id);
-		rocmd_db_bind_text(st, 2, f->path);
-		rocmd_db_bind_text(st, 3, f->kind == 'l' ? "l" : "f");
-		sqlite3_bind_int(st, 4, f->exec);
-		sqlite3_bind_int64(st, 5, f->size);
-		rocmd_db_bind_text(st, 6, f->sha256);
-		rocmd_db_bind_text(st, 7, f->link);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_DONE)
-			rc = SQLITE_OK;
-	}
-	sqlite3_finalize(st);
-	err = rocmd_db_map_rc(rc);
-out:
-	if (err == 0) {
-		rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
-		err = rocmd_db_map_rc(rc);
-	}
-	if (err != 0) {
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-		if (err != ROCMD_EEXISTS)
-			*id = 0;
-	}
+	err = db_begin(&db->c);
+	if (err != 0)
+		return err;
+	db_stmt_open(&s, &db->c, Q_FIND_DIGEST);
+	db_bind_text(&s, 1, p->digest);
+	err = db_stmt_int(&s, id);
+	if (err == 0)
+		err = ROCMD_EEXISTS;
+	else if (err == ROCMD_ENOTFOUND)
+		err = add_package(db, p, files, nfiles, id);
+	err = db_end(&db->c, err);
+	if (err != 0 && err != ROCMD_EEXISTS)
+		*id = 0;
 	return err;
-}
-
-static const char *
-col_text(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
 }
 
 int
 rocmd_pkg_db_list(struct rocmd_pkg_db *db, int64_t id,
                   int (*cb)(const struct rocmd_db_pkg *p, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0, found = 0;
+	struct db_stmt s;
+	int err = 0, found = 0;
 
-	rc = sqlite3_prepare_v2(
-	    db->h,
-	    "SELECT id, digest, name, source, imported_ms, platform, sdk, "
-	    "sdk_source, version_hint, archs, binary, binary_version, file_count, "
-	    "total_size, identity FROM package WHERE ?1 = 0 OR id = ?1 ORDER BY id",
-	    -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 1, id);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_stmt_open(&s, &db->c, Q_LIST);
+	db_bind_int64(&s, 1, id);
+	while (err == 0 && db_stmt_row(&s)) {
 		struct rocmd_db_pkg p = {
-		    .id = sqlite3_column_int64(st, 0),
-		    .digest = col_text(st, 1),
-		    .name = col_text(st, 2),
-		    .source = col_text(st, 3),
-		    .imported_ms = sqlite3_column_int64(st, 4),
-		    .platform = col_text(st, 5),
-		    .sdk = col_text(st, 6),
-		    .sdk_source = col_text(st, 7),
-		    .version_hint = col_text(st, 8),
-		    .archs = col_text(st, 9),
-		    .binary = col_text(st, 10),
-		    .binary_version = col_text(st, 11),
-		    .file_count = sqlite3_column_int64(st, 12),
-		    .total_size = sqlite3_column_int64(st, 13),
-		    .identity = col_text(st, 14),
+		    .id = db_col_int64(&s, 0),
+		    .digest = db_col_text(&s, 1),
+		    .name = db_col_text(&s, 2),
+		    .source = db_col_text(&s, 3),
+		    .imported_ms = db_col_int64(&s, 4),
+		    .platform = db_col_text(&s, 5),
+		    .sdk = db_col_text(&s, 6),
+		    .sdk_source = db_col_text(&s, 7),
+		    .version_hint = db_col_text(&s, 8),
+		    .archs = db_col_text(&s, 9),
+		    .binary = db_col_text(&s, 10),
+		    .binary_version = db_col_text(&s, 11),
+		    .file_count = db_col_int64(&s, 12),
+		    .total_size = db_col_int64(&s, 13),
+		    .identity = db_col_text(&s, 14),
 		};
 		found = 1;
-		rc = SQLITE_OK;
-		if ((err = cb(&p, ctx)) != 0)
-			break;
+		err = cb(&p, ctx);
 	}
-	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = rocmd_db_map_rc(rc);
-	sqlite3_finalize(st);
+	err = db_stmt_end(&s, err);
 	if (err == 0 && id != 0 && !found)
 		err = ROCMD_ENOTFOUND;
 	return err;
@@ -192,168 +181,105 @@ int
 rocmd_pkg_db_files(struct rocmd_pkg_db *db, int64_t id, int64_t offset, int64_t limit,
                    int (*cb)(const struct rocmd_db_pkg_file *f, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0;
+	struct db_stmt s;
+	int err = 0;
 
-	rc = sqlite3_prepare_v2(db->h,
-	                        "SELECT path, kind, exec, size, sha256, link FROM package_file "
-	                        "WHERE package_id = ?1 ORDER BY path LIMIT ?3 OFFSET ?2",
-	                        -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, offset);
-		sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
-	}
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *kind = col_text(st, 1);
+	db_stmt_open(&s, &db->c, Q_FILES);
+	db_bind_int64(&s, 1, id);
+	db_bind_int64(&s, 2, offset);
+	db_bind_limit(&s, 3, limit);
+	while (err == 0 && db_stmt_row(&s)) {
+		const char *kind = db_col_text(&s, 1);
 		struct rocmd_db_pkg_file f = {
-		    .path = col_text(st, 0),
+		    .path = db_col_text(&s, 0),
 		    .kind = kind != NULL ? kind[0] : 'f',
-		    .exec = sqlite3_column_int(st, 2),
-		    .size = sqlite3_column_int64(st, 3),
-		    .sha256 = col_text(st, 4),
-		    .link = col_text(st, 5),
+		    .exec = (int)db_col_int64(&s, 2),
+		    .size = db_col_int64(&s, 3),
+		    .sha256 = db_col_text(&s, 4),
+		    .link = db_col_text(&s, 5),
 		};
-		rc = SQLITE_OK;
-		if ((err = cb(&f, ctx)) != 0)
-			break;
+		err = cb(&f, ctx);
 	}
-	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = rocmd_db_map_rc(rc);
-	sqlite3_finalize(st);
-	return err;
+	return db_stmt_end(&s, err);
 }
 
 int
 rocmd_pkg_db_set_sdk(struct rocmd_pkg_db *db, int64_t id, const char *sdk, const char *sdk_source,
                      const char *identity)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
+	struct db_stmt s;
+	int err;
 
-	rc = sqlite3_prepare_v2(db->h,
-	                        "UPDATE package SET sdk = ?2, sdk_source = ?3, identity = ?4 "
-	                        "WHERE id = ?1",
-	                        -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		rocmd_db_bind_text(st, 2, sdk);
-		rocmd_db_bind_text(st, 3, sdk_source);
-		rocmd_db_bind_text(st, 4, identity != NULL ? identity : "{}");
-		rc = sqlite3_step(st);
-	}
-	err = rocmd_db_map_rc(rc);
-	if (err == 0 && sqlite3_changes(db->h) == 0)
-		err = ROCMD_ENOTFOUND;
-	sqlite3_finalize(st);
-	return err;
+	db_stmt_open(&s, &db->c, Q_SET_SDK);
+	db_bind_int64(&s, 1, id);
+	db_bind_text(&s, 2, sdk);
+	db_bind_text(&s, 3, sdk_source);
+	db_bind_text(&s, 4, identity != NULL ? identity : "{}");
+	err = db_stmt_exec(&s);
+	return err == 0 && db_changes(&db->c) == 0 ? ROCMD_ENOTFOUND : err;
 }
 
 int
 rocmd_pkg_db_remove(struct rocmd_pkg_db *db, int64_t id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
+	struct db_stmt s;
+	int err;
 
-	rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return rocmd_db_map_rc(rc);
-	rc = sqlite3_prepare_v2(db->h, "DELETE FROM package WHERE id = ?1", -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 1, id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	err = rocmd_db_map_rc(rc);
-	if (err == 0 && sqlite3_changes(db->h) == 0)
+	err = db_begin(&db->c);
+	if (err != 0)
+		return err;
+	db_stmt_open(&s, &db->c, Q_REMOVE);
+	db_bind_int64(&s, 1, id);
+	err = db_stmt_exec(&s);
+	if (err == 0 && db_changes(&db->c) == 0)
 		err = ROCMD_ENOTFOUND;
-	sqlite3_finalize(st);
-	rc = sqlite3_exec(db->h, err == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
-	if (err == 0)
-		err = rocmd_db_map_rc(rc);
-	return err;
+	return db_end(&db->c, err);
 }
 
 int
 rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, has = 0;
+	struct db_stmt s;
+	int64_t has;
+	int err;
 
 	*count = 0;
-	/* The deploy migration adds the table; until then nothing is deployed. */
-	rc = sqlite3_prepare_v2(db->h,
-	                        "SELECT count(*) FROM pragma_table_info('deployment') "
-	                        "WHERE name = 'package_id'",
-	                        -1, &st, NULL);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		has = sqlite3_column_int(st, 0) > 0;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_ROW)
-		return rocmd_db_map_rc(rc);
-	if (!has)
-		return 0;
-	/* Only what is in place counts: the history of replaced deployments
-	 * keeps its package id, but a rollback restores from backups, not the
-	 * store. */
-	rc = sqlite3_prepare_v2(db->h,
-	                        "SELECT count(*) FROM deployment WHERE package_id = ?1 AND "
-	                        "state = 'live'",
-	                        -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 1, id);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		*count = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rocmd_db_map_rc(rc);
+	db_stmt_open(&s, &db->c, Q_HAS_DEPLOYMENTS);
+	err = db_stmt_int(&s, &has);
+	if (err != 0 || has == 0)
+		return err;
+	db_stmt_open(&s, &db->c, Q_DEPLOYMENTS);
+	db_bind_int64(&s, 1, id);
+	return db_stmt_int(&s, count);
 }
 
 int
 rocmd_pkg_db_objects(struct rocmd_pkg_db *db, int64_t id,
                      int (*cb)(const char *sha256, int64_t size, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0;
+	struct db_stmt s;
+	int err = 0;
 
-	rc = sqlite3_prepare_v2(
-	    db->h,
-	    "SELECT sha256, max(size) FROM package_file WHERE sha256 IS NOT NULL "
-	    "AND (?1 = 0 OR package_id = ?1) GROUP BY sha256 ORDER BY sha256",
-	    -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 1, id);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = SQLITE_OK;
-		if ((err = cb(col_text(st, 0), sqlite3_column_int64(st, 1), ctx)) != 0)
-			break;
-	}
-	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
-		err = rocmd_db_map_rc(rc);
-	sqlite3_finalize(st);
-	return err;
+	db_stmt_open(&s, &db->c, Q_OBJECTS);
+	db_bind_int64(&s, 1, id);
+	while (err == 0 && db_stmt_row(&s))
+		err = cb(db_col_text(&s, 0), db_col_int64(&s, 1), ctx);
+	return db_stmt_end(&s, err);
 }
 
 int
 rocmd_pkg_db_stats(struct rocmd_pkg_db *db, struct rocmd_pkg_db_stats *out)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_stmt s;
 
 	memset(out, 0, sizeof(*out));
-	rc = sqlite3_prepare_v2(
-	    db->h,
-	    "SELECT (SELECT count(*) FROM package), count(*), coalesce(sum(size), 0), "
-	    "(SELECT count(*) FROM (SELECT DISTINCT sha256 FROM package_file WHERE sha256 IS NOT "
-	    "NULL)), (SELECT coalesce(sum(s), 0) FROM (SELECT max(size) AS s FROM package_file "
-	    "WHERE sha256 IS NOT NULL GROUP BY sha256)) FROM package_file",
-	    -1, &st, NULL);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		out->packages = sqlite3_column_int64(st, 0);
-		out->files = sqlite3_column_int64(st, 1);
-		out->bytes = sqlite3_column_int64(st, 2);
-		out->objects = sqlite3_column_int64(st, 3);
-		out->object_bytes = sqlite3_column_int64(st, 4);
+	db_stmt_open(&s, &db->c, Q_STATS);
+	if (db_stmt_row(&s)) {
+		out->packages = db_col_int64(&s, 0);
+		out->files = db_col_int64(&s, 1);
+		out->bytes = db_col_int64(&s, 2);
+		out->objects = db_col_int64(&s, 3);
+		out->object_bytes = db_col_int64(&s, 4);
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rocmd_db_map_rc(rc);
+	return db_stmt_end(&s, 0);
 }

@@ -1,18 +1,17 @@
 /*
- * The idle tuner's job queue on SQLite (see db-tune-queue.h). Statements are
- * prepared once on the daemon's connection. Each call is one statement (its
- * own implicit transaction) unless the caller wraps several in begin/commit.
+ * The idle tuner's job queue on SQLite (see db-tune-queue.h), through the
+ * statement helper of db-internal.h: each statement below is prepared on
+ * first use on the daemon's connection and kept until detach. Each call is
+ * one statement (its own implicit transaction) unless the caller wraps
+ * several in begin/commit.
  */
 #include "db/db-tune-queue.h"
 
-#include <sqlite3.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
 #include "db/db-internal.h"
-#include "db/db.h"
 
 #define COLS                                                                                       \
 	"id, backend, arch, device, sdk, dtype, trans, m, n, k, batch, origin, state, budget, "    \
@@ -33,9 +32,6 @@ enum {
 	Q_STALE_LIST,
 	Q_STALE_SET,
 	Q_ADOPT,
-	Q_BEGIN,
-	Q_COMMIT,
-	Q_ROLLBACK,
 	Q_COUNT_
 };
 
@@ -64,198 +60,135 @@ static const char *const queries[Q_COUNT_] = {
     "UPDATE tune_queue SET state = 'stale', updated_ms = ?2 WHERE id = ?1",
     "UPDATE tune_queue SET driver = ?4, updated_ms = ?5 WHERE backend = ?1 AND arch = ?2 AND "
     "device = ?3 AND driver = ''",
-    "BEGIN IMMEDIATE",
-    "COMMIT",
-    "ROLLBACK",
 };
 
 struct rocmd_tune_queue_db {
-	sqlite3 *h;
-	sqlite3_stmt *st[Q_COUNT_];
+	struct db_conn c; /* first: the daemon's connection, borrowed */
 };
 
-static sqlite3_stmt *
-stmt(struct rocmd_tune_queue_db *q, int i)
-{
-	sqlite3_stmt *st = q->st[i];
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return st;
-}
-
-/* Steps a statement that returns no row; SQLITE_CONSTRAINT is ROCMD_EINVAL. */
+/* Runs S to its end; a CHECK constraint a field breaks is ROCMD_EINVAL. */
 static int
-run(sqlite3_stmt *st, int rc)
+run(struct db_stmt *s)
 {
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	if ((rc & 0xff) == SQLITE_CONSTRAINT)
-		return ROCMD_EINVAL;
-	return rocmd_db_map_rc(rc);
+	int err = db_stmt_exec(s);
+
+	return err == ROCMD_EEXISTS ? ROCMD_EINVAL : err;
+}
+
+/* run(), then *N (may be NULL) gets the rows it changed. */
+static int
+run_count(struct rocmd_tune_queue_db *q, struct db_stmt *s, int *n)
+{
+	int err = run(s);
+
+	if (n != NULL)
+		*n = err == 0 ? (int)db_changes(&q->c) : 0;
+	return err;
+}
+
+/* run(); ROCMD_ENOTFOUND when no row changed. */
+static int
+run_one(struct rocmd_tune_queue_db *q, struct db_stmt *s)
+{
+	int n, err = run_count(q, s, &n);
+
+	return err == 0 && n == 0 ? ROCMD_ENOTFOUND : err;
 }
 
 static void
-col_text(sqlite3_stmt *st, int i, char *out, size_t len)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	snprintf(out, len, "%s", s != NULL ? s : "");
-}
-
-static void
-row_to_job(sqlite3_stmt *st, struct rocmd_tune_job *j)
+row_to_job(struct db_stmt *s, struct rocmd_tune_job *j)
 {
 	memset(j, 0, sizeof(*j));
-	j->id = sqlite3_column_int64(st, 0);
-	col_text(st, 1, j->backend, sizeof(j->backend));
-	col_text(st, 2, j->arch, sizeof(j->arch));
-	col_text(st, 3, j->device, sizeof(j->device));
-	col_text(st, 4, j->sdk, sizeof(j->sdk));
-	col_text(st, 5, j->dtype, sizeof(j->dtype));
-	col_text(st, 6, j->trans, sizeof(j->trans));
-	j->m = sqlite3_column_int64(st, 7);
-	j->n = sqlite3_column_int64(st, 8);
-	j->k = sqlite3_column_int64(st, 9);
-	j->batch = sqlite3_column_int64(st, 10);
-	col_text(st, 11, j->origin, sizeof(j->origin));
-	col_text(st, 12, j->state, sizeof(j->state));
-	j->budget = sqlite3_column_int64(st, 13);
-	j->evals = sqlite3_column_int64(st, 14);
-	j->measured = sqlite3_column_int64(st, 15);
-	col_text(st, 16, j->winner, sizeof(j->winner));
-	j->best_ms = sqlite3_column_double(st, 17);
-	j->default_ms = sqlite3_column_double(st, 18);
-	j->seeded_from = sqlite3_column_int64(st, 19);
-	col_text(st, 20, j->detail, sizeof(j->detail));
-	j->created_ms = sqlite3_column_int64(st, 21);
-	j->updated_ms = sqlite3_column_int64(st, 22);
-	j->finished_ms = sqlite3_column_int64(st, 23);
-	col_text(st, 24, j->driver, sizeof(j->driver));
+	j->id = db_col_int64(s, 0);
+	db_col_copy(s, 1, j->backend, sizeof(j->backend));
+	db_col_copy(s, 2, j->arch, sizeof(j->arch));
+	db_col_copy(s, 3, j->device, sizeof(j->device));
+	db_col_copy(s, 4, j->sdk, sizeof(j->sdk));
+	db_col_copy(s, 5, j->dtype, sizeof(j->dtype));
+	db_col_copy(s, 6, j->trans, sizeof(j->trans));
+	j->m = db_col_int64(s, 7);
+	j->n = db_col_int64(s, 8);
+	j->k = db_col_int64(s, 9);
+	j->batch = db_col_int64(s, 10);
+	db_col_copy(s, 11, j->origin, sizeof(j->origin));
+	db_col_copy(s, 12, j->state, sizeof(j->state));
+	j->budget = db_col_int64(s, 13);
+	j->evals = db_col_int64(s, 14);
+	j->measured = db_col_int64(s, 15);
+	db_col_copy(s, 16, j->winner, sizeof(j->winner));
+	j->best_ms = db_col_double(s, 17);
+	j->default_ms = db_col_double(s, 18);
+	j->seeded_from = db_col_int64(s, 19);
+	db_col_copy(s, 20, j->detail, sizeof(j->detail));
+	j->created_ms = db_col_int64(s, 21);
+	j->updated_ms = db_col_int64(s, 22);
+	j->finished_ms = db_col_int64(s, 23);
+	db_col_copy(s, 24, j->driver, sizeof(j->driver));
 }
 
-/* Binds backend, arch, device, sdk at ?1..?4. */
+/* Opens statement I with backend, arch, device, sdk bound at ?1..?4. */
+static void
+open_device(struct db_stmt *s, struct rocmd_tune_queue_db *q, int i, const char *backend,
+            const char *arch, const char *device, const char *sdk)
+{
+	db_stmt_open(s, &q->c, i);
+	db_bind_text(s, 1, backend);
+	db_bind_text(s, 2, arch);
+	db_bind_text(s, 3, device);
+	db_bind_text(s, 4, sdk);
+}
+
+/* Opens statement I with J's device, SDK and problem at ?1..?10, its driver at ?16. */
+static void
+open_job(struct db_stmt *s, struct rocmd_tune_queue_db *q, int i, const struct rocmd_tune_job *j)
+{
+	open_device(s, q, i, j->backend, j->arch, j->device, j->sdk);
+	db_bind_text(s, 5, j->dtype);
+	db_bind_text(s, 6, j->trans);
+	db_bind_int64(s, 7, j->m);
+	db_bind_int64(s, 8, j->n);
+	db_bind_int64(s, 9, j->k);
+	db_bind_int64(s, 10, j->batch > 0 ? j->batch : 1);
+	db_bind_text(s, 16, j->driver);
+}
+
+/* Steps S for its one row into *J; ROCMD_ENOTFOUND without one. */
 static int
-bind_device(sqlite3_stmt *st, const char *backend, const char *arch, const char *device,
-            const char *sdk)
+get_one(struct db_stmt *s, struct rocmd_tune_job *j)
 {
-	int rc = sqlite3_bind_text(st, 1, backend, -1, SQLITE_STATIC);
+	int found = db_stmt_row(s);
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 2, arch, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 3, device, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 4, sdk, -1, SQLITE_STATIC);
-	return rc;
+	if (found)
+		row_to_job(s, j);
+	return db_stmt_found(s, found);
 }
 
-/* Binds the problem at ?5..?10. */
-static int
-bind_problem(sqlite3_stmt *st, const struct rocmd_tune_job *j)
-{
-	int rc = sqlite3_bind_text(st, 5, j->dtype, -1, SQLITE_STATIC);
-
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 6, j->trans, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 7, j->m);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 8, j->n);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 9, j->k);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 10, j->batch > 0 ? j->batch : 1);
-	return rc;
-}
-
-int
-rocmd_tune_queue_attach(struct rocmd_db *main, struct rocmd_tune_queue_db **out)
-{
-	struct rocmd_tune_queue_db *q;
-	int rc = SQLITE_OK, i;
-
-	*out = NULL;
-	q = calloc(1, sizeof(*q));
-	if (q == NULL)
-		return ROCMD_ENOMEM;
-	q->h = rocmd_db_sqlite(main);
-	for (i = 0; i < Q_COUNT_ && rc == SQLITE_OK; i++)
-		rc = sqlite3_prepare_v3(q->h, queries[i], -1, SQLITE_PREPARE_PERSISTENT, &q->st[i],
-		                        NULL);
-	if (rc != SQLITE_OK) {
-		rocmd_tune_queue_detach(q);
-		return rocmd_db_map_rc(rc) < 0 ? rocmd_db_map_rc(rc) : ROCMD_EDB;
-	}
-	*out = q;
-	return 0;
-}
-
-void
-rocmd_tune_queue_detach(struct rocmd_tune_queue_db *q)
-{
-	if (q == NULL)
-		return;
-	for (int i = 0; i < Q_COUNT_; i++)
-		sqlite3_finalize(q->st[i]);
-	free(q);
-}
-
-const char *
-rocmd_tune_queue_errmsg(struct rocmd_tune_queue_db *q)
-{
-	return q != NULL && q->h != NULL ? sqlite3_errmsg(q->h) : "no database";
-}
+DB_MODULE_DEFINE(struct rocmd_tune_queue_db, rocmd_tune_queue_attach, rocmd_tune_queue_detach,
+                 rocmd_tune_queue_errmsg, queries, Q_COUNT_)
 
 int
 rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job *j, int64_t now,
                      int64_t *id, int *created)
 {
-	sqlite3_stmt *st = stmt(q, Q_FIND_LIVE);
-	int rc;
+	struct db_stmt s;
+	int err;
 
 	*id = 0;
 	*created = 0;
-	rc = bind_device(st, j->backend, j->arch, j->device, j->sdk);
-	if (rc == SQLITE_OK)
-		rc = bind_problem(st, j);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 16, j->driver, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		sqlite3_reset(st);
-		return 0;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return rocmd_db_map_rc(rc);
-
-	st = stmt(q, Q_ADD);
-	rc = bind_device(st, j->backend, j->arch, j->device, j->sdk);
-	if (rc == SQLITE_OK)
-		rc = bind_problem(st, j);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 11, j->origin, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 12, j->budget);
-	if (rc == SQLITE_OK)
-		rc = j->seeded_from > 0 ? sqlite3_bind_int64(st, 13, j->seeded_from)
-		                        : sqlite3_bind_null(st, 13);
-	if (rc == SQLITE_OK)
-		rc = rocmd_db_bind_text(st, 14, j->detail[0] ? j->detail : NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 15, now);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 16, j->driver, -1, SQLITE_STATIC);
-	rc = run(st, rc);
-	if (rc < 0)
-		return rc;
-	*id = sqlite3_last_insert_rowid(q->h);
+	open_job(&s, q, Q_FIND_LIVE, j);
+	err = db_stmt_int(&s, id);
+	if (err != ROCMD_ENOTFOUND)
+		return err;
+	open_job(&s, q, Q_ADD, j);
+	db_bind_text(&s, 11, j->origin);
+	db_bind_int64(&s, 12, j->budget);
+	db_bind_id(&s, 13, j->seeded_from);
+	db_bind_text(&s, 14, j->detail[0] ? j->detail : NULL);
+	db_bind_int64(&s, 15, now);
+	err = run(&s);
+	if (err < 0)
+		return err;
+	*id = db_last_id(&q->c);
 	*created = 1;
 	return 0;
 }
@@ -263,46 +196,27 @@ rocmd_tune_queue_add(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job 
 int
 rocmd_tune_queue_get(struct rocmd_tune_queue_db *q, int64_t id, struct rocmd_tune_job *j)
 {
-	sqlite3_stmt *st = stmt(q, Q_GET);
-	int rc = sqlite3_bind_int64(st, 1, id);
+	struct db_stmt s;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		row_to_job(st, j);
-	sqlite3_reset(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? ROCMD_ENOTFOUND : rocmd_db_map_rc(rc);
-}
-
-/* Steps ST calling CB per row; CB's non-zero return stops and is returned. */
-static int
-walk(sqlite3_stmt *st, int rc, int (*cb)(const struct rocmd_tune_job *j, void *ctx), void *ctx)
-{
-	struct rocmd_tune_job j;
-	int ret = 0;
-
-	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		row_to_job(st, &j);
-		ret = cb(&j, ctx);
-		if (ret != 0)
-			break;
-	}
-	sqlite3_reset(st);
-	if (ret != 0)
-		return ret;
-	return rc == SQLITE_DONE ? 0 : rocmd_db_map_rc(rc);
+	db_stmt_open(&s, &q->c, Q_GET);
+	db_bind_int64(&s, 1, id);
+	return get_one(&s, j);
 }
 
 int
 rocmd_tune_queue_list(struct rocmd_tune_queue_db *q, int all,
                       int (*cb)(const struct rocmd_tune_job *j, void *ctx), void *ctx)
 {
-	return walk(stmt(q, all ? Q_LIST_ALL : Q_LIST), SQLITE_OK, cb, ctx);
+	struct rocmd_tune_job j;
+	struct db_stmt s;
+	int err = 0;
+
+	db_stmt_open(&s, &q->c, all ? Q_LIST_ALL : Q_LIST);
+	while (err == 0 && db_stmt_row(&s)) {
+		row_to_job(&s, &j);
+		err = cb(&j, ctx);
+	}
+	return db_stmt_end(&s, err);
 }
 
 int
@@ -310,74 +224,53 @@ rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, const 
                       const char *device, const char *sdk, const char *driver,
                       struct rocmd_tune_job *j)
 {
-	sqlite3_stmt *st = stmt(q, Q_NEXT);
-	int rc = bind_device(st, backend, arch, device, sdk);
+	struct db_stmt s;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 5, driver, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		row_to_job(st, j);
-	sqlite3_reset(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? ROCMD_ENOTFOUND : rocmd_db_map_rc(rc);
+	open_device(&s, q, Q_NEXT, backend, arch, device, sdk);
+	db_bind_text(&s, 5, driver);
+	return get_one(&s, j);
 }
 
 int
 rocmd_tune_queue_set_state(struct rocmd_tune_queue_db *q, int64_t id, const char *state,
                            const char *detail, int64_t now)
 {
-	sqlite3_stmt *st = stmt(q, Q_SET_STATE);
-	int rc = sqlite3_bind_int64(st, 1, id);
+	struct db_stmt s;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = rocmd_db_bind_text(st, 3, detail);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 4, now);
-	rc = run(st, rc);
-	if (rc == 0 && sqlite3_changes(q->h) == 0)
-		return ROCMD_ENOTFOUND;
-	return rc;
+	db_stmt_open(&s, &q->c, Q_SET_STATE);
+	db_bind_int64(&s, 1, id);
+	db_bind_text(&s, 2, state);
+	db_bind_text(&s, 3, detail);
+	db_bind_int64(&s, 4, now);
+	return run_one(q, &s);
 }
 
 int
 rocmd_tune_queue_move_all(struct rocmd_tune_queue_db *q, const char *from, const char *to,
                           int64_t now, int *n)
 {
-	sqlite3_stmt *st = stmt(q, Q_MOVE_ALL);
-	int rc = sqlite3_bind_text(st, 1, from, -1, SQLITE_STATIC);
+	struct db_stmt s;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 3, now);
-	rc = run(st, rc);
-	if (n != NULL)
-		*n = rc == 0 ? sqlite3_changes(q->h) : 0;
-	return rc;
+	db_stmt_open(&s, &q->c, Q_MOVE_ALL);
+	db_bind_text(&s, 1, from);
+	db_bind_text(&s, 2, to);
+	db_bind_int64(&s, 3, now);
+	return run_count(q, &s, n);
 }
 
 int
 rocmd_tune_queue_progress(struct rocmd_tune_queue_db *q, int64_t id, int64_t evals,
                           int64_t measured, double best_ms, int64_t now)
 {
-	sqlite3_stmt *st = stmt(q, Q_PROGRESS);
-	int rc = sqlite3_bind_int64(st, 1, id);
+	struct db_stmt s;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 2, evals);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 3, measured);
-	if (rc == SQLITE_OK)
-		rc = best_ms > 0 && best_ms < 1e300 ? sqlite3_bind_double(st, 4, best_ms)
-		                                    : sqlite3_bind_null(st, 4);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 5, now);
-	return run(st, rc);
+	db_stmt_open(&s, &q->c, Q_PROGRESS);
+	db_bind_int64(&s, 1, id);
+	db_bind_int64(&s, 2, evals);
+	db_bind_int64(&s, 3, measured);
+	db_bind_ms(&s, 4, best_ms);
+	db_bind_int64(&s, 5, now);
+	return run(&s);
 }
 
 int
@@ -385,49 +278,35 @@ rocmd_tune_queue_finish(struct rocmd_tune_queue_db *q, int64_t id, const char *s
                         const char *winner, double best_ms, double default_ms, const char *detail,
                         int64_t now)
 {
-	sqlite3_stmt *st = stmt(q, Q_FINISH);
-	int rc = sqlite3_bind_int64(st, 1, id);
+	struct db_stmt s;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = rocmd_db_bind_text(st, 3, winner != NULL && winner[0] ? winner : NULL);
-	if (rc == SQLITE_OK)
-		rc = best_ms > 0 && best_ms < 1e300 ? sqlite3_bind_double(st, 4, best_ms)
-		                                    : sqlite3_bind_null(st, 4);
-	if (rc == SQLITE_OK)
-		rc = default_ms > 0 && default_ms < 1e300 ? sqlite3_bind_double(st, 5, default_ms)
-		                                          : sqlite3_bind_null(st, 5);
-	if (rc == SQLITE_OK)
-		rc = rocmd_db_bind_text(st, 6, detail);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 7, now);
-	rc = run(st, rc);
-	if (rc == 0 && sqlite3_changes(q->h) == 0)
-		return ROCMD_ENOTFOUND;
-	return rc;
+	db_stmt_open(&s, &q->c, Q_FINISH);
+	db_bind_int64(&s, 1, id);
+	db_bind_text(&s, 2, state);
+	db_bind_text(&s, 3, winner != NULL && winner[0] ? winner : NULL);
+	db_bind_ms(&s, 4, best_ms);
+	db_bind_ms(&s, 5, default_ms);
+	db_bind_text(&s, 6, detail);
+	db_bind_int64(&s, 7, now);
+	return run_one(q, &s);
 }
 
-int
-rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
-                       const char *device, const char *sdk, const char *driver, int64_t now,
-                       void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx, int *n)
+/* The jobs rocmd_tune_queue_stale() would mark, collected first: the
+ * callback adds rows, which must not disturb the walk. */
+static int
+stale_jobs(struct rocmd_tune_queue_db *q, const char *backend, const char *arch, const char *device,
+           const char *sdk, const char *driver, struct rocmd_tune_job **out, size_t *count)
 {
 	struct rocmd_tune_job *jobs = NULL, *grown;
-	size_t count = 0, cap = 0;
-	sqlite3_stmt *st = stmt(q, Q_STALE_LIST);
-	int rc = bind_device(st, backend, arch, device, sdk), err = 0;
+	size_t cap = 0;
+	struct db_stmt s;
+	int err = 0;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 5, driver, -1, SQLITE_STATIC);
-	if (n != NULL)
-		*n = 0;
-	/* Collect first: the callback adds rows, which must not disturb the walk. */
-	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		if (count == cap) {
+	*count = 0;
+	open_device(&s, q, Q_STALE_LIST, backend, arch, device, sdk);
+	db_bind_text(&s, 5, driver);
+	while (err == 0 && db_stmt_row(&s)) {
+		if (*count == cap) {
 			cap = cap ? cap * 2 : 8;
 			grown = realloc(jobs, cap * sizeof(*jobs));
 			if (grown == NULL) {
@@ -436,17 +315,30 @@ rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const
 			}
 			jobs = grown;
 		}
-		row_to_job(st, &jobs[count++]);
+		row_to_job(&s, &jobs[(*count)++]);
 	}
-	sqlite3_reset(st);
-	if (err == 0 && rc != SQLITE_DONE)
-		err = rocmd_db_map_rc(rc);
+	*out = jobs;
+	return db_stmt_end(&s, err);
+}
+
+int
+rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
+                       const char *device, const char *sdk, const char *driver, int64_t now,
+                       void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx, int *n)
+{
+	struct rocmd_tune_job *jobs;
+	struct db_stmt s;
+	size_t count;
+	int err;
+
+	if (n != NULL)
+		*n = 0;
+	err = stale_jobs(q, backend, arch, device, sdk, driver, &jobs, &count);
 	for (size_t i = 0; err == 0 && i < count; i++) {
-		st = stmt(q, Q_STALE_SET);
-		rc = sqlite3_bind_int64(st, 1, jobs[i].id);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_int64(st, 2, now);
-		err = run(st, rc);
+		db_stmt_open(&s, &q->c, Q_STALE_SET);
+		db_bind_int64(&s, 1, jobs[i].id);
+		db_bind_int64(&s, 2, now);
+		err = run(&s);
 		if (err == 0 && cb != NULL)
 			cb(&jobs[i], ctx);
 	}
@@ -460,31 +352,27 @@ int
 rocmd_tune_queue_adopt_driver(struct rocmd_tune_queue_db *q, const char *backend, const char *arch,
                               const char *device, const char *driver, int64_t now, int *n)
 {
-	sqlite3_stmt *st = stmt(q, Q_ADOPT);
-	int rc = bind_device(st, backend, arch, device, driver);
+	struct db_stmt s;
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 5, now);
-	rc = run(st, rc);
-	if (n != NULL)
-		*n = rc == 0 ? sqlite3_changes(q->h) : 0;
-	return rc;
+	open_device(&s, q, Q_ADOPT, backend, arch, device, driver);
+	db_bind_int64(&s, 5, now);
+	return run_count(q, &s, n);
 }
 
 int
 rocmd_tune_queue_begin(struct rocmd_tune_queue_db *q)
 {
-	return run(stmt(q, Q_BEGIN), SQLITE_OK);
+	return db_begin(&q->c);
 }
 
 int
 rocmd_tune_queue_commit(struct rocmd_tune_queue_db *q)
 {
-	return run(stmt(q, Q_COMMIT), SQLITE_OK);
+	return db_commit(&q->c);
 }
 
 void
 rocmd_tune_queue_rollback(struct rocmd_tune_queue_db *q)
 {
-	run(stmt(q, Q_ROLLBACK), SQLITE_OK);
+	db_rollback(&q->c);
 }

@@ -4,8 +4,9 @@
  * See db.h for the contract. Nothing is written to the file until the
  * integrity check and the version check have passed, and a failed open closes
  * without checkpointing, so a refused database stays exactly as it was.
- * Statements are prepared once per handle and kept until close; only the loop
- * thread uses a handle (SQLITE_OPEN_NOMUTEX).
+ * The handle is the connection's own module handle (db-internal.h): its
+ * statements are prepared once and kept until close; only the loop thread
+ * uses a handle (SQLITE_OPEN_NOMUTEX).
  */
 #include "db.h"
 
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <sqlite3.h>
 
@@ -30,11 +30,15 @@
 #define DB_INTEGRITY_MAX_ERRORS 8
 #define DB_INTEGRITY_REPORTED 3
 
-/* Statements kept prepared for the life of a handle. events_list is not here:
- * its callback may call back into this module, so it prepares its own. */
-enum db_stmt {
+/* A prefix test with substr() rather than LIKE: '%' and '_' in KIND are plain
+ * characters, and no escaping can go wrong. */
+#define EVENT_FILTER "WHERE id > ?1 AND (?2 IS NULL OR substr(kind, 1, length(?2)) = ?2) "
+
+enum {
 	ST_EVENT_ADD,
 	ST_JSON_VALID,
+	ST_EVENTS_LIST,
+	ST_EVENTS_TAIL,
 	ST_EVENTS_LAST_ID,
 	ST_RUN_LAST,
 	ST_RUN_INSERT,
@@ -45,24 +49,28 @@ enum db_stmt {
 };
 
 static const char *const stmt_sql[ST_COUNT_] = {
-	[ST_EVENT_ADD] = "INSERT INTO event (time_ms, kind, message, detail) VALUES (?1, ?2, ?3, ?4)",
-	[ST_JSON_VALID] = "SELECT json_valid(?1)",
-	[ST_EVENTS_LAST_ID] = "SELECT coalesce(max(id), 0) FROM event",
-	[ST_RUN_LAST] = "SELECT ended_ms IS NOT NULL FROM daemon_run ORDER BY id DESC LIMIT 1",
-	[ST_RUN_INSERT] = "INSERT INTO daemon_run (pid, version, started_ms) VALUES (?1, ?2, ?3)",
-	[ST_RUN_END] = "UPDATE daemon_run SET ended_ms = coalesce(ended_ms, ?2) WHERE id = ?1",
-	[ST_EVENTS_COUNT] = "SELECT count(*) FROM event",
-	[ST_TABLE_EXISTS] = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+    [ST_EVENT_ADD] = "INSERT INTO event (time_ms, kind, message, detail) VALUES (?1, ?2, ?3, ?4)",
+    [ST_JSON_VALID] = "SELECT json_valid(?1)",
+    /* Both event queries: ?1 after_id, ?2 kind, ?3 limit. */
+    [ST_EVENTS_LIST] =
+        "SELECT id, time_ms, kind, message, detail FROM event " EVENT_FILTER "ORDER BY id LIMIT ?3",
+    [ST_EVENTS_TAIL] = "SELECT * FROM (SELECT id, time_ms, kind, message, detail "
+                       "FROM event " EVENT_FILTER "ORDER BY id DESC LIMIT ?3) ORDER BY id",
+    [ST_EVENTS_LAST_ID] = "SELECT coalesce(max(id), 0) FROM event",
+    [ST_RUN_LAST] = "SELECT ended_ms IS NOT NULL FROM daemon_run ORDER BY id DESC LIMIT 1",
+    [ST_RUN_INSERT] = "INSERT INTO daemon_run (pid, version, started_ms) VALUES (?1, ?2, ?3)",
+    [ST_RUN_END] = "UPDATE daemon_run SET ended_ms = coalesce(ended_ms, ?2) WHERE id = ?1",
+    [ST_EVENTS_COUNT] = "SELECT count(*) FROM event",
+    [ST_TABLE_EXISTS] = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
 };
 
 struct rocmd_db {
-	sqlite3 *h;
+	struct db_conn c; /* first: the connection and this module's statements */
 	int version;
-	sqlite3_stmt *stmt[ST_COUNT_];
 };
 
-static void
-set_why(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_why(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void
 set_why(char *why, size_t whylen, const char *fmt, ...)
@@ -76,133 +84,43 @@ set_why(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
-int
-rocmd_db_map_rc(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_ROW:
-	case SQLITE_DONE:
-		return 0;
-	case SQLITE_FULL:
-		return ROCMD_ENOSPACE;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return ROCMD_EBUSY;
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-		return ROCMD_ECORRUPT;
-	case SQLITE_NOMEM:
-		return ROCMD_ENOMEM;
-	case SQLITE_CONSTRAINT:
-		return ROCMD_EEXISTS;
-	default:
-		return ROCMD_EDB;
-	}
-}
-
 sqlite3 *
 rocmd_db_sqlite(struct rocmd_db *db)
 {
-	return db != NULL ? db->h : NULL;
+	return db != NULL ? db->c.h : NULL;
 }
 
-int
-rocmd_db_view_new(struct rocmd_db *db, size_t size, void **out)
-{
-	sqlite3 *h = rocmd_db_sqlite(db);
-	sqlite3 **view;
-
-	*out = NULL;
-	if (h == NULL || size < sizeof(*view))
-		return ROCMD_EINVAL;
-	view = calloc(1, size);
-	if (view == NULL)
-		return ROCMD_ENOMEM;
-	*view = h;
-	*out = view;
-	return 0;
-}
-
-int
-rocmd_db_bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	return s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Runs a one-row, one-column statement and reads an integer. */
+/* Runs a one-row, one-column statement that is not in the table; *OUT gets
+ * its integer (0 without a row), TEXT (when not NULL) its text. */
 static int
-query_int(sqlite3 *h, const char *sql, int64_t *out)
+query_one(struct db_conn *c, const char *sql, int64_t *out, char *text, size_t textlen)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_stmt s;
 
+	db_stmt_sql(&s, c, sql);
 	*out = 0;
-	rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto out;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0);
-		rc = SQLITE_OK;
-	} else if (rc == SQLITE_DONE) {
-		rc = SQLITE_OK;
+	if (text != NULL)
+		text[0] = '\0';
+	if (db_stmt_row(&s)) {
+		*out = db_col_int64(&s, 0);
+		if (text != NULL)
+			db_col_copy(&s, 0, text, textlen);
 	}
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return db_stmt_done(&s);
 }
 
 static int
-query_text(sqlite3 *h, const char *sql, char *out, size_t outlen)
+query_int(struct db_conn *c, const char *sql, int64_t *out)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	out[0] = '\0';
-	rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto out;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *t = sqlite3_column_text(st, 0);
-		snprintf(out, outlen, "%s", t != NULL ? (const char *)t : "");
-		rc = SQLITE_OK;
-	} else if (rc == SQLITE_DONE) {
-		rc = SQLITE_OK;
-	}
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return query_one(c, sql, out, NULL, 0);
 }
 
-/* The cached statement ID, reset and unbound, or NULL (see sqlite3_errmsg). */
-static sqlite3_stmt *
-stmt_get(struct rocmd_db *db, enum db_stmt id)
+static int
+query_text(struct db_conn *c, const char *sql, char *out, size_t outlen)
 {
-	if (db->stmt[id] == NULL &&
-	    sqlite3_prepare_v3(db->h, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &db->stmt[id],
-			       NULL) != SQLITE_OK)
-		return NULL;
-	return db->stmt[id];
-}
+	int64_t ignored;
 
-static void
-stmt_done(sqlite3_stmt *st)
-{
-	if (st == NULL)
-		return;
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	return query_one(c, sql, &ignored, out, outlen);
 }
 
 /*
@@ -211,68 +129,54 @@ stmt_done(sqlite3_stmt *st)
  * a database fails here with SQLITE_NOTADB).
  */
 static int
-check_integrity(sqlite3 *h, const char *path, char *why, size_t whylen)
+check_integrity(struct db_conn *c, const char *path, char *why, size_t whylen)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt s;
 	char msgs[512] = "";
 	size_t used = 0;
-	int rc, bad = 0, err = 0;
+	int bad = 0, err;
 
-	rc = sqlite3_prepare_v2(h, "PRAGMA integrity_check(" STR(DB_INTEGRITY_MAX_ERRORS) ")", -1,
-				&st, NULL);
-	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
-		const char *m;
+	db_stmt_sql(&s, c, "PRAGMA integrity_check(" STR(DB_INTEGRITY_MAX_ERRORS) ")");
+	while (db_stmt_row(&s)) {
+		const char *m = db_col_text(&s, 0);
 
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		m = (const char *)sqlite3_column_text(st, 0);
 		if (m != NULL && strcmp(m, "ok") == 0)
 			continue;
 		if (bad++ < DB_INTEGRITY_REPORTED && used < sizeof(msgs)) {
 			int n = snprintf(msgs + used, sizeof(msgs) - used, "%s%s",
-					 used > 0 ? "; " : "", m != NULL ? m : "?");
+			                 used > 0 ? "; " : "", m != NULL ? m : "?");
 			used += n > 0 ? (size_t)n : 0;
 		}
 	}
-	if (rc != SQLITE_DONE) {
-		err = rocmd_db_map_rc(rc);
-		set_why(why, whylen, "%s: cannot read the database: %s", path, sqlite3_errmsg(h));
-		goto out;
+	err = db_stmt_done(&s);
+	if (err != 0) {
+		set_why(why, whylen, "%s: cannot read the database: %s", path, db_errmsg(c));
+		return err;
 	}
 	if (bad > 0) {
-		err = ROCMD_ECORRUPT;
 		set_why(why, whylen, "%s: integrity check failed (%d problem%s%s): %s", path, bad,
-			bad == 1 ? "" : "s", bad >= DB_INTEGRITY_MAX_ERRORS ? " or more" : "", msgs);
+		        bad == 1 ? "" : "s", bad >= DB_INTEGRITY_MAX_ERRORS ? " or more" : "",
+		        msgs);
+		return ROCMD_ECORRUPT;
 	}
-out:
-	sqlite3_finalize(st);
-	return err;
+	return 0;
 }
 
-/* Fails with the first violation foreign_key_check finds, as SQLITE_CONSTRAINT. */
+/* Fails with the first violation foreign_key_check finds, as ROCMD_EEXISTS
+ * with the violation in C's message. */
 static int
-check_foreign_keys(sqlite3 *h, char *msg, size_t msglen)
+check_foreign_keys(struct db_conn *c)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_stmt s;
+	int err;
 
-	rc = sqlite3_prepare_v2(h, "PRAGMA foreign_key_check", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto out;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(msg, msglen, "foreign key violation: table %s, row %lld refers to a missing %s",
-			 (const char *)sqlite3_column_text(st, 0),
-			 (long long)sqlite3_column_int64(st, 1),
-			 (const char *)sqlite3_column_text(st, 2));
-		rc = SQLITE_CONSTRAINT;
-	} else if (rc == SQLITE_DONE) {
-		rc = SQLITE_OK;
-	}
-out:
-	sqlite3_finalize(st);
-	return rc;
+	db_stmt_sql(&s, c, "PRAGMA foreign_key_check");
+	if (!db_stmt_row(&s))
+		return db_stmt_done(&s);
+	db_set_msg(c, "foreign key violation: table %s, row %lld refers to a missing %s",
+	           db_col_text(&s, 0), (long long)db_col_int64(&s, 1), db_col_text(&s, 2));
+	err = db_stmt_done(&s);
+	return err != 0 ? err : ROCMD_EEXISTS;
 }
 
 /*
@@ -281,56 +185,40 @@ out:
  * rolled back and WHY names the migration and SQLite's error.
  */
 static int
-apply_migration(sqlite3 *h, const char *path, const struct rocmd_migration *m, char *why,
-		size_t whylen)
+apply_migration(struct db_conn *c, const char *path, const struct rocmd_migration *m, char *why,
+                size_t whylen)
 {
-	char own[256] = "";
 	char *sql = NULL;
 	int64_t cur = 0;
-	int rc, err = 0;
+	int err;
 
-	rc = sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		goto out;
+	err = db_begin(c);
 	/* Re-read inside the write lock: another process may have migrated. */
-	rc = query_int(h, "PRAGMA user_version", &cur);
-	if (rc != SQLITE_OK)
-		goto out;
-	if (cur != m->version - 1) {
-		snprintf(own, sizeof(own), "schema version changed to %lld under us",
-			 (long long)cur);
-		rc = SQLITE_ERROR;
-		goto out;
+	if (err == 0)
+		err = query_int(c, "PRAGMA user_version", &cur);
+	if (err == 0 && cur != m->version - 1) {
+		db_set_msg(c, "schema version changed to %lld under us", (long long)cur);
+		err = ROCMD_EDB;
 	}
-	rc = sqlite3_exec(h, m->sql, NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		goto out;
-	rc = check_foreign_keys(h, own, sizeof(own));
-	if (rc != SQLITE_OK)
-		goto out;
-	sql = sqlite3_mprintf("PRAGMA user_version = %d", m->version);
-	if (sql == NULL) {
-		rc = SQLITE_NOMEM;
-		goto out;
+	if (err == 0)
+		err = db_exec_sql(c, m->sql);
+	if (err == 0)
+		err = check_foreign_keys(c);
+	if (err == 0 && (sql = sqlite3_mprintf("PRAGMA user_version = %d", m->version)) == NULL) {
+		db_set_msg(c, "%s", sqlite3_errstr(SQLITE_NOMEM));
+		err = ROCMD_ENOMEM;
 	}
-	rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		goto out;
-	rc = sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
-out:
-	if (rc != SQLITE_OK) {
-		/* The message must be taken before ROLLBACK replaces it. */
-		err = ROCMD_EMIGRATE;
+	if (err == 0)
+		err = db_exec_sql(c, sql);
+	err = db_end(c, err);
+	if (err != 0)
 		set_why(why, whylen,
-			"%s: migration %d \"%s\" failed: %s; the database was left at schema "
-			"version %d",
-			path, m->version, m->name != NULL ? m->name : "", own[0] ? own : sqlite3_errmsg(h),
-			m->version - 1);
-		if (!sqlite3_get_autocommit(h))
-			sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
-	}
+		        "%s: migration %d \"%s\" failed: %s; the database was left at schema "
+		        "version %d",
+		        path, m->version, m->name != NULL ? m->name : "", db_errmsg(c),
+		        m->version - 1);
 	sqlite3_free(sql);
-	return err;
+	return err != 0 ? ROCMD_EMIGRATE : 0;
 }
 
 /* An error from sqlite3_open_v2: the system's errno when SQLite kept one. */
@@ -344,91 +232,61 @@ open_error(sqlite3 *h, int rc)
 	return rocmd_db_map_rc(rc);
 }
 
-int
-rocmd_db_open_with(const char *path, const struct rocmd_migration *migrations, int count,
-		   struct rocmd_db **out, char *why, size_t whylen)
+/* Reports ERR of a pragma or setting with C's message in WHY; returns ERR. */
+static int
+fail_setting(struct db_conn *c, int err, const char *path, char *why, size_t whylen)
+{
+	if (err != 0)
+		set_why(why, whylen, "%s: %s", path, db_errmsg(c));
+	return err;
+}
+
+/* Opens PATH into DB->c.h and runs the read-only checks: until they pass,
+ * nothing may touch the file. *VERSION gets the schema version found. */
+static int
+open_checked(struct rocmd_db *db, const char *path, int count, int64_t *version, char *why,
+             size_t whylen)
 {
 	const int flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-	struct rocmd_db *db = NULL;
-	char mode[32];
-	int64_t version = 0, fk = 0;
-	int rc, err = 0;
+	int rc, err;
 
-	if (out != NULL)
-		*out = NULL;
-	set_why(why, whylen, "%s", "");
-	/* An empty path would make SQLite open a private temporary database. */
-	if (path == NULL || path[0] == '\0' || out == NULL || count < 0 ||
-	    (count > 0 && migrations == NULL)) {
-		err = ROCMD_EINVAL;
-		goto out;
-	}
-	for (int i = 0; i < count; i++) {
-		if (migrations[i].version != i + 1 || migrations[i].sql == NULL) {
-			err = ROCMD_EINVAL;
-			set_why(why, whylen, "migration list is not numbered 1..%d at entry %d", count,
-				i);
-			goto out;
-		}
-	}
-	db = calloc(1, sizeof(*db));
-	if (db == NULL) {
-		err = ROCMD_ENOMEM;
-		goto out;
-	}
-	rc = sqlite3_open_v2(path, &db->h, flags, NULL);
+	rc = sqlite3_open_v2(path, &db->c.h, flags, NULL);
 	if (rc != SQLITE_OK) {
-		err = open_error(db->h, rc);
 		set_why(why, whylen, "%s: cannot open: %s", path,
-			db->h != NULL ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
-		goto out;
+		        db->c.h != NULL ? sqlite3_errmsg(db->c.h) : sqlite3_errstr(rc));
+		return open_error(db->c.h, rc);
 	}
-	if (sqlite3_db_readonly(db->h, "main") == 1) {
-		err = -EACCES;
+	if (sqlite3_db_readonly(db->c.h, "main") == 1) {
 		set_why(why, whylen, "%s: cannot open for writing", path);
-		goto out;
+		return -EACCES;
 	}
-	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
-
-	/* Read-only checks first: until they pass, nothing may touch the file. */
-	err = check_integrity(db->h, path, why, whylen);
+	sqlite3_busy_timeout(db->c.h, DB_BUSY_TIMEOUT_MS);
+	err = check_integrity(&db->c, path, why, whylen);
 	if (err != 0)
-		goto out;
-	rc = query_int(db->h, "PRAGMA user_version", &version);
-	if (rc != SQLITE_OK) {
-		err = rocmd_db_map_rc(rc);
+		return err;
+	err = query_int(&db->c, "PRAGMA user_version", version);
+	if (err != 0) {
 		set_why(why, whylen, "%s: cannot read the schema version: %s", path,
-			sqlite3_errmsg(db->h));
-		goto out;
+		        db_errmsg(&db->c));
+		return err;
 	}
-	if (version > count || version < 0) {
-		err = ROCMD_ESCHEMA_NEWER;
+	if (*version > count || *version < 0) {
 		set_why(why, whylen,
-			"%s: schema version %lld is newer than the newest this rocmd knows (%d); "
-			"the database was not changed",
-			path, (long long)version, count);
-		goto out;
+		        "%s: schema version %lld is newer than the newest this rocmd knows (%d); "
+		        "the database was not changed",
+		        path, (long long)*version, count);
+		return ROCMD_ESCHEMA_NEWER;
 	}
+	return 0;
+}
 
-	/*
-	 * Migrations run with foreign keys off, as SQLite recommends for schema
-	 * changes (the pragma is a no-op inside a transaction, and table
-	 * rebuilds would cascade); each transaction instead runs
-	 * foreign_key_check before it commits.
-	 */
-	if (version < count) {
-		rc = sqlite3_exec(db->h, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL);
-		if (rc != SQLITE_OK) {
-			err = rocmd_db_map_rc(rc);
-			set_why(why, whylen, "%s: %s", path, sqlite3_errmsg(db->h));
-			goto out;
-		}
-	}
-	for (int i = (int)version; i < count; i++) {
-		err = apply_migration(db->h, path, &migrations[i], why, whylen);
-		if (err != 0)
-			goto out;
-	}
+/* WAL, synchronous=FULL and foreign keys, once the schema is current. */
+static int
+set_modes(struct db_conn *c, const char *path, char *why, size_t whylen)
+{
+	char mode[32];
+	int64_t fk = 0;
+	int err;
 
 	/*
 	 * WAL is switched on only now: the switch rewrites the file header, and
@@ -437,11 +295,10 @@ rocmd_db_open_with(const char *path, const struct rocmd_migration *migrations, i
 	 * for every database rocmd has opened before. An in-memory database
 	 * (":memory:", for tests of other modules) stays in memory mode.
 	 */
-	rc = query_text(db->h, "PRAGMA journal_mode = WAL", mode, sizeof(mode));
-	if (rc == SQLITE_OK && strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0) {
-		err = ROCMD_EDB;
+	err = query_text(c, "PRAGMA journal_mode = WAL", mode, sizeof(mode));
+	if (err == 0 && strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0) {
 		set_why(why, whylen, "%s: cannot switch to WAL mode (still \"%s\")", path, mode);
-		goto out;
+		return ROCMD_EDB;
 	}
 	/*
 	 * synchronous=FULL, not the NORMAL that WAL allows: with NORMAL a commit
@@ -449,36 +306,76 @@ rocmd_db_open_with(const char *path, const struct rocmd_migration *migrations, i
 	 * an intent being durable before the step it describes starts, and
 	 * rocmd writes rarely, so the extra fsync per commit is cheap.
 	 */
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db->h, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = query_int(db->h, "PRAGMA foreign_keys", &fk);
-	if (rc != SQLITE_OK) {
-		err = rocmd_db_map_rc(rc);
-		set_why(why, whylen, "%s: %s", path, sqlite3_errmsg(db->h));
-		goto out;
-	}
+	if (err == 0)
+		err = db_exec_sql(c, "PRAGMA synchronous = FULL");
+	if (err == 0)
+		err = db_exec_sql(c, "PRAGMA foreign_keys = ON");
+	if (err == 0)
+		err = query_int(c, "PRAGMA foreign_keys", &fk);
+	if (err != 0)
+		return fail_setting(c, err, path, why, whylen);
 	if (fk != 1) {
-		err = ROCMD_EDB;
 		set_why(why, whylen, "%s: this SQLite cannot enforce foreign keys", path);
-		goto out;
+		return ROCMD_EDB;
+	}
+	return 0;
+}
+
+int
+rocmd_db_open_with(const char *path, const struct rocmd_migration *migrations, int count,
+                   struct rocmd_db **out, char *why, size_t whylen)
+{
+	struct rocmd_db *db = NULL;
+	int64_t version = 0;
+	int err = 0;
+
+	if (out != NULL)
+		*out = NULL;
+	set_why(why, whylen, "%s", "");
+	/* An empty path would make SQLite open a private temporary database. */
+	if (path == NULL || path[0] == '\0' || out == NULL || count < 0 ||
+	    (count > 0 && migrations == NULL))
+		return ROCMD_EINVAL;
+	for (int i = 0; i < count; i++) {
+		if (migrations[i].version != i + 1 || migrations[i].sql == NULL) {
+			set_why(why, whylen, "migration list is not numbered 1..%d at entry %d",
+			        count, i);
+			return ROCMD_EINVAL;
+		}
+	}
+	db = calloc(1, sizeof(*db));
+	if (db == NULL)
+		return ROCMD_ENOMEM;
+	err = db_conn_init(&db->c, NULL, stmt_sql, ST_COUNT_);
+	if (err == 0)
+		err = open_checked(db, path, count, &version, why, whylen);
+	/*
+	 * Migrations run with foreign keys off, as SQLite recommends for schema
+	 * changes (the pragma is a no-op inside a transaction, and table
+	 * rebuilds would cascade); each transaction instead runs
+	 * foreign_key_check before it commits.
+	 */
+	if (err == 0 && version < count)
+		err = fail_setting(&db->c, db_exec_sql(&db->c, "PRAGMA foreign_keys = OFF"), path,
+		                   why, whylen);
+	for (int i = (int)version; err == 0 && i < count; i++)
+		err = apply_migration(&db->c, path, &migrations[i], why, whylen);
+	if (err == 0)
+		err = set_modes(&db->c, path, why, whylen);
+	if (err != 0) {
+		/* A refused database is closed without a checkpoint: the main
+		 * file keeps its bytes, a WAL left by a crash stays for later. */
+		db_conn_fini(&db->c);
+		if (db->c.h != NULL) {
+			sqlite3_db_config(db->c.h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+			sqlite3_close_v2(db->c.h);
+		}
+		free(db);
+		return err;
 	}
 	db->version = count;
 	*out = db;
-	db = NULL;
-out:
-	if (db != NULL) {
-		/* A refused database is closed without a checkpoint: the main
-		 * file keeps its bytes, a WAL left by a crash stays for later. */
-		if (db->h != NULL) {
-			sqlite3_db_config(db->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-			sqlite3_close_v2(db->h);
-		}
-		free(db);
-	}
-	return err;
+	return 0;
 }
 
 int
@@ -492,12 +389,11 @@ rocmd_db_close(struct rocmd_db *db)
 {
 	if (db == NULL)
 		return;
-	for (int i = 0; i < ST_COUNT_; i++)
-		sqlite3_finalize(db->stmt[i]);
+	db_conn_fini(&db->c);
 	/* Fold the WAL into the main file and empty it, so the file alone is the
 	 * whole database (for backups and copies) after a clean stop. */
-	sqlite3_wal_checkpoint_v2(db->h, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-	sqlite3_close_v2(db->h);
+	sqlite3_wal_checkpoint_v2(db->c.h, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_close_v2(db->c.h);
 	free(db);
 }
 
@@ -517,31 +413,26 @@ int
 rocmd_db_info(struct rocmd_db *db, struct rocmd_db_info *out)
 {
 	char mode[32];
-	int64_t v;
-	int rc;
+	int64_t fk = 0, sync = 0, busy = 0;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (db == NULL)
 		return ROCMD_EINVAL;
 	out->schema_version = db->version;
-	rc = query_text(db->h, "PRAGMA journal_mode", mode, sizeof(mode));
-	if (rc != SQLITE_OK)
-		goto out;
-	out->wal = strcmp(mode, "wal") == 0;
-	rc = query_int(db->h, "PRAGMA foreign_keys", &v);
-	if (rc != SQLITE_OK)
-		goto out;
-	out->foreign_keys = (int)v;
-	rc = query_int(db->h, "PRAGMA synchronous", &v);
-	if (rc != SQLITE_OK)
-		goto out;
-	out->synchronous = (int)v;
-	rc = query_int(db->h, "PRAGMA busy_timeout", &v);
-	if (rc != SQLITE_OK)
-		goto out;
-	out->busy_timeout_ms = (int)v;
-out:
-	return rocmd_db_map_rc(rc);
+	err = query_text(&db->c, "PRAGMA journal_mode", mode, sizeof(mode));
+	if (err == 0)
+		out->wal = strcmp(mode, "wal") == 0;
+	if (err == 0)
+		err = query_int(&db->c, "PRAGMA foreign_keys", &fk);
+	if (err == 0)
+		err = query_int(&db->c, "PRAGMA synchronous", &sync);
+	if (err == 0)
+		err = query_int(&db->c, "PRAGMA busy_timeout", &busy);
+	out->foreign_keys = (int)fk;
+	out->synchronous = (int)sync;
+	out->busy_timeout_ms = (int)busy;
+	return err;
 }
 
 /* Returns 1 when TEXT is JSON by SQLite's own json_valid(), the function the
@@ -549,29 +440,20 @@ out:
 static int
 json_is_valid(struct rocmd_db *db, const char *text, int *valid)
 {
-	sqlite3_stmt *st = stmt_get(db, ST_JSON_VALID);
-	int rc;
+	struct db_stmt s;
 
-	*valid = 0;
-	if (st == NULL)
-		return rocmd_db_map_rc(sqlite3_errcode(db->h));
-	rc = sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*valid = sqlite3_column_int(st, 0) == 1;
-		rc = SQLITE_OK;
-	}
-	stmt_done(st);
-	return rocmd_db_map_rc(rc);
+	db_stmt_open(&s, &db->c, ST_JSON_VALID);
+	db_bind_text(&s, 1, text);
+	*valid = db_stmt_row(&s) && db_col_int64(&s, 0) == 1;
+	return db_stmt_done(&s);
 }
 
 int
-rocmd_db_event_add(struct rocmd_db *db, const char *kind, const char *message,
-		   const char *detail, int64_t *id_out)
+rocmd_db_event_add(struct rocmd_db *db, const char *kind, const char *message, const char *detail,
+                   int64_t *id_out)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err, valid;
+	struct db_stmt s;
+	int err, valid;
 
 	if (id_out != NULL)
 		*id_out = 0;
@@ -580,126 +462,92 @@ rocmd_db_event_add(struct rocmd_db *db, const char *kind, const char *message,
 	if (detail != NULL) {
 		err = json_is_valid(db, detail, &valid);
 		if (err != 0)
-			goto out;
-		if (!valid) {
-			err = ROCMD_EINVAL;
-			goto out;
-		}
+			return err;
+		if (!valid)
+			return ROCMD_EINVAL;
 	}
-	st = stmt_get(db, ST_EVENT_ADD);
-	if (st == NULL) {
-		err = rocmd_db_map_rc(sqlite3_errcode(db->h));
-		goto out;
-	}
-	rc = sqlite3_bind_int64(st, 1, now_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 3, message, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = detail != NULL ? sqlite3_bind_text(st, 4, detail, -1, SQLITE_STATIC)
-				    : sqlite3_bind_null(st, 4);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	err = rocmd_db_map_rc(rc);
+	db_stmt_open(&s, &db->c, ST_EVENT_ADD);
+	db_bind_int64(&s, 1, db_now_ms());
+	db_bind_text(&s, 2, kind);
+	db_bind_text(&s, 3, message);
+	db_bind_text(&s, 4, detail);
+	err = db_stmt_exec(&s);
 	if (err == 0 && id_out != NULL)
-		*id_out = sqlite3_last_insert_rowid(db->h);
-out:
-	stmt_done(st);
+		*id_out = db_last_id(&db->c);
 	return err;
 }
 
-/* A prefix test with substr() rather than LIKE: '%' and '_' in KIND are plain
- * characters, and no escaping can go wrong. */
-#define EVENT_FILTER "WHERE id > ?1 AND (?2 IS NULL OR substr(kind, 1, length(?2)) = ?2) "
-
-/* Runs one of the event queries (?1 after_id, ?2 kind, ?3 limit) and walks its rows. */
+/* Runs one of the event queries and walks its rows. */
 static int
-events_query(struct rocmd_db *db, const char *sql, int64_t after_id, int limit, const char *kind,
-	     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
+events_query(struct rocmd_db *db, int id, int64_t after_id, int limit, const char *kind,
+             int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0;
+	struct db_stmt s;
+	int err = 0;
 
 	if (db == NULL || cb == NULL || limit < 0)
 		return ROCMD_EINVAL;
-	rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 1, after_id);
-	if (rc == SQLITE_OK)
-		rc = kind != NULL ? sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC)
-				  : sqlite3_bind_null(st, 2);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
-	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
-		struct rocmd_event ev;
-
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		ev.id = sqlite3_column_int64(st, 0);
-		ev.time_ms = sqlite3_column_int64(st, 1);
-		ev.kind = (const char *)sqlite3_column_text(st, 2);
-		ev.message = (const char *)sqlite3_column_text(st, 3);
-		ev.detail = (const char *)sqlite3_column_text(st, 4);
+	db_stmt_open(&s, &db->c, id);
+	db_bind_int64(&s, 1, after_id);
+	db_bind_text(&s, 2, kind);
+	db_bind_limit(&s, 3, limit);
+	while (err == 0 && db_stmt_row(&s)) {
+		struct rocmd_event ev = {
+		    .id = db_col_int64(&s, 0),
+		    .time_ms = db_col_int64(&s, 1),
+		    .kind = db_col_text(&s, 2),
+		    .message = db_col_text(&s, 3),
+		    .detail = db_col_text(&s, 4),
+		};
 		err = cb(&ev, ctx);
-		if (err != 0)
-			goto out;
 	}
-	err = rocmd_db_map_rc(rc);
-out:
-	sqlite3_finalize(st);
-	return err;
+	return db_stmt_end(&s, err);
 }
 
 int
 rocmd_db_events_list(struct rocmd_db *db, int64_t after_id, int limit, const char *kind,
-		     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
+                     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
 {
-	static const char sql[] = "SELECT id, time_ms, kind, message, detail FROM event "
-		EVENT_FILTER "ORDER BY id LIMIT ?3";
-
-	return events_query(db, sql, after_id, limit, kind, cb, ctx);
+	return events_query(db, ST_EVENTS_LIST, after_id, limit, kind, cb, ctx);
 }
 
 int
 rocmd_db_events_tail(struct rocmd_db *db, int limit, const char *kind,
-		     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
+                     int (*cb)(const struct rocmd_event *ev, void *ctx), void *ctx)
 {
-	static const char sql[] = "SELECT * FROM (SELECT id, time_ms, kind, message, detail "
-		"FROM event " EVENT_FILTER "ORDER BY id DESC LIMIT ?3) ORDER BY id";
+	return events_query(db, ST_EVENTS_TAIL, 0, limit, kind, cb, ctx);
+}
 
-	return events_query(db, sql, 0, limit, kind, cb, ctx);
+/* Reads the integer of statement ID's one row (0 without one). */
+static int
+stmt_int(struct rocmd_db *db, int id, int64_t *out)
+{
+	struct db_stmt s;
+
+	db_stmt_open(&s, &db->c, id);
+	*out = db_stmt_row(&s) ? db_col_int64(&s, 0) : 0;
+	return db_stmt_done(&s);
 }
 
 int64_t
 rocmd_db_events_last_id(struct rocmd_db *db)
 {
-	sqlite3_stmt *st;
-	int64_t id = 0;
-	int rc;
+	int64_t id;
+	int err;
 
 	if (db == NULL)
 		return ROCMD_EINVAL;
-	st = stmt_get(db, ST_EVENTS_LAST_ID);
-	if (st == NULL)
-		return rocmd_db_map_rc(sqlite3_errcode(db->h));
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	else
-		id = rocmd_db_map_rc(rc);
-	stmt_done(st);
-	return id;
+	err = stmt_int(db, ST_EVENTS_LAST_ID, &id);
+	return err != 0 ? err : id;
 }
 
 int
 rocmd_db_run_begin(struct rocmd_db *db, int64_t pid, const char *version, int64_t *run_id,
-		   int *previous_clean)
+                   int *previous_clean)
 {
-	sqlite3_stmt *last = NULL, *ins = NULL;
+	struct db_stmt s;
 	int clean = 1;
-	int rc;
+	int err;
 
 	if (run_id != NULL)
 		*run_id = 0;
@@ -708,49 +556,27 @@ rocmd_db_run_begin(struct rocmd_db *db, int64_t pid, const char *version, int64_
 	if (db == NULL || version == NULL)
 		return ROCMD_EINVAL;
 	/* Read the previous run and add ours in one write transaction. */
-	rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		goto out;
-	last = stmt_get(db, ST_RUN_LAST);
-	if (last == NULL) {
-		rc = sqlite3_errcode(db->h);
-		goto out;
+	err = db_begin(&db->c);
+	if (err != 0)
+		return err;
+	db_stmt_open(&s, &db->c, ST_RUN_LAST);
+	if (db_stmt_row(&s))
+		clean = (int)db_col_int64(&s, 0);
+	err = db_stmt_done(&s);
+	if (err == 0) {
+		db_stmt_open(&s, &db->c, ST_RUN_INSERT);
+		db_bind_int64(&s, 1, pid);
+		db_bind_text(&s, 2, version);
+		db_bind_int64(&s, 3, db_now_ms());
+		err = db_stmt_exec(&s);
 	}
-	rc = sqlite3_step(last);
-	if (rc == SQLITE_ROW)
-		clean = sqlite3_column_int(last, 0);
-	else if (rc != SQLITE_DONE)
-		goto out;
-	stmt_done(last);
-	last = NULL;
-	ins = stmt_get(db, ST_RUN_INSERT);
-	if (ins == NULL) {
-		rc = sqlite3_errcode(db->h);
-		goto out;
-	}
-	rc = sqlite3_bind_int64(ins, 1, pid);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(ins, 2, version, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(ins, 3, now_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(ins);
-	if (rc != SQLITE_DONE)
-		goto out;
-	if (run_id != NULL)
-		*run_id = sqlite3_last_insert_rowid(db->h);
-	stmt_done(ins);
-	ins = NULL;
-	rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
-out:
-	stmt_done(last);
-	stmt_done(ins);
-	if (rc != SQLITE_OK) {
-		if (!sqlite3_get_autocommit(db->h))
-			sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	if (err == 0 && run_id != NULL)
+		*run_id = db_last_id(&db->c);
+	err = db_end(&db->c, err);
+	if (err != 0) {
 		if (run_id != NULL)
 			*run_id = 0;
-		return rocmd_db_map_rc(rc);
+		return err;
 	}
 	if (previous_clean != NULL)
 		*previous_clean = clean;
@@ -760,23 +586,17 @@ out:
 int
 rocmd_db_run_end(struct rocmd_db *db, int64_t run_id)
 {
-	sqlite3_stmt *st;
-	int rc, err;
+	struct db_stmt s;
+	int err;
 
 	if (db == NULL)
 		return ROCMD_EINVAL;
-	st = stmt_get(db, ST_RUN_END);
-	if (st == NULL)
-		return rocmd_db_map_rc(sqlite3_errcode(db->h));
-	rc = sqlite3_bind_int64(st, 1, run_id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 2, now_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	err = rocmd_db_map_rc(rc);
-	if (err == 0 && sqlite3_changes(db->h) == 0)
+	db_stmt_open(&s, &db->c, ST_RUN_END);
+	db_bind_int64(&s, 1, run_id);
+	db_bind_int64(&s, 2, db_now_ms());
+	err = db_stmt_exec(&s);
+	if (err == 0 && db_changes(&db->c) == 0)
 		err = ROCMD_ENOTFOUND;
-	stmt_done(st);
 	return err;
 }
 
@@ -786,78 +606,54 @@ static const struct {
 	size_t offset;
 	const char *where; /* rows that count, or NULL for all */
 } count_tables[] = {
-	/* SDKs that disappeared stay as history; only the others count. */
-	{"sdk", offsetof(struct rocmd_db_counts, sdks), "state <> 'removed'"},
-	{"package", offsetof(struct rocmd_db_counts, packages), NULL},
-	/* Only a deployment in place counts, not the history of earlier ones. */
-	{"deployment", offsetof(struct rocmd_db_counts, deployments), "state = 'live'"},
-	{"tune_job", offsetof(struct rocmd_db_counts, tune_jobs), NULL},
+    /* SDKs that disappeared stay as history; only the others count. */
+    {"sdk", offsetof(struct rocmd_db_counts, sdks), "state <> 'removed'"},
+    {"package", offsetof(struct rocmd_db_counts, packages), NULL},
+    /* Only a deployment in place counts, not the history of earlier ones. */
+    {"deployment", offsetof(struct rocmd_db_counts, deployments), "state = 'live'"},
+    {"tune_job", offsetof(struct rocmd_db_counts, tune_jobs), NULL},
 };
 
 static int
 table_count(struct rocmd_db *db, const char *table, const char *where, int64_t *out)
 {
-	sqlite3_stmt *st = stmt_get(db, ST_TABLE_EXISTS);
-	char *sql = NULL;
-	int rc, exists = 0;
+	struct db_stmt s;
+	char *sql;
+	int err, exists;
 
 	*out = 0;
-	if (st == NULL) {
-		rc = sqlite3_errcode(db->h);
-		goto out;
-	}
-	rc = sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		goto out;
-	exists = sqlite3_column_int(st, 0) > 0;
-	rc = SQLITE_OK;
-	if (!exists)
-		goto out;
+	db_stmt_open(&s, &db->c, ST_TABLE_EXISTS);
+	db_bind_text(&s, 1, table);
+	exists = db_stmt_row(&s) && db_col_int64(&s, 0) > 0;
+	err = db_stmt_done(&s);
+	if (err != 0 || !exists)
+		return err;
 	/* TABLE comes from the constant list above, quoted all the same. */
-	sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"%s%s", table, where != NULL ? " WHERE " : "",
-			      where != NULL ? where : "");
-	rc = sql != NULL ? query_int(db->h, sql, out) : SQLITE_NOMEM;
-out:
-	stmt_done(st);
+	sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"%s%s", table,
+	                      where != NULL ? " WHERE " : "", where != NULL ? where : "");
+	err = sql != NULL ? query_int(&db->c, sql, out) : ROCMD_ENOMEM;
 	sqlite3_free(sql);
-	return rocmd_db_map_rc(rc);
+	return err;
 }
 
 int
 rocmd_db_counts(struct rocmd_db *db, struct rocmd_db_counts *out)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (db == NULL)
 		return ROCMD_EINVAL;
-	st = stmt_get(db, ST_EVENTS_COUNT);
-	if (st == NULL) {
-		err = rocmd_db_map_rc(sqlite3_errcode(db->h));
-		goto out;
-	}
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		err = rocmd_db_map_rc(rc);
-		goto out;
-	}
-	out->events = sqlite3_column_int64(st, 0);
-	for (size_t i = 0; i < sizeof(count_tables) / sizeof(count_tables[0]); i++) {
+	err = stmt_int(db, ST_EVENTS_COUNT, &out->events);
+	for (size_t i = 0; err == 0 && i < sizeof(count_tables) / sizeof(count_tables[0]); i++) {
 		int64_t *slot = (int64_t *)((char *)out + count_tables[i].offset);
 		err = table_count(db, count_tables[i].table, count_tables[i].where, slot);
-		if (err != 0)
-			goto out;
 	}
-out:
-	stmt_done(st);
 	return err;
 }
 
 const char *
 rocmd_db_errmsg(struct rocmd_db *db)
 {
-	return db != NULL ? sqlite3_errmsg(db->h) : "no database handle";
+	return db != NULL ? db_errmsg(&db->c) : "no database handle";
 }
