@@ -2,8 +2,9 @@
  * Unit tests for db/: creating, reopening and upgrading databases, the
  * promise that a refused or failed open leaves the file byte for byte as it
  * was, the event history, daemon runs and the status counts. Each test works
- * in its own temporary folder, removed afterwards. The schema-1 fixture
- * (tests/data/db-schema-v1.sql) stands for a database an older rocmd wrote.
+ * in its own temporary folder, removed afterwards. The old-schema fixtures
+ * (tests/data/db-schema-vN.sql, one per version before the newest) stand for
+ * databases older rocmds wrote; each is upgraded and checked row by row.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,11 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
+#include "db/db-deploy.h"
+#include "db/db-pkg.h"
+#include "db/db-sdk.h"
+#include "db/db-tune-queue.h"
+#include "db/db-tune.h"
 #include "db/db.h"
 
 #ifndef ROCMD_SOURCE_DIR
@@ -144,13 +150,19 @@ raw_int(const char *path, const char *sql)
 	return v;
 }
 
+/* Loads tests/data/db-schema-vVERSION.sql into a new database at PATH. */
 static void
-load_v1_fixture(const char *path)
+load_fixture(const char *path, int version)
 {
+	char fixture[512];
 	size_t len;
-	char *sql = (char *)slurp(ROCMD_SOURCE_DIR "/tests/data/db-schema-v1.sql", &len);
+	char *sql;
 
-	assert_non_null(sql);
+	snprintf(fixture, sizeof(fixture), "%s/tests/data/db-schema-v%d.sql", ROCMD_SOURCE_DIR,
+		 version);
+	sql = (char *)slurp(fixture, &len);
+	if (sql == NULL)
+		fail_msg("%s: missing (every schema version before the newest needs one)", fixture);
 	sql = realloc(sql, len + 1);
 	sql[len] = '\0';
 	raw_exec(path, sql);
@@ -250,7 +262,7 @@ test_upgrade_from_v1(void **state)
 	int64_t id, run;
 	int clean;
 
-	load_v1_fixture(f->db);
+	load_fixture(f->db, 1);
 	assert_int_equal(raw_int(f->db, "PRAGMA user_version"), 1);
 
 	db = open_ok(f->db);
@@ -350,7 +362,7 @@ test_failed_migration_rollback_journal_file(void **state)
 
 	/* The fixture loads in rollback-journal mode: the WAL switch, which
 	 * rewrites the header, must not happen before migrations succeed. */
-	load_v1_fixture(f->db);
+	load_fixture(f->db, 1);
 	check_failed_migration(f->db);
 }
 
@@ -697,12 +709,329 @@ test_migration_foreign_key_violation(void **state)
 	assert_int_equal(raw_int(f->db, "PRAGMA user_version"), 2);
 }
 
+/*
+ * The old-schema fixtures, one per schema version before the newest
+ * (tests/data/db-schema-vN.sql), and what rocmd shows of each once it is
+ * upgraded: the status counts and the id the next event gets (AUTOINCREMENT
+ * carried over, the ids of deleted rows never handed out again).
+ */
+static const struct old_schema {
+	int version;
+	struct rocmd_db_counts counts;
+	int64_t next_event;
+} old_schemas[] = {
+	{1, {.events = 4}, 6},
+	{2, {.events = 5}, 7},
+	{3, {.events = 5, .tune_jobs = 3}, 7},
+	{4, {.events = 5, .tune_jobs = 3, .packages = 2}, 7},
+	/* SDK 2 is removed: history, not counted. */
+	{5, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2}, 7},
+	/* One of the four deployments is live. */
+	{6, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
+	{7, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
+};
+
+/* Every row of SQL on H as text, a line per row with '|' between columns
+ * (malloc'd). */
+static char *
+rows_text(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	char *out = sqlite3_mprintf("%s", ""), *grown;
+	int rc;
+
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(h));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			const unsigned char *t = sqlite3_column_text(st, i);
+			grown = sqlite3_mprintf("%s%s%s", out, i > 0 ? "|" : "",
+						t != NULL ? (const char *)t : "NULL");
+			sqlite3_free(out);
+			out = grown;
+		}
+		grown = sqlite3_mprintf("%s\n", out);
+		sqlite3_free(out);
+		out = grown;
+	}
+	if (rc != SQLITE_DONE)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(h));
+	sqlite3_finalize(st);
+	return out;
+}
+
+static int64_t
+rows_int(sqlite3 *h, const char *sql)
+{
+	char *t = rows_text(h, sql);
+	int64_t v = strtoll(t, NULL, 10);
+
+	sqlite3_free(t);
+	return v;
+}
+
+/*
+ * Compares the upgraded database UPGRADED with the fixture as loaded (OLD,
+ * attached): every table of the old schema keeps every row with every old
+ * column's value; a column a migration added holds its default in every old
+ * row; a table a migration added is empty.
+ */
+static void
+assert_rows_kept(sqlite3 *h, int version)
+{
+	char *tables = rows_text(h, "SELECT name FROM main.sqlite_master WHERE type = 'table' "
+				    "ORDER BY name");
+
+	for (char *name = strtok(tables, "\n"); name != NULL; name = strtok(NULL, "\n")) {
+		char *sql, *cols, *added, *line;
+		int64_t n;
+
+		sql = sqlite3_mprintf("SELECT count(*) FROM old.sqlite_master WHERE name = %Q", name);
+		n = rows_int(h, sql);
+		sqlite3_free(sql);
+		if (n == 0) {
+			sql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", name);
+			if (rows_int(h, sql) != 0)
+				fail_msg("v%d: table %s, new in the upgrade, has rows", version, name);
+			sqlite3_free(sql);
+			continue;
+		}
+		/* The old columns, quoted and joined: "a", "b", ... */
+		sql = sqlite3_mprintf("SELECT group_concat('\"' || replace(name, '\"', '\"\"') || '\"', "
+				      "', ') FROM pragma_table_info(%Q, 'old')",
+				      name);
+		cols = rows_text(h, sql);
+		sqlite3_free(sql);
+		cols[strlen(cols) - 1] = '\0';
+		sql = sqlite3_mprintf("SELECT (SELECT count(*) FROM old.\"%w\") - (SELECT count(*) FROM "
+				      "main.\"%w\"), (SELECT count(*) FROM (SELECT %s FROM old.\"%w\" "
+				      "EXCEPT SELECT %s FROM main.\"%w\"))",
+				      name, name, cols, name, cols, name);
+		line = rows_text(h, sql);
+		if (strcmp(line, "0|0\n") != 0)
+			fail_msg("v%d: table %s lost or changed rows in the upgrade (count "
+				 "difference|rows not kept: %s)",
+				 version, name, line);
+		sqlite3_free(line);
+		sqlite3_free(sql);
+		sqlite3_free(cols);
+		/* Columns a migration added: each old row holds the default. */
+		sql = sqlite3_mprintf("SELECT name, coalesce(dflt_value, 'NULL') FROM "
+				      "pragma_table_info(%Q, 'main') WHERE name NOT IN (SELECT name "
+				      "FROM pragma_table_info(%Q, 'old'))",
+				      name, name);
+		added = rows_text(h, sql);
+		sqlite3_free(sql);
+		for (char *col = added, *next; *col != '\0'; col = next) {
+			char *bar = strchr(col, '|');
+			next = strchr(col, '\n') + 1;
+			next[-1] = '\0';
+			*bar = '\0';
+			sql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\" WHERE \"%w\" IS NOT (%s)",
+					      name, col, bar + 1);
+			if (rows_int(h, sql) != 0)
+				fail_msg("v%d: %s.%s, added by the upgrade, is not its default %s in "
+					 "old rows",
+					 version, name, col, bar + 1);
+			sqlite3_free(sql);
+		}
+		sqlite3_free(added);
+	}
+	sqlite3_free(tables);
+}
+
+/* The schema as sqlite_master records it, without root pages. */
+static char *
+schema_text(sqlite3 *h)
+{
+	return rows_text(h, "SELECT type, name, tbl_name, sql FROM main.sqlite_master "
+			    "ORDER BY type, name");
+}
+
+static int
+first_package(const struct rocmd_db_pkg *p, void *ctx)
+{
+	snprintf(ctx, 64, "%s", p->name);
+	return 1;
+}
+
+static int
+sdk_library(const struct rocmd_db_sdk *s, void *ctx)
+{
+	snprintf(ctx, 64, "%s", s->lib_fingerprint != NULL ? s->lib_fingerprint : "NULL");
+	return 0;
+}
+
+static int
+target_state(const struct rocmd_db_target *t, void *ctx)
+{
+	snprintf(ctx, 128, "live %lld, backup %s", (long long)t->live_id,
+		 t->backup_path != NULL ? t->backup_path : "NULL");
+	return 0;
+}
+
+/* What each feature shows of the upgraded rows, through its own accessors. */
+static void
+check_accessors(struct rocmd_db *db, int version)
+{
+	struct rocmd_pkg_db *pdb;
+	struct rocmd_sdk_db *sdb;
+	struct rocmd_deploy_db *ddb;
+	struct rocmd_tune_queue_db *q;
+	struct rocmd_pkg_db_stats ps;
+	struct rocmd_tune_job job;
+	struct tune_store st;
+	struct tune_key key = {
+		.backend = "hip",
+		.arch = "gfx1100",
+		.device = "AMD Radeon RX 7900 XTX",
+		.compute_units = 96,
+		.driver = "6.7.0",
+		.runtime = "6.1.40093",
+		.compiler = "hiprtc 6.1.40093",
+		.source_hash = "3f2a9c1e5b7d4a60",
+		.problem = "fp32 NN 1024x1024x1024",
+	};
+	struct tune_result r;
+	char text[128];
+	int64_t n;
+
+	assert_int_equal(tune_db_attach(db, &st), 0);
+	assert_int_equal(st.count(st.ctx, &key, &n), 0);
+	assert_int_equal(n, version >= 3 ? 7 : 0);
+	if (version >= 3) {
+		assert_int_equal(st.lookup(st.ctx, &key, "MT0=64 MT1=64 DU=16", &r), 0);
+		assert_int_equal(r.outcome, TUNE_OK);
+		assert_int_equal(r.runs, 25);
+		assert_true(r.median_ms > 0.4119 && r.median_ms < 0.4121);
+		assert_int_equal(st.lookup(st.ctx, &key, "MT0=128 MT1=128 DU=32", &r), 0);
+		assert_int_equal(r.outcome, TUNE_COMPILE_FAILED);
+		assert_string_equal(r.detail, "error: local memory (69632) exceeds limit (65536)");
+	}
+	tune_db_close(&st);
+
+	assert_int_equal(rocmd_pkg_db_attach(db, &pdb), 0);
+	assert_int_equal(rocmd_pkg_db_stats(pdb, &ps), 0);
+	assert_int_equal(ps.packages, version >= 4 ? 2 : 0);
+	assert_int_equal(ps.files, version >= 4 ? 6 : 0);
+	assert_int_equal(ps.objects, version >= 4 ? 4 : 0);
+	assert_int_equal(ps.object_bytes, version >= 4 ? 4263936 : 0);
+	if (version >= 4) {
+		assert_int_equal(rocmd_pkg_db_list(pdb, 3, first_package, text), 1);
+		assert_string_equal(text, "librocblas-gfx1150");
+		assert_int_equal(rocmd_pkg_db_list(pdb, 2, first_package, text), ROCMD_ENOTFOUND);
+	}
+	rocmd_pkg_db_detach(pdb);
+
+	if (version >= 5) {
+		assert_int_equal(rocmd_sdk_db_attach(db, &sdb), 0);
+		assert_int_equal(rocmd_sdk_db_list(sdb, 0, "/opt/rocm-6.1.2", sdk_library, text), 0);
+		assert_string_equal(text, "7d793037a0760186");
+		rocmd_sdk_db_detach(sdb);
+	}
+	if (version >= 6) {
+		assert_int_equal(rocmd_deploy_db_attach(db, &ddb), 0);
+		assert_int_equal(rocmd_deploy_db_targets(ddb, 0, "sdk-1", target_state, text), 0);
+		assert_string_equal(text, "live 2, backup /var/lib/rocmd/backup/sdk-1");
+		rocmd_deploy_db_detach(ddb);
+	}
+	if (version >= 7) {
+		/* Jobs from before migration 8 have no driver until adopted. */
+		assert_int_equal(rocmd_tune_queue_attach(db, &q), 0);
+		assert_int_equal(rocmd_tune_queue_get(q, 4, &job), 0);
+		assert_string_equal(job.driver, "");
+		assert_string_equal(job.origin, "retune");
+		assert_string_equal(job.state, "queued");
+		assert_int_equal(job.seeded_from, 3);
+		assert_int_equal(job.batch, 4);
+		assert_string_equal(job.detail, "SDK 5.7.1 -> 6.1.2");
+		rocmd_tune_queue_detach(q);
+	}
+}
+
+static void
+remove_db(const char *path)
+{
+	char p[700];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+}
+
+static void
+test_upgrade_every_old_schema(void **state)
+{
+	struct fixture *f = *state;
+	size_t count = sizeof(old_schemas) / sizeof(old_schemas[0]);
+	char fresh[600], old[600], *want, *got, *attach;
+	struct rocmd_db *db;
+	struct rocmd_db_counts c;
+	sqlite3 *h;
+	int64_t id;
+
+	/* A fixture for every version before the newest, in order. */
+	assert_int_equal((int)count, rocmd_db_latest_version() - 1);
+	snprintf(fresh, sizeof(fresh), "%s/fresh.db", f->dir);
+	snprintf(old, sizeof(old), "%s/old.db", f->dir);
+	rocmd_db_close(open_ok(fresh));
+	assert_int_equal(sqlite3_open(fresh, &h), SQLITE_OK);
+	want = schema_text(h);
+	sqlite3_close(h);
+
+	for (size_t i = 0; i < count; i++) {
+		const struct old_schema *o = &old_schemas[i];
+
+		assert_int_equal(o->version, (int)i + 1);
+		remove_db(f->db);
+		remove_db(old);
+		load_fixture(f->db, o->version);
+		load_fixture(old, o->version);
+		assert_int_equal(raw_int(f->db, "PRAGMA user_version"), o->version);
+
+		/* Through the daemon's own open: integrity check, migrations. */
+		db = open_ok(f->db);
+		assert_int_equal(rocmd_db_schema_version(db), rocmd_db_latest_version());
+		assert_int_equal(rocmd_db_counts(db, &c), 0);
+		assert_memory_equal(&c, &o->counts, sizeof(c));
+		rocmd_db_close(db);
+
+		assert_int_equal(sqlite3_open(f->db, &h), SQLITE_OK);
+		got = rows_text(h, "PRAGMA integrity_check");
+		assert_string_equal(got, "ok\n");
+		sqlite3_free(got);
+		got = rows_text(h, "PRAGMA foreign_key_check");
+		assert_string_equal(got, "");
+		sqlite3_free(got);
+		got = schema_text(h);
+		if (strcmp(got, want) != 0)
+			fail_msg("v%d upgraded: the schema is not a fresh database's:\n%s\nfresh:\n%s",
+				 o->version, got, want);
+		sqlite3_free(got);
+		attach = sqlite3_mprintf("ATTACH %Q AS old", old);
+		assert_int_equal(sqlite3_exec(h, attach, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_free(attach);
+		assert_rows_kept(h, o->version);
+		sqlite3_close(h);
+
+		db = open_ok(f->db);
+		check_accessors(db, o->version);
+		assert_int_equal(rocmd_db_event_add(db, "daemon.start", "upgraded", NULL, &id), 0);
+		assert_int_equal(id, o->next_event);
+		rocmd_db_close(db);
+	}
+	sqlite3_free(want);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fresh_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upgrade_from_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upgrade_every_old_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_migration_wal_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_migration_rollback_journal_file, setup,
 						teardown),
