@@ -18,8 +18,13 @@
  * platform's (measure-os.h: posix_spawn in measure-unix.c, CreateProcessW in
  * measure-win.c); the parent's side here, and the child's loop
  * (measure_child_serve), are one code path.
+ *
+ * measure_local_*: the same measurement in the calling process, one device
+ * context and compile cache kept across problems, for programs that time our
+ * configurations and another library's GEMM side by side on the same inputs
+ * (bench/gpu-gemm; kernels/measure.h).
  */
-#include "kernels/tune.h"
+#include "kernels/measure.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -30,6 +35,7 @@
 
 #include "common/error.h"
 #include "kernels/measure-os.h"
+#include "kernels/tune.h"
 
 #define MEASURE_MAX_SETS 64
 #define MEASURE_FULL_CHECK (1 << 22) /* multiply-adds checked entry by entry */
@@ -54,37 +60,51 @@ struct measure {
 	int64_t *chk_pos; /* element offsets into C */
 	double *chk_ref, *chk_scale;
 	struct backend_event *e0, *e1;
-	int warmed; /* the first timed evaluation of this process has run */
+	int warmed;	/* the first timed evaluation of this process has run */
+	double rel_err; /* of the last checked run: max |C - ref| / max |ref| */
 };
+
+/* Frees what measure_load() made: the input sets and the checked entries. */
+static void
+measure_unload(struct measure *m)
+{
+	int i;
+
+	for (i = 0; i < m->nsets; i++) {
+		if (m->sets[i].a)
+			m->ops->free(m->ctx, m->sets[i].a);
+		if (m->sets[i].b)
+			m->ops->free(m->ctx, m->sets[i].b);
+		if (m->sets[i].c)
+			m->ops->free(m->ctx, m->sets[i].c);
+	}
+	memset(m->sets, 0, sizeof(m->sets));
+	m->nsets = 0;
+	free(m->hc_init);
+	free(m->hout);
+	free(m->chk_pos);
+	free(m->chk_ref);
+	free(m->chk_scale);
+	m->hc_init = m->hout = NULL;
+	m->chk_pos = NULL;
+	m->chk_ref = m->chk_scale = NULL;
+	m->nchk = 0;
+}
 
 static void
 measure_close(struct measure *m)
 {
-	int i;
-
 	if (m == NULL)
 		return;
 	if (m->ctx != NULL) {
+		measure_unload(m);
 		backend_cache_free(m->cache);
-		for (i = 0; i < m->nsets; i++) {
-			if (m->sets[i].a)
-				m->ops->free(m->ctx, m->sets[i].a);
-			if (m->sets[i].b)
-				m->ops->free(m->ctx, m->sets[i].b);
-			if (m->sets[i].c)
-				m->ops->free(m->ctx, m->sets[i].c);
-		}
 		if (m->e0)
 			m->ops->event_destroy(m->ctx, m->e0);
 		if (m->e1)
 			m->ops->event_destroy(m->ctx, m->e1);
 		m->ops->close(m->ctx);
 	}
-	free(m->hc_init);
-	free(m->hout);
-	free(m->chk_pos);
-	free(m->chk_ref);
-	free(m->chk_scale);
 	free(m);
 }
 
@@ -128,40 +148,63 @@ measure_prepare_check(struct measure *m, const void *ha, const void *hb)
 	return 0;
 }
 
+/* Opens device INDEX of OPS: context, kernel source, compile cache, events. */
 static int
-measure_open(const struct backend_ops *ops, int index, const struct gemm_problem *p,
-	     const struct tune_measure_opts *o, struct measure **out, char *why, size_t whylen)
+measure_open_device(const struct backend_ops *ops, int index, const struct tune_measure_opts *o,
+		    struct measure **out, char *why, size_t whylen)
 {
 	struct measure *m;
+	int err;
+
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return ROCMD_ENOMEM;
+	m->ops = ops;
+	m->o = *o;
+	err = ops->open(index, &m->ctx, &m->info, why, whylen);
+	if (err < 0) {
+		m->ctx = NULL;
+		goto fail;
+	}
+	m->src = ops->kernel_source(m->ctx, &m->srclen);
+	backend_source_hash(ops, m->ctx, m->source_hash);
+	if ((err = backend_cache_new(ops, m->ctx, &m->info, &m->cache)) < 0 ||
+	    (err = ops->event_create(m->ctx, &m->e0)) < 0 ||
+	    (err = ops->event_create(m->ctx, &m->e1)) < 0)
+		goto fail;
+	*out = m;
+	return 0;
+fail:
+	measure_close(m);
+	return err;
+}
+
+/*
+ * Makes P the problem measured: the backend's space for it, enough input sets
+ * that one rotation spans twice the LLC (within limits), and the reference of
+ * the checked entries. Whatever an earlier problem had is freed first.
+ */
+static int
+measure_load(struct measure *m, const struct gemm_problem *p, char *why, size_t whylen)
+{
+	const struct tune_measure_opts *o = &m->o;
+	const struct backend_ops *ops = m->ops;
 	void *ha = NULL, *hb = NULL;
 	size_t esz = gemm_dtype_size(p->dtype);
 	double per_set;
 	int err, i;
 
-	*out = NULL;
+	measure_unload(m);
 	err = gemm_problem_check(p, why, whylen);
 	if (err < 0)
 		return err;
-	m = calloc(1, sizeof(*m));
-	if (m == NULL)
-		return ROCMD_ENOMEM;
-	m->ops = ops;
 	m->p = *p;
-	m->o = *o;
-	err = ops->open(index, &m->ctx, &m->info, why, whylen);
-	if (err < 0)
-		goto fail;
 	m->space = ops->space(m->ctx, p);
-	m->src = ops->kernel_source(m->ctx, &m->srclen);
-	backend_source_hash(ops, m->ctx, m->source_hash);
-	err = backend_cache_new(ops, m->ctx, &m->info, &m->cache);
-	if (err < 0)
-		goto fail;
 	m->sa = (size_t)gemm_elems_a(p) * esz;
 	m->sb = (size_t)gemm_elems_b(p) * esz;
 	m->sc = (size_t)gemm_elems_c(p) * esz;
 	per_set = (double)(m->sa + m->sb + m->sc);
-	/* Enough sets that one rotation spans twice the LLC, within limits. */
 	m->nsets = (int)ceil(2.0 * (double)m->info.llc_bytes / per_set);
 	if (m->nsets < 2)
 		m->nsets = 2;
@@ -201,18 +244,37 @@ measure_open(const struct backend_ops *ops, int index, const struct gemm_problem
 	}
 	/* hc_init now holds the last set's C; the check runs on set 0: regenerate. */
 	gemm_fill_random(p->dtype, m->hc_init, gemm_elems_c(p), o->seed * 1000003 + 2);
-	if ((err = ops->event_create(m->ctx, &m->e0)) < 0 ||
-	    (err = ops->event_create(m->ctx, &m->e1)) < 0)
-		goto fail;
 	free(ha);
 	free(hb);
-	*out = m;
 	return 0;
 fail:
 	free(ha);
 	free(hb);
-	measure_close(m);
+	measure_unload(m);
 	return err;
+}
+
+static int
+measure_open(const struct backend_ops *ops, int index, const struct gemm_problem *p,
+	     const struct tune_measure_opts *o, struct measure **out, char *why, size_t whylen)
+{
+	struct measure *m;
+	int err;
+
+	*out = NULL;
+	err = gemm_problem_check(p, why, whylen);
+	if (err < 0)
+		return err;
+	err = measure_open_device(ops, index, o, &m, why, whylen);
+	if (err < 0)
+		return err;
+	err = measure_load(m, p, why, whylen);
+	if (err < 0) {
+		measure_close(m);
+		return err;
+	}
+	*out = m;
+	return 0;
 }
 
 static int
@@ -241,6 +303,136 @@ set_detail(struct tune_result *r, enum tune_outcome o, const char *fmt, const ch
 	snprintf(r->detail, sizeof(r->detail), fmt, arg);
 }
 
+/*
+ * One GEMM on set BUFS of the measured problem, enqueued on the backend's
+ * stream: one of our compiled configurations (run_module) or another
+ * library's call (measure_local_eval_call).
+ */
+struct measure_run {
+	int (*gemm)(void *arg, const struct gemm_problem *p, const struct gemm_bufs *bufs);
+	void *arg;
+};
+
+struct module_run {
+	struct measure *m;
+	struct backend_module *mod;
+	const struct tune_config *cfg;
+};
+
+static int
+run_module(void *arg, const struct gemm_problem *p, const struct gemm_bufs *bufs)
+{
+	struct module_run *x = arg;
+
+	return x->m->ops->gemm(x->m->ctx, x->mod, x->cfg, p, bufs);
+}
+
+static int
+run_gemm(struct measure *m, const struct measure_run *run, int set)
+{
+	return run->gemm(run->arg, &m->p, &m->sets[set]);
+}
+
+/*
+ * Checks RUN once against the reference (unless TUNE_EVAL_TIME_ONLY), warms
+ * it up by time and times it: the result in R, m->rel_err set by the check.
+ * Failures of the GEMM are outcomes in R; errors are the harness's own.
+ */
+static int
+measure_run_timed(struct measure *m, const struct measure_run *run, int flags,
+		  struct tune_result *r)
+{
+	const struct gemm_problem *p = &m->p;
+	double t[256], start;
+	int err, i, n, set = 0;
+
+	m->rel_err = -1.0;
+	if (!(flags & TUNE_EVAL_TIME_ONLY)) {
+		int64_t bad = 0, k;
+		double worst = 0.0, max_err = 0.0, max_ref = 0.0;
+
+		if ((err = m->ops->copy_h2d(m->ctx, m->sets[0].c, m->hc_init, m->sc)) < 0)
+			return err;
+		err = run_gemm(m, run, 0);
+		if (err == 0)
+			err = m->ops->synchronize(m->ctx);
+		if (err < 0) {
+			set_detail(r, TUNE_LAUNCH_FAILED, "launch failed: error %s",
+				   err == ROCMD_EIO ? "io" : "other");
+			return 0;
+		}
+		if ((err = m->ops->copy_d2h(m->ctx, m->hout, m->sets[0].c, m->sc)) < 0)
+			return err;
+		for (k = 0; k < m->nchk; k++) {
+			double got = gemm_load(p->dtype, m->hout, m->chk_pos[k]);
+			double e = isfinite(got) ? fabs(got - m->chk_ref[k]) : INFINITY;
+
+			if (e > max_err)
+				max_err = e;
+			if (fabs(m->chk_ref[k]) > max_ref)
+				max_ref = fabs(m->chk_ref[k]);
+			if (!gemm_within_tol(p, got, m->chk_ref[k], m->chk_scale[k])) {
+				bad++;
+				if (e > worst)
+					worst = e;
+			}
+		}
+		m->rel_err = max_ref > 0 ? max_err / max_ref : max_err;
+		if (bad > 0) {
+			r->outcome = TUNE_WRONG_RESULT;
+			snprintf(r->detail, sizeof(r->detail),
+				 "%" PRId64 " of %" PRId64 " checked entries wrong, worst error %g",
+				 bad, m->nchk, worst);
+			return 0;
+		}
+	}
+	/*
+	 * Warm up by time (clocks, caches, lazy allocations), at least twice.
+	 * The first evaluation of a process also pays for what no later one
+	 * does (worker threads started, every input set's pages faulted in,
+	 * clocks ramping up from idle): measured, it read ~35% slow, and it is
+	 * always the default configuration. It therefore warms up ten times as
+	 * long and runs over every input set first.
+	 */
+	double warm_ms = m->warmed ? m->o.warmup_ms : 10 * m->o.warmup_ms;
+	int warm_min = m->warmed ? 2 : (m->nsets > 2 ? m->nsets : 2);
+
+	m->warmed = 1;
+	start = measure_mono_ms();
+	for (i = 0; i < warm_min || measure_mono_ms() - start < warm_ms; i++) {
+		set = (set + 1) % m->nsets;
+		err = run_gemm(m, run, set);
+		if (err == 0)
+			err = m->ops->synchronize(m->ctx);
+		if (err < 0) {
+			set_detail(r, TUNE_LAUNCH_FAILED, "%s", "launch failed during warm-up");
+			return 0;
+		}
+	}
+	n = m->o.runs > 256 ? 256 : m->o.runs;
+	for (i = 0; i < n; i++) {
+		set = (set + 1) % m->nsets;
+		if ((err = m->ops->event_record(m->ctx, m->e0)) < 0)
+			return err;
+		err = run_gemm(m, run, set);
+		if (err < 0) {
+			set_detail(r, TUNE_LAUNCH_FAILED, "%s", "launch failed during timing");
+			return 0;
+		}
+		if ((err = m->ops->event_record(m->ctx, m->e1)) < 0 ||
+		    (err = m->ops->event_elapsed(m->ctx, m->e0, m->e1, &t[i])) < 0)
+			return err;
+	}
+	qsort(t, n, sizeof(double), cmp_double);
+	r->outcome = TUNE_OK;
+	r->runs = n;
+	r->median_ms = quantile(t, n, 0.5);
+	r->p20_ms = quantile(t, n, 0.2);
+	r->p80_ms = quantile(t, n, 0.8);
+	r->gflops = r->median_ms > 0 ? gemm_flops(p) / (r->median_ms * 1e6) : 0.0;
+	return 0;
+}
+
 static int
 measure_eval(struct measure *m, const char *key, int flags, struct tune_result *r)
 {
@@ -248,13 +440,15 @@ measure_eval(struct measure *m, const char *key, int flags, struct tune_result *
 	struct space_point pt;
 	struct tune_config cfg;
 	struct backend_module *mod = NULL;
+	struct module_run mr;
+	struct measure_run run;
 	char defstore[SPACE_MAX_PARAMS][40];
 	const char *defs[SPACE_MAX_PARAMS];
 	char log[512] = "", why[160] = "";
-	double t[256], start;
-	int nd, err, i, n, set = 0;
+	int nd, err;
 
 	memset(r, 0, sizeof(*r));
+	m->rel_err = -1.0;
 	if (space_key_parse(m->space, key, &pt) < 0) {
 		set_detail(r, TUNE_RULED_OUT, "not a point of the %s space", m->space->name);
 		return 0;
@@ -291,86 +485,12 @@ measure_eval(struct measure *m, const char *key, int flags, struct tune_result *
 			}
 		}
 	}
-	if (!(flags & TUNE_EVAL_TIME_ONLY)) {
-		int64_t bad = 0, k;
-		double worst = 0.0;
-
-		if ((err = m->ops->copy_h2d(m->ctx, m->sets[0].c, m->hc_init, m->sc)) < 0)
-			return err;
-		err = m->ops->gemm(m->ctx, mod, &cfg, p, &m->sets[0]);
-		if (err == 0)
-			err = m->ops->synchronize(m->ctx);
-		if (err < 0) {
-			set_detail(r, TUNE_LAUNCH_FAILED, "launch failed: error %s",
-				   err == ROCMD_EIO ? "io" : "other");
-			return 0;
-		}
-		if ((err = m->ops->copy_d2h(m->ctx, m->hout, m->sets[0].c, m->sc)) < 0)
-			return err;
-		for (k = 0; k < m->nchk; k++) {
-			double got = gemm_load(p->dtype, m->hout, m->chk_pos[k]);
-
-			if (!gemm_within_tol(p, got, m->chk_ref[k], m->chk_scale[k])) {
-				double e = isfinite(got) ? fabs(got - m->chk_ref[k]) : INFINITY;
-
-				bad++;
-				if (e > worst)
-					worst = e;
-			}
-		}
-		if (bad > 0) {
-			r->outcome = TUNE_WRONG_RESULT;
-			snprintf(r->detail, sizeof(r->detail),
-				 "%" PRId64 " of %" PRId64 " checked entries wrong, worst error %g",
-				 bad, m->nchk, worst);
-			return 0;
-		}
-	}
-	/*
-	 * Warm up by time (clocks, caches, lazy allocations), at least twice.
-	 * The first evaluation of a process also pays for what no later one
-	 * does (worker threads started, every input set's pages faulted in,
-	 * clocks ramping up from idle): measured, it read ~35% slow, and it is
-	 * always the default configuration. It therefore warms up ten times as
-	 * long and runs over every input set first.
-	 */
-	double warm_ms = m->warmed ? m->o.warmup_ms : 10 * m->o.warmup_ms;
-	int warm_min = m->warmed ? 2 : (m->nsets > 2 ? m->nsets : 2);
-
-	m->warmed = 1;
-	start = measure_mono_ms();
-	for (i = 0; i < warm_min || measure_mono_ms() - start < warm_ms; i++) {
-		set = (set + 1) % m->nsets;
-		err = m->ops->gemm(m->ctx, mod, &cfg, p, &m->sets[set]);
-		if (err == 0)
-			err = m->ops->synchronize(m->ctx);
-		if (err < 0) {
-			set_detail(r, TUNE_LAUNCH_FAILED, "%s", "launch failed during warm-up");
-			return 0;
-		}
-	}
-	n = m->o.runs > 256 ? 256 : m->o.runs;
-	for (i = 0; i < n; i++) {
-		set = (set + 1) % m->nsets;
-		if ((err = m->ops->event_record(m->ctx, m->e0)) < 0)
-			return err;
-		err = m->ops->gemm(m->ctx, mod, &cfg, p, &m->sets[set]);
-		if (err < 0) {
-			set_detail(r, TUNE_LAUNCH_FAILED, "%s", "launch failed during timing");
-			return 0;
-		}
-		if ((err = m->ops->event_record(m->ctx, m->e1)) < 0 ||
-		    (err = m->ops->event_elapsed(m->ctx, m->e0, m->e1, &t[i])) < 0)
-			return err;
-	}
-	qsort(t, n, sizeof(double), cmp_double);
-	r->outcome = TUNE_OK;
-	r->runs = n;
-	r->median_ms = quantile(t, n, 0.5);
-	r->p20_ms = quantile(t, n, 0.2);
-	r->p80_ms = quantile(t, n, 0.8);
-	r->gflops = r->median_ms > 0 ? gemm_flops(p) / (r->median_ms * 1e6) : 0.0;
-	return 0;
+	mr.m = m;
+	mr.mod = mod;
+	mr.cfg = &cfg;
+	run.gemm = run_module;
+	run.arg = &mr;
+	return measure_run_timed(m, &run, flags, r);
 }
 
 /* ---- isolation: the parent's side, one code path (measure-os.h) ---- */
@@ -644,4 +764,65 @@ tune_evaluator_close(struct tune_evaluator *ev)
 		measure_close(ev->m);
 	measure_proc_free(ev->proc);
 	free(ev);
+}
+
+/* ---- in this process (measure.h) ---- */
+
+int
+measure_local_open(const struct backend_ops *ops, int index, const struct tune_measure_opts *o,
+		   struct measure **out, struct backend_device_info *dev, char source_hash[17],
+		   char *why, size_t whylen)
+{
+	struct tune_measure_opts oo = *o;
+	int err;
+
+	oo.cancel = NULL;
+	opts_defaults(&oo);
+	err = measure_open_device(ops, index, &oo, out, why, whylen);
+	if (err < 0)
+		return err;
+	*dev = (*out)->info;
+	memcpy(source_hash, (*out)->source_hash, 17);
+	return 0;
+}
+
+int
+measure_local_set_problem(struct measure *m, const struct gemm_problem *p,
+			  const struct space_def **space, char *why, size_t whylen)
+{
+	int err = measure_load(m, p, why, whylen);
+
+	*space = err < 0 ? NULL : m->space;
+	return err;
+}
+
+int
+measure_local_eval(struct measure *m, const char *key, int flags, struct tune_result *r,
+		   double *rel_err)
+{
+	int err = m->nsets > 0 ? measure_eval(m, key, flags, r) : ROCMD_EINVAL;
+
+	*rel_err = m->rel_err;
+	return err;
+}
+
+int
+measure_local_eval_call(struct measure *m, measure_gemm_fn fn, void *arg, int flags,
+			struct tune_result *r, double *rel_err)
+{
+	struct measure_run run = {.gemm = fn, .arg = arg};
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (m->nsets == 0)
+		return ROCMD_EINVAL;
+	err = measure_run_timed(m, &run, flags, r);
+	*rel_err = m->rel_err;
+	return err;
+}
+
+void
+measure_local_close(struct measure *m)
+{
+	measure_close(m);
 }
