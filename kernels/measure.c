@@ -162,6 +162,7 @@ measure_open_device(const struct backend_ops *ops, int index, const struct tune_
 		return ROCMD_ENOMEM;
 	m->ops = ops;
 	m->o = *o;
+	m->rel_err = -1.0;
 	err = ops->open(index, &m->ctx, &m->info, why, whylen);
 	if (err < 0) {
 		m->ctx = NULL;
