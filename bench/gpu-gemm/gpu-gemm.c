@@ -376,6 +376,8 @@ measure_problem(struct measure *m, const struct opts *o, const struct backend_de
 	int err, r, i;
 
 	problem_of(rw->pr, &p);
+	for (i = 0; i < C_COUNT; i++)
+		rw->f[i].rel_err = -1;
 	if ((err = measure_local_set_problem(m, &p, &space, why, sizeof(why))) < 0) {
 		fprintf(stderr, "bench-gpu-gemm: %s\n", why[0] ? why : rocmd_err_name(err));
 		return err;
