@@ -1,7 +1,7 @@
 #!/bin/sh
 # Deploy figures (docs/PERF.md, "Deploy"): the real rocBLAS 5.5.1 from Debian
 # trixie (librocblas.so.0.1, 450 MB, and its full 22-file Tensile library,
-# 1.8 GB: tests/sdk/make-trees.sh --full) deployed from the content-addressed
+# 1.8 GB: tests/fixtures/make-trees.sh --full) deployed from the content-addressed
 # store into a sandbox SDK tree that holds trixie's own rocBLAS (binary + a
 # 4-file library: the originals, backed up by the first deploy), by
 # bench-deploy; then ROUNDS rounds alternating `cp -a` + `sync` + `sha256sum`
@@ -14,7 +14,9 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:-$HERE/../../build}" && pwd)
 ROUNDS=${2:-3}
-CACHE=$("$HERE/../../tests/sdk/make-trees.sh" --full | tail -1)
+T=$HERE/../../tests/fixtures/make-trees.sh
+[ -x "$T" ] || T=$HERE/../../tests/sdk/make-trees.sh
+CACHE=$("$T" --full | tail -1)
 TREES=$CACHE/trees
 FULL=$TREES/trixie-lib-full
 L=$TREES/trixie/usr/lib/x86_64-linux-gnu

@@ -7,13 +7,15 @@
 #     TensileLibrary.dat and records every file);
 #  2. store deduplication when a second package shares files with the first.
 # Usage: bench/pkg-import/pkg-import.sh ROCMD ROCMCTL   (run from anywhere; needs 7z)
-# The real files come from tests/pkg/fetch-files.sh --big (Debian trixie
+# The real files come from tests/fixtures/fetch-files.sh --big (Debian trixie
 # librocblas0, cached outside the repository).
 set -eu
 ROCMD=$(readlink -f "$1")
 CTL=$(readlink -f "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
-FILES=$(sh "$HERE/../../tests/pkg/fetch-files.sh" --big | tail -n 1)
+F=$HERE/../../tests/fixtures/fetch-files.sh
+[ -f "$F" ] || F=$HERE/../../tests/pkg/fetch-files.sh
+FILES=$(sh "$F" --big | tail -n 1)
 LIB=$FILES/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
 WORK=${ROCMD_BENCH_DIR:-/var/tmp/rocmd-bench-pkg}
 rm -rf "$WORK"

@@ -17,7 +17,9 @@ BUILD=$(cd "${1:-$HERE/../../build}" && pwd)
 ROCMD=$BUILD/daemon/rocmd
 CTL=$BUILD/client/rocmctl
 FP=$BUILD/bench/sdk-fingerprint
-CACHE=$("$HERE/../../tests/sdk/make-trees.sh" --full | tail -1)
+T=$HERE/../../tests/fixtures/make-trees.sh
+[ -x "$T" ] || T=$HERE/../../tests/sdk/make-trees.sh
+CACHE=$("$T" --full | tail -1)
 TREES=$CACHE/trees
 DIR=$(mktemp -d /tmp/rocmd-bench-sdk-XXXXXX)
 trap '[ -S "$DIR/rocmd.sock" ] && "$CTL" -S "$DIR/rocmd.sock" shutdown >/dev/null 2>&1; sleep 0.3; rm -rf "$DIR"' EXIT
