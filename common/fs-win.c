@@ -15,6 +15,19 @@
  * the flush of the folder is skipped (NTFS journals its metadata, so a
  * rename is not lost half done, but it may be lost whole: docs/DEPLOY.md).
  * There is no syncfs: rocmd_fs_copy_file flushes each file instead.
+ *
+ * NTFS has no atomic exchange of two folders: rocmd_fs_exchange answers
+ * "unsupported" and the deploy engine does its two renames (journaled;
+ * recovery finishes or undoes them). A DLL that a process has loaded cannot
+ * be replaced or deleted but can be renamed (rocmd_fs_remove_loaded).
+ *
+ * The readers' part at the end (SDK discovery): GetFileAttributesExW gives
+ * the type, size and times without opening the file; a reparse point is
+ * reported as a link unless FOLLOW, when the target is opened and described
+ * instead. Mapping uses CreateFileMappingW/MapViewOfFile; the view keeps the
+ * mapping alive after both handles are closed. Listing uses
+ * FindFirstFileW/FindNextFileW. These take paths as they come (no \\?\
+ * prefix: an SDK's paths may hold "..") and report -errno values.
  */
 #include "fs.h"
 
@@ -844,4 +857,309 @@ rocmd_fs_open_beneath(const char *root, const char *rel, int flags)
 		return rc;
 	}
 	return fd;
+}
+
+/* ---- swapping folders, removing what a process may have loaded ---- */
+
+int
+rocmd_fs_exchange(const char *a, const char *b)
+{
+	(void)a;
+	(void)b;
+	return ROCMD_EUNSUPPORTED;
+}
+
+int
+rocmd_fs_remove_loaded(const char *path)
+{
+	char later[ROCMD_FS_PATH_MAX + 64];
+	wchar_t *w;
+	int rc = rocmd_fs_unlink(path);
+
+	/* Deleting a loaded DLL is refused with access denied. */
+	if (rc != ROCMD_EPERM && rc != ROCMD_EBUSY)
+		return rc;
+	rocmd_fs_fmt(later, sizeof(later), "%s.%lu-%lu.del", path,
+	             (unsigned long)GetCurrentProcessId(), (unsigned long)GetTickCount());
+	if ((rc = rocmd_fs_rename(path, later)) < 0)
+		return rc;
+	for (char *c = later; *c != '\0'; c++)
+		if (*c == '/')
+			*c = '\\';
+	if ((w = rocmd_win_wide(later)) != NULL)
+		MoveFileExW(w, NULL, MOVEFILE_DELAY_UNTIL_REBOOT);
+	free(w);
+	return 0;
+}
+
+/* ---- reading what others installed ---- */
+
+/* FILETIME (100 ns since 1601) as ns since 1970. */
+static int64_t
+ft_ns(FILETIME ft)
+{
+	int64_t t = (int64_t)(((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime);
+
+	return (t - 116444736000000000LL) * 100;
+}
+
+/* A Win32 error as -errno, the readers' contract (rocmd_fsinfo_get). */
+static int
+errno_of(DWORD err)
+{
+	switch (err) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_DRIVE:
+	case ERROR_BAD_NETPATH:
+		return -ENOENT;
+	case ERROR_ACCESS_DENIED:
+	case ERROR_SHARING_VIOLATION:
+		return -EACCES;
+	case ERROR_DIRECTORY:
+		return -ENOTDIR;
+	case ERROR_NOT_ENOUGH_MEMORY:
+	case ERROR_OUTOFMEMORY:
+		return -ENOMEM;
+	case ERROR_INVALID_NAME:
+	case ERROR_FILENAME_EXCED_RANGE:
+		return -ENAMETOOLONG;
+	case ERROR_CANT_RESOLVE_FILENAME:
+		return -ELOOP;
+	default:
+		return -EIO;
+	}
+}
+
+static void
+fill(struct rocmd_fsinfo *out, DWORD attr, DWORD size_hi, DWORD size_lo, FILETIME created,
+     FILETIME written)
+{
+	int64_t c = ft_ns(created), w = ft_ns(written);
+
+	if (attr & FILE_ATTRIBUTE_DIRECTORY)
+		out->type = ROCMD_FS_DIR;
+	else if (attr & FILE_ATTRIBUTE_DEVICE)
+		out->type = ROCMD_FS_OTHER;
+	else
+		out->type = ROCMD_FS_FILE;
+	out->size = ((uint64_t)size_hi << 32) | size_lo;
+	out->mtime_ns = w;
+	out->change_ns = c > w ? c : w;
+}
+
+int
+rocmd_fsinfo_get(const char *path, int follow, struct rocmd_fsinfo *out)
+{
+	WIN32_FILE_ATTRIBUTE_DATA a;
+	BY_HANDLE_FILE_INFORMATION bh;
+	wchar_t *w = rocmd_win_wide(path);
+	HANDLE h;
+	int rc = 0;
+
+	*out = (struct rocmd_fsinfo){0};
+	if (w == NULL)
+		return -ENOMEM;
+	if (!GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
+		rc = errno_of(GetLastError());
+		goto out;
+	}
+	if (!(a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+		fill(out, a.dwFileAttributes, a.nFileSizeHigh, a.nFileSizeLow, a.ftCreationTime,
+		     a.ftLastWriteTime);
+		goto out;
+	}
+	if (!follow) {
+		fill(out, a.dwFileAttributes, a.nFileSizeHigh, a.nFileSizeLow, a.ftCreationTime,
+		     a.ftLastWriteTime);
+		out->type = ROCMD_FS_LINK;
+		goto out;
+	}
+	/* Opening follows the reparse point; FILE_FLAG_BACKUP_SEMANTICS opens folders. */
+	h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+	                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		rc = errno_of(GetLastError());
+		goto out;
+	}
+	if (GetFileInformationByHandle(h, &bh)) {
+		fill(out, bh.dwFileAttributes, bh.nFileSizeHigh, bh.nFileSizeLow, bh.ftCreationTime,
+		     bh.ftLastWriteTime);
+		out->dev = bh.dwVolumeSerialNumber;
+		out->ino = ((uint64_t)bh.nFileIndexHigh << 32) | bh.nFileIndexLow;
+	} else {
+		rc = errno_of(GetLastError());
+	}
+	CloseHandle(h);
+out:
+	free(w);
+	return rc;
+}
+
+FILE *
+rocmd_fs_fopen(const char *path, const char *mode)
+{
+	wchar_t *w = rocmd_win_wide(path), *m = rocmd_win_wide(mode);
+	FILE *f = NULL;
+
+	if (w != NULL && m != NULL)
+		f = _wfopen(w, m);
+	else
+		errno = ENOMEM;
+	free(w);
+	free(m);
+	return f;
+}
+
+struct rocmd_dir {
+	HANDLE h;
+	int first; /* fd holds an entry not yet returned */
+	WIN32_FIND_DATAW fd;
+	struct rocmd_dirent e;
+};
+
+/* FindFirstFileW on PATH/"*": the handle, or INVALID_HANDLE_VALUE with the
+ * Win32 error in *ERR. */
+static HANDLE
+find_first(const char *path, WIN32_FIND_DATAW *fd, DWORD *err)
+{
+	char pattern[ROCMD_FS_PATH_MAX];
+	wchar_t *w;
+	HANDLE h;
+
+	if (rocmd_fs_fmt(pattern, sizeof(pattern), "%s/*", path) >= (int)sizeof(pattern)) {
+		*err = ERROR_FILENAME_EXCED_RANGE;
+		return INVALID_HANDLE_VALUE;
+	}
+	if ((w = rocmd_win_wide(pattern)) == NULL) {
+		*err = ERROR_NOT_ENOUGH_MEMORY;
+		return INVALID_HANDLE_VALUE;
+	}
+	h = FindFirstFileW(w, fd);
+	*err = GetLastError();
+	free(w);
+	return h;
+}
+
+struct rocmd_dir *
+rocmd_dir_open(const char *path)
+{
+	struct rocmd_dir *d = calloc(1, sizeof(*d));
+	DWORD err;
+
+	if (d == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->h = find_first(path, &d->fd, &err);
+	if (d->h == INVALID_HANDLE_VALUE) {
+		free(d);
+		/* An empty folder still lists "." and ".."; no match at all means no folder. */
+		errno = err == ERROR_FILE_NOT_FOUND ? ENOENT : -errno_of(err);
+		return NULL;
+	}
+	d->first = 1;
+	return d;
+}
+
+struct rocmd_dirent *
+rocmd_dir_read(struct rocmd_dir *d)
+{
+	for (;;) {
+		char *u8;
+
+		if (!d->first && !FindNextFileW(d->h, &d->fd))
+			return NULL;
+		d->first = 0;
+		u8 = rocmd_win_utf8(d->fd.cFileName);
+		if (u8 == NULL)
+			continue; /* not valid UTF-16: no name rocmd could use */
+		snprintf(d->e.d_name, sizeof(d->e.d_name), "%s", u8);
+		free(u8);
+		return &d->e;
+	}
+}
+
+void
+rocmd_dir_close(struct rocmd_dir *d)
+{
+	if (d == NULL)
+		return;
+	FindClose(d->h);
+	free(d);
+}
+
+/* Windows has no "execute" right on folders that matters here: listing is the test. */
+int
+rocmd_fs_dir_readable(const char *path)
+{
+	WIN32_FIND_DATAW fd;
+	DWORD err;
+	HANDLE h = find_first(path, &fd, &err);
+
+	if (h == INVALID_HANDLE_VALUE)
+		return err == ERROR_FILE_NOT_FOUND ? 0 : errno_of(err);
+	FindClose(h);
+	return 0;
+}
+
+int
+rocmd_fs_map(const char *path, const void **data, size_t *len)
+{
+	wchar_t *w = rocmd_win_wide(path);
+	HANDLE f = INVALID_HANDLE_VALUE, m = NULL;
+	LARGE_INTEGER size;
+	void *view;
+	int rc = 0;
+
+	*data = NULL;
+	*len = 0;
+	if (w == NULL)
+		return ROCMD_ENOMEM;
+	f = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                FILE_FLAG_SEQUENTIAL_SCAN, NULL);
+	if (f == INVALID_HANDLE_VALUE) {
+		rc = rocmd_win_error(GetLastError());
+		goto out;
+	}
+	if (!GetFileSizeEx(f, &size)) {
+		rc = rocmd_win_error(GetLastError());
+		goto out;
+	}
+	if (size.QuadPart == 0) {
+		rc = ROCMD_ECORRUPT;
+		goto out;
+	}
+	if ((uint64_t)size.QuadPart > SIZE_MAX) {
+		rc = ROCMD_ENOMEM;
+		goto out;
+	}
+	m = CreateFileMappingW(f, NULL, PAGE_READONLY, 0, 0, NULL);
+	if (m == NULL) {
+		rc = rocmd_win_error(GetLastError());
+		goto out;
+	}
+	view = MapViewOfFile(m, FILE_MAP_READ, 0, 0, 0);
+	if (view == NULL) {
+		rc = rocmd_win_error(GetLastError());
+		goto out;
+	}
+	*data = view;
+	*len = (size_t)size.QuadPart;
+out:
+	if (m != NULL)
+		CloseHandle(m);
+	if (f != INVALID_HANDLE_VALUE)
+		CloseHandle(f);
+	free(w);
+	return rc;
+}
+
+void
+rocmd_fs_unmap(const void *data, size_t len)
+{
+	(void)len;
+	if (data != NULL)
+		UnmapViewOfFile(data);
 }

@@ -1,7 +1,8 @@
 /*
  * The portable part of the file layer (fs.h): copying a file while
  * hashing it, hashing, walking a tree into a sorted list, relative path
- * checks and durable JSON files. Everything that touches the system goes
+ * checks, and durable files (new beside old, fsync, rename, fsync the
+ * folder) with JSON on top. Everything that touches the system goes
  * through the single operations of fs-unix.c / fs-win.c, so the
  * failpoints and the no-following rules hold here too.
  */
@@ -302,80 +303,145 @@ rocmd_fs_entries_free(struct rocmd_fs_entry *e, size_t n)
 	free(e);
 }
 
+/* ---- durable files ---- */
+
+int
+rocmd_fs_write_new(const char *path, const void *data, size_t len, unsigned mode)
+{
+	int fd, rc, crc;
+
+	/* Created writable: a read-only file is sealed once it is written. */
+	if ((fd = rocmd_fs_open(path, O_WRONLY | O_CREAT | O_EXCL, mode | 0200)) < 0)
+		return fd;
+	rc = rocmd_fs_write_all(fd, data, len);
+	if (rc == 0)
+		rc = rocmd_fs_fsync(fd);
+	crc = rocmd_fs_close(fd);
+	if (rc == 0)
+		rc = crc;
+	if (rc == 0 && !(mode & 0200))
+		rc = rocmd_fs_set_writable(path, 0);
+	if (rc < 0)
+		rocmd_fs_os_unlink(path);
+	return rc;
+}
+
+int
+rocmd_fs_rename_sync(const char *from, const char *to)
+{
+	char dir[ROCMD_FS_PATH_MAX];
+	char *slash;
+	int rc;
+
+	if (rocmd_fs_fmt(dir, sizeof(dir), "%s", to) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	if ((rc = rocmd_fs_rename(from, to)) < 0)
+		return rc;
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		return rocmd_fs_fsync_dir(".");
+	/* "/x" and "C:/x": the folder is the root, its separator included. */
+	if ((size_t)(slash - dir) < rocmd_fs_path_root(dir))
+		slash++;
+	*slash = '\0';
+	return rocmd_fs_fsync_dir(dir);
+}
+
+int
+rocmd_fs_replace(const char *path, const char *tmp, const void *data, size_t len, unsigned mode)
+{
+	char own[ROCMD_FS_PATH_MAX + 16];
+	int rc;
+
+	if (tmp == NULL) {
+		if (rocmd_fs_fmt(own, sizeof(own), "%s.tmp", path) >= (int)sizeof(own))
+			return -ENAMETOOLONG;
+		tmp = own;
+	}
+	rocmd_fs_os_unlink(tmp);
+	if ((rc = rocmd_fs_write_new(tmp, data, len, mode)) < 0)
+		return rc;
+	rc = rocmd_fs_rename_sync(tmp, path);
+	if (rc < 0)
+		rocmd_fs_os_unlink(tmp); /* gone already when only the folder's flush failed */
+	return rc;
+}
+
+int
+rocmd_fs_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	uint64_t size = 0;
+	size_t got = 0;
+	char *buf = NULL;
+	int fd, rc, regular = 0;
+
+	*out = NULL;
+	if (len != NULL)
+		*len = 0;
+	if ((fd = rocmd_fs_open(path, O_RDONLY, 0)) < 0)
+		return fd;
+	if ((rc = rocmd_fs_os_fstat(fd, &size, &regular)) < 0)
+		goto out;
+	if (!regular || size > max) {
+		rc = ROCMD_ECORRUPT;
+		goto out;
+	}
+	if ((buf = malloc((size_t)size + 1)) == NULL) {
+		rc = ROCMD_ENOMEM;
+		goto out;
+	}
+	while (got < size) {
+		size_t n;
+		if ((rc = rocmd_fs_read(fd, buf + got, (size_t)size - got, &n)) < 0)
+			goto out;
+		if (n == 0)
+			break; /* shorter than it was a moment ago: what there is */
+		got += n;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (len != NULL)
+		*len = got;
+out:
+	free(buf);
+	rocmd_fs_close(fd);
+	return rc;
+}
+
 /* ---- durable JSON ---- */
 
 int
 rocmd_fs_json_write(const char *path, const cJSON *j)
 {
-	char tmp[ROCMD_FS_PATH_MAX + 16], dir[ROCMD_FS_PATH_MAX];
-	char *text = cJSON_Print(j), *slash;
-	int fd = -1, rc;
+	char *text = cJSON_Print(j), *line;
+	size_t n;
+	int rc;
 
 	if (text == NULL)
 		return ROCMD_ENOMEM;
-	rocmd_fs_fmt(tmp, sizeof(tmp), "%s.tmp", path);
-	rocmd_fs_fmt(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash != NULL)
-		*slash = '\0';
-	rocmd_fs_os_unlink(tmp);
-	if ((fd = rocmd_fs_open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
-		rc = fd;
-		goto out;
+	n = strlen(text);
+	if ((line = realloc(text, n + 2)) == NULL) {
+		free(text);
+		return ROCMD_ENOMEM;
 	}
-	if ((rc = rocmd_fs_write_all(fd, text, strlen(text))) < 0 ||
-	    (rc = rocmd_fs_write_all(fd, "\n", 1)) < 0 || (rc = rocmd_fs_fsync(fd)) < 0)
-		goto out;
-	rocmd_fs_close(fd);
-	fd = -1;
-	if ((rc = rocmd_fs_rename(tmp, path)) < 0)
-		goto out;
-	rc = rocmd_fs_fsync_dir(slash != NULL ? dir : ".");
-out:
-	if (fd >= 0)
-		rocmd_fs_close(fd);
-	if (rc < 0)
-		rocmd_fs_os_unlink(tmp);
-	free(text);
+	line[n++] = '\n';
+	line[n] = '\0';
+	rc = rocmd_fs_replace(path, NULL, line, n, 0644);
+	free(line);
 	return rc;
 }
 
 int
 rocmd_fs_json_read(const char *path, cJSON **out)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, rc = 0;
+	char *buf;
+	int rc;
 
 	*out = NULL;
-	if ((fd = rocmd_fs_open(path, O_RDONLY, 0)) < 0)
-		return fd;
-	for (;;) {
-		size_t got;
-		if (cap - len < 65536) {
-			char *p = realloc(buf, cap + 65536 + 1);
-			if (p == NULL) {
-				rc = ROCMD_ENOMEM;
-				break;
-			}
-			buf = p;
-			cap += 65536;
-		}
-		if ((rc = rocmd_fs_read(fd, buf + len, cap - len, &got)) < 0 || got == 0)
-			break;
-		len += got;
-		if (len > (256u << 20)) {
-			rc = ROCMD_ECORRUPT;
-			break;
-		}
-	}
-	rocmd_fs_close(fd);
-	if (rc == 0) {
-		buf[len] = '\0';
-		*out = cJSON_Parse(buf);
-		if (*out == NULL)
-			rc = ROCMD_ECORRUPT;
-	}
+	if ((rc = rocmd_fs_read_file(path, 256u << 20, &buf, NULL)) < 0)
+		return rc;
+	*out = cJSON_Parse(buf);
 	free(buf);
-	return rc;
+	return *out == NULL ? ROCMD_ECORRUPT : 0;
 }

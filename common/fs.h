@@ -1,15 +1,25 @@
 /*
- * Path-based file operations for the code that writes trees users trust:
- * the deploy engine (deploy*.c) and the package store (pkg-*.c). Every
- * operation passes a failpoint first (common/failpoint.h: "fs.open",
- * "fs.read", "fs.write", "fs.fsync", "fs.rename", "fs.mkdir", "fs.unlink",
- * "fs.rmdir", "fs.symlink", "fs.link", "fs.clone"), so fault tests can fail
- * each one in turn, and nothing here follows a symlink (or, on Windows, any
- * reparse point: symlink or junction) (I4).
+ * The file layer: every file operation of rocmd that touches a path, in one
+ * place. Two kinds of callers share it:
  *
- * fs.c holds what is portable (copying with hashing, walking, durable
- * JSON, path checks); fs-unix.c and fs-win.c the system calls, chosen
- * by CMake.
+ * - Code that writes trees users trust, the deploy engine (daemon/deploy/),
+ *   the package store (daemon/pkg/) and the tuned library
+ *   (kernels/tunedlib.c). Every operation passes a failpoint first
+ *   (common/failpoint.h: "fs.open", "fs.read", "fs.write", "fs.fsync",
+ *   "fs.rename", "fs.mkdir", "fs.unlink", "fs.rmdir", "fs.symlink",
+ *   "fs.link", "fs.clone", "deploy.exchange"), so fault tests can fail each
+ *   one in turn, and nothing here follows a symlink (or, on Windows, any
+ *   reparse point: symlink or junction) (I4). Files are replaced the way
+ *   dpkg does it: new beside old, fsync, rename, fsync the folder
+ *   (rocmd_fs_replace).
+ * - Code that reads what others installed, SDK discovery (daemon/sdk/):
+ *   the facts of a path with or without following links, listing a folder
+ *   and mapping a file ("reading what others installed", below). These
+ *   follow links where asked and pass no failpoint.
+ *
+ * fs.c holds what is portable (copying with hashing, walking, durable files
+ * and JSON, path checks); fs-unix.c and fs-win.c the system calls, chosen by
+ * CMake.
  *
  * Decisions that callers rely on (kept stable):
  * - Paths are UTF-8 with '/' separators. On Windows a path may also use
@@ -17,6 +27,7 @@
  *   absolute paths with \\?\ (no MAX_PATH limit, no "." or ".." processing:
  *   callers pass clean paths). rocmd_fs_path_norm gives the '/' form the
  *   engine records in its journal ("C:/Program Files/AMD/ROCm/6.2/bin").
+ *   The readers' functions hand paths to the W functions as they are.
  * - Open files are int descriptors, as POSIX has them. On Windows the
  *   descriptor is a C-runtime one made with _open_osfhandle over the handle
  *   CreateFileW gave (FILE_FLAG_OPEN_REPARSE_POINT: never follows), and is
@@ -36,6 +47,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -164,12 +176,93 @@ int rocmd_fs_walk(const char *root, int hash, struct rocmd_fs_entry **out, size_
                   size_t whylen);
 void rocmd_fs_entries_free(struct rocmd_fs_entry *e, size_t n);
 
-/* ---- durable JSON ---- */
-/* Writes J to PATH durably: temp file beside it, fsync, rename, fsync the
- * folder. */
+/* ---- durable files ---- */
+/* The mode of a file written once and afterwards only replaced or removed
+ * whole: read-only on POSIX systems; writable on Windows, where MoveFileExW
+ * cannot replace a read-only file. */
+#ifdef _WIN32
+#define ROCMD_FS_MODE_SEALED 0644
+#else
+#define ROCMD_FS_MODE_SEALED 0444
+#endif
+/* Writes the LEN bytes at DATA to PATH, a new file (-EEXIST when it exists)
+ * with MODE, flushed to disk before it is closed; on failure PATH is gone. */
+int rocmd_fs_write_new(const char *path, const void *data, size_t len, unsigned mode);
+/* Renames FROM to TO (rocmd_fs_rename), then flushes TO's folder, so the
+ * rename survives a crash. */
+int rocmd_fs_rename_sync(const char *from, const char *to);
+/* Replaces file PATH (or creates it) with the LEN bytes at DATA, atomically
+ * and durably: TMP, a name in PATH's folder (NULL: PATH.tmp; a crash's
+ * leftover there is removed first), is written with rocmd_fs_write_new and
+ * renamed over PATH with rocmd_fs_rename_sync. A reader, a crash included,
+ * finds the old file or the new one, whole. */
+int rocmd_fs_replace(const char *path, const char *tmp, const void *data, size_t len,
+                     unsigned mode);
+/* Reads all of regular file PATH (never through a link) into *OUT (malloc'd,
+ * NUL-terminated) and its length into *LEN (may be NULL): 0, -ENOENT when it
+ * is absent, ROCMD_ECORRUPT when it is longer than MAX or not a regular file. */
+int rocmd_fs_read_file(const char *path, size_t max, char **out, size_t *len);
+/* Writes J to PATH durably (rocmd_fs_replace, 0644), printed, with a newline. */
 int rocmd_fs_json_write(const char *path, const cJSON *j);
 /* Reads a JSON file; -ENOENT when absent, ROCMD_ECORRUPT when unparsable. */
 int rocmd_fs_json_read(const char *path, cJSON **out);
+
+/* ---- swapping folders, removing what a process may have loaded ---- */
+/* Swaps folders A and B atomically (renameat2 RENAME_EXCHANGE, which ext4,
+ * xfs, btrfs and tmpfs support): 0, ROCMD_EUNSUPPORTED when the file system
+ * or the system cannot (Windows: NTFS has no such call; the caller then does
+ * two renames), or another error. Failpoint "deploy.exchange". */
+int rocmd_fs_exchange(const char *a, const char *b);
+/* Removes file PATH, which a process may have loaded. POSIX: an unlink (a
+ * mapped library stays valid for the processes that loaded it). Windows: a
+ * loaded DLL cannot be deleted but can be renamed, so it is renamed once
+ * more, to a name of its own (PATH.<pid>-<ticks>.del), which frees PATH, and
+ * that file is deleted at the next reboot (MOVEFILE_DELAY_UNTIL_REBOOT,
+ * which needs admin rights; without them it stays, harmless). */
+int rocmd_fs_remove_loaded(const char *path);
+
+/* ---- reading what others installed (SDK discovery) ---- */
+/* A file's type, size and times in nanoseconds (Linux st_mtim/st_ctim;
+ * Windows FILETIME, 100 ns), and whether it is a link (a symlink; on Windows
+ * a reparse point: a symlink or a junction). */
+enum rocmd_fs_type { ROCMD_FS_OTHER, ROCMD_FS_FILE, ROCMD_FS_DIR, ROCMD_FS_LINK };
+
+struct rocmd_fsinfo {
+	enum rocmd_fs_type type;
+	uint64_t size;
+	int64_t mtime_ns;  /* last write */
+	int64_t change_ns; /* Unix: status change (ctime); Windows: the later of
+	                    * creation and last write (a copied file is created anew) */
+	uint64_t dev, ino; /* identity when the platform has it cheaply; else 0 */
+};
+
+/* Describes PATH; FOLLOW 0 describes a link itself (ROCMD_FS_LINK). Returns 0
+ * or -errno (-ENOENT, -EACCES, ...). */
+int rocmd_fsinfo_get(const char *path, int follow, struct rocmd_fsinfo *out);
+
+/* fopen(3) with a UTF-8 path (Windows: _wfopen). */
+FILE *rocmd_fs_fopen(const char *path, const char *mode);
+
+/* A folder being listed; rocmd_dir_read returns its entries one at a time
+ * (opendir; FindFirstFileW, names converted to UTF-8). */
+struct rocmd_dir;
+struct rocmd_dirent {
+	char d_name[1024]; /* UTF-8; "." and ".." are listed too, as readdir does */
+};
+/* Opens folder PATH for listing; NULL with errno set (ENOENT, EACCES, ENOTDIR). */
+struct rocmd_dir *rocmd_dir_open(const char *path);
+/* The next entry, or NULL at the end (valid until the next call). */
+struct rocmd_dirent *rocmd_dir_read(struct rocmd_dir *d);
+void rocmd_dir_close(struct rocmd_dir *d);
+
+/* 0 when folder PATH can be listed (and entered), else -errno (-EACCES). */
+int rocmd_fs_dir_readable(const char *path);
+
+/* Maps all of PATH read-only (mmap; MapViewOfFile): *DATA and *LEN, for
+ * rocmd_fs_unmap. An empty file is ROCMD_ECORRUPT. Returns 0 or a negative
+ * error. */
+int rocmd_fs_map(const char *path, const void **data, size_t *len);
+void rocmd_fs_unmap(const void *data, size_t len);
 
 /* ---- the system part (fs-unix.c, fs-win.c), for fs.c ---- */
 /* Clones SRC's data into DST (reflink); ROCMD_EUNSUPPORTED when not possible. */

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/libc.h"
 #include "kernels/cpu-info.h"
-#include "kernels/os.h"
 
 #define CPU_MAX_THREADS 4
 
@@ -385,9 +385,9 @@ cpu_gemm_run(const struct gemm_problem *p, const struct cpu_params *prm, ukernel
 	j.skip_last_k = skip_last_k;
 	j.nthreads = prm->threads < 1 ? 1 : prm->threads > CPU_MAX_THREADS ? CPU_MAX_THREADS
 									    : prm->threads;
-	j.bpack = kernels_aligned_alloc(64, (size_t)prm->mt1 * prm->du * sizeof(float));
+	j.bpack = rocmd_aligned_alloc(64, (size_t)prm->mt1 * prm->du * sizeof(float));
 	for (t = 0; t < j.nthreads; t++)
-		j.apack[t] = kernels_aligned_alloc(64, apsz);
+		j.apack[t] = rocmd_aligned_alloc(64, apsz);
 	if (p->dtype != GEMM_FP32)
 		j.w = malloc((size_t)p->m * p->n * sizeof(float));
 	if (j.bpack == NULL || j.apack[j.nthreads - 1] == NULL ||
@@ -418,9 +418,9 @@ cpu_gemm_run(const struct gemm_problem *p, const struct cpu_params *prm, ukernel
 	if (j.nthreads > 1)
 		pthread_barrier_destroy(&j.bar);
 out:
-	kernels_aligned_free(j.bpack);
+	rocmd_aligned_free(j.bpack);
 	for (t = 0; t < CPU_MAX_THREADS; t++)
-		kernels_aligned_free(j.apack[t]);
+		rocmd_aligned_free(j.apack[t]);
 	free(j.w);
 	return err;
 }
@@ -586,7 +586,7 @@ cpu_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
 static int
 cpu_alloc(struct backend_ctx *ctx, size_t bytes, uint64_t *dptr)
 {
-	void *p = kernels_aligned_alloc(64, bytes);
+	void *p = rocmd_aligned_alloc(64, bytes);
 
 	if (p == NULL)
 		return ROCMD_ENOMEM;
@@ -597,7 +597,7 @@ cpu_alloc(struct backend_ctx *ctx, size_t bytes, uint64_t *dptr)
 static void
 cpu_free(struct backend_ctx *ctx, uint64_t dptr)
 {
-	kernels_aligned_free((void *)(uintptr_t)dptr);
+	rocmd_aligned_free((void *)(uintptr_t)dptr);
 }
 
 static int

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "kernels/os.h"
+#include "common/libc.h"
 
 struct lentry {
 	char *key;
@@ -351,7 +351,7 @@ tune_landscape_load_buf(const char *data, size_t len, struct tune_landscape **ou
 		snprintf(why, whylen, "empty landscape");
 		return ROCMD_ECORRUPT;
 	}
-	f = kernels_memfile(data, len);
+	f = rocmd_memfile(data, len);
 	if (f == NULL)
 		return ROCMD_ENOMEM;
 	return load_stream(f, "(buffer)", out, why, whylen);

@@ -1,7 +1,7 @@
 /*
  * The tuned kernel library (tunedlib.h): the in-memory table of winners, its
  * generations on disk (written as dpkg writes files: new beside old, fsync,
- * rename, fsync the folder), the strict reader that refuses any damaged or
+ * rename, fsync the folder, through the file layer, common/fs.h), the strict reader that refuses any damaged or
  * truncated file, shape selection, and the JSON/CSV export and import.
  *
  * Test hook: ROCMD_TUNEDLIB_CRASH_AT=<step> makes tunedlib_write() _exit(99)
@@ -26,9 +26,9 @@
 #include <cjson/cJSON.h>
 
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/hash.h"
 #include "common/text.h"
-#include "kernels/tunedlib-os.h"
 
 #ifdef ROCMD_BACKEND_CUDA
 #include "kernels/backend-cuda.h"
@@ -418,98 +418,22 @@ crash_at(const char *step)
 		_exit(99);
 }
 
-/* Flushes folder PATH's entries (tunedlib-os.h: a no-op on Windows). */
-static int
-fsync_path(const char *path)
-{
-	return tunedlib_os_sync_dir(path);
-}
-
-/* Writes LEN bytes to a new file PATH (0444) and fsyncs it. */
-static int
-write_file(const char *path, const void *data, size_t len)
-{
-	const char *p = data;
-	int fd, err = 0;
-
-	fd = tunedlib_os_create(path);
-	if (fd < 0)
-		return fd;
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			err = errno == ENOSPC ? ROCMD_ENOSPACE : -errno;
-			break;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	if (err == 0)
-		err = tunedlib_os_sync_fd(fd);
-	if (close(fd) < 0 && err == 0)
-		err = -errno;
-	if (err < 0)
-		unlink(path);
-	return err;
-}
-
-/* Reads at most MAX bytes of PATH, NUL-terminated. ROCMD_ECORRUPT when larger. */
+/* Reads at most MAX bytes of PATH, NUL-terminated: ROCMD_ENOTFOUND when it is
+ * missing, ROCMD_ECORRUPT when larger or not a regular file. */
 static int
 read_file(const char *path, size_t max, char **out, size_t *len)
 {
-	struct stat sb;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, err = 0;
+	int err = rocmd_fs_read_file(path, max, out, len);
 
-	*out = NULL;
-	*len = 0;
-	fd = tunedlib_os_open_read(path);
-	if (fd < 0)
-		return fd == -ENOENT ? ROCMD_ENOTFOUND : fd;
-	if (fstat(fd, &sb) < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > max) {
-		err = ROCMD_ECORRUPT;
-		goto out;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (buf == NULL) {
-		err = ROCMD_ENOMEM;
-		goto out;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			err = r < 0 ? -errno : ROCMD_ETRUNCATED;
-			goto out;
-		}
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*len = got;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
-	return err;
+	return err == -ENOENT ? ROCMD_ENOTFOUND : err;
 }
 
 static int
 mkdir_p(const char *dir)
 {
+	struct rocmd_fsinfo fi;
 	char tmp[4096];
 	size_t i, n = strlen(dir);
-	struct stat sb;
 	int err;
 
 	if (n == 0 || n >= sizeof(tmp))
@@ -519,42 +443,14 @@ mkdir_p(const char *dir)
 		if (tmp[i] != '/' && tmp[i] != '\0')
 			continue;
 		tmp[i] = '\0';
-		err = tunedlib_os_mkdir(tmp);
+		err = rocmd_fs_mkdir(tmp, 0755);
 		/* "C:" and the like cannot be made: what exists as a folder is fine. */
-		if (err < 0 && err != -EEXIST && !(stat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode)))
+		if (err < 0 && err != -EEXIST &&
+		    !(rocmd_fsinfo_get(tmp, 1, &fi) == 0 && fi.type == ROCMD_FS_DIR))
 			return err;
 		tmp[i] = dir[i];
 	}
 	return 0;
-}
-
-/* Removes folder PATH and the plain files in it and in its co/ subfolder. */
-static void
-remove_generation(const char *path)
-{
-	char sub[4096], f[4096];
-	const char *parts[2] = {"co", ""};
-	int k;
-
-	for (k = 0; k < 2; k++) {
-		DIR *d;
-		struct dirent *de;
-
-		rocmd_pathf(sub, sizeof(sub), "%s%s%s", path, *parts[k] ? "/" : "", parts[k]);
-		d = opendir(sub);
-		if (d == NULL)
-			continue;
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_name[0] == '.' &&
-			    (de->d_name[1] == '\0' ||
-			     (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-				continue;
-			rocmd_pathf(f, sizeof(f), "%s/%s", sub, de->d_name);
-			unlink(f);
-		}
-		closedir(d);
-		rmdir(sub);
-	}
 }
 
 /* "v123" -> 123; 0 for anything else. */
@@ -662,8 +558,8 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 	char tmp[4096], path[4096], gdir[4096], name[64];
 	char *index = NULL;
 	uint64_t cur = 0, maxgen = 0, gen;
-	DIR *d = NULL;
-	struct dirent *de;
+	struct rocmd_dir *d = NULL;
+	struct rocmd_dirent *de;
 	int err, i;
 
 	/* Every path below is DIR plus at most ~120 bytes: check once. */
@@ -677,19 +573,19 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 	}
 	/* The next number: above every generation present, crash leftovers included. */
 	read_current(dir, &cur, path, sizeof(path));
-	d = opendir(dir);
+	d = rocmd_dir_open(dir);
 	if (d == NULL) {
 		err = -errno;
 		snprintf(why, whylen, "%s: %s", dir, rocmd_strerror(err));
 		return err;
 	}
-	while ((de = readdir(d)) != NULL) {
+	while ((de = rocmd_dir_read(d)) != NULL) {
 		uint64_t g = gen_of(de->d_name);
 
 		if (g > maxgen)
 			maxgen = g;
 	}
-	closedir(d);
+	rocmd_dir_close(d);
 	d = NULL;
 	gen = (cur > maxgen ? cur : maxgen) + 1;
 
@@ -699,9 +595,9 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 		snprintf(why, whylen, "%s: path too long", dir);
 		return ROCMD_EINVAL;
 	}
-	remove_generation(tmp);
+	rocmd_fs_remove_tree(tmp);
 	rocmd_pathf(path, sizeof(path), "%s/co", tmp);
-	if ((err = tunedlib_os_mkdir(tmp)) < 0 || (err = tunedlib_os_mkdir(path)) < 0) {
+	if ((err = rocmd_fs_mkdir(tmp, 0755)) < 0 || (err = rocmd_fs_mkdir(path, 0755)) < 0) {
 		snprintf(why, whylen, "%s: cannot create (%s)", tmp, rocmd_strerror(err));
 		goto fail;
 	}
@@ -711,7 +607,7 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 		if (e->code == NULL)
 			continue;
 		rocmd_pathf(path, sizeof(path), "%s/co/%s.%s", tmp, e->code_sha256, e->code_kind);
-		err = write_file(path, e->code, e->code_len);
+		err = rocmd_fs_write_new(path, e->code, e->code_len, ROCMD_FS_MODE_SEALED);
 		if (err == -EEXIST) /* two shapes, one kernel: content-addressed */
 			err = 0;
 		if (err < 0) {
@@ -721,7 +617,7 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 		crash_at("code");
 	}
 	rocmd_pathf(path, sizeof(path), "%s/co", tmp);
-	if ((err = fsync_path(path)) < 0)
+	if ((err = rocmd_fs_fsync_dir(path)) < 0)
 		goto fail_sync;
 	index = lib_json(lib, TUNEDLIB_FORMAT, 1);
 	if (index == NULL) {
@@ -732,57 +628,49 @@ tunedlib_write(struct tunedlib *lib, const char *dir, char *why, size_t whylen)
 	if (getenv("ROCMD_TUNEDLIB_CRASH_AT") &&
 	    !strcmp(getenv("ROCMD_TUNEDLIB_CRASH_AT"), "index")) {
 		/* Half an index on disk, then the crash. */
-		write_file(path, index, strlen(index) / 2);
+		rocmd_fs_write_new(path, index, strlen(index) / 2, ROCMD_FS_MODE_SEALED);
 		crash_at("index");
 	}
-	if ((err = write_file(path, index, strlen(index))) < 0) {
+	if ((err = rocmd_fs_write_new(path, index, strlen(index), ROCMD_FS_MODE_SEALED)) < 0) {
 		snprintf(why, whylen, "%s: cannot write (%s)", path, rocmd_strerror(err));
 		goto fail;
 	}
-	if ((err = fsync_path(tmp)) < 0)
+	if ((err = rocmd_fs_fsync_dir(tmp)) < 0)
 		goto fail_sync;
 	crash_at("rename");
-	if ((err = tunedlib_os_replace(tmp, gdir)) < 0) {
+	if ((err = rocmd_fs_rename_sync(tmp, gdir)) < 0) {
 		snprintf(why, whylen, "%s: cannot rename into place (%s)", gdir,
 		         rocmd_strerror(err));
 		goto fail;
 	}
-	if ((err = fsync_path(dir)) < 0)
-		goto fail_sync;
 	crash_at("current");
 	/* The switch: CURRENT names the new generation. */
 	snprintf(name, sizeof(name), "v%" PRIu64 "\n", gen);
 	rocmd_pathf(tmp, sizeof(tmp), "%s/.CURRENT.tmp-%ld", dir, (long)getpid());
-	unlink(tmp);
 	rocmd_pathf(path, sizeof(path), "%s/CURRENT", dir);
-	if ((err = write_file(tmp, name, strlen(name))) < 0 ||
-	    (err = tunedlib_os_replace(tmp, path)) < 0) {
-		unlink(tmp);
+	if ((err = rocmd_fs_replace(path, tmp, name, strlen(name), ROCMD_FS_MODE_SEALED)) < 0) {
 		snprintf(why, whylen, "%s: cannot replace (%s)", path, rocmd_strerror(err));
 		goto out;
 	}
-	if ((err = fsync_path(dir)) < 0)
-		goto fail_sync;
 	lib->gen = gen;
 	/* Keep the new and the previous generation (a reader may have read CURRENT
 	 * just before the switch); drop older ones and crash leftovers. */
-	d = opendir(dir);
-	while (d != NULL && (de = readdir(d)) != NULL) {
+	d = rocmd_dir_open(dir);
+	while (d != NULL && (de = rocmd_dir_read(d)) != NULL) {
 		uint64_t g = gen_of(de->d_name);
 
 		if ((g != 0 && g != gen && g != cur) || !strncmp(de->d_name, ".tmp-v", 6)) {
 			rocmd_pathf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			remove_generation(path);
+			rocmd_fs_remove_tree(path);
 		}
 	}
-	if (d != NULL)
-		closedir(d);
+	rocmd_dir_close(d);
 	err = 0;
 	goto out;
 fail_sync:
 	snprintf(why, whylen, "%s: fsync failed (%s)", dir, rocmd_strerror(err));
 fail:
-	remove_generation(tmp);
+	rocmd_fs_remove_tree(tmp);
 out:
 	free(index);
 	return err;

@@ -1,9 +1,10 @@
 /*
  * What the deploy engine's files share beyond the file layer (fs.h, whose
  * operations each pass a failpoint and never follow a link): the check of a
- * tree against a file list (deploy-fs.c), the manifest formats
- * (deploy-journal.c), and the platform primitives chosen by the build
- * (deploy-unix.c, deploy-win.c). Not for use outside daemon/deploy*.c.
+ * tree against a file list (deploy-fs.c) and the manifest formats
+ * (deploy-journal.c). The platform's primitives (the atomic folder swap,
+ * removing a DLL still loaded) are the file layer's. Not for use outside
+ * daemon/deploy/.
  */
 #ifndef ROCMD_DEPLOY_INTERNAL_H
 #define ROCMD_DEPLOY_INTERNAL_H
@@ -37,13 +38,5 @@ cJSON *deploy_manifest_json(const char *label, const struct rocmd_deploy_file *f
                             const struct rocmd_deploy_file *binary, char digest[ROCMD_SHA256_HEX]);
 int deploy_manifest_parse(const cJSON *m, const char *source_root, const char *binary_source,
                           struct rocmd_deploy_files *out);
-
-/* ---- platform primitives (deploy-unix.c / deploy-win.c) ---- */
-/* Swaps folders A and B atomically: 0, or ROCMD_EUNSUPPORTED when the file
- * system cannot (the caller then does two renames), or -errno. */
-int deploy_os_exchange(const char *a, const char *b);
-/* Removes a binary renamed aside; on Windows a DLL still loaded is deleted at
- * the next reboot instead. */
-int deploy_os_remove_aside(const char *path);
 
 #endif

@@ -26,7 +26,6 @@
 #include "common/failpoint.h"
 #include "common/paths.h"
 #include "deploy-internal.h"
-#include "daemon/sdk/fsinfo.h"
 #include "daemon/sdk/rocblas-library.h"
 
 /* Everything a transaction needs to be undone or finished; what the journal
@@ -395,7 +394,7 @@ txn_undo(struct txn *t)
 			if (oldloc == NULL)
 				return ROCMD_ECORRUPT; /* the old tree is nowhere: not ours */
 			if (is_id(t->lib, &t->new_id) && oldloc == t->stage &&
-			    (rc = deploy_os_exchange(t->lib, t->stage)) != ROCMD_EUNSUPPORTED) {
+			    (rc = rocmd_fs_exchange(t->lib, t->stage)) != ROCMD_EUNSUPPORTED) {
 				if (rc < 0)
 					return rc;
 			} else {
@@ -431,7 +430,7 @@ txn_undo(struct txn *t)
 					return rc;
 				rc = rocmd_fs_rename(t->bin_old, t->bin);
 			} else {
-				rc = deploy_os_remove_aside(t->bin_old);
+				rc = rocmd_fs_remove_loaded(t->bin_old);
 			}
 			if (rc < 0)
 				return rc;
@@ -441,7 +440,7 @@ txn_undo(struct txn *t)
 				return rc;
 		}
 		ROCMD_KILLPOINT("undo.binary");
-		if ((rc = deploy_os_remove_aside(t->bin_new)) < 0 ||
+		if ((rc = rocmd_fs_remove_loaded(t->bin_new)) < 0 ||
 		    (rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0)
 			return rc;
 	}
@@ -475,8 +474,8 @@ txn_commit(struct txn *t)
 	if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 || (rc = rocmd_fs_remove_tree(t->old)) < 0 ||
 	    (rc = rocmd_fs_fsync_dir(t->parent)) < 0)
 		return rc;
-	if (t->has_binary && ((rc = deploy_os_remove_aside(t->bin_old)) < 0 ||
-	                      (rc = deploy_os_remove_aside(t->bin_new)) < 0 ||
+	if (t->has_binary && ((rc = rocmd_fs_remove_loaded(t->bin_old)) < 0 ||
+	                      (rc = rocmd_fs_remove_loaded(t->bin_new)) < 0 ||
 	                      (rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0))
 		return rc;
 	ROCMD_KILLPOINT("commit.cleanup");
@@ -599,7 +598,7 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 	int rc;
 
 	if (t->lib_existed) {
-		rc = deploy_os_exchange(t->lib, t->stage);
+		rc = rocmd_fs_exchange(t->lib, t->stage);
 		if (rc == ROCMD_EUNSUPPORTED) {
 			/* Two renames: the folder is missing between them, which
 			 * recovery repairs from the journal. */
@@ -781,8 +780,8 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		return ROCMD_ECANCELED;
 	/* Leftovers of a run that never wrote its journal carry our names only. */
 	if ((rc = rocmd_fs_remove_tree(t.stage)) < 0 || (rc = rocmd_fs_remove_tree(t.old)) < 0 ||
-	    (t.has_binary && ((rc = deploy_os_remove_aside(t.bin_new)) < 0 ||
-	                      (rc = deploy_os_remove_aside(t.bin_old)) < 0))) {
+	    (t.has_binary && ((rc = rocmd_fs_remove_loaded(t.bin_new)) < 0 ||
+	                      (rc = rocmd_fs_remove_loaded(t.bin_old)) < 0))) {
 		snprintf(why, whylen, "cannot remove leftovers of an earlier run: %s",
 		         rocmd_strerror(rc));
 		return rc;

@@ -18,7 +18,7 @@
 #include "common/amdgpu-elf.h"
 #include "common/error.h"
 #include "common/text.h"
-#include "fsinfo.h"
+#include "common/fs.h"
 
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
 #define HEAP_FB_PUBLIC 1

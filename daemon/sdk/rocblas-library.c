@@ -30,7 +30,7 @@
 #include "common/amdgpu-elf.h"
 #include "common/error.h"
 #include "common/text.h"
-#include "fsinfo.h"
+#include "common/fs.h"
 #include "sdk-version.h"
 
 #define WALK_MAX_DEPTH 8
@@ -493,7 +493,7 @@ walk_dir(struct walk *w, const char *rel, int depth)
 	return rc < 0 ? rc : 0;
 }
 
-/* The target of code object PATH from its ELF header (fsinfo.h reads it, so
+/* The target of code object PATH from its ELF header (rocmd_fs_map reads it, so
  * a UTF-8 path works on Windows too). Returns as rocmd_amdgpu_elf_arch. */
 static int
 co_arch(const char *path, char *out, size_t outlen)

@@ -21,7 +21,7 @@
 #include "daemon/pkg/archive-dl.h"
 #include "common/error.h"
 #include "common/text.h"
-#include "fsinfo.h"
+#include "common/fs.h"
 #include "registry.h"
 #include "sysroot.h"
 

@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "common/log.h"
-#include "fsinfo.h"
+#include "common/fs.h"
 #include "sdk-internal.h"
 #include "daemon/core/server.h"
 #include "sysroot.h"

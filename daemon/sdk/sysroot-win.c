@@ -20,7 +20,7 @@
 
 #include "common/error.h"
 #include "common/win-util.h"
-#include "fsinfo.h"
+#include "common/fs.h"
 
 /* The final path of existing file or folder W, as a UTF-8 Windows path. */
 static int
