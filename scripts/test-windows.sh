@@ -38,25 +38,17 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${ROCMD_WIN_BUILD:-$ROOT/build-win}
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-failed=0
-passed=0
-
-ok() {
-	passed=$((passed + 1))
-	printf 'ok - %s\n' "$1"
-}
-bad() {
-	failed=$((failed + 1))
-	printf 'not ok - %s\n' "$1"
-	[ -s "$WORK/out" ] && sed 's/^/#   /' "$WORK/out"
-	[ -s "$LOG" ] && tail -n 8 "$LOG" | sed 's/^/#   log: /'
-}
+. "$ROOT/tests/lib/harness.sh"
+. "$ROOT/tests/lib/harness-wine.sh"
+# The waits here count their tries (60, 0.5 s apart: "30 s" on an idle
+# machine): the SCM's own 30 s limits on a first service start need the slack.
+WAIT_CLOCK=
 # Stages 5 on are scripts of their own (tests/windows/test-*-win.sh, each with
 # its own wine prefix): their TAP lines join this script's counts, and one
 # that ends badly without a "not ok" line counts as one failure of stage WHAT.
 run_stage() {
 	what=$1 secs=$2 script=$3
-	timeout "$secs" "$ROOT/tests/windows/$script" "$BUILD" >"$WORK/stage" 2>&1
+	timeout "$secs" "$ROOT/tests/windows/$script" "$BUILD" >"$DIR/stage" 2>&1
 	stage_rc=$?
 	stage_failed=$failed
 	while IFS= read -r line; do
@@ -65,9 +57,9 @@ run_stage() {
 		"ok - "*) passed=$((passed + 1)) ;;
 		"not ok - "*) failed=$((failed + 1)) ;;
 		esac
-	done <"$WORK/stage"
+	done <"$DIR/stage"
 	if [ "$stage_rc" -ne 0 ] && [ "$failed" -eq "$stage_failed" ]; then
-		: >"$WORK/out"
+		: >"$OUT"
 		bad "the $what stage ended with status $stage_rc"
 	fi
 }
@@ -90,23 +82,13 @@ cmake --build "$BUILD" --target pipe-squatter fake-amdhip64 fake-amdhip64-crash 
 	fake-amdhip64-hang fake-rocblas rocmd-rocblas-smoke >/dev/null ||
 	{ echo "not ok - test helpers build"; exit 1; }
 
-WORK=$(mktemp -d /tmp/rocmd-test-win-XXXXXX)
-export WINEPREFIX=$WORK/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-C=$WINEPREFIX/drive_c
-LOG=$C/rocmd/rocmd.log
-cleanup() {
-	wineserver -k >/dev/null 2>&1
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-: >"$WORK/out"
-
 echo "== wine prefix"
-wineboot -i >/dev/null 2>&1
-# Let the boot's own processes end: otherwise a second services.exe can start
-# beside the first, and sc then talks to either database at random.
-wineserver -w
-mkdir -p "$C/rocmd"
+# A fresh one, whatever WINEPREFIX says; the stage scripts are given it.
+unset WINEPREFIX
+win_prefix win rocmd
+# The commands' output is kept outside the prefix, apart from what Windows processes see.
+OUT=$DIR/out
+LOG=$T/rocmd.log
 cp "$BUILD/daemon/rocmd.exe" "$BUILD/daemon/rocmd-rocblas-smoke.exe" "$BUILD/client/rocmctl.exe" \
 	"$BUILD/tests/windows/pipe-squatter.exe" "$C/rocmd/"
 # A Windows-layout HIP SDK 6.2 with a rocBLAS library folder (stand-in files;
@@ -131,19 +113,8 @@ cat >"$C/rocmd/rocmd.json" <<'EOF'
 }
 EOF
 ROCMD='C:\rocmd\rocmd.exe'
-CTL='C:\rocmd\rocmctl.exe'
 CONF='C:\rocmd\rocmd.json'
 
-# wait_for COMMAND...: retries for up to 30 s.
-wait_for() {
-	i=0
-	while [ $i -lt 60 ]; do
-		"$@" >"$WORK/out" 2>&1 && return 0
-		sleep 0.5
-		i=$((i + 1))
-	done
-	return 1
-}
 sc_state() { wine sc query rocmd 2>/dev/null | tr -d '\r' | sed -n 's/.*STATE *: *[0-9]* *\([A-Z_]*\).*/\1/p'; }
 is_state() { [ "$(sc_state)" = "$1" ]; }
 settled() {
@@ -156,9 +127,9 @@ settled() {
 sc_start() {
 	for try in 1 2 3; do
 		wine sc start rocmd >/dev/null 2>&1
-		wait_for settled
-		wine sc query rocmd 2>&1 | tr -d '\r' >"$WORK/query"
-		grep -q "WIN32_EXIT_CODE *: *1077" "$WORK/query" || return 0
+		wait_until 30 settled
+		wine sc query rocmd 2>&1 | tr -d '\r' >"$DIR/query"
+		grep -q "WIN32_EXIT_CODE *: *1077" "$DIR/query" || return 0
 		echo "# sc start: the service process never ran (try $try); retrying"
 	done
 }
@@ -170,23 +141,23 @@ wine 'C:\rocmd\pipe-squatter.exe' '\\.\pipe\rocmd-test-keepalive' 'C:\rocmd\stop
 KEEPALIVE=$!
 
 echo "== 1. console mode"
-wine "$ROCMD" --foreground --config "$CONF" >"$WORK/console.out" 2>&1 &
+wine "$ROCMD" --foreground --config "$CONF" >"$DIR/console.out" 2>&1 &
 CONSOLE=$!
-if wait_for wine "$CTL" status; then ok "console rocmd.exe serves \\\\.\\pipe\\rocmd; rocmctl.exe status"; else
+if wait_until 30 wine "$CTL" status; then ok "console rocmd.exe serves \\\\.\\pipe\\rocmd; rocmctl.exe status"; else
 	bad "console mode: rocmctl.exe status"
 fi
-if wine "$CTL" --json status >"$WORK/out" 2>&1 && grep -q '"state_dir"' "$WORK/out"; then
+if wine "$CTL" --json status >"$OUT" 2>&1 && grep -q '"state_dir"' "$OUT"; then
 	ok "rocmctl.exe --json status"
 else
 	bad "rocmctl.exe --json status"
 fi
-if wine "$CTL" shutdown >"$WORK/out" 2>&1; then ok "rocmctl.exe shutdown (wine's user is an Administrator)"; else
+if wine "$CTL" shutdown >"$OUT" 2>&1; then ok "rocmctl.exe shutdown (wine's user is an Administrator)"; else
 	bad "rocmctl.exe shutdown"
 fi
 wait $CONSOLE
 rc=$?
 if [ $rc -eq 0 ]; then ok "console rocmd.exe exits 0 after shutdown"; else
-	cp "$WORK/console.out" "$WORK/out"
+	cp "$DIR/console.out" "$OUT"
 	bad "console rocmd.exe exit status $rc"
 fi
 
@@ -196,106 +167,106 @@ echo "== 2. the SCM: sc create / start / stop / delete"
 printf '{ "no_such_key": 1 }\n' >"$C/rocmd/bad.json"
 wine sc create rocmd binPath= "$ROCMD --foreground --config C:\rocmd\bad.json" start= demand >/dev/null 2>&1
 sc_start
-cp "$WORK/query" "$WORK/out"
-if grep -q "WIN32_EXIT_CODE *: *1066" "$WORK/out" && grep -q "SERVICE_EXIT_CODE *: *3 " "$WORK/out"; then
+cp "$DIR/query" "$OUT"
+if grep -q "WIN32_EXIT_CODE *: *1066" "$OUT" && grep -q "SERVICE_EXIT_CODE *: *3 " "$OUT"; then
 	ok "a failed start: SERVICE_STOPPED, ERROR_SERVICE_SPECIFIC_ERROR, service exit code 3"
 else
 	bad "a failed start's service status"
 fi
 wine sc delete rocmd >/dev/null 2>&1
-if wine sc create rocmd binPath= "$ROCMD --foreground --config $CONF" start= demand >"$WORK/out" 2>&1; then
+if wine sc create rocmd binPath= "$ROCMD --foreground --config $CONF" start= demand >"$OUT" 2>&1; then
 	ok "sc create rocmd"
 else
 	bad "sc create rocmd"
 fi
 sc_start
-if wait_for is_state RUNNING; then ok "sc start rocmd: RUNNING (ServiceMain reported SERVICE_RUNNING)"; else
-	wine sc query rocmd >"$WORK/out" 2>&1
+if wait_until 30 is_state RUNNING; then ok "sc start rocmd: RUNNING (ServiceMain reported SERVICE_RUNNING)"; else
+	wine sc query rocmd >"$OUT" 2>&1
 	bad "sc start rocmd"
 fi
-if wait_for wine "$CTL" status && grep -q "rocmd" "$WORK/out"; then
+if wait_until 30 wine "$CTL" status && grep -q "rocmd" "$OUT"; then
 	ok "rocmctl.exe status over the pipe, daemon run by the SCM"
-	sed 's/^/#   /' "$WORK/out"
+	sed 's/^/#   /' "$OUT"
 else
 	bad "rocmctl.exe status against the service"
 fi
-if wine "$CTL" --json config >"$WORK/out" 2>&1 && grep -q 'ROCm\\\\6.2' "$WORK/out"; then
+if wine "$CTL" --json config >"$OUT" 2>&1 && grep -q 'ROCm\\\\6.2' "$OUT"; then
 	ok "the service read its configuration and the SDK root C:\\Program Files\\AMD\\ROCm\\6.2"
 else
 	bad "the service's configuration names the SDK tree"
 fi
 # The service's SDK discovery sees the tree (stage 5 tests discovery itself).
 svc_lists_sdk() {
-	wine "$CTL" sdk list >"$WORK/sdk" 2>&1
-	tr -d '\r' <"$WORK/sdk" | grep -q 'ROCm\\6.2 .* 6.2 .* present'
+	wine "$CTL" sdk list >"$DIR/sdk" 2>&1
+	tr -d '\r' <"$DIR/sdk" | grep -q 'ROCm\\6.2 .* 6.2 .* present'
 }
-if wait_for svc_lists_sdk; then
+if wait_until 30 svc_lists_sdk; then
 	ok "the service lists the SDK C:\\Program Files\\AMD\\ROCm\\6.2 (rocmctl.exe sdk list)"
-	tr -d '\r' <"$WORK/sdk" | sed 's/^/#   /'
+	tr -d '\r' <"$DIR/sdk" | sed 's/^/#   /'
 else
-	cp "$WORK/sdk" "$WORK/out"
+	cp "$DIR/sdk" "$OUT"
 	bad "the service's sdk list"
 fi
 # Deploy through the service (stage 8 tests deploy in depth): the package
 # imported into the service's store, deployed into ...\ROCm\6.2\bin.
-if wine "$CTL" pkg import 'C:\rocmd\pkg\rocm.gfx1103.for.hip.sdk.6.2.4' >"$WORK/out" 2>&1; then
+if wine "$CTL" pkg import 'C:\rocmd\pkg\rocm.gfx1103.for.hip.sdk.6.2.4' >"$OUT" 2>&1; then
 	ok "the service imports a package (rocmctl.exe pkg import)"
 else
 	bad "pkg import through the service"
 fi
-if wine "$CTL" lib deploy 'C:\Program Files\AMD\ROCm\6.2' --package 1 >"$WORK/out" 2>&1 &&
+if wine "$CTL" lib deploy 'C:\Program Files\AMD\ROCm\6.2' --package 1 >"$OUT" 2>&1 &&
 	cmp -s "$SDK/bin/rocblas.dll" "$PKG/rocblas.dll" &&
 	cmp -s "$SDK/bin/rocblas/library/TensileLibrary_gfx1103.co" "$PKG/library/TensileLibrary_gfx1103.co" &&
 	grep -q 'MZ stand-in' "$SDK/bin/rocblas_backup.dll"; then
 	ok "the service deploys it into C:\Program Files\AMD\ROCm\6.2\bin (rocblas.dll and rocblas\library replaced, rocblas_backup.dll kept)"
-	tr -d '\r' <"$WORK/out" | sed 's/^/#   /'
+	tr -d '\r' <"$OUT" | sed 's/^/#   /'
 else
 	bad "lib deploy through the service"
 fi
-wine sc stop rocmd >"$WORK/out" 2>&1
-if wait_for is_state STOPPED; then ok "sc stop rocmd: STOPPED"; else
-	wine sc query rocmd >"$WORK/out" 2>&1
+wine sc stop rocmd >"$OUT" 2>&1
+if wait_until 30 is_state STOPPED; then ok "sc stop rocmd: STOPPED"; else
+	wine sc query rocmd >"$OUT" 2>&1
 	bad "sc stop rocmd"
 fi
 if grep -q "shutting down: service stop requested" "$LOG" && grep -q "stopped" "$LOG"; then
 	ok "the stop control reached the loop (uv_async_send) and rocmd shut down gracefully"
 else
-	: >"$WORK/out"
+	: >"$OUT"
 	bad "graceful stop in the log"
 fi
-if wine sc delete rocmd >"$WORK/out" 2>&1 && ! wine sc query rocmd >/dev/null 2>&1; then
+if wine sc delete rocmd >"$OUT" 2>&1 && ! wine sc query rocmd >/dev/null 2>&1; then
 	ok "sc delete rocmd"
 else
 	bad "sc delete rocmd"
 fi
 
 echo "== 3. rocmd install / start / stop / uninstall"
-if wine "$ROCMD" install >"$WORK/out" 2>&1; then ok "rocmd.exe install"; else bad "rocmd.exe install"; fi
-sed 's/^/#   /' "$WORK/out"
+if wine "$ROCMD" install >"$OUT" 2>&1; then ok "rocmd.exe install"; else bad "rocmd.exe install"; fi
+sed 's/^/#   /' "$OUT"
 # The installed service uses the default config (%ProgramData%\rocmd\rocmd.json).
 mkdir -p "$C/ProgramData/rocmd"
 cp "$C/rocmd/rocmd.json" "$C/ProgramData/rocmd/rocmd.json"
-if wine "$ROCMD" start >"$WORK/out" 2>&1 && wait_for wine "$CTL" status; then
+if wine "$ROCMD" start >"$OUT" 2>&1 && wait_until 30 wine "$CTL" status; then
 	ok "rocmd.exe start; rocmctl.exe status"
 else
 	bad "rocmd.exe start"
 fi
-if wine "$ROCMD" stop >"$WORK/out" 2>&1 && is_state STOPPED; then ok "rocmd.exe stop"; else bad "rocmd.exe stop"; fi
-if wine "$ROCMD" uninstall >"$WORK/out" 2>&1 && ! wine sc query rocmd >/dev/null 2>&1; then
+if wine "$ROCMD" stop >"$OUT" 2>&1 && is_state STOPPED; then ok "rocmd.exe stop"; else bad "rocmd.exe stop"; fi
+if wine "$ROCMD" uninstall >"$OUT" 2>&1 && ! wine sc query rocmd >/dev/null 2>&1; then
 	ok "rocmd.exe uninstall"
 else
 	bad "rocmd.exe uninstall"
 fi
 
 echo "== 4. a squatter on the pipe name"
-wine 'C:\rocmd\pipe-squatter.exe' '\\.\pipe\rocmd' 'C:\rocmd\stop-squatting' >"$WORK/squat.out" 2>&1 &
+wine 'C:\rocmd\pipe-squatter.exe' '\\.\pipe\rocmd' 'C:\rocmd\stop-squatting' >"$DIR/squat.out" 2>&1 &
 SQUAT=$!
-wait_for grep -q squatting "$WORK/squat.out"
-wine "$ROCMD" --foreground --config "$CONF" >"$WORK/out" 2>&1
+wait_until 30 grep -q squatting "$DIR/squat.out"
+wine "$ROCMD" --foreground --config "$CONF" >"$OUT" 2>&1
 rc=$?
-if [ $rc -ne 0 ] && grep -q "already exists: another process" "$WORK/out"; then
+if [ $rc -ne 0 ] && grep -q "already exists: another process" "$OUT"; then
 	ok "rocmd refuses to start when another process created the pipe first (exit $rc)"
-	grep "already exists" "$WORK/out" | tr -d '\r' | sed 's/^/#   /'
+	grep "already exists" "$OUT" | tr -d '\r' | sed 's/^/#   /'
 else
 	bad "rocmd with a squatter on the pipe (exit $rc)"
 fi
@@ -306,7 +277,7 @@ echo "== 5. SDK discovery (tests/windows/test-sdk-win.sh)"
 run_stage "SDK discovery" 300 test-sdk-win.sh
 
 echo "== 6. the deploy engine (tests/windows/test-wdep-win.sh)"
-if cmake --build "$BUILD" --target test-deploy-win fake-rocblas >"$WORK/out" 2>&1; then
+if cmake --build "$BUILD" --target test-deploy-win fake-rocblas >"$OUT" 2>&1; then
 	run_stage "deploy engine" 1800 test-wdep-win.sh
 else
 	bad "test-deploy.exe builds (it needs cmocka: scripts/build-windows.sh deps)"
@@ -317,14 +288,14 @@ run_stage "package store" 900 test-wpkg-win.sh
 
 echo "== 8. deploy (tests/windows/test-wlib-win.sh)"
 if cmake --build "$BUILD" --target rocmd-rocblas-smoke dll-holder run-restricted fake-hip-gpu fake-rocblas-gemm \
-	fake-rocblas-wrong fake-amdhip64-crash >"$WORK/out" 2>&1; then
+	fake-rocblas-wrong fake-amdhip64-crash >"$OUT" 2>&1; then
 	run_stage "deploy" 1200 test-wlib-win.sh
 else
 	bad "the deploy stage's helpers build"
 fi
 
 echo "== 9. the tuner (tests/windows/test-tune-win.sh)"
-if cmake --build "$BUILD" --target rocmtune >"$WORK/out" 2>&1; then
+if cmake --build "$BUILD" --target rocmtune >"$OUT" 2>&1; then
 	run_stage "tuner" 900 test-tune-win.sh
 else
 	bad "rocmtune.exe builds"
@@ -332,5 +303,4 @@ fi
 
 touch "$C/rocmd/stop-keepalive"
 wait $KEEPALIVE
-echo "# windows stage: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done "windows stage"

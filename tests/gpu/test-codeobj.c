@@ -11,17 +11,7 @@
 
 #include "common/error.h"
 #include "kernels/amdgpu/codeobj.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("FAIL: " __VA_ARGS__);                                              \
-			printf("\n");                                                              \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+#include "tests/lib/check.h"
 
 static void
 put(unsigned char *p, uint64_t v, int n)
@@ -135,6 +125,5 @@ main(void)
 	printf("corrupted copies still parsed: %d of 5000\n", ok);
 	free(copy);
 	free(elf);
-	printf("%s\n", failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	return check_report();
 }

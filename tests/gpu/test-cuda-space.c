@@ -12,17 +12,7 @@
 #include <string.h>
 
 #include "kernels/backend-cuda.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("FAIL: " __VA_ARGS__);                                              \
-			printf("\n");                                                              \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+#include "tests/lib/check.h"
 
 int
 main(void)
@@ -325,6 +315,5 @@ main(void)
 		          (BACKEND_SK_COUNTERS + 2 * 132 * 256 * 128) * sizeof(float),
 		      "workspace size");
 	}
-	printf("%s\n", failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	return check_report();
 }

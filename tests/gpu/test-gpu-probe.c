@@ -13,17 +13,7 @@
 #include "common/error.h"
 #include "kernels/backend-cuda.h"
 #include "kernels/backend-hip.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("FAIL: " __VA_ARGS__);                                              \
-			printf("\n");                                                              \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+#include "tests/lib/check.h"
 
 static void
 probe(const struct backend_ops *ops, int (*fn)(char *, size_t))
@@ -80,6 +70,5 @@ main(void)
 	CHECK(r == ROCMD_EINVAL && code == NULL && strstr(log, "signal 6") != NULL,
 	      "aborting child gave %d", r);
 
-	printf("%s\n", failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	return check_report();
 }

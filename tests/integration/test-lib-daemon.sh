@@ -1,7 +1,7 @@
 #!/bin/sh
 # Deploy end to end through the real rocmd (--root on a sandbox) and rocmctl on
 # a private socket. The SDK is Debian trixie's real HIP 5.7.1 + rocBLAS 5.5.1
-# tree under /usr (tests/sdk/make-trees.sh), a gfx1030 GPU in a fake KFD
+# tree under /usr (tests/fixtures/make-trees.sh), a gfx1030 GPU in a fake KFD
 # topology, and two packages imported from folders of the real library files:
 # #1 with the real librocblas.so.0 binary, #2 library only, both lacking the
 # original's gfx803 files (the stale-file case). Checks: deploy, status,
@@ -15,12 +15,13 @@
 # live pid) is refused with its pid named; a restart reconciles and keeps
 # the state.
 #
-# With the stand-in HIP runtime and a wrong rocBLAS from tests/smoke, a deploy
+# With the stand-in HIP runtime and a wrong rocBLAS from tests/fixtures, a deploy
 # whose GEMM smoke test fails is rolled back (the real smoke test never ran on
 # an AMD GPU here).
 #
 # Usage: test-lib-daemon.sh ROCMD ROCMCTL [FAKE-HIP FAKE-ROCBLAS-WRONG]
 set -u
+. "$(dirname "$0")/../lib/harness.sh"
 ROCMD=$1
 CTL=$2
 FAKE_HIP=${3:-}
@@ -29,77 +30,17 @@ TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 T=$TREES/trixie
 LIBREL=usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
 if [ ! -f "$T/$LIBREL/TensileLibrary.dat" ] || [ ! -f "$T/usr/lib/x86_64-linux-gnu/librocblas.so.0.1" ]; then
-	echo "skip: no real SDK trees in $TREES (tests/sdk/make-trees.sh could not download Debian's packages)"
+	echo "skip: no real SDK trees in $TREES (tests/fixtures/make-trees.sh could not download Debian's packages)"
 	exit 77
 fi
-DIR=$(mktemp -d /tmp/rocmd-test-lib-XXXXXX)
-chmod 755 "$DIR"
+harness_init lib
 ROOT=$DIR/root
-SOCK=$DIR/rocmd.sock
-STATE=$DIR/state
 LIB=$ROOT/$LIBREL
-passed=0
-failed=0
 HOLDER=
 
-cleanup() {
-	[ -S "$SOCK" ] && "$CTL" --socket "$SOCK" shutdown >/dev/null 2>&1
-	[ -n "$HOLDER" ] && kill "$HOLDER" 2>/dev/null
-	sleep 0.3
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "not ok - $1"; }
-check() { # check NAME EXPECTED-EXIT COMMAND...
-	name=$1 want=$2
-	shift 2
-	"$@" >"$DIR/out" 2>"$DIR/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name"; else
-		bad "$name (exit $got, wanted $want)"
-		sed 's/^/#   /' "$DIR/out" "$DIR/err"
-	fi
-}
-contains() { # contains NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok "$1"; else
-		bad "$1 ('$3' not in $2)"
-		sed 's/^/#   /' "$2"
-	fi
-}
-lacks() { # lacks NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then
-		bad "$1 ('$3' in $2)"
-		sed 's/^/#   /' "$2"
-	else ok "$1"; fi
-}
-same() { # same NAME A B: byte for byte, symlinks as links
-	if diff -r --no-dereference "$2" "$3" >"$DIR/diff" 2>&1; then ok "$1"; else
-		bad "$1"
-		head -20 "$DIR/diff" | sed 's/^/#   /'
-	fi
-}
-ctl() { "$CTL" --socket "$SOCK" "$@"; }
-wait_for() { # wait_for NAME SECONDS COMMAND...
-	name=$1 secs=$2
-	shift 2
-	i=0
-	while [ $i -lt $((secs * 10)) ]; do
-		if "$@" >/dev/null 2>&1; then ok "$name"; return 0; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	bad "$name (not within ${secs}s)"
-	ctl events --all 2>&1 | tail -n 15 | sed 's/^/#   event: /'
-	return 1
-}
-has_event() { ctl events --all --kind "$1" | grep -q -- "$2"; }
+on_exit() { [ -z "$HOLDER" ] || kill "$HOLDER" 2>/dev/null; }
 no_drift() { ctl --json lib status | grep -q '"drift":[[:space:]]*false'; }
-start() {
-	"$ROCMD" --state-dir "$STATE" --socket "$SOCK" --config "$DIR/rocmd.json" --root "$ROOT" ||
-		{ echo "not ok - rocmd did not start"; exit 1; }
-}
+start() { rocmd_start --root "$ROOT" || bail "rocmd did not start"; }
 
 # The sandbox: trixie's /usr (hard links: rocmd replaces files by rename,
 # never writes into them) and one gfx1030 GPU.
@@ -273,8 +214,7 @@ same "library = package 2's" "$P2/library" "$LIB"
 printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000}}\n' >"$DIR/rocmd.json"
 PID=$(ctl --json status | sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p')
 ctl shutdown >/dev/null 2>&1
-i=0
-while kill -0 "$PID" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+wait_gone "$PID" 20
 start
 check "status after a restart" 0 ctl --json lib status
 contains "package 2 is still deployed" "$DIR/out" '"package":[[:space:]]*2'
@@ -297,8 +237,7 @@ contains "history: verify failed" "$DIR/out" "verify .*failed"
 printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "gpu_busy": "defer", "defer_retry_s": 1, "smoke_timeout_ms": 20000}}\n' >"$DIR/rocmd.json"
 PID=$(ctl --json status | sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p')
 ctl shutdown >/dev/null 2>&1
-i=0
-while kill -0 "$PID" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+wait_gone "$PID" 20
 start
 sleep 300 &
 HOLDER=$!
@@ -366,5 +305,4 @@ same "the update's library is back" "$DIR/updated" "$LIB"
 check "history" 0 ctl lib history sdk-1
 contains "history: new originals backed up, earlier ones kept" "$DIR/out" "new originals .*backup.1"
 
-echo "# $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done

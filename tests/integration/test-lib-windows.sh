@@ -12,83 +12,26 @@
 #
 # Usage: test-lib-windows.sh ROCMD ROCMCTL
 set -u
+. "$(dirname "$0")/../lib/harness.sh"
 ROCMD=$1
 CTL=$2
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 L=$TREES/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
 if [ ! -f "$L/TensileLibrary.dat" ]; then
-	echo "skip: no real SDK trees in $TREES (tests/sdk/make-trees.sh)"
+	echo "skip: no real SDK trees in $TREES (tests/fixtures/make-trees.sh)"
 	exit 77
 fi
 for t in x86_64-w64-mingw32-gcc x86_64-w64-mingw32-windres x86_64-w64-mingw32-dlltool; do
 	command -v $t >/dev/null 2>&1 || { echo "skip: $t missing (mingw-w64)"; exit 77; }
 done
-DIR=$(mktemp -d /tmp/rocmd-test-libwin-XXXXXX)
-chmod 755 "$DIR"
-SOCK=$DIR/rocmd.sock
+harness_init libwin
 W=$DIR/root
 B="$W/c/Program Files/AMD/ROCm/6.2/bin"
-passed=0
-failed=0
-
-cleanup() {
-	[ -S "$SOCK" ] && "$CTL" --socket "$SOCK" shutdown >/dev/null 2>&1
-	sleep 0.3
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-ok() { passed=$((passed + 1)); printf "ok - %s\n" "$1"; }
-bad() { failed=$((failed + 1)); printf "not ok - %s\n" "$1"; }
-check() { # check NAME EXPECTED-EXIT COMMAND...
-	name=$1 want=$2
-	shift 2
-	"$@" >"$DIR/out" 2>"$DIR/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name"; else
-		bad "$name (exit $got, wanted $want)"
-		sed 's/^/#   /' "$DIR/out" "$DIR/err"
-	fi
-}
-contains() { # contains NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok "$1"; else
-		bad "$1 ('$3' not in $2)"
-		sed 's/^/#   /' "$2"
-	fi
-}
-same() { # same NAME A B
-	if diff -r --no-dereference "$2" "$3" >"$DIR/diff" 2>&1; then ok "$1"; else
-		bad "$1"
-		head -20 "$DIR/diff" | sed 's/^/#   /'
-	fi
-}
-ctl() { "$CTL" --socket "$SOCK" "$@"; }
-wait_for() { # wait_for NAME SECONDS COMMAND...
-	name=$1 secs=$2
-	shift 2
-	i=0
-	while [ $i -lt $((secs * 10)) ]; do
-		if "$@" >/dev/null 2>&1; then ok "$name"; return 0; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	bad "$name (not within ${secs}s)"
-	return 1
-}
-has_event() { ctl events --all --kind "$1" | grep -q -- "$2"; }
 
 # Two real PE DLLs: the SDK's rocblas.dll and the package's, different versions.
 M=$DIR/mingw
-mkdir -p "$M"
-printf 'LIBRARY amdhip64_6.dll\nEXPORTS\nhipMalloc\n' >"$M/hip.def"
-printf '__declspec(dllimport) int hipMalloc(void **p, unsigned long long n);\n__declspec(dllexport) int rocblas_create_handle(void **h) { return hipMalloc(h, VALUE); }\n' >"$M/rb.c"
-dll() { # dll OUT FILEVERSION VALUE
-	printf '1 VERSIONINFO\nFILEVERSION %s\nPRODUCTVERSION 6,2,4,0\nBEGIN\nEND\n' "$2" >"$M/rb.rc"
-	x86_64-w64-mingw32-windres "$M/rb.rc" -O coff -o "$M/rb.res" &&
-		x86_64-w64-mingw32-gcc -DVALUE="$3" -shared -o "$1" "$M/rb.c" "$M/rb.res" -L"$M" -lamdhip64_6
-}
-if ! x86_64-w64-mingw32-dlltool -d "$M/hip.def" -l "$M/libamdhip64_6.a" ||
-	! dll "$M/sdk-rocblas.dll" "4,2,0,0" 64 || ! dll "$M/pkg-rocblas.dll" "4,2,0,7" 128; then
+if ! make_rocblas_dll "$M" "$M/sdk-rocblas.dll" "4,2,0,0" 64 ||
+	! make_rocblas_dll "$M" "$M/pkg-rocblas.dll" "4,2,0,7" 128; then
 	echo "skip: mingw-w64 could not build a DLL"
 	exit 77
 fi
@@ -108,8 +51,8 @@ cp "$L/TensileLibrary.dat" "$L/Kernels.so-000-gfx1030.hsaco" "$P/library/"
 
 printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "off"}}\n' >"$DIR/rocmd.json"
 HIP_PATH='C:\Program Files\AMD\ROCm\6.2\' HIP_PATH_62='C:\Program Files\AMD\ROCm\6.2\' \
-	"$ROCMD" --state-dir "$DIR/state" --socket "$SOCK" --config "$DIR/rocmd.json" \
-	--root "$W" --sdk-layout windows || { echo "not ok - rocmd did not start"; exit 1; }
+	"$ROCMD" --state-dir "$STATE" --socket "$SOCK" --config "$CONF" \
+	--root "$W" --sdk-layout windows || bail "rocmd did not start"
 wait_for "the Windows SDK is found" 60 has_event sdk.library_inspected 'ROCm\\6.2'
 check "import the Windows package" 0 ctl --json pkg import "$P"
 contains "it is a Windows package" "$DIR/out" '"platform":[[:space:]]*"windows"'
@@ -136,5 +79,4 @@ same "bin\\rocblas\\library is the original" "$DIR/bin-original/rocblas/library"
 if cmp -s "$DIR/bin-original/rocblas.dll" "$B/rocblas.dll"; then ok "bin\\rocblas.dll is the original"; else
 	bad "bin\\rocblas.dll is the original"; fi
 
-echo "# $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done

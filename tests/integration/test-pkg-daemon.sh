@@ -7,57 +7,16 @@
 #
 # Usage: test-pkg-daemon.sh ROCMD ROCMCTL PKG-MKARCHIVE [REAL-FILES-DIR]
 set -u
+. "$(dirname "$0")/../lib/harness.sh"
+harness_init pkg
 ROCMD=$1
 CTL=$2
 MK=$3
 REAL=${4:-}
 LIB=$REAL/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
-DIR=$(mktemp -d /tmp/rocmd-test-pkg-XXXXXX)
-chmod 755 "$DIR"
-SOCK=$DIR/rocmd.sock
-STATE=$DIR/state
-passed=0
-failed=0
 
-cleanup() {
-	if [ -S "$SOCK" ]; then "$CTL" --socket "$SOCK" shutdown >/dev/null 2>&1; fi
-	sleep 0.3
-	chmod -R u+w "$DIR" 2>/dev/null
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "not ok - $1"; }
-check() { # check NAME EXPECTED-EXIT COMMAND...
-	name=$1 want=$2
-	shift 2
-	"$@" >"$DIR/out" 2>"$DIR/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name"; else
-		bad "$name (exit $got, wanted $want)"
-		sed 's/^/#   /' "$DIR/out" "$DIR/err"
-	fi
-}
-contains() { # contains NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok "$1"; else
-		bad "$1 ('$3' not in $2)"
-		sed 's/^/#   /' "$2"
-	fi
-}
-ctl() { "$CTL" --socket "$SOCK" "$@"; }
 objects() { find "$STATE/store/objects" -type f | wc -l; }
 staging_empty() { [ -z "$(ls -A "$STATE/store/staging")" ]; }
-wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
-	t=$1
-	shift
-	i=0
-	while ! "$@" >/dev/null 2>&1 && [ $i -lt $((t * 10)) ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	"$@" >/dev/null 2>&1
-}
 
 # Package content: the real library files when fetched, else stand-ins.
 mkdir -p "$DIR/src"
@@ -88,8 +47,8 @@ check "build a symlink escape" 0 "$MK" tar "$DIR/escape.tar" "f:library/TensileL
 printf 'this is not an archive\n' >"$DIR/rocm.gfx1103.for.hip.skd.6.2.4.7z"
 
 printf '{"store": {"max_file_size": 67108864}}\n' >"$DIR/rocmd.json"
-check "daemon starts" 0 "$ROCMD" --state-dir "$STATE" --socket "$SOCK" --config "$DIR/rocmd.json"
-wait_for 10 test -d "$STATE/store/objects"
+check "daemon starts" 0 rocmd_start
+wait_until 10 test -d "$STATE/store/objects"
 
 check "pkg import of a 7z" 0 ctl pkg import "$GOOD"
 contains "import names the package" "$DIR/out" "Imported package #1"
@@ -125,13 +84,7 @@ check "pkg match rejects a bad arch" 1 ctl pkg match --sdk 6.2.4 --arch sm_90
 # amdhip64_6.dll, with a VERSIONINFO), when the cross tools are installed.
 if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && command -v x86_64-w64-mingw32-windres >/dev/null 2>&1; then
 	W=$DIR/win
-	mkdir -p "$W"
-	printf 'LIBRARY amdhip64_6.dll\nEXPORTS\nhipMalloc\n' >"$W/hip.def"
-	printf '__declspec(dllimport) int hipMalloc(void **p, unsigned long long n);\n__declspec(dllexport) int rocblas_create_handle(void **h) { return hipMalloc(h, 64); }\n' >"$W/rb.c"
-	printf '1 VERSIONINFO\nFILEVERSION 4,2,0,7\nPRODUCTVERSION 6,2,4,0\nBEGIN\nEND\n' >"$W/rb.rc"
-	if x86_64-w64-mingw32-dlltool -d "$W/hip.def" -l "$W/libamdhip64_6.a" &&
-		x86_64-w64-mingw32-windres "$W/rb.rc" -O coff -o "$W/rb.res" &&
-		x86_64-w64-mingw32-gcc -shared -o "$W/rocblas.dll" "$W/rb.c" "$W/rb.res" -L"$W" -lamdhip64_6; then
+	if make_rocblas_dll "$W" "$W/rocblas.dll" "4,2,0,7"; then
 		head -c 4096 /dev/urandom >"$W/index"
 		WIN="$DIR/rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z"
 		"$MK" 7z "$WIN" "f:rocBLAS (gfx1103)/rocblas.dll=$W/rocblas.dll" \
@@ -176,13 +129,13 @@ check "a missing path" 1 ctl pkg import "$DIR/nothing.7z"
 "$MK" tar.gz "$DIR/dropped.tar.gz" "f:library/Kernels.so-000-gfx1030.hsaco=$C" >/dev/null
 cp "$DIR/dropped.tar.gz" "$STATE/drop/rocm.gfx1030.V2.0.for.hip.sdk.5.7.tar.gz"
 cp "$DIR/slip.zip" "$STATE/drop/slip.zip"
-if wait_for 20 test -f "$STATE/drop/imported/rocm.gfx1030.V2.0.for.hip.sdk.5.7.tar.gz"; then
+if wait_until 20 test -f "$STATE/drop/imported/rocm.gfx1030.V2.0.for.hip.sdk.5.7.tar.gz"; then
 	ok "drop folder imports an archive"
 else
 	bad "drop folder imports an archive"
 	ls -lR "$STATE/drop" | sed 's/^/#   /'
 fi
-if wait_for 20 test -f "$STATE/drop/refused/slip.zip.why"; then ok "drop folder refuses a hostile one"; else
+if wait_until 20 test -f "$STATE/drop/refused/slip.zip.why"; then ok "drop folder refuses a hostile one"; else
 	bad "drop folder refuses a hostile one"
 fi
 check "drop import shows in the list" 0 ctl pkg list
@@ -225,5 +178,4 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 fi
 
 check "daemon stops" 0 ctl shutdown
-echo "# $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done

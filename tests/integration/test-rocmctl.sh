@@ -6,55 +6,16 @@
 #
 # Usage: test-rocmctl.sh PATH-TO-ROCMD PATH-TO-ROCMCTL
 set -u
+. "$(dirname "$0")/../lib/harness.sh"
+harness_init ctl
 ROCMD=$1
 CTL=$2
-DIR=$(mktemp -d /tmp/rocmd-test-ctl-XXXXXX)
-chmod 755 "$DIR"
-SOCK=$DIR/rocmd.sock
-STATE=$DIR/state
-passed=0
-failed=0
-skipped=0
+FOLLOW_PID=
 
-cleanup() {
-	[ -n "${FOLLOW_PID:-}" ] && kill "$FOLLOW_PID" 2>/dev/null
-	if [ -S "$SOCK" ]; then "$CTL" --socket "$SOCK" shutdown >/dev/null 2>&1; fi
-	sleep 0.2
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "not ok - $1"; }
-skip() { skipped=$((skipped + 1)); echo "ok - $1 # skip $2"; }
-check() { # check NAME EXPECTED-EXIT COMMAND...
-	name=$1 want=$2
-	shift 2
-	"$@" >"$DIR/out" 2>"$DIR/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name"; else
-		bad "$name (exit $got, wanted $want)"
-		sed 's/^/#   /' "$DIR/out" "$DIR/err"
-	fi
-}
-contains() { # contains NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok "$1"; else
-		bad "$1 ('$3' not in $2)"
-		sed 's/^/#   /' "$2"
-	fi
-}
-ctl() { "$CTL" --socket "$SOCK" "$@"; }
+on_exit() { [ -z "$FOLLOW_PID" ] || kill "$FOLLOW_PID" 2>/dev/null; }
 start_daemon() { # start_daemon CONFIG-JSON: detaches; returns once listening
-	printf '%s\n' "$1" >"$DIR/rocmd.json"
-	"$ROCMD" --state-dir "$STATE" --socket "$SOCK" --config "$DIR/rocmd.json"
-}
-wait_gone() { # wait_gone PID
-	i=0
-	while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	! kill -0 "$1" 2>/dev/null
+	printf '%s\n' "$1" >"$CONF"
+	rocmd_start
 }
 
 # Not running yet: exit 3 and a plain message.
@@ -92,11 +53,7 @@ ctl events --follow --kind daemon.log >"$DIR/follow" 2>&1 &
 FOLLOW_PID=$!
 sleep 0.5
 check "log-level as root" 0 ctl log-level debug
-i=0
-while ! grep -q daemon.log_level "$DIR/follow" && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 5 grep -q daemon.log_level "$DIR/follow"
 contains "events --follow streams new events" "$DIR/follow" "daemon.log_level"
 kill "$FOLLOW_PID" 2>/dev/null
 FOLLOW_PID=
@@ -142,5 +99,4 @@ else
 	skip "admin group" "needs root, setpriv and groups nogroup/daemon"
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+harness_done

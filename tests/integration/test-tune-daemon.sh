@@ -9,7 +9,7 @@
 # and resuming; rocmctl tune add/pause/resume and their permission; kill -9
 # during a job and a restart that repeats no finished evaluation; the queue
 # surviving restarts; results and export/import; and, with the real SDK trees
-# (tests/sdk/make-trees.sh), an SDK upgrade from HIP 5.2.3 to 5.7.1 that marks
+# (tests/fixtures/make-trees.sh), an SDK upgrade from HIP 5.2.3 to 5.7.1 that marks
 # the results stale and runs seeded re-tunes; then a driver update, live and
 # across a restart, that does the same. No backend can change its driver on
 # a test machine: the daemon runs with the test hook ROCMD_TUNE_DRIVER=@FILE,
@@ -18,61 +18,27 @@
 #
 # Usage: test-tune-daemon.sh ROCMD ROCMCTL INPUT-INJECT
 set -u
+. "$(dirname "$0")/../lib/harness.sh"
+harness_init tune
 ROCMD=$1
 CTL=$2
 INJECT=$3
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
-DIR=$(mktemp -d /tmp/rocmd-test-tune-XXXXXX)
-chmod 755 "$DIR"
 ROOT=$DIR/root
-SOCK=$DIR/rocmd.sock
-STATE=$DIR/state
 DB=$STATE/rocmd.db
-passed=0
-failed=0
 UPID=""
 
-cleanup() {
-	[ -S "$SOCK" ] && "$CTL" --socket "$SOCK" shutdown >/dev/null 2>&1
-	[ -n "$UPID" ] && kill "$UPID" 2>/dev/null
-	sleep 0.5
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-	failed=$((failed + 1))
-	echo "not ok - $1"
+on_exit() { [ -z "$UPID" ] || kill "$UPID" 2>/dev/null; }
+on_bad() {
 	ctl tune status 2>&1 | sed 's/^/#   /'
 	tail -n 15 "$DIR/log" | sed 's/^/#   log: /'
 }
-ctl() { "$CTL" --socket "$SOCK" "$@"; }
-# jnum KEY / jstr KEY: the first number / string after "KEY": in rocmctl's JSON on stdin.
-jnum() { grep -o "\"$1\":[[:space:]]*[-0-9.e]*" | head -n 1 | sed 's/.*:[[:space:]]*//'; }
-jstr() { grep -o "\"$1\":[[:space:]]*\"[^\"]*\"" | head -n 1 | sed 's/.*:[[:space:]]*"//; s/"$//'; }
 state() { ctl --json tune status | jstr state; }
 decision() { ctl --json tune status | jstr decision; }
-# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds.
-wait_for() {
-	name=$1 secs=$2
-	shift 2
-	i=0
-	while [ $i -lt $((secs * 10)) ]; do
-		if "$@" >/dev/null 2>&1; then ok "$name"; return 0; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	bad "$name (not within ${secs}s)"
-	return 1
-}
 is_state() { [ "$(state)" = "$1" ]; }
 decision_has() { decision | grep -q -- "$1"; }
-has_event() { ctl events --all --kind "$1" | grep -q -- "$2"; }
-sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$1"; }
 start() {
-	"$ROCMD" --state-dir "$STATE" --socket "$SOCK" --config "$DIR/rocmd.json" --root "$ROOT" \
-		--log-level info 2>>"$DIR/log"
+	rocmd_start --root "$ROOT" --log-level info 2>>"$DIR/log"
 }
 touch_input() {
 	if [ -n "$UPID" ]; then echo key >&8; else "$INJECT" fifo "$ROOT/dev/input/event0"; fi
@@ -114,7 +80,7 @@ export ROCMD_TUNE_DRIVER="@$DIR/driver"
 cat >"$DIR/rocmd.json" <<EOF
 {"tune": {"idle_s": 2, "check_ms": 200, "budget": 12, "backend": "cpu", "max_cpu_load": 400}}
 EOF
-start || { echo "not ok - rocmd did not start"; exit 1; }
+start || bail "rocmd did not start"
 wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
 [ $have_trees -eq 1 ] && wait_for "jobs keyed to SDK 5.2.3" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"sdk\":[[:space:]]*\"5.2.3\"'"
 
@@ -178,7 +144,7 @@ EVALS="SELECT e.job_id || ' ' || e.config || ' ' || e.time_ms FROM tune_eval e J
 sql "$EVALS" >"$DIR/before"
 before=$(wc -l <"$DIR/before")
 echo "# killed with $before evaluations stored"
-start || { echo "not ok - rocmd did not restart"; exit 1; }
+start || bail "rocmd did not restart"
 [ "$(sql "SELECT state FROM tune_queue WHERE id = $job")" = "running" ] &&
 	ok "the interrupted job is still in the queue" || bad "the interrupted job is still in the queue"
 wait_for "the interrupted job resumes" 30 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_eval e JOIN tune_job j ON j.id = e.job_id WHERE j.problem LIKE '%256x512x512%'\") -gt $before ]"
@@ -195,7 +161,7 @@ ctl tune resume >/dev/null
 ctl tune pause >/dev/null
 ctl shutdown >/dev/null
 sleep 1
-start || { echo "not ok - rocmd did not restart"; exit 1; }
+start || bail "rocmd did not restart"
 wait_for "a pause survives a restart" 10 is_state paused
 ctl tune resume >/dev/null
 
@@ -229,7 +195,7 @@ if [ $have_trees -eq 1 ]; then
 	st=$(sql "SELECT count(*) FROM tune_queue WHERE sdk = '5.2.3' AND state <> 'stale'")
 	[ "$st" -eq 0 ] && ok "no live job left on the old SDK" || bad "no live job left on the old SDK"
 else
-	echo "# skip: SDK upgrade (no real SDK trees in $TREES: tests/sdk/make-trees.sh)"
+	echo "# skip: SDK upgrade (no real SDK trees in $TREES: tests/fixtures/make-trees.sh)"
 fi
 
 # A driver update while rocmd runs: noticed when the next job opens the
@@ -268,11 +234,10 @@ ctl tune pause >/dev/null
 ctl shutdown >/dev/null
 sleep 1
 echo "test driver 3" >"$DIR/driver"
-start || { echo "not ok - rocmd did not restart"; exit 1; }
+start || bail "rocmd did not restart"
 wait_for "driver update across a restart noticed" 30 has_event tune.stale "driver is now test driver 3 (was $D2)"
 n=$(sql "SELECT count(*) FROM tune_queue WHERE driver = 'test driver 3' AND origin = 'retune' AND state = 'paused'")
 [ "$n" -ge 2 ] && ok "its re-tunes are queued, paused as the queue was ($n)" ||
 	bad "its re-tunes are queued, paused as the queue was ($n)"
 
-echo "# $passed passed, $failed failed"
-[ $failed -eq 0 ]
+harness_done

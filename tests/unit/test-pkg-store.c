@@ -2,7 +2,7 @@
  * The package store end to end below the daemon: archives built here —
  * 7z (LZMA2, solid), zip and tar.gz under a top folder named with spaces and
  * parentheses — from real rocBLAS library files (Debian trixie librocblas0,
- * via tests/pkg/fetch-files.sh; those tests skip without them), read,
+ * via tests/fixtures/fetch-files.sh; those tests skip without them), read,
  * identified, stored and recorded; deduplication across packages; garbage
  * collection and verification, a deployment blocking removal. Then hostile archives, each of which
  * must be refused with the entry named and leave the store folder and the database exactly as they
@@ -29,7 +29,7 @@
 #include "db/db.h"
 #include "common/fs.h"
 #include "daemon/pkg/pkg.h"
-#include "tests/pkg/mkarchive.h"
+#include "tests/fixtures/mkarchive.h"
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library"
 
@@ -291,7 +291,7 @@ test_real_archives(void **state)
 
 	if (f->real[0] == '\0') {
 		print_message("skip: real rocBLAS files missing (set ROCMD_PKG_FILES; "
-		              "tests/pkg/fetch-files.sh)\n");
+		              "tests/fixtures/fetch-files.sh)\n");
 		skip();
 	}
 	snprintf(manifest, sizeof(manifest), "%s/TensileManifest.txt", f->dir);

@@ -3,7 +3,7 @@
  * symlink resolution, name hints from the real-world archive names, SDK
  * versions and generations, the PE reader (on a DLL built here, importing
  * amdhip64_6.dll with a VERSIONINFO), the ELF reader (on Debian's real
- * librocblas.so.0.1 when tests/pkg/fetch-files.sh has it), and matching:
+ * librocblas.so.0.1 when tests/fixtures/fetch-files.sh has it), and matching:
  * the shipped pairings, user rules, and never another SDK generation.
  */
 #include <setjmp.h>
@@ -289,7 +289,7 @@ test_elf_real(void **state)
 	struct rocmd_elf_info elf;
 
 	if (dir == NULL || dir[0] == '\0') {
-		print_message("skip: ROCMD_PKG_FILES not set (tests/pkg/fetch-files.sh)\n");
+		print_message("skip: ROCMD_PKG_FILES not set (tests/fixtures/fetch-files.sh)\n");
 		skip();
 	}
 	snprintf(path, sizeof(path), "%s/usr/lib/x86_64-linux-gnu/librocblas.so.0.1", dir);
@@ -410,7 +410,7 @@ test_identify_elf(void **state)
 	snprintf(so, sizeof(so), "%s/usr/lib/x86_64-linux-gnu/librocblas.so.0.1",
 	         dir != NULL ? dir : "");
 	if (dir == NULL || access(so, R_OK) != 0) {
-		print_message("skip: librocblas.so.0.1 missing (tests/pkg/fetch-files.sh)\n");
+		print_message("skip: librocblas.so.0.1 missing (tests/fixtures/fetch-files.sh)\n");
 		skip();
 	}
 	e.path = "librocblas.so.0";

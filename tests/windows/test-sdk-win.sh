@@ -6,7 +6,7 @@
 #   rocblas.dll (real DLLs: fake-amdhip64.c, fake-rocblas.c), .hipVersion,
 #   bin\rocblas\library\ with a lazy-loading index and a real code object
 #   (Debian's rocBLAS Kernels.so-000-gfx1030.hsaco when the SDK test cache
-#   has it, else an AMDGPU ELF header for gfx1103 from tests/sdk/corpus);
+#   has it, else an AMDGPU ELF header for gfx1103 from tests/fuzz/corpus/sdk);
 #   HKLM\Software\AMD\ROCm\6.2 InstallDir and HIP_PATH / HIP_PATH_62 in the
 #   machine environment (wine reg add).
 # It checks: the SDK is listed with its version and archs; the HIP probe
@@ -25,18 +25,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$1
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 HSACO=$TREES/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library/Kernels.so-000-gfx1030.hsaco
-. "$(dirname "$0")/lib-win.sh"
-win_prefix sdkwin
-C=$WINEPREFIX/drive_c
-T=$C/rocmd-sdk
-OUT=$T/out
+. "$(dirname "$0")/../lib/harness.sh"
+. "$(dirname "$0")/../lib/harness-wine.sh"
+win_prefix sdkwin rocmd-sdk
 ROCM="$C/Program Files/AMD/ROCm"
-CTL='C:\rocmd-sdk\rocmctl.exe'
 ENVKEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
-mkdir -p "$T"
 
 listed() { ctl sdk list >"$OUT" && grep -q -- "$1" "$OUT"; }
-has_event() { ctl events --all --kind "$1" >"$OUT" && grep -q -- "$2" "$OUT"; }
 inspections() { ctl --json sdk list | sed -n 's/.*"inspections":[[:space:]]*\([0-9]*\).*/\1/p'; }
 scanned() { [ "$(inspections)" -ge 1 ] 2>/dev/null; }
 scans() { ctl --json sdk list | sed -n 's/.*"scans":[[:space:]]*\([0-9]*\).*/\1/p'; }
@@ -55,7 +50,7 @@ make_sdk() {
 		cp "$HSACO" "$d/bin/rocblas/library/"
 		: >"$d/bin/rocblas/library/TensileLibrary_lazy_gfx1030.dat"
 	else
-		tail -c +2 "$HERE/../sdk/corpus/elf-gfx1103" >"$d/bin/rocblas/library/Kernels.so-000-gfx1103.hsaco"
+		tail -c +2 "$HERE/../fuzz/corpus/sdk/elf-gfx1103" >"$d/bin/rocblas/library/Kernels.so-000-gfx1103.hsaco"
 		: >"$d/bin/rocblas/library/TensileLibrary_lazy_gfx1103.dat"
 	fi
 }
@@ -204,9 +199,4 @@ fi
 ctl shutdown >/dev/null
 wait $DAEMON
 echo "# SDK discovery under wine: $(($(date +%s) - start)) s"
-if [ $OWN_PREFIX -eq 1 ]; then
-	wineserver -k >/dev/null 2>&1
-	rm -rf "$(dirname "$WINEPREFIX")"
-fi
-echo "# windows SDK discovery: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done "windows SDK discovery"

@@ -15,21 +15,14 @@
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
 set -u
 BUILD=$1
-. "$(dirname "$0")/lib-win.sh"
-win_prefix tunewin
-C=$WINEPREFIX/drive_c
-T=$C/rocmd-tune
-OUT=$T/out
-CTL='C:\rocmd-tune\rocmctl.exe'
+. "$(dirname "$0")/../lib/harness.sh"
+. "$(dirname "$0")/../lib/harness-wine.sh"
+win_prefix tunewin rocmd-tune
 DB=$T/state/rocmd.db
-mkdir -p "$T"
 
-jstr() { grep -o "\"$1\":[[:space:]]*\"[^\"]*\"" | head -n 1 | sed 's/.*:[[:space:]]*"//; s/"$//'; }
 status_has() { ctl --json tune status >"$OUT" && grep -q -- "$1" "$OUT"; }
 state_is() { [ "$(ctl --json tune status | jstr state)" = "$1" ]; }
-has_event() { ctl events --all --kind "$1" >"$OUT" && grep -q -- "$2" "$OUT"; }
 job_state() { ctl --json tune status >"$OUT" && tr -d '\n\t ' <"$OUT" | grep -q "\"id\":$1,\"state\":\"$2\""; }
-sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$1"; }
 
 cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/tools/rocmtune.exe" "$T/"
 cat >"$T/tune.json" <<'JSON'
@@ -123,9 +116,4 @@ else
 fi
 
 echo "# tuner under wine: $(($(date +%s) - start)) s"
-if [ $OWN_PREFIX -eq 1 ]; then
-	wineserver -k >/dev/null 2>&1
-	rm -rf "$(dirname "$WINEPREFIX")"
-fi
-echo "# windows tuner: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done "windows tuner"

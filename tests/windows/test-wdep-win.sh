@@ -1,5 +1,5 @@
 #!/bin/sh
-# The deploy engine on Windows, under wine: tests/deploy/test-deploy.c
+# The deploy engine on Windows, under wine: tests/unit/test-deploy.c
 # cross-built as test-deploy.exe (cmocka from scripts/build-windows.sh's
 # cache) and run in a wine prefix of its own. Its trees are made under the
 # prefix's %TEMP% (C:\users\...\Temp), so every path goes through the engine's
@@ -23,33 +23,22 @@
 #        tests/windows/test-deploy.exe and rocblas.dll)
 set -u
 BUILD=$1
-passed=0
-failed=0
-skipped=0
+. "$(dirname "$0")/../lib/harness.sh"
+. "$(dirname "$0")/../lib/harness-wine.sh"
 EXE=$BUILD/tests/windows/test-deploy.exe
 DLL=$BUILD/tests/windows/rocblas.dll
 if [ ! -f "$EXE" ] || [ ! -f "$DLL" ]; then
-	echo "not ok - test-deploy.exe and rocblas.dll are built in $BUILD/tests/windows"
-	exit 1
+	bail "test-deploy.exe and rocblas.dll are built in $BUILD/tests/windows"
 fi
-WORK=$(mktemp -d /tmp/rocmd-test-wdep-XXXXXX)
-export WINEPREFIX="$WORK/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-cleanup() {
-	wineserver -k >/dev/null 2>&1
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-wineboot -i >/dev/null 2>&1
-wineserver -w
-T=$WINEPREFIX/drive_c/rocmd-wdep
-mkdir -p "$T"
+# Always a prefix of its own, even when scripts/test-windows.sh has one.
+unset WINEPREFIX
+win_prefix wdep rocmd-wdep
 cp "$EXE" "$DLL" "$T/"
 export ROCMD_TEST_DLL='C:\rocmd-wdep\rocblas.dll'
 # No time limit of our own: the caller's (test-windows.sh) applies.
-wine 'C:\rocmd-wdep\test-deploy.exe' "${ROCMD_TEST_FILTER:-*}" >"$WORK/out" 2>&1
+wine 'C:\rocmd-wdep\test-deploy.exe' "${ROCMD_TEST_FILTER:-*}" >"$DIR/raw" 2>&1
 rc=$?
-tr -d '\r' <"$WORK/out" >"$WORK/log"
+tr -d '\r' <"$DIR/raw" >"$DIR/log"
 summary=0
 while IFS= read -r line; do
 	# After "[==========] N test(s) run." cmocka lists the skips and failures again.
@@ -59,24 +48,19 @@ while IFS= read -r line; do
 	[ $summary -eq 1 ] && continue
 	case $line in
 	"[       OK ] "*)
-		passed=$((passed + 1))
-		printf 'ok - deploy engine: %s\n' "${line#\[       OK \] }"
+		ok "deploy engine: ${line#\[       OK \] }"
 		;;
 	"[  SKIPPED ] "*)
-		skipped=$((skipped + 1))
-		printf 'ok - deploy engine: %s # skip (reason printed above)\n' "${line#\[  SKIPPED \] }"
+		skip "deploy engine: ${line#\[  SKIPPED \] }" "(reason printed above)"
 		;;
 	"[  FAILED  ] "*)
-		failed=$((failed + 1))
-		printf 'not ok - deploy engine: %s\n' "${line#\[  FAILED  \] }"
+		bad "deploy engine: ${line#\[  FAILED  \] }"
 		;;
 	"[ RUN      ] "* | "[==========] "* | "[  PASSED  ] "*) ;;
 	*) printf '#   %s\n' "$line" ;;
 	esac
-done <"$WORK/log"
+done <"$DIR/log"
 if [ $passed -eq 0 ] || { [ $rc -ne 0 ] && [ $failed -eq 0 ]; }; then
-	failed=$((failed + 1))
-	echo "not ok - test-deploy.exe ended with status $rc and $passed tests passed"
+	bad "test-deploy.exe ended with status $rc and $passed tests passed"
 fi
-echo "# deploy engine under wine: $passed passed, $skipped skipped, $failed failed"
-[ $failed -eq 0 ]
+harness_done "deploy engine under wine"

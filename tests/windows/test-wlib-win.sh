@@ -19,7 +19,7 @@
 #     (deploy.gpu_busy refuse) naming it, then deferred (defer) until it lets go;
 #   - a package with fewer files replaces the folder with no stale file left;
 #   - lib rollback --to previous, then --to original: byte for byte;
-#   - with a HIP runtime that reports a GPU (tests/smoke/fake-hip.c built as a
+#   - with a HIP runtime that reports a GPU (tests/fixtures/fake-hip.c built as a
 #     DLL: host memory) the smoke test really runs on Windows: a rocBLAS whose
 #     GEMM is wrong is caught and the deploy rolled back, so is a runtime that
 #     crashes (exception 0xC0000005), and a right one passes;
@@ -33,7 +33,8 @@ set -u
 BUILD=$1
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 RL=$TREES/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
-. "$(dirname "$0")/lib-win.sh"
+. "$(dirname "$0")/../lib/harness.sh"
+. "$(dirname "$0")/../lib/harness-wine.sh"
 for f in daemon/rocmd.exe daemon/rocmd-hip-probe.exe daemon/rocmd-rocblas-smoke.exe \
 	client/rocmctl.exe tests/windows/dll-holder.exe tests/windows/run-restricted.exe \
 	tests/windows/amdhip64_6.dll \
@@ -41,37 +42,12 @@ for f in daemon/rocmd.exe daemon/rocmd-hip-probe.exe daemon/rocmd-rocblas-smoke.
 	tests/windows/rocblas_wrong.dll tests/windows/amdhip64_crash.dll; do
 	[ -f "$BUILD/$f" ] || { echo "not ok - $BUILD/$f is missing (build it first)"; exit 1; }
 done
-win_prefix wlib
-C=$WINEPREFIX/drive_c
-T=$C/rocmd-lib
-OUT=$T/out
+win_prefix wlib rocmd-lib
 ROCM="$C/Program Files/AMD/ROCm"
 B="$ROCM/6.2/bin"
 SDKW='C:\Program Files\AMD\ROCm\6.2'
-CTL='C:\rocmd-lib\rocmctl.exe'
 ENVKEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
-rm -rf "$T"
-mkdir -p "$T"
 
-# ctl ARGS...: rocmctl.exe's output (CRs dropped) into $OUT, its exit status.
-# (Through a file: a pipe can be held open by wine processes the call starts.)
-ctl() {
-	wine "$CTL" "$@" >"$T/ctl.raw" 2>&1
-	rc=$?
-	tr -d '\r' <"$T/ctl.raw" >"$OUT"
-	return $rc
-}
-# check NAME WANT-EXIT ARGS...: runs rocmctl.exe ARGS, wants that exit status.
-check() {
-	name=$1 want=$2
-	shift 2
-	ctl "$@"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name (exit $got, wanted $want)"; fi
-}
-contains() { # contains NAME TEXT: in the last rocmctl.exe output
-	if grep -q -- "$2" "$OUT"; then ok "$1"; else bad "$1 ('$2' not in the output)"; fi
-}
 # deploy_ended FILE PKG OK-NAME BAD-NAME: waits for the background deploy
 # $DEPLOY, whose output went to FILE, and checks that it deployed package PKG.
 deploy_ended() {
@@ -82,10 +58,6 @@ deploy_ended() {
 		bad "$4 (exit $rc)"
 	fi
 }
-same() { # same NAME A B: two trees (or files) byte for byte
-	if diff -r "$2" "$3" >"$OUT" 2>&1; then ok "$1"; else bad "$1"; fi
-}
-has_event() { ctl events --all --kind "$1" && grep -q -- "$2" "$OUT"; }
 no_leftovers() { # nothing of ours left beside the target: stage, old tree, new binary
 	ls -a "$B" "$B/rocblas" >"$OUT" 2>&1
 	! grep -q '^\.rocmd-' "$OUT"
@@ -135,7 +107,7 @@ if [ -f "$RL/TensileLibrary.dat" ]; then
 		"$B/rocblas/library/"
 else
 	REAL=0
-	echo "# note: no real rocBLAS files in $TREES (tests/sdk/make-trees.sh): stand-ins used"
+	echo "# note: no real rocBLAS files in $TREES (tests/fixtures/make-trees.sh): stand-ins used"
 	printf 'index\n' >"$B/rocblas/library/TensileLibrary.dat"
 	printf 'co\n' >"$B/rocblas/library/TensileLibrary_gfx803.co"
 	printf 'hsaco\n' >"$B/rocblas/library/Kernels.so-000-gfx803.hsaco"
@@ -180,21 +152,21 @@ wait_for "the SDK $SDKW is found and inspected" 90 has_event sdk.library_inspect
 n=0
 for p in $P1 $P2 $P3; do
 	n=$((n + 1))
-	check "pkg import $p (package $n)" 0 --json pkg import "C:\\rocmd-lib\\pkg\\$p"
+	check "pkg import $p (package $n)" 0 ctl --json pkg import "C:\\rocmd-lib\\pkg\\$p"
 done
-ctl --json pkg show 1
-contains "package 1 is a Windows package (rocblas.dll)" '"platform":[[:space:]]*"windows"'
+ctl --json pkg show 1 >"$OUT"
+contains "package 1 is a Windows package (rocblas.dll)" "$OUT" '"platform":[[:space:]]*"windows"'
 
-check "lib status" 0 --json lib status
-contains "the target is bin\\rocblas\\library of the SDK" '"library":[[:space:]]*"C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\bin\\\\rocblas\\\\library"'
-contains "and bin\\rocblas.dll" '"binary":[[:space:]]*"C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\bin\\\\rocblas.dll"'
+check "lib status" 0 ctl --json lib status
+contains "the target is bin\\rocblas\\library of the SDK" "$OUT" '"library":[[:space:]]*"C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\bin\\\\rocblas\\\\library"'
+contains "and bin\\rocblas.dll" "$OUT" '"binary":[[:space:]]*"C:\\\\Program Files\\\\AMD\\\\ROCm\\\\6.2\\\\bin\\\\rocblas.dll"'
 TARGET=$(sed -n 's/.*"name":[[:space:]]*"\(sdk-[0-9]*\)".*/\1/p' "$OUT" | head -n1)
 [ -n "$TARGET" ] || TARGET=sdk-1
 
-check "lib deploy $SDKW --package 1" 0 lib deploy "$SDKW" --package 1
+check "lib deploy $SDKW --package 1" 0 ctl lib deploy "$SDKW" --package 1
 tr -d '\r' <"$OUT" | sed 's/^/#   /'
-contains "the originals were backed up" "The originals were backed up"
-contains "the GEMM smoke test ran rocmd-rocblas-smoke.exe: no GPU under wine, recorded as skipped" \
+contains "the originals were backed up" "$OUT" "The originals were backed up"
+contains "the GEMM smoke test ran rocmd-rocblas-smoke.exe: no GPU under wine, recorded as skipped" "$OUT" \
 	"GEMM smoke test: skipped: no GPU/runtime: the HIP runtime sees no GPU (hipGetDeviceCount: error 100"
 same "bin\\rocblas\\library is the package's library, as a whole" "$T/pkg/$P1/library" "$B/rocblas/library"
 if cmp -s "$T/pkg/$P1/rocblas.dll" "$B/rocblas.dll"; then ok "bin\\rocblas.dll is the package's"; else
@@ -217,18 +189,18 @@ fi
 if no_leftovers; then ok "no stage, old tree or new binary left beside the target"; else
 	bad "leftovers beside the target"; fi
 
-check "lib status after the deploy" 0 --json lib status
-contains "it holds package 1" '"package":[[:space:]]*1'
-contains "with the backup of the originals" '"backup":'
-check "lib verify" 0 lib verify "$SDKW"
+check "lib status after the deploy" 0 ctl --json lib status
+contains "it holds package 1" "$OUT" '"package":[[:space:]]*1'
+contains "with the backup of the originals" "$OUT" '"backup":'
+check "lib verify" 0 ctl lib verify "$SDKW"
 tr -d '\r' <"$OUT" | sed 's/^/#   /'
-contains "every file matches" "verified: [0-9]* files match"
-contains "binary and library come from one package" "same package: yes"
-contains "verify's smoke test: no GPU, recorded as skipped" "GEMM smoke test: skipped: no GPU/runtime"
-check "lib history" 0 lib history "$SDKW"
+contains "every file matches" "$OUT" "verified: [0-9]* files match"
+contains "binary and library come from one package" "$OUT" "same package: yes"
+contains "verify's smoke test: no GPU, recorded as skipped" "$OUT" "GEMM smoke test: skipped: no GPU/runtime"
+check "lib history" 0 ctl lib history "$SDKW"
 tr -d '\r' <"$OUT" | sed 's/^/#   /'
 for a in "deploy *ok" "backup *ok" "verify *ok"; do
-	contains "history: $a" "$a"
+	contains "history: $a" "$OUT" "$a"
 done
 
 # A user who is not an Administrator (run-restricted.exe: Administrators
@@ -248,9 +220,9 @@ fi
 
 printf '%s\n' "# 8b. a process holds bin\\rocblas.dll"
 hold
-check "deploy.gpu_busy refuse: the deploy is refused" 1 lib deploy "$SDKW" --package 2
-contains "the refusal names dll-holder.exe" "dll-holder.exe"
-tr -d '\r' <"$OUT" | sed 's/^/#   /'
+check "deploy.gpu_busy refuse: the deploy is refused" 1 ctl lib deploy "$SDKW" --package 2
+contains "the refusal names dll-holder.exe" "$ERR" "dll-holder.exe"
+show "$ERR"
 same "a refused deploy changes nothing" "$T/pkg/$P1/library" "$B/rocblas/library"
 release
 stop_rocmd
@@ -267,34 +239,34 @@ deploy_ended "$T/deferred.out" 2 "once dll-holder.exe let go, the deferred deplo
 same "bin\\rocblas\\library is package 2's (one file more)" "$T/pkg/$P2/library" "$B/rocblas/library"
 
 printf '%s\n' "# 8c. rollback"
-check "lib rollback --to previous" 0 lib rollback "$SDKW" --to previous
-contains "back to package 1" "previous package #1"
+check "lib rollback --to previous" 0 ctl lib rollback "$SDKW" --to previous
+contains "back to package 1" "$OUT" "previous package #1"
 same "package 1's library, the extra file gone (no stale file)" "$T/pkg/$P1/library" "$B/rocblas/library"
-check "lib rollback --to original" 0 lib rollback "$SDKW" --to original
+check "lib rollback --to original" 0 ctl lib rollback "$SDKW" --to original
 same "bin\\rocblas\\library is the original, byte for byte" "$T/bin-original/rocblas/library" \
 	"$B/rocblas/library"
 if cmp -s "$T/bin-original/rocblas.dll" "$B/rocblas.dll"; then ok "bin\\rocblas.dll is the original"; else
 	bad "bin\\rocblas.dll is the original"; fi
 if no_leftovers; then ok "no leftovers after the rollbacks"; else bad "leftovers after the rollbacks"; fi
-check "lib status: nothing deployed" 0 --json lib status
-contains "the target holds the originals" '"deployed":[[:space:]]*null'
+check "lib status: nothing deployed" 0 ctl --json lib status
+contains "the target holds the originals" "$OUT" '"deployed":[[:space:]]*null'
 
 printf '%s\n' "# 8d. the GEMM smoke test with a runtime that reports a GPU"
 cp "$BUILD/tests/windows/amdhip64_gpu.dll" "$B/amdhip64_6.dll"
-check "a rocBLAS whose GEMM is wrong: the deploy is refused" 1 lib deploy "$SDKW" --package 3
-contains "the smoke test says the GEMM was wrong" "GEMM smoke test failed: sgemm result wrong"
+check "a rocBLAS whose GEMM is wrong: the deploy is refused" 1 ctl lib deploy "$SDKW" --package 3
+contains "the smoke test says the GEMM was wrong" "$ERR" "GEMM smoke test failed: sgemm result wrong"
 same "and the library is back as it was" "$T/bin-original/rocblas/library" "$B/rocblas/library"
 if cmp -s "$T/bin-original/rocblas.dll" "$B/rocblas.dll"; then ok "and so is bin\\rocblas.dll"; else
 	bad "and so is bin\\rocblas.dll"; fi
 # A HIP runtime that crashes (an access violation in hipGetDeviceCount).
 cp "$BUILD/tests/windows/amdhip64_crash.dll" "$B/amdhip64_6.dll"
-check "a runtime that crashes the smoke test: the deploy is refused" 1 lib deploy "$SDKW" --package 1
-contains "the crash is named" "GEMM smoke test failed: the GEMM smoke test died (exception 0xC0000005)"
+check "a runtime that crashes the smoke test: the deploy is refused" 1 ctl lib deploy "$SDKW" --package 1
+contains "the crash is named" "$ERR" "GEMM smoke test failed: the GEMM smoke test died (exception 0xC0000005)"
 same "and the library is back as it was" "$T/bin-original/rocblas/library" "$B/rocblas/library"
 cp "$BUILD/tests/windows/amdhip64_gpu.dll" "$B/amdhip64_6.dll"
-check "a rocBLAS whose GEMM is right: deployed" 0 lib deploy "$SDKW" --package 1
-contains "the smoke test ran on Windows and passed" "GEMM smoke test: ok: sgemm max_rel_err="
-check "lib rollback --to original" 0 lib rollback "$SDKW" --to original
+check "a rocBLAS whose GEMM is right: deployed" 0 ctl lib deploy "$SDKW" --package 1
+contains "the smoke test ran on Windows and passed" "$OUT" "GEMM smoke test: ok: sgemm max_rel_err="
+check "lib rollback --to original" 0 ctl lib rollback "$SDKW" --to original
 same "the original library again" "$T/bin-original/rocblas/library" "$B/rocblas/library"
 
 printf '%s\n' "# 8e. a file inside the library held open (an indexer, a virus scanner)"
@@ -322,7 +294,7 @@ deploy_ended "$T/retried.out" 1 "once the file is closed, the deploy goes throug
 	"the retried deploy"
 same "package 1's library is in place" "$T/pkg/$P1/library" "$B/rocblas/library"
 if no_leftovers; then ok "no leftovers after the retries"; else bad "leftovers after the retries"; fi
-check "lib rollback --to original" 0 lib rollback "$SDKW" --to original
+check "lib rollback --to original" 0 ctl lib rollback "$SDKW" --to original
 same "the original library again" "$T/bin-original/rocblas/library" "$B/rocblas/library"
 cp "$T/bin-original/amdhip64_6.dll" "$B/amdhip64_6.dll"
 
@@ -332,9 +304,4 @@ stop_rocmd
 # is tried again (deploy-jobs-os.h).
 echo "# deploys tried again while the target was in use: $(grep -c 'trying again in 2 s' "$T/rocmd.log")"
 echo "# deploy under wine: $(($(date +%s) - start)) s"
-if [ $OWN_PREFIX -eq 1 ]; then
-	wineserver -k >/dev/null 2>&1
-	rm -rf "$(dirname "$WINEPREFIX")"
-fi
-echo "# windows deploy: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done "windows deploy"

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The package store on Windows, under wine: the real rocmd.exe (console mode)
 # and rocmctl.exe over \\.\pipe\rocmd import archives built here on the Linux
-# side, as the Linux tests build them (tests/pkg/mkarchive.c, libarchive's
+# side, as the Linux tests build them (tests/fixtures/mkarchive.c, libarchive's
 # writers), from Debian trixie's real rocBLAS 5.5.1 library files
-# (tests/pkg/fetch-files.sh; stand-ins when they cannot be had):
+# (tests/fixtures/fetch-files.sh; stand-ins when they cannot be had):
 #   a 7z (LZMA2, solid), a zip under a top folder named with spaces and
 #   parentheses, a 7z made by 7-Zip itself when it is installed, a Windows
 #   package with a real PE rocblas.dll (mingw-w64: imports amdhip64_6.dll,
@@ -25,60 +25,24 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=$1
-. "$(dirname "$0")/lib-win.sh"
-win_prefix wpkg
-C=$WINEPREFIX/drive_c
-T=$C/rocmd-pkg
-OUT=$T/out
-ERR=$T/err
+. "$(dirname "$0")/../lib/harness.sh"
+. "$(dirname "$0")/../lib/harness-wine.sh"
+win_prefix wpkg rocmd-pkg
 STATE=$T/state
-CTL='C:\rocmd-pkg\rocmctl.exe'
-rm -rf "$T"
 mkdir -p "$T/a"
 
-# ctl ARGS...: rocmctl.exe, its output in $OUT and $ERR without CRs (through
-# files: a pipe can be held open by wine processes the call starts).
-ctl() {
-	wine "$CTL" "$@" >"$OUT.raw" 2>"$ERR.raw"
-	rc=$?
-	tr -d '\r' <"$OUT.raw" >"$OUT"
-	tr -d '\r' <"$ERR.raw" >"$ERR"
-	return $rc
-}
-# check NAME EXPECTED-EXIT ARGS...: rocmctl.exe ARGS exits with EXPECTED-EXIT.
-check() {
-	name=$1 want=$2
-	shift 2
-	ctl "$@"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name (exit $got, wanted $want)"; fi
-}
-# contains NAME FILE TEXT
-contains() {
-	if grep -q -- "$3" "$2"; then ok "$1"; else bad "$1 ('$3' not found)"; fi
-}
-# wait_for SECONDS COMMAND...: until COMMAND succeeds.
-wait_for() {
-	end=$(($(date +%s) + $1))
-	shift
-	while [ "$(date +%s)" -le $end ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	return 1
-}
 objects() { find "$STATE/store/objects" -type f | wc -l; }
 staging_empty() { [ -z "$(ls -A "$STATE/store/staging" 2>/dev/null)" ]; }
 
 # ---- the archives, built on the Linux side ----
 MK=$T/mk
-if ! cc -O1 -DMKARCHIVE_MAIN -o "$MK" "$ROOT/tests/pkg/mkarchive.c" \
+if ! cc -O1 -DMKARCHIVE_MAIN -o "$MK" "$ROOT/tests/fixtures/mkarchive.c" \
 	$(pkg-config --cflags --libs libarchive) 2>"$ERR"; then
-	bad "build the archive maker (tests/pkg/mkarchive.c against libarchive)"
+	bad "build the archive maker (tests/fixtures/mkarchive.c against libarchive)"
 	echo "# windows package store: $passed passed, $failed failed"
 	exit 1
 fi
-REAL=$(sh "$ROOT/tests/pkg/fetch-files.sh" 2>/dev/null || true)
+REAL=$(sh "$ROOT/tests/fixtures/fetch-files.sh" 2>/dev/null || true)
 LIB=$REAL/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
 if [ -n "$REAL" ] && [ -f "$LIB/TensileLibrary_gfx803.co" ]; then
 	A=$LIB/TensileLibrary_gfx803.co B=$LIB/Kernels.so-000-gfx803.hsaco C1=$LIB/Kernels.so-000-gfx1030.hsaco
@@ -99,15 +63,10 @@ TOP="gfx803 gfx1030 (for HIP SDK 5.7).zip"
 	bad "build $TOP"
 # A Windows package: a real PE rocblas.dll importing amdhip64_6.dll, with a VERSIONINFO.
 W=$T/a/w
-mkdir -p "$W"
-printf 'LIBRARY amdhip64_6.dll\nEXPORTS\nhipMalloc\n' >"$W/hip.def"
-printf '__declspec(dllimport) int hipMalloc(void **p, unsigned long long n);\n__declspec(dllexport) int rocblas_create_handle(void **h) { return hipMalloc(h, 64); }\n' >"$W/rb.c"
-printf '1 VERSIONINFO\nFILEVERSION 4,2,0,7\nPRODUCTVERSION 6,2,4,0\nBEGIN\nEND\n' >"$W/rb.rc"
 WINPKG=rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z
+mkdir -p "$W"
 head -c 4096 /dev/urandom >"$W/index"
-if x86_64-w64-mingw32-dlltool -d "$W/hip.def" -l "$W/libamdhip64_6.a" &&
-	x86_64-w64-mingw32-windres "$W/rb.rc" -O coff -o "$W/rb.res" &&
-	x86_64-w64-mingw32-gcc -shared -o "$W/rocblas.dll" "$W/rb.c" "$W/rb.res" -L"$W" -lamdhip64_6 &&
+if make_rocblas_dll "$W" "$W/rocblas.dll" "4,2,0,7" &&
 	"$MK" 7z "$T/a/$WINPKG" "f:rocBLAS (gfx1103)/rocblas.dll=$W/rocblas.dll" \
 		"f:rocBLAS (gfx1103)/library/TensileLibrary_lazy_gfx1103.dat=$W/index" \
 		"f:rocBLAS (gfx1103)/library/TensileLibrary_gfx1103.co=$W/index" >"$ERR" 2>&1; then
@@ -148,19 +107,19 @@ JSON
 start=$(date +%s)
 wine 'C:\rocmd-pkg\rocmd.exe' --foreground --config 'C:\rocmd-pkg\pkg.json' >"$T/console.out" 2>&1 &
 DAEMON=$!
-if wait_for 60 ctl status && [ -d "$STATE/store/objects" ]; then
+if wait_until 60 ctl status && [ -d "$STATE/store/objects" ]; then
 	ok "rocmd.exe runs with its store at C:\\rocmd-pkg\\state\\store"
 else
 	bad "rocmd.exe starts with a store"
 fi
 
-check "pkg import of a 7z (LZMA2, solid) of real rocBLAS files" 0 pkg import "C:\\rocmd-pkg\\a\\$GOOD"
+check "pkg import of a 7z (LZMA2, solid) of real rocBLAS files" 0 ctl pkg import "C:\\rocmd-pkg\\a\\$GOOD"
 contains "the import names the package" "$OUT" "Imported package #1"
 contains "arch gfx803 from the index and the code object" "$OUT" "gfx803"
 contains "SDK 5.7 from the name" "$OUT" "5.7 (generation 5.7, from name)"
-check "the same 7z again" 0 --json pkg import "C:\\rocmd-pkg\\a\\$GOOD"
+check "the same 7z again" 0 ctl --json pkg import "C:\\rocmd-pkg\\a\\$GOOD"
 contains "is the same package" "$OUT" '"already_stored":[[:space:]]*true'
-check "pkg import of a zip under a top folder with spaces and parentheses" 0 \
+check "pkg import of a zip under a top folder with spaces and parentheses" 0 ctl \
 	pkg import "C:\\rocmd-pkg\\a\\$TOP"
 contains "its top folder is stripped" "$OUT" "rocBLAS gfx803 (HIP 5.7)"
 if command -v 7z >/dev/null 2>&1; then
@@ -168,12 +127,12 @@ if command -v 7z >/dev/null 2>&1; then
 	cp "$A" "$T/a/7zip/library/TensileLibrary_gfx803.co"
 	cp "$C1" "$T/a/7zip/library/Kernels.so-000-gfx1030.hsaco"
 	(cd "$T/a/7zip" && 7z a -bd -bso0 -m0=lzma2 -ms=on ../rocm.gfx1030.V2.0.for.hip.sdk.5.7.7z library)
-	check "pkg import of a 7z made by 7-Zip itself" 0 pkg import 'C:\rocmd-pkg\a\rocm.gfx1030.V2.0.for.hip.sdk.5.7.7z'
+	check "pkg import of a 7z made by 7-Zip itself" 0 ctl pkg import 'C:\rocmd-pkg\a\rocm.gfx1030.V2.0.for.hip.sdk.5.7.7z'
 	contains "the same files as the zip: the same package, by content" "$OUT" "Already stored: package #2"
 else
 	echo "# 7z not installed: the 7-Zip-made archive is skipped"
 fi
-check "pkg import of the Windows package" 0 --json pkg import "C:\\rocmd-pkg\\a\\$WINPKG"
+check "pkg import of the Windows package" 0 ctl --json pkg import "C:\\rocmd-pkg\\a\\$WINPKG"
 contains "its DLL's version resource" "$OUT" '"file_version":[[:space:]]*"4.2.0.7"'
 contains "its DLL's HIP runtime" "$OUT" '"hip_runtime":[[:space:]]*"amdhip64_6.dll"'
 contains "a Windows package" "$OUT" '"platform":[[:space:]]*"windows"'
@@ -183,7 +142,7 @@ U="$T/a/unpacked V5.0 for hip sdk 6.2.4"
 mkdir -p "$U/library"
 cp "$C1" "$U/library/Kernels.so-000-gfx1030.hsaco"
 printf 'index' >"$U/library/TensileLibrary_lazy_gfx1030.dat"
-check "pkg import of an unpacked folder" 0 pkg import 'C:\rocmd-pkg\a\unpacked V5.0 for hip sdk 6.2.4'
+check "pkg import of an unpacked folder" 0 ctl pkg import 'C:\rocmd-pkg\a\unpacked V5.0 for hip sdk 6.2.4'
 contains "the folder's SDK from its name" "$OUT" "6.2.4"
 
 # A folder holding a link to outside it: refused, whatever form the link
@@ -196,14 +155,14 @@ cp "$C1" "$J/library/Kernels.so-000-gfx1030.hsaco"
 printf 'secret' >"$T/a/secret/TensileLibrary_lazy_gfx1030.dat"
 if wine cmd /c mklink /J 'C:\rocmd-pkg\a\linked V5.0 for hip sdk 6.2.4\library\more' \
 	'C:\rocmd-pkg\a\secret' >/dev/null 2>&1 && [ -e "$J/library/more" ]; then
-	check "a folder with a junction leading out is refused" 1 pkg import 'C:\rocmd-pkg\a\linked V5.0 for hip sdk 6.2.4'
+	check "a folder with a junction leading out is refused" 1 ctl pkg import 'C:\rocmd-pkg\a\linked V5.0 for hip sdk 6.2.4'
 	contains "the junction is named" "$ERR" "library/more"
 	rm -rf "$J/library/more"
 else
 	echo "# mklink /J did not make a junction here: that case is skipped"
 fi
 ln -s ../../secret "$J/library/unix-link"
-check "a folder with a symlink leading out is refused" 1 pkg import 'C:\rocmd-pkg\a\linked V5.0 for hip sdk 6.2.4'
+check "a folder with a symlink leading out is refused" 1 ctl pkg import 'C:\rocmd-pkg\a\linked V5.0 for hip sdk 6.2.4'
 contains "the link is named" "$ERR" "library/unix-link"
 if [ "$(objects)" -eq "$n0" ] && staging_empty; then
 	ok "the refused folders left nothing behind"
@@ -225,17 +184,17 @@ else
 	bad "pkg import of a non-ANSI path (exit $rc)"
 fi
 
-check "pkg list" 0 pkg list
+check "pkg list" 0 ctl pkg list
 tr -d '\r' <"$OUT" | sed 's/^/#   /'
 contains "the list shows the zip's archs" "$OUT" "gfx1030,gfx803"
 contains "the list shows the deduplication" "$OUT" "deduplication saves"
-check "pkg show --files" 0 pkg show 1 --files
+check "pkg show --files" 0 ctl pkg show 1 --files
 contains "show lists the files" "$OUT" "library/TensileLibrary_gfx803.co"
-check "pkg match for SDK 5.7.1 and gfx803" 0 pkg match --sdk 5.7.1 --arch gfx803
+check "pkg match for SDK 5.7.1 and gfx803" 0 ctl pkg match --sdk 5.7.1 --arch gfx803
 contains "match names the rule" "$OUT" "5.7=V3,V2.0"
-check "pkg match for SDK 6.2.4 and gfx1103 on Windows" 0 pkg match --sdk 6.2.4 --arch gfx1103
+check "pkg match for SDK 6.2.4 and gfx1103 on Windows" 0 ctl pkg match --sdk 6.2.4 --arch gfx1103
 contains "match picks the Windows package" "$OUT" "package #$WID"
-check "pkg match never crosses generations" 1 pkg match --sdk 6.2.4 --arch gfx803
+check "pkg match never crosses generations" 1 ctl pkg match --sdk 6.2.4 --arch gfx803
 contains "match says why" "$OUT" "not 6.2"
 
 # The store on disk: one file per distinct content, read-only.
@@ -256,7 +215,7 @@ for h in escape.zip:"leads outside" absolute.zip:"drive letter" drive-relative.z
 	trailing-dot.zip:"dot or a space" short-name.zip:"8.3 short name" case.zip:"only in case" \
 	link-out.tar:"outside"; do
 	f=${h%%:*} words=${h#*:}
-	check "hostile $f refused" 1 pkg import "C:\\rocmd-pkg\\a\\$f"
+	check "hostile $f refused" 1 ctl pkg import "C:\\rocmd-pkg\\a\\$f"
 	contains "$f: the refusal says why ($words)" "$ERR" "$words"
 	if [ "$(objects)" -eq "$n" ] && staging_empty; then ok "$f left nothing behind"; else
 		bad "$f left something behind"
@@ -268,32 +227,32 @@ if [ ! -e "$C/evil.dll" ] && [ ! -e "$C/Windows/evil.dll" ] && [ ! -e "$T/evil.d
 else
 	bad "a hostile entry was written"
 fi
-check "refusals are events" 0 events --kind pkg.refused
+check "refusals are events" 0 ctl events --kind pkg.refused
 contains "refusal event" "$OUT" "pkg.refused"
 
 # The drop folder, with a file name that is not ASCII.
 cp "$T/a/drop.zip" "$STATE/drop/Jürgen gfx1030 V2.0 for hip sdk 5.7.zip"
 cp "$T/a/escape.zip" "$STATE/drop/escape.zip"
-if wait_for 60 test -f "$STATE/drop/imported/Jürgen gfx1030 V2.0 for hip sdk 5.7.zip"; then
+if wait_until 60 test -f "$STATE/drop/imported/Jürgen gfx1030 V2.0 for hip sdk 5.7.zip"; then
 	ok "the drop folder imports an archive named Jürgen..."
 else
 	ls -lR "$STATE/drop" >"$OUT" 2>&1
 	bad "the drop folder imports an archive"
 fi
-if wait_for 60 test -f "$STATE/drop/refused/escape.zip.why" &&
+if wait_until 60 test -f "$STATE/drop/refused/escape.zip.why" &&
 	grep -q "leads outside" "$STATE/drop/refused/escape.zip.why"; then
 	ok "the drop folder refuses a hostile one, with the reason in escape.zip.why"
 else
 	bad "the drop folder refuses a hostile one"
 fi
-check "the dropped package is listed" 0 pkg list
+check "the dropped package is listed" 0 ctl pkg list
 contains "listed under its UTF-8 name" "$OUT" "Jürgen gfx1030"
 
-check "pkg verify" 0 pkg verify
+check "pkg verify" 0 ctl pkg verify
 contains "verify counts no damage" "$OUT" "0 missing or corrupt"
 chmod u+w "$obj"
 printf 'X' | dd of="$obj" bs=1 seek=10 conv=notrunc 2>/dev/null
-check "pkg verify finds a damaged object" 1 pkg verify
+check "pkg verify finds a damaged object" 1 ctl pkg verify
 contains "verify names it" "$OUT" "corrupt"
 
 # An object cut short is replaced by importing a package that holds it again
@@ -303,18 +262,18 @@ contains "verify names it" "$OUT" "corrupt"
 h=$(sha256sum "$A" | cut -c1-64)
 o="$STATE/store/objects/$(printf %s "$h" | cut -c1-2)/$(printf %s "$h" | cut -c3-)"
 chmod u+w "$o" && truncate -s 100 "$o" && chmod a-w "$o"
-check "importing a package again over an object cut short" 0 pkg import "C:\\rocmd-pkg\\a\\$GOOD"
+check "importing a package again over an object cut short" 0 ctl pkg import "C:\\rocmd-pkg\\a\\$GOOD"
 if [ "$(sha256sum <"$o" | cut -c1-64)" = "$h" ]; then ok "the object is whole again"; else
 	bad "the object cut short was not replaced"
 fi
 
 before=$(objects)
-check "pkg rm of the Windows package" 0 pkg rm "$WID"
+check "pkg rm of the Windows package" 0 ctl pkg rm "$WID"
 after=$(objects)
 if [ "$after" -lt "$before" ]; then ok "its objects were collected ($before -> $after)"; else
 	bad "collection after pkg rm ($before -> $after)"
 fi
-check "it is gone" 1 pkg show "$WID"
+check "it is gone" 1 ctl pkg show "$WID"
 
 ctl shutdown >/dev/null
 wait $DAEMON
@@ -323,7 +282,7 @@ wait $DAEMON
 printf '{ "log": { "level": "info", "file": "C:\\\\rocmd-pkg\\\\default.log" } }\n' >"$T/default.json"
 wine 'C:\rocmd-pkg\rocmd.exe' --foreground --config 'C:\rocmd-pkg\default.json' >"$T/default.out" 2>&1 &
 DAEMON=$!
-if wait_for 60 ctl status && ctl --json pkg list && grep -q '"path":[[:space:]]*"C:\\\\ProgramData\\\\rocmd' "$OUT" &&
+if wait_until 60 ctl status && ctl --json pkg list >"$OUT" && grep -q '"path":[[:space:]]*"C:\\\\ProgramData\\\\rocmd' "$OUT" &&
 	[ -d "$C/ProgramData/rocmd/store/objects" ]; then
 	ok "by default the store is %ProgramData%\\rocmd\\store"
 else
@@ -332,9 +291,4 @@ fi
 ctl shutdown >/dev/null
 wait $DAEMON
 echo "# package store under wine: $(($(date +%s) - start)) s"
-if [ $OWN_PREFIX -eq 1 ]; then
-	wineserver -k >/dev/null 2>&1
-	rm -rf "$(dirname "$WINEPREFIX")"
-fi
-echo "# windows package store: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done "windows package store"

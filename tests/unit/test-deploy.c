@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,19 +65,9 @@
 #define IS_WINDOWS 0
 #endif
 
-/* snprintf through a function: the test's paths are short by construction,
- * and this keeps -Wformat-truncation from flagging every join. */
-__attribute__((format(printf, 3, 4))) static int
-xsnprintf(char *out, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out, len, fmt, ap);
-	va_end(ap);
-	return n;
-}
+/* Paths are joined with rocmd_fs_fmt (common/fs.h): snprintf through a
+ * function, so -Wformat-truncation does not flag every join of the test's
+ * short-by-construction paths. */
 
 /* ---- trees and packages ---- */
 
@@ -176,13 +165,13 @@ make_temp_dir(char *out, size_t len, const char *prefix)
 	assert_non_null(tmp);
 	assert_int_equal(rocmd_fs_path_norm(tmp, base, sizeof(base)), 0);
 	for (;;) {
-		xsnprintf(out, len, "%s/%s-%lu-%d", base, prefix,
-		          (unsigned long)GetCurrentProcessId(), ++seq);
+		rocmd_fs_fmt(out, len, "%s/%s-%lu-%d", base, prefix,
+		             (unsigned long)GetCurrentProcessId(), ++seq);
 		if (rocmd_fs_mkdir(out, 0700) == 0)
 			return;
 	}
 #else
-	xsnprintf(out, len, "/tmp/%s-XXXXXX", prefix);
+	rocmd_fs_fmt(out, len, "/tmp/%s-XXXXXX", prefix);
 	assert_non_null(mkdtemp(out));
 #endif
 }
@@ -196,7 +185,7 @@ remove_all(const char *dir)
 #else
 	char cmd[1200];
 
-	xsnprintf(cmd, sizeof(cmd), "chmod -R u+w '%s'; rm -rf '%s'", dir, dir);
+	rocmd_fs_fmt(cmd, sizeof(cmd), "chmod -R u+w '%s'; rm -rf '%s'", dir, dir);
 	assert_int_equal(system(cmd), 0);
 #endif
 }
@@ -220,7 +209,7 @@ static int
 object_path(const char *store, const char *hex, char *out, size_t len)
 {
 #ifdef ROCMD_TEST_NO_STORE
-	xsnprintf(out, len, "%s/objects/%s", store, hex);
+	rocmd_fs_fmt(out, len, "%s/objects/%s", store, hex);
 	return 0;
 #else
 	return rocmd_store_object_path(store, hex, out, len);
@@ -235,7 +224,7 @@ store_put(struct fx *f, const char *content, char hex[ROCMD_SHA256_HEX], char *s
 
 	hex_of(content, hex);
 	assert_int_equal(object_path(f->store, hex, src, len), 0);
-	xsnprintf(dir, sizeof(dir), "%s", src);
+	rocmd_fs_fmt(dir, sizeof(dir), "%s", src);
 	*strrchr(dir, '/') = 0;
 	mkdirs(dir);
 	if (access(src, F_OK) != 0) {
@@ -287,7 +276,7 @@ static void
 tree_add(const char *line)
 {
 	assert_true(tree_nlines < 256);
-	xsnprintf(tree_lines[tree_nlines++], sizeof(tree_lines[0]), "%s", line);
+	rocmd_fs_fmt(tree_lines[tree_nlines++], sizeof(tree_lines[0]), "%s", line);
 }
 
 #ifdef _WIN32
@@ -305,10 +294,10 @@ tree_list(const char *dir)
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		xsnprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		rocmd_fs_fmt(path, sizeof(path), "%s/%s", dir, de->d_name);
 		assert_int_equal(rocmd_fsinfo_get(path, 0, &fi), 0);
 		if (fi.type == ROCMD_FS_DIR) {
-			xsnprintf(line, sizeof(line), "d %s", path + strlen(tree_root));
+			rocmd_fs_fmt(line, sizeof(line), "d %s", path + strlen(tree_root));
 			tree_add(line);
 			tree_list(path);
 			continue;
@@ -316,7 +305,7 @@ tree_list(const char *dir)
 		assert_int_equal(fi.type, ROCMD_FS_FILE);
 		assert_int_equal(rocmd_sha256_file(path, dg, NULL), 0);
 		rocmd_sha256_hex(dg, hex);
-		xsnprintf(line, sizeof(line), "f %s 0 %s", path + strlen(tree_root), hex);
+		rocmd_fs_fmt(line, sizeof(line), "f %s 0 %s", path + strlen(tree_root), hex);
 		tree_add(line);
 	}
 	rocmd_dir_close(d);
@@ -333,14 +322,14 @@ tree_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 		char t[512];
 		ssize_t n = readlink(path, t, sizeof(t) - 1);
 		t[n < 0 ? 0 : n] = 0;
-		xsnprintf(line, sizeof(line), "l %s -> %s", rel, t);
+		rocmd_fs_fmt(line, sizeof(line), "l %s -> %s", rel, t);
 	} else if (type == FTW_D || type == FTW_DP) {
-		xsnprintf(line, sizeof(line), "d %s", rel);
+		rocmd_fs_fmt(line, sizeof(line), "d %s", rel);
 	} else {
 		uint8_t d[ROCMD_SHA256_LEN];
 		assert_int_equal(rocmd_sha256_file(path, d, NULL), 0);
 		rocmd_sha256_hex(d, hex);
-		xsnprintf(line, sizeof(line), "f %s %d %s", rel, (st->st_mode & 0100) != 0, hex);
+		rocmd_fs_fmt(line, sizeof(line), "f %s %d %s", rel, (st->st_mode & 0100) != 0, hex);
 	}
 	tree_add(line);
 	return 0;
@@ -362,7 +351,7 @@ tree_hash(const char *root, char out[ROCMD_SHA256_HEX])
 	struct rocmd_fsinfo fi;
 
 	if (rocmd_fsinfo_get(root, 0, &fi) != 0) {
-		xsnprintf(out, ROCMD_SHA256_HEX, "absent");
+		rocmd_fs_fmt(out, ROCMD_SHA256_HEX, "absent");
 		return;
 	}
 	tree_nlines = 0;
@@ -387,7 +376,7 @@ file_hash(const char *path, char out[ROCMD_SHA256_HEX])
 	uint8_t d[ROCMD_SHA256_LEN];
 
 	if (rocmd_sha256_file(path, d, NULL) != 0) {
-		xsnprintf(out, ROCMD_SHA256_HEX, "absent");
+		rocmd_fs_fmt(out, ROCMD_SHA256_HEX, "absent");
 		return;
 	}
 	rocmd_sha256_hex(d, out);
@@ -408,13 +397,13 @@ pkg_tree_hash(struct fx *f, const struct pkg *p, char out[ROCMD_SHA256_HEX])
 		return;
 	}
 
-	xsnprintf(dir, sizeof(dir), "%s/expect", f->dir);
+	rocmd_fs_fmt(dir, sizeof(dir), "%s/expect", f->dir);
 	mkdirs(dir);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct rocmd_deploy_file *e = &p->files[i];
 		char parent[1600];
-		xsnprintf(path, sizeof(path), "%s/%s", dir, e->path);
-		xsnprintf(parent, sizeof(parent), "%s", path);
+		rocmd_fs_fmt(path, sizeof(path), "%s/%s", dir, e->path);
+		rocmd_fs_fmt(parent, sizeof(parent), "%s", path);
 		*strrchr(parent, '/') = 0;
 		mkdirs(parent);
 		if (e->kind == ROCMD_DEPLOY_SYMLINK) {
@@ -435,22 +424,22 @@ static void
 fx_paths(struct fx *f, int windows)
 {
 	f->windows = windows;
-	xsnprintf(f->state, sizeof(f->state), "%s/state", f->dir);
-	xsnprintf(f->store, sizeof(f->store), "%s/store", f->dir);
+	rocmd_fs_fmt(f->state, sizeof(f->state), "%s/state", f->dir);
+	rocmd_fs_fmt(f->store, sizeof(f->store), "%s/store", f->dir);
 	/* A Windows-layout SDK where the installer puts it (spaces included). */
-	xsnprintf(f->root, sizeof(f->root), windows ? "%s/Program Files/AMD/ROCm/6.2" : "%s/sdk",
-	          f->dir);
+	rocmd_fs_fmt(f->root, sizeof(f->root), windows ? "%s/Program Files/AMD/ROCm/6.2" : "%s/sdk",
+	             f->dir);
 	if (windows) {
-		xsnprintf(f->lib, sizeof(f->lib), "%s/bin/rocblas/library", f->root);
-		xsnprintf(f->bin, sizeof(f->bin), "%s/bin/rocblas.dll", f->root);
+		rocmd_fs_fmt(f->lib, sizeof(f->lib), "%s/bin/rocblas/library", f->root);
+		rocmd_fs_fmt(f->bin, sizeof(f->bin), "%s/bin/rocblas.dll", f->root);
 		f->binlink[0] = 0;
 	} else {
-		xsnprintf(f->lib, sizeof(f->lib), "%s/lib/rocblas/library", f->root);
-		xsnprintf(f->bin, sizeof(f->bin), "%s/lib/librocblas.so.0.1", f->root);
+		rocmd_fs_fmt(f->lib, sizeof(f->lib), "%s/lib/rocblas/library", f->root);
+		rocmd_fs_fmt(f->bin, sizeof(f->bin), "%s/lib/librocblas.so.0.1", f->root);
 		/* The SONAME symlink, where there are symlinks. */
 		if (!IS_WINDOWS)
-			xsnprintf(f->binlink, sizeof(f->binlink), "%s/lib/librocblas.so.0",
-			          f->root);
+			rocmd_fs_fmt(f->binlink, sizeof(f->binlink), "%s/lib/librocblas.so.0",
+			             f->root);
 	}
 	f->target.name = windows ? "win-6.2" : "linux-5.7";
 	f->target.lib_dir = f->lib;
@@ -473,7 +462,7 @@ fx_build(struct fx *f, int windows)
 	mkdirs(f->store);
 	mkdirs(f->lib);
 	for (const struct spec *s = ORIG; s->path != NULL; s++) {
-		xsnprintf(path, sizeof(path), "%s/%s", f->lib, s->path);
+		rocmd_fs_fmt(path, sizeof(path), "%s/%s", f->lib, s->path);
 		write_file(path, s->content);
 	}
 	write_file(f->bin, "vendor rocblas binary");
@@ -556,8 +545,8 @@ assert_backup_intact(struct fx *f)
 
 	assert_int_equal(rocmd_deploy_backup_load(f->state, f->target.name, &o, why, sizeof(why)),
 	                 0);
-	xsnprintf(lib, sizeof(lib), "%s/deploy/%s/backup/library", f->state, f->target.name);
-	xsnprintf(bin, sizeof(bin), "%s/deploy/%s/backup/binary", f->state, f->target.name);
+	rocmd_fs_fmt(lib, sizeof(lib), "%s/deploy/%s/backup/library", f->state, f->target.name);
+	rocmd_fs_fmt(bin, sizeof(bin), "%s/deploy/%s/backup/binary", f->state, f->target.name);
 	assert_tree(lib, f->orig_tree);
 	{
 		char h[ROCMD_SHA256_HEX];
@@ -617,7 +606,7 @@ cycle(int windows)
 	/* Nothing of ours is left beside the target. */
 	{
 		char p[1600];
-		xsnprintf(p, sizeof(p), "%s/../.rocmd-stage-%s", f.lib, f.target.name);
+		rocmd_fs_fmt(p, sizeof(p), "%s/../.rocmd-stage-%s", f.lib, f.target.name);
 		assert_int_not_equal(access(p, F_OK), 0);
 	}
 	fx_free(&f);
@@ -651,9 +640,9 @@ test_stale_files(void **state)
 	assert_int_equal(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)), 0);
 	/* B lacks extra/, stale_gfx1103.hsaco and alias.dat: none survive. */
 	assert_tree(f.lib, b_tree);
-	xsnprintf(p, sizeof(p), "%s/extra", f.lib);
+	rocmd_fs_fmt(p, sizeof(p), "%s/extra", f.lib);
 	assert_int_not_equal(access(p, F_OK), 0);
-	xsnprintf(p, sizeof(p), "%s/stale_gfx1103.hsaco", f.lib);
+	rocmd_fs_fmt(p, sizeof(p), "%s/stale_gfx1103.hsaco", f.lib);
 	assert_int_not_equal(access(p, F_OK), 0);
 	fx_free(&f);
 }
@@ -678,9 +667,9 @@ test_new_originals(void **state)
 	/* The update: a new library folder and binary, as an installer writes them. */
 	remove_all(f.lib);
 	mkdirs(f.lib);
-	xsnprintf(path, sizeof(path), "%s/TensileLibrary.dat", f.lib);
+	rocmd_fs_fmt(path, sizeof(path), "%s/TensileLibrary.dat", f.lib);
 	write_file(path, "vendor index 2 for gfx1030 gfx1100 gfx1103");
-	xsnprintf(path, sizeof(path), "%s/TensileLibrary_gfx1103.co", f.lib);
+	rocmd_fs_fmt(path, sizeof(path), "%s/TensileLibrary_gfx1103.co", f.lib);
 	write_file(path, "vendor code 2 gfx1103");
 	assert_int_equal(unlink(f.bin), 0);
 	write_file(f.bin, "vendor rocblas binary 2");
@@ -693,11 +682,11 @@ test_new_originals(void **state)
 	assert_true(res.backup_made);
 	assert_int_equal(res.backup_retired, 1);
 	assert_tree(f.lib, a_tree);
-	xsnprintf(path, sizeof(path), "%s/deploy/%s/backup/library", f.state, f.target.name);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/library", f.state, f.target.name);
 	assert_tree(path, upd_tree);
-	xsnprintf(path, sizeof(path), "%s/deploy/%s/backup.1/library", f.state, f.target.name);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup.1/library", f.state, f.target.name);
 	assert_tree(path, f.orig_tree);
-	xsnprintf(path, sizeof(path), "%s/deploy/%s/backup.1/binary", f.state, f.target.name);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup.1/binary", f.state, f.target.name);
 	file_hash(path, h);
 	assert_string_equal(h, f.orig_bin);
 	/* A later deploy without the flag leaves both generations alone. */
@@ -707,7 +696,7 @@ test_new_originals(void **state)
 	assert_tree(f.lib, upd_tree);
 	file_hash(f.bin, h);
 	assert_string_equal(h, upd_bin);
-	xsnprintf(path, sizeof(path), "%s/deploy/%s/backup.1/library", f.state, f.target.name);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup.1/library", f.state, f.target.name);
 	assert_tree(path, f.orig_tree);
 	fx_free(&f);
 }
@@ -717,7 +706,7 @@ check_refuses(const struct rocmd_deploy_target *t, void *ctx, char *why, size_t 
 {
 	(void)t;
 	(void)ctx;
-	xsnprintf(why, whylen, "smoke test failed");
+	rocmd_fs_fmt(why, whylen, "smoke test failed");
 	return 1;
 }
 
@@ -772,17 +761,17 @@ assert_clean(struct fx *f)
 	assert_int_equal(rocmd_deploy_pending(f->state, &names, &n), 0);
 	assert_int_equal(n, 0);
 	free(names);
-	xsnprintf(parent, sizeof(parent), "%s", f->lib);
+	rocmd_fs_fmt(parent, sizeof(parent), "%s", f->lib);
 	*strrchr(parent, '/') = 0;
-	xsnprintf(bdir, sizeof(bdir), "%s", f->bin);
+	rocmd_fs_fmt(bdir, sizeof(bdir), "%s", f->bin);
 	*strrchr(bdir, '/') = 0;
-	xsnprintf(p, sizeof(p), "%s/.rocmd-stage-%s", parent, f->target.name);
+	rocmd_fs_fmt(p, sizeof(p), "%s/.rocmd-stage-%s", parent, f->target.name);
 	assert_int_not_equal(access(p, F_OK), 0);
-	xsnprintf(p, sizeof(p), "%s/.rocmd-old-%s", parent, f->target.name);
+	rocmd_fs_fmt(p, sizeof(p), "%s/.rocmd-old-%s", parent, f->target.name);
 	assert_int_not_equal(access(p, F_OK), 0);
-	xsnprintf(p, sizeof(p), "%s/.rocmd-new-%s", bdir, f->target.name);
+	rocmd_fs_fmt(p, sizeof(p), "%s/.rocmd-new-%s", bdir, f->target.name);
 	assert_int_not_equal(access(p, F_OK), 0);
-	xsnprintf(p, sizeof(p), "%s/.rocmd-old-%s", bdir, f->target.name);
+	rocmd_fs_fmt(p, sizeof(p), "%s/.rocmd-old-%s", bdir, f->target.name);
 	assert_int_not_equal(access(p, F_OK), 0);
 }
 
@@ -880,15 +869,15 @@ child_killed(struct fx *f, enum scenario sc, int recover, const char *killspec)
 	const char *argv[7];
 	intptr_t rc;
 
-	xsnprintf(env, sizeof(env), "ROCMD_KILLPOINT=%s", killspec);
+	rocmd_fs_fmt(env, sizeof(env), "ROCMD_KILLPOINT=%s", killspec);
 	assert_int_equal(_putenv(env), 0);
-	xsnprintf(env, sizeof(env), "ROCMD_FAILPOINT=%s",
-	          !recover && fallback_spec(sc) != NULL ? fallback_spec(sc) : "");
+	rocmd_fs_fmt(env, sizeof(env), "ROCMD_FAILPOINT=%s",
+	             !recover && fallback_spec(sc) != NULL ? fallback_spec(sc) : "");
 	assert_int_equal(_putenv(env), 0);
-	xsnprintf(args[0], sizeof(args[0]), "%d", (int)sc);
-	xsnprintf(args[1], sizeof(args[1]), "%d", f->windows);
-	xsnprintf(args[2], sizeof(args[2]), "%d", recover);
-	xsnprintf(args[3], sizeof(args[3]), "\"%s\"", f->dir);
+	rocmd_fs_fmt(args[0], sizeof(args[0]), "%d", (int)sc);
+	rocmd_fs_fmt(args[1], sizeof(args[1]), "%d", f->windows);
+	rocmd_fs_fmt(args[2], sizeof(args[2]), "%d", recover);
+	rocmd_fs_fmt(args[3], sizeof(args[3]), "\"%s\"", f->dir);
 	argv[0] = "test-deploy.exe";
 	argv[1] = "--child";
 	argv[2] = args[0];
@@ -936,7 +925,7 @@ kill_everywhere(enum scenario sc, int windows)
 
 		scenario_prepare(&f, sc, windows);
 		scenario_old_new(&f, sc, old_tree, old_bin, new_tree, new_bin);
-		xsnprintf(spec, sizeof(spec), "*:%d", n);
+		rocmd_fs_fmt(spec, sizeof(spec), "*:%d", n);
 		if (!child_killed(&f, sc, 0, spec)) {
 			/* Past the last kill point: the deploy ran to its end. */
 			done = 1;
@@ -945,7 +934,7 @@ kill_everywhere(enum scenario sc, int windows)
 			/* Recovery, itself killed at each of its kill points. */
 			for (int m = 1; m < 16; m++) {
 				char rspec[32];
-				xsnprintf(rspec, sizeof(rspec), "*:%d", m);
+				rocmd_fs_fmt(rspec, sizeof(rspec), "*:%d", m);
 				if (!child_killed(&f, sc, 1, rspec))
 					break;
 			}
@@ -1061,11 +1050,11 @@ fail_everywhere(enum scenario sc, int windows, const char *err)
 
 		scenario_prepare(&f, sc, windows);
 		scenario_old_new(&f, sc, old_tree, old_bin, new_tree, new_bin);
-		xsnprintf(spec, sizeof(spec), "*:%d:%s", n, err);
+		rocmd_fs_fmt(spec, sizeof(spec), "*:%d:%s", n, err);
 		assert_int_equal(rocmd_failpoint_set(spec, NULL), 0);
 		rc = scenario_run(&f, sc, &res, why, sizeof(why));
 		hit = rocmd_failpoint_fired();
-		xsnprintf(fired_name, sizeof(fired_name), "%s", rocmd_failpoint_fired_name());
+		rocmd_fs_fmt(fired_name, sizeof(fired_name), "%s", rocmd_failpoint_fired_name());
 		rocmd_failpoint_set(NULL, NULL);
 		if (!hit) {
 			fx_free(&f);
@@ -1149,7 +1138,7 @@ test_verify_detects(void **state)
 	fx_build(&f, 0);
 	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
 	/* A changed file. */
-	xsnprintf(p, sizeof(p), "%s/TensileManifest.txt", f.lib);
+	rocmd_fs_fmt(p, sizeof(p), "%s/TensileManifest.txt", f.lib);
 	write_file(p, "A manifesT");
 	assert_int_equal(
 	    rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why, sizeof(why)),
@@ -1158,7 +1147,7 @@ test_verify_detects(void **state)
 	assert_non_null(strstr(rep.first_bad, "TensileManifest.txt"));
 	write_file(p, "A manifest");
 	/* An extra file (what copying over the old folder leaves). */
-	xsnprintf(p, sizeof(p), "%s/TensileLibrary_gfx1030.co", f.lib);
+	rocmd_fs_fmt(p, sizeof(p), "%s/TensileLibrary_gfx1030.co", f.lib);
 	write_file(p, "stale");
 	assert_int_equal(
 	    rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why, sizeof(why)),
@@ -1228,9 +1217,9 @@ test_refusals(void **state)
 	 * refused when the target names its tree, nothing written there. */
 	{
 		char outside[1600], cmd[4000], root[1600];
-		xsnprintf(outside, sizeof(outside), "%s/outside", f.dir);
-		xsnprintf(root, sizeof(root), "%s/sdk", f.dir);
-		xsnprintf(
+		rocmd_fs_fmt(outside, sizeof(outside), "%s/outside", f.dir);
+		rocmd_fs_fmt(root, sizeof(root), "%s/sdk", f.dir);
+		rocmd_fs_fmt(
 		    cmd, sizeof(cmd),
 		    "mkdir -p '%s' && mv '%s/sdk/lib/rocblas' '%s/' && ln -s ../../outside/rocblas "
 		    "'%s/sdk/lib/rocblas'",
@@ -1239,17 +1228,18 @@ test_refusals(void **state)
 		f.target.root = root;
 		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
 		assert_non_null(strstr(why, "leads out of"));
-		xsnprintf(cmd, sizeof(cmd), "%s/rocblas/library", outside);
+		rocmd_fs_fmt(cmd, sizeof(cmd), "%s/rocblas/library", outside);
 		assert_tree(cmd, f.orig_tree);
-		xsnprintf(cmd, sizeof(cmd), "%s/rocblas/.rocmd-stage-%s", outside, f.target.name);
+		rocmd_fs_fmt(cmd, sizeof(cmd), "%s/rocblas/.rocmd-stage-%s", outside,
+		             f.target.name);
 		assert_int_not_equal(access(cmd, F_OK), 0);
 		/* Inside the tree a symlinked parent is fine (/opt/rocm -> rocm-6.2.4). */
 		f.target.root = f.dir;
 		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
 		assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
-		xsnprintf(cmd, sizeof(cmd),
-		          "rm '%s/sdk/lib/rocblas' && mv '%s/rocblas' '%s/sdk/lib/'", f.dir,
-		          outside, f.dir);
+		rocmd_fs_fmt(cmd, sizeof(cmd),
+		             "rm '%s/sdk/lib/rocblas' && mv '%s/rocblas' '%s/sdk/lib/'", f.dir,
+		             outside, f.dir);
 		assert_int_equal(system(cmd), 0);
 		f.target.root = NULL;
 		assert_tree(f.lib, f.orig_tree);
@@ -1257,12 +1247,12 @@ test_refusals(void **state)
 	/* The target folder a symlink: refused. */
 	{
 		char real[1600], cmd[4000], p[1600];
-		xsnprintf(real, sizeof(real), "%s/elsewhere", f.dir);
-		xsnprintf(cmd, sizeof(cmd), "mv '%s' '%s' && ln -s '%s' '%s'", f.lib, real, real,
-		          f.lib);
+		rocmd_fs_fmt(real, sizeof(real), "%s/elsewhere", f.dir);
+		rocmd_fs_fmt(cmd, sizeof(cmd), "mv '%s' '%s' && ln -s '%s' '%s'", f.lib, real, real,
+		             f.lib);
 		assert_int_equal(system(cmd), 0);
 		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
-		xsnprintf(p, sizeof(p), "%s/TensileLibrary.dat", real);
+		rocmd_fs_fmt(p, sizeof(p), "%s/TensileLibrary.dat", real);
 		assert_int_equal(access(p, F_OK), 0);
 	}
 #endif
@@ -1275,8 +1265,8 @@ assert_manual_names(const struct fx *f)
 {
 	char manual[1000], manual_bin[1000], h[ROCMD_SHA256_HEX];
 
-	xsnprintf(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f->root);
-	xsnprintf(manual_bin, sizeof(manual_bin), "%s/bin/rocblas_backup.dll", f->root);
+	rocmd_fs_fmt(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f->root);
+	rocmd_fs_fmt(manual_bin, sizeof(manual_bin), "%s/bin/rocblas_backup.dll", f->root);
 	assert_tree(manual, f->orig_tree);
 	file_hash(manual_bin, h);
 	assert_string_equal(h, f->orig_bin);
@@ -1306,7 +1296,7 @@ test_manual_backup(void **state)
 	 * state backup was made: the deploy fails and changes nothing, and the
 	 * next one, once the way is clear, still writes them. */
 	fx_build(&f, 1);
-	xsnprintf(p, sizeof(p), "%s/bin/rocblas_backup", f.root);
+	rocmd_fs_fmt(p, sizeof(p), "%s/bin/rocblas_backup", f.root);
 	write_file(p, "in the way\n");
 	assert_true(deploy(&f, &f.a, ROCMD_DEPLOY_MANUAL_BACKUP, NULL, &res, why, sizeof(why)) < 0);
 	assert_false(res.committed);
@@ -1321,15 +1311,15 @@ test_manual_backup(void **state)
 	/* Adoption: the user renamed the originals by hand and copied a
 	 * community build in; the backup is made from rocblas_backup. */
 	fx_build(&f, 1);
-	xsnprintf(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f.root);
+	rocmd_fs_fmt(manual, sizeof(manual), "%s/bin/rocblas_backup/library", f.root);
 	mkdirs(manual);
 	for (const struct spec *s = ORIG; s->path != NULL; s++) {
-		xsnprintf(p, sizeof(p), "%s/%s", manual, s->path);
+		rocmd_fs_fmt(p, sizeof(p), "%s/%s", manual, s->path);
 		write_file(p, s->content);
 	}
-	xsnprintf(p, sizeof(p), "%s/bin/rocblas_backup.dll", f.root);
+	rocmd_fs_fmt(p, sizeof(p), "%s/bin/rocblas_backup.dll", f.root);
 	copy_plain(f.bin, p);
-	xsnprintf(p, sizeof(p), "%s/TensileLibrary_lazy_gfx1103.dat", f.lib);
+	rocmd_fs_fmt(p, sizeof(p), "%s/TensileLibrary_lazy_gfx1103.dat", f.lib);
 	write_file(p, "community\n");
 	write_file(f.bin, "community-dll\n");
 	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
@@ -1352,7 +1342,7 @@ count_deleted_later(const char *dir, char *out, size_t len)
 	while ((de = rocmd_dir_read(d)) != NULL) {
 		size_t l = strlen(de->d_name);
 		if (l > 4 && strcmp(de->d_name + l - 4, ".del") == 0) {
-			xsnprintf(out, len, "%s", de->d_name);
+			rocmd_fs_fmt(out, len, "%s", de->d_name);
 			n++;
 		}
 	}
@@ -1392,7 +1382,7 @@ test_loaded_dll(void **state)
 	fx_build(&f, 1);
 	copy_plain(dll, f.bin);
 	file_hash(f.bin, f.orig_bin);
-	xsnprintf(path, sizeof(path), "%s", f.bin);
+	rocmd_fs_fmt(path, sizeof(path), "%s", f.bin);
 	for (char *c = path; *c != '\0'; c++)
 		if (*c == '/')
 			*c = '\\';
@@ -1401,7 +1391,7 @@ test_loaded_dll(void **state)
 	ver = (int (*)(char *, size_t))(void (*)(void))GetProcAddress(mod,
 	                                                              "rocblas_get_version_string");
 	assert_non_null(ver);
-	xsnprintf(bdir, sizeof(bdir), "%s", f.bin);
+	rocmd_fs_fmt(bdir, sizeof(bdir), "%s", f.bin);
 	*strrchr(bdir, '/') = 0;
 
 	pkg_tree_hash(&f, &f.a, a_tree);
@@ -1462,7 +1452,7 @@ test_failpoint_spec(void **state)
 }
 
 /* The real thing: Debian trixie's rocBLAS 5.5.1 (librocblas.so.0.1, 450 MB,
- * and the 4-file library tests/sdk/make-trees.sh extracts) as the originals of
+ * and the 4-file library tests/fixtures/make-trees.sh extracts) as the originals of
  * a sandbox SDK; the package is three of those real files (the fourth is the
  * stale one) and the real binary, from the store. deploy -> diff -r ->
  * rollback -> diff -r against the Debian tree -> redeploy -> diff -r. */
@@ -1485,45 +1475,46 @@ test_real_tree(void **state)
 		skip();
 	}
 	if (trees == NULL || trees[0] == '\0') {
-		print_message("  skip: ROCMD_SDK_TREES is not set (tests/sdk/make-trees.sh)\n");
+		print_message(
+		    "  skip: ROCMD_SDK_TREES is not set (tests/fixtures/make-trees.sh)\n");
 		skip();
 	}
-	xsnprintf(real, sizeof(real), "%s/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library",
-	          trees);
-	xsnprintf(realbin, sizeof(realbin), "%s/trixie/usr/lib/x86_64-linux-gnu/librocblas.so.0.1",
-	          trees);
+	rocmd_fs_fmt(real, sizeof(real),
+	             "%s/trixie/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library", trees);
+	rocmd_fs_fmt(realbin, sizeof(realbin),
+	             "%s/trixie/usr/lib/x86_64-linux-gnu/librocblas.so.0.1", trees);
 	if (access(real, R_OK) != 0 || access(realbin, R_OK) != 0) {
 		print_message("  skip: no trixie rocBLAS tree under %s (no network?)\n", trees);
 		skip();
 	}
 	memset(&f, 0, sizeof(f));
 	make_temp_dir(f.dir, sizeof(f.dir), "rocmd-test-deploy-real");
-	xsnprintf(f.state, sizeof(f.state), "%s/state", f.dir);
-	xsnprintf(f.store, sizeof(f.store), "%s/store", f.dir);
-	xsnprintf(f.lib, sizeof(f.lib), "%s/sdk/lib/rocblas/2.47.0/library", f.dir);
-	xsnprintf(f.bin, sizeof(f.bin), "%s/sdk/lib/librocblas.so.0.1", f.dir);
-	xsnprintf(f.binlink, sizeof(f.binlink), "%s/sdk/lib/librocblas.so.0", f.dir);
-	xsnprintf(expect, sizeof(expect), "%s/expect", f.dir);
+	rocmd_fs_fmt(f.state, sizeof(f.state), "%s/state", f.dir);
+	rocmd_fs_fmt(f.store, sizeof(f.store), "%s/store", f.dir);
+	rocmd_fs_fmt(f.lib, sizeof(f.lib), "%s/sdk/lib/rocblas/2.47.0/library", f.dir);
+	rocmd_fs_fmt(f.bin, sizeof(f.bin), "%s/sdk/lib/librocblas.so.0.1", f.dir);
+	rocmd_fs_fmt(f.binlink, sizeof(f.binlink), "%s/sdk/lib/librocblas.so.0", f.dir);
+	rocmd_fs_fmt(expect, sizeof(expect), "%s/expect", f.dir);
 	mkdirs(f.state);
 	mkdirs(expect);
-	xsnprintf(cmd, sizeof(cmd),
-	          "mkdir -p '%s/sdk/lib/rocblas/2.47.0' && cp -a --reflink=auto '%s' '%s' && "
-	          "cp -a --reflink=auto '%s' '%s' && ln -s librocblas.so.0.1 '%s'",
-	          f.dir, real, f.lib, realbin, f.bin, f.binlink);
+	rocmd_fs_fmt(cmd, sizeof(cmd),
+	             "mkdir -p '%s/sdk/lib/rocblas/2.47.0' && cp -a --reflink=auto '%s' '%s' && "
+	             "cp -a --reflink=auto '%s' '%s' && ln -s librocblas.so.0.1 '%s'",
+	             f.dir, real, f.lib, realbin, f.bin, f.binlink);
 	assert_int_equal(system(cmd), 0);
 	for (int i = 0; i < 3; i++) {
 		char p[1800], d[1800];
 		uint8_t dg[ROCMD_SHA256_LEN];
-		xsnprintf(p, sizeof(p), "%s/%s", real, keep[i]);
+		rocmd_fs_fmt(p, sizeof(p), "%s/%s", real, keep[i]);
 		files[i] = (struct rocmd_deploy_file){.path = keep[i], .kind = ROCMD_DEPLOY_FILE};
 		assert_int_equal(rocmd_sha256_file(p, dg, &files[i].size), 0);
 		rocmd_sha256_hex(dg, files[i].sha256);
 		assert_int_equal(object_path(f.store, files[i].sha256, src[i], sizeof(src[i])), 0);
-		xsnprintf(d, sizeof(d), "%s", src[i]);
+		rocmd_fs_fmt(d, sizeof(d), "%s", src[i]);
 		*strrchr(d, '/') = 0;
 		mkdirs(d);
-		xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 444 '%s' && cp '%s' '%s/'", p,
-		          src[i], src[i], p, expect);
+		rocmd_fs_fmt(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 444 '%s' && cp '%s' '%s/'", p,
+		             src[i], src[i], p, expect);
 		assert_int_equal(system(cmd), 0);
 		files[i].source = src[i];
 	}
@@ -1532,8 +1523,8 @@ test_real_tree(void **state)
 		assert_int_equal(rocmd_sha256_file(realbin, dg, &bin.size), 0);
 		rocmd_sha256_hex(dg, bin.sha256);
 		assert_int_equal(object_path(f.store, bin.sha256, binsrc, sizeof(binsrc)), 0);
-		xsnprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", binsrc,
-		          realbin, binsrc);
+		rocmd_fs_fmt(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'",
+		             binsrc, realbin, binsrc);
 		assert_int_equal(system(cmd), 0);
 		bin.source = binsrc;
 	}
@@ -1550,17 +1541,17 @@ test_real_tree(void **state)
 		                                   .arch = "gfx803"};
 		assert_int_equal(rocmd_deploy_run(&req, &res, why, sizeof(why)), 0);
 		assert_true(res.backup_made);
-		xsnprintf(cmd, sizeof(cmd), "diff -r '%s' '%s' && cmp '%s' '%s'", expect, f.lib,
-		          realbin, f.bin);
+		rocmd_fs_fmt(cmd, sizeof(cmd), "diff -r '%s' '%s' && cmp '%s' '%s'", expect, f.lib,
+		             realbin, f.bin);
 		assert_int_equal(system(cmd), 0);
 		/* Rollback to the original: byte for byte Debian's tree again. */
 		assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
-		xsnprintf(cmd, sizeof(cmd), "diff -r '%s' '%s' && cmp '%s' '%s'", real, f.lib,
-		          realbin, f.bin);
+		rocmd_fs_fmt(cmd, sizeof(cmd), "diff -r '%s' '%s' && cmp '%s' '%s'", real, f.lib,
+		             realbin, f.bin);
 		assert_int_equal(system(cmd), 0);
 		assert_int_equal(rocmd_deploy_run(&req, &res, why, sizeof(why)), 0);
 		assert_false(res.backup_made);
-		xsnprintf(cmd, sizeof(cmd), "diff -r '%s' '%s'", expect, f.lib);
+		rocmd_fs_fmt(cmd, sizeof(cmd), "diff -r '%s' '%s'", expect, f.lib);
 		assert_int_equal(system(cmd), 0);
 	}
 	fx_free(&f);
@@ -1593,7 +1584,7 @@ main(int argc, char **argv)
 	if (argc == 6 && strcmp(argv[1], "--child") == 0) {
 		struct fx f;
 		memset(&f, 0, sizeof(f));
-		xsnprintf(f.dir, sizeof(f.dir), "%s", argv[5]);
+		rocmd_fs_fmt(f.dir, sizeof(f.dir), "%s", argv[5]);
 		fx_paths(&f, atoi(argv[3]));
 		pkg_make(&f, &f.a, PKG_A, "rocblas binary of A", "package A");
 		pkg_make(&f, &f.b, PKG_B, "rocblas binary of B", "package B");

@@ -54,7 +54,7 @@ trees(void)
 	const char *t = trees();                                                                   \
 	if (t == NULL) {                                                                           \
 		print_message(                                                                     \
-		    "skip: no real SDK trees (tests/sdk/make-trees.sh could not run)\n");          \
+		    "skip: no real SDK trees (tests/fixtures/make-trees.sh could not run)\n");     \
 		skip();                                                                            \
 	}
 

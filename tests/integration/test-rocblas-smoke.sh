@@ -8,18 +8,15 @@
 #
 # Usage: test-rocblas-smoke.sh SMOKE FAKE-HIP FAKE-ROCBLAS FAKE-ROCBLAS-WRONG
 set -u
+. "$(dirname "$0")/../lib/harness.sh"
+harness_init smoke
 SMOKE=$1 HIP=$2 RB=$3 WRONG=$4
-passed=0 failed=0
-out=$(mktemp /tmp/rocmd-smoke-XXXXXX)
-trap 'rm -f "$out"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "not ok - $1"; sed 's/^/#   /' "$out"; }
-run() { # run NAME EXIT TEXT ARGS...
+run() { # run NAME EXIT TEXT ARGS...: the smoke test exits with EXIT and says TEXT
 	name=$1 want=$2 text=$3
 	shift 3
-	"$SMOKE" "$@" >"$out" 2>&1
+	"$SMOKE" "$@" >"$OUT" 2>&1
 	got=$?
-	if [ "$got" -eq "$want" ] && grep -q -- "$text" "$out"; then ok "$name"; else bad "$name (exit $got)"; fi
+	if [ "$got" -eq "$want" ] && grep -q -- "$text" "$OUT"; then ok "$name"; else bad "$name (exit $got)" "$OUT"; fi
 }
 run "no runtime: skipped" 77 "^skipped: no GPU/runtime: cannot load" "$RB" /nonexistent/libamdhip64.so
 ROCMD_FAKE_HIP_DEVICES=0 run "no GPU: skipped" 77 "^skipped: no GPU/runtime: the HIP runtime sees no GPU" "$RB" "$HIP"
@@ -34,5 +31,4 @@ if [ -f "$T/libamdhip64.so.5" ]; then
 else
 	echo "# skip: no cached trixie tree for the real-runtime case"
 fi
-echo "# $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done

@@ -10,57 +10,21 @@
 #
 # Usage: test-sdk-daemon.sh PATH-TO-ROCMD PATH-TO-ROCMCTL
 set -u
+. "$(dirname "$0")/../lib/harness.sh"
 ROCMD=$1
 CTL=$2
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 if [ ! -f "$TREES/trixie/usr/share/hip/version" ] || [ ! -f "$TREES/bookworm/usr/share/hip/version" ]; then
-	echo "skip: no real SDK trees in $TREES (tests/sdk/make-trees.sh could not download Debian's packages)"
+	echo "skip: no real SDK trees in $TREES (tests/fixtures/make-trees.sh could not download Debian's packages)"
 	exit 77
 fi
-DIR=$(mktemp -d /tmp/rocmd-test-sdk-XXXXXX)
-chmod 755 "$DIR"
+harness_init sdk
 ROOT=$DIR/root
-SOCK=$DIR/rocmd.sock
-passed=0
-failed=0
 
-cleanup() {
-	for s in "$SOCK" "$DIR/win.sock" "$DIR/nobody/rocmd.sock"; do
-		[ -S "$s" ] && "$CTL" --socket "$s" shutdown >/dev/null 2>&1
-	done
-	sleep 0.3
-	chmod -R u+rwx "$DIR" 2>/dev/null
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "not ok - $1"; }
-ctl() { "$CTL" --socket "$SOCK" "$@"; }
-contains() { # contains NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok "$1"; else
-		bad "$1 ('$3' not in $2)"
-		sed 's/^/#   /' "$2"
-	fi
-}
-# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds.
-wait_for() {
-	name=$1 secs=$2
-	shift 2
-	i=0
-	while [ $i -lt $((secs * 10)) ]; do
-		if "$@" >/dev/null 2>&1; then ok "$name"; return 0; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	bad "$name (not within ${secs}s)"
-	return 1
-}
 scans() { ctl --json sdk list | sed -n 's/.*"scans":[[:space:]]*\([0-9]*\).*/\1/p'; }
 inspections() { ctl --json sdk list | sed -n 's/.*"inspections":[[:space:]]*\([0-9]*\).*/\1/p'; }
 # A scan is done when its deep pass (libraries, GPUs) has been written too.
 scanned() { [ "$(inspections)" -ge "$1" ] 2>/dev/null && [ "$(scans)" -le "$(inspections)" ]; }
-has_event() { ctl events --all --kind "$1" | grep -q -- "$2"; }
 
 # /opt/rocm-VER as AMD lays it out, from trixie's real files (hard links).
 make_opt() {
@@ -85,8 +49,7 @@ printf 'cpu_cores_count 0\nsimd_count 24\nsimd_per_cu 2\ngfx_target_version 1100
 printf 'heap_type 1\nsize_in_bytes 536870912\n' >"$n/1/mem_banks/0/properties"
 printf '{"sdk": {"debounce_ms": 300}}\n' >"$DIR/rocmd.json"
 
-"$ROCMD" --state-dir "$DIR/state" --socket "$SOCK" --config "$DIR/rocmd.json" --root "$ROOT" ||
-	{ echo "not ok - rocmd did not start"; exit 1; }
+rocmd_start --root "$ROOT" || bail "rocmd did not start"
 wait_for "first scan" 120 scanned 1
 
 # Two SDKs side by side, each with its version and where it came from.
@@ -186,5 +149,4 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$ROOT/opt/rocm-6.0.0"
 fi
 
-echo "# $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_done
