@@ -3,7 +3,8 @@
 # mingw-w64. The dependencies (libuv, SQLite, cJSON, libarchive with zlib,
 # liblzma and bzip2, msgpack-c; cmocka for the tests run under wine) are built from Debian's own source packages
 # (apt-get source, through a private apt configuration that adds the deb-src
-# line, so the system's apt setup is left alone) as static libraries into a
+# line for the mirror the system's apt already uses, scripts/apt-mirror.sh,
+# so the system's apt setup is left alone) as static libraries into a
 # cache OUTSIDE the repository, and reused on later runs: only the first run
 # pays for them (10 to 20 minutes on two busy cores; later runs under a minute).
 #
@@ -12,8 +13,10 @@
 #                              ~/.cache/rocmd-win-deps when that is not writable)
 #              ROCMD_WIN_BUILD the build folder (default build-win/)
 #              JOBS            parallel jobs (default 2)
+#              ROCMD_TEST_MIRROR  the Debian archive (default: the apt sources')
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/apt-mirror.sh"
 DEFAULT_CACHE=/var/cache/rocmd-win-deps
 # Without root, a per-user cache (still outside the repository).
 if [ "$(id -u)" -ne 0 ] && ! { mkdir -p "$DEFAULT_CACHE" 2>/dev/null && [ -w "$DEFAULT_CACHE" ]; }; then
@@ -71,7 +74,11 @@ apt_setup() {
 	[ "$apt_ready" -eq 1 ] && return 0
 	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
 	suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+	mirror=$(apt_mirror) || {
+		echo "no Debian archive in this machine's apt sources: set ROCMD_TEST_MIRROR" >&2
+		exit 1
+	}
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
 		>"$APTDIR/sources.list"
 	apt_private update -qq
 	apt_ready=1
