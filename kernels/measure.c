@@ -434,8 +434,13 @@ measure_run_timed(struct measure *m, const struct measure_run *run, int flags,
 	return 0;
 }
 
+/*
+ * Measures configuration KEY of SPACE: m->space (the tuner's space for the
+ * problem), or another space of the same backend (measure_local_eval_in).
+ */
 static int
-measure_eval(struct measure *m, const char *key, int flags, struct tune_result *r)
+measure_eval(struct measure *m, const struct space_def *space, const char *key, int flags,
+	     struct tune_result *r)
 {
 	const struct gemm_problem *p = &m->p;
 	struct space_point pt;
@@ -450,16 +455,16 @@ measure_eval(struct measure *m, const char *key, int flags, struct tune_result *
 
 	memset(r, 0, sizeof(*r));
 	m->rel_err = -1.0;
-	if (space_key_parse(m->space, key, &pt) < 0) {
-		set_detail(r, TUNE_RULED_OUT, "not a point of the %s space", m->space->name);
+	if (space_key_parse(space, key, &pt) < 0) {
+		set_detail(r, TUNE_RULED_OUT, "not a point of the %s space", space->name);
 		return 0;
 	}
-	if (!space_valid(m->space, &pt, p, &m->info, why, sizeof(why))) {
+	if (!space_valid(space, &pt, p, &m->info, why, sizeof(why))) {
 		set_detail(r, TUNE_RULED_OUT, "%s", why);
 		return 0;
 	}
-	space_config(m->space, &pt, &cfg);
-	nd = space_defines(m->space, &pt, defstore, defs);
+	space_config(space, &pt, &cfg);
+	nd = space_defines(space, &pt, defstore, defs);
 	err = backend_compile_cached(m->cache, m->src, m->srclen, defs, nd, &mod, log, sizeof(log));
 	if (err < 0 || mod == NULL) {
 		set_detail(r, TUNE_COMPILE_FAILED, "%s", log[0] ? log : "compile failed");
@@ -569,7 +574,7 @@ measure_child_serve(const struct measure_io *io)
 	while (io->read(io->ctx, &req, sizeof(req)) == 0) {
 		req.key[sizeof(req.key) - 1] = '\0';
 		memset(&rep, 0, sizeof(rep));
-		rep.err = measure_eval(m, req.key, req.flags, &rep.r);
+		rep.err = measure_eval(m, m->space, req.key, req.flags, &rep.r);
 		if (io->write(io->ctx, &rep, sizeof(rep)) < 0)
 			break;
 	}
@@ -692,7 +697,7 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 	int err;
 
 	if (ev->m != NULL)
-		return measure_eval(ev->m, key, flags, r);
+		return measure_eval(ev->m, ev->m->space, key, flags, r);
 	if (!measure_proc_alive(ev->proc)) {
 		struct child_hello *h = calloc(1, sizeof(*h));
 
@@ -801,7 +806,14 @@ int
 measure_local_eval(struct measure *m, const char *key, int flags, struct tune_result *r,
 		   double *rel_err)
 {
-	int err = m->nsets > 0 ? measure_eval(m, key, flags, r) : ROCMD_EINVAL;
+	return measure_local_eval_in(m, m->space, key, flags, r, rel_err);
+}
+
+int
+measure_local_eval_in(struct measure *m, const struct space_def *space, const char *key, int flags,
+		      struct tune_result *r, double *rel_err)
+{
+	int err = m->nsets > 0 ? measure_eval(m, space, key, flags, r) : ROCMD_EINVAL;
 
 	*rel_err = m->rel_err;
 	return err;

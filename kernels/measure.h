@@ -18,6 +18,8 @@
  *                               sets, the reference (the context and every
  *                               compiled module stay)
  *   measure_local_eval          one of our configurations (a space_key)
+ *   measure_local_eval_in       the same, a key of another space of the backend
+ *                               (its whole space: tests/gpu/test-gemm-gpu)
  *   measure_local_eval_call     another library's GEMM, through FN
  *
  * Functions return 0 or a negative code from common/error.h; what went wrong
@@ -56,6 +58,12 @@ int measure_local_set_problem(struct measure *m, const struct gemm_problem *p,
  * the candidate never ran). */
 int measure_local_eval(struct measure *m, const char *key, int flags, struct tune_result *r,
 		       double *rel_err);
+/* The same for KEY of SPACE, a space of the same backend other than the one it
+ * tunes the problem in (the CUDA backend's whole space, every kernel path, from
+ * backend_cuda_space_for(..., 1)); the predicate still rules out what cannot
+ * run. SPACE must outlive the call. */
+int measure_local_eval_in(struct measure *m, const struct space_def *space, const char *key,
+			  int flags, struct tune_result *r, double *rel_err);
 /* The same for FN(ARG, ...), which must compute the GEMM on the sets given. */
 int measure_local_eval_call(struct measure *m, measure_gemm_fn fn, void *arg, int flags,
 			    struct tune_result *r, double *rel_err);
