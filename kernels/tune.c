@@ -442,6 +442,175 @@ cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The zero fields of a run's options take their defaults (tune.h). */
+static void
+run_opts_defaults(struct tune_opts *o)
+{
+	if (o->strategy == NULL)
+		o->strategy = "ga";
+	if (o->budget <= 0)
+		o->budget = 100;
+	if (o->seed == 0)
+		o->seed = 1;
+	if (o->topk == 0)
+		o->topk = 3;
+	if (o->retime_rounds <= 0)
+		o->retime_rounds = 3;
+}
+
+/* The seed set after the default: this shape's previous winners (any
+ * software), then the nearest shapes' winners. */
+static void
+run_seeds(struct tune_search *s, const struct tune_opts *o, const struct tune_key *key,
+	  const struct space_def *space, const struct gemm_problem *p)
+{
+	struct seed_collect sc;
+	int k;
+
+	if (o->no_seeds || o->store == NULL || o->store->winners == NULL)
+		return;
+	memset(&sc, 0, sizeof(sc));
+	sc.space = space;
+	sc.p = p;
+	o->store->winners(o->store->ctx, key, 1, seed_cb, &sc);
+	for (k = sc.nsame - 1; k >= 0; k--)
+		search_eval(s, &sc.same[k]);
+	for (k = 0; k < sc.nnear; k++)
+		search_eval(s, &sc.near[k]);
+}
+
+#define RETIME_MAX (MAX_SEEDS * 4 + 1)
+
+/*
+ * The keys re-timed before a winner is declared: the TOPK best of the points
+ * the search measured (RANK, sorted), then the default when it ran and is
+ * not among them. Returns how many; *NDF gets the default's place, or -1.
+ */
+static int
+retime_keys(const struct space_def *space, const struct ranked *rank, size_t nrank,
+	    const struct space_point *dflt, double dflt_cost, const char *default_key, int topk,
+	    char keys[RETIME_MAX][SPACE_KEY_MAX], int *ndf)
+{
+	int k = (int)nrank < topk ? (int)nrank : topk, c, nc;
+	uint64_t didx = space_point_index(space, dflt);
+
+	*ndf = -1;
+	if (k > MAX_SEEDS * 4)
+		k = MAX_SEEDS * 4;
+	nc = k;
+	for (c = 0; c < k; c++) {
+		struct space_point pt;
+
+		space_point_from_index(space, rank[c].index, &pt);
+		space_key(space, &pt, keys[c], SPACE_KEY_MAX);
+		if (rank[c].index == didx)
+			*ndf = c;
+	}
+	if (*ndf < 0 && isfinite(dflt_cost)) {
+		snprintf(keys[nc], SPACE_KEY_MAX, "%s", default_key);
+		*ndf = nc++;
+	}
+	return nc;
+}
+
+/*
+ * Times KEYS in ROUNDS interleaved rounds (TUNE_EVAL_TIME_ONLY); a key's figure
+ * is the median of its rounds, and one that fails a round drops out. The
+ * fastest becomes OUT's best, and key NDF's figure its default_ms.
+ */
+static int
+retime_rounds(struct tune_evaluator *ev, char keys[RETIME_MAX][SPACE_KEY_MAX], int nc, int ndf,
+	      int rounds, struct tune_summary *out)
+{
+	double times[RETIME_MAX][16], bestt = INFINITY, t;
+	int ok[RETIME_MAX], c, r, bestc = -1, err;
+
+	if (rounds > 16)
+		rounds = 16;
+	for (c = 0; c < nc; c++)
+		ok[c] = 1;
+	for (r = 0; r < rounds; r++) {
+		for (c = 0; c < nc; c++) {
+			struct tune_result tr;
+
+			if (!ok[c])
+				continue;
+			err = tune_evaluator_eval(ev, keys[c], TUNE_EVAL_TIME_ONLY, &tr);
+			if (err < 0)
+				return err;
+			if (tr.outcome != TUNE_OK)
+				ok[c] = 0;
+			times[c][r] = tr.median_ms;
+		}
+	}
+	for (c = 0; c < nc; c++) {
+		if (!ok[c])
+			continue;
+		qsort(times[c], rounds, sizeof(double), cmp_dbl);
+		t = times[c][rounds / 2];
+		if (c == ndf)
+			out->default_ms = t;
+		if (t < bestt) {
+			bestt = t;
+			bestc = c;
+		}
+	}
+	if (bestc >= 0) {
+		snprintf(out->best, sizeof(out->best), "%s", keys[bestc]);
+		out->best_ms = bestt;
+	}
+	return 0;
+}
+
+/* Re-times the top K of search S and the default DFLT, interleaved (o->topk,
+ * o->retime_rounds), before a winner is declared: OUT's best and default_ms. */
+static int
+retime_top(struct tune_evaluator *ev, const struct space_def *space, const struct tune_search *s,
+	   const struct space_point *dflt, double dflt_cost, const struct tune_opts *o,
+	   struct tune_summary *out)
+{
+	struct ranked *rank = malloc(s->vcap * sizeof(*rank));
+	char keys[RETIME_MAX][SPACE_KEY_MAX];
+	size_t nrank = 0, i;
+	int nc, ndf, err = 0;
+
+	if (rank == NULL)
+		return ROCMD_ENOMEM;
+	for (i = 0; i < s->vcap; i++)
+		if (s->vkeys[i] != 0 && isfinite(s->vcost[i]))
+			rank[nrank++] = (struct ranked){s->vkeys[i] - 1, s->vcost[i]};
+	qsort(rank, nrank, sizeof(*rank), cmp_ranked);
+	if (o->topk > 0 && (o->cancel == NULL || !*o->cancel)) {
+		nc = retime_keys(space, rank, nrank, dflt, dflt_cost, out->default_key, o->topk,
+				 keys, &ndf);
+		err = retime_rounds(ev, keys, nc, ndf, o->retime_rounds, out);
+	}
+	free(rank);
+	return err;
+}
+
+/* Declares OUT's best the winner (never one slower than the default it would
+ * replace) and stores it. */
+static int
+declare_winner(const struct tune_opts *o, const struct tune_key *key,
+	       const struct gemm_problem *p, struct tune_summary *out, char *why, size_t whylen)
+{
+	int err = 0;
+
+	if (isfinite(out->default_ms) && out->default_ms < out->best_ms) {
+		snprintf(out->best, sizeof(out->best), "%s", out->default_key);
+		out->best_ms = out->default_ms;
+	}
+	out->gflops = gemm_flops(p) / (out->best_ms * 1e6);
+	if (o->store != NULL && o->store->set_winner != NULL) {
+		err = o->store->set_winner(o->store->ctx, key, out->best, out->best_ms,
+					   out->default_ms);
+		if (err < 0)
+			snprintf(why, whylen, "cannot store the winner");
+	}
+	return err;
+}
+
 int
 tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct space_def *space,
 	 const struct gemm_problem *p, const struct backend_device_info *dev,
@@ -452,24 +621,13 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 	struct run_ctx rc;
 	struct space_point dflt;
 	tune_strategy_fn fn;
-	struct ranked *rank = NULL;
-	size_t nrank = 0, i;
 	double dflt_cost;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->best_ms = INFINITY;
 	out->default_ms = INFINITY;
-	if (o.strategy == NULL)
-		o.strategy = "ga";
-	if (o.budget <= 0)
-		o.budget = 100;
-	if (o.seed == 0)
-		o.seed = 1;
-	if (o.topk == 0)
-		o.topk = 3;
-	if (o.retime_rounds <= 0)
-		o.retime_rounds = 3;
+	run_opts_defaults(&o);
 	fn = tune_strategy_find(o.strategy);
 	if (fn == NULL) {
 		snprintf(why, whylen, "unknown strategy '%s'", o.strategy);
@@ -492,25 +650,12 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 	if (o.seconds > 0)
 		s.deadline_ms = now_ms() + o.seconds * 1e3;
 
-	/* The seed set: the default, this shape's previous winners (any software), the
-	 * nearest shapes' winners. */
+	/* The seed set: the default first, then the winners run_seeds() finds. */
 	if (space_default_for(space, p, dev, &dflt) < 0)
 		space_point_default(space, &dflt);
 	space_key(space, &dflt, out->default_key, sizeof(out->default_key));
 	dflt_cost = search_eval(&s, &dflt);
-	if (!o.no_seeds && o.store != NULL && o.store->winners != NULL) {
-		struct seed_collect sc;
-		int k;
-
-		memset(&sc, 0, sizeof(sc));
-		sc.space = space;
-		sc.p = p;
-		o.store->winners(o.store->ctx, key, 1, seed_cb, &sc);
-		for (k = sc.nsame - 1; k >= 0; k--)
-			search_eval(&s, &sc.same[k]);
-		for (k = 0; k < sc.nnear; k++)
-			search_eval(&s, &sc.near[k]);
-	}
+	run_seeds(&s, &o, key, space, p);
 	err = fn(&s);
 	if (err == 0)
 		err = s.err;
@@ -541,93 +686,10 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 	space_key(space, &s.best, out->best, sizeof(out->best));
 	out->best_ms = s.best_cost;
 	out->default_ms = dflt_cost;
-
-	/* Re-time the top K and the default, interleaved, before declaring a winner. */
-	rank = malloc(s.vcap * sizeof(*rank));
-	if (rank == NULL) {
-		err = ROCMD_ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < s.vcap; i++)
-		if (s.vkeys[i] != 0 && isfinite(s.vcost[i]))
-			rank[nrank++] = (struct ranked){s.vkeys[i] - 1, s.vcost[i]};
-	qsort(rank, nrank, sizeof(*rank), cmp_ranked);
-	if (o.topk > 0 && (o.cancel == NULL || !*o.cancel)) {
-		int k = (int)nrank < o.topk ? (int)nrank : o.topk, c, r, ndf = -1, nc;
-		uint64_t didx = space_point_index(space, &dflt);
-		char keys[MAX_SEEDS * 4 + 1][SPACE_KEY_MAX];
-		double times[MAX_SEEDS * 4 + 1][16];
-		int ok[MAX_SEEDS * 4 + 1];
-
-		if (k > MAX_SEEDS * 4)
-			k = MAX_SEEDS * 4;
-		nc = k;
-		for (c = 0; c < k; c++) {
-			struct space_point pt;
-
-			space_point_from_index(space, rank[c].index, &pt);
-			space_key(space, &pt, keys[c], SPACE_KEY_MAX);
-			if (rank[c].index == didx)
-				ndf = c;
-		}
-		if (ndf < 0 && isfinite(dflt_cost)) {
-			snprintf(keys[nc], SPACE_KEY_MAX, "%s", out->default_key);
-			ndf = nc++;
-		}
-		if (o.retime_rounds > 16)
-			o.retime_rounds = 16;
-		for (c = 0; c < nc; c++)
-			ok[c] = 1;
-		for (r = 0; r < o.retime_rounds; r++) {
-			for (c = 0; c < nc; c++) {
-				struct tune_result tr;
-
-				if (!ok[c])
-					continue;
-				err = tune_evaluator_eval(ev, keys[c], TUNE_EVAL_TIME_ONLY, &tr);
-				if (err < 0)
-					goto out;
-				if (tr.outcome != TUNE_OK)
-					ok[c] = 0;
-				times[c][r] = tr.median_ms;
-			}
-		}
-		{
-			int bestc = -1;
-			double bestt = INFINITY, t;
-
-			for (c = 0; c < nc; c++) {
-				if (!ok[c])
-					continue;
-				qsort(times[c], o.retime_rounds, sizeof(double), cmp_dbl);
-				t = times[c][o.retime_rounds / 2];
-				if (c == ndf)
-					out->default_ms = t;
-				if (t < bestt) {
-					bestt = t;
-					bestc = c;
-				}
-			}
-			if (bestc >= 0) {
-				snprintf(out->best, sizeof(out->best), "%s", keys[bestc]);
-				out->best_ms = bestt;
-			}
-		}
-	}
-	/* Never declare a winner slower than the default it would replace. */
-	if (isfinite(out->default_ms) && out->default_ms < out->best_ms) {
-		snprintf(out->best, sizeof(out->best), "%s", out->default_key);
-		out->best_ms = out->default_ms;
-	}
-	out->gflops = gemm_flops(p) / (out->best_ms * 1e6);
-	if (o.store != NULL && o.store->set_winner != NULL) {
-		err = o.store->set_winner(o.store->ctx, key, out->best, out->best_ms,
-					  out->default_ms);
-		if (err < 0)
-			snprintf(why, whylen, "cannot store the winner");
-	}
+	err = retime_top(ev, space, &s, &dflt, dflt_cost, &o, out);
+	if (err == 0)
+		err = declare_winner(&o, key, p, out, why, whylen);
 out:
-	free(rank);
 	search_free(&s);
 	return err;
 }

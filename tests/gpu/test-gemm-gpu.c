@@ -377,23 +377,20 @@ worker(void *arg)
 }
 
 /* An H200 as the CUDA backend describes it, for --list. */
-static void
-h200_info(struct backend_device_info *d)
-{
-	memset(d, 0, sizeof(*d));
-	snprintf(d->backend, sizeof(d->backend), "cuda");
-	snprintf(d->name, sizeof(d->name), "NVIDIA H200 (described, --list)");
-	snprintf(d->arch, sizeof(d->arch), "sm_90");
-	d->compute_units = 132;
-	d->wave_size = 32;
-	d->max_threads_per_block = 1024;
-	d->shared_mem_per_block = 232448;
-	d->shared_mem_per_cu = 233472;
-	d->regs_per_block = 65536;
-	d->regs_per_cu = 65536;
-	d->llc_bytes = 60 << 20;
-	d->matrix_cores = 1;
-}
+static const struct backend_device_info h200_info = {
+    .backend = "cuda",
+    .name = "NVIDIA H200 (described, --list)",
+    .arch = "sm_90",
+    .compute_units = 132,
+    .wave_size = 32,
+    .max_threads_per_block = 1024,
+    .shared_mem_per_block = 232448,
+    .shared_mem_per_cu = 233472,
+    .regs_per_block = 65536,
+    .regs_per_cu = 65536,
+    .llc_bytes = 60 << 20,
+    .matrix_cores = 1,
+};
 
 static int
 usage(void)
@@ -451,7 +448,7 @@ probe(struct check *c)
 	int err;
 
 	if (c->list) {
-		h200_info(&c->dev);
+		c->dev = h200_info;
 		return 0;
 	}
 	if (c->ops == NULL) {
