@@ -349,35 +349,23 @@ member(const cJSON *obj, const char *key, const cJSON **out)
 	return 0;
 }
 
-int
-rocmd_rpc_parse(const char *payload, size_t len, int max_depth, struct rocmd_rpc *msg,
-                cJSON **bad_id, char *why, size_t whylen)
+/* The JSON value of a frame: within the depth limit, valid UTF-8 without NUL
+ * bytes, one value followed only by whitespace. 0 with *ROOT, or an error. */
+static int
+parse_root(const char *payload, size_t len, int max_depth, cJSON **root, char *why, size_t whylen)
 {
-	static const char *const names[] = {"jsonrpc", "id", "method", "params", "result", "error"};
-	const cJSON *items[6];
-	const cJSON *jsonrpc, *id, *method, *params, *result, *error;
 	const char *end = NULL;
-	cJSON *root = NULL;
 	size_t bad;
-	int rc = 0;
 
-	memset(msg, 0, sizeof(*msg));
-	if (bad_id != NULL)
-		*bad_id = NULL;
-	set_why(why, whylen, "%s", "");
-	if (max_depth <= 0 || max_depth > ROCMD_PROTO_MAX_DEPTH)
-		max_depth = ROCMD_PROTO_MAX_DEPTH;
-
+	*root = NULL;
 	if (rocmd_json_depth_check(payload, len, max_depth) != 0) {
 		set_why(why, whylen, "JSON nesting exceeds %d levels", max_depth);
-		rc = ROCMD_ETOO_DEEP;
-		goto out;
+		return ROCMD_ETOO_DEEP;
 	}
 	bad = utf8_check((const unsigned char *)payload, len);
 	if (bad < len) {
 		set_why(why, whylen, "invalid UTF-8 or NUL byte at offset %zu", bad);
-		rc = ROCMD_EPARSE;
-		goto out;
+		return ROCMD_EPARSE;
 	}
 	/*
 	 * cJSON's own require_null_terminated flag wants the terminating NUL
@@ -385,35 +373,108 @@ rocmd_rpc_parse(const char *payload, size_t len, int max_depth, struct rocmd_rpc
 	 * same rule is applied here by hand: after the value only whitespace may
 	 * follow (NUL bytes were refused above).
 	 */
-	root = cJSON_ParseWithLengthOpts(payload, len, &end, 0);
-	if (root == NULL) {
+	*root = cJSON_ParseWithLengthOpts(payload, len, &end, 0);
+	if (*root == NULL) {
 		size_t at = end != NULL && end >= payload ? (size_t)(end - payload) : 0;
 		set_why(why, whylen, "invalid JSON at offset %zu", at > len ? len : at);
-		rc = ROCMD_EPARSE;
-		goto out;
+		return ROCMD_EPARSE;
 	}
 	for (size_t i = end != NULL ? (size_t)(end - payload) : len; i < len; i++) {
 		if (!json_is_space(payload[i])) {
 			set_why(why, whylen, "trailing data after the JSON value at offset %zu", i);
-			rc = ROCMD_EPARSE;
-			goto out;
+			return ROCMD_EPARSE;
 		}
 	}
+	return 0;
+}
+
+/* A request or notification: METHOD set. */
+static int
+parse_request(const cJSON *id, const cJSON *method, const cJSON *params, const cJSON *result,
+              const cJSON *error, struct rocmd_rpc *msg, char *why, size_t whylen)
+{
+	size_t mlen;
+
+	if (result != NULL || error != NULL) {
+		set_why(why, whylen, "a request cannot carry 'result' or 'error'");
+		return ROCMD_EREQUEST;
+	}
+	if (!cJSON_IsString(method)) {
+		set_why(why, whylen, "method must be a string");
+		return ROCMD_EREQUEST;
+	}
+	mlen = strlen(method->valuestring);
+	if (mlen == 0 || mlen > ROCMD_PROTO_MAX_METHOD) {
+		set_why(why, whylen, "method must be 1..%d bytes", ROCMD_PROTO_MAX_METHOD);
+		return ROCMD_EREQUEST;
+	}
+	if (params != NULL && !cJSON_IsObject(params) && !cJSON_IsArray(params)) {
+		set_why(why, whylen, "params must be an object or an array");
+		return ROCMD_EREQUEST;
+	}
+	if (cJSON_IsNull(id)) {
+		set_why(why, whylen, "id must be an integer or a string");
+		return ROCMD_EREQUEST;
+	}
+	msg->kind = id != NULL ? ROCMD_RPC_REQUEST : ROCMD_RPC_NOTIFICATION;
+	msg->method = method->valuestring;
+	msg->params = params;
+	return 0;
+}
+
+/* An error reply: ERROR set, RESULT not. */
+static int
+parse_error(const cJSON *id, const cJSON *error, struct rocmd_rpc *msg, char *why, size_t whylen)
+{
+	const cJSON *code, *message, *data;
+	int64_t c;
+
+	if (id == NULL) {
+		set_why(why, whylen, "an error reply must carry an id (null allowed)");
+		return ROCMD_EREQUEST;
+	}
+	if (!cJSON_IsObject(error) || member(error, "code", &code) != 0 ||
+	    member(error, "message", &message) != 0 || member(error, "data", &data) != 0) {
+		set_why(why, whylen, "error must be an object with unique members");
+		return ROCMD_EREQUEST;
+	}
+	if (!json_integral(code, &c) || c < INT32_MIN || c > INT32_MAX) {
+		set_why(why, whylen, "error.code must be an integer");
+		return ROCMD_EREQUEST;
+	}
+	if (!cJSON_IsString(message)) {
+		set_why(why, whylen, "error.message must be a string");
+		return ROCMD_EREQUEST;
+	}
+	msg->kind = ROCMD_RPC_ERROR;
+	msg->error_code = (int)c;
+	msg->error_message = message->valuestring;
+	msg->error_data = data;
+	return 0;
+}
+
+/* The message ROOT is, by its members. */
+static int
+parse_message(const cJSON *root, struct rocmd_rpc *msg, const cJSON **idp, char *why,
+              size_t whylen)
+{
+	static const char *const names[] = {"jsonrpc", "id", "method", "params", "result", "error"};
+	const cJSON *items[6];
+	const cJSON *jsonrpc, *id, *method, *params, *result, *error;
+
+	*idp = NULL;
 	if (cJSON_IsArray(root)) {
 		set_why(why, whylen, "batch requests are not supported");
-		rc = ROCMD_EREQUEST;
-		goto out;
+		return ROCMD_EREQUEST;
 	}
 	if (!cJSON_IsObject(root)) {
 		set_why(why, whylen, "a message must be a JSON object");
-		rc = ROCMD_EREQUEST;
-		goto out;
+		return ROCMD_EREQUEST;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (member(root, names[i], &items[i]) != 0) {
 			set_why(why, whylen, "member '%s' appears more than once", names[i]);
-			rc = ROCMD_EREQUEST;
-			goto out;
+			return ROCMD_EREQUEST;
 		}
 	}
 	jsonrpc = items[0];
@@ -422,98 +483,58 @@ rocmd_rpc_parse(const char *payload, size_t len, int max_depth, struct rocmd_rpc
 	params = items[3];
 	result = items[4];
 	error = items[5];
-
+	*idp = id;
 	if (id != NULL && !cJSON_IsNull(id) && !id_usable(id)) {
 		set_why(why, whylen, "id must be an integer or a string");
-		rc = ROCMD_EREQUEST;
-		goto out;
+		return ROCMD_EREQUEST;
 	}
 	if (!cJSON_IsString(jsonrpc) || strcmp(jsonrpc->valuestring, "2.0") != 0) {
 		set_why(why, whylen, "member 'jsonrpc' must be \"2.0\"");
-		rc = ROCMD_EREQUEST;
-		goto out;
+		return ROCMD_EREQUEST;
 	}
-
-	if (method != NULL) {
-		size_t mlen;
-		if (result != NULL || error != NULL) {
-			set_why(why, whylen, "a request cannot carry 'result' or 'error'");
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		if (!cJSON_IsString(method)) {
-			set_why(why, whylen, "method must be a string");
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		mlen = strlen(method->valuestring);
-		if (mlen == 0 || mlen > ROCMD_PROTO_MAX_METHOD) {
-			set_why(why, whylen, "method must be 1..%d bytes", ROCMD_PROTO_MAX_METHOD);
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		if (params != NULL && !cJSON_IsObject(params) && !cJSON_IsArray(params)) {
-			set_why(why, whylen, "params must be an object or an array");
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		if (cJSON_IsNull(id)) {
-			set_why(why, whylen, "id must be an integer or a string");
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		msg->kind = id != NULL ? ROCMD_RPC_REQUEST : ROCMD_RPC_NOTIFICATION;
-		msg->method = method->valuestring;
-		msg->params = params;
-	} else if (result != NULL && error != NULL) {
+	if (method != NULL)
+		return parse_request(id, method, params, result, error, msg, why, whylen);
+	if (result != NULL && error != NULL) {
 		set_why(why, whylen, "'result' and 'error' are exclusive");
-		rc = ROCMD_EREQUEST;
-		goto out;
-	} else if (result != NULL) {
+		return ROCMD_EREQUEST;
+	}
+	if (result != NULL) {
 		if (id == NULL || cJSON_IsNull(id)) {
 			set_why(why, whylen, "a result must carry an integer or string id");
-			rc = ROCMD_EREQUEST;
-			goto out;
+			return ROCMD_EREQUEST;
 		}
 		msg->kind = ROCMD_RPC_RESULT;
 		msg->result = result;
-	} else if (error != NULL) {
-		const cJSON *code, *message, *data;
-		int64_t c;
-		if (id == NULL) {
-			set_why(why, whylen, "an error reply must carry an id (null allowed)");
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		if (!cJSON_IsObject(error) || member(error, "code", &code) != 0 ||
-		    member(error, "message", &message) != 0 || member(error, "data", &data) != 0) {
-			set_why(why, whylen, "error must be an object with unique members");
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		if (!json_integral(code, &c) || c < INT32_MIN || c > INT32_MAX) {
-			set_why(why, whylen, "error.code must be an integer");
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		if (!cJSON_IsString(message)) {
-			set_why(why, whylen, "error.message must be a string");
-			rc = ROCMD_EREQUEST;
-			goto out;
-		}
-		msg->kind = ROCMD_RPC_ERROR;
-		msg->error_code = (int)c;
-		msg->error_message = message->valuestring;
-		msg->error_data = data;
-	} else {
-		set_why(why, whylen, "a message needs 'method', 'result' or 'error'");
-		rc = ROCMD_EREQUEST;
-		goto out;
+		return 0;
 	}
-	msg->id = cJSON_IsNull(id) ? NULL : id;
-	msg->root = root;
-	root = NULL;
-out:
+	if (error != NULL)
+		return parse_error(id, error, msg, why, whylen);
+	set_why(why, whylen, "a message needs 'method', 'result' or 'error'");
+	return ROCMD_EREQUEST;
+}
+
+int
+rocmd_rpc_parse(const char *payload, size_t len, int max_depth, struct rocmd_rpc *msg,
+                cJSON **bad_id, char *why, size_t whylen)
+{
+	const cJSON *id = NULL;
+	cJSON *root = NULL;
+	int rc;
+
+	memset(msg, 0, sizeof(*msg));
+	if (bad_id != NULL)
+		*bad_id = NULL;
+	set_why(why, whylen, "%s", "");
+	if (max_depth <= 0 || max_depth > ROCMD_PROTO_MAX_DEPTH)
+		max_depth = ROCMD_PROTO_MAX_DEPTH;
+	rc = parse_root(payload, len, max_depth, &root, why, whylen);
+	if (rc == 0)
+		rc = parse_message(root, msg, &id, why, whylen);
+	if (rc == 0) {
+		msg->id = cJSON_IsNull(id) ? NULL : id;
+		msg->root = root;
+		return 0;
+	}
 	/* Only a well-formed message that broke the rules names its id; a parse
 	 * error is answered with a null id, as JSON-RPC 2.0 asks. */
 	if (rc == ROCMD_EREQUEST && root != NULL) {
@@ -522,8 +543,7 @@ out:
 		if (bad_id != NULL && id_usable(rid))
 			*bad_id = cJSON_Duplicate(rid, 1);
 	}
-	if (rc != 0)
-		memset(msg, 0, sizeof(*msg));
+	memset(msg, 0, sizeof(*msg));
 	cJSON_Delete(root);
 	return rc;
 }

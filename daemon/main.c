@@ -28,8 +28,8 @@
 #include "daemon/core/ipc.h"
 #include "daemon/deploy/deploy-sync.h"
 #include "daemon/core/lockfile.h"
-#include "daemon/deploy/deploy-methods.h"
-#include "daemon/pkg/pkg-methods.h"
+#include "daemon/deploy/deploy-service.h"
+#include "daemon/pkg/pkg-service.h"
 #include "daemon/sdk/sdk.h"
 #include "daemon/core/process.h"
 #include "daemon/core/server.h"
@@ -232,18 +232,20 @@ run(const struct options *o, struct rocmd_config *cfg)
 		log_warn("cannot arm the service watchdog: %s", uv_strerror(rc));
 	srv.previous_run_clean = previous_clean;
 	srv.run_id = run_id;
-	rc = rocmd_pkg_start(&srv, why, sizeof(why));
+	rc = rocmd_pkg_start(&srv, &srv.pkg, why, sizeof(why));
 	if (rc < 0) {
 		fail_start("package store: %s", why);
 		goto out_loop;
 	}
+	rocmd_server_add_engine(&srv, &rocmd_pkg_engine, srv.pkg);
 	{
 		/* Interrupted deploys are finished or undone before anything is served. */
-		struct rocmd_lib_start_opts lo = {o->root, NULL};
-		if (rocmd_lib_start(&srv, &lo, why, sizeof(why)) < 0) {
+		struct rocmd_deploy_svc_opts lo = {o->root, NULL};
+		if (rocmd_deploy_svc_start(&srv, &lo, &srv.deploy, why, sizeof(why)) < 0) {
 			fail_start("deploy: %s", why);
 			goto out_loop;
 		}
+		rocmd_server_add_engine(&srv, &rocmd_deploy_engine, srv.deploy);
 	}
 	if (cfg->socket_path != NULL) {
 		snprintf(path, sizeof(path), "%s", cfg->socket_path);
@@ -264,11 +266,15 @@ run(const struct options *o, struct rocmd_config *cfg)
 		why[0] = '\0';
 		if (rocmd_sdk_start(&srv, &so, &srv.sdk, why, sizeof(why)) < 0)
 			log_err("SDK discovery is off: %s", why);
+		else
+			rocmd_server_add_engine(&srv, &rocmd_sdk_engine, srv.sdk);
 	}
 	rocmd_deploy_sync_start(&srv);
 	why[0] = '\0';
 	if (rocmd_tune_start(&srv, o->root, &srv.tune, why, sizeof(why)) < 0)
 		log_err("idle tuning is off: %s", why);
+	else
+		rocmd_server_add_engine(&srv, &rocmd_tune_engine, srv.tune);
 	rocmd_process_report(NULL);
 	rocmd_service_ready("Listening on %s", srv.socket_path);
 	uv_run(loop, UV_RUN_DEFAULT);
@@ -284,13 +290,11 @@ out_loop:
 		rocmd_server_shutdown(&srv, "start-up failed");
 		uv_run(loop, UV_RUN_DEFAULT);
 	}
-	rocmd_pkg_stop();
-	rocmd_lib_stop();
+	rocmd_server_close_engines(&srv);
 	rocmd_service_detach();
-	uv_run(loop, UV_RUN_DEFAULT); /* the service handles' close callbacks */
+	uv_run(loop, UV_RUN_DEFAULT); /* the handles' close callbacks */
 	uv_loop_close(loop);
-	rocmd_sdk_free(srv.sdk);
-	rocmd_tune_free(srv.tune);
+	rocmd_server_free_engines(&srv);
 	free(srv.socket_path);
 	free(srv.lock_path);
 out:

@@ -11,8 +11,8 @@
  * transposes are single-valued parameters of it, so every module is compiled
  * for one problem class and the key of a result says which.
  *
- * Compilation is split in two so that callers (bench/gemm-cuda.c) can run many
- * NVRTC compilations on threads: backend_cuda_nvrtc() needs no context and is
+ * Compilation is split in two so that callers can run many NVRTC
+ * compilations on threads: backend_cuda_nvrtc() needs no context and is
  * thread-safe; backend_cuda_load() loads the cubin in the calling thread.
  */
 #include "kernels/backend-cuda.h"
@@ -915,8 +915,8 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 			/* cp.async in 2 or 3 stages: each won somewhere (runs 22-24). */
 			sp[P_STAGES] = cuda_space_template.params[P_STAGES];
 			keep_values(&sp[P_STAGES], fma_st90, 2, 2);
-			/* The H200's fp32 winner at 4096^3 and 8192^3 (run 24; bench/h200.sh
-			 * final32): 256 x 128, 16 x 8 per thread, cp.async, stream-K. */
+			/* The H200's fp32 winner at 4096^3 and 8192^3 (docs/KERNELS.md, FMA):
+			 * 256 x 128, 16 x 8 per thread, cp.async, stream-K. */
 			set_dflt(&sp[P_MT0], 256);
 			set_dflt(&sp[P_MT1], 128);
 			set_dflt(&sp[P_DU], 16);

@@ -6,8 +6,8 @@
  * accessors in common/proto.h, so a wrong type is a precise -32602 error.
  */
 #include "methods.h"
-#include "daemon/deploy/deploy-methods.h"
-#include "daemon/pkg/pkg-methods.h"
+#include "daemon/deploy/deploy-service.h"
+#include "daemon/pkg/pkg-service.h"
 
 #include <stdint.h>
 #include <stdio.h>

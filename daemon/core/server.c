@@ -24,8 +24,6 @@
 #include "ipc.h"
 #include "methods.h"
 #include "service/service.h"
-#include "daemon/sdk/sdk.h"
-#include "daemon/tune/tune-sched.h"
 
 #define SHUTDOWN_GRACE_MS 5000
 
@@ -518,8 +516,10 @@ rocmd_server_event(struct rocmd_server *srv, const char *kind, cJSON *detail, co
 		if (c->subscribed && !c->draining && event_matches(c, kind))
 			rocmd_conn_send(c, payload, strlen(payload), 1);
 	}
-	/* SDK changes make the tuner's results stale (tune-sched.c). */
-	rocmd_tune_on_event(srv->tune, kind);
+	/* SDK changes make the tuner's results stale, for one (tune-sched.c). */
+	for (int i = 0; i < srv->nengines; i++)
+		if (srv->engines[i].ops->event != NULL)
+			srv->engines[i].ops->event(srv->engines[i].self, kind);
 out:
 	free(payload);
 	free(detail_text);
@@ -561,8 +561,9 @@ rocmd_server_shutdown(struct rocmd_server *srv, const char *why)
 	}
 	srv->shutting_down = 1;
 	log_notice("shutting down: %s", why);
-	rocmd_sdk_stop(srv->sdk);
-	rocmd_tune_stop(srv->tune);
+	for (int i = srv->nengines - 1; i >= 0; i--)
+		if (srv->engines[i].ops->shutdown != NULL)
+			srv->engines[i].ops->shutdown(srv->engines[i].self);
 	rocmd_service_stopping(why);
 	rocmd_ipc_close(srv);
 	for (struct rocmd_conn *c = srv->conns, *next; c != NULL; c = next) {
@@ -572,6 +573,34 @@ rocmd_server_shutdown(struct rocmd_server *srv, const char *why)
 	if (srv->conns != NULL)
 		uv_timer_start(&srv->grace, on_grace, SHUTDOWN_GRACE_MS, 0);
 	rocmd_server_check_done(srv);
+}
+
+int
+rocmd_server_add_engine(struct rocmd_server *srv, const struct rocmd_engine_ops *ops, void *self)
+{
+	if (srv->nengines == ROCMD_ENGINES_MAX)
+		return ROCMD_EINTERNAL;
+	srv->engines[srv->nengines].ops = ops;
+	srv->engines[srv->nengines].self = self;
+	srv->nengines++;
+	return 0;
+}
+
+void
+rocmd_server_close_engines(struct rocmd_server *srv)
+{
+	for (int i = srv->nengines - 1; i >= 0; i--)
+		if (srv->engines[i].ops->close != NULL)
+			srv->engines[i].ops->close(srv->engines[i].self);
+}
+
+void
+rocmd_server_free_engines(struct rocmd_server *srv)
+{
+	for (int i = srv->nengines - 1; i >= 0; i--)
+		if (srv->engines[i].ops->free != NULL)
+			srv->engines[i].ops->free(srv->engines[i].self);
+	srv->nengines = 0;
 }
 
 static void

@@ -62,6 +62,31 @@ struct rocmd_pending {
 	struct rocmd_pending *next;
 };
 
+/*
+ * A part of the daemon with state and work of its own (the package store,
+ * deploy, SDK discovery, tuning). main.c starts each and registers it; from
+ * then on the server tells every registered engine about each event and
+ * stops them all the same way, in the reverse order of registration.
+ */
+struct rocmd_engine_ops {
+	const char *name;
+	/* After each event is recorded (kind as rocmd_server_event got it). */
+	void (*event)(void *self, const char *kind);
+	/* The daemon begins to stop: stop watching, cancel work, refuse more. */
+	void (*shutdown)(void *self);
+	/* The loop has ended: close the engine's handles. */
+	void (*close)(void *self);
+	/* Last, after the handles' close callbacks ran. */
+	void (*free)(void *self);
+};
+
+#define ROCMD_ENGINES_MAX 8
+
+struct rocmd_engine {
+	const struct rocmd_engine_ops *ops;
+	void *self;
+};
+
 struct rocmd_server {
 	uv_loop_t *loop;
 	struct rocmd_config *cfg;
@@ -85,8 +110,13 @@ struct rocmd_server {
 	int shutting_down;
 	int shutdown_requested; /* by a client; acted on once its reply is queued */
 	int exit_code;
-	struct rocmd_sdk *sdk; /* SDK discovery (sdk.c); NULL when not started */
-	struct rocmd_tune *tune; /* idle tuning (tune-sched.c); NULL when not started */
+	/* The engines, each NULL when not started, and their registrations. */
+	struct rocmd_pkg_service *pkg; /* the package store (pkg/pkg-service.h) */
+	struct rocmd_deploy_service *deploy; /* deploy (deploy/deploy-service.h) */
+	struct rocmd_sdk *sdk;         /* SDK discovery (sdk/sdk.c) */
+	struct rocmd_tune *tune;       /* idle tuning (tune/tune-sched.c) */
+	struct rocmd_engine engines[ROCMD_ENGINES_MAX];
+	int nengines;
 	struct rocmd_db_counts counts; /* cached; refreshed when stale */
 	int counts_stale;
 };
@@ -94,6 +124,13 @@ struct rocmd_server {
 /* Sets up signals and state; the caller has opened the database. */
 int rocmd_server_init(struct rocmd_server *srv, uv_loop_t *loop, struct rocmd_config *cfg,
 		      struct rocmd_db *db);
+/* Registers engine SELF (see struct rocmd_engine_ops). 0 or ROCMD_EINTERNAL (too many). */
+int rocmd_server_add_engine(struct rocmd_server *srv, const struct rocmd_engine_ops *ops,
+                            void *self);
+/* After the loop ended: every engine's close, then (once the loop ran the
+ * close callbacks) every engine's free. */
+void rocmd_server_close_engines(struct rocmd_server *srv);
+void rocmd_server_free_engines(struct rocmd_server *srv);
 /* Takes a connected stream from the IPC layer. */
 void rocmd_server_adopt(struct rocmd_server *srv, struct rocmd_conn *conn);
 /* Allocates a connection whose pipe is initialised on SRV's loop. */

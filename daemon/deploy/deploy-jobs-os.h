@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 /* 1 in the Windows build: a Windows target's rocblas.dll can be loaded here. */
-extern const int rocmd_lib_native_windows;
+extern const int rocmd_deploy_native_windows;
 
 /* How many more times a deploy is tried when it failed because a file or
  * folder of the target was in use (ROCMD_EBUSY, -EACCES), having left the
@@ -19,23 +19,23 @@ extern const int rocmd_lib_native_windows;
  * a folder with a file open inside cannot be renamed, and indexers, virus
  * scanners and rocmd's own SDK inspection (the quiet rescan after each
  * deploy) open the library's files for a moment. */
-extern const int rocmd_lib_busy_retries;
+extern const int rocmd_deploy_busy_retries;
 
 /* The smoke test program into OUT: rocmd-rocblas-smoke beside the running
  * rocmd (Windows: rocmd-rocblas-smoke.exe beside rocmd.exe), else where it
  * is installed (libexec). */
-void rocmd_lib_smoke_find(char *out, size_t n);
+void rocmd_deploy_smoke_find(char *out, size_t n);
 
 /* After a deploy was refused access (-EACCES) to FOLDER (the SDK's bin
  * folder): appends to WHY how to give rocmd the right to write there. On
  * Windows the service runs as LocalService, which has no rights under
  * C:\Program Files (docs/SERVICE.md); on Linux nothing is added. */
-void rocmd_lib_denied_hint(const char *folder, char *why, size_t whylen);
+void rocmd_deploy_denied_hint(const char *folder, char *why, size_t whylen);
 
 /* Rewrites host path PATH of a rocBLAS binary to the file it names: on Linux
  * librocblas.so.0 is usually a symlink to librocblas.so.0.N beside it, and
  * the file itself is what gets replaced (one that leads to another folder is
  * left as it is); Windows DLLs are plain files, left as they are. */
-void rocmd_lib_binary_resolve(char *path, size_t n);
+void rocmd_deploy_binary_resolve(char *path, size_t n);
 
 #endif

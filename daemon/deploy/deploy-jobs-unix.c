@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-const int rocmd_lib_native_windows = 0;
-const int rocmd_lib_busy_retries = 0;
+const int rocmd_deploy_native_windows = 0;
+const int rocmd_deploy_busy_retries = 0;
 
 void
-rocmd_lib_smoke_find(char *out, size_t n)
+rocmd_deploy_smoke_find(char *out, size_t n)
 {
 	char exe[PATH_MAX], *slash;
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
@@ -34,7 +34,7 @@ rocmd_lib_smoke_find(char *out, size_t n)
 }
 
 void
-rocmd_lib_binary_resolve(char *path, size_t n)
+rocmd_deploy_binary_resolve(char *path, size_t n)
 {
 	char real[PATH_MAX];
 	const char *a, *b;
@@ -50,7 +50,7 @@ rocmd_lib_binary_resolve(char *path, size_t n)
 }
 
 void
-rocmd_lib_denied_hint(const char *folder, char *why, size_t whylen)
+rocmd_deploy_denied_hint(const char *folder, char *why, size_t whylen)
 {
 	(void)folder;
 	(void)why;

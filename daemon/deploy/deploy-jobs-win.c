@@ -15,11 +15,11 @@
 
 #include "common/win-util.h"
 
-const int rocmd_lib_native_windows = 1;
-const int rocmd_lib_busy_retries = 5;
+const int rocmd_deploy_native_windows = 1;
+const int rocmd_deploy_busy_retries = 5;
 
 void
-rocmd_lib_smoke_find(char *out, size_t n)
+rocmd_deploy_smoke_find(char *out, size_t n)
 {
 	wchar_t exe[32768], *slash;
 	DWORD len = GetModuleFileNameW(NULL, exe, sizeof(exe) / sizeof(exe[0]) - 32);
@@ -38,7 +38,7 @@ rocmd_lib_smoke_find(char *out, size_t n)
 }
 
 void
-rocmd_lib_denied_hint(const char *folder, char *why, size_t whylen)
+rocmd_deploy_denied_hint(const char *folder, char *why, size_t whylen)
 {
 	size_t len = strlen(why);
 
@@ -51,7 +51,7 @@ rocmd_lib_denied_hint(const char *folder, char *why, size_t whylen)
 }
 
 void
-rocmd_lib_binary_resolve(char *path, size_t n)
+rocmd_deploy_binary_resolve(char *path, size_t n)
 {
 	(void)path;
 	(void)n;

@@ -23,20 +23,20 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "deploy-methods.h"
+#include "deploy-service.h"
 #include "daemon/sdk/sdk.h"
 #include "daemon/core/server.h"
 
 static void
 sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 {
-	struct rocmd_lib_sdk_view v;
+	struct rocmd_deploy_sdk_view v;
 	char name[256] = "", why[1024] = "";
 	int64_t pkg = 0;
 
-	if (rocmd_lib_sdk_view(sdk_id, &v) < 0 || v.queued)
+	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued)
 		return;
-	if (rocmd_lib_match_sdk(sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0) {
+	if (rocmd_deploy_svc_match_sdk(srv->deploy, sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0) {
 		rocmd_server_event(srv, "lib.sync", NULL, "HIP SDK %s %s: nothing to deploy: %s",
 		                   v.sdk_version[0] ? v.sdk_version : "(version unknown)",
 		                   v.sdk_path, why);
@@ -53,7 +53,7 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		    v.sdk_version, v.sdk_path, (long long)pkg, name, (long long)sdk_id);
 		return;
 	}
-	if (rocmd_lib_queue_sdk_deploy(sdk_id, pkg, "sync", why, sizeof(why)) < 0)
+	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, pkg, "sync", why, sizeof(why)) < 0)
 		rocmd_server_event(srv, "lib.sync", NULL,
 		                   "HIP SDK %s: cannot deploy package #%lld: %s", v.sdk_path,
 		                   (long long)pkg, why);
@@ -67,18 +67,18 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 static void
 sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 {
-	struct rocmd_lib_sdk_view v;
+	struct rocmd_deploy_sdk_view v;
 	char name[256] = "", why[1024] = "";
 	int64_t pkg;
 
-	if (rocmd_lib_sdk_view(sdk_id, &v) < 0 || v.queued || v.live_package_id == 0)
+	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued || v.live_package_id == 0)
 		return; /* rocmd has nothing in place there: an SDK's own update */
 	if (v.live_fingerprint[0] == '\0' || v.sdk_fingerprint[0] == '\0' ||
 	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
 		return;
 	/* The version may have moved too: deploy what matches now. */
 	pkg = v.live_package_id;
-	if (rocmd_lib_match_sdk(sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0)
+	if (rocmd_deploy_svc_match_sdk(srv->deploy, sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0)
 		pkg = v.live_package_id;
 	if (!deploy) {
 		rocmd_server_event(srv, "lib.drift", NULL,
@@ -88,7 +88,7 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		                   v.sdk_path, (long long)v.live_package_id, (long long)sdk_id);
 		return;
 	}
-	if (rocmd_lib_queue_sdk_deploy(sdk_id, pkg, "drift", why, sizeof(why)) < 0)
+	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, pkg, "drift", why, sizeof(why)) < 0)
 		rocmd_server_event(
 		    srv, "lib.drift", NULL,
 		    "the rocBLAS library of %s was overwritten; cannot redeploy package "

@@ -6,9 +6,9 @@
  * the steps, the journal, the recovery table and the backup layout.
  *
  * Like the package store (pkg.h) this is blocking library code: no libuv, no
- * database. The daemon runs rocmd_deploy_run, _recover, _verify and _backup on
- * the thread pool (one job per target at a time) and records the outcome
- * itself; tests, benchmarks and tools call them directly.
+ * database. The daemon runs rocmd_deploy_run, _recover, _verify and _backup as
+ * jobs on its job runner (deploy-jobs.c, one job at a time) and records the
+ * outcome itself; tests, benchmarks and tools call them directly.
  *
  * State under <state>/deploy/<name>/ (NAME is the target's stable name):
  *   journal          the intent record of a transaction in progress (JSON)

@@ -655,44 +655,36 @@ hip_major(const char *runtime)
 	return 0;
 }
 
-int
-rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const char *explicit_sdk,
-                   cJSON **out, char *why, size_t whylen)
+/* The binary: the shallowest rocblas.dll / librocblas.so*; and the Tensile manifest. */
+static void
+find_binaries(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry **dll,
+              const struct rocmd_pkg_entry **so, const struct rocmd_pkg_entry **manifest)
 {
-	struct rocmd_pkg_name_hints hints;
-	const struct rocmd_pkg_entry *dll = NULL, *so = NULL, *manifest = NULL;
-	cJSON *id, *archs, *from_names, *from_objects, *warnings, *bin = NULL, *h;
-	char libdir[4096] = "", sdk[16] = "", sdk_source[16] = "", gen[16], runtime_major[8] = "";
-	size_t libfiles = 0, best = 0;
-	int rc = 0;
-
-	*out = NULL;
-	id = cJSON_CreateObject();
-	if (id == NULL)
-		return ROCMD_ENOMEM;
-	rocmd_pkg_name_hints(name, &hints);
-	h = cJSON_AddObjectToObject(id, "name_hints");
-	cJSON_AddStringToObject(h, "sdk", hints.sdk);
-	cJSON_AddStringToObject(h, "version", hints.version);
-	cJSON_AddStringToObject(h, "archs", hints.archs);
-	warnings = cJSON_CreateArray();
-
-	/* The binary: the shallowest rocblas.dll / librocblas.so*. */
+	*dll = *so = *manifest = NULL;
 	for (size_t i = 0; i < c->count; i++) {
 		const struct rocmd_pkg_entry *e = &c->entries[i];
 		const char *b = base_name(e->path);
 		if (e->kind != ROCMD_PKG_FILE)
 			continue;
 		if (strcasecmp(b, "rocblas.dll") == 0 &&
-		    (dll == NULL || strlen(e->path) < strlen(dll->path)))
-			dll = e;
+		    (*dll == NULL || strlen(e->path) < strlen((*dll)->path)))
+			*dll = e;
 		else if (strncmp(b, "librocblas.so", 13) == 0 &&
-		         (so == NULL || strlen(e->path) < strlen(so->path)))
-			so = e;
-		else if (strcasecmp(b, "TensileManifest.txt") == 0 && manifest == NULL)
-			manifest = e;
+		         (*so == NULL || strlen(e->path) < strlen((*so)->path)))
+			*so = e;
+		else if (strcasecmp(b, "TensileManifest.txt") == 0 && *manifest == NULL)
+			*manifest = e;
 	}
-	/* The library folder: the one holding the most Tensile files. */
+}
+
+/* The library folder: the one holding the most Tensile files (into LIBDIR);
+ * returns how many it holds, 0 when there is none. */
+static size_t
+find_library_dir(const struct rocmd_pkg_contents *c, char *libdir, size_t libdirlen)
+{
+	size_t best = 0;
+
+	libdir[0] = '\0';
 	for (size_t i = 0; i < c->count; i++) {
 		const char *p = c->entries[i].path, *b = base_name(p);
 		size_t n = 0, dlen = (size_t)(b - p);
@@ -705,13 +697,54 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 				n++;
 		if (n > best) {
 			best = n;
-			snprintf(libdir, sizeof(libdir), "%.*s", (int)(dlen > 0 ? dlen - 1 : 0), p);
+			snprintf(libdir, libdirlen, "%.*s", (int)(dlen > 0 ? dlen - 1 : 0), p);
 		}
 	}
-	archs = cJSON_CreateArray();
-	from_names = cJSON_CreateArray();
-	from_objects = cJSON_CreateArray();
-	for (size_t i = 0; i < c->count && best > 0; i++) {
+	return best;
+}
+
+/* The archs the one index for every arch (TensileLibrary.dat at staged path
+ * SP) names. The reader usually parsed it already, while the rest was being
+ * read. */
+static void
+add_dat_archs(const struct rocmd_pkg_contents *c, const char *sp, cJSON *from_names,
+              cJSON *warnings)
+{
+	int mine = c->dat_done && c->dat_path != NULL && strcmp(c->dat_path, sp) == 0;
+	char **dat = c->dat_archs, w[256];
+	size_t ndat = c->dat_narchs;
+	int drc = c->dat_rc;
+
+	if (!mine)
+		drc = rocmd_rocblas_dat_archs(sp, &dat, &ndat, w, sizeof(w));
+	else
+		snprintf(w, sizeof(w), "%s", c->dat_why);
+	if (drc == 0) {
+		for (size_t k = 0; k < ndat; k++) {
+			char a2[ROCMD_GFX_MAX];
+			snprintf(a2, sizeof(a2), "%s", dat[k]);
+			a2[strcspn(a2, ":")] = '\0';
+			add_unique(from_names, a2);
+		}
+	} else {
+		cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+	}
+	if (!mine) {
+		for (size_t k = 0; k < ndat; k++)
+			free(dat[k]);
+		free(dat);
+	}
+}
+
+/* The archs the library folder's index names and its code objects are for;
+ * returns the number of library files in it. */
+static size_t
+collect_archs(const struct rocmd_pkg_contents *c, const char *libdir, cJSON *from_names,
+              cJSON *from_objects, cJSON *warnings)
+{
+	size_t libfiles = 0;
+
+	for (size_t i = 0; i < c->count; i++) {
 		const struct rocmd_pkg_entry *e = &c->entries[i];
 		const char *b = base_name(e->path), *sp;
 		char arch[32];
@@ -731,91 +764,64 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 				add_unique(from_objects, arch);
 			}
 		} else if (sp != NULL && strcmp(b, "TensileLibrary.dat") == 0) {
-			/* One index for every arch: its MessagePack names them. The reader
-			 * usually parsed it already, while the rest was being read. */
-			int mine =
-			    c->dat_done && c->dat_path != NULL && strcmp(c->dat_path, sp) == 0;
-			char **dat = c->dat_archs, w[256];
-			size_t ndat = c->dat_narchs;
-			int drc = c->dat_rc;
-			if (!mine) {
-				drc = rocmd_rocblas_dat_archs(sp, &dat, &ndat, w, sizeof(w));
-			} else {
-				snprintf(w, sizeof(w), "%s", c->dat_why);
-			}
-			if (drc == 0) {
-				for (size_t k = 0; k < ndat; k++) {
-					char a2[ROCMD_GFX_MAX];
-					snprintf(a2, sizeof(a2), "%s", dat[k]);
-					a2[strcspn(a2, ":")] = '\0';
-					add_unique(from_names, a2);
-				}
-			} else {
-				cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
-			}
-			if (!mine) {
-				for (size_t k = 0; k < ndat; k++)
-					free(dat[k]);
-				free(dat);
-			}
+			add_dat_archs(c, sp, from_names, warnings);
 		}
 	}
-	/* An arch is served when an index covers it and code objects for it are
-	 * there; each half alone is worth a warning. */
+	return libfiles;
+}
+
+/* An arch is served when an index covers it and code objects for it are
+ * there; each half alone is worth a warning. */
+static void
+served_archs(cJSON *archs, const cJSON *from_names, const cJSON *from_objects, size_t libfiles,
+             cJSON *warnings)
+{
+	const cJSON *it;
+	int nindex = cJSON_GetArraySize(from_names), nco = cJSON_GetArraySize(from_objects);
+	char msg[160];
+	cJSON_ArrayForEach(it, from_names)
 	{
-		const cJSON *it;
-		int nindex = cJSON_GetArraySize(from_names), nco = cJSON_GetArraySize(from_objects);
-		char msg[160];
-		cJSON_ArrayForEach(it, from_names)
-		{
-			if (nco == 0 || in_array(from_objects, it->valuestring))
-				add_unique(archs, it->valuestring);
-			else {
-				snprintf(msg, sizeof(msg),
-				         "the index names %s but no code objects for it are in the "
-				         "package: not served",
-				         it->valuestring);
-				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
-			}
+		if (nco == 0 || in_array(from_objects, it->valuestring))
+			add_unique(archs, it->valuestring);
+		else {
+			snprintf(msg, sizeof(msg),
+			         "the index names %s but no code objects for it are in the "
+			         "package: not served",
+			         it->valuestring);
+			cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
 		}
-		cJSON_ArrayForEach(it, from_objects)
-		{
-			if (nindex == 0)
-				add_unique(archs, it->valuestring);
-			else if (!in_array(from_names, it->valuestring)) {
-				snprintf(msg, sizeof(msg),
-				         "code objects for %s are present but no index covers it: "
-				         "not served",
-				         it->valuestring);
-				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
-			}
+	}
+	cJSON_ArrayForEach(it, from_objects)
+	{
+		if (nindex == 0)
+			add_unique(archs, it->valuestring);
+		else if (!in_array(from_names, it->valuestring)) {
+			snprintf(msg, sizeof(msg),
+			         "code objects for %s are present but no index covers it: "
+			         "not served",
+			         it->valuestring);
+			cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
 		}
-		if (libfiles > 0 && nindex == 0)
-			cJSON_AddItemToArray(
-			    warnings, cJSON_CreateString("no Tensile index (TensileLibrary*.dat) "
-			                                 "in the library folder: rocBLAS would "
-			                                 "abort loading it"));
-		if (libfiles > 0 && nco == 0)
-			cJSON_AddItemToArray(
-			    warnings, cJSON_CreateString("no code objects (*.co, *.hsaco) in the "
-			                                 "library folder"));
 	}
-	sort_strings(archs);
-	sort_strings(from_names);
-	sort_strings(from_objects);
-	if (dll == NULL && so == NULL && libfiles == 0) {
-		snprintf(why, whylen,
-		         "not a rocBLAS library package: no rocblas.dll, librocblas.so or Tensile "
-		         "library files (TensileLibrary*, *.co, *.hsaco) in it");
-		rc = ROCMD_EINVAL;
-		goto out;
-	}
-	cJSON_AddStringToObject(id, "library", best > 0 ? libdir : "");
-	cJSON_AddNumberToObject(id, "library_files", (double)libfiles);
-	cJSON_AddItemToObject(id, "archs", archs);
-	cJSON_AddItemToObject(id, "archs_from_index", from_names);
-	cJSON_AddItemToObject(id, "archs_from_code_objects", from_objects);
-	archs = from_names = from_objects = NULL;
+	if (libfiles > 0 && nindex == 0)
+		cJSON_AddItemToArray(warnings,
+		                     cJSON_CreateString("no Tensile index (TensileLibrary*.dat) "
+		                                        "in the library folder: rocBLAS would "
+		                                        "abort loading it"));
+	if (libfiles > 0 && nco == 0)
+		cJSON_AddItemToArray(warnings,
+		                     cJSON_CreateString("no code objects (*.co, *.hsaco) in the "
+		                                        "library folder"));
+}
+
+/* The binary's description into ID ("binary"; null without one), the HIP
+ * runtime major version it links into RUNTIME_MAJOR ("" unknown). */
+static cJSON *
+describe_binary(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry *dll,
+                const struct rocmd_pkg_entry *so, cJSON *id, cJSON *warnings, char *runtime_major,
+                size_t majorlen)
+{
+	cJSON *bin = NULL;
 
 	if (dll != NULL) {
 		struct rocmd_pe_info pe;
@@ -829,8 +835,7 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 			cJSON_AddStringToObject(bin, "product_version", pe.product_version);
 			cJSON_AddStringToObject(bin, "hip_runtime", pe.hip_runtime);
 			if (hip_major(pe.hip_runtime) > 0)
-				snprintf(runtime_major, sizeof(runtime_major), "%d",
-				         hip_major(pe.hip_runtime));
+				snprintf(runtime_major, majorlen, "%d", hip_major(pe.hip_runtime));
 		} else {
 			cJSON_AddItemToArray(
 			    warnings, cJSON_CreateString("rocblas.dll is not a readable PE file"));
@@ -846,8 +851,7 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 			cJSON_AddStringToObject(bin, "soname", elf.soname);
 			cJSON_AddStringToObject(bin, "hip_runtime", elf.hip_runtime);
 			if (hip_major(elf.hip_runtime) > 0)
-				snprintf(runtime_major, sizeof(runtime_major), "%d",
-				         hip_major(elf.hip_runtime));
+				snprintf(runtime_major, majorlen, "%d", hip_major(elf.hip_runtime));
 		} else {
 			cJSON_AddItemToArray(
 			    warnings,
@@ -856,11 +860,14 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	} else {
 		cJSON_AddNullToObject(id, "binary");
 	}
-	cJSON_AddStringToObject(id, "platform",
-	                        dll != NULL  ? "windows"
-	                        : so != NULL ? "linux"
-	                                     : "any");
+	return bin;
+}
 
+/* The Tensile manifest's entries the package does not hold. */
+static void
+check_manifest(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry *manifest,
+               cJSON *id, cJSON *warnings)
+{
 	if (manifest != NULL) {
 		const char *sp = staged_path(c, manifest);
 		cJSON *m = cJSON_AddObjectToObject(id, "tensile_manifest");
@@ -897,16 +904,24 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	} else {
 		cJSON_AddNullToObject(id, "tensile_manifest");
 	}
+}
 
-	/* The SDK generation: explicit, else the name; checked against the binary. */
+/* The SDK generation: explicit, else the name; checked against the binary
+ * (RUNTIME_MAJOR, "" unknown). SDK "" when unknown; SDK_SOURCE (16 bytes)
+ * says where it came from. An explicit version the content contradicts is
+ * refused with WHY. */
+static int
+choose_sdk(const char *explicit_sdk, const struct rocmd_pkg_name_hints *h,
+           const char *runtime_major, const cJSON *bin, cJSON *warnings, char *sdk, size_t sdklen,
+           char *sdk_source, char *why, size_t whylen)
+{
 	if (explicit_sdk != NULL && explicit_sdk[0] != '\0') {
 		struct rocmd_pkg_version v;
 		if (rocmd_pkg_version_parse(explicit_sdk, &v) < 0 || v.n < 2) {
 			snprintf(why, whylen,
 			         "--sdk \"%s\" is not an SDK version such as 6.2.4 or 5.7",
 			         explicit_sdk);
-			rc = ROCMD_EINVAL;
-			goto out;
+			return ROCMD_EINVAL;
 		}
 		if (runtime_major[0] && atoi(runtime_major) != v.v[0]) {
 			snprintf(why, whylen,
@@ -915,31 +930,111 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 			         explicit_sdk,
 			         cJSON_GetStringValue(cJSON_GetObjectItem(bin, "hip_runtime")),
 			         runtime_major);
-			rc = ROCMD_EINVAL;
-			goto out;
+			return ROCMD_EINVAL;
 		}
-		snprintf(sdk, sizeof(sdk), "%s", explicit_sdk);
-		snprintf(sdk_source, sizeof(sdk_source), "explicit");
-	} else if (hints.sdk[0] != '\0') {
+		snprintf(sdk, sdklen, "%s", explicit_sdk);
+		snprintf(sdk_source, 16, "explicit");
+	} else if (h->sdk[0] != '\0') {
 		struct rocmd_pkg_version v;
-		rocmd_pkg_version_parse(hints.sdk, &v);
+		rocmd_pkg_version_parse(h->sdk, &v);
 		if (runtime_major[0] && atoi(runtime_major) != v.v[0]) {
 			char msg[256];
 			snprintf(msg, sizeof(msg),
 			         "the name says SDK %s but the binary links the HIP %s.x runtime; "
 			         "the content wins",
-			         hints.sdk, runtime_major);
+			         h->sdk, runtime_major);
 			cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
-			snprintf(sdk, sizeof(sdk), "%s", runtime_major);
-			snprintf(sdk_source, sizeof(sdk_source), "binary");
+			snprintf(sdk, sdklen, "%s", runtime_major);
+			snprintf(sdk_source, 16, "binary");
 		} else {
-			snprintf(sdk, sizeof(sdk), "%s", hints.sdk);
-			snprintf(sdk_source, sizeof(sdk_source), "name");
+			snprintf(sdk, sdklen, "%s", h->sdk);
+			snprintf(sdk_source, 16, "name");
 		}
 	} else if (runtime_major[0]) {
-		snprintf(sdk, sizeof(sdk), "%s", runtime_major);
-		snprintf(sdk_source, sizeof(sdk_source), "binary");
+		snprintf(sdk, sdklen, "%s", runtime_major);
+		snprintf(sdk_source, 16, "binary");
 	}
+	return 0;
+}
+
+/* The name names archs the content lacks: worth a word, not a refusal. */
+static void
+name_arch_warnings(const struct rocmd_pkg_name_hints *h, const cJSON *id, cJSON *warnings)
+{
+	char tmp[128], *save = NULL;
+
+	if (h->archs[0] == '\0')
+		return;
+	snprintf(tmp, sizeof(tmp), "%s", h->archs);
+	for (char *a = strtok_r(tmp, ",", &save); a != NULL; a = strtok_r(NULL, ",", &save)) {
+		int have = 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, cJSON_GetObjectItem(id, "archs")) have |=
+		    strcmp(it->valuestring, a) == 0;
+		if (!have && cJSON_GetArraySize(cJSON_GetObjectItem(id, "archs")) > 0) {
+			char msg[128];
+			snprintf(msg, sizeof(msg), "the name says %s but no library file is for it",
+			         a);
+			cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+		}
+	}
+}
+
+int
+rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const char *explicit_sdk,
+                   cJSON **out, char *why, size_t whylen)
+{
+	struct rocmd_pkg_name_hints hints;
+	const struct rocmd_pkg_entry *dll, *so, *manifest;
+	cJSON *id, *archs, *from_names, *from_objects, *warnings, *bin, *h;
+	char libdir[4096], sdk[16] = "", sdk_source[16] = "", gen[16], runtime_major[8] = "";
+	size_t libfiles = 0, best;
+	int rc = 0;
+
+	*out = NULL;
+	id = cJSON_CreateObject();
+	if (id == NULL)
+		return ROCMD_ENOMEM;
+	rocmd_pkg_name_hints(name, &hints);
+	h = cJSON_AddObjectToObject(id, "name_hints");
+	cJSON_AddStringToObject(h, "sdk", hints.sdk);
+	cJSON_AddStringToObject(h, "version", hints.version);
+	cJSON_AddStringToObject(h, "archs", hints.archs);
+	warnings = cJSON_CreateArray();
+	find_binaries(c, &dll, &so, &manifest);
+	best = find_library_dir(c, libdir, sizeof(libdir));
+	archs = cJSON_CreateArray();
+	from_names = cJSON_CreateArray();
+	from_objects = cJSON_CreateArray();
+	if (best > 0)
+		libfiles = collect_archs(c, libdir, from_names, from_objects, warnings);
+	served_archs(archs, from_names, from_objects, libfiles, warnings);
+	sort_strings(archs);
+	sort_strings(from_names);
+	sort_strings(from_objects);
+	if (dll == NULL && so == NULL && libfiles == 0) {
+		snprintf(why, whylen,
+		         "not a rocBLAS library package: no rocblas.dll, librocblas.so or Tensile "
+		         "library files (TensileLibrary*, *.co, *.hsaco) in it");
+		rc = ROCMD_EINVAL;
+		goto out;
+	}
+	cJSON_AddStringToObject(id, "library", best > 0 ? libdir : "");
+	cJSON_AddNumberToObject(id, "library_files", (double)libfiles);
+	cJSON_AddItemToObject(id, "archs", archs);
+	cJSON_AddItemToObject(id, "archs_from_index", from_names);
+	cJSON_AddItemToObject(id, "archs_from_code_objects", from_objects);
+	archs = from_names = from_objects = NULL;
+	bin = describe_binary(c, dll, so, id, warnings, runtime_major, sizeof(runtime_major));
+	cJSON_AddStringToObject(id, "platform",
+	                        dll != NULL  ? "windows"
+	                        : so != NULL ? "linux"
+	                                     : "any");
+	check_manifest(c, manifest, id, warnings);
+	rc = choose_sdk(explicit_sdk, &hints, runtime_major, bin, warnings, sdk, sizeof(sdk),
+	                sdk_source, why, whylen);
+	if (rc < 0)
+		goto out;
 	if (sdk[0] != '\0' && rocmd_sdk_generation(sdk, gen, sizeof(gen)) == 0) {
 		cJSON_AddStringToObject(id, "sdk", sdk);
 		cJSON_AddStringToObject(id, "sdk_source", sdk_source);
@@ -956,24 +1051,7 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 		cJSON_AddStringToObject(id, "version_hint", hints.version);
 	else
 		cJSON_AddNullToObject(id, "version_hint");
-	if (hints.archs[0] != '\0') {
-		/* The name names archs the content lacks: worth a word, not a refusal. */
-		char tmp[128], *save = NULL;
-		snprintf(tmp, sizeof(tmp), "%s", hints.archs);
-		for (char *a = strtok_r(tmp, ",", &save); a != NULL;
-		     a = strtok_r(NULL, ",", &save)) {
-			int have = 0;
-			const cJSON *it;
-			cJSON_ArrayForEach(it, cJSON_GetObjectItem(id, "archs")) have |=
-			    strcmp(it->valuestring, a) == 0;
-			if (!have && cJSON_GetArraySize(cJSON_GetObjectItem(id, "archs")) > 0) {
-				char msg[128];
-				snprintf(msg, sizeof(msg),
-				         "the name says %s but no library file is for it", a);
-				cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
-			}
-		}
-	}
+	name_arch_warnings(&hints, id, warnings);
 	cJSON_AddStringToObject(id, "root_stripped", c->strip != NULL ? c->strip : "");
 	cJSON_AddItemToObject(id, "warnings", warnings);
 	warnings = NULL;

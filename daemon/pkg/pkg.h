@@ -5,10 +5,10 @@
  * the content-addressed store, re-hashing the store, collecting objects no
  * package uses any more, and choosing a package for an SDK and a GPU arch.
  *
- * Nothing here touches libuv or the database: the daemon (pkg-methods.c) runs
+ * Nothing here touches libuv or the database: the daemon (pkg-jobs.c) runs
  * the slow parts (rocmd_pkg_read, rocmd_pkg_identify, rocmd_store_commit,
- * rocmd_store_verify, rocmd_store_gc) on the thread pool and writes the
- * database on the loop thread; tests and tools call them directly.
+ * rocmd_store_verify, rocmd_store_gc) as jobs off the loop thread and writes
+ * the database on the loop thread; tests and tools call them directly.
  *
  * Store layout under <state>/store:
  *   objects/ab/cdef...   one file per distinct content, named by its SHA-256

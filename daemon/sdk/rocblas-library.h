@@ -13,7 +13,7 @@
  * without code objects for it is visible.
  *
  * Every function here does blocking file I/O and may take seconds on a
- * multi-gigabyte folder: call it off the loop thread (uv_queue_work). The
+ * multi-gigabyte folder: call it off the loop thread (a job, core/jobs.h). The
  * hash cache is the only shared state and it is thread-safe.
  */
 #ifndef ROCMD_ROCBLAS_LIBRARY_H

@@ -10,6 +10,7 @@
 
 #include <uv.h>
 
+#include "daemon/core/jobs.h"
 #include "db/db-sdk.h"
 #include "gpu.h"
 #include "sdk-discover.h"
@@ -39,7 +40,7 @@ struct sdk_suppress {
 /* One scan, handed to a worker: the inputs are copies, the outputs belong to
  * the job until the loop thread applies them. */
 struct sdk_job {
-	uv_work_t work;
+	struct rocmd_job base; /* first: the runner's view */
 	struct rocmd_sdk *m;
 	/* inputs */
 	int deep; /* 0: quick (find, version, events); 1: inspect libraries and GPUs */
@@ -68,7 +69,8 @@ struct rocmd_sdk {
 	uv_timer_t debounce;
 	uv_timer_t interval;
 	int timers_open;
-	struct sdk_job *job; /* in flight, or NULL */
+	struct rocmd_jobs jobs; /* the scans, one at a time (daemon/core/jobs.h) */
+	struct sdk_job *job;    /* in flight, or NULL */
 	int again;           /* another scan was asked for while one ran */
 	int settle_pending;  /* the next scan first checks the dirty paths */
 	char **dirty;        /* host paths changed since the last scan */

@@ -2,7 +2,7 @@
  * The SDK manager: scans off the loop thread, results into the database and
  * the event history. See sdk.h for the design; sdk-watch.c for the watching.
  *
- * A scan is one uv_queue_work job: (optionally) wait until the changed paths
+ * A scan is one job on the daemon's job runner: (optionally) wait until the changed paths
  * have settled, discover the installs and inspect their rocBLAS libraries
  * (file hashes cached across scans, so an unchanged library costs one stat
  * per file), read the KFD topology, and ask the newest SDK's HIP runtime for
@@ -118,9 +118,9 @@ newest_runtime(struct sdk_job *job, char *out, size_t outlen)
 }
 
 static void
-on_work(uv_work_t *w)
+on_work(struct rocmd_job *b)
 {
-	struct sdk_job *job = w->data;
+	struct sdk_job *job = (struct sdk_job *)b;
 	char runtime[PATH_MAX];
 
 	job->started_ms = rocmd_now_ms();
@@ -152,9 +152,15 @@ done:
 	job->elapsed_ms = rocmd_now_ms() - job->started_ms;
 }
 
+static void finish_waiters(struct sdk_waiter *w, int err, const char *why, struct rocmd_sdk *m);
+
 static void
 job_free(struct sdk_job *job)
 {
+	/* Refused before it ran (the daemon stopping): its waiters are told. */
+	if (job->waiters != NULL)
+		finish_waiters(job->waiters, ROCMD_ESHUTDOWN, "rocmd is shutting down", job->m);
+	rocmd_job_fini(&job->base);
 	rocmd_sdk_free_strv((char **)job->opts.extra_roots);
 	rocmd_sdk_free_strv(job->settle);
 	rocmd_sdk_scan_free(&job->scan);
@@ -685,16 +691,15 @@ apply(struct rocmd_sdk *m, struct sdk_job *job)
 static void schedule_job(struct rocmd_sdk *m, int deep, int settle);
 
 static void
-after_work(uv_work_t *w, int status)
+after_work(struct sdk_job *job)
 {
-	struct sdk_job *job = w->data;
 	struct rocmd_sdk *m = job->m;
-	int rc;
+	int status = 0, rc;
 
 	m->job = NULL;
 	if (m->stopping) {
 		finish_waiters(job->waiters, ROCMD_ESHUTDOWN, "rocmd is shutting down", m);
-		job_free(job);
+		job->waiters = NULL;
 		return;
 	}
 	if (status == 0 && job->wait_more_ms > 0) {
@@ -722,14 +727,13 @@ after_work(uv_work_t *w, int status)
 		job->settle = NULL;
 		m->settle_pending = 1;
 		rocmd_sdk_schedule(m, -(int)job->wait_more_ms);
-		job_free(job);
 		return;
 	}
 	if (status != 0 || job->err < 0) {
 		rc = status != 0 ? ROCMD_ECANCELED : job->err;
 		log_err("SDK scan failed: %s", rocmd_strerror(rc));
 		finish_waiters(job->waiters, rc, "the SDK scan failed", m);
-		job_free(job);
+		job->waiters = NULL;
 		return;
 	}
 	if (!job->deep) {
@@ -763,18 +767,37 @@ after_work(uv_work_t *w, int status)
 	         job->scan.nsdks, m->last_gpus.n, (long long)job->elapsed_ms);
 	if (!job->deep) {
 		/* Events are out; now the slow part: hashing, the Tensile index, GPUs. */
-		job_free(job);
-		schedule_job(m, 1, 0);
+			schedule_job(m, 1, 0);
 		return;
 	}
 	drop_fresh_inspected(m, &job->scan);
 	finish_waiters(job->waiters, rc, rc < 0 ? "cannot record the SDK scan" : NULL, m);
-	job_free(job);
+	job->waiters = NULL;
 	if (m->again) {
 		m->again = 0;
 		rocmd_sdk_schedule(m, 0);
 	}
 }
+
+static int
+scan_done(struct rocmd_job *b, cJSON **out)
+{
+	after_work((struct sdk_job *)b);
+	return 0;
+}
+
+static void
+scan_free(struct rocmd_job *b)
+{
+	job_free((struct sdk_job *)b);
+}
+
+static const struct rocmd_job_ops scan_ops = {
+    .what = "SDK scan",
+    .work = on_work,
+    .done = scan_done,
+    .free = scan_free,
+};
 
 static void
 on_debounce(uv_timer_t *t)
@@ -795,16 +818,19 @@ schedule_job(struct rocmd_sdk *m, int deep, int settle)
 {
 	struct rocmd_config *cfg = m->srv->cfg;
 	struct sdk_job *job;
-	int rc;
 
 	job = calloc(1, sizeof(*job));
 	if (job == NULL) {
 		log_err("SDK scan: out of memory");
 		return;
 	}
+	if (rocmd_job_init(&job->base, &scan_ops) < 0) {
+		free(job);
+		log_err("SDK scan: out of memory");
+		return;
+	}
 	job->m = m;
 	job->deep = deep;
-	job->work.data = job;
 	job->opts.root = m->root;
 	job->opts.windows = m->windows;
 	job->opts.env = m->env;
@@ -827,15 +853,8 @@ schedule_job(struct rocmd_sdk *m, int deep, int settle)
 		job->waiters = m->waiters;
 		m->waiters = NULL;
 	}
-	rc = uv_queue_work(m->srv->loop, &job->work, on_work, after_work);
-	if (rc != 0) {
-		log_err("SDK scan: %s", uv_strerror(rc));
-		finish_waiters(job->waiters, ROCMD_EINTERNAL, "cannot start the SDK scan", m);
-		job->waiters = NULL;
-		job_free(job);
-		return;
-	}
 	m->job = job;
+	rocmd_jobs_submit(&m->jobs, &job->base);
 }
 
 /*
@@ -890,6 +909,9 @@ rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts *o,
 	rc = rocmd_hash_cache_new(0, &m->cache);
 	if (rc < 0)
 		goto fail;
+	rc = rocmd_jobs_init(&m->jobs, srv, "SDK discovery", 0);
+	if (rc < 0)
+		goto fail;
 	uv_timer_init(srv->loop, &m->debounce);
 	uv_timer_init(srv->loop, &m->interval);
 	m->debounce.data = m;
@@ -923,6 +945,7 @@ rocmd_sdk_stop(struct rocmd_sdk *m)
 	rocmd_sdk_watch_close_all(m);
 	finish_waiters(m->waiters, ROCMD_ESHUTDOWN, "rocmd is shutting down", m);
 	m->waiters = NULL;
+	rocmd_jobs_shutdown(&m->jobs);
 }
 
 void
@@ -1052,3 +1075,30 @@ rocmd_sdk_suppress_end(struct rocmd_sdk *m, int token)
 		return;
 	}
 }
+
+/* ---- the engine ---- */
+
+static void
+engine_shutdown(void *self)
+{
+	rocmd_sdk_stop(self);
+}
+
+static void
+engine_free(void *self)
+{
+	rocmd_sdk_free(self);
+}
+
+static void
+engine_close(void *self)
+{
+	rocmd_jobs_close(&((struct rocmd_sdk *)self)->jobs);
+}
+
+const struct rocmd_engine_ops rocmd_sdk_engine = {
+    .name = "SDK discovery",
+    .shutdown = engine_shutdown,
+    .close = engine_close,
+    .free = engine_free,
+};

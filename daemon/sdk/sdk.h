@@ -44,6 +44,9 @@ int rocmd_sdk_start(struct rocmd_server *srv, const struct rocmd_sdk_start_opts 
                     struct rocmd_sdk **out, char *why, size_t whylen);
 /* Closes every handle (called when the daemon shuts down); NULL is fine. */
 void rocmd_sdk_stop(struct rocmd_sdk *m);
+struct rocmd_engine_ops;
+/* The server's view of SDK discovery (daemon/core/server.h). */
+extern const struct rocmd_engine_ops rocmd_sdk_engine;
 /* Frees M after the loop has ended. NULL is fine. */
 void rocmd_sdk_free(struct rocmd_sdk *m);
 

@@ -23,6 +23,9 @@ int rocmd_tune_start(struct rocmd_server *srv, const char *root, struct rocmd_tu
                      size_t whylen);
 /* Stops a running job (waiting for it to yield) and closes every handle. */
 void rocmd_tune_stop(struct rocmd_tune *t);
+struct rocmd_engine_ops;
+/* The server's view of the scheduler (daemon/core/server.h). */
+extern const struct rocmd_engine_ops rocmd_tune_engine;
 /* Frees T after the loop has ended. NULL is fine. */
 void rocmd_tune_free(struct rocmd_tune *t);
 

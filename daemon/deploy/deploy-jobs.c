@@ -1,0 +1,879 @@
+/*
+ * Deploy's jobs (see deploy-service.h). Everything that reads the database
+ * happens on the loop thread before a job is queued: the target resolved
+ * (deploy-targets.c), the package chosen and its files turned into the
+ * engine's file list with store objects as sources. The worker then asks who
+ * holds the GPU or the target's files (gpu-users.h; the deploy.gpu_busy
+ * policy refuses or defers), runs the engine, and inside the transaction the
+ * GEMM smoke test (rocmd-rocblas-smoke in a child process). The done hook,
+ * on the loop thread again, writes the outcome (db-deploy.h), emits the event
+ * and shapes the client's reply.
+ *
+ * The engine's label in current.json ("pkg <id> <digest>" or "original") is
+ * how start-up recovery brings the database in line with the disk after a
+ * crash between the engine's commit and the database write.
+ */
+#include "deploy-jobs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/paths.h"
+#include "common/spawn.h"
+#include "daemon/core/server.h"
+#include "daemon/pkg/pkg.h"
+#include "daemon/sdk/sdk.h"
+#include "db/db-deploy.h"
+#include "db/db-pkg.h"
+#include "deploy-jobs-os.h"
+#include "gpu-users.h"
+
+static const struct rocmd_job_ops job_ops;
+
+/* ---- a package as the engine's file list ---- */
+
+struct pkg_meta {
+	char name[256];
+	char digest[72];
+	char platform[8];
+	char libdir[PATH_MAX];
+	char binary[PATH_MAX];
+	int found;
+};
+
+static int
+pkg_row(const struct rocmd_db_pkg *p, void *arg)
+{
+	struct pkg_meta *m = arg;
+	cJSON *id = cJSON_Parse(p->identity != NULL ? p->identity : "{}");
+	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(id, "library");
+
+	m->found = 1;
+	deploy_copy(m->name, sizeof(m->name), p->name);
+	deploy_copy(m->digest, sizeof(m->digest), p->digest);
+	deploy_copy(m->platform, sizeof(m->platform), p->platform);
+	deploy_copy(m->libdir, sizeof(m->libdir), cJSON_IsString(lib) ? lib->valuestring : "");
+	deploy_copy(m->binary, sizeof(m->binary), p->binary);
+	cJSON_Delete(id);
+	return 0;
+}
+
+struct file_build {
+	struct deploy_job *j;
+	const struct pkg_meta *m;
+	size_t cap;
+	int use_binary;
+	int rc;
+};
+
+static void
+file_free(struct rocmd_deploy_file *f)
+{
+	free((char *)f->path);
+	free((char *)f->link);
+	free((char *)f->source);
+}
+
+static int
+fill_file(const char *store, struct rocmd_deploy_file *d, const struct rocmd_db_pkg_file *f,
+          const char *rel)
+{
+	char src[PATH_MAX];
+
+	memset(d, 0, sizeof(*d));
+	d->kind = f->kind == 'l' ? ROCMD_DEPLOY_SYMLINK : ROCMD_DEPLOY_FILE;
+	d->exec = f->exec;
+	d->size = (uint64_t)f->size;
+	d->path = strdup(rel);
+	if (f->kind == 'l') {
+		d->link = strdup(f->link != NULL ? f->link : "");
+		return d->path != NULL && d->link != NULL ? 0 : ROCMD_ENOMEM;
+	}
+	deploy_copy(d->sha256, sizeof(d->sha256), f->sha256);
+	if (rocmd_store_object_path(store, f->sha256, src, sizeof(src)) < 0)
+		return ROCMD_EINVAL;
+	d->source = strdup(src);
+	return d->path != NULL && d->source != NULL ? 0 : ROCMD_ENOMEM;
+}
+
+static int
+file_one(const struct rocmd_db_pkg_file *f, void *arg)
+{
+	struct file_build *b = arg;
+	struct deploy_job *j = b->j;
+	size_t n = strlen(b->m->libdir);
+	const char *rel;
+
+	if (b->m->binary[0] != '\0' && strcmp(f->path, b->m->binary) == 0) {
+		if (!b->use_binary || f->kind != 'f' || j->binary != NULL)
+			return 0;
+		j->binary = calloc(1, sizeof(*j->binary));
+		if (j->binary == NULL)
+			return ROCMD_ENOMEM;
+		return fill_file(j->ds->store, j->binary, f, "binary");
+	}
+	if (n == 0)
+		rel = f->path;
+	else if (strncmp(f->path, b->m->libdir, n) == 0 && f->path[n] == '/')
+		rel = f->path + n + 1;
+	else
+		return 0; /* not part of the library folder (a readme, another binary) */
+	if (j->nfiles == b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 64;
+		void *p = realloc(j->files, ncap * sizeof(*j->files));
+		if (p == NULL)
+			return ROCMD_ENOMEM;
+		j->files = p;
+		b->cap = ncap;
+	}
+	if (fill_file(j->ds->store, &j->files[j->nfiles], f, rel) < 0) {
+		file_free(&j->files[j->nfiles]);
+		return ROCMD_ENOMEM;
+	}
+	j->nfiles++;
+	return 0;
+}
+
+/* Fills J's file list from package J->pkg_id. */
+static int
+build_files(struct deploy_job *j, char *why, size_t whylen)
+{
+	struct rocmd_deploy_service *ds = j->ds;
+	struct pkg_meta m = {0};
+	struct file_build b = {.j = j, .m = &m};
+	int rc;
+
+	rc = rocmd_pkg_db_list(ds->pdb, j->pkg_id, pkg_row, &m);
+	if (rc < 0 || !m.found) {
+		snprintf(why, whylen, "no package #%lld in the store", (long long)j->pkg_id);
+		return ROCMD_ENOTFOUND;
+	}
+	deploy_copy(j->pkg_name, sizeof(j->pkg_name), m.name);
+	/* A package's binary replaces the target's only on the same platform. */
+	b.use_binary = j->t.host_bin[0] != '\0' &&
+	               (strcmp(m.platform, "any") == 0 || strcmp(m.platform, j->t.platform) == 0);
+	rc = rocmd_pkg_db_files(ds->pdb, j->pkg_id, 0, 0, file_one, &b);
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot read package #%lld's files: %s", (long long)j->pkg_id,
+		         rocmd_strerror(rc));
+		return rc;
+	}
+	if (j->nfiles == 0) {
+		snprintf(why, whylen, "package #%lld has no library files", (long long)j->pkg_id);
+		return ROCMD_EINVAL;
+	}
+	qsort(j->files, j->nfiles, sizeof(*j->files), deploy_file_cmp);
+	deploy_files_fingerprint(j->files, j->nfiles, 1, j->fingerprint);
+	snprintf(j->label, sizeof(j->label), "pkg %lld %s", (long long)j->pkg_id, m.digest);
+	return 0;
+}
+
+void
+deploy_job_free(struct deploy_job *j)
+{
+	for (size_t i = 0; i < j->nfiles; i++)
+		file_free(&j->files[i]);
+	free(j->files);
+	if (j->binary != NULL)
+		file_free(j->binary);
+	free(j->binary);
+	rocmd_deploy_files_free(&j->loaded);
+	rocmd_job_fini(&j->base);
+	free(j);
+}
+
+struct deploy_job *
+deploy_job_new(struct rocmd_deploy_service *ds, enum deploy_job_type type)
+{
+	struct deploy_job *j = calloc(1, sizeof(*j));
+
+	if (j == NULL)
+		return NULL;
+	if (rocmd_job_init(&j->base, &job_ops) < 0) {
+		free(j);
+		return NULL;
+	}
+	j->ds = ds;
+	j->type = type;
+	j->smoke_timeout_ms = (int)ds->srv->cfg->deploy_smoke_timeout_ms;
+	j->gpu_busy_defer = strcmp(ds->srv->cfg->deploy_gpu_busy, "defer") == 0;
+	return j;
+}
+
+static int
+on_progress(const struct rocmd_deploy_progress *p, void *ctx)
+{
+	struct deploy_job *j = ctx;
+
+	uv_mutex_lock(&j->base.lock);
+	deploy_copy(j->step, sizeof(j->step), p->step);
+	j->bytes_done = p->bytes_done;
+	j->bytes_total = p->bytes_total;
+	j->files_done = p->files_done;
+	j->files_total = p->files_total;
+	uv_mutex_unlock(&j->base.lock);
+	return rocmd_job_canceled(&j->base);
+}
+
+static void
+set_step(struct deploy_job *j, const char *step)
+{
+	uv_mutex_lock(&j->base.lock);
+	deploy_copy(j->step, sizeof(j->step), step);
+	uv_mutex_unlock(&j->base.lock);
+}
+
+/* The GEMM smoke test in a child; 0 unless it ran and failed. */
+static int
+smoke_run(struct deploy_job *j)
+{
+	struct rocmd_deploy_service *ds = j->ds;
+	char *argv[5];
+	char out[512] = "", crash[64];
+	int status = 0, rc, n = 0;
+
+	if (j->smoke_timeout_ms <= 0 || ds->smoke[0] == '\0') {
+		j->smoke_state = 0;
+		deploy_copy(j->smoke, sizeof(j->smoke), "not run (deploy.smoke_timeout_ms is 0)");
+		return 0;
+	}
+	if ((j->t.windows && !rocmd_deploy_native_windows) || j->t.host_hip[0] == '\0' ||
+	    j->t.host_smoke_bin[0] == '\0') {
+		j->smoke_state = 2;
+		deploy_copy(
+		    j->smoke, sizeof(j->smoke),
+		    j->t.windows && !rocmd_deploy_native_windows
+		        ? "skipped: no GPU/runtime: not run for a Windows target on Linux"
+		        : "skipped: no GPU/runtime: no HIP runtime or rocBLAS binary known");
+		return 0;
+	}
+	argv[n++] = ds->smoke;
+	argv[n++] = j->t.host_smoke_bin;
+	argv[n++] = j->t.host_hip;
+	if (strcmp(j->t.kind, "overlay") == 0 || j->t.host_bin[0] == '\0')
+		argv[n++] = j->t.host_lib;
+	argv[n] = NULL;
+	rc = rocmd_child_run(argv, NULL, j->smoke_timeout_ms, out, sizeof(out), &status);
+	out[strcspn(out, "\n")] = '\0';
+	if (rc == ROCMD_ETIMEDOUT) {
+		j->smoke_state = 3;
+		snprintf(j->smoke, sizeof(j->smoke),
+		         "failed: the GEMM smoke test hung (over %d ms)", j->smoke_timeout_ms);
+		return -1;
+	}
+	if (rc < 0) {
+		j->smoke_state = 2;
+		deploy_fmt(j->smoke, sizeof(j->smoke), "skipped: cannot run %s: %s", ds->smoke,
+		           rocmd_strerror(rc));
+		return 0;
+	}
+	if (rocmd_child_exit_code(status) == 0) {
+		j->smoke_state = 1;
+		deploy_copy(j->smoke, sizeof(j->smoke), out);
+		return 0;
+	}
+	if (rocmd_child_exit_code(status) == 77) {
+		j->smoke_state = 2;
+		deploy_copy(j->smoke, sizeof(j->smoke), out);
+		return 0;
+	}
+	j->smoke_state = 3;
+	if (rocmd_child_crashed(status, crash, sizeof(crash)))
+		snprintf(j->smoke, sizeof(j->smoke), "failed: the GEMM smoke test died (%s)%s%s",
+		         crash, out[0] ? ": " : "", out);
+	else
+		snprintf(j->smoke, sizeof(j->smoke), "%s", out[0] ? out : "failed: no output");
+	return -1;
+}
+
+static int
+on_check(const struct rocmd_deploy_target *t, void *ctx, char *why, size_t whylen)
+{
+	struct deploy_job *j = ctx;
+
+	set_step(j, "smoke");
+	if (smoke_run(j) == 0)
+		return 0;
+	snprintf(why, whylen, "GEMM smoke test %s", j->smoke);
+	return ROCMD_ECORRUPT;
+}
+
+/* Refuses (or defers) while anyone holds the GPU or the target's files. */
+static int
+check_users(struct deploy_job *j)
+{
+	struct rocmd_deploy_service *ds = j->ds;
+	struct rocmd_gpu_users u;
+	const char *paths[2];
+	size_t n = 0;
+	int rc;
+
+	paths[n++] = j->t.host_lib;
+	if (j->t.host_bin[0] != '\0')
+		paths[n++] = j->t.host_bin;
+	rc = rocmd_gpu_users_find(ds->root[0] ? ds->root : NULL, paths, n, &u);
+	if (rc < 0 || u.n == 0)
+		return 0;
+	rocmd_gpu_users_describe(&u, j->users, sizeof(j->users));
+	rocmd_gpu_users_free(&u);
+	if (j->gpu_busy_defer) {
+		j->deferred = 1;
+		return ROCMD_EBUSY;
+	}
+	deploy_fmt(j->base.why, sizeof(j->base.why),
+	           "refused: processes hold the GPU or %s's rocBLAS: %s (stop them, or set "
+	           "deploy.gpu_busy to defer)",
+	           j->t.name, j->users);
+	return ROCMD_EBUSY;
+}
+
+/*
+ * After a failed run whose undo failed too, the engine leaves its journal
+ * and the target would be refused until the next start (or a journal from
+ * such an earlier run refuses this one): recovery (which
+ * finishes or undoes from what is on disk, idempotently) is run now, tried
+ * again every 2 s as a deploy is (on Windows the undo fails mostly because a
+ * file was in use for a moment).
+ */
+static void
+recover_left(struct deploy_job *j, const char *state_dir)
+{
+	for (int tries = 0;; tries++) {
+		struct rocmd_deploy_recovery r;
+		char why[512];
+		int rc = rocmd_deploy_recover(state_dir, j->t.name, &r, why, sizeof(why));
+		if (rc == 0) {
+			if (r.action != ROCMD_DEPLOY_RECOVER_NONE)
+				log_notice("%s: %s", j->t.name, r.what);
+			return;
+		}
+		if (tries >= rocmd_deploy_busy_retries) {
+			log_warn("%s: recovery failed (%s); it runs again at the next start",
+			         j->t.name, why);
+			return;
+		}
+		log_notice("%s: recovery failed (%s); trying again in 2 s", j->t.name, why);
+		uv_sleep(2000);
+	}
+}
+
+/* Runs the engine; on Windows tries again while the target was in use (see
+ * rocmd_deploy_busy_retries), every 2 s, unless the job is cancelled. */
+static int
+run_engine(struct deploy_job *j, const struct rocmd_deploy_request *req)
+{
+	int rc;
+
+	for (int tries = 0;; tries++) {
+		memset(&j->res, 0, sizeof(j->res));
+		rc = rocmd_deploy_run(req, &j->res, j->base.why, sizeof(j->base.why));
+		if (rc < 0 && !j->res.committed)
+			recover_left(j, req->state_dir); /* nothing to do without a journal */
+		if ((rc != ROCMD_EBUSY && rc != -EACCES) || j->res.committed ||
+		    tries >= rocmd_deploy_busy_retries)
+			return rc;
+		if (rocmd_job_canceled(&j->base))
+			return rc;
+		log_notice("%s: %s; trying again in 2 s (%d of %d)", j->t.name, j->base.why,
+		           tries + 1, rocmd_deploy_busy_retries);
+		uv_sleep(2000);
+	}
+}
+
+static void
+deploy_work(struct rocmd_job *b)
+{
+	struct deploy_job *j = (struct deploy_job *)b;
+	struct rocmd_deploy_service *ds = j->ds;
+	struct rocmd_deploy_request req = {0};
+
+	j->deferred = 0;
+	j->users[0] = '\0';
+	set_step(j, "plan");
+	if (!(j->type == JOB_VERIFY) && (j->base.rc = check_users(j)) < 0)
+		return;
+	if (j->remove_overlay) {
+		/* rocmd's own overlay folder holds nothing of the user's. */
+		{
+			req.state_dir = ds->srv->cfg->state_dir;
+			deploy_target_engine(&j->t, &req.target);
+			/* An empty library: rocBLAS then uses the SDK's own again. */
+			req.files = NULL;
+			req.nfiles = 0;
+			req.label = "original";
+			req.flags = ROCMD_DEPLOY_NO_BACKUP | ROCMD_DEPLOY_CREATE;
+			req.progress = on_progress;
+			req.ctx = j;
+			j->base.rc =
+			    rocmd_deploy_run(&req, &j->res, j->base.why, sizeof(j->base.why));
+		}
+		return;
+	}
+	req.state_dir = ds->srv->cfg->state_dir;
+	deploy_target_engine(&j->t, &req.target);
+	req.progress = on_progress;
+	req.ctx = j;
+	req.arch = j->arch[0] ? j->arch : NULL;
+	if (strcmp(j->t.kind, "overlay") == 0 && j->type == JOB_DEPLOY) {
+		/* rocmd's own folder: its parent is made here; the engine creates
+		 * the library folder itself. */
+		char parent[PATH_MAX];
+		deploy_sys_dirname(j->t.host_lib, parent, sizeof(parent));
+		if ((j->base.rc = rocmd_paths_mkdir_p(parent, 0755)) < 0) {
+			deploy_fmt(j->base.why, sizeof(j->base.why), "cannot create %s: %s", parent,
+			           rocmd_strerror(j->base.rc));
+			return;
+		}
+	}
+	if (j->type == JOB_VERIFY) {
+		j->base.rc = rocmd_deploy_verify(req.state_dir, &req.target, req.arch, on_progress,
+		                                 j, &j->vrep, j->base.why, sizeof(j->base.why));
+		if (j->base.rc == 0 && smoke_run(j) < 0) {
+			j->base.rc = ROCMD_ECORRUPT;
+			snprintf(j->base.why, sizeof(j->base.why), "GEMM smoke test %s", j->smoke);
+		}
+		return;
+	}
+	if (j->type == JOB_ROLLBACK && strcmp(j->to, "original") == 0) {
+		j->base.rc = rocmd_deploy_backup_load(req.state_dir, j->t.name, &j->loaded,
+		                                      j->base.why, sizeof(j->base.why));
+		if (j->base.rc < 0)
+			return;
+		req.files = j->loaded.files;
+		req.nfiles = j->loaded.n;
+		req.binary = j->t.host_bin[0] != '\0' ? j->loaded.binary : NULL;
+		req.label = "original";
+		req.arch = NULL; /* the vendor's library may well lack the arch */
+		req.flags = 0;
+	} else {
+		req.files = j->files;
+		req.nfiles = j->nfiles;
+		req.binary = j->binary;
+		req.label = j->label;
+		req.check = on_check;
+		req.flags = j->flags;
+	}
+	j->base.rc = run_engine(j, &req);
+	if (j->base.rc == -EACCES && strcmp(j->t.kind, "overlay") != 0) {
+		char dir[PATH_MAX];
+		deploy_sys_dirname(j->t.host_bin[0] ? j->t.host_bin : j->t.host_lib, dir,
+		                   sizeof(dir));
+		rocmd_deploy_denied_hint(dir, j->base.why, sizeof(j->base.why));
+	}
+	if (j->base.rc < 0 && j->res.committed) {
+		/* In place and verified; only the cleanup after the commit failed.
+		 * Recovery finishes it now (or at the next start): the target holds
+		 * the new content either way, and the database must say so. */
+		log_warn("%s: deployed, but the cleanup failed (%s); finishing it", j->t.name,
+		         j->base.why);
+		recover_left(j, req.state_dir);
+		j->base.rc = 0;
+		j->base.why[0] = '\0';
+	}
+	if (j->base.rc == 0 && strcmp(j->t.kind, "overlay") != 0) {
+		char why[256];
+		if (rocmd_deploy_backup(req.state_dir, &req.target, 0, &j->binfo, why,
+		                        sizeof(why)) < 0)
+			memset(&j->binfo, 0, sizeof(j->binfo));
+	}
+}
+
+static cJSON *
+result_json(const struct deploy_job *j)
+{
+	cJSON *r = cJSON_CreateObject(), *t, *s;
+
+	t = cJSON_AddObjectToObject(r, "target");
+	cJSON_AddStringToObject(t, "name", j->t.name);
+	cJSON_AddStringToObject(t, "kind", j->t.kind);
+	cJSON_AddStringToObject(t, "library", j->t.sys_lib);
+	if (j->t.sys_bin[0])
+		cJSON_AddStringToObject(t, "binary", j->t.sys_bin);
+	else
+		cJSON_AddNullToObject(t, "binary");
+	if (j->t.sdk_path[0])
+		cJSON_AddStringToObject(t, "sdk", j->t.sdk_path);
+	if (j->pkg_id > 0) {
+		cJSON_AddNumberToObject(r, "package", (double)j->pkg_id);
+		cJSON_AddStringToObject(r, "package_name", j->pkg_name);
+	}
+	if (j->arch[0])
+		cJSON_AddStringToObject(r, "arch", j->arch);
+	cJSON_AddStringToObject(r, "reason", j->reason);
+	if (j->type != JOB_VERIFY) {
+		cJSON_AddNumberToObject(r, "files", (double)j->res.files);
+		cJSON_AddNumberToObject(r, "bytes", (double)j->res.bytes);
+		cJSON_AddNumberToObject(r, "bytes_copied", (double)j->res.bytes_copied);
+		cJSON_AddBoolToObject(r, "backup_made", j->res.backup_made);
+		cJSON_AddBoolToObject(r, "backup_adopted", j->res.backup_adopted);
+		cJSON_AddBoolToObject(r, "atomic_exchange", j->res.exchange);
+		cJSON_AddBoolToObject(r, "rolled_back", j->res.rolled_back);
+		cJSON_AddNumberToObject(r, "stage_us", (double)j->res.stage_us);
+		cJSON_AddNumberToObject(r, "swap_us", (double)j->res.swap_us);
+		cJSON_AddNumberToObject(r, "verify_us", (double)j->res.verify_us);
+		cJSON_AddNumberToObject(r, "pair_window_ns", (double)j->res.pair_window_ns);
+		if (j->res.manifest[0])
+			cJSON_AddStringToObject(r, "manifest", j->res.manifest);
+	} else {
+		cJSON_AddNumberToObject(r, "files_checked", (double)j->vrep.files_checked);
+		cJSON_AddNumberToObject(r, "files_bad", (double)j->vrep.files_bad);
+		if (j->vrep.first_bad[0])
+			cJSON_AddStringToObject(r, "first_bad", j->vrep.first_bad);
+		if (j->vrep.arch_ok >= 0)
+			cJSON_AddBoolToObject(r, "arch_ok", j->vrep.arch_ok);
+		else
+			cJSON_AddNullToObject(r, "arch_ok");
+		if (j->vrep.pair_ok >= 0)
+			cJSON_AddBoolToObject(r, "pair_ok", j->vrep.pair_ok);
+		else
+			cJSON_AddNullToObject(r, "pair_ok");
+		cJSON_AddStringToObject(r, "label", j->vrep.label);
+	}
+	if (j->fingerprint[0])
+		cJSON_AddStringToObject(r, "fingerprint", j->fingerprint);
+	s = cJSON_AddObjectToObject(r, "smoke_test");
+	cJSON_AddStringToObject(s, "state",
+	                        j->smoke_state == 1   ? "ok"
+	                        : j->smoke_state == 2 ? "skipped"
+	                        : j->smoke_state == 3 ? "failed"
+	                                              : "not_run");
+	cJSON_AddStringToObject(s, "detail", j->smoke[0] ? j->smoke : "not run");
+	if (strcmp(j->t.kind, "overlay") == 0 && j->type == JOB_DEPLOY) {
+		char line[PATH_MAX + 64];
+		snprintf(line, sizeof(line), "ROCBLAS_TENSILE_LIBPATH=%s", j->t.host_lib);
+		cJSON_AddStringToObject(r, "environment", line);
+	}
+	if (j->users[0])
+		cJSON_AddStringToObject(r, "gpu_users", j->users);
+	return r;
+}
+
+static void
+record_deploy(struct deploy_job *j, cJSON *result)
+{
+	struct rocmd_deploy_service *ds = j->ds;
+	struct rocmd_db_deployment d = {0};
+	char *detail = cJSON_PrintUnformatted(result);
+	int64_t dep_id = 0;
+	int rc;
+
+	d.target_id = j->target_id;
+	d.package_id = j->pkg_id;
+	d.reason = j->reason;
+	d.fingerprint = j->fingerprint[0] ? j->fingerprint : NULL;
+	d.started_ms = j->base.started_ms;
+	d.finished_ms = rocmd_now_ms();
+	d.detail = detail;
+	if (j->base.rc == 0) {
+		d.state = "live";
+		rc = rocmd_deploy_db_record(
+		    ds->db, &d, j->type == JOB_ROLLBACK ? "rolled_back" : "superseded",
+		    j->type == JOB_ROLLBACK ? "rollback" : "deploy", "ok",
+		    j->type == JOB_ROLLBACK ? "rolled back to the previous package" : "deployed",
+		    &dep_id);
+	} else {
+		d.state = "failed";
+		rc = rocmd_deploy_db_record(
+		    ds->db, &d, NULL, j->type == JOB_ROLLBACK ? "rollback" : "deploy",
+		    j->base.rc == ROCMD_EBUSY ? "refused" : "failed", j->base.why, &dep_id);
+	}
+	if (rc < 0)
+		log_err("%s: cannot record the deployment: %s", j->t.name,
+		        rocmd_deploy_db_errmsg(ds->db));
+	cJSON_free(detail);
+}
+
+static void
+record_backup(struct deploy_job *j)
+{
+	struct rocmd_deploy_service *ds = j->ds;
+	char path[PATH_MAX];
+	int rc;
+
+	if (!j->binfo.exists)
+		return;
+	snprintf(path, sizeof(path),
+	         rocmd_deploy_native_windows ? "%s\\deploy\\%s\\backup" : "%s/deploy/%s/backup",
+	         ds->srv->cfg->state_dir, j->t.name);
+	if (j->res.backup_retired > 0) {
+		char msg[160];
+		rc = rocmd_deploy_db_backup_renew(ds->db, j->target_id, path, j->binfo.manifest,
+		                                  (int64_t)j->binfo.files, (int64_t)j->binfo.bytes,
+		                                  rocmd_now_ms());
+		snprintf(msg, sizeof(msg),
+		         "new originals (an SDK update) backed up; the earlier ones kept as "
+		         "backup.%d",
+		         j->res.backup_retired);
+		struct rocmd_db_history h = {.target_id = j->target_id,
+		                             .time_ms = rocmd_now_ms(),
+		                             .action = "backup",
+		                             .outcome = rc == 0 ? "ok" : "failed",
+		                             .message = msg};
+		rocmd_deploy_db_history_add(ds->db, &h, NULL);
+		rocmd_server_event(ds->srv, "lib.backup_renewed", NULL, "%s: %s", j->t.name, msg);
+		return;
+	}
+	rc = rocmd_deploy_db_backup_put(ds->db, j->target_id, path, j->binfo.manifest,
+	                                (int64_t)j->binfo.files, (int64_t)j->binfo.bytes,
+	                                j->binfo.adopted ? "rocblas_backup" : NULL, rocmd_now_ms());
+	if (rc == 0) {
+		struct rocmd_db_history h = {
+		    .target_id = j->target_id,
+		    .time_ms = rocmd_now_ms(),
+		    .action = "backup",
+		    .outcome = "ok",
+		    .message = j->binfo.adopted ? "originals adopted from rocblas_backup"
+		                                : "originals backed up"};
+		rocmd_deploy_db_history_add(ds->db, &h, NULL);
+	}
+}
+
+static void
+job_done(struct deploy_job *j, cJSON **out)
+{
+	struct rocmd_deploy_service *ds = j->ds;
+	cJSON *r = result_json(j);
+	struct rocmd_server *srv = ds->srv;
+
+	if (j->type == JOB_VERIFY) {
+		struct rocmd_db_history h = {.target_id = j->target_id,
+		                             .time_ms = rocmd_now_ms(),
+		                             .action = "verify",
+		                             .outcome = j->base.rc == 0 ? "ok" : "failed",
+		                             .message = j->base.rc == 0 ? "verified" : j->base.why};
+		if (j->target_id > 0)
+			rocmd_deploy_db_history_add(ds->db, &h, NULL);
+		if (j->base.rc == 0) {
+			rocmd_server_event(srv, "lib.verified", cJSON_Duplicate(r, 1),
+			                   "%s verified: %llu files, GEMM smoke test %s", j->t.name,
+			                   (unsigned long long)j->vrep.files_checked,
+			                   j->smoke[0] ? j->smoke : "not run");
+		} else {
+			rocmd_server_event(srv, "lib.verify_failed", cJSON_Duplicate(r, 1),
+			                   "%s failed verification: %s", j->t.name, j->base.why);
+			if (j->base.rc == ROCMD_ECORRUPT)
+				deploy_queue_auto_rollback(ds, &j->t, j->target_id, j->base.why);
+		}
+		goto finish;
+	}
+	if (j->type == JOB_ROLLBACK && strcmp(j->to, "original") == 0) {
+		if (j->base.rc == 0) {
+			int rc = rocmd_deploy_db_end_live(ds->db, j->target_id, rocmd_now_ms(),
+			                                  "rolled back to the originals", NULL);
+			if (rc < 0 && rc != ROCMD_ENOTFOUND)
+				log_err("%s: cannot record the rollback: %s", j->t.name,
+				        rocmd_deploy_db_errmsg(ds->db));
+			rocmd_server_event(srv, "lib.rolled_back", cJSON_Duplicate(r, 1),
+			                   "%s rolled back to the originals (%s)", j->t.name,
+			                   j->reason);
+		} else {
+			struct rocmd_db_history h = {
+			    .target_id = j->target_id,
+			    .time_ms = rocmd_now_ms(),
+			    .action = "rollback",
+			    .outcome = j->base.rc == ROCMD_EBUSY ? "refused" : "failed",
+			    .message = j->base.why};
+			rocmd_deploy_db_history_add(ds->db, &h, NULL);
+			rocmd_server_event(srv, "lib.rollback_failed", cJSON_Duplicate(r, 1),
+			                   "%s: rollback to the originals failed: %s", j->t.name,
+			                   j->base.why);
+		}
+		goto finish;
+	}
+	record_deploy(j, r);
+	if (j->base.rc == 0) {
+		record_backup(j);
+		if (strcmp(j->t.kind, "overlay") == 0)
+			rocmd_server_event(srv, "lib.deployed", cJSON_Duplicate(r, 1),
+			                   "package #%lld (%s) deployed to %s (%s); use it with "
+			                   "ROCBLAS_TENSILE_LIBPATH=%s",
+			                   (long long)j->pkg_id, j->pkg_name, j->t.name, j->reason,
+			                   j->t.host_lib);
+		else
+			rocmd_server_event(srv, "lib.deployed", cJSON_Duplicate(r, 1),
+			                   "package #%lld (%s) %s to %s (%s); GEMM smoke test %s",
+			                   (long long)j->pkg_id, j->pkg_name,
+			                   j->type == JOB_ROLLBACK ? "restored" : "deployed",
+			                   j->t.name, j->reason,
+			                   j->smoke[0] ? j->smoke : "not run");
+	} else {
+		rocmd_server_event(
+		    srv, j->base.rc == ROCMD_EBUSY ? "lib.refused" : "lib.deploy_failed",
+		    cJSON_Duplicate(r, 1), "deploy of package #%lld to %s failed: %s",
+		    (long long)j->pkg_id, j->t.name, j->base.why);
+	}
+finish:
+	rocmd_server_counts_changed(srv);
+	*out = r;
+}
+
+/* ---- the job's hooks ---- */
+
+/* Loop thread, as the job starts: writes into an SDK are announced to
+ * discovery, so they are not mistaken for an SDK update. */
+static int
+job_start(struct rocmd_job *b)
+{
+	struct deploy_job *j = (struct deploy_job *)b;
+	struct rocmd_sdk *sdk = j->ds->srv->sdk;
+	char dir[PATH_MAX];
+
+	if (j->type == JOB_VERIFY || strcmp(j->t.kind, "sdk") != 0 || sdk == NULL)
+		return 0;
+	deploy_sys_dirname(j->t.sys_lib, dir, sizeof(dir));
+	j->suppress[0] = rocmd_sdk_suppress_begin(sdk, dir);
+	if (j->t.sys_bin[0]) {
+		deploy_sys_dirname(j->t.sys_bin, dir, sizeof(dir));
+		j->suppress[1] = rocmd_sdk_suppress_begin(sdk, dir);
+	}
+	return 0;
+}
+
+static void
+suppress_end(struct deploy_job *j)
+{
+	for (int i = 0; i < 2; i++)
+		if (j->suppress[i] > 0 && j->ds->srv->sdk != NULL)
+			rocmd_sdk_suppress_end(j->ds->srv->sdk, j->suppress[i]);
+	j->suppress[0] = j->suppress[1] = 0;
+}
+
+static cJSON *
+job_progress(struct rocmd_job *b)
+{
+	struct deploy_job *j = (struct deploy_job *)b;
+	cJSON *p = cJSON_CreateObject();
+
+	uv_mutex_lock(&j->base.lock);
+	cJSON_AddStringToObject(p, "phase", j->step);
+	cJSON_AddNumberToObject(p, "bytes_done", (double)j->bytes_done);
+	cJSON_AddNumberToObject(p, "bytes_total", (double)j->bytes_total);
+	cJSON_AddNumberToObject(p, "files_done", (double)j->files_done);
+	cJSON_AddNumberToObject(p, "files_total", (double)j->files_total);
+	uv_mutex_unlock(&j->base.lock);
+	if (j->users[0])
+		cJSON_AddStringToObject(p, "gpu_users", j->users);
+	return p;
+}
+
+/* Loop thread, after the work: deploy.gpu_busy = defer waits and tries
+ * again; anything else is recorded and answered. */
+static int
+job_finish(struct rocmd_job *b, cJSON **out)
+{
+	struct deploy_job *j = (struct deploy_job *)b;
+	struct rocmd_server *srv = j->ds->srv;
+
+	suppress_end(j);
+	if (j->deferred && !srv->shutting_down) {
+		if (b->deferrals == 0)
+			rocmd_server_event(srv, "lib.deferred", NULL,
+			                   "%s: waiting for %s to let go of the GPU", j->t.name,
+			                   j->users);
+		if (b->pending != NULL && rocmd_pending_alive(b->pending)) {
+			cJSON *p = job_progress(b);
+			cJSON_ReplaceItemInObject(p, "phase", cJSON_CreateString("deferred"));
+			rocmd_pending_progress(b->pending, p);
+		}
+		return ROCMD_JOB_RETRY;
+	}
+	job_done(j, out);
+	return 0;
+}
+
+static void
+job_free_cb(struct rocmd_job *b)
+{
+	deploy_job_free((struct deploy_job *)b);
+}
+
+static const struct rocmd_job_ops job_ops = {
+    .what = "deploy",
+    .start = job_start,
+    .work = deploy_work,
+    .done = job_finish,
+    .progress = job_progress,
+    .free = job_free_cb,
+};
+
+/* ---- queueing ---- */
+
+/* Prepares a deploy job of package PKG_ID (0: match) to target T. */
+int
+deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whylen)
+{
+	struct rocmd_deploy_service *ds = j->ds;
+	int rc;
+
+	if (pkg_id > 0) {
+		struct deploy_gpu_archs g;
+		j->pkg_id = pkg_id;
+		deploy_gpu_archs(ds, &g);
+		if (g.n > 0)
+			deploy_copy(j->arch, sizeof(j->arch), g.archs[0]);
+	} else {
+		rc = deploy_match_package(ds, &j->t, &j->pkg_id, j->pkg_name, sizeof(j->pkg_name),
+		                          j->arch, sizeof(j->arch), why, whylen);
+		if (rc < 0)
+			return rc;
+	}
+	if ((rc = build_files(j, why, whylen)) < 0)
+		return rc;
+	j->flags = strcmp(j->t.kind, "overlay") == 0
+	               ? ROCMD_DEPLOY_NO_BACKUP | ROCMD_DEPLOY_CREATE
+	               : (j->t.windows ? ROCMD_DEPLOY_MANUAL_BACKUP : 0);
+	if (strcmp(j->t.kind, "app") == 0 && !deploy_exists(j->t.host_lib))
+		j->flags |= ROCMD_DEPLOY_CREATE;
+	{
+		struct deploy_row row;
+		deploy_target_lookup(ds, j->t.name, &row);
+		if (deploy_originals_changed(ds, &j->t, &row))
+			j->flags |= ROCMD_DEPLOY_NEW_ORIGINALS;
+	}
+	if ((rc = deploy_target_record(ds, &j->t, &j->target_id)) < 0) {
+		snprintf(why, whylen, "cannot record the target: %s",
+		         rocmd_deploy_db_errmsg(ds->db));
+		return rc;
+	}
+	return 0;
+}
+
+int
+deploy_job_submit(struct deploy_job *j, struct rocmd_conn *conn)
+{
+	struct rocmd_jobs *q = &j->ds->jobs;
+	int rc = 0;
+
+	if (conn != NULL) {
+		if ((rc = rocmd_job_defer_reply(&j->base, conn)) < 0) {
+			deploy_job_free(j);
+			return rc;
+		}
+		if (rocmd_jobs_count(q) > 0) {
+			cJSON *p = cJSON_CreateObject();
+			cJSON_AddStringToObject(p, "phase", "queued");
+			rocmd_pending_progress(j->base.pending, p);
+		}
+	}
+	rocmd_jobs_submit(q, &j->base);
+	return rc;
+}
+
+static int
+same_target(struct rocmd_job *b, void *name)
+{
+	return strcmp(((struct deploy_job *)b)->t.name, name) == 0;
+}
+
+int
+deploy_target_queued(struct rocmd_deploy_service *ds, const char *name)
+{
+	return rocmd_jobs_each(&ds->jobs, same_target, (void *)name);
+}

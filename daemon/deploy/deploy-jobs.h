@@ -1,0 +1,146 @@
+/*
+ * What the files of deploy in the daemon share (see deploy-service.h): a
+ * resolved target, a deploy job, and the functions each file offers the
+ * others. Everything here runs on the loop thread except a job's work.
+ */
+#ifndef ROCMD_DEPLOY_JOBS_H
+#define ROCMD_DEPLOY_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "deploy-service.h"
+#include "deploy.h"
+
+struct rocmd_conn;
+struct rocmd_deploy_file;
+
+/* A target resolved for a request: system paths as discovery or the
+ * configuration name them, host paths where the files are (under --root). */
+struct deploy_tgt {
+	char name[ROCMD_DEPLOY_NAME_MAX + 1];
+	char kind[8]; /* sdk, app, overlay */
+	int64_t sdk_id;
+	char sdk_path[PATH_MAX];
+	char sdk_version[32];
+	char platform[8];
+	char sys_lib[PATH_MAX], sys_bin[PATH_MAX]; /* system paths; sys_bin "" none */
+	char host_lib[PATH_MAX], host_bin[PATH_MAX];
+	char host_hip[PATH_MAX];       /* the SDK's HIP runtime, for the smoke test; "" none */
+	char host_smoke_bin[PATH_MAX]; /* the rocBLAS binary the smoke test loads */
+	char sdk_fingerprint[72];
+	int windows;
+};
+
+/* What the database says a target holds. */
+struct deploy_row {
+	int found;
+	int64_t id, live_id, live_pkg;
+	char live_fp[72];
+	int has_backup;
+};
+
+enum deploy_job_type { JOB_DEPLOY, JOB_ROLLBACK, JOB_VERIFY };
+
+struct deploy_job {
+	struct rocmd_job base; /* first: the runner's view; rc and why are the outcome */
+	struct rocmd_deploy_service *ds;
+	enum deploy_job_type type;
+	struct deploy_tgt t;
+	int64_t target_id;
+	char reason[16];
+	char to[16]; /* rollback: "original" or "previous" */
+	int64_t pkg_id;
+	char pkg_name[256];
+	char arch[32];
+	/* the engine's request */
+	struct rocmd_deploy_file *files;
+	size_t nfiles;
+	struct rocmd_deploy_file *binary;
+	struct rocmd_deploy_files loaded; /* rollback to the originals */
+	char label[160];
+	char fingerprint[72];
+	unsigned flags;
+	int remove_overlay; /* overlay back to "original": remove rocmd's own folder */
+	int smoke_timeout_ms;
+	int gpu_busy_defer;
+	int suppress[2];
+	/* outcome */
+	int deferred;
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_verify_report vrep;
+	struct rocmd_deploy_backup_info binfo;
+	char users[1024];
+	char smoke[512];
+	int smoke_state; /* 0 not run, 1 ok, 2 skipped, 3 failed */
+	/* shared with the worker, under base.lock */
+	char step[16];
+	uint64_t bytes_done, bytes_total, files_done, files_total;
+};
+
+/* Formats / copies into a fixed buffer, cutting what does not fit (paths
+ * are checked against PATH_MAX where it matters; messages may be cut). */
+void deploy_fmt(char *dst, size_t n, const char *f, ...) __attribute__((format(printf, 3, 4)));
+void deploy_copy(char *dst, size_t n, const char *src);
+/* Whether host path HOST exists (not following a last symlink). */
+int deploy_exists(const char *host);
+/* The folder of system path P (Windows or POSIX separators) into OUT. */
+void deploy_sys_dirname(const char *p, char *out, size_t n);
+
+/* ---- deploy-targets.c ---- */
+
+/* Resolves a "target" param: "sdk-N", "overlay-N", "app-NAME", an SDK's path
+ * or id; with OVERLAY an SDK names its overlay. NULL: the only present SDK. */
+int deploy_resolve_target(struct rocmd_deploy_service *ds, const char *spec, int overlay,
+                          struct deploy_tgt *t, char *why, size_t whylen);
+/* SDK SDK_ID's target (or its overlay). */
+int deploy_sdk_target(struct rocmd_deploy_service *ds, int64_t sdk_id, int overlay,
+                      struct deploy_tgt *t);
+/* Application target NAME of deploy.app_targets; ROCMD_ENOTFOUND when none. */
+int deploy_app_target(struct rocmd_deploy_service *ds, const char *name, struct deploy_tgt *t);
+void deploy_target_engine(const struct deploy_tgt *t, struct rocmd_deploy_target *e);
+int deploy_target_record(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t *id);
+void deploy_target_lookup(struct rocmd_deploy_service *ds, const char *name, struct deploy_row *r);
+/* Whether an SDK update replaced what is at T since rocmd last wrote there. */
+int deploy_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
+                             const struct deploy_row *row);
+/* The distinct archs of this machine's present GPUs. */
+struct deploy_gpu_archs {
+	char archs[8][32];
+	int n;
+};
+void deploy_gpu_archs(struct rocmd_deploy_service *ds, struct deploy_gpu_archs *a);
+/* The package for target T and this machine's GPUs. */
+int deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
+                         int64_t *pkg_id, char *name, size_t namelen, char *arch, size_t archlen,
+                         char *why, size_t whylen);
+/* Orders deploy files by path (qsort, bsearch). */
+int deploy_file_cmp(const void *a, const void *b);
+/* The fingerprint discovery computes for a library folder holding FILES; a
+ * symlink counts as the file it leads to (inside the list). */
+void deploy_files_fingerprint(const struct rocmd_deploy_file *files, size_t n, int follow,
+                              char out[72]);
+
+/* ---- deploy-jobs.c ---- */
+
+struct deploy_job *deploy_job_new(struct rocmd_deploy_service *ds, enum deploy_job_type type);
+void deploy_job_free(struct deploy_job *j);
+/* Prepares J to deploy package PKG_ID (0: the matching one) to J->t. */
+int deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whylen);
+/* Queues J with CONN's request waiting for it (ROCMD_METHOD_DEFERRED), or
+ * with nobody waiting (CONN NULL: 0). */
+int deploy_job_submit(struct deploy_job *j, struct rocmd_conn *conn);
+/* Whether a job for target NAME is queued, running or deferred. */
+int deploy_target_queued(struct rocmd_deploy_service *ds, const char *name);
+
+/* ---- deploy-recover.c ---- */
+
+/* Start-up: finishes or undoes interrupted deploys, then brings the database
+ * in line with what each target holds. */
+int deploy_recover_all(struct rocmd_deploy_service *ds, char *why, size_t whylen);
+/* After a failed verification: back to the originals, unless an SDK update
+ * made the files there the vendor's new ones. */
+void deploy_queue_auto_rollback(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
+                                int64_t target_id, const char *why);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * Deploy's recovery (see deploy-service.h): at start-up, every journaled
+ * transaction the engine left (a crash, a failed undo) is finished or undone
+ * from what is on disk, idempotently, and the database is brought in line
+ * with what each target holds (the engine's label in current.json); after a
+ * verification that failed, the target goes back to its originals unless an
+ * SDK update made the files there the vendor's new ones.
+ */
+#include "deploy-jobs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "daemon/core/server.h"
+#include "db/db-deploy.h"
+
+/* ---- after a failed verification ---- */
+
+void
+deploy_queue_auto_rollback(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
+                           int64_t target_id, const char *why)
+{
+	struct deploy_job *j;
+	struct deploy_row row;
+
+	deploy_target_lookup(ds, t->name, &row);
+	if (deploy_originals_changed(ds, t, &row)) {
+		/* Not ours any more: putting back the older originals would break
+		 * the updated SDK. */
+		rocmd_server_event(ds->srv, "lib.drift", NULL,
+		                   "%s holds an SDK update's new library, not what rocmd deployed "
+		                   "(%s); left as it is, no rollback to older originals",
+		                   t->name, why);
+		return;
+	}
+	j = deploy_job_new(ds, JOB_ROLLBACK);
+	if (j == NULL)
+		return;
+	j->t = *t;
+	j->target_id = target_id;
+	deploy_copy(j->reason, sizeof(j->reason), "verify");
+	deploy_copy(j->to, sizeof(j->to), "original");
+	log_notice("%s: verification failed (%s); rolling back to the originals", t->name, why);
+	deploy_job_submit(j, NULL);
+}
+
+/* ---- start-up ---- */
+
+/* Brings the database in line with what the engine says target NAME holds. */
+static void
+reconcile(struct rocmd_deploy_service *ds, const char *name)
+{
+	struct rocmd_deploy_files cur = {0};
+	struct deploy_row row;
+	char why[512];
+	long long pkg = 0;
+	int rc;
+
+	deploy_target_lookup(ds, name, &row);
+	if (!row.found)
+		return;
+	rc = rocmd_deploy_current_load(ds->srv->cfg->state_dir, name, &cur, why, sizeof(why));
+	if (rc < 0)
+		return;
+	if (cur.label != NULL && strcmp(cur.label, "original") == 0) {
+		if (row.live_id != 0 &&
+		    rocmd_deploy_db_end_live(ds->db, row.id, rocmd_now_ms(),
+		                             "recovered: the originals are in place", NULL) == 0)
+			rocmd_server_event(ds->srv, "lib.recovered", NULL,
+			                   "%s holds the originals: database updated", name);
+	} else if (cur.label != NULL && sscanf(cur.label, "pkg %lld", &pkg) == 1 &&
+	           pkg != row.live_pkg) {
+		struct rocmd_db_deployment d = {.target_id = row.id,
+		                                .package_id = pkg,
+		                                .state = "live",
+		                                .reason = "recover",
+		                                .started_ms = rocmd_now_ms(),
+		                                .finished_ms = rocmd_now_ms()};
+		int64_t id;
+		if (rocmd_deploy_db_record(ds->db, &d, "superseded", "recover", "ok",
+		                           "recovered: the deploy had completed on disk", &id) == 0)
+			rocmd_server_event(ds->srv, "lib.recovered", NULL,
+			                   "%s holds package #%lld: database updated", name, pkg);
+	}
+	rocmd_deploy_files_free(&cur);
+}
+
+static int
+reconcile_one(const struct rocmd_db_target *t, void *arg)
+{
+	char ***names = arg;
+	size_t n = 0;
+
+	while ((*names)[n] != NULL)
+		n++;
+	(*names)[n] = strdup(t->name);
+	return (*names)[n] == NULL ? ROCMD_ENOMEM : 0;
+}
+
+static int
+count_targets(const struct rocmd_db_target *t, void *arg)
+{
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+int
+deploy_recover_all(struct rocmd_deploy_service *ds, char *why, size_t whylen)
+{
+	char **names = NULL, **all = NULL;
+	size_t n = 0, total = 0;
+	int rc;
+
+	rc = rocmd_deploy_pending(ds->srv->cfg->state_dir, &names, &n);
+	if (rc < 0 && rc != ROCMD_ENOTFOUND) {
+		snprintf(why, whylen, "cannot list interrupted deploys: %s", rocmd_strerror(rc));
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rocmd_deploy_recovery r = {0};
+		char w[512] = "";
+		rc = rocmd_deploy_recover(ds->srv->cfg->state_dir, names[i], &r, w, sizeof(w));
+		if (rc < 0) {
+			/* The target stays refused (its journal stays); the daemon runs. */
+			log_err("deploy recovery of %s failed: %s", names[i], w);
+			rocmd_server_event(ds->srv, "lib.recover_failed", NULL,
+			                   "recovery of %s failed: %s", names[i], w);
+		} else if (r.action != ROCMD_DEPLOY_RECOVER_NONE) {
+			struct deploy_row row;
+			rocmd_server_event(ds->srv, "lib.recovered", NULL, "%s: %s", names[i],
+			                   r.what);
+			deploy_target_lookup(ds, names[i], &row);
+			if (row.found) {
+				struct rocmd_db_history h = {.target_id = row.id,
+				                             .time_ms = rocmd_now_ms(),
+				                             .action = "recover",
+				                             .outcome = "ok",
+				                             .message = r.what};
+				rocmd_deploy_db_history_add(ds->db, &h, NULL);
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	/* Then every known target's database rows against its current.json. */
+	rocmd_deploy_db_targets(ds->db, 0, NULL, count_targets, &total);
+	all = calloc(total + 1, sizeof(*all));
+	if (all == NULL)
+		return ROCMD_ENOMEM;
+	rocmd_deploy_db_targets(ds->db, 0, NULL, reconcile_one, &all);
+	for (size_t i = 0; all[i] != NULL; i++) {
+		reconcile(ds, all[i]);
+		free(all[i]);
+	}
+	free(all);
+	return 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * Deploy inside the daemon: its state, owned by the server (srv->deploy),
+ * the lib.* methods (status, deploy, verify, history, rollback), the targets
+ * they act on, and the jobs that run the deploy engine (deploy.h) on the
+ * daemon's job runner, one at a time.
+ *
+ * Targets: each present SDK's rocBLAS ("sdk-<sdk id>": its binary and its
+ * library folder, as discovery found them in the AMD, distribution or Windows
+ * layout), the application-private copies of config key deploy.app_targets
+ * ("app-<name>") and an overlay per SDK ("overlay-<sdk id>": a library folder
+ * under <state>/overlay that leaves the SDK untouched, for use through
+ * ROCBLAS_TENSILE_LIBPATH).
+ *
+ * rocmd_deploy_svc_start runs the engine's start-up recovery (every journaled
+ * transaction finished or undone, and the database brought in line with what
+ * is on disk) before the daemon serves anything. Auto-sync (deploy-sync.c)
+ * uses the view, match and queue functions at the end of this header when
+ * discovery sees an SDK added, upgraded or its library overwritten.
+ *
+ * The files: deploy-targets.c (resolving targets, GPUs, matching a package),
+ * deploy-jobs.c (the jobs: file lists, who holds the GPU, the engine, the
+ * smoke test, recording the outcome), deploy-recover.c (start-up recovery,
+ * automatic rollback), deploy-methods.c (the methods), deploy-service.c
+ * (start, stop, auto-sync's view). One source serves Linux and Windows; the
+ * platform part is in deploy-jobs-unix.c / deploy-jobs-win.c
+ * (deploy-jobs-os.h), gpu-users-*.c and common/spawn-*.c.
+ */
+#ifndef ROCMD_DEPLOY_SERVICE_H
+#define ROCMD_DEPLOY_SERVICE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/core/jobs.h"
+#include "daemon/core/methods.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+struct rocmd_server;
+struct rocmd_deploy_db;
+struct rocmd_pkg_db;
+
+struct rocmd_deploy_service {
+	struct rocmd_server *srv;
+	struct rocmd_deploy_db *db;
+	struct rocmd_pkg_db *pdb;
+	char root[PATH_MAX];  /* --root sysroot, "" none */
+	char smoke[PATH_MAX]; /* the smoke test program, "" none */
+	char store[PATH_MAX]; /* the package store's folder */
+	struct rocmd_jobs jobs;
+};
+
+extern const struct rocmd_method rocmd_methods_lib[];
+extern const struct rocmd_engine_ops rocmd_deploy_engine;
+
+struct rocmd_deploy_svc_opts {
+	const char *root;  /* --root sysroot, or NULL */
+	const char *smoke; /* rocmd-rocblas-smoke; NULL: beside rocmd, else libexec */
+};
+
+/* Opens the deploy tables and recovers interrupted transactions; WHY says
+ * what failed. Call before the daemon listens. */
+int rocmd_deploy_svc_start(struct rocmd_server *srv, const struct rocmd_deploy_svc_opts *o,
+                           struct rocmd_deploy_service **out, char *why, size_t whylen);
+
+/* For auto-sync (deploy-sync.c), on the loop thread. */
+struct rocmd_deploy_sdk_view {
+	int64_t target_id;         /* 0: never deployed to */
+	int64_t live_package_id;   /* 0: the originals are in place */
+	char live_fingerprint[72]; /* what rocmd deployed ("" unknown) */
+	char sdk_fingerprint[72];  /* what discovery sees now ("" unknown) */
+	char sdk_version[32];
+	char sdk_path[512];
+	int queued; /* a job for this SDK's target is queued or running */
+};
+/* What SDK SDK_ID's target holds; ROCMD_ENOTFOUND when the SDK is not present. */
+int rocmd_deploy_svc_sdk_view(struct rocmd_deploy_service *ds, int64_t sdk_id,
+                              struct rocmd_deploy_sdk_view *out);
+/* The package matching SDK SDK_ID and this machine's GPUs: *PKG_ID, and its
+ * name in NAME; ROCMD_ENOTFOUND with WHY when none matches or no GPU is known. */
+int rocmd_deploy_svc_match_sdk(struct rocmd_deploy_service *ds, int64_t sdk_id, int64_t *pkg_id,
+                               char *name, size_t namelen, char *why, size_t whylen);
+/* Queues a deploy of package PKG_ID to SDK SDK_ID's own rocBLAS, nobody
+ * waiting on it; REASON is recorded ("sync", "drift"). */
+int rocmd_deploy_svc_queue_sdk(struct rocmd_deploy_service *ds, int64_t sdk_id, int64_t pkg_id,
+                               const char *reason, char *why, size_t whylen);
+
+#endif

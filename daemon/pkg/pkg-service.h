@@ -1,0 +1,77 @@
+/*
+ * The package store inside the daemon: its state, owned by the server
+ * (srv->pkg), the pkg.* methods (pkg-methods.c), the jobs that import,
+ * verify and collect on the daemon's job runner, one at a time so an import
+ * never races a collection (pkg-jobs.c), and the watched drop folder
+ * (pkg-drop.c). The reading, identification, store and matching code it
+ * drives is in pkg.h.
+ */
+#ifndef ROCMD_PKG_SERVICE_H
+#define ROCMD_PKG_SERVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+#include "daemon/core/jobs.h"
+#include "daemon/core/methods.h"
+#include "pkg.h"
+
+struct rocmd_server;
+struct rocmd_conn;
+struct rocmd_pkg_db;
+struct pkg_drop_file;
+
+struct rocmd_pkg_service {
+	struct rocmd_server *srv;
+	struct rocmd_pkg_db *db;
+	char store[4096];
+	char drop[4096];
+	struct rocmd_jobs jobs;
+	uv_fs_event_t drop_ev;
+	uv_timer_t drop_timer;
+	struct pkg_drop_file *drops;
+	int watching;
+};
+
+extern const struct rocmd_method rocmd_methods_pkg[];
+extern const struct rocmd_engine_ops rocmd_pkg_engine;
+
+/* Opens the store and its database connection, checks the configured match
+ * rules, removes staging leftovers, queues a collection of orphaned objects
+ * and starts watching the drop folder. WHY says what failed. */
+int rocmd_pkg_start(struct rocmd_server *srv, struct rocmd_pkg_service **out, char *why,
+                    size_t whylen);
+
+/* Queues the import of PATH as package NAME (SDK: a version the user gave,
+ * or NULL). CONN: the client whose request waits for it (ROCMD_METHOD_DEFERRED
+ * is returned), or NULL for the drop folder's (0). */
+int rocmd_pkg_queue_import(struct rocmd_pkg_service *ps, const char *path, const char *name,
+                           const char *sdk, struct rocmd_conn *conn);
+/* Queues the verification of package ID's objects (0: the whole store) for
+ * CONN's request. Returns ROCMD_METHOD_DEFERRED or an error with WHY. */
+int rocmd_pkg_queue_verify(struct rocmd_pkg_service *ps, int64_t id, struct rocmd_conn *conn,
+                           char *why, size_t whylen);
+/* Queues a collection of the objects no package names. CONN (may be NULL)
+ * gets RESULT (consumed; may be NULL) with the collection's figures added. */
+int rocmd_pkg_queue_gc(struct rocmd_pkg_service *ps, struct rocmd_conn *conn, cJSON *result);
+
+/* The drop folder (pkg-drop.c): starts watching it / closes its handles /
+ * moves an archive whose import ended to imported/ or refused/ (with WHY). */
+void rocmd_pkg_drop_start(struct rocmd_pkg_service *ps);
+void rocmd_pkg_drop_close(struct rocmd_pkg_service *ps);
+void rocmd_pkg_drop_done(struct rocmd_pkg_service *ps, const char *name, int ok, const char *why);
+
+/* Every stored package as matching sees it (pkg.h), read from DB: for
+ * pkg.match and for deploy's choice of a package. WHY says what failed. */
+struct rocmd_pkg_candidates {
+	struct rocmd_pkg_candidate *c;
+	size_t n, cap;
+};
+int rocmd_pkg_candidates_load(struct rocmd_pkg_db *db, struct rocmd_pkg_candidates *out, char *why,
+                              size_t whylen);
+void rocmd_pkg_candidates_free(struct rocmd_pkg_candidates *l);
+
+#endif
