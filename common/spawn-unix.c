@@ -1,110 +1,173 @@
 /*
- * Helper programs with a time limit: see spawn.h. The child's stdout is a
- * pipe read with poll until it closes or the deadline passes; then the child
- * is killed (SIGKILL: it may be stuck inside a GPU driver) and reaped.
+ * The child-process layer's POSIX calls (see spawn.h). Every child is started
+ * with posix_spawn: its descriptors are set up by file actions (the ones it
+ * is given moved into place, every other one closed: all of rocmd's are
+ * close-on-exec, and closefrom makes sure), its signal handlers and mask
+ * start at their defaults (a daemon's ignored SIGPIPE is not the child's).
+ * Pipes are read with poll, in slices of at most 10 ms while a cancel flag
+ * is given; a child past its deadline is SIGKILLed (it may be stuck inside a
+ * GPU driver) and reaped.
+ *
+ * A child started with rocmd_child_start gets its two pipe ends as
+ * descriptors 3 and 4 and its parent's pid as its last argument; it asks to
+ * be killed when the thread that started it dies (rocmd_child_attach). A
+ * helper run to its end (rocmd_child_run, spawn.c) gets the null device as
+ * stdin and stderr and the pipe as stdout.
  */
 #include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 
-static long long
-mono_ms(void)
+#define SELF_EXE "/proc/self/exe"
+#define CHILD_RFD 3 /* the child's request pipe */
+#define CHILD_WFD 4 /* its reply pipe */
+#define MIN_FD 10   /* parent-side pipe ends sit above both */
+#define KEEP_MAX 8
+
+extern char **environ;
+
+struct rocmd_child {
+	pid_t pid;
+	int wfd, rfd;        /* our ends of its pipes, -1 when it has none */
+	volatile pid_t live; /* the child, for rocmd_child_kill(); 0 once reaped */
+	int ended, status;   /* reaped by rocmd_child_os_wait, with this status */
+};
+
+double
+rocmd_child_now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* posix_spawn of PATH with the file actions FA, after which every
+ * descriptor above LAST_FD is closed; signals at their defaults. */
+static int
+spawn(pid_t *pid, const char *path, posix_spawn_file_actions_t *fa, int last_fd,
+      char *const argv[], char *const envp[])
+{
+	posix_spawnattr_t attr;
+	sigset_t all, none;
+	int err;
+
+	posix_spawn_file_actions_addclosefrom_np(fa, last_fd + 1);
+	posix_spawnattr_init(&attr);
+	sigfillset(&all);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	err = posix_spawn(pid, path, fa, &attr, argv, envp);
+	posix_spawnattr_destroy(&attr);
+	return -err;
 }
 
 int
-rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *out, size_t outlen,
-                int *status)
+rocmd_child_os_read(intptr_t fd, const struct rocmd_child *c, void *buf, size_t len,
+                    double deadline, volatile int *cancel, size_t *got)
 {
-	static char *const empty_env[] = {NULL};
-	posix_spawn_file_actions_t fa;
-	size_t used = 0;
-	long long deadline = mono_ms() + timeout_ms;
-	int p[2], rc, err = 0, st = 0;
-	pid_t pid;
-
-	if (outlen > 0)
-		out[0] = '\0';
-	if (status != NULL)
-		*status = 0;
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp != NULL ? envp : empty_env);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	if (rc != 0) {
-		close(p[0]);
-		return -rc;
-	}
+	(void)c;
+	*got = 0;
 	for (;;) {
-		struct pollfd pfd = {.fd = p[0], .events = POLLIN};
-		long long left = deadline - mono_ms();
-		char buf[4096];
 		ssize_t n;
 
-		if (left <= 0) {
-			err = ROCMD_ETIMEDOUT;
-			kill(pid, SIGKILL);
-			break;
+		if (deadline > 0 || cancel != NULL) {
+			struct pollfd pfd = {.fd = (int)fd, .events = POLLIN};
+			double left = deadline > 0 ? deadline - rocmd_child_now_ms() : 1e9;
+			int rc, slice;
+
+			if (cancel != NULL && *cancel)
+				return ROCMD_ECANCELED;
+			if (left <= 0)
+				return ROCMD_ETIMEDOUT;
+			slice = (int)ceil(left);
+			if (cancel != NULL && slice > 10)
+				slice = 10;
+			rc = poll(&pfd, 1, slice);
+			if (rc == 0 || (rc < 0 && errno == EINTR))
+				continue; /* the deadline and the flag are checked above */
 		}
-		rc = poll(&pfd, 1, (int)left);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc == 0)
-			continue;
-		n = read(p[0], buf, sizeof(buf));
+		n = read((int)fd, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break;
-		if (outlen > 0 && used < outlen - 1) {
-			size_t take = (size_t)n < outlen - 1 - used ? (size_t)n : outlen - 1 - used;
-			memcpy(out + used, buf, take);
-			used += take;
-			out[used] = '\0';
-		}
+		*got = n > 0 ? (size_t)n : 0;
+		return 0;
 	}
-	close(p[0]);
-	/* Output closed; the child may still hang on its way out. */
-	while (err == 0) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			goto reaped;
-		if (w < 0 && errno != EINTR)
-			goto reaped;
-		if (mono_ms() >= deadline) {
-			err = ROCMD_ETIMEDOUT;
-			kill(pid, SIGKILL);
+}
+
+intptr_t
+rocmd_child_os_fd(const struct rocmd_child *c)
+{
+	return c->rfd;
+}
+
+/*
+ * Writes all of BUF. A reader that died (a child that crashed while idle)
+ * must give EPIPE, not a SIGPIPE that kills the caller: the signal is blocked
+ * in this thread for the write and a pending one is consumed.
+ */
+static int
+write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	sigset_t pipe_set, old;
+	int err = 0, epipe = 0;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			epipe = n < 0 && errno == EPIPE;
+			err = ROCMD_EIO;
 			break;
 		}
-		usleep(5000);
+		p += n;
+		len -= (size_t)n;
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-reaped:
-	if (status != NULL)
-		*status = st;
+	if (epipe && !sigismember(&old, SIGPIPE)) {
+		struct timespec zero = {0, 0};
+
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
+
+static void
+reap(pid_t pid, int *status)
+{
+	int st = 0;
+
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (status != NULL)
+		*status = st;
+}
+
+/* ---- how a child ended ---- */
 
 int
 rocmd_child_crashed(int status, char *what, size_t whatlen)
@@ -119,4 +182,354 @@ int
 rocmd_child_exit_code(int status)
 {
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void
+rocmd_child_describe(int status, char *what, size_t whatlen)
+{
+	if (WIFSIGNALED(status))
+		snprintf(what, whatlen, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(what, whatlen, "exited with %d", rocmd_child_exit_code(status));
+}
+
+/* ---- a child serving requests over a pipe each way ---- */
+
+int
+rocmd_child_new(struct rocmd_child **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out == NULL ? ROCMD_ENOMEM : 0;
+}
+
+int
+rocmd_child_alive(const struct rocmd_child *c)
+{
+	return c != NULL && c->pid > 0;
+}
+
+/* F moved to a descriptor >= MIN_FD (close-on-exec): the spawn's dup2() onto
+ * CHILD_RFD/CHILD_WFD must never find a source already sitting there. */
+static int
+move_high(int *f)
+{
+	int g = fcntl(*f, F_DUPFD_CLOEXEC, MIN_FD);
+
+	if (g < 0)
+		return -errno;
+	close(*f);
+	*f = g;
+	return 0;
+}
+
+static void
+close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			close(p[i]);
+}
+
+/* Two pipes, to the child and from it: 0, or -errno. */
+static int
+make_pipes(int to_child[2], int from_child[2])
+{
+	if (pipe2(to_child, O_CLOEXEC) < 0 || pipe2(from_child, O_CLOEXEC) < 0 ||
+	    move_high(&to_child[0]) < 0 || move_high(&from_child[1]) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The parent's ends of the pipes, once the child PID has the other two. */
+static void
+adopt(struct rocmd_child *c, pid_t pid, int to_child[2], int from_child[2])
+{
+	if (to_child[0] >= 0)
+		close(to_child[0]);
+	close(from_child[1]);
+	c->pid = pid;
+	c->live = pid;
+	c->ended = 0;
+	c->wfd = to_child[1];
+	c->rfd = from_child[0];
+}
+
+int
+rocmd_child_os_start(struct rocmd_child *c, const char *exe, char *const argv[],
+                     char *const envp[], int capture, char *why, size_t whylen)
+{
+	int to_child[2] = {-1, -1}, from_child[2] = {-1, -1}, err;
+	posix_spawn_file_actions_t fa;
+	char parent[24], **args;
+	size_t n = 0;
+	pid_t pid;
+
+	while (argv[n] != NULL)
+		n++;
+	if ((args = calloc(n + 2, sizeof(*args))) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return ROCMD_ENOMEM;
+	}
+	memcpy(args, argv, n * sizeof(*args));
+	if (!capture) {
+		/* Where the child finds its pipes (rocmd_child_attach). */
+		snprintf(parent, sizeof(parent), "%ld", (long)getpid());
+		args[n] = parent;
+	}
+	if (exe == NULL)
+		exe = SELF_EXE;
+	err = capture ? (pipe2(from_child, O_CLOEXEC) < 0 ? -errno : 0)
+	              : make_pipes(to_child, from_child);
+	if (err < 0) {
+		snprintf(why, whylen, "pipe: %s", strerror(-err));
+		goto fail;
+	}
+	/* Only stdin/out/err and the pipe ends reach the child. */
+	posix_spawn_file_actions_init(&fa);
+	if (capture) {
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	} else {
+		posix_spawn_file_actions_adddup2(&fa, to_child[0], CHILD_RFD);
+		posix_spawn_file_actions_adddup2(&fa, from_child[1], CHILD_WFD);
+	}
+	err = spawn(&pid, exe, &fa, capture ? 2 : CHILD_WFD, args, envp != NULL ? envp : environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err < 0) {
+		snprintf(why, whylen, "%s: %s", exe, strerror(-err));
+		goto fail;
+	}
+	adopt(c, pid, to_child, from_child);
+	free(args);
+	return 0;
+fail:
+	close_pair(to_child);
+	close_pair(from_child);
+	free(args);
+	return err;
+}
+
+int
+rocmd_child_write(struct rocmd_child *c, const void *buf, size_t len)
+{
+	return write_all(c->wfd, buf, len);
+}
+
+int
+rocmd_child_os_wait(struct rocmd_child *c, double deadline)
+{
+	for (;;) {
+		pid_t w = c->ended ? c->pid : waitpid(c->pid, &c->status, WNOHANG);
+
+		if (w == c->pid) {
+			c->ended = 1;
+			c->live = 0;
+			return 0;
+		}
+		if (w < 0 && errno != EINTR)
+			return 0; /* not ours to wait for: nothing to wait for */
+		if (rocmd_child_now_ms() >= deadline)
+			return ROCMD_ETIMEDOUT;
+		usleep(5000);
+	}
+}
+
+/* Forgets the child's pipes and pid (it has been reaped or will be). */
+static void
+forget(struct rocmd_child *c)
+{
+	c->live = 0;
+	if (c->wfd >= 0)
+		close(c->wfd);
+	close(c->rfd);
+	c->pid = 0;
+	c->ended = 0;
+}
+
+int
+rocmd_child_stop(struct rocmd_child *c, int kill_it)
+{
+	pid_t pid;
+	int st = 0, ended;
+
+	if (c == NULL || c->pid <= 0)
+		return 0;
+	pid = c->pid;
+	ended = c->ended;
+	st = c->status;
+	forget(c);
+	if (ended)
+		return st;
+	if (kill_it)
+		kill(pid, SIGKILL);
+	reap(pid, &st);
+	return st;
+}
+
+static void *
+reaper(void *arg)
+{
+	reap((pid_t)(intptr_t)arg, NULL);
+	return NULL;
+}
+
+void
+rocmd_child_abandon(struct rocmd_child *c)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	int started = 0;
+
+	if (c == NULL || c->pid <= 0)
+		return;
+	if (c->ended) {
+		forget(c);
+		return;
+	}
+	kill(c->pid, SIGKILL);
+	if (pthread_attr_init(&attr) == 0) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		started = pthread_create(&th, &attr, reaper, (void *)(intptr_t)c->pid) == 0;
+		pthread_attr_destroy(&attr);
+	}
+	if (!started)
+		rocmd_child_stop(c, 1);
+	else
+		forget(c);
+}
+
+void
+rocmd_child_kill(struct rocmd_child *c)
+{
+	pid_t pid = c != NULL ? c->live : 0;
+
+	if (pid > 0)
+		kill(pid, SIGKILL);
+}
+
+void
+rocmd_child_free(struct rocmd_child *c)
+{
+	if (c == NULL)
+		return;
+	rocmd_child_stop(c, 0);
+	free(c);
+}
+
+/* ---- the child's side ---- */
+
+int
+rocmd_child_attach(int argc, char **argv, struct rocmd_child_chan *ch)
+{
+	static const int crash_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+	long parent;
+	char tail;
+
+	if (argc != 1 || sscanf(argv[0], "%ld%c", &parent, &tail) != 1)
+		return ROCMD_EINVAL;
+	/* Killed with the thread that started us; if it is gone already the
+	 * signal was never armed, so leave now. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if ((long)getppid() != parent)
+		return ROCMD_ECLOSED;
+	/* Handlers installed before main() (a sanitizer's) are not ours: a crash
+	 * must kill this process by its signal, and the parent see it. */
+	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
+		signal(crash_sigs[i], SIG_DFL);
+	/* Ctrl-C is for the parent, which stops cleanly; a child killed by it
+	 * would look like a crash. */
+	signal(SIGINT, SIG_IGN);
+	ch->rd = CHILD_RFD;
+	ch->wr = CHILD_WFD;
+	return 0;
+}
+
+int
+rocmd_child_chan_write(const struct rocmd_child_chan *ch, const void *buf, size_t len)
+{
+	return write_all((int)ch->wr, buf, len);
+}
+
+/* ---- fork()ed children ---- */
+
+int
+rocmd_child_fork(struct rocmd_child *c, int (*fn)(void *arg, const struct rocmd_child_chan *ch),
+                 void *arg)
+{
+	int to_child[2] = {-1, -1}, from_child[2] = {-1, -1}, err;
+	pid_t pid, parent = getpid();
+
+	if ((err = make_pipes(to_child, from_child)) < 0)
+		goto fail;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (pid == 0) {
+		struct rocmd_child_chan ch = {to_child[0], from_child[1]};
+		int keep[2] = {to_child[0], from_child[1]};
+
+		rocmd_child_after_fork(parent, keep, 2);
+		_exit(fn(arg, &ch));
+	}
+	adopt(c, pid, to_child, from_child);
+	return 0;
+fail:
+	close_pair(to_child);
+	close_pair(from_child);
+	return err;
+}
+
+/* close_range() where the kernel has it (5.9+), else one close() per slot. */
+static void
+close_span(unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return;
+	if (close_range(lo, hi, 0) == 0)
+		return;
+	if (hi > 65535) {
+		long max = sysconf(_SC_OPEN_MAX);
+		hi = max > 0 && max < 65536 ? (unsigned)max - 1 : 65535;
+	}
+	for (unsigned fd = lo; fd <= hi && fd >= lo; fd++)
+		close((int)fd);
+}
+
+void
+rocmd_child_close_fds(const int *keep, size_t nkeep)
+{
+	int k[KEEP_MAX];
+	size_t n = 0, i, j;
+	unsigned lo = 3;
+
+	/* Sorted copy of the descriptors to keep, above stderr. */
+	for (i = 0; i < nkeep && n < KEEP_MAX; i++) {
+		if (keep[i] < 3)
+			continue;
+		for (j = n; j > 0 && k[j - 1] > keep[i]; j--)
+			k[j] = k[j - 1];
+		k[j] = keep[i];
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		if ((unsigned)k[i] > lo)
+			close_span(lo, (unsigned)k[i] - 1);
+		if ((unsigned)k[i] >= lo)
+			lo = (unsigned)k[i] + 1;
+	}
+	close_span(lo, ~0U);
+}
+
+void
+rocmd_child_after_fork(long parent, const int *keep, size_t nkeep)
+{
+	/* Killed with the thread that forked us; if it is gone already the
+	 * signal was never armed, so leave now. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if ((long)getppid() != parent)
+		_exit(1);
+	rocmd_child_close_fds(keep, nkeep);
 }

@@ -1,12 +1,21 @@
 /*
- * Helper programs with a time limit on Windows: see spawn.h. The child is
- * created suspended, put in a job object that kills everything in it when
- * the job's handle closes, then resumed, so neither a timeout nor a helper
- * that starts processes of its own leaves anything behind. Only the three
- * standard handles are inherited (PROC_THREAD_ATTRIBUTE_HANDLE_LIST): other
- * threads of the daemon may be creating inheritable handles meanwhile.
- * Anonymous pipes have no overlapped reads, so stdout is read as it fills
- * (PeekNamedPipe) while waiting on the process in short steps.
+ * The child-process layer's Windows calls (see spawn.h). Every child is created
+ * suspended, put in a job object that kills everything in it when the job's
+ * last handle closes (and lets no unhandled exception open a dialog), then
+ * resumed, so neither a timeout nor a helper that starts processes of its
+ * own leaves anything behind. Only the handles a child is given are
+ * inherited (PROC_THREAD_ATTRIBUTE_HANDLE_LIST): other threads of the daemon
+ * may be creating inheritable handles meanwhile.
+ *
+ * Anonymous pipes have no overlapped reads, so a read with a deadline or a
+ * cancel flag peeks (PeekNamedPipe) and waits on the process in slices of a
+ * few milliseconds; the next peek after the child's end sees the broken
+ * pipe. A struct rocmd_child owns one job for its life (rocmd_child_run
+ * makes one per run), so rocmd_child_kill from another thread ends whatever
+ * child is in it, and all it started, with TerminateJobObject on a handle
+ * that cannot be closed under it. A child started with rocmd_child_start gets the values of its
+ * two pipe handles on its command line (handle values are the same in the
+ * child).
  */
 #include "spawn.h"
 
@@ -21,12 +30,33 @@
 #include "text.h"
 #include "win-util.h"
 
+#define KILLED_CODE 0x52544B4Cu /* "RTKL": our TerminateProcess/TerminateJobObject */
+#define SLICE_MS 5
+
+struct rocmd_child {
+	HANDLE job;     /* for the slot's life */
+	HANDLE process; /* the current child, or NULL */
+	HANDLE wr, rd;  /* our ends of the pipes */
+};
+
+double
+rocmd_child_now_ms(void)
+{
+	LARGE_INTEGER f, c;
+
+	QueryPerformanceFrequency(&f);
+	QueryPerformanceCounter(&c);
+	return (double)c.QuadPart * 1e3 / (double)f.QuadPart;
+}
+
+/* ---- command lines, environments, starting ---- */
+
 /* Appends " " (unless first) and S to *CMD; on failure *CMD becomes NULL. */
 static void
 cat(char **cmd, size_t *len, const char *s)
 {
 	size_t n = strlen(s);
-	char *grown = realloc(*cmd, *len + n + 2);
+	char *grown = *cmd != NULL || *len == 0 ? realloc(*cmd, *len + n + 2) : NULL;
 
 	if (grown == NULL) {
 		free(*cmd);
@@ -123,6 +153,154 @@ env_block(char *const envp[])
 	return block;
 }
 
+/* A job object whose processes die when its last handle closes and when
+ * they raise an unhandled exception (no error dialog). NULL on failure. */
+static HANDLE
+kill_job(void)
+{
+	JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim;
+	HANDLE job = CreateJobObjectW(NULL, NULL);
+
+	if (job == NULL)
+		return NULL;
+	memset(&lim, 0, sizeof(lim));
+	lim.BasicLimitInformation.LimitFlags =
+	    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
+	SetInformationJobObject(job, JobObjectExtendedLimitInformation, &lim, sizeof(lim));
+	return job;
+}
+
+/* The null device, inheritable, for a child's standard handles. */
+static HANDLE
+null_device(void)
+{
+	SECURITY_ATTRIBUTES sa = {sizeof(sa), NULL, TRUE};
+
+	return CreateFileW(L"NUL", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE,
+	                   &sa, OPEN_EXISTING, 0, NULL);
+}
+
+/*
+ * Starts EXE with command line CMD (ENV a UTF-16 block or NULL for ours)
+ * with no window, STDIO[3] as its standard handles, inheriting the NINHERIT
+ * handles in INHERIT and nothing else, and puts it in JOB before it runs. 0
+ * with *PROCESS (the caller closes it), or a rocmd error.
+ */
+static int
+spawn(const wchar_t *exe, wchar_t *cmd, wchar_t *env, HANDLE stdio[3], HANDLE *inherit,
+      size_t ninherit, HANDLE job, HANDLE *process)
+{
+	STARTUPINFOEXW si;
+	PROCESS_INFORMATION pi;
+	LPPROC_THREAD_ATTRIBUTE_LIST attrs;
+	SIZE_T attrlen = 0;
+	int rc = 0;
+
+	*process = NULL;
+	memset(&si, 0, sizeof(si));
+	memset(&pi, 0, sizeof(pi));
+	InitializeProcThreadAttributeList(NULL, 1, 0, &attrlen);
+	attrs = malloc(attrlen);
+	if (attrs == NULL)
+		return ROCMD_ENOMEM;
+	if (!InitializeProcThreadAttributeList(attrs, 1, 0, &attrlen)) {
+		free(attrs);
+		return rocmd_win_error(GetLastError());
+	}
+	si.StartupInfo.cb = sizeof(si);
+	si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+	si.StartupInfo.hStdInput = stdio[0];
+	si.StartupInfo.hStdOutput = stdio[1];
+	si.StartupInfo.hStdError = stdio[2];
+	si.lpAttributeList = attrs;
+	/* Suspended until it is in the job: it never runs outside it. */
+	if (!UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit,
+	                               ninherit * sizeof(HANDLE), NULL, NULL) ||
+	    !CreateProcessW(exe, cmd, NULL, NULL, TRUE,
+	                    CREATE_SUSPENDED | CREATE_NO_WINDOW | EXTENDED_STARTUPINFO_PRESENT |
+	                        (env != NULL ? CREATE_UNICODE_ENVIRONMENT : 0),
+	                    env, NULL, &si.StartupInfo, &pi)) {
+		rc = rocmd_win_error(GetLastError());
+	} else if (!AssignProcessToJobObject(job, pi.hProcess)) {
+		rc = rocmd_win_error(GetLastError());
+		TerminateProcess(pi.hProcess, 1);
+		CloseHandle(pi.hProcess);
+	} else {
+		ResumeThread(pi.hThread);
+		*process = pi.hProcess;
+	}
+	if (pi.hThread != NULL)
+		CloseHandle(pi.hThread);
+	DeleteProcThreadAttributeList(attrs);
+	free(attrs);
+	return rc;
+}
+
+/* ---- reading and writing pipes ---- */
+
+int
+rocmd_child_os_read(intptr_t fd, const struct rocmd_child *c, void *buf, size_t len,
+                    double deadline, volatile int *cancel, size_t *got)
+{
+	HANDLE rd = (HANDLE)fd;
+	DWORD want = len > 1u << 20 ? 1u << 20 : (DWORD)len;
+
+	*got = 0;
+	for (;;) {
+		DWORD avail = 0, n = 0;
+		double left;
+
+		if (deadline > 0 || cancel != NULL) {
+			if (cancel != NULL && *cancel)
+				return ROCMD_ECANCELED;
+			if (!PeekNamedPipe(rd, NULL, 0, NULL, &avail, NULL))
+				return 0; /* ERROR_BROKEN_PIPE: every writer is gone */
+			if (avail == 0) {
+				left = deadline > 0 ? deadline - rocmd_child_now_ms() : 1e9;
+				if (left <= 0)
+					return ROCMD_ETIMEDOUT;
+				/* Nothing yet: wait a slice, or less when the child ends. */
+				if (c != NULL)
+					WaitForSingleObject(c->process, left < SLICE_MS
+					                                    ? (DWORD)left + 1
+					                                    : SLICE_MS);
+				else
+					Sleep(SLICE_MS);
+				continue;
+			}
+			if (avail < want)
+				want = avail;
+		}
+		if (ReadFile(rd, buf, want, &n, NULL))
+			*got = n;
+		return 0;
+	}
+}
+
+intptr_t
+rocmd_child_os_fd(const struct rocmd_child *c)
+{
+	return (intptr_t)c->rd;
+}
+
+static int
+write_all(HANDLE h, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		DWORD n = 0;
+
+		if (!WriteFile(h, p, len > 1u << 20 ? 1u << 20 : (DWORD)len, &n, NULL) || n == 0)
+			return ROCMD_EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ---- how a child ended ---- */
+
 int
 rocmd_child_crashed(int status, char *what, size_t whatlen)
 {
@@ -141,113 +319,226 @@ rocmd_child_exit_code(int status)
 	return rocmd_child_crashed(status, what, sizeof(what)) ? -1 : status;
 }
 
+void
+rocmd_child_describe(int status, char *what, size_t whatlen)
+{
+	if ((unsigned)status == KILLED_CODE)
+		snprintf(what, whatlen, "killed");
+	else if (((unsigned)status & 0xC0000000u) == 0xC0000000u)
+		snprintf(what, whatlen, "ended by exception 0x%08X", (unsigned)status);
+	else
+		snprintf(what, whatlen, "exited with %u", (unsigned)status);
+}
+
+/* ---- a child serving requests over a pipe each way ---- */
+
 int
-rocmd_child_run(char *const argv[], char *const envp[], int timeout_ms, char *out, size_t outlen,
-                int *status)
+rocmd_child_new(struct rocmd_child **out)
+{
+	struct rocmd_child *c = calloc(1, sizeof(*c));
+
+	*out = NULL;
+	if (c == NULL)
+		return ROCMD_ENOMEM;
+	c->job = kill_job();
+	if (c->job == NULL) {
+		free(c);
+		return ROCMD_EIO;
+	}
+	*out = c;
+	return 0;
+}
+
+int
+rocmd_child_alive(const struct rocmd_child *c)
+{
+	return c != NULL && c->process != NULL;
+}
+
+static void
+close_pipes(struct rocmd_child *c)
+{
+	if (c->wr != NULL)
+		CloseHandle(c->wr);
+	if (c->rd != NULL)
+		CloseHandle(c->rd);
+	c->wr = c->rd = NULL;
+}
+
+int
+rocmd_child_os_start(struct rocmd_child *c, const char *exe, char *const argv[],
+                     char *const envp[], int capture, char *why, size_t whylen)
 {
 	SECURITY_ATTRIBUTES sa = {sizeof(sa), NULL, TRUE};
-	HANDLE rd = NULL, wr = NULL, nul = INVALID_HANDLE_VALUE, job = NULL, proc = NULL;
-	HANDLE inherit[2], stdio[3];
-	wchar_t *exe = NULL, *cmdw = NULL, *envw = NULL;
-	char *cmd = NULL;
-	size_t cmdlen = 0;
-	ULONGLONG deadline = GetTickCount64() + (ULONGLONG)(timeout_ms > 0 ? timeout_ms : 0);
-	size_t used = 0;
-	DWORD code = 0;
+	HANDLE child_rd = NULL, child_wr = NULL, nul = INVALID_HANDLE_VALUE, inherit[3], stdio[3];
+	wchar_t self[MAX_PATH * 2], *exew = NULL, *cmdw = NULL, *envw = NULL;
+	char *cmd = NULL, *path = NULL, handles[48];
+	size_t cmdlen = 0, ninherit;
+	DWORD n, err = 0;
 	int rc = 0;
 
-	if (outlen > 0)
-		out[0] = '\0';
-	if (status != NULL)
-		*status = 0;
-	for (size_t i = 0; argv[i] != NULL; i++)
-		quote_arg(&cmd, &cmdlen, argv[i]);
-	exe = rocmd_win_wide(argv[0]);
+	if (exe == NULL) {
+		n = GetModuleFileNameW(NULL, self, sizeof(self) / sizeof(self[0]));
+		if (n == 0 || n >= sizeof(self) / sizeof(self[0])) {
+			snprintf(why, whylen, "no path for this program (Windows error %lu)",
+			         (unsigned long)GetLastError());
+			return ROCMD_EIO;
+		}
+		path = rocmd_win_utf8(self);
+	} else {
+		path = strdup(exe);
+	}
+	if (path == NULL || (envp != NULL && (envw = env_block(envp)) == NULL)) {
+		snprintf(why, whylen, "out of memory");
+		free(path);
+		return ROCMD_ENOMEM;
+	}
+	/* Ours are not inherited; the child's ends are, through the list only. */
+	if ((!capture && !CreatePipe(&child_rd, &c->wr, &sa, 0)) ||
+	    !CreatePipe(&c->rd, &child_wr, &sa, 0) || (nul = null_device()) == INVALID_HANDLE_VALUE) {
+		err = GetLastError();
+		rc = ROCMD_EIO;
+		goto out;
+	}
+	if (c->wr != NULL)
+		SetHandleInformation(c->wr, HANDLE_FLAG_INHERIT, 0);
+	SetHandleInformation(c->rd, HANDLE_FLAG_INHERIT, 0);
+	if (capture) {
+		/* ARGV as it is, stdout the pipe. */
+		stdio[0] = stdio[2] = nul;
+		stdio[1] = child_wr;
+		inherit[0] = child_wr;
+		inherit[1] = nul;
+		ninherit = 2;
+		for (size_t i = 0; argv[i] != NULL; i++)
+			quote_arg(&cmd, &cmdlen, argv[i]);
+	} else {
+		/* The program's path, ARGV[1..], then where the child's pipes are. */
+		stdio[0] = stdio[1] = stdio[2] = nul;
+		inherit[0] = child_rd;
+		inherit[1] = child_wr;
+		inherit[2] = nul;
+		ninherit = 3;
+		snprintf(handles, sizeof(handles), "%llu %llu",
+		         (unsigned long long)(uintptr_t)child_rd,
+		         (unsigned long long)(uintptr_t)child_wr);
+		quote_arg(&cmd, &cmdlen, path);
+		for (size_t i = 1; argv[0] != NULL && argv[i] != NULL; i++)
+			quote_arg(&cmd, &cmdlen, argv[i]);
+		cat(&cmd, &cmdlen, handles);
+	}
+	exew = rocmd_win_wide(path);
 	cmdw = cmd != NULL ? rocmd_win_wide(cmd) : NULL;
-	envw = env_block(envp);
-	if (exe == NULL || cmdw == NULL || envw == NULL) {
+	if (exew == NULL || cmdw == NULL) {
 		rc = ROCMD_ENOMEM;
 		goto out;
 	}
-	if (!CreatePipe(&rd, &wr, &sa, 0)) {
-		rc = rocmd_win_error(GetLastError());
-		goto out;
-	}
-	SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
-	nul = CreateFileW(L"NUL", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE,
-	                  &sa, OPEN_EXISTING, 0, NULL);
-	if (nul == INVALID_HANDLE_VALUE) {
-		rc = rocmd_win_error(GetLastError());
-		goto out;
-	}
-	stdio[0] = nul;
-	stdio[1] = wr;
-	stdio[2] = nul;
-	inherit[0] = wr;
-	inherit[1] = nul;
-	job = rocmd_win_kill_job();
-	if (job == NULL) {
-		rc = rocmd_win_error(GetLastError());
-		goto out;
-	}
-	rc = rocmd_win_spawn(exe, cmdw, envw, stdio, inherit, 2, job, &proc);
-	if (rc < 0)
-		goto out;
-	/* Our copy of the write end must go, or the pipe never reports its end. */
-	CloseHandle(wr);
-	wr = NULL;
-	for (;;) {
-		char buf[4096];
-		DWORD avail = 0, n = 0;
-
-		if (!PeekNamedPipe(rd, NULL, 0, NULL, &avail, NULL))
-			break; /* ERROR_BROKEN_PIPE: every writer is gone */
-		if (avail > 0) {
-			if (!ReadFile(rd, buf, avail < sizeof(buf) ? avail : sizeof(buf), &n,
-			              NULL) ||
-			    n == 0)
-				break;
-			if (outlen > 0 && used < outlen - 1) {
-				size_t take = n < outlen - 1 - used ? n : outlen - 1 - used;
-				memcpy(out + used, buf, take);
-				used += take;
-				out[used] = '\0';
-			}
-			continue;
-		}
-		if (GetTickCount64() >= deadline) {
-			rc = ROCMD_ETIMEDOUT;
-			break;
-		}
-		/* Nothing to read: wait a little, or less if the child ends. */
-		WaitForSingleObject(proc, 5);
-	}
-	if (rc == 0) {
-		ULONGLONG now = GetTickCount64();
-		DWORD left = now < deadline ? (DWORD)(deadline - now) : 0;
-		if (WaitForSingleObject(proc, left) != WAIT_OBJECT_0)
-			rc = ROCMD_ETIMEDOUT;
-	}
-	if (rc == ROCMD_ETIMEDOUT) {
-		TerminateJobObject(job, 1);
-		WaitForSingleObject(proc, 5000);
-	}
-	if (GetExitCodeProcess(proc, &code) && status != NULL)
-		*status = (int)code;
+	if ((rc = spawn(exew, cmdw, envw, stdio, inherit, ninherit, c->job, &c->process)) < 0)
+		err = GetLastError();
 out:
-	if (proc != NULL)
-		CloseHandle(proc);
-	if (job != NULL)
-		CloseHandle(job); /* kills whatever is left in it */
+	/* The child's ends are the child's now: our copies must go, or the
+	 * pipes never report that it is gone. */
+	if (child_rd != NULL)
+		CloseHandle(child_rd);
+	if (child_wr != NULL)
+		CloseHandle(child_wr);
 	if (nul != INVALID_HANDLE_VALUE)
 		CloseHandle(nul);
-	if (wr != NULL)
-		CloseHandle(wr);
-	if (rd != NULL)
-		CloseHandle(rd);
+	if (rc < 0) {
+		close_pipes(c);
+		snprintf(why, whylen, "%s (Windows error %lu)", path, (unsigned long)err);
+	}
+	free(path);
 	free(cmd);
-	free(exe);
+	free(exew);
 	free(cmdw);
 	free(envw);
 	return rc;
+}
+
+int
+rocmd_child_write(struct rocmd_child *c, const void *buf, size_t len)
+{
+	return write_all(c->wr, buf, len);
+}
+
+int
+rocmd_child_os_wait(struct rocmd_child *c, double deadline)
+{
+	double left = deadline - rocmd_child_now_ms();
+
+	return WaitForSingleObject(c->process, left > 0 ? (DWORD)left : 0) == WAIT_OBJECT_0
+	           ? 0
+	           : ROCMD_ETIMEDOUT;
+}
+
+int
+rocmd_child_stop(struct rocmd_child *c, int kill_it)
+{
+	DWORD code = 0;
+
+	if (c == NULL || c->process == NULL)
+		return 0;
+	close_pipes(c);
+	if (kill_it)
+		TerminateProcess(c->process, KILLED_CODE);
+	WaitForSingleObject(c->process, INFINITE);
+	GetExitCodeProcess(c->process, &code);
+	CloseHandle(c->process);
+	c->process = NULL;
+	return (int)code;
+}
+
+void
+rocmd_child_abandon(struct rocmd_child *c)
+{
+	if (c == NULL || c->process == NULL)
+		return;
+	/* Nothing to reap on Windows: the handle closes, the process ends. */
+	TerminateProcess(c->process, KILLED_CODE);
+	close_pipes(c);
+	CloseHandle(c->process);
+	c->process = NULL;
+}
+
+void
+rocmd_child_kill(struct rocmd_child *c)
+{
+	if (c != NULL && c->job != NULL)
+		TerminateJobObject(c->job, KILLED_CODE);
+}
+
+void
+rocmd_child_free(struct rocmd_child *c)
+{
+	if (c == NULL)
+		return;
+	rocmd_child_stop(c, 0);
+	CloseHandle(c->job); /* kills anything still in it */
+	free(c);
+}
+
+/* ---- the child's side ---- */
+
+int
+rocmd_child_attach(int argc, char **argv, struct rocmd_child_chan *ch)
+{
+	unsigned long long rd, wr;
+	char tail;
+
+	if (argc != 2 || sscanf(argv[0], "%llu%c", &rd, &tail) != 1 ||
+	    sscanf(argv[1], "%llu%c", &wr, &tail) != 1)
+		return ROCMD_EINVAL;
+	/* A crash ends this process: no dialog, no debugger. The job object
+	 * (kill on close) ends it with its parent. */
+	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+	ch->rd = (intptr_t)rd;
+	ch->wr = (intptr_t)wr;
+	return 0;
+}
+
+int
+rocmd_child_chan_write(const struct rocmd_child_chan *ch, const void *buf, size_t len)
+{
+	return write_all((HANDLE)ch->wr, buf, len);
 }

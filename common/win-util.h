@@ -19,16 +19,4 @@ const char *rocmd_win_strerror(unsigned long err, char *buf, size_t len);
 /* A Win32 error code as a rocmd error code (ROCMD_E* or -errno). */
 int rocmd_win_error(unsigned long err);
 
-/* A job object whose processes die when its last handle closes and when
- * they raise an unhandled exception (no error dialog). NULL on failure. */
-void *rocmd_win_kill_job(void);
-/*
- * Starts EXE with command line CMD (CreateProcessW; ENV a UTF-16 block or
- * NULL for ours) with no window, STDIO[3] as its standard handles, inheriting
- * the NINHERIT handles in INHERIT and nothing else, and puts it in JOB before
- * it runs. 0 with *PROCESS (the caller closes it), or a rocmd error.
- */
-int rocmd_win_spawn(const wchar_t *exe, wchar_t *cmd, wchar_t *env, void *const stdio[3],
-		    void **inherit, size_t ninherit, void *job, void **process);
-
 #endif

@@ -7,8 +7,9 @@
  * Compilation runs in a child process: Debian's HIP 5.2 hiprtc aborts the
  * whole process (not an error code) for gfx11 targets. The child dlopens
  * hiprtc, compiles for the device's gfx arch and writes the code object to a
- * pipe; the parent reads it with a deadline, reaps the child, and turns a
- * signal or a bad exit into ROCMD_EINVAL with the log. The code object's
+ * pipe (rocmd_child_fork, common/spawn.h); the parent reads it with a
+ * deadline, reaps the child, and turns a signal or a bad exit into
+ * ROCMD_EINVAL with the log. The code object's
  * metadata note (amdgpu/codeobj.c) gives the kernel's VGPRs, SGPRs and LDS.
  *
  * Status: the probe, the child-process compile and the launch path are
@@ -23,19 +24,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/spawn.h"
 #include "kernels/amdgpu/codeobj.h"
 #include "kernels/backend-cuda.h"
-#include "kernels/child.h"
 
 typedef int hipError_t;
 typedef struct ihipModule_t *hipModule_t;
@@ -369,33 +367,24 @@ typedef hiprtcResult (*rtc_compile_fn)(hiprtcProgram, int, const char **);
 typedef hiprtcResult (*rtc_size_fn)(hiprtcProgram, size_t *);
 typedef hiprtcResult (*rtc_get_fn)(hiprtcProgram, char *);
 
-static int
-write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
+/* What the compiling child compiles. */
+struct compile_job {
+	const char *rtc_path, *arch, *src;
+	const char *const *defines;
+	int ndefines;
+};
 
 /*
- * The child's side: compile and write "<status u32><log len u64><log><code len
- * u64><code>" to FD. Never returns.
+ * The child's side (rocmd_child_fork): compile and write "<status u32><log
+ * len u64><log><code len u64><code>" to the parent. Returns the exit code.
  */
-static void
-compile_child(const char *rtc_path, const char *arch, const char *src, const char *const *defines,
-              int ndefines, int fd)
+static int
+compile_child(void *arg, const struct rocmd_child_chan *ch)
 {
-	void *rtc = dlopen(rtc_path, RTLD_NOW | RTLD_LOCAL);
+	const struct compile_job *job = arg;
+	const char *arch = job->arch, *const *defines = job->defines;
+	int ndefines = job->ndefines;
+	void *rtc = dlopen(job->rtc_path, RTLD_NOW | RTLD_LOCAL);
 	const char *opts[SPACE_MAX_PARAMS + 8];
 	char dstore[SPACE_MAX_PARAMS][64], archopt[64];
 	const char *hdr_src[1] = {NULL}, *hdr_name[1] = {"port.h"};
@@ -423,7 +412,7 @@ compile_child(const char *rtc_path, const char *arch, const char *src, const cha
 		goto send;
 	/* The source already holds port.h; an empty header satisfies the #include. */
 	hdr_src[0] = "";
-	if (create(&prog, src, "gemm.cu", 1, hdr_src, hdr_name) != 0)
+	if (create(&prog, job->src, "gemm.cu", 1, hdr_src, hdr_name) != 0)
 		goto send;
 	snprintf(archopt, sizeof(archopt), "--offload-arch=%s", arch);
 	opts[nopt++] = archopt;
@@ -446,37 +435,11 @@ compile_child(const char *rtc_path, const char *arch, const char *src, const cha
 send : {
 	uint64_t l = loglen, c = codelen;
 
-	if (write_all(fd, &status, 4) < 0 || write_all(fd, &l, 8) < 0 ||
-	    (l && write_all(fd, log, l) < 0) || write_all(fd, &c, 8) < 0 ||
-	    (c && write_all(fd, code, c) < 0))
-		_exit(3);
+	if (rocmd_child_chan_write(ch, &status, 4) < 0 || rocmd_child_chan_write(ch, &l, 8) < 0 ||
+	    (l && rocmd_child_chan_write(ch, log, l) < 0) || rocmd_child_chan_write(ch, &c, 8) < 0 ||
+	    (c && rocmd_child_chan_write(ch, code, c) < 0))
+		return 3;
 }
-	_exit(0);
-}
-
-static int
-read_all(int fd, void *buf, size_t n, int64_t deadline_ms)
-{
-	char *p = buf;
-
-	while (n > 0) {
-		struct pollfd pf = {.fd = fd, .events = POLLIN};
-		struct timespec now;
-		int64_t left;
-		ssize_t r;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = deadline_ms - (now.tv_sec * 1000LL + now.tv_nsec / 1000000);
-		if (left <= 0 || poll(&pf, 1, (int)(left > 1000000 ? 1000000 : left)) <= 0)
-			return ROCMD_ETIMEDOUT;
-		r = read(fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return ROCMD_ETRUNCATED;
-		p += r;
-		n -= (size_t)r;
-	}
 	return 0;
 }
 
@@ -485,56 +448,43 @@ backend_hip_compile_child(const char *rtc_path, const char *arch, const char *sr
                           const char *const *defines, int ndefines, int timeout_s, char **code,
                           size_t *codelen, char *log, size_t loglen)
 {
-	int fds[2], st = 0, r;
-	pid_t pid, parent;
+	struct compile_job job = {rtc_path, arch, src, defines, ndefines};
+	struct rocmd_child *child = NULL;
 	uint32_t status = 0;
 	uint64_t l = 0, c = 0;
-	struct timespec now;
-	int64_t deadline;
-	char *lb = NULL;
+	double deadline;
+	char *lb = NULL, died[32];
+	int st, r;
 
 	*code = NULL;
 	*codelen = 0;
 	if (log != NULL && loglen > 0)
 		log[0] = '\0';
-	if (pipe(fds) < 0)
-		return -errno;
-	parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		close(fds[0]);
-		close(fds[1]);
+	if ((r = rocmd_child_new(&child)) < 0)
+		return r;
+	if ((r = rocmd_child_fork(child, compile_child, &job)) < 0) {
+		rocmd_child_free(child);
 		return r;
 	}
-	if (pid == 0) {
-		tune_child_init(parent, &fds[1], 1);
-		compile_child(rtc_path, arch, src, defines, ndefines, fds[1]);
-	}
-	close(fds[1]);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	deadline = now.tv_sec * 1000LL + now.tv_nsec / 1000000 + (int64_t)timeout_s * 1000;
-	r = read_all(fds[0], &status, 4, deadline);
+	deadline = rocmd_child_now_ms() + timeout_s * 1000.0;
+	r = rocmd_child_read(child, &status, 4, deadline, NULL);
 	if (r == 0)
-		r = read_all(fds[0], &l, 8, deadline);
+		r = rocmd_child_read(child, &l, 8, deadline, NULL);
 	if (r == 0 && l > 0 && l < (1u << 24) && (lb = malloc(l + 1)) != NULL) {
-		r = read_all(fds[0], lb, l, deadline);
+		r = rocmd_child_read(child, lb, l, deadline, NULL);
 		lb[r == 0 ? l : 0] = '\0';
 	}
 	if (r == 0)
-		r = read_all(fds[0], &c, 8, deadline);
+		r = rocmd_child_read(child, &c, 8, deadline, NULL);
 	if (r == 0 && c > 0 && c < (1u << 30)) {
 		*code = malloc(c);
-		r = *code != NULL ? read_all(fds[0], *code, c, deadline) : ROCMD_ENOMEM;
+		r = *code != NULL ? rocmd_child_read(child, *code, c, deadline, NULL) : ROCMD_ENOMEM;
 	}
-	close(fds[0]);
-	if (r == ROCMD_ETIMEDOUT)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFSIGNALED(st)) {
-		snprintf(log, loglen, "hiprtc child for %s died of signal %d (hiprtc aborted?)%s%s",
-		         arch, WTERMSIG(st), lb ? ": " : "", lb ? lb : "");
+	st = rocmd_child_stop(child, r == ROCMD_ETIMEDOUT);
+	rocmd_child_free(child);
+	if (rocmd_child_crashed(st, died, sizeof(died))) {
+		snprintf(log, loglen, "hiprtc child for %s died of %s (hiprtc aborted?)%s%s", arch,
+		         died, lb ? ": " : "", lb ? lb : "");
 		r = ROCMD_EINVAL;
 	} else if (r == ROCMD_ETIMEDOUT) {
 		snprintf(log, loglen, "hiprtc child for %s timed out after %d s", arch, timeout_s);

@@ -1,11 +1,12 @@
 /*
- * The evaluation process of the tuner's evaluator (measure.c), one file per
- * platform: both start this same program again with a hidden first argument
- * (tune_evaluator_child), measure-unix.c with posix_spawn, measure-win.c with
- * CreateProcessW inside a kill-on-close job object. Either way the parent
- * and the child talk over two anonymous pipes with the same fixed-size
- * messages, and the parent's side (watchdog, cancel polling, crash ->
- * "crashed", the next request starting a fresh child) is measure.c's alone.
+ * The evaluation process of the tuner's evaluator (measure.c): this same
+ * program started again with a hidden first argument (tune_evaluator_child)
+ * through the child-process layer (common/spawn.h: posix_spawn, or
+ * CreateProcessW inside a kill-on-close job object), in measure-proc.c.
+ * The parent and the child talk over two anonymous pipes with the same
+ * fixed-size messages on every platform, and the parent's side (watchdog,
+ * cancel polling, crash -> "crashed", the next request starting a fresh
+ * child) is measure.c's alone.
  *
  * Private to kernels/: measure.c is the only user.
  */
@@ -45,8 +46,8 @@ int measure_proc_write(struct measure_proc *c, const void *buf, size_t len);
 int measure_proc_read(struct measure_proc *c, void *buf, size_t len, double deadline,
                       volatile int *cancel);
 /* Ends the child: killed first when KILL_IT, then waited for. WHAT (may be
- * NULL) gets how it ended: "killed by signal 11", "exited with 1",
- * "exception 0xC0000005". */
+ * NULL) gets how it ended (rocmd_child_describe): "killed by signal 11",
+ * "exited with 1", "ended by exception 0xC0000005". */
 void measure_proc_stop(struct measure_proc *c, int kill_it, char *what, size_t whatlen);
 /* Kills the child and forgets it without waiting for its exit (a GPU
  * context's teardown is not the caller's to wait for). */
@@ -69,7 +70,7 @@ struct measure_io {
  * code. */
 int measure_child_serve(const struct measure_io *io);
 
-/* Monotonic milliseconds (measure.c). */
+/* Monotonic milliseconds (rocmd_child_now_ms, the clock of the deadlines). */
 double measure_mono_ms(void);
 
 #endif

@@ -833,7 +833,7 @@ main(int argc, char **argv)
 	};
 	int rc;
 
-	/* The evaluation process is this program again (measure-unix.c). */
+	/* The evaluation process is this program again (kernels/measure-proc.c). */
 	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
 		return rc;
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,174 @@
+/*
+ * The evaluation process of the tuner's evaluator (see measure-os.h): this
+ * same program started again through the child-process layer
+ * (common/spawn.h: posix_spawn of /proc/self/exe, CreateProcessW of
+ * GetModuleFileNameW in a kill-on-close job object) with the hidden
+ * argument --rocmd-tune-eval; main() hands such a command line to
+ * tune_evaluator_child() before anything else. Never fork() without exec:
+ * a daemon is multi-threaded (a forked copy may find another thread's lock
+ * held forever) and a forked copy holds every descriptor of the daemon, its
+ * listening socket and state-folder lock included, until it gets round to
+ * closing them; a daemon killed in that moment left a socket that answered
+ * and then reset the restarted daemon's first client.
+ *
+ * The child attaches to its pipes (dying with its parent, crashes visible),
+ * reads its specification as the first message and serves requests
+ * (measure_child_serve). What is left here is the evaluator's part: the
+ * hidden argument, the specification, and the words for how a child ended.
+ */
+#include "kernels/measure-os.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/spawn.h"
+
+#define EVAL_ARG "--rocmd-tune-eval"
+
+/* Set by tune_evaluator_child() in a program that does not run as the
+ * evaluation process: its main() takes the hidden argument, so starting it
+ * again is safe. */
+static int exec_ready;
+static char *prog_name = (char *)"rocmd"; /* argv[0] for the child, as ps shows it */
+
+struct measure_proc {
+	struct rocmd_child *child;
+};
+
+double
+measure_mono_ms(void)
+{
+	return rocmd_child_now_ms();
+}
+
+int
+measure_proc_new(struct measure_proc **out)
+{
+	struct measure_proc *c = calloc(1, sizeof(*c));
+	int err;
+
+	*out = NULL;
+	if (c == NULL)
+		return ROCMD_ENOMEM;
+	if ((err = rocmd_child_new(&c->child)) < 0) {
+		free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+int
+measure_proc_alive(const struct measure_proc *c)
+{
+	return c != NULL && rocmd_child_alive(c->child);
+}
+
+int
+measure_proc_start(struct measure_proc *c, const struct measure_spec *spec, char *why,
+		   size_t whylen)
+{
+	char *argv[] = {prog_name, (char *)EVAL_ARG, NULL}, reason[512];
+	int err;
+
+	if (!exec_ready) {
+		snprintf(why, whylen, "cannot start the evaluation process: this program's main() "
+				      "does not call tune_evaluator_child()");
+		return ROCMD_EINTERNAL;
+	}
+	err = rocmd_child_start(c->child, NULL, argv, reason, sizeof(reason));
+	if (err < 0) {
+		snprintf(why, whylen, "cannot start the evaluation process: %s", reason);
+		return err;
+	}
+	/* The specification is the first message. */
+	err = rocmd_child_write(c->child, spec, sizeof(*spec));
+	if (err < 0) {
+		rocmd_child_stop(c->child, 1);
+		snprintf(why, whylen, "the evaluation process ended before it read its task");
+	}
+	return err;
+}
+
+int
+measure_proc_write(struct measure_proc *c, const void *buf, size_t len)
+{
+	return rocmd_child_write(c->child, buf, len);
+}
+
+int
+measure_proc_read(struct measure_proc *c, void *buf, size_t len, double deadline,
+                  volatile int *cancel)
+{
+	return rocmd_child_read(c->child, buf, len, deadline, cancel);
+}
+
+void
+measure_proc_stop(struct measure_proc *c, int kill_it, char *what, size_t whatlen)
+{
+	int st;
+
+	if (!measure_proc_alive(c))
+		return;
+	st = rocmd_child_stop(c->child, kill_it);
+	if (what != NULL)
+		rocmd_child_describe(st, what, whatlen);
+}
+
+void
+measure_proc_cancel(struct measure_proc *c)
+{
+	if (c != NULL)
+		rocmd_child_abandon(c->child);
+}
+
+void
+measure_proc_kill(struct measure_proc *c)
+{
+	if (c != NULL)
+		rocmd_child_kill(c->child);
+}
+
+void
+measure_proc_free(struct measure_proc *c)
+{
+	if (c == NULL)
+		return;
+	rocmd_child_free(c->child);
+	free(c);
+}
+
+/* ---- the child ---- */
+
+static int
+io_read(void *ctx, void *buf, size_t len)
+{
+	return rocmd_child_chan_read(ctx, buf, len);
+}
+
+static int
+io_write(void *ctx, const void *buf, size_t len)
+{
+	return rocmd_child_chan_write(ctx, buf, len);
+}
+
+int
+tune_evaluator_child(int argc, char **argv)
+{
+	struct rocmd_child_chan ch;
+	struct measure_io io = {io_read, io_write, &ch};
+	int err;
+
+	if (argc < 2 || strcmp(argv[1], EVAL_ARG) != 0) {
+		exec_ready = 1;
+		if (argc >= 1 && argv[0] != NULL)
+			prog_name = argv[0];
+		return -1;
+	}
+	err = rocmd_child_attach(argc - 2, argv + 2, &ch);
+	if (err < 0)
+		return err == ROCMD_ECLOSED ? 1 : 2;
+	return measure_child_serve(&io);
+}
