@@ -24,7 +24,8 @@
 
 struct rocmd_db;
 
-/* The daemon's one connection (for tests that write rows by hand). */
+/* The daemon's one connection: module handles borrow it; tests write rows
+ * on it by hand. */
 sqlite3 *rocmd_db_sqlite(struct rocmd_db *db);
 /* SQLite result code → 0 or a rocmd error (extended codes are folded). */
 int rocmd_db_map_rc(int rc);

@@ -3,8 +3,10 @@
  * is reached from version N-1 by rocmd_migrations[N-1]; db.c applies each one
  * in its own BEGIN IMMEDIATE transaction together with PRAGMA user_version.
  * Never edit or renumber a migration that has shipped: databases in the field
- * were built by it. Append a new one instead, and add a fixture under
- * tests/data/ for the old version so the upgrade path stays tested.
+ * were built by it. Append a new one instead, and add the fixture of the
+ * version it upgrades (tests/data/db-schema-vN.sql, rows in every table) with
+ * its entry in old_schemas of tests/unit/test-db.c, which fails until every
+ * version before the newest has one.
  */
 #include "db.h"
 
