@@ -14,12 +14,12 @@
  * The child attaches to its pipes (dying with its parent, crashes visible),
  * reads its specification as the first message and serves requests
  * (measure_child_serve). What is left here is the evaluator's part: the
- * hidden argument, the specification, and the words for how a child ended.
+ * hidden argument and the specification; measure.c reads, writes, stops and
+ * kills the child through common/spawn.h itself.
  */
 #include "kernels/measure-os.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
@@ -33,10 +33,6 @@
 static int exec_ready;
 static char *prog_name = (char *)"rocmd"; /* argv[0] for the child, as ps shows it */
 
-struct measure_proc {
-	struct rocmd_child *child;
-};
-
 double
 measure_mono_ms(void)
 {
@@ -44,30 +40,7 @@ measure_mono_ms(void)
 }
 
 int
-measure_proc_new(struct measure_proc **out)
-{
-	struct measure_proc *c = calloc(1, sizeof(*c));
-	int err;
-
-	*out = NULL;
-	if (c == NULL)
-		return ROCMD_ENOMEM;
-	if ((err = rocmd_child_new(&c->child)) < 0) {
-		free(c);
-		return err;
-	}
-	*out = c;
-	return 0;
-}
-
-int
-measure_proc_alive(const struct measure_proc *c)
-{
-	return c != NULL && rocmd_child_alive(c->child);
-}
-
-int
-measure_proc_start(struct measure_proc *c, const struct measure_spec *spec, char *why,
+measure_proc_start(struct rocmd_child *c, const struct measure_spec *spec, char *why,
 		   size_t whylen)
 {
 	char *argv[] = {prog_name, (char *)EVAL_ARG, NULL}, reason[512];
@@ -78,66 +51,18 @@ measure_proc_start(struct measure_proc *c, const struct measure_spec *spec, char
 				      "does not call tune_evaluator_child()");
 		return ROCMD_EINTERNAL;
 	}
-	err = rocmd_child_start(c->child, NULL, argv, reason, sizeof(reason));
+	err = rocmd_child_start(c, NULL, argv, reason, sizeof(reason));
 	if (err < 0) {
 		snprintf(why, whylen, "cannot start the evaluation process: %s", reason);
 		return err;
 	}
 	/* The specification is the first message. */
-	err = rocmd_child_write(c->child, spec, sizeof(*spec));
+	err = rocmd_child_write(c, spec, sizeof(*spec));
 	if (err < 0) {
-		rocmd_child_stop(c->child, 1);
+		rocmd_child_stop(c, 1);
 		snprintf(why, whylen, "the evaluation process ended before it read its task");
 	}
 	return err;
-}
-
-int
-measure_proc_write(struct measure_proc *c, const void *buf, size_t len)
-{
-	return rocmd_child_write(c->child, buf, len);
-}
-
-int
-measure_proc_read(struct measure_proc *c, void *buf, size_t len, double deadline,
-                  volatile int *cancel)
-{
-	return rocmd_child_read(c->child, buf, len, deadline, cancel);
-}
-
-void
-measure_proc_stop(struct measure_proc *c, int kill_it, char *what, size_t whatlen)
-{
-	int st;
-
-	if (!measure_proc_alive(c))
-		return;
-	st = rocmd_child_stop(c->child, kill_it);
-	if (what != NULL)
-		rocmd_child_describe(st, what, whatlen);
-}
-
-void
-measure_proc_cancel(struct measure_proc *c)
-{
-	if (c != NULL)
-		rocmd_child_abandon(c->child);
-}
-
-void
-measure_proc_kill(struct measure_proc *c)
-{
-	if (c != NULL)
-		rocmd_child_kill(c->child);
-}
-
-void
-measure_proc_free(struct measure_proc *c)
-{
-	if (c == NULL)
-		return;
-	rocmd_child_free(c->child);
-	free(c);
 }
 
 /* ---- the child ---- */

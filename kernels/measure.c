@@ -14,9 +14,9 @@
  * and "timeout". Either way the next request starts a fresh child. The parent
  * never opens the backend itself, so GPU contexts are only ever created in
  * children. The child process is this same program started again with a
- * hidden argument (tune_evaluator_child); how it is started is the
- * platform's (measure-os.h: posix_spawn in measure-unix.c, CreateProcessW in
- * measure-win.c); the parent's side here, and the child's loop
+ * hidden argument (tune_evaluator_child), started and watched through the
+ * child-process layer (common/spawn.h; measure-proc.c holds the hidden
+ * argument); the parent's side here, and the child's loop
  * (measure_child_serve), are one code path.
  *
  * measure_local_*: the same measurement in the calling process, one device
@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "common/spawn.h"
 #include "kernels/measure-os.h"
 #include "kernels/tune.h"
 
@@ -506,7 +507,7 @@ struct tune_evaluator {
 	struct measure_spec spec;
 	struct tune_measure_opts o;
 	struct measure *m;	    /* in-process mode */
-	struct measure_proc *proc; /* isolated mode */
+	struct rocmd_child *proc; /* isolated mode: the evaluation process */
 	int starts;
 };
 
@@ -593,25 +594,25 @@ child_start(struct tune_evaluator *ev, struct child_hello *h)
 		return err;
 	ev->starts++;
 	/* Opening a GPU runtime can take seconds; allow a minute. */
-	err = measure_proc_read(ev->proc, h, sizeof(*h), measure_mono_ms() + 60000.0, ev->o.cancel);
+	err = rocmd_child_read(ev->proc, h, sizeof(*h), measure_mono_ms() + 60000.0, ev->o.cancel);
 	if (err == ROCMD_ECANCELED) {
-		measure_proc_cancel(ev->proc);
+		rocmd_child_abandon(ev->proc);
 		snprintf(h->why, sizeof(h->why), "canceled while the evaluation process started");
 		return err;
 	}
 	if (err < 0) {
-		measure_proc_stop(ev->proc, 1, NULL, 0);
+		rocmd_child_stop(ev->proc, 1);
 		snprintf(h->why, sizeof(h->why), "the evaluation process did not start");
 		return err;
 	}
 	if (h->err < 0) {
-		measure_proc_stop(ev->proc, 1, NULL, 0);
+		rocmd_child_stop(ev->proc, 1);
 		return h->err;
 	}
 	/* The predicate is code: its address in the child means nothing here. */
 	h->space.name[sizeof(h->space.name) - 1] = '\0';
 	if (backend_space_check(h->space.name, &h->space.check) < 0) {
-		measure_proc_stop(ev->proc, 1, NULL, 0);
+		rocmd_child_stop(ev->proc, 1);
 		snprintf(h->why, sizeof(h->why), "the evaluation process tunes in space '%s', "
 						 "unknown to this program", h->space.name);
 		return ROCMD_EPROTO;
@@ -666,7 +667,7 @@ tune_evaluator_open(const struct backend_ops *ops, int index, const struct gemm_
 	} else {
 		struct child_hello *h = calloc(1, sizeof(*h));
 
-		if (h == NULL || (err = measure_proc_new(&ev->proc)) < 0) {
+		if (h == NULL || (err = rocmd_child_new(&ev->proc)) < 0) {
 			free(h);
 			free(ev);
 			return ROCMD_ENOMEM;
@@ -675,7 +676,7 @@ tune_evaluator_open(const struct backend_ops *ops, int index, const struct gemm_
 		if (err < 0) {
 			snprintf(why, whylen, "%s", h->why);
 			free(h);
-			measure_proc_free(ev->proc);
+			rocmd_child_free(ev->proc);
 			free(ev);
 			return err;
 		}
@@ -698,7 +699,7 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 
 	if (ev->m != NULL)
 		return measure_eval(ev->m, ev->m->space, key, flags, r);
-	if (!measure_proc_alive(ev->proc)) {
+	if (!rocmd_child_alive(ev->proc)) {
 		struct child_hello *h = calloc(1, sizeof(*h));
 
 		if (h == NULL)
@@ -711,41 +712,41 @@ tune_evaluator_eval(struct tune_evaluator *ev, const char *key, int flags, struc
 	memset(&req, 0, sizeof(req));
 	req.flags = flags;
 	snprintf(req.key, sizeof(req.key), "%s", key);
-	err = measure_proc_write(ev->proc, &req, sizeof(req));
+	err = rocmd_child_write(ev->proc, &req, sizeof(req));
 	if (err < 0) {
 		/* The child died while idle: the candidate never ran; start another. */
 		struct child_hello *h = calloc(1, sizeof(*h));
 
-		measure_proc_stop(ev->proc, 1, NULL, 0);
+		rocmd_child_stop(ev->proc, 1);
 		if (h == NULL)
 			return ROCMD_ENOMEM;
 		err = child_start(ev, h);
 		free(h);
 		if (err < 0)
 			return err;
-		err = measure_proc_write(ev->proc, &req, sizeof(req));
+		err = rocmd_child_write(ev->proc, &req, sizeof(req));
 		if (err < 0)
 			return err;
 	}
-	err = measure_proc_read(ev->proc, &rep, sizeof(rep), measure_mono_ms() + ev->o.timeout_ms,
+	err = rocmd_child_read(ev->proc, &rep, sizeof(rep), measure_mono_ms() + ev->o.timeout_ms,
 				ev->o.cancel);
 	memset(r, 0, sizeof(*r));
 	if (err == ROCMD_ECANCELED) {
 		/* The caller set its cancel flag: this evaluation is not recorded. */
-		measure_proc_cancel(ev->proc);
+		rocmd_child_abandon(ev->proc);
 		r->outcome = TUNE_CRASHED;
 		snprintf(r->detail, sizeof(r->detail), "%s", "canceled: evaluation process killed");
 		return 0;
 	}
 	if (err == ROCMD_ETIMEDOUT) {
-		measure_proc_stop(ev->proc, 1, NULL, 0);
+		rocmd_child_stop(ev->proc, 1);
 		r->outcome = TUNE_TIMEOUT;
 		snprintf(r->detail, sizeof(r->detail), "no result within %.0f ms; killed",
 			 ev->o.timeout_ms);
 		return 0;
 	}
 	if (err < 0) {
-		measure_proc_stop(ev->proc, 0, what, sizeof(what));
+		rocmd_child_describe(rocmd_child_stop(ev->proc, 0), what, sizeof(what));
 		r->outcome = TUNE_CRASHED;
 		snprintf(r->detail, sizeof(r->detail), "evaluation process %s", what);
 		return 0;
@@ -758,7 +759,7 @@ void
 tune_evaluator_abort(struct tune_evaluator *ev)
 {
 	if (ev != NULL && ev->proc != NULL)
-		measure_proc_kill(ev->proc);
+		rocmd_child_kill(ev->proc);
 }
 
 void
@@ -768,7 +769,7 @@ tune_evaluator_close(struct tune_evaluator *ev)
 		return;
 	if (ev->m != NULL)
 		measure_close(ev->m);
-	measure_proc_free(ev->proc);
+	rocmd_child_free(ev->proc);
 	free(ev);
 }
 
