@@ -52,11 +52,10 @@
 
 #include "common/error.h"
 #include "common/failpoint.h"
+#include "common/fs.h"
 #include "common/hash.h"
 #include "common/paths.h"
 #include "daemon/deploy/deploy.h"
-#include "daemon/sdk/fsinfo.h"
-#include "common/fs.h"
 #include "daemon/pkg/pkg.h"
 
 #ifdef _WIN32
@@ -266,8 +265,9 @@ pkg_make(struct fx *f, struct pkg *p, const struct spec *s, const char *bin_cont
 
 /* A hash over a whole tree: every entry's kind, path, exec bit, content or
  * link target, in path order. Symlinks are not followed. (Windows: the
- * listing comes from fsinfo.h, the SDK scanner's, not from the engine's own
- * walker; there is no exec bit and there are no symlinks.) */
+ * listing comes from rocmd_dir_* and rocmd_fsinfo_get, the SDK scanner's
+ * calls, not from the engine's own walker; there is no exec bit and there are
+ * no symlinks.) */
 static char tree_lines[256][700];
 static int tree_nlines;
 static const char *tree_root;
