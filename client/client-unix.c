@@ -4,6 +4,7 @@
 #include "transport.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,10 +74,18 @@ rocmd_transport_write(struct rocmd_transport *t, const char *buf, size_t len)
 }
 
 ssize_t
-rocmd_transport_read(struct rocmd_transport *t, char *buf, size_t len)
+rocmd_transport_read(struct rocmd_transport *t, char *buf, size_t len, int timeout_ms)
 {
 	for (;;) {
-		ssize_t n = read(t->fd, buf, len);
+		struct pollfd pfd = {.fd = t->fd, .events = POLLIN};
+		ssize_t n;
+		int p = poll(&pfd, 1, timeout_ms < 0 ? -1 : timeout_ms);
+
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p == 0)
+			return ROCMD_ETIMEDOUT;
+		n = read(t->fd, buf, len);
 		if (n >= 0)
 			return n;
 		if (errno != EINTR)

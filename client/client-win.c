@@ -83,9 +83,26 @@ rocmd_transport_write(struct rocmd_transport *t, const char *buf, size_t len)
 }
 
 ssize_t
-rocmd_transport_read(struct rocmd_transport *t, char *buf, size_t len)
+rocmd_transport_read(struct rocmd_transport *t, char *buf, size_t len, int timeout_ms)
 {
 	DWORD n = 0, chunk = len > 0x100000 ? 0x100000 : (DWORD)len;
+	ULONGLONG until = GetTickCount64() + (ULONGLONG)(timeout_ms > 0 ? timeout_ms : 0);
+
+	/* A synchronous pipe has no read timeout: wait for data by peeking. */
+	while (timeout_ms >= 0) {
+		DWORD avail = 0;
+		if (!PeekNamedPipe(t->pipe, NULL, 0, NULL, &avail, NULL)) {
+			DWORD err = GetLastError();
+			if (err == ERROR_BROKEN_PIPE || err == ERROR_PIPE_NOT_CONNECTED)
+				return 0;
+			return rocmd_win_error(err);
+		}
+		if (avail > 0)
+			break;
+		if (GetTickCount64() >= until)
+			return ROCMD_ETIMEDOUT;
+		Sleep(10);
+	}
 
 	if (!ReadFile(t->pipe, buf, chunk, &n, NULL)) {
 		DWORD err = GetLastError();

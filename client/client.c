@@ -12,10 +12,16 @@
 #include "transport.h"
 #include "version.h"
 
+/* A reply, or a progress notification of a long request, is owed within this
+ * (ROCMD_CLIENT_TIMEOUT_S overrides; 0 waits for ever): a stopped daemon
+ * still accepts connections, and would hang the client. */
+#define DEFAULT_TIMEOUT_S 60
+
 struct rocmd_client {
 	struct rocmd_transport *t;
 	struct rocmd_frame_decoder dec;
 	int64_t next_id;
+	int timeout_ms; /* longest silence while a reply is owed; -1 none */
 	char buf[64 * 1024];
 	size_t len, off; /* unread bytes in buf: [off, len) */
 };
@@ -39,7 +45,8 @@ send_payload(struct rocmd_client *c, char *payload)
 
 /* Reads the next message; ROCMD_ECLOSED at a clean end of stream. */
 static int
-next_message(struct rocmd_client *c, struct rocmd_rpc *msg, char *why, size_t whylen)
+next_message(struct rocmd_client *c, struct rocmd_rpc *msg, int timeout_ms, char *why,
+             size_t whylen)
 {
 	for (;;) {
 		char *frame = NULL;
@@ -47,7 +54,14 @@ next_message(struct rocmd_client *c, struct rocmd_rpc *msg, char *why, size_t wh
 		int rc;
 
 		if (c->off == c->len) {
-			ssize_t n = rocmd_transport_read(c->t, c->buf, sizeof(c->buf));
+			ssize_t n = rocmd_transport_read(c->t, c->buf, sizeof(c->buf), timeout_ms);
+			if (n == ROCMD_ETIMEDOUT) {
+				snprintf(why, whylen,
+				         "rocmd sent nothing for %d s (is it stopped?); set "
+				         "ROCMD_CLIENT_TIMEOUT_S to wait longer, 0 for ever",
+				         timeout_ms / 1000);
+				return ROCMD_ETIMEDOUT;
+			}
 			if (n < 0) {
 				snprintf(why, whylen, "read from rocmd: %s", rocmd_strerror((int)n));
 				return (int)n;
@@ -99,7 +113,7 @@ rocmd_client_call(struct rocmd_client *c, const char *method, cJSON *params, cJS
 	}
 	for (;;) {
 		struct rocmd_rpc msg;
-		rc = next_message(c, &msg, why, whylen);
+		rc = next_message(c, &msg, c->timeout_ms, why, whylen);
 		if (rc < 0)
 			return rc;
 		if (msg.kind == ROCMD_RPC_NOTIFICATION) {
@@ -135,7 +149,7 @@ rocmd_client_listen(struct rocmd_client *c, rocmd_notify_fn on_notify, void *ctx
 {
 	for (;;) {
 		struct rocmd_rpc msg;
-		int rc = next_message(c, &msg, why, whylen);
+		int rc = next_message(c, &msg, -1, why, whylen);
 		if (rc < 0)
 			return rc;
 		rc = msg.kind == ROCMD_RPC_NOTIFICATION ? on_notify(&msg, ctx) : 0;
@@ -151,6 +165,7 @@ rocmd_client_open(const char *path, const char *client_name, struct rocmd_client
 {
 	struct rocmd_client *c;
 	cJSON *params, *res = NULL;
+	const char *env;
 	int rc;
 
 	*out = NULL;
@@ -160,6 +175,11 @@ rocmd_client_open(const char *path, const char *client_name, struct rocmd_client
 	if (c == NULL)
 		return ROCMD_ENOMEM;
 	rocmd_frame_decoder_init(&c->dec, ROCMD_PROTO_MAX_FRAME);
+	c->timeout_ms = DEFAULT_TIMEOUT_S * 1000;
+	if ((env = getenv("ROCMD_CLIENT_TIMEOUT_S")) != NULL && env[0] != '\0') {
+		long v = strtol(env, NULL, 10);
+		c->timeout_ms = v <= 0 ? -1 : v > 86400 ? 86400000 : (int)v * 1000;
+	}
 	rc = rocmd_transport_connect(path, &c->t, why, whylen);
 	if (rc < 0)
 		goto fail;

@@ -118,6 +118,46 @@ static const struct config_key config_keys[] = {
 		       "rocmd stops reading that client, and drops a subscriber that does not read.",
 	},
 	{
+		.path = "ipc.max_connections_per_user",
+		.type = KEY_INT,
+		.min = 1,
+		.max = 65536,
+		.def_int = ROCMD_PROTO_MAX_PER_USER,
+		.offset = OFF(max_per_user),
+		.doc = "Most clients one user other than root and the admin group may have "
+		       "connected at once.",
+	},
+	{
+		.path = "ipc.admin_reserved",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 65536,
+		.def_int = ROCMD_PROTO_ADMIN_RESERVED,
+		.offset = OFF(admin_reserved),
+		.doc = "Of `ipc.max_connections`, how many only root and the admin group may "
+		       "use, so that other users can never lock them out (at most all but one).",
+	},
+	{
+		.path = "ipc.hello_timeout_ms",
+		.type = KEY_INT,
+		.min = 100,
+		.max = 600000,
+		.def_int = ROCMD_PROTO_HELLO_TIMEOUT_MS,
+		.offset = OFF(hello_timeout_ms),
+		.doc = "A client that has not completed the handshake by then is disconnected.",
+	},
+	{
+		.path = "ipc.idle_timeout_s",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 86400,
+		.def_int = ROCMD_PROTO_IDLE_TIMEOUT_S,
+		.offset = OFF(idle_timeout_s),
+		.doc = "A client of a user other than root and the admin group that sends "
+		       "nothing for this long, with no reply owed and no event subscription, is "
+		       "disconnected; 0 never.",
+	},
+	{
 		/* The daemon keeps 4 KiB of each reply for the envelope. */
 		.path = "ipc.max_frame",
 		.type = KEY_INT,

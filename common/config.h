@@ -22,6 +22,10 @@ struct rocmd_config {
 	char *log_file;    /* NULL = stderr only */
 	int64_t max_connections;
 	int64_t max_queued_output; /* bytes per connection */
+	int64_t max_per_user;      /* connections of one non-admin uid */
+	int64_t admin_reserved;    /* of max_connections, kept for root and the admin group */
+	int64_t hello_timeout_ms;  /* a connection that sends no hello by then is closed */
+	int64_t idle_timeout_s;    /* a non-admin connection silent this long is closed */
 	int64_t max_frame;         /* bytes, at most ROCMD_PROTO_MAX_FRAME */
 	int64_t store_max_total;   /* bytes of one package, uncompressed */
 	int64_t store_max_file;    /* bytes of one file of a package */

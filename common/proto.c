@@ -326,7 +326,34 @@ json_integral(const cJSON *item, int64_t *out)
 static int
 id_usable(const cJSON *id)
 {
-	return cJSON_IsString(id) || json_integral(id, NULL);
+	/* A reply repeats the id: a long one could push it over the frame limit. */
+	return (cJSON_IsString(id) && strlen(id->valuestring) <= ROCMD_PROTO_MAX_ID) ||
+	       json_integral(id, NULL);
+}
+
+/* Whether a string of the JSON text holds the escape \u0000: decoded, it
+ * would end the C string there and "status\u0000junk" would run status.
+ * Strings are walked escape by escape, so an escaped backslash followed by
+ * "u0000" is not one. */
+static int
+escaped_nul(const char *p, size_t len)
+{
+	int in_string = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!in_string) {
+			in_string = p[i] == '"';
+			continue;
+		}
+		if (p[i] == '"') {
+			in_string = 0;
+		} else if (p[i] == '\\' && i + 1 < len) {
+			if (p[i + 1] == 'u' && i + 5 < len && strncmp(p + i + 2, "0000", 4) == 0)
+				return 1;
+			i++; /* the escaped character */
+		}
+	}
+	return 0;
 }
 
 /* The named member of an object, refusing duplicates (cJSON keeps them all,
@@ -365,6 +392,10 @@ parse_root(const char *payload, size_t len, int max_depth, cJSON **root, char *w
 	bad = utf8_check((const unsigned char *)payload, len);
 	if (bad < len) {
 		set_why(why, whylen, "invalid UTF-8 or NUL byte at offset %zu", bad);
+		return ROCMD_EPARSE;
+	}
+	if (escaped_nul(payload, len)) {
+		set_why(why, whylen, "a string holds the escape \\u0000 (NUL)");
 		return ROCMD_EPARSE;
 	}
 	/*
@@ -485,7 +516,8 @@ parse_message(const cJSON *root, struct rocmd_rpc *msg, const cJSON **idp, char 
 	error = items[5];
 	*idp = id;
 	if (id != NULL && !cJSON_IsNull(id) && !id_usable(id)) {
-		set_why(why, whylen, "id must be an integer or a string");
+		set_why(why, whylen, "id must be an integer or a string of at most %d bytes",
+		        ROCMD_PROTO_MAX_ID);
 		return ROCMD_EREQUEST;
 	}
 	if (!cJSON_IsString(jsonrpc) || strcmp(jsonrpc->valuestring, "2.0") != 0) {

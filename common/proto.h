@@ -27,7 +27,12 @@
 #define ROCMD_PROTO_MAX_DEPTH 32                      /* JSON nesting */
 #define ROCMD_PROTO_MAX_CONNECTIONS 1024              /* default, config */
 #define ROCMD_PROTO_MAX_QUEUED_OUTPUT (8u << 20)      /* bytes per connection, default */
+#define ROCMD_PROTO_MAX_PER_USER 64                   /* connections of one uid, default */
+#define ROCMD_PROTO_ADMIN_RESERVED 16                 /* connections kept for admins, default */
+#define ROCMD_PROTO_HELLO_TIMEOUT_MS 10000            /* to send hello, default */
+#define ROCMD_PROTO_IDLE_TIMEOUT_S 600                /* a non-admin's silence, default */
 #define ROCMD_PROTO_MAX_METHOD 64                     /* method name bytes */
+#define ROCMD_PROTO_MAX_ID 256                        /* bytes of a string id */
 
 /*
  * Incremental frame decoder: feed it whatever the stream delivered; it hands

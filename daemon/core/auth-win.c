@@ -5,11 +5,14 @@
  * act as it), reads the thread token, reverts at once, and asks whether the
  * token is in BUILTIN\Administrators. Under UAC a non-elevated admin carries
  * Administrators as deny-only, so only an elevated client counts as admin,
- * which is the Windows equivalent of root. rocmd_peer.uid carries the
- * client's pid and .gid whether it is an admin (compat-win.h).
+ * which is the Windows equivalent of root. rocmd_peer.uid carries a hash of
+ * the client's user SID (so per-user connection limits count users, not
+ * processes; the pid when the token cannot be read) and .gid whether it is
+ * an admin (compat-win.h).
  */
 #include "ipc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +51,29 @@ token_is_admin(HANDLE token)
 	return member != FALSE;
 }
 
+/* FNV-1a over the token user's SID: a stable number per user. 0 when unknown. */
+static uid_t
+token_user_id(HANDLE token)
+{
+	union {
+		TOKEN_USER tu;
+		char buf[256];
+	} u;
+	DWORD len = 0;
+	uint32_t h = 2166136261u;
+	const unsigned char *p;
+	DWORD n;
+
+	if (!GetTokenInformation(token, TokenUser, &u, sizeof(u), &len) ||
+	    !IsValidSid(u.tu.User.Sid))
+		return 0;
+	p = u.tu.User.Sid;
+	n = GetLengthSid(u.tu.User.Sid);
+	for (DWORD i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return (uid_t)(h | 1); /* never 0 */
+}
+
 int
 rocmd_auth_pipe_client(void *pipe, struct rocmd_peer *peer)
 {
@@ -80,6 +106,8 @@ rocmd_auth_pipe_client(void *pipe, struct rocmd_peer *peer)
 	}
 	peer->admin = token_is_admin(token);
 	peer->gid = (gid_t)peer->admin;
+	if (token_user_id(token) != 0)
+		peer->uid = token_user_id(token);
 	CloseHandle(token);
 	return 0;
 }

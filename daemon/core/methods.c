@@ -142,11 +142,13 @@ collect_event(const struct rocmd_event *ev, void *arg)
 	size_t sz = event_size(ev);
 
 	if (ctx->notify != NULL) {
+		/* Paced by rocmd_events_replay, so not dropped as a slow reader. */
 		char *payload = rocmd_rpc_notification("event", event_to_json(ev));
-		int rc = payload != NULL ? rocmd_conn_send(ctx->notify, payload, strlen(payload), 1)
+		int rc = payload != NULL ? rocmd_conn_send(ctx->notify, payload, strlen(payload), 0)
 					 : ROCMD_ENOMEM;
 		free(payload);
 		ctx->last_id = ev->id;
+		ctx->count++;
 		return rc < 0 ? rc : 0;
 	}
 	if (ctx->count >= ctx->limit || ctx->bytes + sz > ctx->budget) {
@@ -241,18 +243,41 @@ m_events_subscribe(struct rocmd_conn *conn, const cJSON *params, cJSON **result,
 	conn->sub_kind = kind != NULL && kind[0] != '\0' ? strdup(kind) : NULL;
 	conn->subscribed = 1;
 	ctx.last_id = rocmd_db_events_last_id(srv->db);
-	if (after >= 0) {
-		/* Replay what the client missed; the output limit bounds it. */
-		ctx.notify = conn;
-		ctx.last_id = after;
-		rc = rocmd_db_events_list(srv->db, after, 0, conn->sub_kind, collect_event, &ctx);
-		if (rc < 0 || conn->closing)
-			return rc < 0 ? rc : ROCMD_ECLOSED;
-	}
 	r = cJSON_CreateObject();
 	cJSON_AddNumberToObject(r, "last_id", (double)ctx.last_id);
 	*result = r;
+	if (after >= 0) {
+		/* What the client missed follows the reply, paced by its reading
+		 * (rocmd_events_replay); live events wait behind it, in order. */
+		conn->replaying = 1;
+		conn->replay_after = after;
+		rocmd_events_replay(conn);
+	}
 	return 0;
+}
+
+#define REPLAY_BATCH 128
+
+void
+rocmd_events_replay(struct rocmd_conn *conn)
+{
+	struct rocmd_server *srv = conn->srv;
+	size_t room = (size_t)srv->cfg->max_queued_output / 2;
+
+	while (conn->replaying && !conn->closing && !conn->draining && conn->queued <= room) {
+		struct list_ctx ctx = {.notify = conn, .last_id = conn->replay_after};
+		int rc = rocmd_db_events_list(srv->db, conn->replay_after, REPLAY_BATCH,
+		                              conn->sub_kind, collect_event, &ctx);
+		if (rc < 0) {
+			log_err("connection %llu: cannot replay events: %s",
+			        (unsigned long long)conn->serial, rocmd_db_errmsg(srv->db));
+			conn->replaying = 0;
+			break;
+		}
+		if (ctx.count < REPLAY_BATCH)
+			conn->replaying = 0; /* caught up: live events from now on */
+		conn->replay_after = ctx.last_id;
+	}
 }
 
 static int
@@ -265,6 +290,7 @@ m_events_unsubscribe(struct rocmd_conn *conn, const cJSON *params, cJSON **resul
 	if (rc < 0)
 		return rc;
 	conn->subscribed = 0;
+	conn->replaying = 0;
 	free(conn->sub_kind);
 	conn->sub_kind = NULL;
 	return 0;

@@ -34,4 +34,9 @@ extern const struct rocmd_method rocmd_methods_core[];
 
 const struct rocmd_method *rocmd_method_find(const char *name);
 
+/* Sends the next events of CONN's subscription replay (events.subscribe with
+ * after_id), as many as its output limit allows now; the server calls it
+ * again each time CONN's output drains. */
+void rocmd_events_replay(struct rocmd_conn *conn);
+
 #endif

@@ -1,12 +1,18 @@
 /*
  * Connections, framing, dispatch and event fan-out for the daemon.
  *
- * Reads land in one shared buffer (every read is consumed before the callback
- * returns), go through the connection's frame decoder, and each complete
- * payload is parsed and dispatched synchronously. Replies and notifications
- * are queued with uv_write; the bytes in flight per connection are bounded:
- * a requester that does not read its replies stops being read, a subscriber
- * that does not keep up is disconnected. A bad frame costs only its own
+ * Reads land in one shared buffer, go through the connection's frame decoder,
+ * and each complete payload is parsed and dispatched synchronously. Replies
+ * and notifications are queued with uv_write; the bytes in flight per
+ * connection are bounded: before each frame is dispatched, a requester whose
+ * queued output is over its limit stops being read (the rest of what it sent
+ * waits in its backlog until its output drains), and a subscriber that does
+ * not keep up is disconnected. No client holds the loop: after
+ * FRAMES_PER_TURN frames of one read the rest waits in the backlog and the
+ * others get their turn (the resume idle handle goes on with it). Connections
+ * are admitted within a total, a per-user limit and slots kept for root and
+ * the admin group; one that sends no hello, or a non-admin's that stays
+ * silent, times out (the sweep timer). A bad frame costs only its own
  * connection. Shutdown stops accepting and reading, lets queued replies
  * drain for a short grace period, then lets the loop end.
  */
@@ -26,6 +32,8 @@
 #include "service/service.h"
 
 #define SHUTDOWN_GRACE_MS 5000
+#define FRAMES_PER_TURN 16 /* frames of one connection handled before others' */
+#define SWEEP_MS 1000      /* how often the timeouts are looked at */
 
 struct write_req {
 	uv_write_t req;
@@ -34,8 +42,9 @@ struct write_req {
 	char data[];
 };
 
-/* Every read callback consumes its bytes before returning, so one buffer
- * serves all connections. */
+/* Every read callback consumes its bytes before returning (what it cannot
+ * handle yet is copied to the connection's backlog), so one buffer serves all
+ * connections. */
 static char read_buf[64 * 1024];
 
 static void conn_close(struct rocmd_conn *conn);
@@ -63,6 +72,7 @@ on_close(uv_handle_t *h)
 
 	rocmd_frame_decoder_free(&conn->dec);
 	free(conn->sub_kind);
+	free(conn->backlog);
 	/* Deferred replies outlive the connection; they just have nowhere to go. */
 	for (struct rocmd_pending *p = conn->pending; p != NULL; p = p->next)
 		p->conn = NULL;
@@ -141,11 +151,18 @@ on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = sizeof(read_buf);
 }
 
+static void schedule_resume(struct rocmd_server *srv);
+
 static void
 conn_resume_reading(struct rocmd_conn *conn)
 {
 	if (conn->reading || conn->closing || conn->draining || conn->srv->shutting_down)
 		return;
+	if (conn->backlog != NULL) {
+		/* What it sent before comes first. */
+		schedule_resume(conn->srv);
+		return;
+	}
 	if (uv_read_start((uv_stream_t *)&conn->pipe, on_alloc, on_read) == 0)
 		conn->reading = 1;
 }
@@ -171,8 +188,10 @@ on_write(uv_write_t *req, int status)
 			conn_close(conn);
 		return;
 	}
+	if (conn->replaying && conn->queued <= max_queued(conn->srv) / 2)
+		rocmd_events_replay(conn);
 	if (!conn->reading && conn->queued <= max_queued(conn->srv) / 2)
-		conn_resume_reading(conn);
+		conn_resume_reading(conn); /* the backlog first, if there is one */
 }
 
 int
@@ -323,11 +342,82 @@ handle_payload(struct rocmd_conn *conn, const char *payload, size_t len)
 		rocmd_server_shutdown(srv, "requested by a client");
 }
 
+/*
+ * Feeds LEN bytes to CONN's decoder and handles each whole frame, until the
+ * bytes are used up, CONN's queued output is over its limit (checked before
+ * every frame: one read may hold hundreds of requests), or it has had
+ * FRAMES_PER_TURN frames. Returns how many bytes were used.
+ */
+static size_t
+feed(struct rocmd_conn *conn, const char *data, size_t len)
+{
+	size_t off = 0;
+	int frames = 0;
+
+	while (off < len && !conn->closing && !conn->draining) {
+		char *frame = NULL;
+		size_t used = 0, flen = 0;
+		int rc;
+
+		if (conn->queued > max_queued(conn->srv) || frames >= FRAMES_PER_TURN)
+			break;
+		rc = rocmd_frame_feed(&conn->dec, data + off, len - off, &used, &frame, &flen);
+		off += used;
+		if (rc < 0) {
+			char why[128];
+			snprintf(why, sizeof(why), "%s (limit %lld bytes); closing the connection",
+				 rocmd_strerror(rc), (long long)conn->srv->cfg->max_frame);
+			log_info("connection %llu: %s", (unsigned long long)conn->serial, why);
+			send_error(conn, NULL, rc, why, NULL);
+			conn_drain(conn);
+			return len;
+		}
+		if (frame != NULL) {
+			conn->last_ms = uv_now(conn->srv->loop);
+			frames++;
+			handle_payload(conn, frame, flen);
+			free(frame);
+		}
+	}
+	return off;
+}
+
+static void
+stop_reading(struct rocmd_conn *conn)
+{
+	if (conn->reading) {
+		uv_read_stop((uv_stream_t *)&conn->pipe);
+		conn->reading = 0;
+	}
+}
+
+/* Keeps the LEN bytes at DATA that feed() left for later; reading stops
+ * until they are used. */
+static void
+keep_backlog(struct rocmd_conn *conn, const char *data, size_t len)
+{
+	char *copy = malloc(len);
+
+	stop_reading(conn);
+	if (copy == NULL) {
+		log_err("connection %llu: out of memory keeping its input; closing it",
+		        (unsigned long long)conn->serial);
+		conn_drain(conn);
+		return;
+	}
+	memcpy(copy, data, len);
+	conn->backlog = copy;
+	conn->backlog_len = len;
+	conn->backlog_off = 0;
+	if (conn->queued <= max_queued(conn->srv))
+		schedule_resume(conn->srv); /* it only had its turn */
+}
+
 static void
 on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
 	struct rocmd_conn *conn = s->data;
-	size_t off = 0;
+	size_t used;
 
 	if (nread < 0) {
 		if (nread != UV_EOF)
@@ -339,32 +429,123 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		conn_drain(conn);
 		return;
 	}
-	while (off < (size_t)nread && !conn->closing && !conn->draining) {
-		char *frame = NULL;
-		size_t used = 0, flen = 0;
-		int rc = rocmd_frame_feed(&conn->dec, buf->base + off, (size_t)nread - off, &used,
-					  &frame, &flen);
-		off += used;
-		if (rc < 0) {
-			char why[128];
-			snprintf(why, sizeof(why), "%s (limit %lld bytes); closing the connection",
-				 rocmd_strerror(rc), (long long)conn->srv->cfg->max_frame);
-			log_info("connection %llu: %s", (unsigned long long)conn->serial, why);
-			send_error(conn, NULL, rc, why, NULL);
-			conn_drain(conn);
-			break;
-		}
-		if (frame != NULL) {
-			handle_payload(conn, frame, flen);
-			free(frame);
+	used = feed(conn, buf->base, (size_t)nread);
+	if (conn->closing || conn->draining)
+		return;
+	if (used < (size_t)nread)
+		keep_backlog(conn, buf->base + used, (size_t)nread - used);
+	else if (conn->queued > max_queued(conn->srv))
+		stop_reading(conn); /* the peer is not reading its replies */
+}
+
+/* Feeds each connection's backlog for one turn; runs while any can go on. */
+static void
+on_resume(uv_idle_t *h)
+{
+	struct rocmd_server *srv = h->data;
+	int more = 0;
+
+	for (struct rocmd_conn *c = srv->conns, *next; c != NULL; c = next) {
+		next = c->next;
+		if (c->backlog == NULL || c->closing || c->draining ||
+		    c->queued > max_queued(srv))
+			continue;
+		c->backlog_off += feed(c, c->backlog + c->backlog_off,
+		                       c->backlog_len - c->backlog_off);
+		if (c->closing || c->draining)
+			continue;
+		if (c->backlog_off == c->backlog_len) {
+			free(c->backlog);
+			c->backlog = NULL;
+			if (c->queued <= max_queued(srv))
+				conn_resume_reading(c);
+		} else if (c->queued <= max_queued(srv)) {
+			more = 1;
 		}
 	}
-	if (!conn->closing && !conn->draining && conn->reading &&
-	    conn->queued > max_queued(conn->srv)) {
-		/* The peer is not reading its replies: stop reading its requests. */
-		uv_read_stop(s);
-		conn->reading = 0;
+	if (!more)
+		uv_idle_stop(h);
+}
+
+static void
+schedule_resume(struct rocmd_server *srv)
+{
+	if (!srv->shutting_down && !uv_is_active((uv_handle_t *)&srv->resume))
+		uv_idle_start(&srv->resume, on_resume);
+}
+
+/* Closes connections that sent no hello in time, and non-admins' that were
+ * silent too long with nothing owed to them and no subscription. */
+static void
+on_sweep(uv_timer_t *t)
+{
+	struct rocmd_server *srv = t->data;
+	uint64_t now = uv_now(srv->loop);
+	uint64_t hello = (uint64_t)srv->cfg->hello_timeout_ms;
+	uint64_t idle = (uint64_t)srv->cfg->idle_timeout_s * 1000;
+
+	for (struct rocmd_conn *c = srv->conns, *next; c != NULL; c = next) {
+		next = c->next;
+		if (c->closing || c->draining)
+			continue;
+		if (!c->hello && now - c->opened_ms >= hello) {
+			char why[96];
+			snprintf(why, sizeof(why), "no hello within %llu ms; closing the connection",
+			         (unsigned long long)hello);
+			log_info("connection %llu (uid %u): %s", (unsigned long long)c->serial,
+			         (unsigned)c->peer.uid, why);
+			send_error(c, NULL, ROCMD_EHELLO, why, NULL);
+			conn_drain(c);
+		} else if (!c->peer.admin && idle > 0 && !c->subscribed && c->pending == NULL &&
+		           c->backlog == NULL && now - c->last_ms >= idle) {
+			log_info("connection %llu (uid %u): silent for %llu s; closing it",
+			         (unsigned long long)c->serial, (unsigned)c->peer.uid,
+			         (unsigned long long)(idle / 1000));
+			send_error(c, NULL, ROCMD_ETIMEDOUT, "idle for too long; closing the connection",
+			           NULL);
+			conn_drain(c);
+		}
 	}
+	if (srv->conns == NULL)
+		uv_timer_stop(t);
+}
+
+/* Whether a new connection of PEER may stay; WHY says why not. Connections
+ * on their way out (refused, draining) do not count. */
+static int
+admit(struct rocmd_server *srv, const struct rocmd_conn *conn, char *why, size_t whylen)
+{
+	int64_t total = 0, mine = 0, limit = srv->cfg->max_connections;
+
+	for (const struct rocmd_conn *c = srv->conns; c != NULL; c = c->next) {
+		if (c == conn || c->closing || c->draining)
+			continue;
+		total++;
+		if (c->peer.uid == conn->peer.uid)
+			mine++;
+	}
+	if (!conn->peer.admin) {
+		/* At least one place stays open to everyone. */
+		limit -= srv->cfg->admin_reserved < limit ? srv->cfg->admin_reserved : limit - 1;
+		if (mine >= srv->cfg->max_per_user) {
+			snprintf(why, whylen, "too many connections of uid %u (limit %lld per user)",
+			         (unsigned)conn->peer.uid, (long long)srv->cfg->max_per_user);
+			return 0;
+		}
+	}
+	if (total >= limit) {
+		if (conn->peer.admin || srv->cfg->admin_reserved == 0)
+			snprintf(why, whylen, "too many connections (limit %lld)",
+			         (long long)srv->cfg->max_connections);
+		else
+			snprintf(why, whylen,
+			         "too many connections (limit %lld, of which %lld are kept for root "
+			         "and group '%s')",
+			         (long long)srv->cfg->max_connections,
+			         (long long)srv->cfg->admin_reserved, srv->cfg->admin_group);
+		return 0;
+	}
+	return 1;
 }
 
 void
@@ -383,15 +564,18 @@ rocmd_server_adopt(struct rocmd_server *srv, struct rocmd_conn *conn)
 		conn_drain(conn);
 		return;
 	}
-	if (srv->nconns > srv->cfg->max_connections) {
-		char why[96];
-		snprintf(why, sizeof(why), "too many connections (limit %lld)",
-			 (long long)srv->cfg->max_connections);
-		log_warn("%s: refusing uid %u", why, (unsigned)conn->peer.uid);
-		send_error(conn, NULL, ROCMD_EOVERLOAD, why, NULL);
-		conn_drain(conn);
-		return;
+	{
+		char why[192];
+		if (!admit(srv, conn, why, sizeof(why))) {
+			log_warn("%s: refusing uid %u", why, (unsigned)conn->peer.uid);
+			send_error(conn, NULL, ROCMD_EOVERLOAD, why, NULL);
+			conn_drain(conn);
+			return;
+		}
 	}
+	conn->opened_ms = conn->last_ms = uv_now(srv->loop);
+	if (!uv_is_active((uv_handle_t *)&srv->sweep))
+		uv_timer_start(&srv->sweep, on_sweep, SWEEP_MS, SWEEP_MS);
 	conn_resume_reading(conn);
 }
 
@@ -513,7 +697,8 @@ rocmd_server_event(struct rocmd_server *srv, const char *kind, cJSON *detail, co
 		goto out;
 	for (struct rocmd_conn *c = srv->conns, *next; c != NULL; c = next) {
 		next = c->next;
-		if (c->subscribed && !c->draining && event_matches(c, kind))
+		/* A subscriber still replaying the history gets this one from it. */
+		if (c->subscribed && !c->replaying && !c->draining && event_matches(c, kind))
 			rocmd_conn_send(c, payload, strlen(payload), 1);
 	}
 	/* SDK changes make the tuner's results stale, for one (tune-sched.c). */
@@ -545,6 +730,8 @@ rocmd_server_check_done(struct rocmd_server *srv)
 		return;
 	if (!uv_is_closing((uv_handle_t *)&srv->grace)) {
 		uv_close((uv_handle_t *)&srv->grace, NULL);
+		uv_close((uv_handle_t *)&srv->sweep, NULL);
+		uv_close((uv_handle_t *)&srv->resume, NULL);
 		uv_close((uv_handle_t *)&srv->sig_term, NULL);
 		uv_close((uv_handle_t *)&srv->sig_int, NULL);
 		uv_close((uv_handle_t *)&srv->sig_hup, NULL);
@@ -635,6 +822,11 @@ rocmd_server_init(struct rocmd_server *srv, uv_loop_t *loop, struct rocmd_config
 	srv->counts_stale = 1;
 	uv_timer_init(loop, &srv->grace);
 	srv->grace.data = srv;
+	uv_timer_init(loop, &srv->sweep);
+	srv->sweep.data = srv;
+	uv_unref((uv_handle_t *)&srv->sweep);
+	uv_idle_init(loop, &srv->resume);
+	srv->resume.data = srv;
 	for (int i = 0; i < 3; i++) {
 		uv_signal_init(loop, sigs[i]);
 		sigs[i]->data = srv;

@@ -44,8 +44,16 @@ struct rocmd_conn {
 	int draining;   /* close once the output queue is empty */
 	int subscribed; /* receives "event" notifications */
 	char *sub_kind; /* kind prefix filter, or NULL */
+	int replaying;  /* still sending the history after replay_after */
+	int64_t replay_after;
 	const cJSON *current_id;        /* id of the request being dispatched */
 	struct rocmd_pending *pending;  /* deferred replies still owed */
+	/* Bytes read but not yet fed to the decoder: reading stops while there
+	 * are any (the client's output is over its limit, or it has had its
+	 * turn of frames), so at most one read buffer waits here. */
+	char *backlog;
+	size_t backlog_len, backlog_off;
+	uint64_t opened_ms, last_ms; /* loop time: accepted, last request (timeouts) */
 };
 
 /*
@@ -98,6 +106,8 @@ struct rocmd_server {
 	char *lock_path;
 	uv_signal_t sig_term, sig_int, sig_hup;
 	uv_timer_t grace; /* only armed during shutdown */
+	uv_timer_t sweep; /* hello and idle timeouts, while there are connections */
+	uv_idle_t resume; /* feeds connections' backlogs, while any can go on */
 	struct rocmd_conn *conns;
 	int nconns;
 	uint64_t next_serial;

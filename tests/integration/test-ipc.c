@@ -871,6 +871,332 @@ test_kill9_is_unclean(void **state)
 	close(fd);
 }
 
+/* Kilobytes of resident memory of process PID (VmRSS), or -1. */
+static long
+rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static void
+restart_with(struct daemon *d, const char *config_json)
+{
+	daemon_stop(d);
+	write_file(d->config, config_json);
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock, d->pid);
+}
+
+/*
+ * One client sends hundreds of requests with large replies in one write and
+ * never reads: the daemon must stop reading it before its queued output
+ * passes the limit (not after dispatching the whole write), so its memory
+ * stays bounded, and another client keeps being answered meanwhile.
+ */
+static void
+test_flood_output_bounded(void **state)
+{
+	struct daemon *d = *state;
+	struct rocmd_db *db;
+	char path[400], why[256], msg[600], *frame;
+	size_t flen, sent = 0;
+	long before, after;
+	int fd, n = 0;
+
+	daemon_stop(d);
+	snprintf(path, sizeof(path), "%s/rocmd.db", d->state);
+	assert_int_equal(rocmd_db_open(path, &db, why, sizeof(why)), 0);
+	memset(msg, 'x', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(rocmd_db_event_add(db, "test.flood", msg, NULL, NULL), 0);
+	rocmd_db_close(db);
+	restart_with(d, "{\"ipc\": {\"max_queued_output\": 4194304}}\n");
+	before = rss_kb(d->pid);
+	fd = hello(d->sock);
+	assert_int_equal(rocmd_frame_encode("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"events.list\","
+	                                    "\"params\":{\"limit\":1000}}",
+	                                    strlen("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+	                                           "\"events.list\",\"params\":{\"limit\":1000}}"),
+	                                    &frame, &flen),
+	                 0);
+	/* 500 requests (each ~700 KB of reply) in as few writes as the socket takes. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	for (int i = 0; i < 2000 && n < 500; i++) {
+		ssize_t w = send(fd, frame + sent, flen - sent, MSG_NOSIGNAL);
+		if (w < 0) {
+			usleep(1000);
+			continue;
+		}
+		sent += (size_t)w;
+		if (sent == flen) {
+			sent = 0;
+			n++;
+		}
+	}
+	free(frame);
+	assert_true(n > 40); /* far more than the limit holds */
+	usleep(500000);
+	assert_daemon_answers(d->sock);
+	after = rss_kb(d->pid);
+	/* Unbounded, 500 replies would be ~350 MB; the limit allows 4 MB + one reply. */
+	print_message("rocmd RSS %ld kB before, %ld kB with %d requests pending\n", before, after,
+	              n);
+	assert_true(after > 0 && after - before < 64 * 1024);
+	close(fd);
+	usleep(100000);
+	assert_daemon_answers(d->sock);
+}
+
+/* Runs FN as UID in a child; each int FN writes to OUT reaches the parent,
+ * which reads them with as_user_read. The child lives until the parent
+ * closes the control pipe. */
+struct as_user {
+	pid_t pid;
+	int from_child, to_child;
+};
+
+static void
+as_user(struct as_user *u, uid_t uid, void (*fn)(const char *sock, int out), const char *sock)
+{
+	int a[2], b[2];
+
+	assert_int_equal(pipe(a), 0);
+	assert_int_equal(pipe(b), 0);
+	u->pid = fork();
+	assert_true(u->pid >= 0);
+	if (u->pid == 0) {
+		char c;
+		close(a[0]);
+		close(b[1]);
+		if (setgid(uid) != 0 || setuid(uid) != 0)
+			_exit(99);
+		fn(sock, a[1]);
+		while (read(b[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(a[1]);
+	close(b[0]);
+	u->from_child = a[0];
+	u->to_child = b[1];
+}
+
+static int
+as_user_read(struct as_user *u)
+{
+	struct pollfd pfd = {.fd = u->from_child, .events = POLLIN};
+	int v = -1;
+
+	/* A pipe: read(2), not recv(2). */
+	if (poll(&pfd, 1, 30000) != 1 || read(u->from_child, &v, sizeof(v)) != sizeof(v))
+		return -1000;
+	return v;
+}
+
+static void
+as_user_end(struct as_user *u)
+{
+	int status = 0;
+
+	close(u->to_child);
+	close(u->from_child);
+	waitpid(u->pid, &status, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Opens 8 connections: writes 1 for each that completed the handshake, else
+ * 0; keeps them open. */
+static void
+open_eight(const char *sock, int out)
+{
+	for (int i = 0; i < 8; i++) {
+		int fd = sock_connect(sock), ok = 0;
+		char *f;
+		if (fd >= 0) {
+			send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\","
+			               "\"params\":{\"client\":\"test\",\"protocol\":1}}");
+			f = read_frame(fd, 5000);
+			ok = f != NULL && strstr(f, "\"result\"") != NULL;
+			free(f);
+		}
+		if (write(out, &ok, sizeof(ok)) != sizeof(ok))
+			_exit(98);
+	}
+}
+
+/*
+ * Local users cannot lock root out: a user's connections are limited, and
+ * the last slots of the total are kept for root and the admin group.
+ */
+static void
+test_admin_slots(void **state)
+{
+	struct daemon *d = *state;
+	struct as_user u1, u2;
+	int ok1 = 0, ok2 = 0, fds[3];
+
+	if (geteuid() != 0)
+		skip();
+	restart_with(d, "{\"ipc\": {\"max_connections\": 12, \"admin_reserved\": 3, "
+	                "\"max_connections_per_user\": 5}}\n");
+	as_user(&u1, 65534, open_eight, d->sock);
+	for (int i = 0; i < 8; i++)
+		ok1 += as_user_read(&u1) == 1;
+	assert_int_equal(ok1, 5); /* the per-user limit */
+	as_user(&u2, 1, open_eight, d->sock);
+	for (int i = 0; i < 8; i++)
+		ok2 += as_user_read(&u2) == 1;
+	assert_int_equal(ok2, 4); /* 12 - 3 kept for admins, 5 taken */
+	for (int i = 0; i < 3; i++) {
+		fds[i] = hello(d->sock); /* root still gets in */
+	}
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	/* The second child holds a copy of the first one's pipe: end it first. */
+	as_user_end(&u2);
+	as_user_end(&u1);
+	usleep(200000);
+	assert_daemon_answers(d->sock);
+}
+
+/* A connection that never says hello is closed after ipc.hello_timeout_ms. */
+static void
+test_hello_timeout(void **state)
+{
+	struct daemon *d = *state;
+	cJSON *r;
+	int fd;
+
+	restart_with(d, "{\"ipc\": {\"hello_timeout_ms\": 300}}\n");
+	fd = sock_connect(d->sock);
+	assert_true(fd >= 0);
+	r = reply(fd);
+	assert_string_equal(error_name(r), "ROCMD_EHELLO");
+	cJSON_Delete(r);
+	assert_true(closed_by_peer(fd, 5000));
+	close(fd);
+	assert_daemon_answers(d->sock);
+}
+
+/* Holds one connection after hello; writes 1 once the daemon closed it
+ * (within 20 s), else 0. */
+static void
+idle_one(const char *sock, int out)
+{
+	int fd = sock_connect(sock), closed = 0;
+	char *f;
+
+	if (fd >= 0) {
+		send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\","
+		               "\"params\":{\"client\":\"test\",\"protocol\":1}}");
+		free(read_frame(fd, 5000));
+		f = read_frame(fd, 20000); /* the timeout's error, then EOF */
+		closed = f != NULL && strstr(f, "ROCMD_ETIMEDOUT") != NULL && closed_by_peer(fd, 5000);
+		free(f);
+	}
+	if (write(out, &closed, sizeof(closed)) != sizeof(closed))
+		_exit(98);
+}
+
+/* A non-admin's silent connection is closed after ipc.idle_timeout_s; root's stays. */
+static void
+test_idle_timeout(void **state)
+{
+	struct daemon *d = *state;
+	struct as_user u;
+	int fd;
+
+	if (geteuid() != 0)
+		skip();
+	restart_with(d, "{\"ipc\": {\"idle_timeout_s\": 1}}\n");
+	fd = hello(d->sock);
+	as_user(&u, 65534, idle_one, d->sock);
+	assert_int_equal(as_user_read(&u), 1);
+	as_user_end(&u);
+	assert_false(closed_by_peer(fd, 100));
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"status\"}");
+	cJSON_Delete(reply(fd));
+	close(fd);
+}
+
+/* events.subscribe from event 0 over a history far larger than the output
+ * limit: a client that reads promptly gets every event, in order, and stays
+ * connected; a live event follows the history. */
+static void
+test_subscribe_replay_large(void **state)
+{
+	struct daemon *d = *state;
+	struct rocmd_db *db;
+	char path[400], why[256], msg[600];
+	int64_t last = 0;
+	int fd, ctl, events = 0, reply_seen = 0, live = 0;
+
+	if (geteuid() != 0)
+		skip();
+	daemon_stop(d);
+	snprintf(path, sizeof(path), "%s/rocmd.db", d->state);
+	assert_int_equal(rocmd_db_open(path, &db, why, sizeof(why)), 0);
+	memset(msg, 'y', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	for (int i = 0; i < 6000; i++)
+		assert_int_equal(rocmd_db_event_add(db, "test.replay", msg, NULL, NULL), 0);
+	rocmd_db_close(db);
+	restart_with(d, "{\"ipc\": {\"max_queued_output\": 262144}}\n");
+	fd = hello(d->sock);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"events.subscribe\","
+	               "\"params\":{\"after_id\":0}}");
+	/* Every kind: the 6000 of the history, the daemon's own, then a live one. */
+	while (!live) {
+		char *f = read_frame(fd, 10000);
+		const cJSON *params, *kind;
+		cJSON *j;
+		if (f == NULL)
+			break;
+		j = cJSON_Parse(f);
+		free(f);
+		assert_non_null(j);
+		params = cJSON_GetObjectItem(j, "params");
+		kind = cJSON_GetObjectItem(params, "kind");
+		if (cJSON_GetObjectItem(j, "result") != NULL) {
+			reply_seen = 1;
+		} else if (cJSON_IsString(kind)) {
+			int64_t id = (int64_t)cJSON_GetObjectItem(params, "id")->valuedouble;
+			assert_true(id > last); /* in order, none twice */
+			last = id;
+			events += strcmp(kind->valuestring, "test.replay") == 0;
+			live = strcmp(kind->valuestring, "daemon.log_level") == 0;
+			if (events == 6000 && strcmp(kind->valuestring, "test.replay") == 0) {
+				/* The history is through: now a live event. */
+				ctl = hello(d->sock);
+				send_frame(ctl, "{\"jsonrpc\":\"2.0\",\"id\":3,"
+				                "\"method\":\"daemon.set_log_level\","
+				                "\"params\":{\"level\":\"notice\"}}");
+				cJSON_Delete(reply(ctl));
+				close(ctl);
+			}
+		}
+		cJSON_Delete(j);
+	}
+	assert_true(reply_seen);
+	assert_int_equal(events, 6000); /* 3.6 MB through a 256 KiB limit */
+	assert_true(live);
+	close(fd);
+	assert_daemon_answers(d->sock);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -895,6 +1221,11 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_sigterm_during_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill9_is_unclean, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood_output_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_admin_slots, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hello_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_subscribe_replay_large, setup, teardown),
 	};
 
 	if (argc < 2) {
@@ -903,5 +1234,7 @@ main(int argc, char **argv)
 	}
 	rocmd_bin = argv[1];
 	signal(SIGPIPE, SIG_IGN);
+	if (getenv("ROCMD_TEST_FILTER") != NULL) /* one test, by name pattern */
+		cmocka_set_test_filter(getenv("ROCMD_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

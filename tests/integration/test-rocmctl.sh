@@ -58,6 +58,18 @@ contains "events --follow streams new events" "$DIR/follow" "daemon.log_level"
 kill "$FOLLOW_PID" 2>/dev/null
 FOLLOW_PID=
 contains "log file is written" "$DIR/rocmd.log" "listening on"
+
+# A stopped daemon still accepts connections: rocmctl gives up, saying why,
+# instead of hanging (a hard limit here only guards the test itself).
+kill -STOP "$PID"
+ROCMD_CLIENT_TIMEOUT_S=2 timeout 30 "$CTL" --socket "$SOCK" status >"$DIR/out" 2>"$DIR/err"
+rc=$?
+kill -CONT "$PID"
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then ok "a stopped daemon times out"; else
+	bad "a stopped daemon times out (exit $rc)"
+fi
+contains "the timeout says why" "$DIR/err" "sent nothing for 2 s"
+check "status after SIGCONT" 0 ctl status
 check "events --limit 1" 0 ctl events --limit 1
 if [ "$(wc -l <"$DIR/out")" -eq 1 ]; then ok "events --limit 1 shows one event"; else bad "events --limit 1 shows one event"; fi
 contains "events default view ends with the newest" "$DIR/out" "daemon.log_level"

@@ -593,6 +593,42 @@ test_parse_bad_ids(void **state)
 	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"status\"}", 0, &msg,
 	             &bad_id);
 	rocmd_rpc_free(&msg);
+	/* A string id the reply could not repeat within the frame limit. */
+	{
+		char text[ROCMD_PROTO_MAX_ID + 128], longid[ROCMD_PROTO_MAX_ID + 2];
+		memset(longid, 'i', sizeof(longid) - 1);
+		longid[sizeof(longid) - 1] = '\0';
+		snprintf(text, sizeof(text), "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"status\"}",
+		         longid);
+		refuse(text, ROCMD_EREQUEST);
+		longid[ROCMD_PROTO_MAX_ID] = '\0';
+		snprintf(text, sizeof(text), "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"status\"}",
+		         longid);
+		parse_expect(text, 0, &msg, &bad_id);
+		rocmd_rpc_free(&msg);
+	}
+}
+
+/* An escaped NUL would cut a decoded string short ("status\u0000junk" ran
+ * status): refused anywhere in the message; an escaped backslash before
+ * "u0000" is plain text. */
+static void
+test_parse_escaped_nul(void **state)
+{
+	struct rocmd_rpc msg;
+	cJSON *bad_id = NULL;
+
+	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\\u0000junk\"}", ROCMD_EPARSE);
+	refuse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pkg.show\",\"params\":{\"p\":\"a\\u0000b\"}}",
+	       ROCMD_EPARSE);
+	refuse("{\"jsonrpc\":\"2.0\",\"id\":\"x\\u0000\",\"method\":\"status\"}", ROCMD_EPARSE);
+	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\",\"params\":{\"p\":\"a\\\\u0000\"}}",
+	             0, &msg, &bad_id);
+	assert_string_equal(cJSON_GetObjectItem(msg.params, "p")->valuestring, "a\\u0000");
+	rocmd_rpc_free(&msg);
+	parse_expect("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\",\"params\":{\"p\":\"\\u0041\"}}",
+	             0, &msg, &bad_id);
+	rocmd_rpc_free(&msg);
 }
 
 static void
@@ -1070,6 +1106,7 @@ main(void)
 	    cmocka_unit_test(test_build_request_roundtrip),
 	    cmocka_unit_test(test_build_result_roundtrip),
 	    cmocka_unit_test(test_build_error_roundtrip),
+	    cmocka_unit_test(test_parse_escaped_nul),
 	    cmocka_unit_test(test_param_string),
 	    cmocka_unit_test(test_param_int),
 	    cmocka_unit_test(test_param_bool),
