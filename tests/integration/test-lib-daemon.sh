@@ -212,9 +212,7 @@ same "library = package 2's" "$P2/library" "$LIB"
 
 # A restart keeps and reconciles the state; now deploy.sync = report.
 printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000}}\n' >"$DIR/rocmd.json"
-PID=$(ctl --json status | sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p')
-ctl shutdown >/dev/null 2>&1
-wait_gone "$PID" 20
+rocmd_stop
 start
 check "status after a restart" 0 ctl --json lib status
 contains "package 2 is still deployed" "$DIR/out" '"package":[[:space:]]*2'
@@ -235,9 +233,7 @@ contains "history: verify failed" "$DIR/out" "verify .*failed"
 
 # deploy.gpu_busy = defer: a deploy waits for the GPU holder to go, then runs.
 printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "gpu_busy": "defer", "defer_retry_s": 1, "smoke_timeout_ms": 20000}}\n' >"$DIR/rocmd.json"
-PID=$(ctl --json status | sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p')
-ctl shutdown >/dev/null 2>&1
-wait_gone "$PID" 20
+rocmd_stop
 start
 sleep 300 &
 HOLDER=$!

@@ -159,8 +159,7 @@ ctl tune resume >/dev/null
 
 # The queue survives a clean restart too, and a pause outlives it.
 ctl tune pause >/dev/null
-ctl shutdown >/dev/null
-sleep 1
+rocmd_stop
 start || bail "rocmd did not restart"
 wait_for "a pause survives a restart" 10 is_state paused
 ctl tune resume >/dev/null
@@ -231,8 +230,7 @@ has_event tune.library "tuned library written" && [ -n "$(find "$STATE/tuned" -n
 
 # A driver update across a restart (a reboot's case): the probe notices it.
 ctl tune pause >/dev/null
-ctl shutdown >/dev/null
-sleep 1
+rocmd_stop
 echo "test driver 3" >"$DIR/driver"
 start || bail "rocmd did not restart"
 wait_for "driver update across a restart noticed" 30 has_event tune.stale "driver is now test driver 3 (was $D2)"

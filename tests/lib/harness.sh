@@ -172,6 +172,13 @@ rocmd_start() {
 	"$ROCMD" --state-dir "$STATE" --socket "$SOCK" --config "$CONF" "$@"
 }
 
+# rocmd_stop: shuts down the rocmd on $SOCK and waits until it has ended (20 s at most).
+rocmd_stop() {
+	_p=$(ctl --json status 2>/dev/null | jnum pid)
+	ctl shutdown >/dev/null 2>&1
+	[ -z "$_p" ] || wait_gone "$_p" 20
+}
+
 ctl() { "$CTL" --socket "$SOCK" "$@"; }
 
 # has_event KIND TEXT: an event of KIND (a prefix) holds TEXT; the list is left in $OUT.
