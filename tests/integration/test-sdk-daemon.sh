@@ -126,7 +126,7 @@ ctl sdk list >"$DIR/winlist"
 cat "$DIR/winlist"
 contains "Windows SDK found" "$DIR/winlist" 'C:\\Program Files\\AMD\\ROCm\\6.2 .* 6.2 .* present .*gfx1030'
 wait_for "rescans on the configured interval" 20 scanned 3
-ctl shutdown >/dev/null
+rocmd_stop
 SOCK=$SOCK_SAVE
 
 # An unreadable SDK folder: root reads anything, so a daemon runs as nobody.
@@ -144,7 +144,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	cat "$DIR/nlist"
 	contains "unreadable SDK reported" "$DIR/nlist" "/opt/rocm-6.0.0 .* unreadable"
 	contains "readable SDK still listed" "$DIR/nlist" "/usr .* 5.7.1 .* present"
-	ctl shutdown >/dev/null
+	rocmd_stop
 	SOCK=$SOCK_SAVE
 	chmod 755 "$ROOT/opt/rocm-6.0.0"
 fi
