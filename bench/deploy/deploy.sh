@@ -15,7 +15,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:-$HERE/../../build}" && pwd)
 ROUNDS=${2:-3}
 T=$HERE/../../tests/fixtures/make-trees.sh
-[ -x "$T" ] || T=$HERE/../../tests/sdk/make-trees.sh
 CACHE=$("$T" --full | tail -1)
 TREES=$CACHE/trees
 FULL=$TREES/trixie-lib-full

@@ -9,7 +9,6 @@ set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
 T="$B/tools/rocmtune"
-[ -x "$T" ] || T="$B/kernels/rocmtune"
 D=$(mktemp -d /tmp/rocmd-gemm-api.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 echo "## date: $(date -u +%FT%TZ), host: $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -14,7 +14,6 @@ ROCMD=$(readlink -f "$1")
 CTL=$(readlink -f "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 F=$HERE/../../tests/fixtures/fetch-files.sh
-[ -f "$F" ] || F=$HERE/../../tests/pkg/fetch-files.sh
 FILES=$(sh "$F" --big | tail -n 1)
 LIB=$FILES/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
 WORK=${ROCMD_BENCH_DIR:-/var/tmp/rocmd-bench-pkg}

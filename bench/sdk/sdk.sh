@@ -18,7 +18,6 @@ ROCMD=$BUILD/daemon/rocmd
 CTL=$BUILD/client/rocmctl
 FP=$BUILD/bench/sdk-fingerprint
 T=$HERE/../../tests/fixtures/make-trees.sh
-[ -x "$T" ] || T=$HERE/../../tests/sdk/make-trees.sh
 CACHE=$("$T" --full | tail -1)
 TREES=$CACHE/trees
 DIR=$(mktemp -d /tmp/rocmd-bench-sdk-XXXXXX)

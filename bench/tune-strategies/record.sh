@@ -24,9 +24,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/record-out}
-[ -n "${ROCMTUNE:-}" ] || for ROCMTUNE in build/tools/rocmtune build/kernels/rocmtune; do
-	[ ! -x "$ROCMTUNE" ] || break
-done
+ROCMTUNE=${ROCMTUNE:-build/tools/rocmtune}
 LIMIT=${1:-300}
 mkdir -p "$OUT"
 
