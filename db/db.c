@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <sqlite3.h>
 
@@ -382,6 +383,32 @@ int
 rocmd_db_open(const char *path, struct rocmd_db **out, char *why, size_t whylen)
 {
 	return rocmd_db_open_with(path, rocmd_migrations, rocmd_migrations_count, out, why, whylen);
+}
+
+int
+rocmd_db_wal_check(struct rocmd_db *db)
+{
+	const char *main_path = sqlite3_db_filename(db->c.h, "main");
+	char wal[4096], mode[32];
+	struct stat st;
+	int err;
+
+	if (main_path == NULL || main_path[0] == '\0' ||
+	    snprintf(wal, sizeof(wal), "%s-wal", main_path) >= (int)sizeof(wal))
+		return 0; /* in memory, or a path no log could have */
+	if (stat(wal, &st) == 0 || errno != ENOENT)
+		return 0;
+	/* The log's pages into the main file (through SQLite's own descriptor of
+	 * the unlinked log), then out of WAL mode and back: a new log file. */
+	if (sqlite3_wal_checkpoint_v2(db->c.h, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) !=
+	    SQLITE_OK)
+		return rocmd_db_map_rc(sqlite3_errcode(db->c.h));
+	err = query_text(&db->c, "PRAGMA journal_mode = DELETE", mode, sizeof(mode));
+	if (err == 0)
+		err = query_text(&db->c, "PRAGMA journal_mode = WAL", mode, sizeof(mode));
+	if (err == 0 && strcmp(mode, "wal") != 0)
+		err = ROCMD_EDB;
+	return err < 0 ? err : 1;
 }
 
 void

@@ -59,6 +59,16 @@ struct rocmd_db_info {
 };
 int rocmd_db_info(struct rocmd_db *db, struct rocmd_db_info *out);
 
+/*
+ * Whether the write-ahead log was removed from under the open database
+ * (someone deleted <db>-wal while rocmd runs: every commit since the last
+ * checkpoint would live only in the unlinked file and die with the process).
+ * If so, the log is folded into the main file and a fresh one is made at its
+ * path. Call it right after a commit, when the log must exist. Returns 1 when
+ * it restored the log, 0 when it was in place, or a negative error.
+ */
+int rocmd_db_wal_check(struct rocmd_db *db);
+
 /* The event history: every significant action writes one row. */
 struct rocmd_event {
 	int64_t id;

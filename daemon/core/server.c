@@ -679,6 +679,13 @@ rocmd_server_event(struct rocmd_server *srv, const char *kind, cJSON *detail, co
 		goto out;
 	}
 	srv->counts.events++;
+	if (rocmd_db_wal_check(srv->db) > 0) {
+		/* Said once, and recorded in the restored log. */
+		log_warn("the database's write-ahead log was deleted while rocmd ran; its "
+		         "contents are now in the database and a new log is in place");
+		rocmd_server_event(srv, "daemon.wal_restored", NULL,
+		                   "the database's write-ahead log was deleted and has been restored");
+	}
 
 	params = cJSON_CreateObject();
 	cJSON_AddNumberToObject(params, "id", (double)id);

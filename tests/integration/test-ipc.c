@@ -1197,6 +1197,70 @@ test_subscribe_replay_large(void **state)
 	assert_daemon_answers(d->sock);
 }
 
+/* Sets the log level over a fresh connection (one event each time). */
+static void
+set_level(const char *sock, const char *level)
+{
+	char req[160];
+	int fd = hello(sock);
+	cJSON *r;
+
+	snprintf(req, sizeof(req),
+	         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"daemon.set_log_level\","
+	         "\"params\":{\"level\":\"%s\"}}",
+	         level);
+	send_frame(fd, req);
+	r = reply(fd);
+	assert_non_null(cJSON_GetObjectItem(r, "result"));
+	cJSON_Delete(r);
+	close(fd);
+}
+
+/*
+ * The write-ahead log deleted while rocmd runs, then kill -9: the events
+ * written after the deletion used to live only in the unlinked log and were
+ * lost, and the restart claimed a clean stop. Now the daemon notices at its
+ * next commit, folds the log into the database and makes a new one.
+ */
+static void
+test_wal_deleted_then_kill9(void **state)
+{
+	struct daemon *d = *state;
+	char wal[400];
+	const cJSON *events, *it;
+	int fd, found = 0, status;
+	cJSON *r;
+
+	set_level(d->sock, "info");
+	snprintf(wal, sizeof(wal), "%s/rocmd.db-wal", d->state);
+	assert_int_equal(unlink(wal), 0);
+	set_level(d->sock, "debug");
+	set_level(d->sock, "warning");
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &status, 0);
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock, d->pid);
+	fd = hello(d->sock);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"events.list\","
+	               "\"params\":{\"kind\":\"daemon.log_level\"}}");
+	r = reply(fd);
+	events = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "events");
+	cJSON_ArrayForEach(it, events)
+	{
+		const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(it, "message"));
+		found += m != NULL && (strstr(m, "set to debug") != NULL ||
+		                       strstr(m, "set to warning") != NULL);
+	}
+	cJSON_Delete(r);
+	assert_int_equal(found, 2);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"status\"}");
+	r = reply(fd);
+	assert_true(cJSON_IsFalse(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "previous_run_clean")));
+	cJSON_Delete(r);
+	close(fd);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1226,6 +1290,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_hello_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_subscribe_replay_large, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wal_deleted_then_kill9, setup, teardown),
 	};
 
 	if (argc < 2) {
