@@ -7,7 +7,7 @@
  *            [--no-isolate] [--no-seeds] [--json] [--quiet]
  *   rocmtune replay --landscape FILE --strategy S[,S...] [--runs 50] [--budget B] [--seed N] [--json]
  *   rocmtune space --backend cpu [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N] [--json]
- *   rocmtune lib build|show|query|export|import ...   the tuned kernel library (rocmtune-lib.c)
+ *   rocmtune lib build|show|query|export|import ...   the tuned kernel library (rocmtune-tunedlib.c)
  *
  * Progress goes to stderr, results to stdout (a JSON object with --json).
  * Exit status: 0 done, 1 failure, 2 usage, 3 backend not available.

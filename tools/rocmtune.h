@@ -1,6 +1,6 @@
 /*
  * The subcommand families of rocmtune (tools/rocmtune.c) that live in their
- * own files: `rocmtune lib ...` (rocmtune-lib.c), the tuned kernel library;
+ * own files: `rocmtune lib ...` (rocmtune-tunedlib.c), the tuned kernel library;
  * and the results store both open, or its stand-in in a build with only a C
  * compiler (a GPU box without SQLite, ROCMTUNE_NO_DB): no --db there.
  */
