@@ -34,6 +34,7 @@
 #include <pthread.h>
 
 #include "archive-dl.h"
+#include "pkg-raw.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "daemon/sdk/rocblas-library.h"
@@ -53,7 +54,8 @@ struct reader {
 	char *why;
 	size_t whylen;
 	uint64_t last_report;
-	pthread_t dat_thread; /* parsing TensileLibrary.dat meanwhile */
+	const struct rocmd_pkg_raw *raw; /* the archive's own bytes, or NULL */
+	pthread_t dat_thread;            /* parsing TensileLibrary.dat meanwhile */
 	int dat_started;
 	char *dat_path;
 };
@@ -383,6 +385,10 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			    sym_archive_error_string(a) ? sym_archive_error_string(a) : "read error");
 			return ROCMD_ECORRUPT;
 		}
+		if (r->pr.files == 0 && r->raw != NULL &&
+		    (sym_archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP &&
+		    (rc = rocmd_pkg_raw_zip_types(r->raw, r->why, r->whylen)) < 0)
+			return rc;
 		if (r->out->format == NULL && sym_archive_format_name(a) != NULL)
 			r->out->format = strdup(sym_archive_format_name(a));
 		raw = sym_archive_entry_pathname_utf8(ae);
@@ -887,49 +893,8 @@ reader_end(struct reader *r, int rc)
 	return rc;
 }
 
-/* True when the last bytes of a zip hold its end-of-central-directory record.
- * Without it libarchive falls back to reading local headers, which cannot
- * tell a download cut at an entry boundary from a complete archive. */
 static int
-zip_has_end(const uint8_t *tail, size_t n)
-{
-	for (size_t i = n >= 22 ? n - 22 + 1 : 0; i-- > 0;)
-		if (tail[i] == 'P' && tail[i + 1] == 'K' && tail[i + 2] == 5 && tail[i + 3] == 6)
-			return 1;
-	return 0;
-}
-
-static int
-check_zip_end(struct reader *r, struct archive *a, const uint8_t *tail, size_t n)
-{
-	if ((sym_archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_ZIP ||
-	    zip_has_end(tail, n))
-		return 0;
-	say(r, "truncated or corrupt zip: it has no end-of-central-directory record");
-	return ROCMD_ECORRUPT;
-}
-
-/* An uncompressed tar ends with two zero blocks; one cut at an entry boundary
- * (a partial download) would otherwise read as a shorter, valid package. */
-static int
-check_tar_end(struct reader *r, struct archive *a, const uint8_t *tail, size_t n)
-{
-	if ((sym_archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR ||
-	    sym_archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE)
-		return 0;
-	for (size_t i = n >= 1024 ? n - 1024 : 0; n >= 1024 && i < n; i++)
-		if (tail[i] != 0)
-			goto cut;
-	if (n >= 1024)
-		return 0;
-cut:
-	say(r, "truncated tar: it does not end with the end-of-archive blocks");
-	return ROCMD_ECORRUPT;
-}
-
-static int
-read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total, const uint8_t *tail,
-             size_t tail_len)
+read_archive(struct reader *r, struct archive *a, int open_rc, const struct rocmd_pkg_raw *raw)
 {
 	int rc;
 
@@ -942,31 +907,13 @@ read_archive(struct reader *r, struct archive *a, int open_rc, uint64_t total, c
 		    sym_archive_error_string(a) ? sym_archive_error_string(a) : "unknown format");
 		return ROCMD_EUNSUPPORTED;
 	}
-	rc = read_archive_entries(r, a, total);
+	r->raw = raw;
+	rc = read_archive_entries(r, a, raw->size);
 	if (rc == 0)
-		rc = check_zip_end(r, a, tail, tail_len);
-	if (rc == 0)
-		rc = check_tar_end(r, a, tail, tail_len);
+		rc = rocmd_pkg_raw_check_end(raw, sym_archive_format(a),
+		                             sym_archive_filter_code(a, 0), r->why, r->whylen);
 	if (rc == 0)
 		rc = finish(r);
-	return rc;
-}
-
-/* The last bytes of the archive at PATH (where a zip keeps its end record). */
-static int
-read_tail(const char *path, uint8_t *tail, size_t max, size_t *len)
-{
-	uint64_t size = 0;
-	int regular = 0, fd, rc;
-
-	*len = 0;
-	if ((fd = rocmd_fs_open(path, O_RDONLY, 0)) < 0)
-		return fd;
-	rc = rocmd_fs_os_fstat(fd, &size, &regular);
-	if (rc == 0)
-		rc = rocmd_fs_pread(fd, tail, size > max ? max : (size_t)size,
-		                    size > max ? size - max : 0, len);
-	rocmd_fs_close(fd);
 	return rc;
 }
 
@@ -995,32 +942,28 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 		if (rc == 0)
 			rc = finish(&r);
 	} else if (kind == 'f') {
-		/* The zip end record lies in the last 64 KiB + 22 bytes. */
-		static const size_t tail_max = 65536 + 22;
-		uint8_t *tail;
-		size_t tail_len = 0;
+		struct rocmd_pkg_raw raw;
 		struct archive *a;
 		char dlwhy[256];
+		int fd;
 		if ((rc = rocmd_archive_dl_load(dlwhy, sizeof(dlwhy))) < 0) {
 			say(&r, "%s", dlwhy);
 			return reader_end(&r, rc);
 		}
-		tail = malloc(tail_max);
-		a = archive_new_reader();
-		if (a == NULL || tail == NULL) {
-			if (a != NULL)
-				sym_archive_read_free(a);
-			free(tail);
-			return reader_end(&r, ROCMD_ENOMEM);
+		if ((fd = rocmd_fs_open(real, O_RDONLY, 0)) < 0) {
+			say(&r, "cannot open %s: %s", source, rocmd_strerror(fd));
+			return reader_end(&r, fd);
 		}
-		if ((rc = read_tail(real, tail, tail_max, &tail_len)) < 0) {
+		if ((rc = rocmd_pkg_raw_fd(&raw, fd)) < 0) {
 			say(&r, "cannot read %s: %s", source, rocmd_strerror(rc));
+		} else if ((a = archive_new_reader()) == NULL) {
+			rc = ROCMD_ENOMEM;
 		} else {
-			rc = read_archive(&r, a, rocmd_archive_open_file(a, real, 1 << 20), size,
-			                  tail, tail_len);
+			rc = read_archive(&r, a, rocmd_archive_open_file(a, real, 1 << 20), &raw);
+			sym_archive_read_free(a);
 		}
-		sym_archive_read_free(a);
-		free(tail);
+		rocmd_pkg_raw_free(&raw);
+		rocmd_fs_close(fd);
 	} else {
 		say(&r, "%s is neither a file nor a folder", source);
 		rc = ROCMD_EUNSAFE;
@@ -1034,6 +977,7 @@ rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
                       char *why, size_t whylen)
 {
 	struct reader r;
+	struct rocmd_pkg_raw raw;
 	struct archive *a;
 	int rc;
 
@@ -1050,10 +994,10 @@ rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
 	a = archive_new_reader();
 	if (a == NULL)
 		return reader_end(&r, ROCMD_ENOMEM);
-	rc = read_archive(&r, a, sym_archive_read_open_memory(a, data, len), len,
-	                  (const uint8_t *)data + (len > 65558 ? len - 65558 : 0),
-	                  len > 65558 ? 65558 : len);
+	rocmd_pkg_raw_memory(&raw, data, len);
+	rc = read_archive(&r, a, sym_archive_read_open_memory(a, data, len), &raw);
 	sym_archive_read_free(a);
+	rocmd_pkg_raw_free(&raw);
 	return reader_end(&r, rc);
 }
 

@@ -44,6 +44,8 @@ check "build a bomb" 0 "$MK" 7z "$DIR/bomb.7z" "f:library/TensileLibrary_gfx803.
 	"z:library/huge.co=100000000"
 check "build a symlink escape" 0 "$MK" tar "$DIR/escape.tar" "f:library/TensileLibrary_gfx803.co=$A" \
 	"l:library/x=../../../etc/shadow"
+check "build a zip holding a FIFO" 0 "$MK" zip-unix "$DIR/fifo.zip" "f:library/TensileLibrary_gfx803.co=$A" \
+	"p:library/pipe.co=4096"
 printf 'this is not an archive\n' >"$DIR/rocm.gfx1103.for.hip.skd.6.2.4.7z"
 
 printf '{"store": {"max_file_size": 67108864}}\n' >"$DIR/rocmd.json"
@@ -110,7 +112,7 @@ else
 fi
 
 n=$(objects)
-for a in slip.zip bomb.7z escape.tar rocm.gfx1103.for.hip.skd.6.2.4.7z; do
+for a in slip.zip bomb.7z escape.tar fifo.zip rocm.gfx1103.for.hip.skd.6.2.4.7z; do
 	check "hostile $a refused" 1 ctl pkg import "$DIR/$a"
 	if [ "$(objects)" -eq "$n" ] && staging_empty; then ok "$a left nothing behind"; else
 		bad "$a left something behind"
@@ -121,6 +123,8 @@ check "slip refusal names the entry" 1 ctl pkg import "$DIR/slip.zip"
 contains "slip message" "$DIR/err" '"../../evil.dll"'
 check "bomb refusal names the limit" 1 ctl pkg import "$DIR/bomb.7z"
 contains "bomb message" "$DIR/err" "store.max_file_size"
+check "a zip's FIFO is refused, not stored as a file" 1 ctl pkg import "$DIR/fifo.zip"
+contains "FIFO message" "$DIR/err" 'entry "library/pipe.co": a FIFO'
 check "refusals are events" 0 ctl events --kind pkg.refused
 contains "refusal event" "$DIR/out" "pkg.refused"
 check "a missing path" 1 ctl pkg import "$DIR/nothing.7z"

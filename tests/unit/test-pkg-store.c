@@ -570,6 +570,24 @@ test_hostile(void **state)
 		refused(f, "device.tar", "tar", e, 2, ROCMD_EUNSAFE, "device file");
 	}
 	{
+		/* libarchive reads a zip's FIFO as a regular file (Info-ZIP's -FI wrote
+		 * a pipe's content under the pipe's own mode); refused all the same,
+		 * with data or without, as are devices and sockets in every format. */
+		struct mk_entry fifo[] = {lib_co, {.kind = MK_FIFO, .name = "library/fifo"}};
+		struct mk_entry fifo_data[] = {
+		    lib_co, {.kind = MK_FIFO, .name = "library/fifo.co", .size = 100, .data = "f"}};
+		struct mk_entry dev[] = {lib_co, {.kind = MK_CHARDEV, .name = "library/null"}};
+		struct mk_entry sock[] = {lib_co, {.kind = MK_SOCKET, .name = "library/sock"}};
+		refused(f, "fifo.zip", "zip-unix", fifo, 2, ROCMD_EUNSAFE,
+		        "entry \"library/fifo\": a FIFO");
+		refused(f, "fifo-data.zip", "zip-unix", fifo_data, 2, ROCMD_EUNSAFE,
+		        "entry \"library/fifo.co\": a FIFO");
+		refused(f, "device.zip", "zip-unix", dev, 2, ROCMD_EUNSAFE, "device file");
+		refused(f, "socket.zip", "zip-unix", sock, 2, ROCMD_EUNSAFE, "socket");
+		refused(f, "fifo.7z", "7z", fifo, 2, ROCMD_EUNSAFE, "FIFO");
+		refused(f, "device.7z", "7z", dev, 2, ROCMD_EUNSAFE, "device file");
+	}
+	{
 		struct mk_entry e[] = {lib_co, lib_co};
 		refused(f, "duplicate.tar", "tar", e, 2, ROCMD_EUNSAFE, "twice");
 	}
