@@ -1176,17 +1176,164 @@ parse_double(const char *s, double *out)
 	return *end == '\0' && errno == 0 && isfinite(*out) ? 0 : -1;
 }
 
+/* What parse_csv has read so far. */
+struct csv_state {
+	struct tune_key id;
+	struct tunedlib *lib; /* made at the column header */
+	int seen;             /* bit i: csv_id_fields[i] given */
+	int header, have_format, have_version;
+};
+
+/* One identity field NAME=VALUE ("#" lines): 0, or an error with WHY. */
+static int
+csv_id_field(struct csv_state *st, const char *name, const char *value, int lineno, char *why,
+             size_t whylen)
+{
+	struct tune_key *id = &st->id;
+	static const size_t sizes[8] = {sizeof(id->backend),  sizeof(id->arch),
+	                                sizeof(id->device),   0,
+	                                sizeof(id->driver),   sizeof(id->runtime),
+	                                sizeof(id->compiler), sizeof(id->source_hash)};
+	char *dst[8] = {id->backend, id->arch,    id->device,   NULL,
+	                id->driver,  id->runtime, id->compiler, id->source_hash};
+
+	for (int i = 0; i < 8; i++) {
+		if (strcmp(name, csv_id_fields[i]) != 0)
+			continue;
+		if (st->seen & (1 << i)) {
+			snprintf(why, whylen, "line %d: '%s' given twice", lineno, name);
+			return ROCMD_ECORRUPT;
+		}
+		st->seen |= 1 << i;
+		if (i == 3) {
+			double cu;
+
+			if (parse_double(value, &cu) < 0 || cu < 0 || cu > (1 << 20) ||
+			    cu != floor(cu)) {
+				snprintf(why, whylen, "line %d: invalid compute_units", lineno);
+				return ROCMD_ECORRUPT;
+			}
+			id->compute_units = (int)cu;
+		} else if (strlen(value) >= sizes[i]) {
+			snprintf(why, whylen, "line %d: '%s' too long", lineno, name);
+			return ROCMD_ECORRUPT;
+		} else {
+			snprintf(dst[i], sizes[i], "%s", value);
+		}
+		return 0;
+	}
+	snprintf(why, whylen, "line %d: unknown field '%.40s'", lineno, name);
+	return ROCMD_ECORRUPT;
+}
+
+/* A "# name=value" line before the column header. */
+static int
+csv_meta(struct csv_state *st, char *line, int lineno, char *why, size_t whylen)
+{
+	char *eq, *name = line + 1;
+	double v;
+
+	while (*name == ' ')
+		name++;
+	eq = strchr(name, '=');
+	if (eq == NULL || st->header) {
+		snprintf(why, whylen, "line %d: misplaced or malformed '#' line", lineno);
+		return ROCMD_ECORRUPT;
+	}
+	*eq++ = '\0';
+	if (!strcmp(name, "format")) {
+		if (strcmp(eq, TUNEDLIB_EXPORT_FORMAT) != 0) {
+			snprintf(why, whylen, "format '%.60s', expected '%s'", eq,
+			         TUNEDLIB_EXPORT_FORMAT);
+			return ROCMD_ECORRUPT;
+		}
+		st->have_format = 1;
+		return 0;
+	}
+	if (!strcmp(name, "version")) {
+		if (parse_double(eq, &v) < 0 || v < 1 || v != floor(v)) {
+			snprintf(why, whylen, "line %d: invalid version", lineno);
+			return ROCMD_ECORRUPT;
+		}
+		if (v > TUNEDLIB_VERSION) {
+			snprintf(why, whylen, "format version %g, this build reads up to %d", v,
+			         TUNEDLIB_VERSION);
+			return ROCMD_EVERSION;
+		}
+		st->have_version = 1;
+		return 0;
+	}
+	return csv_id_field(st, name, eq, lineno, why, whylen);
+}
+
+/* The column header: the identity is complete; the library is made. */
+static int
+csv_header(struct csv_state *st, const char *line, int lineno, char *why, size_t whylen)
+{
+	const struct tune_key *id = &st->id;
+
+	if (strcmp(line, "problem,config,winner_ms,default_ms") != 0) {
+		snprintf(why, whylen, "line %d: expected the column header", lineno);
+		return ROCMD_ECORRUPT;
+	}
+	if (!st->have_format || !st->have_version || st->seen != 0xff) {
+		snprintf(why, whylen,
+		         "the '#' lines lack the format, version or a device/software field");
+		return ROCMD_ECORRUPT;
+	}
+	if (id->backend[0] == '\0' || id->arch[0] == '\0' || id->device[0] == '\0' ||
+	    !valid_hash16(id->source_hash)) {
+		snprintf(why, whylen, "invalid backend, arch, device or source_hash");
+		return ROCMD_ECORRUPT;
+	}
+	st->header = 1;
+	return tunedlib_new(id, &st->lib);
+}
+
+/* One entry: problem,config,winner_ms,default_ms. */
+static int
+csv_entry(struct csv_state *st, char *line, int lineno, char *why, size_t whylen)
+{
+	char *f[4], *p = line, *c, msg[200];
+	double wms, dms;
+	int nf = 0, err;
+
+	while (nf < 4) {
+		f[nf++] = p;
+		c = strchr(p, ',');
+		if (c == NULL)
+			break;
+		*c = '\0';
+		p = c + 1;
+	}
+	if (nf != 4 || strchr(f[3], ',') != NULL) {
+		snprintf(why, whylen, "line %d: expected 4 fields", lineno);
+		return ROCMD_ECORRUPT;
+	}
+	if (parse_double(f[2], &wms) < 0 || parse_double(f[3], &dms) < 0) {
+		snprintf(why, whylen, "line %d: invalid time", lineno);
+		return ROCMD_ECORRUPT;
+	}
+	if (tunedlib_find(st->lib, f[0]) != NULL) {
+		snprintf(why, whylen, "line %d: problem %.64s listed twice", lineno, f[0]);
+		return ROCMD_ECORRUPT;
+	}
+	if ((err = tunedlib_add(st->lib, f[0], f[1], wms, dms, msg, sizeof(msg))) < 0) {
+		snprintf(why, whylen, "line %d: %s", lineno, msg);
+		return err == ROCMD_ENOMEM ? err : ROCMD_ECORRUPT;
+	}
+	return 0;
+}
+
 static int
 parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t whylen)
 {
-	struct tune_key id;
-	struct tunedlib *lib = NULL;
-	char *text = NULL, *line, *save = NULL, msg[200];
-	int seen = 0, header = 0, lineno = 0, err = ROCMD_ECORRUPT, i;
-	int have_format = 0, have_version = 0;
+	struct csv_state st;
+	char *text = NULL, *line, *save = NULL;
+	int lineno = 0, err = ROCMD_ECORRUPT;
 
 	*out = NULL;
-	memset(&id, 0, sizeof(id));
+	memset(&st, 0, sizeof(st));
 	if (len > TUNEDLIB_MAX_INDEX || memchr(data, '\0', len) != NULL) {
 		snprintf(why, whylen, "not a text file of at most %d bytes", TUNEDLIB_MAX_INDEX);
 		return ROCMD_ECORRUPT;
@@ -1210,155 +1357,25 @@ parse_csv(const char *data, size_t len, struct tunedlib **out, char *why, size_t
 			snprintf(why, whylen, "line %d: control characters", lineno);
 			goto out;
 		}
-		if (line[0] == '#') {
-			char *eq, *name = line + 1;
-
-			while (*name == ' ')
-				name++;
-			eq = strchr(name, '=');
-			if (eq == NULL || header) {
-				snprintf(why, whylen, "line %d: misplaced or malformed '#' line",
-				         lineno);
-				goto out;
-			}
-			*eq++ = '\0';
-			if (!strcmp(name, "format")) {
-				if (strcmp(eq, TUNEDLIB_EXPORT_FORMAT) != 0) {
-					snprintf(why, whylen, "format '%.60s', expected '%s'", eq,
-					         TUNEDLIB_EXPORT_FORMAT);
-					goto out;
-				}
-				have_format = 1;
-				continue;
-			}
-			if (!strcmp(name, "version")) {
-				double v;
-
-				if (parse_double(eq, &v) < 0 || v < 1 || v != floor(v)) {
-					snprintf(why, whylen, "line %d: invalid version", lineno);
-					goto out;
-				}
-				if (v > TUNEDLIB_VERSION) {
-					snprintf(why, whylen,
-					         "format version %g, this build reads up to %d", v,
-					         TUNEDLIB_VERSION);
-					err = ROCMD_EVERSION;
-					goto out;
-				}
-				have_version = 1;
-				continue;
-			}
-			for (i = 0; i < 8; i++) {
-				static const size_t sizes[8] = {
-				    sizeof(id.backend),  sizeof(id.arch),
-				    sizeof(id.device),   0,
-				    sizeof(id.driver),   sizeof(id.runtime),
-				    sizeof(id.compiler), sizeof(id.source_hash)};
-				char *dst[8] = {id.backend,  id.arch,       id.device,
-				                NULL,        id.driver,     id.runtime,
-				                id.compiler, id.source_hash};
-
-				if (strcmp(name, csv_id_fields[i]) != 0)
-					continue;
-				if (seen & (1 << i)) {
-					snprintf(why, whylen, "line %d: '%s' given twice", lineno,
-					         name);
-					goto out;
-				}
-				seen |= 1 << i;
-				if (i == 3) {
-					double cu;
-
-					if (parse_double(eq, &cu) < 0 || cu < 0 || cu > (1 << 20) ||
-					    cu != floor(cu)) {
-						snprintf(why, whylen,
-						         "line %d: invalid compute_units", lineno);
-						goto out;
-					}
-					id.compute_units = (int)cu;
-				} else if (strlen(eq) >= sizes[i]) {
-					snprintf(why, whylen, "line %d: '%s' too long", lineno,
-					         name);
-					goto out;
-				} else {
-					snprintf(dst[i], sizes[i], "%s", eq);
-				}
-				break;
-			}
-			if (i == 8) {
-				snprintf(why, whylen, "line %d: unknown field '%.40s'", lineno,
-				         name);
-				goto out;
-			}
-			continue;
-		}
-		if (!header) {
-			if (strcmp(line, "problem,config,winner_ms,default_ms") != 0) {
-				snprintf(why, whylen, "line %d: expected the column header",
-				         lineno);
-				goto out;
-			}
-			if (!have_format || !have_version || seen != 0xff) {
-				snprintf(why, whylen,
-				         "the '#' lines lack the format, version or a "
-				         "device/software field");
-				goto out;
-			}
-			if (id.backend[0] == '\0' || id.arch[0] == '\0' || id.device[0] == '\0' ||
-			    !valid_hash16(id.source_hash)) {
-				snprintf(why, whylen,
-				         "invalid backend, arch, device or source_hash");
-				goto out;
-			}
-			if ((err = tunedlib_new(&id, &lib)) < 0)
-				goto out;
-			err = ROCMD_ECORRUPT;
-			header = 1;
-			continue;
-		}
-		{
-			char *f[4], *p = line, *c;
-			double wms, dms;
-			int nf = 0;
-
-			while (nf < 4) {
-				f[nf++] = p;
-				c = strchr(p, ',');
-				if (c == NULL)
-					break;
-				*c = '\0';
-				p = c + 1;
-			}
-			if (nf != 4 || strchr(f[3], ',') != NULL) {
-				snprintf(why, whylen, "line %d: expected 4 fields", lineno);
-				goto out;
-			}
-			if (parse_double(f[2], &wms) < 0 || parse_double(f[3], &dms) < 0) {
-				snprintf(why, whylen, "line %d: invalid time", lineno);
-				goto out;
-			}
-			if (tunedlib_find(lib, f[0]) != NULL) {
-				snprintf(why, whylen, "line %d: problem %.64s listed twice", lineno,
-				         f[0]);
-				goto out;
-			}
-			if ((err = tunedlib_add(lib, f[0], f[1], wms, dms, msg, sizeof(msg))) < 0) {
-				snprintf(why, whylen, "line %d: %s", lineno, msg);
-				err = err == ROCMD_ENOMEM ? err : ROCMD_ECORRUPT;
-				goto out;
-			}
-			err = ROCMD_ECORRUPT;
-		}
+		if (line[0] == '#')
+			err = csv_meta(&st, line, lineno, why, whylen);
+		else if (!st.header)
+			err = csv_header(&st, line, lineno, why, whylen);
+		else
+			err = csv_entry(&st, line, lineno, why, whylen);
+		if (err < 0)
+			goto out;
+		err = ROCMD_ECORRUPT;
 	}
-	if (!header) {
+	if (!st.header) {
 		snprintf(why, whylen, "no column header");
 		goto out;
 	}
-	*out = lib;
-	lib = NULL;
+	*out = st.lib;
+	st.lib = NULL;
 	err = 0;
 out:
-	tunedlib_free(lib);
+	tunedlib_free(st.lib);
 	free(text);
 	return err;
 }
