@@ -22,6 +22,9 @@
 	X(archive_entry_pathname)                                                                  \
 	X(archive_entry_pathname_utf8)                                                             \
 	X(archive_entry_perm)                                                                      \
+	X(archive_entry_size)                                                                      \
+	X(archive_entry_size_is_set)                                                               \
+	X(archive_entry_sparse_count)                                                              \
 	X(archive_entry_symlink)                                                                   \
 	X(archive_entry_symlink_utf8)                                                              \
 	X(archive_error_string)                                                                    \
@@ -30,6 +33,7 @@
 	X(archive_format)                                                                          \
 	X(archive_format_name)                                                                     \
 	X(archive_read_data)                                                                       \
+	X(archive_read_data_block)                                                                 \
 	X(archive_read_free)                                                                       \
 	X(archive_read_has_encrypted_entries)                                                      \
 	X(archive_read_new)                                                                        \

@@ -323,24 +323,88 @@ is_encryption_error(struct archive *a)
 	       (mentions(s, "encrypt") || mentions(s, "passphrase") || mentions(s, "password"));
 }
 
-static ssize_t
-archive_src_read(void *src, char *buf, size_t len, char *why, size_t whylen)
-{
-	struct archive *a = src;
-	la_ssize_t n;
+/* One entry's data as libarchive's blocks give it, holes included: a GNU
+ * sparse tar member's blocks come with their offsets in the file, and the
+ * holes between them (and after the last, up to the size the member
+ * declares: a member that is all hole has no block at all) read as zeros, as
+ * reading the file would give them. */
+struct entry_src {
+	struct archive *a;
+	const char *block; /* the rest of the current block */
+	size_t left;
+	uint64_t pos;     /* bytes given so far */
+	uint64_t zero_to; /* zeros owed up to here (a hole) */
+	uint64_t end;     /* a sparse member's size, else 0 */
+	int eof;
+};
 
-	do
-		n = sym_archive_read_data(a, buf, len);
-	while (n == ARCHIVE_RETRY);
-	if (n >= 0)
-		return (ssize_t)n;
-	if (is_encryption_error(a)) {
-		snprintf(why, whylen, "encrypted data: %s", sym_archive_error_string(a));
-		return ROCMD_EUNSAFE;
+/* A sparse member's declared size, else 0: its holes have no bytes to count
+ * (the limits still apply to the zeros that stand for them). */
+static uint64_t
+sparse_size(struct archive_entry *ae)
+{
+	if (sym_archive_entry_sparse_count(ae) == 0 || !sym_archive_entry_size_is_set(ae) ||
+	    sym_archive_entry_size(ae) <= 0)
+		return 0;
+	return (uint64_t)sym_archive_entry_size(ae);
+}
+
+static ssize_t
+entry_src_read(void *src, char *buf, size_t len, char *why, size_t whylen)
+{
+	struct entry_src *s = src;
+
+	for (;;) {
+		const void *b;
+		size_t size;
+		la_int64_t off;
+		int rc;
+
+		if (s->pos < s->zero_to) {
+			size_t n = s->zero_to - s->pos < len ? (size_t)(s->zero_to - s->pos) : len;
+			memset(buf, 0, n);
+			s->pos += n;
+			return (ssize_t)n;
+		}
+		if (s->left > 0) {
+			size_t n = s->left < len ? s->left : len;
+			memcpy(buf, s->block, n);
+			s->block += n;
+			s->left -= n;
+			s->pos += n;
+			return (ssize_t)n;
+		}
+		if (s->eof)
+			return 0;
+		rc = sym_archive_read_data_block(s->a, &b, &size, &off);
+		if (rc == ARCHIVE_RETRY)
+			continue;
+		if (rc == ARCHIVE_EOF) {
+			s->eof = 1;
+			if (s->end > s->zero_to)
+				s->zero_to = s->end;
+			continue;
+		}
+		if (rc < ARCHIVE_WARN) {
+			if (is_encryption_error(s->a)) {
+				snprintf(why, whylen, "encrypted data: %s",
+				         sym_archive_error_string(s->a));
+				return ROCMD_EUNSAFE;
+			}
+			snprintf(why, whylen, "truncated or corrupt archive: %s",
+			         sym_archive_error_string(s->a) != NULL
+			             ? sym_archive_error_string(s->a)
+			             : "read error");
+			return ROCMD_ECORRUPT;
+		}
+		if (off < 0 || (uint64_t)off < s->pos) {
+			snprintf(why, whylen, "corrupt archive: the data's blocks overlap");
+			return ROCMD_ECORRUPT;
+		}
+		s->zero_to = (uint64_t)off;
+		s->block = b;
+		s->left = size;
 	}
-	snprintf(why, whylen, "truncated or corrupt archive: %s",
-	         sym_archive_error_string(a) != NULL ? sym_archive_error_string(a) : "read error");
-	return ROCMD_ECORRUPT;
 }
 
 static struct rocmd_pkg_entry *
@@ -458,7 +522,10 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 				return ROCMD_ENOMEM;
 			e->kind = ROCMD_PKG_FILE;
 			e->exec = (sym_archive_entry_perm(ae) & 0111) != 0;
-			rc = copy_file(r, e, archive_src_read, a);
+			{
+				struct entry_src src = {.a = a, .end = sparse_size(ae)};
+				rc = copy_file(r, e, entry_src_read, &src);
+			}
 			if (rc == 0)
 				dat_start(r, e);
 			if (rc < 0) {

@@ -799,6 +799,77 @@ test_hostile(void **state)
 	}
 }
 
+struct file_facts {
+	const char *path;
+	int64_t size;
+	char sha256[ROCMD_SHA256_HEX];
+};
+
+static int
+file_fact(const struct rocmd_db_pkg_file *f, void *arg)
+{
+	struct file_facts *want = arg;
+
+	if (strcmp(f->path, want->path) == 0) {
+		want->size = f->size;
+		snprintf(want->sha256, sizeof(want->sha256), "%s", f->sha256 ? f->sha256 : "");
+	}
+	return 0;
+}
+
+/* GNU tar's sparse members (every sparse format tar writes, the file all
+ * hole, holes around data, a hole at the end) are stored with their holes:
+ * the real size and the bytes a read of the file gives. */
+static void
+test_sparse(void **state)
+{
+	struct fx *f = *state;
+	static const char *const versions[] = {"0.0", "0.1", "1.0"};
+	static const char *const files[] = {"library/hole.co", "library/data-hole.co",
+	                                    "library/hole-data-hole.co"};
+	char cmd[2048], src[256], path[512], why[512] = "";
+
+	if (system("tar --version 2>/dev/null | grep -q 'GNU tar'") != 0) {
+		print_message("skip: GNU tar missing\n");
+		skip();
+	}
+	snprintf(src, sizeof(src), "%s/sparse", f->dir);
+	snprintf(cmd, sizeof(cmd),
+	         "mkdir -p %s/library && cd %s && echo index > library/TensileLibrary_gfx1103.dat"
+	         " && truncate -s 1M library/hole.co"
+	         " && head -c 8192 /dev/urandom > library/data-hole.co && truncate -s 3M "
+	         "library/data-hole.co"
+	         " && truncate -s 2M library/hole-data-hole.co && head -c 4096 /dev/urandom | dd "
+	         "of=library/hole-data-hole.co bs=4096 seek=100 conv=notrunc 2>/dev/null",
+	         src, src);
+	assert_int_equal(system(cmd), 0);
+	for (size_t v = 0; v < sizeof(versions) / sizeof(versions[0]); v++) {
+		struct imported imp;
+		char tarball[512];
+		snprintf(tarball, sizeof(tarball), "%s/sparse-%s.tar", f->dir, versions[v]);
+		snprintf(cmd, sizeof(cmd),
+		         "cd %s && tar --sparse --sparse-version=%s -cf %s library", src,
+		         versions[v], tarball);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(import(f, tarball, NULL, &imp, why, sizeof(why)), 0);
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			struct file_facts got = {.path = files[i], .size = -1};
+			char hex[ROCMD_SHA256_HEX];
+			uint64_t size;
+			snprintf(path, sizeof(path), "%s/%s", src, files[i]);
+			assert_int_equal(rocmd_fs_hash_file(path, hex, &size), 0);
+			assert_int_equal(rocmd_pkg_db_files(f->pdb, imp.id, 0, 0, file_fact, &got),
+			                 0);
+			if (got.size != (int64_t)size || strcmp(got.sha256, hex) != 0)
+				fail_msg(
+				    "sparse %s, %s: stored %lld bytes %s, wanted %llu bytes %s",
+				    versions[v], files[i], (long long)got.size, got.sha256,
+				    (unsigned long long)size, hex);
+		}
+		cJSON_Delete(imp.identity);
+	}
+}
+
 static void
 test_folder(void **state)
 {
@@ -874,6 +945,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sparse, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
