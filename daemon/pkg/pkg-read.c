@@ -32,6 +32,9 @@
 #include <strings.h>
 
 #include <pthread.h>
+#ifndef _WIN32
+#include <locale.h>
+#endif
 
 #include "archive-dl.h"
 #include "pkg-raw.h"
@@ -59,6 +62,62 @@ struct reader {
 	int dat_started;
 	char *dat_path;
 };
+
+/* ---- entry names as UTF-8 ----
+ *
+ * libarchive converts entry names to the charset of the current locale (7z
+ * keeps UTF-16, a zip flagged UTF-8 and pax keep UTF-8), and the daemon
+ * never sets one: it is multi-threaded, and setlocale is process-wide and
+ * not thread-safe. In the "C" locale every name outside ASCII failed to
+ * convert. The thread that reads an archive takes a UTF-8 character type of
+ * its own for the read instead (newlocale, uselocale: this thread only), so
+ * names come out as UTF-8 whatever the process's locale. Windows' libarchive
+ * keeps names in UTF-16 and gives UTF-8 without a locale: nothing to do. */
+#ifndef _WIN32
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+static locale_t utf8_locale;
+
+static void
+utf8_init(void)
+{
+	static const char *const names[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8", NULL};
+
+	for (int i = 0; names[i] != NULL && utf8_locale == (locale_t)0; i++)
+		utf8_locale = newlocale(LC_CTYPE_MASK, names[i], (locale_t)0);
+}
+
+typedef locale_t utf8_before;
+
+/* The calling thread's locale before, for utf8_leave; 0 when no UTF-8
+ * locale exists here (names outside ASCII are then refused, as they were). */
+static utf8_before
+utf8_enter(void)
+{
+	pthread_once(&utf8_once, utf8_init);
+	return utf8_locale != (locale_t)0 ? uselocale(utf8_locale) : (locale_t)0;
+}
+
+static void
+utf8_leave(utf8_before before)
+{
+	if (before != (locale_t)0)
+		uselocale(before);
+}
+#else
+typedef int utf8_before;
+
+static utf8_before
+utf8_enter(void)
+{
+	return 0;
+}
+
+static void
+utf8_leave(utf8_before before)
+{
+	(void)before;
+}
+#endif
 
 static void __attribute__((format(printf, 2, 3))) say(struct reader *r, const char *fmt, ...)
 {
@@ -459,8 +518,10 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 		if (raw == NULL)
 			raw = sym_archive_entry_pathname(ae);
 		if (raw == NULL) {
-			say(r, "entry %llu: its name cannot be decoded",
-			    (unsigned long long)r->pr.files + 1);
+			say(r, "entry %llu: its name cannot be decoded as UTF-8 (%s)",
+			    (unsigned long long)r->pr.files + 1,
+			    sym_archive_error_string(a) != NULL ? sym_archive_error_string(a)
+			                                        : "no name");
 			return ROCMD_EUNSAFE;
 		}
 		if ((rc = check_count(r, raw)) < 0)
@@ -1026,8 +1087,10 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 		} else if ((a = archive_new_reader()) == NULL) {
 			rc = ROCMD_ENOMEM;
 		} else {
+			utf8_before before = utf8_enter();
 			rc = read_archive(&r, a, rocmd_archive_open_file(a, real, 1 << 20), &raw);
 			sym_archive_read_free(a);
+			utf8_leave(before);
 		}
 		rocmd_pkg_raw_free(&raw);
 		rocmd_fs_close(fd);
@@ -1046,6 +1109,7 @@ rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
 	struct reader r;
 	struct rocmd_pkg_raw raw;
 	struct archive *a;
+	utf8_before before;
 	int rc;
 
 	rc = reader_begin(&r, staging, opts, out, why, whylen);
@@ -1062,8 +1126,10 @@ rocmd_pkg_read_memory(const void *data, size_t len, const char *staging,
 	if (a == NULL)
 		return reader_end(&r, ROCMD_ENOMEM);
 	rocmd_pkg_raw_memory(&raw, data, len);
+	before = utf8_enter();
 	rc = read_archive(&r, a, sym_archive_read_open_memory(a, data, len), &raw);
 	sym_archive_read_free(a);
+	utf8_leave(before);
 	rocmd_pkg_raw_free(&raw);
 	return reader_end(&r, rc);
 }

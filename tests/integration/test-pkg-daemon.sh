@@ -74,6 +74,21 @@ contains "show lists the files with hashes" "$DIR/out" "library/TensileLibrary_g
 check "status counts packages" 0 ctl --json status
 contains "status packages = 2" "$DIR/out" '"packages":[[:space:]]*2'
 
+# Entry names outside ASCII (Cyrillic, Japanese, Arabic) in a 7z, which keeps
+# them in UTF-16: the daemon sets no locale, and reads them as UTF-8 anyway.
+if command -v 7z >/dev/null 2>&1; then
+	mkdir -p "$DIR/names/library"
+	cp "$A" "$DIR/names/library/TensileLibrary_gfx803.co"
+	for n in Библиотека 日本語 مكتبة; do printf '%s' "$n" >"$DIR/names/library/$n.co"; done
+	(cd "$DIR/names" && LC_ALL=C.UTF-8 7z a -bd -bso0 ../names.7z library)
+	check "import a 7z with names in three scripts" 0 ctl --json pkg import "$DIR/names.7z"
+	NID=$(jnum id <"$DIR/out")
+	check "show its files" 0 ctl pkg show "$NID" --files
+	for n in Библиотека 日本語 مكتبة; do contains "the name $n" "$DIR/out" "library/$n.co"; done
+else
+	skip "names outside ASCII" "7z (p7zip) missing"
+fi
+
 check "pkg match picks the 5.7 package" 0 ctl pkg match --sdk 5.7.1 --arch gfx803 --platform linux
 contains "match names the rule" "$DIR/out" "5.7=V3,V2.0"
 check "pkg match never crosses generations" 1 ctl pkg match --sdk 6.2.4 --arch gfx803

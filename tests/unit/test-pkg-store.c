@@ -870,6 +870,90 @@ test_sparse(void **state)
 	}
 }
 
+/* Entry names in several scripts, as p7zip, Info-ZIP and GNU tar write them
+ * (7z keeps UTF-16; zip, flagged UTF-8 or not, and pax keep UTF-8 bytes),
+ * come out as the same UTF-8 names whatever the reading process's locale:
+ * this test, like the daemon, never calls setlocale. */
+static void
+test_utf8_names(void **state)
+{
+	struct fx *f = *state;
+	/* Latin, Greek, Cyrillic, Japanese, Arabic, Devanagari, an emoji. */
+	static const char *const names[] = {
+	    "\xc3\x84rger-\xc5\x81\xc3\xb3\x64\xc5\xba",
+	    "\xce\x95\xce\xbb\xce\xbb\xce\xb7\xce\xbd\xce\xb9\xce\xba\xce\xac",
+	    "\xd0\x91\xd0\xb8\xd0\xb1\xd0\xbb\xd0\xb8\xd0\xbe\xd1\x82\xd0\xb5\xd0\xba\xd0\xb0",
+	    "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
+	    "\xd9\x85\xd9\x83\xd8\xaa\xd8\xa8\xd8\xa9",
+	    "\xe0\xa4\xb9\xe0\xa4\xbf\xe0\xa4\xa8\xe0\xa5\x8d\xe0\xa4\xa6\xe0\xa5\x80",
+	    "\xf0\x9f\x9a\x80",
+	};
+	static const struct {
+		const char *file, *cmd; /* run in the source folder, with a UTF-8 locale */
+	} archives[] = {
+	    {"names.7z", "7z a -bd -bso0 ../names.7z library"},
+	    {"names-flagged.zip", NULL}, /* mkarchive zip-unix: the UTF-8 flag */
+	    {"names.zip", "zip -q -r ../names.zip library"},
+	    {"names.tar", "tar --format=pax -cf ../names.tar library"},
+	};
+	const size_t nn = sizeof(names) / sizeof(names[0]);
+	struct mk_entry e[16];
+	char src[256], path[1024], cmd[1024], rel[8][128], why[512] = "";
+
+	snprintf(src, sizeof(src), "%s/names", f->dir);
+	snprintf(path, sizeof(path), "%s/library", src);
+	assert_int_equal(mkdir(src, 0755), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	e[0] = lib_co;
+	for (size_t i = 0; i < nn; i++) {
+		FILE *w;
+		snprintf(rel[i], sizeof(rel[i]), "library/%s.co", names[i]);
+		snprintf(path, sizeof(path), "%s/%s", src, rel[i]);
+		assert_non_null(w = fopen(path, "w"));
+		fprintf(w, "%zu", i);
+		fclose(w);
+		e[i + 1] =
+		    (struct mk_entry){.kind = MK_DATA, .name = rel[i], .size = 3, .data = "n"};
+	}
+	snprintf(path, sizeof(path), "%s/library/TensileLibrary_gfx1103.dat", src);
+	{
+		FILE *w = fopen(path, "w");
+		assert_non_null(w);
+		fputs("x", w);
+		fclose(w);
+	}
+	for (size_t a = 0; a < sizeof(archives) / sizeof(archives[0]); a++) {
+		struct imported imp;
+		char archive[512];
+		snprintf(archive, sizeof(archive), "%s/%s", f->dir, archives[a].file);
+		if (archives[a].cmd == NULL) {
+			assert_int_equal(mkarchive(archive, "zip-unix", e, (int)nn + 1), 0);
+		} else {
+			const char *tool = archives[a].cmd;
+			snprintf(cmd, sizeof(cmd), "command -v %.*s >/dev/null 2>&1",
+			         (int)strcspn(tool, " "), tool);
+			if (system(cmd) != 0) {
+				print_message("note: %.*s missing: %s skipped\n",
+				              (int)strcspn(tool, " "), tool, archives[a].file);
+				continue;
+			}
+			snprintf(cmd, sizeof(cmd), "cd %s && LC_ALL=C.UTF-8 %s", src, tool);
+			assert_int_equal(system(cmd), 0);
+		}
+		why[0] = '\0';
+		if (import(f, archive, NULL, &imp, why, sizeof(why)) != 0)
+			fail_msg("%s: %s", archives[a].file, why);
+		for (size_t i = 0; i < nn; i++) {
+			struct file_facts got = {.path = rel[i], .size = -1};
+			assert_int_equal(rocmd_pkg_db_files(f->pdb, imp.id, 0, 0, file_fact, &got),
+			                 0);
+			if (got.size < 0)
+				fail_msg("%s: no entry \"%s\"", archives[a].file, rel[i]);
+		}
+		cJSON_Delete(imp.identity);
+	}
+}
+
 static void
 test_folder(void **state)
 {
@@ -946,6 +1030,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sparse, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_utf8_names, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
