@@ -3,9 +3,9 @@
 # (console mode, the CPU backend) and rocmctl.exe over \\.\pipe\rocmd, and
 # rocmtune.exe. Each candidate is measured in an evaluation process that is
 # rocmd.exe (rocmtune.exe) started again with a hidden argument, in a job
-# object (kernels/measure-win.c). It checks: the device is probed in such a
-# process; `tune add` queues a job and `tune start` runs it to a winner with
-# ok evaluations; `tune results` lists it; a candidate planted to crash
+# object (common/spawn-win.c, kernels/measure-proc.c). It checks: the device
+# is probed in such a process; `tune add` queues a job and `tune start` runs
+# it to a winner with ok evaluations; `tune results` lists it; a candidate planted to crash
 # (ROCMD_TUNE_PLANT, the CPU backend's test hook) is recorded as crashed and
 # the job still finishes; `tune pause` yields a running job; the tuned library
 # is written under the state folder; rocmtune.exe runs a budget of 10, and a
