@@ -5,11 +5,12 @@
 # rocmd.exe (rocmtune.exe) started again with a hidden argument, in a job
 # object (common/spawn-win.c, kernels/measure-proc.c). It checks: the device
 # is probed in such a process; `tune add` queues a job and `tune start` runs
-# it to a winner with ok evaluations; `tune results` lists it; a candidate planted to crash
-# (ROCMD_TUNE_PLANT, the CPU backend's test hook) is recorded as crashed and
-# the job still finishes; `tune pause` yields a running job; the tuned library
-# is written under the state folder; rocmtune.exe runs a budget of 10, and a
-# candidate planted to hang is ended at its time limit.
+# it to a winner with ok evaluations; `tune results` lists it; a candidate
+# planted to crash (ROCMD_TUNE_PLANT, the CPU backend's test hook) is
+# recorded as crashed and the job still finishes; `tune pause` yields a
+# running job; the tuned library is written under the state folder;
+# rocmtune.exe runs a budget of 10, and a candidate planted to hang is ended
+# at its time limit.
 #
 # Usage: test-tune-win.sh BUILD-DIR     (a mingw-w64 build folder)
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
