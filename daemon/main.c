@@ -345,7 +345,7 @@ main(int argc, char **argv)
 	int rc;
 
 	/* The tuner's evaluation process is rocmd again, with a hidden first
-	 * argument (kernels/measure-unix.c, measure-win.c); else this is -1. */
+	 * argument (kernels/measure-proc.c); else this is -1. */
 	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
 		return rc;
 	return rocmd_service_run(argc, argv, daemon_main);

@@ -1,5 +1,5 @@
 /*
- * The evaluation process of the tuner's evaluator (see measure-os.h): this
+ * The evaluation process of the tuner's evaluator (see measure-proc.h): this
  * same program started again through the child-process layer
  * (common/spawn.h: posix_spawn of /proc/self/exe, CreateProcessW of
  * GetModuleFileNameW in a kill-on-close job object) with the hidden
@@ -17,7 +17,7 @@
  * hidden argument and the specification; measure.c reads, writes, stops and
  * kills the child through common/spawn.h itself.
  */
-#include "kernels/measure-os.h"
+#include "kernels/measure-proc.h"
 
 #include <stdio.h>
 #include <string.h>

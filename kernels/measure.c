@@ -35,7 +35,7 @@
 
 #include "common/error.h"
 #include "common/spawn.h"
-#include "kernels/measure-os.h"
+#include "kernels/measure-proc.h"
 #include "kernels/tune.h"
 
 #define MEASURE_MAX_SETS 64
@@ -500,7 +500,7 @@ measure_eval(struct measure *m, const struct space_def *space, const char *key, 
 	return measure_run_timed(m, &run, flags, r);
 }
 
-/* ---- isolation: the parent's side, one code path (measure-os.h) ---- */
+/* ---- isolation: the parent's side, one code path (measure-proc.h) ---- */
 
 struct tune_evaluator {
 	const struct backend_ops *ops;

@@ -145,7 +145,7 @@ void tune_evaluator_abort(struct tune_evaluator *ev);
 void tune_evaluator_close(struct tune_evaluator *ev);
 /*
  * The evaluation process is the calling program started again with a hidden
- * first argument (measure-unix.c, measure-win.c). Every program that opens an
+ * first argument (measure-proc.c). Every program that opens an
  * isolated evaluator calls this first thing in main(): it returns -1 when ARGV
  * is not such a command line, else the process's exit code once the
  * evaluation process is done. An evaluator opened by a program that did not

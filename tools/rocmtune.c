@@ -555,7 +555,7 @@ main(int argc, char **argv)
 	struct args a;
 	int rc;
 
-	/* The evaluation process is this program again (measure-unix.c). */
+	/* The evaluation process is this program again (kernels/measure-proc.c). */
 	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
 		return rc;
 	if (argc >= 2 && !strcmp(argv[1], "lib"))

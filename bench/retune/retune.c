@@ -411,7 +411,7 @@ main(int argc, char **argv)
 	struct args a;
 	int c;
 
-	/* The evaluation process is this program again (measure-unix.c). */
+	/* The evaluation process is this program again (kernels/measure-proc.c). */
 	if ((c = tune_evaluator_child(argc, argv)) >= 0)
 		return c;
 	memset(&a, 0, sizeof(a));

@@ -66,7 +66,7 @@ main(int argc, char **argv)
 	int64_t n, nok = 0, nsel = 0;
 	const struct backend_ops *ops;
 
-	/* The evaluation process is this program again (measure-unix.c). */
+	/* The evaluation process is this program again (kernels/measure-proc.c). */
 	if ((ret = tune_evaluator_child(argc, argv)) >= 0)
 		return ret;
 	ret = 1;

@@ -17,7 +17,7 @@
 #include "common/log.h"
 #include "daemon/core/server.h"
 #include "daemon/pkg/pkg-service.h"
-#include "daemon/sdk/fsinfo.h"
+#include "common/fs.h"
 #include "daemon/sdk/sdk.h"
 #include "daemon/sdk/sysroot.h"
 #include "db/db-deploy.h"

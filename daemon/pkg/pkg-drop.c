@@ -18,7 +18,6 @@
 #include "common/log.h"
 #include "common/paths.h"
 #include "daemon/core/server.h"
-#include "daemon/sdk/fsinfo.h"
 
 #define DROP_SCAN_MS 1000
 

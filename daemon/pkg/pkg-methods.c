@@ -13,7 +13,6 @@
 #include "common/fs.h"
 #include "common/proto.h"
 #include "daemon/core/server.h"
-#include "daemon/sdk/fsinfo.h"
 #include "db/db-pkg.h"
 
 #define REPLY_BUDGET(srv) ((size_t)(srv)->cfg->max_frame - 4096)

@@ -2,7 +2,7 @@
  * The tune scheduler's platform part on Windows (see tune-os.h). An
  * evaluation process that is still opening lives in its evaluator's job
  * object, which the scheduler cannot reach before the open returns; the
- * worker's own wait for it (kernels/measure-win.c) polls the cancel flag
+ * worker's own wait for it (kernels/measure.c over common/spawn-win.c) polls the cancel flag
  * every 10 ms and ends it through its process handle (TerminateProcess), so
  * nothing more is done here: the yield costs at most one such slice more.
  */

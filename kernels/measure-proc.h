@@ -10,8 +10,8 @@
  *
  * Private to kernels/: measure.c is the only user.
  */
-#ifndef ROCMD_KERNELS_MEASURE_OS_H
-#define ROCMD_KERNELS_MEASURE_OS_H
+#ifndef ROCMD_KERNELS_MEASURE_PROC_H
+#define ROCMD_KERNELS_MEASURE_PROC_H
 
 #include <stddef.h>
 
