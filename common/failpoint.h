@@ -13,6 +13,31 @@
  *                                      them all with COUNT = 1, 2, 3, ...
  *   ROCMD_KILLPOINT=NAME               the process raises SIGKILL at kill
  *                                      point NAME ("*:N": at the N-th one)
+ *
+ * Two more kinds of fault in place of ERRNO, for the fault harness
+ * (tests/fault/):
+ *   KILL    the process raises SIGKILL at that hit (a crash before the
+ *           operation; a crash after it is one before the next)
+ *   SHORT   a short write: the operation proceeds, but the next write(2) of
+ *           the thread writes only half its bytes and the one after fails
+ *           with ENOSPC, as on a disk that fills mid-write. It needs the
+ *           harness's preloaded library (tests/fault/fault-preload.c, which
+ *           provides rocmd_fault_short_write); without it, and at a hit that
+ *           is not a ".write", nothing fails (the log says so).
+ *
+ *   ROCMD_FAILPOINT_LOG=FILE           arms counting: every failpoint hit is
+ *                                      appended to FILE as "fp N NAME" (N
+ *                                      counts all failpoints, as "*:N" does),
+ *                                      every kill point as "kp N NAME", and
+ *                                      the fault that fires as "fired fp N
+ *                                      NAME KIND" (or "fired kp N NAME").
+ *                                      One write(2) per line (O_APPEND), so a
+ *                                      harness may append its own lines
+ *                                      between the daemon's.
+ *   ROCMD_FAILPOINT_PID=PID            all of the above apply only in the
+ *                                      process PID (a harness sets it to the
+ *                                      pid it execs rocmd as), not in the
+ *                                      children that inherit the environment
  */
 #ifndef ROCMD_FAILPOINT_H
 #define ROCMD_FAILPOINT_H
