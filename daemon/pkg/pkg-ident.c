@@ -515,7 +515,13 @@ bad:
 	return rc;
 }
 
-/* ---- identification ---- */
+/* ---- identification ----
+ *
+ * Linear in the number of entries (n log n where something is looked up):
+ * the folders' Tensile files are counted by sorting them by folder, staged
+ * copies and the manifest's names are found by binary search, and arch
+ * names are gathered into sets sorted once. The caller's cancel flag is
+ * polled as it goes. */
 
 static const char *
 base_name(const char *path)
@@ -545,19 +551,6 @@ is_index_file(const char *name)
 }
 
 static int
-in_array(const cJSON *arr, const char *s)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, arr)
-	{
-		if (strcmp(it->valuestring, s) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-static int
 is_library_file(const char *name)
 {
 	return strncmp(name, "TensileLibrary", 14) == 0 || strncmp(name, "Kernels.so-", 11) == 0 ||
@@ -584,61 +577,140 @@ arch_from_name(const char *name, char *out, size_t outlen)
 	return ROCMD_ENOTFOUND;
 }
 
-static void
-add_unique(cJSON *arr, const char *s)
-{
-	const cJSON *it;
+/* A set of short strings (arch names): added to, then sorted once. */
+struct strset {
+	char **v;
+	size_t n, cap;
+};
 
-	cJSON_ArrayForEach(it, arr)
-	{
-		if (strcmp(it->valuestring, s) == 0)
-			return;
-	}
-	cJSON_AddItemToArray(arr, cJSON_CreateString(s));
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int
-cmp_json_str(const void *a, const void *b)
+strset_add(struct strset *s, const char *str)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	/* Most files of a folder name the arch the one before named. */
+	if (s->n > 0 && strcmp(s->v[s->n - 1], str) == 0)
+		return 0;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		void *nv = realloc(s->v, ncap * sizeof(*s->v));
+		if (nv == NULL)
+			return ROCMD_ENOMEM;
+		s->v = nv;
+		s->cap = ncap;
+	}
+	if ((s->v[s->n] = strdup(str)) == NULL)
+		return ROCMD_ENOMEM;
+	s->n++;
+	return 0;
 }
 
-/* Sorts a JSON array of strings in place. */
+/* Sorts S and drops its duplicates. */
 static void
-sort_strings(cJSON *arr)
+strset_sort(struct strset *s)
 {
-	int n = cJSON_GetArraySize(arr);
-	const char **v;
-	cJSON *sorted;
+	size_t k = 0;
 
-	if (n < 2 || (v = malloc((size_t)n * sizeof(*v))) == NULL)
-		return;
-	for (int i = 0; i < n; i++)
-		v[i] = cJSON_GetArrayItem(arr, i)->valuestring;
-	qsort(v, (size_t)n, sizeof(*v), cmp_json_str);
-	sorted = cJSON_CreateStringArray(v, n);
-	free(v);
-	if (sorted == NULL)
-		return;
-	while (cJSON_GetArraySize(arr) > 0)
-		cJSON_DeleteItemFromArray(arr, 0);
-	while (sorted->child != NULL)
-		cJSON_AddItemToArray(arr, cJSON_DetachItemFromArray(sorted, 0));
-	cJSON_Delete(sorted);
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_str);
+	for (size_t i = 0; i < s->n; i++) {
+		if (k > 0 && strcmp(s->v[k - 1], s->v[i]) == 0) {
+			free(s->v[i]);
+			continue;
+		}
+		s->v[k++] = s->v[i];
+	}
+	s->n = k;
 }
 
-/* The staged copy of an entry's content (its staging file, or the first
- * entry with the same hash that has one); NULL when none is on disk. */
-static const char *
-staged_path(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry *e)
+/* Whether sorted S holds STR. */
+static int
+strset_has(const struct strset *s, const char *str)
 {
+	return s->n > 0 && bsearch(&str, s->v, s->n, sizeof(*s->v), cmp_str) != NULL;
+}
+
+static cJSON *
+strset_json(const struct strset *s)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a != NULL && i < s->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(s->v[i]));
+	return a;
+}
+
+static void
+strset_free(struct strset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One identification: the package, its staged copies by content (built
+ * once), the caller's cancel flag and the arch sets being gathered. */
+struct ident {
+	const struct rocmd_pkg_contents *c;
+	int (*canceled)(void *ctx);
+	void *ctx;
+	unsigned polls;
+	int stopped;
+	const struct rocmd_pkg_entry **staged; /* entries with a staged file, by hash */
+	size_t nstaged;
+	struct strset from_names, from_objects;
+	int oom;
+};
+
+/* Whether to stop now: the cancel flag, asked every EVERY calls. */
+static int
+stop(struct ident *x, unsigned every)
+{
+	if (!x->stopped && x->canceled != NULL && ++x->polls % every == 0)
+		x->stopped = x->canceled(x->ctx) != 0;
+	return x->stopped;
+}
+
+static int
+cmp_by_hash(const void *a, const void *b)
+{
+	return memcmp((*(const struct rocmd_pkg_entry *const *)a)->sha256,
+	              (*(const struct rocmd_pkg_entry *const *)b)->sha256, ROCMD_SHA256_LEN);
+}
+
+static int
+index_staged(struct ident *x)
+{
+	const struct rocmd_pkg_contents *c = x->c;
+
+	x->staged = malloc((c->count ? c->count : 1) * sizeof(*x->staged));
+	if (x->staged == NULL)
+		return ROCMD_ENOMEM;
+	for (size_t i = 0; i < c->count; i++)
+		if (c->entries[i].staged != NULL)
+			x->staged[x->nstaged++] = &c->entries[i];
+	qsort(x->staged, x->nstaged, sizeof(*x->staged), cmp_by_hash);
+	return 0;
+}
+
+/* The staged copy of an entry's content (its staging file, or that of an
+ * entry with the same hash: a hardlink's copy has none); NULL when none is
+ * on disk. */
+static const char *
+staged_path(const struct ident *x, const struct rocmd_pkg_entry *e)
+{
+	const struct rocmd_pkg_entry *const *hit;
+
 	if (e->staged != NULL)
 		return e->staged;
-	for (size_t i = 0; i < c->count; i++)
-		if (c->entries[i].staged != NULL &&
-		    memcmp(c->entries[i].sha256, e->sha256, ROCMD_SHA256_LEN) == 0)
-			return c->entries[i].staged;
-	return NULL;
+	hit = x->nstaged > 0 ? bsearch(&e, x->staged, x->nstaged, sizeof(*x->staged), cmp_by_hash)
+	                     : NULL;
+	return hit != NULL ? (*hit)->staged : NULL;
 }
 
 /* The HIP SDK major version a runtime library name belongs to, or 0. */
@@ -677,39 +749,73 @@ find_binaries(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry *
 	}
 }
 
-/* The library folder: the one holding the most Tensile files (into LIBDIR);
- * returns how many it holds, 0 when there is none. */
-static size_t
-find_library_dir(const struct rocmd_pkg_contents *c, char *libdir, size_t libdirlen)
+/* A Tensile file and the length of its folder's part of the path. */
+struct libfile {
+	const char *path;
+	size_t dlen;
+	size_t index;
+};
+
+/* By folder, then by position in the package. */
+static int
+cmp_libfile(const void *pa, const void *pb)
 {
-	size_t best = 0;
+	const struct libfile *a = pa, *b = pb;
+	int c = memcmp(a->path, b->path, a->dlen < b->dlen ? a->dlen : b->dlen);
+
+	if (c != 0)
+		return c;
+	if (a->dlen != b->dlen)
+		return a->dlen < b->dlen ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* The library folder: the one holding the most Tensile files, the first in
+ * the package's order on a tie (into LIBDIR); returns how many it holds, 0
+ * when there is none. */
+static size_t
+find_library_dir(struct ident *x, char *libdir, size_t libdirlen)
+{
+	const struct rocmd_pkg_contents *c = x->c;
+	struct libfile *f;
+	size_t n = 0, best = 0, best_first = 0;
 
 	libdir[0] = '\0';
-	for (size_t i = 0; i < c->count; i++) {
+	if ((f = malloc((c->count ? c->count : 1) * sizeof(*f))) == NULL) {
+		x->oom = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < c->count && !stop(x, 4096); i++) {
 		const char *p = c->entries[i].path, *b = base_name(p);
-		size_t n = 0, dlen = (size_t)(b - p);
-		if (!is_library_file(b))
-			continue;
-		for (size_t j = 0; j < c->count; j++)
-			if (strncmp(c->entries[j].path, p, dlen) == 0 &&
-			    strchr(c->entries[j].path + dlen, '/') == NULL &&
-			    is_library_file(c->entries[j].path + dlen))
-				n++;
-		if (n > best) {
-			best = n;
-			snprintf(libdir, libdirlen, "%.*s", (int)(dlen > 0 ? dlen - 1 : 0), p);
+		if (is_library_file(b))
+			f[n++] = (struct libfile){p, (size_t)(b - p), i};
+	}
+	if (!x->stopped)
+		qsort(f, n, sizeof(*f), cmp_libfile);
+	for (size_t i = 0, j; !x->stopped && i < n; i = j) {
+		for (j = i + 1; j < n && f[j].dlen == f[i].dlen &&
+		                memcmp(f[j].path, f[i].path, f[i].dlen) == 0;
+		     j++)
+			;
+		/* f[i] is the folder's first file in the package's order. */
+		if (j - i > best || (j - i == best && f[i].index < best_first)) {
+			best = j - i;
+			best_first = f[i].index;
+			snprintf(libdir, libdirlen, "%.*s",
+			         (int)(f[i].dlen > 0 ? f[i].dlen - 1 : 0), f[i].path);
 		}
 	}
-	return best;
+	free(f);
+	return x->stopped ? 0 : best;
 }
 
 /* The archs the one index for every arch (TensileLibrary.dat at staged path
  * SP) names. The reader usually parsed it already, while the rest was being
  * read. */
 static void
-add_dat_archs(const struct rocmd_pkg_contents *c, const char *sp, cJSON *from_names,
-              cJSON *warnings)
+add_dat_archs(struct ident *x, const char *sp, cJSON *warnings)
 {
+	const struct rocmd_pkg_contents *c = x->c;
 	int mine = c->dat_done && c->dat_path != NULL && strcmp(c->dat_path, sp) == 0;
 	char **dat = c->dat_archs, w[256];
 	size_t ndat = c->dat_narchs;
@@ -724,7 +830,7 @@ add_dat_archs(const struct rocmd_pkg_contents *c, const char *sp, cJSON *from_na
 			char a2[ROCMD_GFX_MAX];
 			snprintf(a2, sizeof(a2), "%s", dat[k]);
 			a2[strcspn(a2, ":")] = '\0';
-			add_unique(from_names, a2);
+			x->oom |= strset_add(&x->from_names, a2) < 0;
 		}
 	} else {
 		cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
@@ -736,88 +842,116 @@ add_dat_archs(const struct rocmd_pkg_contents *c, const char *sp, cJSON *from_na
 	}
 }
 
-/* The archs the library folder's index names and its code objects are for;
- * returns the number of library files in it. */
+/* The archs the library folder's index names and its code objects are for
+ * (into X's sets, sorted); returns the number of library files in it. */
 static size_t
-collect_archs(const struct rocmd_pkg_contents *c, const char *libdir, cJSON *from_names,
-              cJSON *from_objects, cJSON *warnings)
+collect_archs(struct ident *x, const char *libdir, cJSON *warnings)
 {
-	size_t libfiles = 0;
+	const struct rocmd_pkg_contents *c = x->c;
+	size_t libfiles = 0, want = libdir[0] ? strlen(libdir) + 1 : 0;
 
-	for (size_t i = 0; i < c->count; i++) {
+	for (size_t i = 0; i < c->count && !stop(x, 1024); i++) {
 		const struct rocmd_pkg_entry *e = &c->entries[i];
 		const char *b = base_name(e->path), *sp;
 		char arch[32];
-		size_t dlen = (size_t)(b - e->path);
-		if (dlen != (libdir[0] ? strlen(libdir) + 1 : 0) ||
+		if ((size_t)(b - e->path) != want ||
 		    strncmp(e->path, libdir, strlen(libdir)) != 0 || !is_library_file(b))
 			continue;
 		libfiles++;
-		sp = e->kind == ROCMD_PKG_FILE ? staged_path(c, e) : NULL;
+		sp = e->kind == ROCMD_PKG_FILE ? staged_path(x, e) : NULL;
 		if (is_index_file(b) && arch_from_name(b, arch, sizeof(arch)) == 0)
-			add_unique(from_names, arch);
+			x->oom |= strset_add(&x->from_names, arch) < 0;
 		if (is_code_object(b)) {
 			/* The ELF header says; the name only when it cannot be read. */
 			if ((sp != NULL && rocmd_amdgpu_file_arch(sp, arch, sizeof(arch)) == 0) ||
 			    arch_from_name(b, arch, sizeof(arch)) == 0) {
 				arch[strcspn(arch, ":")] = '\0'; /* gfx90a:xnack+ serves gfx90a */
-				add_unique(from_objects, arch);
+				x->oom |= strset_add(&x->from_objects, arch) < 0;
 			}
 		} else if (sp != NULL && strcmp(b, "TensileLibrary.dat") == 0) {
-			add_dat_archs(c, sp, from_names, warnings);
+			add_dat_archs(x, sp, warnings);
 		}
 	}
+	strset_sort(&x->from_names);
+	strset_sort(&x->from_objects);
 	return libfiles;
 }
 
-/* An arch is served when an index covers it and code objects for it are
- * there; each half alone is worth a warning. */
+/* At most this many warnings of one kind name an arch; the rest are counted. */
+#define ARCH_WARNINGS 16
+
 static void
-served_archs(cJSON *archs, const cJSON *from_names, const cJSON *from_objects, size_t libfiles,
-             cJSON *warnings)
+arch_warning(cJSON *warnings, size_t *count, const char *fmt, const char *arch)
 {
-	const cJSON *it;
-	int nindex = cJSON_GetArraySize(from_names), nco = cJSON_GetArraySize(from_objects);
+	char msg[192];
+
+	if (++*count > ARCH_WARNINGS)
+		return;
+	snprintf(msg, sizeof(msg), fmt, arch);
+	cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+}
+
+static void
+arch_warnings_more(cJSON *warnings, size_t count, const char *what)
+{
 	char msg[160];
-	cJSON_ArrayForEach(it, from_names)
-	{
-		if (nco == 0 || in_array(from_objects, it->valuestring))
-			add_unique(archs, it->valuestring);
-		else {
-			snprintf(msg, sizeof(msg),
-			         "the index names %s but no code objects for it are in the "
-			         "package: not served",
-			         it->valuestring);
-			cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+
+	if (count <= ARCH_WARNINGS)
+		return;
+	snprintf(msg, sizeof(msg), "%zu more archs %s", count - ARCH_WARNINGS, what);
+	cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+}
+
+/* An arch is served when an index covers it and code objects for it are
+ * there; each half alone is worth a warning. ARCHS gets the served ones,
+ * sorted. */
+static int
+served_archs(struct ident *x, struct strset *archs, size_t libfiles, cJSON *warnings)
+{
+	const struct strset *names = &x->from_names, *objects = &x->from_objects;
+	size_t no_objects = 0, no_index = 0;
+
+	for (size_t i = 0; i < names->n; i++) {
+		if (objects->n == 0 || strset_has(objects, names->v[i])) {
+			if (strset_add(archs, names->v[i]) < 0)
+				return ROCMD_ENOMEM;
+		} else {
+			arch_warning(warnings, &no_objects,
+			             "the index names %s but no code objects for it are in the "
+			             "package: not served",
+			             names->v[i]);
 		}
 	}
-	cJSON_ArrayForEach(it, from_objects)
-	{
-		if (nindex == 0)
-			add_unique(archs, it->valuestring);
-		else if (!in_array(from_names, it->valuestring)) {
-			snprintf(msg, sizeof(msg),
-			         "code objects for %s are present but no index covers it: "
-			         "not served",
-			         it->valuestring);
-			cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+	arch_warnings_more(warnings, no_objects, "named by the index have no code objects");
+	for (size_t i = 0; i < objects->n; i++) {
+		if (names->n == 0) {
+			if (strset_add(archs, objects->v[i]) < 0)
+				return ROCMD_ENOMEM;
+		} else if (!strset_has(names, objects->v[i])) {
+			arch_warning(warnings, &no_index,
+			             "code objects for %s are present but no index covers it: "
+			             "not served",
+			             objects->v[i]);
 		}
 	}
-	if (libfiles > 0 && nindex == 0)
+	arch_warnings_more(warnings, no_index, "have code objects but no index");
+	strset_sort(archs);
+	if (libfiles > 0 && names->n == 0)
 		cJSON_AddItemToArray(warnings,
 		                     cJSON_CreateString("no Tensile index (TensileLibrary*.dat) "
 		                                        "in the library folder: rocBLAS would "
 		                                        "abort loading it"));
-	if (libfiles > 0 && nco == 0)
+	if (libfiles > 0 && objects->n == 0)
 		cJSON_AddItemToArray(warnings,
 		                     cJSON_CreateString("no code objects (*.co, *.hsaco) in the "
 		                                        "library folder"));
+	return 0;
 }
 
 /* The binary's description into ID ("binary"; null without one), the HIP
  * runtime major version it links into RUNTIME_MAJOR ("" unknown). */
 static cJSON *
-describe_binary(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry *dll,
+describe_binary(const struct ident *x, const struct rocmd_pkg_entry *dll,
                 const struct rocmd_pkg_entry *so, cJSON *id, cJSON *warnings, char *runtime_major,
                 size_t majorlen)
 {
@@ -825,7 +959,7 @@ describe_binary(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry
 
 	if (dll != NULL) {
 		struct rocmd_pe_info pe;
-		const char *sp = staged_path(c, dll);
+		const char *sp = staged_path(x, dll);
 		char w[256] = "";
 		bin = cJSON_AddObjectToObject(id, "binary");
 		cJSON_AddStringToObject(bin, "path", dll->path);
@@ -842,7 +976,7 @@ describe_binary(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry
 		}
 	} else if (so != NULL) {
 		struct rocmd_elf_info elf;
-		const char *sp = staged_path(c, so);
+		const char *sp = staged_path(x, so);
 		char w[256] = "";
 		bin = cJSON_AddObjectToObject(id, "binary");
 		cJSON_AddStringToObject(bin, "path", so->path);
@@ -863,47 +997,58 @@ describe_binary(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry
 	return bin;
 }
 
-/* The Tensile manifest's entries the package does not hold. */
+/* The Tensile manifest's entries the package does not hold (by file name,
+ * looked up among the package's sorted file names). */
 static void
-check_manifest(const struct rocmd_pkg_contents *c, const struct rocmd_pkg_entry *manifest,
-               cJSON *id, cJSON *warnings)
+check_manifest(struct ident *x, const struct rocmd_pkg_entry *manifest, cJSON *id, cJSON *warnings)
 {
-	if (manifest != NULL) {
-		const char *sp = staged_path(c, manifest);
-		cJSON *m = cJSON_AddObjectToObject(id, "tensile_manifest");
-		struct rfile mf = {.fd = -1};
-		long lines = 0, missing = 0;
-		char line[4096];
-		uint64_t off = 0;
-		cJSON_AddStringToObject(m, "path", manifest->path);
-		if (sp != NULL && open_rfile(sp, &mf) < 0)
-			mf.fd = -1;
-		while (mf.fd >= 0 && read_line(&mf, &off, line, sizeof(line))) {
-			char *b;
-			int found = 0;
-			line[strcspn(line, "\r\n")] = '\0';
-			if (line[0] == '\0')
-				continue;
-			lines++;
-			for (char *p = line; *p; p++)
-				if (*p == '\\')
-					*p = '/';
-			b = (char *)base_name(line);
-			for (size_t i = 0; i < c->count && !found; i++)
-				found = strcmp(base_name(c->entries[i].path), b) == 0;
-			missing += !found;
-		}
-		if (mf.fd >= 0)
-			rocmd_fs_close(mf.fd);
-		cJSON_AddNumberToObject(m, "entries", (double)lines);
-		cJSON_AddNumberToObject(m, "missing", (double)missing);
-		if (missing > 0)
-			cJSON_AddItemToArray(
-			    warnings, cJSON_CreateString("TensileManifest.txt lists files the "
-			                                 "package does not hold"));
-	} else {
+	const struct rocmd_pkg_contents *c = x->c;
+	const char *sp, **bases;
+	cJSON *m;
+	struct rfile mf = {.fd = -1};
+	long lines = 0, missing = 0;
+	char line[4096];
+	uint64_t off = 0;
+
+	if (manifest == NULL) {
 		cJSON_AddNullToObject(id, "tensile_manifest");
+		return;
 	}
+	sp = staged_path(x, manifest);
+	m = cJSON_AddObjectToObject(id, "tensile_manifest");
+	cJSON_AddStringToObject(m, "path", manifest->path);
+	bases = malloc((c->count ? c->count : 1) * sizeof(*bases));
+	if (bases == NULL) {
+		x->oom = 1;
+		return;
+	}
+	for (size_t i = 0; i < c->count; i++)
+		bases[i] = base_name(c->entries[i].path);
+	qsort(bases, c->count, sizeof(*bases), cmp_str);
+	if (sp != NULL && open_rfile(sp, &mf) < 0)
+		mf.fd = -1;
+	while (mf.fd >= 0 && !stop(x, 1024) && read_line(&mf, &off, line, sizeof(line))) {
+		const char *b;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '\0')
+			continue;
+		lines++;
+		for (char *p = line; *p; p++)
+			if (*p == '\\')
+				*p = '/';
+		b = base_name(line);
+		missing +=
+		    c->count == 0 || bsearch(&b, bases, c->count, sizeof(*bases), cmp_str) == NULL;
+	}
+	if (mf.fd >= 0)
+		rocmd_fs_close(mf.fd);
+	free(bases);
+	cJSON_AddNumberToObject(m, "entries", (double)lines);
+	cJSON_AddNumberToObject(m, "missing", (double)missing);
+	if (missing > 0)
+		cJSON_AddItemToArray(warnings,
+		                     cJSON_CreateString("TensileManifest.txt lists files the "
+		                                        "package does not hold"));
 }
 
 /* The SDK generation: explicit, else the name; checked against the binary
@@ -982,36 +1127,37 @@ name_arch_warnings(const struct rocmd_pkg_name_hints *h, const cJSON *id, cJSON 
 
 int
 rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const char *explicit_sdk,
-                   cJSON **out, char *why, size_t whylen)
+                   int (*canceled)(void *ctx), void *ctx, cJSON **out, char *why, size_t whylen)
 {
+	struct ident x = {.c = c, .canceled = canceled, .ctx = ctx};
 	struct rocmd_pkg_name_hints hints;
 	const struct rocmd_pkg_entry *dll, *so, *manifest;
-	cJSON *id, *archs, *from_names, *from_objects, *warnings, *bin, *h;
+	struct strset archs = {0};
+	cJSON *id, *warnings, *bin, *h;
 	char libdir[4096], sdk[16] = "", sdk_source[16] = "", gen[16], runtime_major[8] = "";
 	size_t libfiles = 0, best;
 	int rc = 0;
 
 	*out = NULL;
 	id = cJSON_CreateObject();
-	if (id == NULL)
-		return ROCMD_ENOMEM;
+	warnings = cJSON_CreateArray();
+	if (id == NULL || warnings == NULL || index_staged(&x) < 0) {
+		rc = ROCMD_ENOMEM;
+		goto out;
+	}
 	rocmd_pkg_name_hints(name, &hints);
 	h = cJSON_AddObjectToObject(id, "name_hints");
 	cJSON_AddStringToObject(h, "sdk", hints.sdk);
 	cJSON_AddStringToObject(h, "version", hints.version);
 	cJSON_AddStringToObject(h, "archs", hints.archs);
-	warnings = cJSON_CreateArray();
 	find_binaries(c, &dll, &so, &manifest);
-	best = find_library_dir(c, libdir, sizeof(libdir));
-	archs = cJSON_CreateArray();
-	from_names = cJSON_CreateArray();
-	from_objects = cJSON_CreateArray();
+	best = find_library_dir(&x, libdir, sizeof(libdir));
 	if (best > 0)
-		libfiles = collect_archs(c, libdir, from_names, from_objects, warnings);
-	served_archs(archs, from_names, from_objects, libfiles, warnings);
-	sort_strings(archs);
-	sort_strings(from_names);
-	sort_strings(from_objects);
+		libfiles = collect_archs(&x, libdir, warnings);
+	if (!x.stopped && served_archs(&x, &archs, libfiles, warnings) < 0)
+		x.oom = 1;
+	if (x.stopped || x.oom)
+		goto stopped;
 	if (dll == NULL && so == NULL && libfiles == 0) {
 		snprintf(why, whylen,
 		         "not a rocBLAS library package: no rocblas.dll, librocblas.so or Tensile "
@@ -1021,16 +1167,17 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	}
 	cJSON_AddStringToObject(id, "library", best > 0 ? libdir : "");
 	cJSON_AddNumberToObject(id, "library_files", (double)libfiles);
-	cJSON_AddItemToObject(id, "archs", archs);
-	cJSON_AddItemToObject(id, "archs_from_index", from_names);
-	cJSON_AddItemToObject(id, "archs_from_code_objects", from_objects);
-	archs = from_names = from_objects = NULL;
-	bin = describe_binary(c, dll, so, id, warnings, runtime_major, sizeof(runtime_major));
+	cJSON_AddItemToObject(id, "archs", strset_json(&archs));
+	cJSON_AddItemToObject(id, "archs_from_index", strset_json(&x.from_names));
+	cJSON_AddItemToObject(id, "archs_from_code_objects", strset_json(&x.from_objects));
+	bin = describe_binary(&x, dll, so, id, warnings, runtime_major, sizeof(runtime_major));
 	cJSON_AddStringToObject(id, "platform",
 	                        dll != NULL  ? "windows"
 	                        : so != NULL ? "linux"
 	                                     : "any");
-	check_manifest(c, manifest, id, warnings);
+	check_manifest(&x, manifest, id, warnings);
+	if (x.stopped || x.oom)
+		goto stopped;
 	rc = choose_sdk(explicit_sdk, &hints, runtime_major, bin, warnings, sdk, sizeof(sdk),
 	                sdk_source, why, whylen);
 	if (rc < 0)
@@ -1057,10 +1204,16 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	warnings = NULL;
 	*out = id;
 	id = NULL;
+	goto out;
+stopped:
+	rc = x.oom ? ROCMD_ENOMEM : ROCMD_ECANCELED;
+	snprintf(why, whylen, "%s",
+	         x.oom ? "out of memory identifying the package" : "import canceled");
 out:
-	cJSON_Delete(archs);
-	cJSON_Delete(from_names);
-	cJSON_Delete(from_objects);
+	strset_free(&archs);
+	strset_free(&x.from_names);
+	strset_free(&x.from_objects);
+	free(x.staged);
 	cJSON_Delete(warnings);
 	cJSON_Delete(id);
 	return rc;

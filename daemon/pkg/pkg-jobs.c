@@ -150,6 +150,12 @@ job_progress(struct rocmd_job *b)
 
 /* ---- import ---- */
 
+static int
+job_canceled(void *job)
+{
+	return rocmd_job_canceled(job);
+}
+
 /* Worker: read, identify, store. */
 static void
 import_work(struct rocmd_job *b)
@@ -178,8 +184,8 @@ import_work(struct rocmd_job *b)
 	b->rc = rocmd_pkg_read(j->source, staging, &opts, &j->contents, b->why, sizeof(b->why));
 	if (b->rc < 0)
 		return;
-	b->rc =
-	    rocmd_pkg_identify(&j->contents, j->name, j->sdk, &j->identity, b->why, sizeof(b->why));
+	b->rc = rocmd_pkg_identify(&j->contents, j->name, j->sdk, job_canceled, b, &j->identity,
+	                           b->why, sizeof(b->why));
 	if (b->rc < 0)
 		goto fail;
 	rocmd_pkg_digest(&j->contents, j->digest);
@@ -201,7 +207,7 @@ fail:
 static char *
 join_archs(const cJSON *archs)
 {
-	size_t len = 1;
+	size_t len = 1, at = 0;
 	const cJSON *it;
 	char *s;
 
@@ -211,9 +217,11 @@ join_archs(const cJSON *archs)
 		return NULL;
 	cJSON_ArrayForEach(it, archs)
 	{
-		if (s[0] != '\0')
-			strcat(s, ",");
-		strcat(s, it->valuestring);
+		size_t n = strlen(it->valuestring);
+		if (at > 0)
+			s[at++] = ',';
+		memcpy(s + at, it->valuestring, n + 1);
+		at += n;
 	}
 	return s;
 }

@@ -57,6 +57,9 @@ struct reader {
 	char *why;
 	size_t whylen;
 	uint64_t last_report;
+	/* Entries by path while reading (indexes + 1, open addressing), so that
+	 * a hardlink finds its target in O(1): NSLOTS a power of two. */
+	size_t *slots, nslots;
 	const struct rocmd_pkg_raw *raw; /* the archive's own bytes, or NULL */
 	pthread_t dat_thread;            /* parsing TensileLibrary.dat meanwhile */
 	int dat_started;
@@ -188,6 +191,46 @@ rocmd_pkg_contents_free(struct rocmd_pkg_contents *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static uint64_t
+path_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static void
+slot_put(size_t *slots, size_t nslots, const char *path, size_t index)
+{
+	size_t i = (size_t)path_hash(path) & (nslots - 1);
+
+	while (slots[i] != 0)
+		i = (i + 1) & (nslots - 1);
+	slots[i] = index + 1;
+}
+
+/* Indexes entry INDEX by its path, growing the table to stay half empty. */
+static int
+index_entry(struct reader *r, size_t index)
+{
+	struct rocmd_pkg_contents *c = r->out;
+
+	if (2 * (index + 1) > r->nslots) {
+		size_t n = r->nslots ? r->nslots * 2 : 1024, *slots = calloc(n, sizeof(*slots));
+		if (slots == NULL)
+			return ROCMD_ENOMEM;
+		for (size_t i = 0; i < index; i++)
+			slot_put(slots, n, c->entries[i].path, i);
+		free(r->slots);
+		r->slots = slots;
+		r->nslots = n;
+	}
+	slot_put(r->slots, r->nslots, c->entries[index].path, index);
+	return 0;
+}
+
 static struct rocmd_pkg_entry *
 entry_add(struct reader *r, const char *path)
 {
@@ -208,6 +251,8 @@ entry_add(struct reader *r, const char *path)
 	if (e->path == NULL)
 		return NULL;
 	c->count++;
+	if (index_entry(r, c->count - 1) < 0)
+		return NULL;
 	return e;
 }
 
@@ -466,12 +511,16 @@ entry_src_read(void *src, char *buf, size_t len, char *why, size_t whylen)
 	}
 }
 
+/* The first entry read with PATH, or NULL. */
 static struct rocmd_pkg_entry *
 find_entry(struct reader *r, const char *path)
 {
-	for (size_t i = 0; i < r->out->count; i++)
-		if (strcmp(r->out->entries[i].path, path) == 0)
-			return &r->out->entries[i];
+	if (r->nslots == 0)
+		return NULL;
+	for (size_t i = (size_t)path_hash(path) & (r->nslots - 1); r->slots[i] != 0;
+	     i = (i + 1) & (r->nslots - 1))
+		if (strcmp(r->out->entries[r->slots[i] - 1].path, path) == 0)
+			return &r->out->entries[r->slots[i] - 1];
 	return NULL;
 }
 
@@ -1013,6 +1062,7 @@ reader_end(struct reader *r, int rc)
 {
 	dat_join(r);
 	free(r->buf);
+	free(r->slots);
 	if (rc < 0) {
 		if (r->why != NULL && r->whylen > 0 && r->why[0] == '\0')
 			say(r, "%s", rocmd_strerror(rc));

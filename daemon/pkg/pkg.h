@@ -164,10 +164,13 @@ int rocmd_elf_read(const char *path, struct rocmd_elf_info *out, char *why, size
  * generation (explicit SDK, else the name, checked against the binary's HIP
  * runtime) and the package version hint. Returns a JSON object (see
  * docs/PROTOCOL.md, pkg.show "identity"); ROCMD_EINVAL with WHY when nothing
- * in it is a rocBLAS library.
+ * in it is a rocBLAS library. Takes time in O(n log n) for n entries;
+ * CANCELED(CTX) (may be NULL) is polled as it goes, and a non-zero answer
+ * stops it with ROCMD_ECANCELED.
  */
 int rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
-                       const char *explicit_sdk, cJSON **out, char *why, size_t whylen);
+                       const char *explicit_sdk, int (*canceled)(void *ctx), void *ctx,
+                       cJSON **out, char *why, size_t whylen);
 
 /* ---- the store (pkg-store.c) ---- */
 

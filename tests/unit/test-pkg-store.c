@@ -165,7 +165,7 @@ import(struct fx *f, const char *source, const char *sdk, struct imported *out, 
 	rc = rocmd_pkg_read(source, staging, &opts, &c, why, whylen);
 	if (rc < 0)
 		return rc;
-	rc = rocmd_pkg_identify(&c, source, sdk, &out->identity, why, whylen);
+	rc = rocmd_pkg_identify(&c, source, sdk, NULL, NULL, &out->identity, why, whylen);
 	if (rc < 0) {
 		rocmd_pkg_contents_free(&c);
 		return rc;
@@ -954,6 +954,51 @@ test_utf8_names(void **state)
 	}
 }
 
+/* Hardlinks find their targets by name (a table, not a scan of the entries
+ * read so far): a tar of 3,000 links to 1,000 files is read whole, each link
+ * with its target's size and hash. */
+static void
+test_hardlinks(void **state)
+{
+	struct fx *f = *state;
+	static struct mk_entry e[4001];
+	static char names[4001][64], targets[4001][64];
+	struct rocmd_pkg_db_stats st;
+	struct imported imp;
+	char path[256], why[512] = "";
+	int n = 0;
+
+	e[n++] = lib_co;
+	for (int i = 0; i < 1000; i++) {
+		snprintf(names[n], sizeof(names[n]), "library/f%04d.co", i);
+		e[n] = (struct mk_entry){
+		    .kind = MK_DATA, .name = names[n], .size = 100 + i, .data = "h"};
+		n++;
+	}
+	for (int i = 0; i < 3000; i++) {
+		snprintf(names[n], sizeof(names[n]), "library/l%04d.co", i);
+		snprintf(targets[n], sizeof(targets[n]), "library/f%04d.co", i % 1000);
+		e[n] = (struct mk_entry){.kind = MK_HARDLINK, .name = names[n], .src = targets[n]};
+		n++;
+	}
+	snprintf(path, sizeof(path), "%s/hardlinks.tar", f->dir);
+	assert_int_equal(mkarchive(path, "tar", e, n), 0);
+	if (import(f, path, NULL, &imp, why, sizeof(why)) != 0)
+		fail_msg("hardlinks.tar: %s", why);
+	assert_int_equal(rocmd_pkg_db_stats(f->pdb, &st), 0);
+	assert_int_equal(st.files, 4001);
+	assert_int_equal(st.objects, 1001);
+	{
+		struct file_facts link = {.path = "library/l2999.co", .size = -1},
+		                  target = {.path = "library/f0999.co", .size = -1};
+		assert_int_equal(rocmd_pkg_db_files(f->pdb, imp.id, 0, 0, file_fact, &link), 0);
+		assert_int_equal(rocmd_pkg_db_files(f->pdb, imp.id, 0, 0, file_fact, &target), 0);
+		assert_int_equal(link.size, 1099);
+		assert_string_equal(link.sha256, target.sha256);
+	}
+	cJSON_Delete(imp.identity);
+}
+
 static void
 test_folder(void **state)
 {
@@ -1031,6 +1076,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sparse, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_utf8_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hardlinks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

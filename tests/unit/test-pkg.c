@@ -332,7 +332,7 @@ identify(const char *hip_dll, const char *name, const char *sdk, int *rc, char *
 	e[1].sha256[0] = 2;
 	c.entries = e;
 	c.count = 2;
-	*rc = rocmd_pkg_identify(&c, name, sdk, &out, why, whylen);
+	*rc = rocmd_pkg_identify(&c, name, sdk, NULL, NULL, &out, why, whylen);
 	unlink(dll);
 	unlink(idx);
 	return out;
@@ -419,16 +419,148 @@ test_identify_elf(void **state)
 	c.entries = &e;
 	c.count = 1;
 	/* Its HIP 5 runtime contradicts an explicit 6.2.4, and overrules a name. */
-	assert_int_equal(rocmd_pkg_identify(&c, "x", "6.2.4", &id, why, sizeof(why)), ROCMD_EINVAL);
+	assert_int_equal(rocmd_pkg_identify(&c, "x", "6.2.4", NULL, NULL, &id, why, sizeof(why)),
+	                 ROCMD_EINVAL);
 	assert_non_null(strstr(why, "libamdhip64.so.5"));
-	assert_int_equal(
-	    rocmd_pkg_identify(&c, "rocblas for hip sdk 6.2.4.tar.gz", NULL, &id, why, sizeof(why)),
-	    0);
+	assert_int_equal(rocmd_pkg_identify(&c, "rocblas for hip sdk 6.2.4.tar.gz", NULL, NULL,
+	                                    NULL, &id, why, sizeof(why)),
+	                 0);
 	assert_string_equal(jget(id, "platform"), "linux");
 	assert_string_equal(jget(id, "sdk"), "5");
 	assert_string_equal(jget(id, "sdk_source"), "binary");
 	assert_string_equal(jget(cJSON_GetObjectItem(id, "binary"), "soname"), "librocblas.so.0");
 	cJSON_Delete(id);
+}
+
+/* ---- identification of a large package ---- */
+
+#define MANY 100000
+
+static int
+cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct rocmd_pkg_entry *)a)->path,
+	              ((const struct rocmd_pkg_entry *)b)->path);
+}
+
+/* MANY entries, sorted by path as the reader leaves them: 99,980 code objects
+ * for gfx1030 and gfx1100 and their two lazy indexes in library/ (one of them
+ * a hardlink copy: no staged file), a smaller folder of Tensile files beside
+ * it, non-library files, and a TensileManifest.txt (a real file, staged)
+ * naming every code object plus 7 files the package lacks. */
+static struct rocmd_pkg_entry *
+many_entries(size_t *n, char *manifest, size_t mlen)
+{
+	struct rocmd_pkg_entry *e = calloc(MANY, sizeof(*e));
+	char name[128];
+	size_t k = 0;
+	FILE *m;
+	int fd;
+
+	snprintf(manifest, mlen, "/tmp/rocmd-test-manifest-XXXXXX");
+	assert_true((fd = mkstemp(manifest)) >= 0);
+	assert_non_null(m = fdopen(fd, "w"));
+	for (int i = 0; i < 99980; i++) {
+		snprintf(name, sizeof(name),
+		         "library/TensileLibrary_Type_HH_Contraction_%05d_%s.co", i,
+		         i % 2 ? "gfx1100" : "gfx1030");
+		fprintf(m, "/build/rocblas/%s\n", name);
+		e[k].path = strdup(name);
+		e[k].kind = ROCMD_PKG_FILE;
+		e[k].sha256[0] = (uint8_t)(i >> 8);
+		e[k].sha256[1] = (uint8_t)i;
+		k++;
+	}
+	for (int i = 0; i < 7; i++)
+		fprintf(m, "library\\Kernels.so-000-gfx90a-%d.hsaco\n", i);
+	fclose(m);
+	e[k++] = (struct rocmd_pkg_entry){.path = strdup("library/TensileLibrary_lazy_gfx1030.dat"),
+	                                  .kind = ROCMD_PKG_FILE};
+	e[k++] = (struct rocmd_pkg_entry){.path = strdup("library/TensileLibrary_lazy_gfx1100.dat"),
+	                                  .kind = ROCMD_PKG_FILE};
+	e[k++] = (struct rocmd_pkg_entry){.path = strdup("library/TensileManifest.txt"),
+	                                  .kind = ROCMD_PKG_FILE,
+	                                  .sha256 = {0, 0, 0xff},
+	                                  .staged = manifest};
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "extra/TensileLibrary_gfx906_%d.co", i);
+		e[k++] = (struct rocmd_pkg_entry){.path = strdup(name), .kind = ROCMD_PKG_FILE};
+	}
+	while (k < MANY) {
+		snprintf(name, sizeof(name), "docs/note-%05zu.txt", k);
+		e[k++] = (struct rocmd_pkg_entry){.path = strdup(name), .kind = ROCMD_PKG_FILE};
+	}
+	qsort(e, k, sizeof(*e), cmp_path);
+	*n = k;
+	return e;
+}
+
+/* A cancel flag that is set after *CTX polls. */
+static int
+cancel_after(void *ctx)
+{
+	int *left = ctx;
+
+	return (*left)-- <= 0;
+}
+
+/* Identification of 100,000 entries gives the right answer, in time (it was
+ * quadratic: counting each folder's Tensile files and matching the manifest's
+ * lines each went over every entry again). */
+static void
+test_identify_many(void **state)
+{
+	struct rocmd_pkg_contents c = {0};
+	char manifest[64], why[256] = "";
+	const cJSON *archs, *man;
+	cJSON *id = NULL;
+	size_t n;
+
+	c.entries = many_entries(&n, manifest, sizeof(manifest));
+	c.count = n;
+	assert_int_equal(
+	    rocmd_pkg_identify(&c, "many.zip", "6.2.4", NULL, NULL, &id, why, sizeof(why)), 0);
+	assert_string_equal(jget(id, "library"), "library");
+	assert_int_equal((int)cJSON_GetObjectItem(id, "library_files")->valuedouble, 99982);
+	archs = cJSON_GetObjectItem(id, "archs");
+	assert_int_equal(cJSON_GetArraySize(archs), 2);
+	assert_string_equal(cJSON_GetArrayItem(archs, 0)->valuestring, "gfx1030");
+	assert_string_equal(cJSON_GetArrayItem(archs, 1)->valuestring, "gfx1100");
+	man = cJSON_GetObjectItem(id, "tensile_manifest");
+	assert_int_equal((int)cJSON_GetObjectItem(man, "entries")->valuedouble, 99987);
+	assert_int_equal((int)cJSON_GetObjectItem(man, "missing")->valuedouble, 7);
+	cJSON_Delete(id);
+	unlink(manifest);
+	for (size_t i = 0; i < n; i++)
+		free(c.entries[i].path);
+	free(c.entries);
+}
+
+/* The job's cancel flag stops identification, whether set from the start or
+ * meanwhile. */
+static void
+test_identify_many_cancel(void **state)
+{
+	struct rocmd_pkg_contents c = {0};
+	char manifest[64], why[256] = "";
+	cJSON *id = NULL;
+	size_t n;
+
+	c.entries = many_entries(&n, manifest, sizeof(manifest));
+	c.count = n;
+	for (int after = 0; after <= 20; after += 20) {
+		int polls = after;
+		id = NULL;
+		assert_int_equal(rocmd_pkg_identify(&c, "many.zip", NULL, cancel_after, &polls, &id,
+		                                    why, sizeof(why)),
+		                 ROCMD_ECANCELED);
+		assert_null(id);
+		assert_non_null(strstr(why, "canceled"));
+	}
+	unlink(manifest);
+	for (size_t i = 0; i < n; i++)
+		free(c.entries[i].path);
+	free(c.entries);
 }
 
 /* ---- matching ---- */
@@ -555,11 +687,18 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_path_clean),  cmocka_unit_test(test_link_resolve),
-	    cmocka_unit_test(test_name_hints),  cmocka_unit_test(test_versions),
-	    cmocka_unit_test(test_pe),          cmocka_unit_test(test_identify_pe),
-	    cmocka_unit_test(test_elf_real),    cmocka_unit_test(test_match_defaults),
-	    cmocka_unit_test(test_match_rules), cmocka_unit_test(test_identify_elf),
+	    cmocka_unit_test(test_path_clean),
+	    cmocka_unit_test(test_link_resolve),
+	    cmocka_unit_test(test_name_hints),
+	    cmocka_unit_test(test_versions),
+	    cmocka_unit_test(test_pe),
+	    cmocka_unit_test(test_identify_pe),
+	    cmocka_unit_test(test_elf_real),
+	    cmocka_unit_test(test_match_defaults),
+	    cmocka_unit_test(test_match_rules),
+	    cmocka_unit_test(test_identify_elf),
+	    cmocka_unit_test(test_identify_many),
+	    cmocka_unit_test(test_identify_many_cancel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
