@@ -305,6 +305,18 @@ static const struct config_key config_keys[] = {
 		.doc = "With `deploy.gpu_busy` = `defer`, how often a waiting deploy checks again.",
 	},
 	{
+		.path = "deploy.allow_user_owned_targets",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 1,
+		.def_int = 0,
+		.offset = OFF(deploy_allow_user_owned_targets),
+		.doc = "0: a target whose folders (from its root, the SDK's or the application's "
+		       "folder, down to the library and the binary) a user other than root owns or "
+		       "may write is refused; 1: deployed to all the same (an application folder "
+		       "in a user's home). Symlinked folders below the root are refused either way.",
+	},
+	{
 		.path = "tune.enabled",
 		.type = KEY_INT,
 		.min = 0,

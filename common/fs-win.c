@@ -39,6 +39,8 @@
 #include <string.h>
 
 #include <windows.h>
+#include <aclapi.h>
+#include <sddl.h>
 
 #include "error.h"
 #include "failpoint.h"
@@ -159,14 +161,150 @@ handle_of(int fd)
 	return (HANDLE)_get_osfhandle(fd);
 }
 
+int rocmd_fs_test_no_openat2; /* POSIX only: there is no openat2 here */
+
+/* ---- beneath a root ---- */
+
+/*
+ * Windows has no openat: PATH is checked below ROOT one component at a time
+ * (every folder from ROOT down to PATH's parent a real folder, none a
+ * reparse point: a symlink or a junction), then the operation takes the
+ * whole path, its last name opened with FILE_FLAG_OPEN_REPARSE_POINT where
+ * it is opened. A folder swapped for a junction between the check and the
+ * operation is not seen (docs/DEPLOY.md says so). SELF: PATH may be ROOT.
+ */
+static int
+win_beneath(const char *root, const char *path, int self)
+{
+	const char *rel;
+	char why[256];
+
+	if (root == NULL)
+		return 0;
+	if ((rel = rocmd_fs_below(root, path)) == NULL || (*rel == '\0' && !self))
+		return ROCMD_EUNSAFE;
+	return rocmd_fs_resolve(root, path, 0, why, sizeof(why));
+}
+
+/* Whether folder W's owner may be trusted: SYSTEM, Administrators,
+ * TrustedInstaller or rocmd's own user. Where the owner cannot be read
+ * (a file system without ACLs), it is. */
+static int
+win_owner_ok(const wchar_t *w, const char *path, char *why, size_t whylen)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	PSID owner = NULL, ti = NULL;
+	HANDLE token;
+	int ok;
+
+	if (GetNamedSecurityInfoW(w, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION, &owner, NULL, NULL,
+	                          NULL, &sd) != ERROR_SUCCESS ||
+	    owner == NULL) {
+		LocalFree(sd);
+		return 1;
+	}
+	ok = IsWellKnownSid(owner, WinLocalSystemSid) ||
+	     IsWellKnownSid(owner, WinBuiltinAdministratorsSid);
+	if (!ok && ConvertStringSidToSidW(
+	               L"S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464", &ti)) {
+		ok = EqualSid(owner, ti);
+		LocalFree(ti);
+	}
+	if (!ok && OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token)) {
+		union {
+			TOKEN_USER u;
+			char buf[256];
+		} tu;
+		DWORD len;
+		if (GetTokenInformation(token, TokenUser, &tu, sizeof(tu), &len))
+			ok = EqualSid(owner, tu.u.User.Sid);
+		CloseHandle(token);
+	}
+	if (!ok) {
+		wchar_t *sid = NULL;
+		char *u8 = NULL;
+		if (ConvertSidToStringSidW(owner, &sid))
+			u8 = rocmd_win_utf8(sid);
+		rocmd_fs_fmt(why, whylen,
+		             "%s is owned by %s, not by SYSTEM, Administrators or rocmd's user",
+		             path, u8 != NULL ? u8 : "another user");
+		free(u8);
+		LocalFree(sid);
+	}
+	LocalFree(sd);
+	return ok;
+}
+
 int
-rocmd_fs_mkdir(const char *path, unsigned mode)
+rocmd_fs_resolve(const char *root, const char *path, unsigned flags, char *why, size_t whylen)
+{
+	char buf[ROCMD_FS_PATH_MAX];
+	const char *rel = rocmd_fs_below(root, path), *p;
+	size_t n;
+
+	if (rel == NULL) {
+		rocmd_fs_fmt(why, whylen, "%s is not inside %s", path, root);
+		return ROCMD_EUNSAFE;
+	}
+	n = (size_t)rocmd_fs_fmt(buf, sizeof(buf), "%s", root);
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = rel;;) {
+		size_t len = strcspn(p, "/");
+		int last = *p == '\0' || p[len] == '\0';
+		wchar_t *w;
+		DWORD a;
+
+		if ((w = wide(buf)) == NULL)
+			return ROCMD_EINVAL;
+		a = GetFileAttributesW(w);
+		if (a == INVALID_FILE_ATTRIBUTES) {
+			int rc = last_err();
+			free(w);
+			/* A folder to be created (the last one only). */
+			if (rc == -ENOENT && buf[strlen(root)] != '\0' && *p == '\0')
+				return 0;
+			rocmd_fs_fmt(why, whylen, "%s: %s", buf, rocmd_strerror(rc));
+			return rc;
+		}
+		if (a & FILE_ATTRIBUTE_REPARSE_POINT) {
+			free(w);
+			rocmd_fs_fmt(
+			    why, whylen,
+			    "%s is a reparse point (a symlink or a junction): every folder "
+			    "below %s must be a real folder, none may be followed (I4)",
+			    buf, root);
+			return ROCMD_EUNSAFE;
+		}
+		if (!(a & FILE_ATTRIBUTE_DIRECTORY)) {
+			free(w);
+			rocmd_fs_fmt(why, whylen, "%s is not a folder", buf);
+			return -ENOTDIR;
+		}
+		if ((flags & ROCMD_FS_RESOLVE_OWNER) && !win_owner_ok(w, buf, why, whylen)) {
+			free(w);
+			return ROCMD_EPERM;
+		}
+		free(w);
+		if (*p == '\0' || (last && !(flags & ROCMD_FS_RESOLVE_LAST)))
+			return 0;
+		n = strlen(buf);
+		if (rocmd_fs_fmt(buf + n, sizeof(buf) - n, "%s%.*s",
+		                 n > 0 && buf[n - 1] == '/' ? "" : "/", (int)len,
+		                 p) >= (int)(sizeof(buf) - n))
+			return -ENAMETOOLONG;
+		p += len + (p[len] == '/');
+	}
+}
+
+int
+rocmd_fs_mkdir_in(const char *root, const char *path, unsigned mode)
 {
 	int rc = ROCMD_FAILPOINT("fs.mkdir");
 	wchar_t *w;
 
 	(void)mode;
-	if (rc < 0)
+	if (rc < 0 || (rc = win_beneath(root, path, 0)) < 0)
 		return rc;
 	if ((w = wide(path)) == NULL)
 		return ROCMD_EINVAL;
@@ -177,15 +315,15 @@ rocmd_fs_mkdir(const char *path, unsigned mode)
 }
 
 int
-rocmd_fs_open(const char *path, int flags, unsigned mode)
+rocmd_fs_os_open_in(const char *root, const char *path, int flags, unsigned mode)
 {
-	int rc = ROCMD_FAILPOINT("fs.open"), fd;
 	DWORD access, share, disp, attrs;
 	BY_HANDLE_FILE_INFORMATION info;
 	wchar_t *w;
 	HANDLE h;
+	int rc, fd;
 
-	if (rc < 0)
+	if ((rc = win_beneath(root, path, 0)) < 0)
 		return rc;
 	switch (flags & (O_RDONLY | O_WRONLY | O_RDWR)) {
 	case O_WRONLY:
@@ -241,24 +379,38 @@ rocmd_fs_open(const char *path, int flags, unsigned mode)
 }
 
 int
+rocmd_fs_open_in(const char *root, const char *path, int flags, unsigned mode)
+{
+	int rc = ROCMD_FAILPOINT("fs.open");
+
+	return rc < 0 ? rc : rocmd_fs_os_open_in(root, path, flags, mode);
+}
+
+int
 rocmd_fs_close(int fd)
 {
 	return _close(fd) < 0 ? -EIO : 0;
 }
 
 int
-rocmd_fs_read(int fd, void *buf, size_t n, size_t *got)
+rocmd_fs_os_read(int fd, void *buf, size_t n, size_t *got)
 {
-	int rc = ROCMD_FAILPOINT("fs.read");
 	DWORD r = 0;
 
 	*got = 0;
-	if (rc < 0)
-		return rc;
 	if (!ReadFile(handle_of(fd), buf, n > (1u << 30) ? (1u << 30) : (DWORD)n, &r, NULL))
 		return GetLastError() == ERROR_HANDLE_EOF ? 0 : last_err();
 	*got = r;
 	return 0;
+}
+
+int
+rocmd_fs_read(int fd, void *buf, size_t n, size_t *got)
+{
+	int rc = ROCMD_FAILPOINT("fs.read");
+
+	*got = 0;
+	return rc < 0 ? rc : rocmd_fs_os_read(fd, buf, n, got);
 }
 
 int
@@ -310,13 +462,13 @@ rocmd_fs_fsync(int fd)
 }
 
 int
-rocmd_fs_fsync_dir(const char *path)
+rocmd_fs_fsync_dir_in(const char *root, const char *path)
 {
 	int rc = ROCMD_FAILPOINT("fs.fsync");
 	wchar_t *w;
 	HANDLE h;
 
-	if (rc < 0)
+	if (rc < 0 || (rc = win_beneath(root, path, 1)) < 0)
 		return rc;
 	if ((w = wide(path)) == NULL)
 		return ROCMD_EINVAL;
@@ -346,21 +498,20 @@ rocmd_fs_fsync_dir(const char *path)
 }
 
 int
-rocmd_fs_syncfs(const char *path)
+rocmd_fs_syncfs_in(const char *root, const char *path)
 {
 	int rc = ROCMD_FAILPOINT("fs.fsync");
 
-	(void)path;
-	return rc;
+	return rc < 0 ? rc : win_beneath(root, path, 1);
 }
 
 int
-rocmd_fs_rename(const char *from, const char *to)
+rocmd_fs_rename_in(const char *root, const char *from, const char *to)
 {
 	int rc = ROCMD_FAILPOINT("fs.rename");
 	wchar_t *wf, *wt;
 
-	if (rc < 0)
+	if (rc < 0 || (rc = win_beneath(root, from, 0)) < 0 || (rc = win_beneath(root, to, 0)) < 0)
 		return rc;
 	wf = wide(from);
 	wt = wide(to);
@@ -398,12 +549,12 @@ delete_w(const wchar_t *w)
 }
 
 int
-rocmd_fs_unlink(const char *path)
+rocmd_fs_unlink_in(const char *root, const char *path)
 {
 	int rc = ROCMD_FAILPOINT("fs.unlink");
 	wchar_t *w;
 
-	if (rc < 0)
+	if (rc < 0 || (rc = win_beneath(root, path, 0)) < 0)
 		return rc;
 	if ((w = wide(path)) == NULL)
 		return ROCMD_EINVAL;
@@ -413,23 +564,24 @@ rocmd_fs_unlink(const char *path)
 }
 
 void
-rocmd_fs_os_unlink(const char *path)
+rocmd_fs_os_unlink_in(const char *root, const char *path)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w;
 
-	if (w != NULL)
-		delete_w(w);
+	if (win_beneath(root, path, 0) < 0 || (w = wide(path)) == NULL)
+		return;
+	delete_w(w);
 	free(w);
 }
 
 int
-rocmd_fs_symlink(const char *target, const char *path)
+rocmd_fs_symlink_in(const char *root, const char *target, const char *path)
 {
 	int rc = ROCMD_FAILPOINT("fs.symlink");
 	char t[ROCMD_FS_PATH_MAX];
 	wchar_t *wt = NULL, *wp = NULL;
 
-	if (rc < 0)
+	if (rc < 0 || (rc = win_beneath(root, path, 0)) < 0)
 		return rc;
 	/* The target stays relative: backslashes, no \\?\ prefix. */
 	if (rocmd_fs_fmt(t, sizeof(t), "%s", target) >= (int)sizeof(t))
@@ -449,12 +601,12 @@ rocmd_fs_symlink(const char *target, const char *path)
 }
 
 int
-rocmd_fs_link(const char *from, const char *to)
+rocmd_fs_link_in(const char *root, const char *from, const char *to)
 {
 	int rc = ROCMD_FAILPOINT("fs.link");
 	wchar_t *wf, *wt;
 
-	if (rc < 0)
+	if (rc < 0 || (rc = win_beneath(root, from, 0)) < 0 || (rc = win_beneath(root, to, 0)) < 0)
 		return rc;
 	wf = wide(from);
 	wt = wide(to);
@@ -468,13 +620,15 @@ rocmd_fs_link(const char *from, const char *to)
 }
 
 int
-rocmd_fs_set_writable(const char *path, int writable)
+rocmd_fs_set_writable_in(const char *root, const char *path, int writable)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w;
 	DWORD attr;
-	int rc = 0;
+	int rc;
 
-	if (w == NULL)
+	if ((rc = win_beneath(root, path, 0)) < 0)
+		return rc;
+	if ((w = wide(path)) == NULL)
 		return ROCMD_EINVAL;
 	attr = GetFileAttributesW(w);
 	if (attr == INVALID_FILE_ATTRIBUTES)
@@ -487,13 +641,15 @@ rocmd_fs_set_writable(const char *path, int writable)
 }
 
 int
-rocmd_fs_kind(const char *path, uint64_t *size, int *exec)
+rocmd_fs_kind_in(const char *root, const char *path, uint64_t *size, int *exec)
 {
 	WIN32_FILE_ATTRIBUTE_DATA a;
-	wchar_t *w = wide(path);
+	wchar_t *w;
 	int rc;
 
-	if (w == NULL)
+	if ((rc = win_beneath(root, path, 1)) < 0)
+		return rc == -ENOENT || rc == -ENOTDIR ? 0 : rc;
+	if ((w = wide(path)) == NULL)
 		return ROCMD_EINVAL;
 	if (!GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
 		DWORD err = GetLastError();
@@ -517,15 +673,17 @@ rocmd_fs_kind(const char *path, uint64_t *size, int *exec)
 }
 
 int
-rocmd_fs_id_of(const char *path, struct rocmd_fs_id *id)
+rocmd_fs_id_of_in(const char *root, const char *path, struct rocmd_fs_id *id)
 {
 	BY_HANDLE_FILE_INFORMATION info;
-	wchar_t *w = wide(path);
+	wchar_t *w;
 	HANDLE h;
-	int rc = 0;
+	int rc;
 
 	id->dev = id->ino = 0;
-	if (w == NULL)
+	if ((rc = win_beneath(root, path, 1)) < 0)
+		return rc;
+	if ((w = wide(path)) == NULL)
 		return ROCMD_EINVAL;
 	h = CreateFileW(w, FILE_READ_ATTRIBUTES,
 	                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
@@ -550,8 +708,9 @@ rocmd_fs_id_eq(const struct rocmd_fs_id *a, const struct rocmd_fs_id *b)
 }
 
 int
-rocmd_fs_readlink(const char *path, char *buf, size_t len)
+rocmd_fs_readlink_in(const char *root, const char *path, char *buf, size_t len)
 {
+	(void)root;
 	(void)path;
 	if (len > 0)
 		buf[0] = '\0';
@@ -596,9 +755,18 @@ rocmd_fs_realpath(const char *path, char *out, size_t len)
 	return rc;
 }
 
+static void
+note_fail(struct rocmd_fs_fail *fail, const char *path, int rc)
+{
+	if (fail == NULL || fail->err != 0)
+		return;
+	fail->err = rc < 0 ? -rc : rc;
+	rocmd_fs_fmt(fail->path, sizeof(fail->path), "%s", path);
+}
+
 /* Empties folder PATH depth-first; reparse points go as links. */
 static int
-remove_contents(const char *path, int depth)
+remove_contents(const char *path, int depth, struct rocmd_fs_fail *fail)
 {
 	char pattern[ROCMD_FS_PATH_MAX + 4];
 	WIN32_FIND_DATAW fd;
@@ -637,7 +805,7 @@ remove_contents(const char *path, int depth)
 				rc = ROCMD_EUNSAFE;
 				break;
 			}
-			if ((rc = remove_contents(child, depth + 1)) < 0)
+			if ((rc = remove_contents(child, depth + 1, fail)) < 0)
 				break;
 			if ((rc = ROCMD_FAILPOINT("fs.unlink")) < 0)
 				break;
@@ -645,8 +813,10 @@ remove_contents(const char *path, int depth)
 				rc = ROCMD_EINVAL;
 				break;
 			}
-			if (!RemoveDirectoryW(wc) && GetLastError() != ERROR_FILE_NOT_FOUND)
+			if (!RemoveDirectoryW(wc) && GetLastError() != ERROR_FILE_NOT_FOUND) {
+				note_fail(fail, child, (int)GetLastError());
 				rc = last_err();
+			}
 			free(wc);
 		} else {
 			if ((rc = ROCMD_FAILPOINT("fs.unlink")) < 0)
@@ -655,7 +825,8 @@ remove_contents(const char *path, int depth)
 				rc = ROCMD_EINVAL;
 				break;
 			}
-			rc = delete_w(wc);
+			if ((rc = delete_w(wc)) < 0)
+				note_fail(fail, child, (int)GetLastError());
 			free(wc);
 		}
 		if (rc < 0)
@@ -666,23 +837,32 @@ remove_contents(const char *path, int depth)
 }
 
 int
-rocmd_fs_remove_tree(const char *path)
+rocmd_fs_remove_tree_in(const char *root, const char *path, struct rocmd_fs_fail *fail)
 {
-	int kind = rocmd_fs_kind(path, NULL, NULL), rc;
+	int kind, rc;
 	wchar_t *w;
 
-	if (kind <= 0)
+	if (fail != NULL)
+		fail->err = 0;
+	if ((kind = rocmd_fs_kind_in(root, path, NULL, NULL)) <= 0)
 		return kind;
-	if (kind != 'd')
-		return rocmd_fs_unlink(path);
-	if ((rc = remove_contents(path, 0)) < 0)
+	if (kind != 'd') {
+		if ((rc = rocmd_fs_unlink_in(root, path)) < 0)
+			note_fail(fail, path, (int)GetLastError());
+		return rc;
+	}
+	if ((rc = win_beneath(root, path, 0)) < 0)
+		return rc;
+	if ((rc = remove_contents(path, 0, fail)) < 0)
 		return rc;
 	if ((rc = ROCMD_FAILPOINT("fs.rmdir")) < 0)
 		return rc;
 	if ((w = wide(path)) == NULL)
 		return ROCMD_EINVAL;
-	if (!RemoveDirectoryW(w) && GetLastError() != ERROR_FILE_NOT_FOUND)
+	if (!RemoveDirectoryW(w) && GetLastError() != ERROR_FILE_NOT_FOUND) {
+		note_fail(fail, path, (int)GetLastError());
 		rc = last_err();
+	}
 	free(w);
 	return rc;
 }
@@ -794,18 +974,20 @@ walk_dir(const char *dir, const char *prefix, const char *root, int depth, rocmd
 }
 
 int
-rocmd_fs_os_walk(const char *root, rocmd_fs_walk_fn add, void *ctx, char *why, size_t whylen)
+rocmd_fs_os_walk_in(const char *root, const char *path, rocmd_fs_walk_fn add, void *ctx, char *why,
+                    size_t whylen)
 {
-	int kind = rocmd_fs_kind(root, NULL, NULL);
+	int kind = rocmd_fs_kind_in(root, path, NULL, NULL);
 
 	if (kind != 'd') {
 		int rc = kind < 0 ? kind : kind == 0 ? -ENOENT : ROCMD_EUNSAFE;
-		rocmd_fs_fmt(why, whylen, "cannot open %s: %s", root,
-		             kind == 'l' ? "a reparse point (symlink or junction)"
-		                         : rocmd_strerror(rc));
+		rocmd_fs_fmt(why, whylen, "cannot open %s: %s", path,
+		             kind == 'l'             ? "a reparse point (symlink or junction)"
+		             : kind == ROCMD_EUNSAFE ? "a folder on its way is a reparse point"
+		                                     : rocmd_strerror(rc));
 		return rc;
 	}
-	return walk_dir(root, "", root, 0, add, ctx, why, whylen);
+	return walk_dir(path, "", path, 0, add, ctx, why, whylen);
 }
 
 /* ---- added for the package store (wpkg) ---- */
@@ -862,26 +1044,27 @@ rocmd_fs_open_beneath(const char *root, const char *rel, int flags)
 /* ---- swapping folders, removing what a process may have loaded ---- */
 
 int
-rocmd_fs_exchange(const char *a, const char *b)
+rocmd_fs_exchange_in(const char *root, const char *a, const char *b)
 {
+	(void)root;
 	(void)a;
 	(void)b;
 	return ROCMD_EUNSUPPORTED;
 }
 
 int
-rocmd_fs_remove_loaded(const char *path)
+rocmd_fs_remove_loaded_in(const char *root, const char *path)
 {
 	char later[ROCMD_FS_PATH_MAX + 64];
 	wchar_t *w;
-	int rc = rocmd_fs_unlink(path);
+	int rc = rocmd_fs_unlink_in(root, path);
 
 	/* Deleting a loaded DLL is refused with access denied. */
 	if (rc != ROCMD_EPERM && rc != ROCMD_EBUSY)
 		return rc;
 	rocmd_fs_fmt(later, sizeof(later), "%s.%lu-%lu.del", path,
 	             (unsigned long)GetCurrentProcessId(), (unsigned long)GetTickCount());
-	if ((rc = rocmd_fs_rename(path, later)) < 0)
+	if ((rc = rocmd_fs_rename_in(root, path, later)) < 0)
 		return rc;
 	for (char *c = later; *c != '\0'; c++)
 		if (*c == '/')

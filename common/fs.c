@@ -90,10 +90,147 @@ rocmd_fs_link_inside(const char *rel, const char *target)
 	return 0;
 }
 
+const char *
+rocmd_fs_below(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+	const char *rel = path + n, *p;
+
+	if (n == 0 || strncmp(path, root, n) != 0)
+		return NULL;
+	if (root[n - 1] != '/') {
+		if (*rel == '\0')
+			return rel;
+		if (*rel != '/')
+			return NULL;
+		rel++;
+	}
+	for (p = rel; *p != '\0';) {
+		size_t len = strcspn(p, "/");
+		if (len == 0 || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return NULL;
+		p += len;
+		if (*p == '/' && *++p == '\0')
+			return NULL; /* a trailing '/' */
+	}
+	return rel;
+}
+
+/* ---- the operations without a root: the _in ones with NULL (fs.h) ---- */
+
 int
-rocmd_fs_copy_file(const char *src, const char *dst, unsigned mode, uint64_t want_size,
-                   const char *want_hex, char hex_out[ROCMD_SHA256_HEX],
-                   struct rocmd_fs_copy_stats *st)
+rocmd_fs_mkdir(const char *path, unsigned mode)
+{
+	return rocmd_fs_mkdir_in(NULL, path, mode);
+}
+
+int
+rocmd_fs_open(const char *path, int flags, unsigned mode)
+{
+	return rocmd_fs_open_in(NULL, path, flags, mode);
+}
+
+int
+rocmd_fs_fsync_dir(const char *path)
+{
+	return rocmd_fs_fsync_dir_in(NULL, path);
+}
+
+int
+rocmd_fs_syncfs(const char *path)
+{
+	return rocmd_fs_syncfs_in(NULL, path);
+}
+
+int
+rocmd_fs_rename(const char *from, const char *to)
+{
+	return rocmd_fs_rename_in(NULL, from, to);
+}
+
+int
+rocmd_fs_unlink(const char *path)
+{
+	return rocmd_fs_unlink_in(NULL, path);
+}
+
+void
+rocmd_fs_os_unlink(const char *path)
+{
+	rocmd_fs_os_unlink_in(NULL, path);
+}
+
+int
+rocmd_fs_symlink(const char *target, const char *path)
+{
+	return rocmd_fs_symlink_in(NULL, target, path);
+}
+
+int
+rocmd_fs_link(const char *from, const char *to)
+{
+	return rocmd_fs_link_in(NULL, from, to);
+}
+
+int
+rocmd_fs_remove_tree(const char *path)
+{
+	return rocmd_fs_remove_tree_in(NULL, path, NULL);
+}
+
+int
+rocmd_fs_set_writable(const char *path, int writable)
+{
+	return rocmd_fs_set_writable_in(NULL, path, writable);
+}
+
+int
+rocmd_fs_kind(const char *path, uint64_t *size, int *exec)
+{
+	return rocmd_fs_kind_in(NULL, path, size, exec);
+}
+
+int
+rocmd_fs_id_of(const char *path, struct rocmd_fs_id *id)
+{
+	return rocmd_fs_id_of_in(NULL, path, id);
+}
+
+int
+rocmd_fs_readlink(const char *path, char *buf, size_t len)
+{
+	return rocmd_fs_readlink_in(NULL, path, buf, len);
+}
+
+int
+rocmd_fs_exchange(const char *a, const char *b)
+{
+	return rocmd_fs_exchange_in(NULL, a, b);
+}
+
+int
+rocmd_fs_remove_loaded(const char *path)
+{
+	return rocmd_fs_remove_loaded_in(NULL, path);
+}
+
+int
+rocmd_fs_os_walk(const char *root, rocmd_fs_walk_fn add, void *ctx, char *why, size_t whylen)
+{
+	return rocmd_fs_os_walk_in(NULL, root, add, ctx, why, whylen);
+}
+
+int
+rocmd_fs_hash_file(const char *path, char hex[ROCMD_SHA256_HEX], uint64_t *size)
+{
+	return rocmd_fs_hash_file_in(NULL, path, hex, size);
+}
+
+int
+rocmd_fs_copy_file_in(const char *sroot, const char *src, const char *droot, const char *dst,
+                      unsigned mode, uint64_t want_size, const char *want_hex,
+                      char hex_out[ROCMD_SHA256_HEX], struct rocmd_fs_copy_stats *st)
 {
 	struct rocmd_sha256 *h = NULL;
 	uint8_t digest[ROCMD_SHA256_LEN];
@@ -102,7 +239,7 @@ rocmd_fs_copy_file(const char *src, const char *dst, unsigned mode, uint64_t wan
 	int in = -1, out = -1, rc, cloned = 0, created = 0, regular = 0;
 	uint64_t total = 0, since_tick = 0, src_size = 0;
 
-	if ((in = rocmd_fs_open(src, O_RDONLY, 0)) < 0) {
+	if ((in = rocmd_fs_open_in(sroot, src, O_RDONLY, 0)) < 0) {
 		rc = in;
 		goto out;
 	}
@@ -116,7 +253,7 @@ rocmd_fs_copy_file(const char *src, const char *dst, unsigned mode, uint64_t wan
 		rc = ROCMD_ECORRUPT;
 		goto out;
 	}
-	if ((out = rocmd_fs_open(dst, O_WRONLY | O_CREAT | O_EXCL, mode | 0200)) < 0) {
+	if ((out = rocmd_fs_open_in(droot, dst, O_WRONLY | O_CREAT | O_EXCL, mode | 0200)) < 0) {
 		rc = out;
 		goto out;
 	}
@@ -187,27 +324,89 @@ out:
 	}
 	/* The read-only bit last: the file had to be written first. */
 	if (rc == 0 && !(mode & 0200))
-		rc = rocmd_fs_set_writable(dst, 0);
+		rc = rocmd_fs_set_writable_in(droot, dst, 0);
 	if (rc < 0 && created)
-		rocmd_fs_os_unlink(dst);
+		rocmd_fs_os_unlink_in(droot, dst);
 	return rc;
 }
 
 int
-rocmd_fs_hash_file(const char *path, char hex[ROCMD_SHA256_HEX], uint64_t *size)
+rocmd_fs_copy_file(const char *src, const char *dst, unsigned mode, uint64_t want_size,
+                   const char *want_hex, char hex_out[ROCMD_SHA256_HEX],
+                   struct rocmd_fs_copy_stats *st)
+{
+	return rocmd_fs_copy_file_in(NULL, src, NULL, dst, mode, want_size, want_hex, hex_out, st);
+}
+
+/* Hashes the open regular file FD (no failpoint: the caller passed one). */
+static int
+hash_fd(int fd, uint8_t d[ROCMD_SHA256_LEN], uint64_t *size)
+{
+	struct rocmd_sha256 *h = NULL;
+	unsigned char *buf = malloc(COPY_BUF);
+	uint64_t total = 0;
+	int rc;
+
+	if (buf == NULL)
+		return ROCMD_ENOMEM;
+	if ((rc = rocmd_sha256_new(&h)) < 0)
+		goto out;
+	for (;;) {
+		size_t got;
+		if ((rc = rocmd_fs_os_read(fd, buf, COPY_BUF, &got)) < 0)
+			goto out;
+		if (got == 0)
+			break;
+		rocmd_sha256_update(h, buf, got);
+		total += got;
+	}
+	rc = rocmd_sha256_final(h, d);
+	h = NULL;
+	if (size != NULL)
+		*size = total;
+out:
+	rocmd_sha256_free(h);
+	free(buf);
+	return rc;
+}
+
+/* The hash of regular file PATH below ROOT; ROOT NULL: by name, as
+ * rocmd_sha256_file reads it (after the check that it is not a link). */
+static int
+hash_in(const char *root, const char *path, uint8_t d[ROCMD_SHA256_LEN], uint64_t *size)
+{
+	uint64_t fsize;
+	int fd, rc, regular = 0;
+
+	if (root == NULL)
+		return rocmd_sha256_file(path, d, size);
+	if ((fd = rocmd_fs_os_open_in(root, path, O_RDONLY, 0)) < 0)
+		return fd == -ELOOP ? ROCMD_EUNSAFE : fd;
+	rc = rocmd_fs_os_fstat(fd, &fsize, &regular);
+	if (rc == 0 && !regular)
+		rc = ROCMD_EUNSAFE;
+	if (rc == 0)
+		rc = hash_fd(fd, d, size);
+	rocmd_fs_close(fd);
+	return rc;
+}
+
+int
+rocmd_fs_hash_file_in(const char *root, const char *path, char hex[ROCMD_SHA256_HEX],
+                      uint64_t *size)
 {
 	uint8_t d[ROCMD_SHA256_LEN];
 	int rc, kind;
 
 	if ((rc = ROCMD_FAILPOINT("fs.read")) < 0)
 		return rc;
-	if ((kind = rocmd_fs_kind(path, NULL, NULL)) < 0)
+	if ((kind = rocmd_fs_kind_in(root, path, NULL, NULL)) < 0)
 		return kind;
 	if (kind == 0)
 		return -ENOENT;
 	if (kind != 'f')
 		return ROCMD_EUNSAFE;
-	if ((rc = rocmd_sha256_file(path, d, size)) < 0)
+	if ((rc = hash_in(root, path, d, size)) < 0)
 		return rc;
 	rocmd_sha256_hex(d, hex);
 	return 0;
@@ -258,24 +457,24 @@ entry_cmp(const void *a, const void *b)
 }
 
 int
-rocmd_fs_walk(const char *root, int hash, struct rocmd_fs_entry **out, size_t *n, char *why,
-              size_t whylen)
+rocmd_fs_walk_in(const char *root, const char *dir, int hash, struct rocmd_fs_entry **out,
+                 size_t *n, char *why, size_t whylen)
 {
 	struct walk w = {0};
 	int rc;
 
 	*out = NULL;
 	*n = 0;
-	rc = rocmd_fs_os_walk(root, walk_add, &w, why, whylen);
+	rc = rocmd_fs_os_walk_in(root, dir, walk_add, &w, why, whylen);
 	for (size_t i = 0; rc == 0 && hash && i < w.n; i++) {
 		char path[ROCMD_FS_PATH_MAX * 2];
 		uint8_t d[ROCMD_SHA256_LEN];
 		uint64_t size;
 		if (w.e[i].kind != 'f')
 			continue;
-		rocmd_fs_fmt(path, sizeof(path), "%s/%s", root, w.e[i].path);
+		rocmd_fs_fmt(path, sizeof(path), "%s/%s", dir, w.e[i].path);
 		if ((rc = ROCMD_FAILPOINT("fs.read")) < 0 ||
-		    (rc = rocmd_sha256_file(path, d, &size)) < 0) {
+		    (rc = hash_in(root, path, d, &size)) < 0) {
 			rocmd_fs_fmt(why, whylen, "cannot read %s: %s", path, rocmd_strerror(rc));
 			break;
 		}
@@ -291,6 +490,13 @@ rocmd_fs_walk(const char *root, int hash, struct rocmd_fs_entry **out, size_t *n
 	*out = w.e;
 	*n = w.n;
 	return 0;
+}
+
+int
+rocmd_fs_walk(const char *root, int hash, struct rocmd_fs_entry **out, size_t *n, char *why,
+              size_t whylen)
+{
+	return rocmd_fs_walk_in(NULL, root, hash, out, n, why, whylen);
 }
 
 void

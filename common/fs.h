@@ -273,12 +273,97 @@ void rocmd_fs_os_writeback(int fd, uint64_t off, uint64_t len);
 int rocmd_fs_os_fstat(int fd, uint64_t *size, int *regular);
 /* Removes file PATH without a failpoint (cleaning up after a failure). */
 void rocmd_fs_os_unlink(const char *path);
+void rocmd_fs_os_unlink_in(const char *root, const char *path);
+/* rocmd_fs_open_in and rocmd_fs_read without their failpoints (hashing
+ * passes one "fs.read" for a whole file, as it always has). */
+int rocmd_fs_os_open_in(const char *root, const char *path, int flags, unsigned mode);
+int rocmd_fs_os_read(int fd, void *buf, size_t n, size_t *got);
 /* Walks ROOT depth-first without following links, calling ADD for every
  * entry with its path relative to ROOT; refuses what rocmd_fs_walk refuses,
  * with a sentence in WHY. */
 typedef int (*rocmd_fs_walk_fn)(void *ctx, const char *rel, int kind, int exec, uint64_t size,
                                 const char *link);
 int rocmd_fs_os_walk(const char *root, rocmd_fs_walk_fn add, void *ctx, char *why, size_t whylen);
+/* The same for folder PATH below ROOT (entries relative to PATH). */
+int rocmd_fs_os_walk_in(const char *root, const char *path, rocmd_fs_walk_fn add, void *ctx,
+                        char *why, size_t whylen);
+
+/* ---- beneath a root: the trees rocmd writes (I4) ---- */
+/*
+ * A deploy target's tree is reached from its root: the SDK's install folder,
+ * the application's folder, rocmd's state folder for an overlay. The root is
+ * given canonical (rocmd_fs_realpath, resolved once where an admin named
+ * it); below it nothing is followed. Each function ending in _in opens the
+ * folders of its PATH from ROOT without following a link in any component,
+ * the root's own included (Linux: the root with openat2
+ * RESOLVE_NO_SYMLINKS, the rest below it with RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS, or one openat(O_NOFOLLOW | O_DIRECTORY) per component
+ * on kernels without openat2; Windows: every component below the root
+ * checked for FILE_ATTRIBUTE_REPARSE_POINT, the handle opened with
+ * FILE_FLAG_OPEN_REPARSE_POINT), then acts on PATH's last name relative to
+ * that folder, not following it either. So a folder swapped for a symlink
+ * at any moment makes the operation fail (ROCMD_EUNSAFE), never reach
+ * outside the root.
+ *
+ * PATH must be ROOT followed by '/' and a relative path with no empty, "."
+ * or ".." component (ROCMD_EUNSAFE otherwise); only the _in functions that
+ * read facts (kind, identity, fsync, walk) take ROOT itself. ROOT NULL: no
+ * root, PATH used as it is, exactly as the function without _in does (that
+ * one is this one with NULL).
+ */
+/* PATH's part below ROOT: "" for ROOT itself, NULL when PATH is not ROOT or
+ * below it, or has an empty, "." or ".." component below it. */
+const char *rocmd_fs_below(const char *root, const char *path);
+int rocmd_fs_mkdir_in(const char *root, const char *path, unsigned mode);
+int rocmd_fs_open_in(const char *root, const char *path, int flags, unsigned mode);
+/* FROM and TO both below ROOT. */
+int rocmd_fs_rename_in(const char *root, const char *from, const char *to);
+int rocmd_fs_exchange_in(const char *root, const char *a, const char *b);
+int rocmd_fs_unlink_in(const char *root, const char *path);
+int rocmd_fs_symlink_in(const char *root, const char *target, const char *path);
+int rocmd_fs_link_in(const char *root, const char *from, const char *to);
+int rocmd_fs_set_writable_in(const char *root, const char *path, int writable);
+int rocmd_fs_kind_in(const char *root, const char *path, uint64_t *size, int *exec);
+int rocmd_fs_id_of_in(const char *root, const char *path, struct rocmd_fs_id *id);
+int rocmd_fs_readlink_in(const char *root, const char *path, char *buf, size_t len);
+int rocmd_fs_fsync_dir_in(const char *root, const char *path);
+int rocmd_fs_syncfs_in(const char *root, const char *path);
+int rocmd_fs_remove_loaded_in(const char *root, const char *path);
+/* What stopped a removal: the path that could not be removed and the
+ * system's error (errno; on Windows the Win32 error), so that a caller can
+ * say what to do about it (an immutable file: EPERM for root on Linux). */
+struct rocmd_fs_fail {
+	char path[ROCMD_FS_PATH_MAX];
+	int err;
+};
+/* rocmd_fs_remove_tree below ROOT; FAIL (may be NULL) is filled when it fails. */
+int rocmd_fs_remove_tree_in(const char *root, const char *path, struct rocmd_fs_fail *fail);
+int rocmd_fs_walk_in(const char *root, const char *path, int hash, struct rocmd_fs_entry **out,
+                     size_t *n, char *why, size_t whylen);
+/* Copies SRC (below SROOT) to DST (below DROOT), as rocmd_fs_copy_file. */
+int rocmd_fs_copy_file_in(const char *sroot, const char *src, const char *droot, const char *dst,
+                          unsigned mode, uint64_t want_size, const char *want_hex,
+                          char hex_out[ROCMD_SHA256_HEX], struct rocmd_fs_copy_stats *st);
+int rocmd_fs_hash_file_in(const char *root, const char *path, char hex[ROCMD_SHA256_HEX],
+                          uint64_t *size);
+
+/* Flags of rocmd_fs_resolve. */
+#define ROCMD_FS_RESOLVE_OWNER 0x1 /* also refuse a folder a non-admin owns or may write */
+#define ROCMD_FS_RESOLVE_LAST 0x2  /* PATH's last component is checked as a folder too */
+/*
+ * Checks the folders from ROOT (itself included) down to PATH's parent (and
+ * PATH itself with ROCMD_FS_RESOLVE_LAST, when it exists): each a real
+ * folder, none a symlink (Windows: a reparse point), and with
+ * ROCMD_FS_RESOLVE_OWNER none owned by anyone but root or rocmd's own user
+ * (Windows: Administrators, SYSTEM, TrustedInstaller or rocmd's own user),
+ * nor writable by the world (sticky or not) or by a group other than root's
+ * and rocmd's own (POSIX only). 0; ROCMD_EUNSAFE (a link) or ROCMD_EPERM
+ * (an owner or a mode refused) with a sentence naming the component in
+ * WHY; -ENOENT or -ENOTDIR (and WHY) when a folder is missing or a file.
+ */
+int rocmd_fs_resolve(const char *root, const char *path, unsigned flags, char *why, size_t whylen);
+/* For tests: take the component walk of kernels without openat2. */
+extern int rocmd_fs_test_no_openat2;
 
 /* ---- added for the package store (wpkg) ---- */
 /* Opens ROOT/REL (REL relative, '/'-separated, as rocmd_fs_os_walk gives it)

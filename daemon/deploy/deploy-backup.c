@@ -30,79 +30,86 @@
 #include "daemon/sdk/rocblas-library.h"
 
 static int
-is_dir(const char *path)
+is_dir(const char *root, const char *path)
 {
-	return rocmd_fs_kind(path, NULL, NULL) == 'd';
+	return rocmd_fs_kind_in(root, path, NULL, NULL) == 'd';
 }
 
 static int
-is_file(const char *path)
+is_file(const char *root, const char *path)
 {
-	return rocmd_fs_kind(path, NULL, NULL) == 'f';
+	return rocmd_fs_kind_in(root, path, NULL, NULL) == 'f';
 }
 
+/* Where target T keeps its manual backup (the names people use by hand). */
+struct manual {
+	char lib[DEPLOY_PATH_MAX], bin[DEPLOY_PATH_MAX];
+	/* The roots they lie below (deploy_root_of), NULL when outside both:
+	 * then there are no manual names for this target. */
+	const char *lroot, *broot;
+};
+
 /*
- * The manual backup names for target T: the library folder's parent named
- * rocblas (Windows bin\rocblas\library, AMD's lib/rocblas/library) gives
- * <grandparent>/rocblas_backup/<folder>; any other layout gives
+ * The manual backup names for the target of P: the library folder's parent
+ * named rocblas (Windows bin\rocblas\library, AMD's lib/rocblas/library)
+ * gives <grandparent>/rocblas_backup/<folder>; any other layout gives
  * <parent>/rocblas_backup/<folder>. The binary: <its folder>/rocblas_backup.dll
- * on Windows, <the backup folder's parent>/rocblas_backup/<its name> on Linux
- * (a librocblas.so name in a library folder would be found by ldconfig).
+ * on Windows, <the backup folder's parent>/rocblas_backup/<BINARY's name> on
+ * Linux (a librocblas.so name in a library folder would be found by ldconfig).
  */
 static void
-manual_names(const struct rocmd_deploy_target *t, char *lib, size_t liblen, char *bin,
-             size_t binlen)
+manual_names(const struct deploy_paths *p, const char *binary, int windows, struct manual *m)
 {
 	char parent[DEPLOY_PATH_MAX];
-	const char *base = strrchr(t->lib_dir, '/') + 1, *pbase;
+	const char *base = strrchr(p->lib, '/') + 1, *pbase;
 	char *slash;
 
-	rocmd_fs_fmt(parent, sizeof(parent), "%.*s", (int)(base - 1 - t->lib_dir), t->lib_dir);
+	memset(m, 0, sizeof(*m));
+	rocmd_fs_fmt(parent, sizeof(parent), "%s", p->parent);
 	slash = strrchr(parent, '/');
 	pbase = slash != NULL ? slash + 1 : parent;
-	if (strcmp(pbase, "rocblas") == 0 && slash != NULL) {
+	if (strcmp(pbase, "rocblas") == 0 && slash != NULL)
 		*slash = '\0';
-		rocmd_fs_fmt(lib, liblen, "%s/rocblas_backup/%s", parent, base);
-	} else {
-		rocmd_fs_fmt(lib, liblen, "%s/rocblas_backup/%s", parent, base);
-	}
-	bin[0] = '\0';
-	if (t->binary == NULL)
+	rocmd_fs_fmt(m->lib, sizeof(m->lib), "%s/rocblas_backup/%s", parent, base);
+	m->lroot = deploy_root_of(p, m->lib);
+	if (binary == NULL || !p->has_binary)
 		return;
-	if (t->windows) {
-		const char *b = strrchr(t->binary, '/');
-		rocmd_fs_fmt(bin, binlen, "%.*s/rocblas_backup.dll", (int)(b - t->binary),
-		             t->binary);
+	if (windows) {
+		rocmd_fs_fmt(m->bin, sizeof(m->bin), "%s/rocblas_backup.dll", p->bin_dir);
 	} else {
 		char dir[DEPLOY_PATH_MAX];
-		rocmd_fs_fmt(dir, sizeof(dir), "%s", lib);
+		rocmd_fs_fmt(dir, sizeof(dir), "%s", m->lib);
 		*strrchr(dir, '/') = '\0';
-		rocmd_fs_fmt(bin, binlen, "%s/%s", dir, strrchr(t->binary, '/') + 1);
+		rocmd_fs_fmt(m->bin, sizeof(m->bin), "%s/%s", dir, strrchr(binary, '/') + 1);
 	}
+	m->broot = deploy_root_of(p, m->bin);
 }
 
 /* A manual backup checks out when it is a library folder rocBLAS could load
  * (an index) and, for a target with a binary, the binary is there too. */
 static int
-manual_ok(const char *lib, const char *bin, int want_bin)
+manual_ok(const struct manual *m, int want_bin)
 {
 	struct rocmd_rocblas_lib l;
 	char why[256];
 	int ok;
 
-	if (!is_dir(lib) || (want_bin && !is_file(bin)))
+	if (m->lroot == NULL || !is_dir(m->lroot, m->lib) ||
+	    (want_bin && (m->broot == NULL || !is_file(m->broot, m->bin))))
 		return 0;
-	if (rocmd_rocblas_inspect(lib, ROCMD_ROCBLAS_SKIP_DAT, NULL, &l, why, sizeof(why)) < 0)
+	if (rocmd_rocblas_inspect(m->lib, ROCMD_ROCBLAS_SKIP_DAT, NULL, &l, why, sizeof(why)) < 0)
 		return 0;
 	ok = l.index != ROCMD_ROCBLAS_INDEX_NONE && l.nfiles > 0;
 	rocmd_rocblas_lib_free(&l);
 	return ok;
 }
 
-/* Copies tree SRC into the new folder DST, hashing; fills FILES (n of them). */
+/* Copies tree SRC (below SROOT) into the new folder DST (below DROOT),
+ * hashing; fills FILES (n of them). */
 static int
-copy_tree(const char *src, const char *dst, struct rocmd_deploy_file **files, size_t *nfiles,
-          uint64_t *bytes, char *why, size_t whylen)
+copy_tree(const char *sroot, const char *src, const char *droot, const char *dst,
+          struct rocmd_deploy_file **files, size_t *nfiles, uint64_t *bytes, char *why,
+          size_t whylen)
 {
 	struct rocmd_fs_copy_stats st = {.reflink = 1};
 	struct rocmd_fs_entry *e = NULL;
@@ -111,9 +118,9 @@ copy_tree(const char *src, const char *dst, struct rocmd_deploy_file **files, si
 
 	*files = NULL;
 	*nfiles = 0;
-	if ((rc = rocmd_fs_walk(src, 0, &e, &ne, why, whylen)) < 0)
+	if ((rc = rocmd_fs_walk_in(sroot, src, 0, &e, &ne, why, whylen)) < 0)
 		return rc;
-	if ((rc = rocmd_fs_mkdir(dst, 0755)) < 0) {
+	if ((rc = rocmd_fs_mkdir_in(droot, dst, 0755)) < 0) {
 		rocmd_fs_fmt(why, whylen, "cannot create %s: %s", dst, rocmd_strerror(rc));
 		goto out;
 	}
@@ -129,7 +136,7 @@ copy_tree(const char *src, const char *dst, struct rocmd_deploy_file **files, si
 		rocmd_fs_fmt(from, sizeof(from), "%s/%s", src, e[i].path);
 		rocmd_fs_fmt(to, sizeof(to), "%s/%s", dst, e[i].path);
 		if (e[i].kind == 'd') {
-			rc = rocmd_fs_mkdir(to, 0755);
+			rc = rocmd_fs_mkdir_in(droot, to, 0755);
 		} else {
 			f = &(*files)[*nfiles];
 			f->path = strdup(e[i].path);
@@ -143,12 +150,13 @@ copy_tree(const char *src, const char *dst, struct rocmd_deploy_file **files, si
 				f->kind = ROCMD_DEPLOY_SYMLINK;
 				f->link = strdup(e[i].link);
 				rc = f->link == NULL ? ROCMD_ENOMEM
-				                     : rocmd_fs_symlink(e[i].link, to);
+				                     : rocmd_fs_symlink_in(droot, e[i].link, to);
 			} else {
 				f->kind = ROCMD_DEPLOY_FILE;
 				f->size = e[i].size;
-				rc = rocmd_fs_copy_file(from, to, e[i].exec ? 0755 : 0644, 0, NULL,
-				                        f->sha256, &st);
+				rc = rocmd_fs_copy_file_in(sroot, from, droot, to,
+				                           e[i].exec ? 0755 : 0644, 0, NULL,
+				                           f->sha256, &st);
 			}
 		}
 		if (rc < 0) {
@@ -199,10 +207,9 @@ info_from(const char *mpath, struct rocmd_deploy_backup_info *info)
 	return rc;
 }
 
-/* Copies the state backup to the manual names where those are free. */
+/* Copies the state backup to the manual names of M where those are free. */
 static int
-manual_copy(const char *bdir, const char *mlib, const char *mbin, int has_binary, char *why,
-            size_t whylen)
+manual_copy(const char *bdir, const struct manual *m, int has_binary, char *why, size_t whylen)
 {
 	char src[DEPLOY_PATH_MAX + 16], tmp[DEPLOY_PATH_MAX + 16];
 	struct rocmd_deploy_file *files = NULL;
@@ -210,38 +217,46 @@ manual_copy(const char *bdir, const char *mlib, const char *mbin, int has_binary
 	uint64_t bytes = 0;
 	int rc = 0;
 
-	if (!is_dir(mlib) && !is_file(mlib)) {
+	if (m->lroot == NULL)
+		return 0; /* no such names below the target's root */
+	if (!is_dir(m->lroot, m->lib) && !is_file(m->lroot, m->lib)) {
 		char parent[DEPLOY_PATH_MAX];
-		rocmd_fs_fmt(parent, sizeof(parent), "%s", mlib);
+		rocmd_fs_fmt(parent, sizeof(parent), "%s", m->lib);
 		*strrchr(parent, '/') = '\0';
-		if (!is_dir(parent) && (rc = rocmd_fs_mkdir(parent, 0755)) < 0) {
+		if (!is_dir(m->lroot, parent) &&
+		    (rc = rocmd_fs_mkdir_in(m->lroot, parent, 0755)) < 0) {
 			rocmd_fs_fmt(why, whylen, "cannot create %s: %s", parent,
 			             rocmd_strerror(rc));
 			return rc;
 		}
 		rocmd_fs_fmt(src, sizeof(src), "%s/library", bdir);
-		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", mlib);
-		if ((rc = rocmd_fs_remove_tree(tmp)) < 0 ||
-		    (rc = copy_tree(src, tmp, &files, &n, &bytes, why, whylen)) < 0 ||
-		    (rc = rocmd_fs_syncfs(tmp)) < 0 || (rc = rocmd_fs_rename(tmp, mlib)) < 0) {
+		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", m->lib);
+		if ((rc = rocmd_fs_remove_tree_in(m->lroot, tmp, NULL)) < 0 ||
+		    (rc = copy_tree(NULL, src, m->lroot, tmp, &files, &n, &bytes, why, whylen)) <
+		        0 ||
+		    (rc = rocmd_fs_syncfs_in(m->lroot, tmp)) < 0 ||
+		    (rc = rocmd_fs_rename_in(m->lroot, tmp, m->lib)) < 0) {
 			files_free(files, n);
-			rocmd_fs_remove_tree(tmp);
+			rocmd_fs_remove_tree_in(m->lroot, tmp, NULL);
 			if (why[0] == '\0')
-				rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mlib,
+				rocmd_fs_fmt(why, whylen, "cannot write %s: %s", m->lib,
 				             rocmd_strerror(rc));
 			return rc;
 		}
 		files_free(files, n);
 	}
-	if (has_binary && mbin[0] != '\0' && !is_file(mbin) && !is_dir(mbin)) {
+	if (has_binary && m->broot != NULL && m->bin[0] != '\0' && !is_file(m->broot, m->bin) &&
+	    !is_dir(m->broot, m->bin)) {
 		struct rocmd_fs_copy_stats st = {.reflink = 1};
 		rocmd_fs_fmt(src, sizeof(src), "%s/binary", bdir);
-		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", mbin);
-		rocmd_fs_os_unlink(tmp);
-		if ((rc = rocmd_fs_copy_file(src, tmp, 0755, 0, NULL, NULL, &st)) < 0 ||
-		    (rc = rocmd_fs_rename(tmp, mbin)) < 0) {
-			rocmd_fs_os_unlink(tmp);
-			rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mbin, rocmd_strerror(rc));
+		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", m->bin);
+		rocmd_fs_os_unlink_in(m->broot, tmp);
+		if ((rc = rocmd_fs_copy_file_in(NULL, src, m->broot, tmp, 0755, 0, NULL, NULL,
+		                                &st)) < 0 ||
+		    (rc = rocmd_fs_rename_in(m->broot, tmp, m->bin)) < 0) {
+			rocmd_fs_os_unlink_in(m->broot, tmp);
+			rocmd_fs_fmt(why, whylen, "cannot write %s: %s", m->bin,
+			             rocmd_strerror(rc));
 			return rc;
 		}
 	}
@@ -273,19 +288,15 @@ retire_backup(const char *dir, const char *bdir, int *kept, char *why, size_t wh
 }
 
 int
-rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *tin, unsigned flags,
+rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
                     struct rocmd_deploy_backup_info *info, char *why, size_t whylen)
 {
-	/* The target's paths '/'-separated (Windows: "C:/..."), as the engine keeps them. */
-	struct rocmd_deploy_target tn = *tin;
-	const struct rocmd_deploy_target *t = &tn;
-	char nlib[DEPLOY_PATH_MAX], nbin[DEPLOY_PATH_MAX];
+	struct deploy_paths p;
+	struct manual man;
 	char dir[DEPLOY_PATH_MAX], bdir[DEPLOY_PATH_MAX + 16], mpath[DEPLOY_PATH_MAX + 32];
-	char lib[DEPLOY_PATH_MAX + 16], bin[DEPLOY_PATH_MAX + 16];
-	char mlib[DEPLOY_PATH_MAX], mbin[DEPLOY_PATH_MAX], rbin[DEPLOY_PATH_MAX];
+	char lib[DEPLOY_PATH_MAX + 16], bin[DEPLOY_PATH_MAX + 16], nbin[DEPLOY_PATH_MAX];
 	struct rocmd_deploy_file *files = NULL, binary = {0};
-	struct rocmd_deploy_file *check = NULL;
-	const char *src_lib, *src_bin;
+	const char *src_lib, *src_bin, *src_lroot, *src_broot;
 	uint64_t bytes = 0, checked, bad;
 	size_t n = 0;
 	cJSON *m = NULL;
@@ -296,30 +307,32 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *tin
 	memset(info, 0, sizeof(*info));
 	why[0] = '\0';
 	if (rocmd_deploy_name_check(t->name) < 0 || t->lib_dir == NULL ||
-	    rocmd_fs_path_norm(t->lib_dir, nlib, sizeof(nlib)) < 0 ||
-	    rocmd_fs_path_root(nlib) == 0 || strchr(nlib + rocmd_fs_path_root(nlib), '/') == NULL ||
 	    (t->binary != NULL && (rocmd_fs_path_norm(t->binary, nbin, sizeof(nbin)) < 0 ||
 	                           strchr(nbin, '/') == NULL))) {
 		rocmd_fs_fmt(why, whylen, "invalid target");
 		return ROCMD_EINVAL;
 	}
-	tn.lib_dir = nlib;
-	tn.binary = t->binary != NULL ? nbin : NULL;
-	src_lib = t->lib_dir;
-	src_bin = t->binary;
+	/* The target's paths, canonical and '/'-separated (Windows: "C:/..."),
+	 * every folder on their way checked (I4). */
+	if ((rc = deploy_paths(t, &p, why, whylen)) < 0)
+		return rc;
+	manual_names(&p, t->binary != NULL ? nbin : NULL, t->windows, &man);
+	src_lib = p.lib;
+	src_lroot = p.lroot;
+	src_bin = p.has_binary && p.bin_kind == 'f' ? p.bin : NULL;
+	src_broot = p.broot;
 	rocmd_fs_fmt(dir, sizeof(dir), "%s/deploy/%s", state_dir, t->name);
 	rocmd_fs_fmt(bdir, sizeof(bdir), "%s/backup", dir);
 	rocmd_fs_fmt(mpath, sizeof(mpath), "%s/manifest.json", bdir);
-	manual_names(t, mlib, sizeof(mlib), mbin, sizeof(mbin));
-	if (is_file(mpath) && (flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
+	if (is_file(NULL, mpath) && (flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
 		if ((rc = retire_backup(dir, bdir, &retired, why, whylen)) < 0)
 			return rc;
-	} else if (is_file(mpath)) {
+	} else if (is_file(NULL, mpath)) {
 		/* Made before: never made again (I1). */
 		if ((rc = info_from(mpath, info)) < 0)
 			rocmd_fs_fmt(why, whylen, "the backup manifest %s is damaged", mpath);
 		else if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !info->adopted)
-			rc = manual_copy(bdir, mlib, mbin, info->has_binary, why, whylen);
+			rc = manual_copy(bdir, &man, info->has_binary, why, whylen);
 		return rc;
 	}
 	if ((rc = rocmd_paths_mkdir_p(dir, 0755)) < 0) {
@@ -331,33 +344,25 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *tin
 		rocmd_fs_fmt(why, whylen, "cannot prepare %s: %s", bdir, rocmd_strerror(rc));
 		return rc;
 	}
-	if (!(flags & ROCMD_DEPLOY_NEW_ORIGINALS) && manual_ok(mlib, mbin, t->binary != NULL)) {
-		src_lib = mlib;
-		src_bin = t->binary != NULL ? mbin : NULL;
+	if (!(flags & ROCMD_DEPLOY_NEW_ORIGINALS) && manual_ok(&man, t->binary != NULL)) {
+		src_lib = man.lib;
+		src_lroot = man.lroot;
+		src_bin = t->binary != NULL ? man.bin : NULL;
+		src_broot = man.broot;
 		adopted = 1;
 	}
-	if (src_bin != NULL && !adopted) {
-		/* librocblas.so.0 -> librocblas.so.0.1: the file is what is kept. */
-		rc = deploy_binary_resolve(src_bin, rbin, sizeof(rbin));
-		if (rc < 0 && rc != -ENOENT) {
-			rocmd_fs_fmt(why, whylen, "%s is a symlink out of its folder or not a file",
-			             src_bin);
-			goto out;
-		}
-		src_bin = rc == 0 ? rbin : NULL;
-		rc = 0;
-	}
-	has_binary = src_bin != NULL && is_file(src_bin);
+	has_binary = src_bin != NULL && is_file(src_broot, src_bin);
 	rocmd_fs_fmt(lib, sizeof(lib), "%s/library", bdir);
 	rocmd_fs_fmt(bin, sizeof(bin), "%s/binary", bdir);
-	if (is_dir(src_lib) && (rc = copy_tree(src_lib, lib, &files, &n, &bytes, why, whylen)) < 0)
+	if (is_dir(src_lroot, src_lib) &&
+	    (rc = copy_tree(src_lroot, src_lib, NULL, lib, &files, &n, &bytes, why, whylen)) < 0)
 		goto out;
-	if (!is_dir(src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
+	if (!is_dir(src_lroot, src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
 		goto out;
 	if (has_binary) {
 		struct rocmd_fs_copy_stats st = {.reflink = 1};
-		if ((rc = rocmd_fs_copy_file(src_bin, bin, 0755, 0, NULL, binary.sha256, &st)) <
-		    0) {
+		if ((rc = rocmd_fs_copy_file_in(src_broot, src_bin, NULL, bin, 0755, 0, NULL,
+		                                binary.sha256, &st)) < 0) {
 			rocmd_fs_fmt(why, whylen, "cannot back up %s: %s", src_bin,
 			             rocmd_strerror(rc));
 			goto out;
@@ -373,8 +378,8 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *tin
 	}
 	/* Read back from disk what was written and compare: the backup is what
 	 * users trust, so it is checked, not assumed. */
-	rc = deploy_check_tree(lib, files, n, &checked, &bad, first, sizeof(first), NULL, NULL,
-	                       "backup", why, whylen);
+	rc = deploy_check_tree(NULL, lib, files, n, &checked, &bad, first, sizeof(first), NULL,
+	                       NULL, "backup", why, whylen);
 	if (rc == 0 && bad > 0) {
 		rocmd_fs_fmt(why, whylen, "the backup copy differs from the original: %s", first);
 		rc = ROCMD_ECORRUPT;
@@ -398,7 +403,7 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *tin
 	}
 	cJSON_AddBoolToObject(m, "adopted", adopted);
 	cJSON_AddStringToObject(m, "source", src_lib);
-	cJSON_AddBoolToObject(m, "absent", !is_dir(src_lib));
+	cJSON_AddBoolToObject(m, "absent", !is_dir(src_lroot, src_lib));
 	cJSON_AddNumberToObject(m, "created_unix", (double)time(NULL));
 	if ((rc = rocmd_fs_json_write(mpath, m)) < 0) {
 		rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mpath, rocmd_strerror(rc));
@@ -412,12 +417,11 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *tin
 	info->bytes = bytes;
 	info->has_binary = has_binary;
 	if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !adopted)
-		rc = manual_copy(bdir, mlib, mbin, has_binary, why, whylen);
+		rc = manual_copy(bdir, &man, has_binary, why, whylen);
 out:
-	(void)check;
 	files_free(files, n);
 	cJSON_Delete(m);
-	if (rc < 0 && !is_file(mpath))
+	if (rc < 0 && !is_file(NULL, mpath))
 		rocmd_fs_remove_tree(bdir);
 	return rc;
 }
@@ -458,7 +462,7 @@ rocmd_deploy_backup_discard(const char *state_dir, const char *name, char *why, 
 	if (rocmd_deploy_name_check(name) < 0)
 		return ROCMD_EINVAL;
 	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/journal", state_dir, name);
-	if (is_file(path)) {
+	if (is_file(NULL, path)) {
 		rocmd_fs_fmt(why, whylen, "a deploy to %s is unfinished", name);
 		return ROCMD_EBUSY;
 	}

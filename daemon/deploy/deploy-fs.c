@@ -1,9 +1,8 @@
 /*
  * The deploy engine's checks of trees on disk: a library folder against the
  * file list of a manifest (exactly these files, kinds, sizes, link targets
- * and hashes, nothing else: I2), and the resolution of a binary that is a
- * symlink to its sibling (librocblas.so.0 -> librocblas.so.0.1). The file
- * operations themselves are the shared layer's (fs.h).
+ * and hashes, nothing else: I2), read below the target's root without
+ * following any link (fs.h's _in functions).
  */
 #include "deploy-internal.h"
 
@@ -42,8 +41,8 @@ note_bad(uint64_t *bad, char *first, size_t len, const char *path, const char *w
 }
 
 int
-deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, size_t n,
-                  uint64_t *checked, uint64_t *bad, char *first_bad, size_t first_len,
+deploy_check_tree(const char *troot, const char *root, const struct rocmd_deploy_file *files,
+                  size_t n, uint64_t *checked, uint64_t *bad, char *first_bad, size_t first_len,
                   rocmd_deploy_progress_fn progress, void *ctx, const char *step, char *why,
                   size_t whylen)
 {
@@ -57,7 +56,7 @@ deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, size_
 	first_bad[0] = '\0';
 	for (size_t i = 0; i < n; i++)
 		pr.bytes_total += files[i].size;
-	if ((rc = rocmd_fs_walk(root, 0, &e, &ne, why, whylen)) < 0)
+	if ((rc = rocmd_fs_walk_in(troot, root, 0, &e, &ne, why, whylen)) < 0)
 		return rc;
 	sorted = calloc(n > 0 ? n : 1, sizeof(*sorted));
 	if (sorted == NULL) {
@@ -115,7 +114,7 @@ deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, size_
 			continue;
 		}
 		rocmd_fs_fmt(path, sizeof(path), "%s/%s", root, f->path);
-		if ((rc = rocmd_fs_hash_file(path, hex, &size)) < 0) {
+		if ((rc = rocmd_fs_hash_file_in(troot, path, hex, &size)) < 0) {
 			rocmd_fs_fmt(why, whylen, "cannot read %s: %s", path, rocmd_strerror(rc));
 			goto out;
 		}
@@ -132,31 +131,4 @@ out:
 	free(sorted);
 	rocmd_fs_entries_free(e, ne);
 	return rc;
-}
-
-int
-deploy_binary_resolve(const char *in, char *out, size_t len)
-{
-	char target[256];
-	const char *slash = strrchr(in, '/');
-	int kind = rocmd_fs_kind(in, NULL, NULL);
-
-	if (kind < 0)
-		return kind;
-	if (kind == 0)
-		return -ENOENT;
-	if (kind != 'l') {
-		if (kind != 'f')
-			return ROCMD_EUNSAFE;
-		return rocmd_fs_fmt(out, len, "%s", in) < (int)len ? 0 : ROCMD_EINVAL;
-	}
-	if (slash == NULL || rocmd_fs_readlink(in, target, sizeof(target)) < 0 || target[0] == '\0')
-		return ROCMD_EUNSAFE;
-	if (strchr(target, '/') != NULL || strcmp(target, "..") == 0 || strcmp(target, ".") == 0)
-		return ROCMD_EUNSAFE;
-	if (rocmd_fs_fmt(out, len, "%.*s/%s", (int)(slash - in), in, target) >= (int)len)
-		return ROCMD_EINVAL;
-	if (rocmd_fs_kind(out, NULL, NULL) != 'f')
-		return ROCMD_EUNSAFE;
-	return 0;
 }

@@ -20,17 +20,36 @@
 #define DEPLOY_PATH_MAX ROCMD_FS_PATH_MAX
 
 /* ---- checks of trees on disk (deploy-fs.c); file operations: fs.h ---- */
-/* Checks the tree at ROOT against a file list: exactly these files, sizes,
+/* Checks the tree at ROOT (below TROOT, which may be NULL: a state folder)
+ * against a file list: exactly these files, sizes,
  * kinds, links and hashes, nothing else. Counts into *CHECKED and *BAD, the
  * first problem into FIRST_BAD. BYTES_DONE advances (progress). */
-int deploy_check_tree(const char *root, const struct rocmd_deploy_file *files, size_t n,
-                      uint64_t *checked, uint64_t *bad, char *first_bad, size_t first_len,
+int deploy_check_tree(const char *troot, const char *root, const struct rocmd_deploy_file *files,
+                      size_t n, uint64_t *checked, uint64_t *bad, char *first_bad, size_t first_len,
                       rocmd_deploy_progress_fn progress, void *ctx, const char *step, char *why,
                       size_t whylen);
-/* A binary path that is a symlink to a sibling file (librocblas.so.0 ->
- * librocblas.so.0.1) gives that file; a regular file gives itself; anything
- * else ROCMD_EUNSAFE, a missing file -ENOENT. */
-int deploy_binary_resolve(const char *in, char *out, size_t len);
+
+/* ---- a target's paths (deploy.c) ---- */
+/* What deploy_paths makes of a target: canonical, '/'-separated paths and
+ * the roots they lie below, which the file operations are given (the
+ * rocmd_fs_*_in functions: nothing below a root is followed, I4). */
+struct deploy_paths {
+	char lroot[DEPLOY_PATH_MAX];  /* the library folder lies below it */
+	char lib[DEPLOY_PATH_MAX];    /* the library folder */
+	char parent[DEPLOY_PATH_MAX]; /* its folder */
+	int lib_kind;                 /* 'd', or 0: absent */
+	int has_binary;
+	char broot[DEPLOY_PATH_MAX]; /* the binary lies below it */
+	/* The binary (a symlink to a sibling resolved: librocblas.so.0 ->
+	 * librocblas.so.0.1) and its folder. */
+	char bin[DEPLOY_PATH_MAX], bin_dir[DEPLOY_PATH_MAX];
+	int bin_kind; /* 'f', or 0: absent */
+};
+/* Resolves target T, checking every folder on the way (see deploy.c). */
+int deploy_paths(const struct rocmd_deploy_target *t, struct deploy_paths *p, char *why,
+                 size_t whylen);
+/* The root of P that PATH lies below (the library's, else the binary's), or NULL. */
+const char *deploy_root_of(const struct deploy_paths *p, const char *path);
 
 /* ---- manifests and the journal (deploy-journal.c) ---- */
 /* A manifest: label, files, binary, digest. */

@@ -26,6 +26,11 @@ struct deploy_tgt {
 	char platform[8];
 	char sys_lib[PATH_MAX], sys_bin[PATH_MAX]; /* system paths; sys_bin "" none */
 	char host_lib[PATH_MAX], host_bin[PATH_MAX];
+	/* The tree the target belongs to, as a host path: the SDK's install
+	 * folder, the application's folder, the state folder for an overlay.
+	 * Nothing below it is followed (I4). */
+	char host_root[PATH_MAX];
+	int user_owned_ok;             /* deploy.allow_user_owned_targets */
 	char host_hip[PATH_MAX];       /* the SDK's HIP runtime, for the smoke test; "" none */
 	char host_smoke_bin[PATH_MAX]; /* the rocBLAS binary the smoke test loads */
 	char sdk_fingerprint[72];

@@ -143,6 +143,7 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 	}
 	if (s->hip_runtime != NULL)
 		map(ds, s->hip_runtime, t->host_hip, sizeof(t->host_hip));
+	map(ds, s->path, t->host_root, sizeof(t->host_root));
 	return 1;
 }
 
@@ -166,6 +167,7 @@ target_host_paths(struct rocmd_deploy_service *ds, struct deploy_tgt *t)
 {
 	int rc;
 
+	t->user_owned_ok = ds->srv->cfg->deploy_allow_user_owned_targets != 0;
 	if ((rc = map(ds, t->sys_lib, t->host_lib, sizeof(t->host_lib))) < 0 ||
 	    (rc = map(ds, t->sys_bin, t->host_bin, sizeof(t->host_bin))) < 0)
 		return rc;
@@ -204,6 +206,7 @@ sdk_target(struct rocmd_deploy_service *ds, int64_t sdk_id, const char *path, in
 		snprintf(t->host_lib, sizeof(t->host_lib), "%s/overlay/%lld/library",
 		         ds->srv->cfg->state_dir, (long long)t->sdk_id);
 	deploy_copy(t->sys_lib, sizeof(t->sys_lib), t->host_lib);
+	deploy_copy(t->host_root, sizeof(t->host_root), ds->srv->cfg->state_dir);
 	t->sys_bin[0] = '\0';
 	t->host_bin[0] = '\0';
 	return 0;
@@ -244,6 +247,7 @@ deploy_app_target(struct rocmd_deploy_service *ds, const char *name, struct depl
 		deploy_copy(t->sdk_version, sizeof(t->sdk_version), at + 1);
 		t->windows = rocmd_sysroot_is_windows_path(eq + 1);
 		deploy_copy(t->platform, sizeof(t->platform), t->windows ? "windows" : "linux");
+		map(ds, eq + 1, t->host_root, sizeof(t->host_root));
 		sys_join(t->sys_lib, sizeof(t->sys_lib), eq + 1,
 		         t->windows ? "rocblas\\library" : "rocblas/library", t->windows);
 		if (t->windows) {
@@ -344,6 +348,8 @@ deploy_target_engine(const struct deploy_tgt *t, struct rocmd_deploy_target *e)
 	e->lib_dir = t->host_lib;
 	e->binary = t->host_bin[0] != '\0' ? t->host_bin : NULL;
 	e->windows = t->windows;
+	e->root = t->host_root[0] != '\0' ? t->host_root : NULL;
+	e->user_owned_ok = t->user_owned_ok;
 }
 
 int

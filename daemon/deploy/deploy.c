@@ -43,8 +43,10 @@ struct txn {
 	char bin_new[DEPLOY_PATH_MAX], bin_old[DEPLOY_PATH_MAX];
 	struct rocmd_fs_id new_id, old_id, bin_new_id;
 	char label[256];
-	char root[DEPLOY_PATH_MAX]; /* the target's tree, canonical, when given */
-	cJSON *manifest;            /* the new content (owned) */
+	/* The roots every path above lies below (deploy_paths): nothing
+	 * beneath them is followed (I4). */
+	char lroot[DEPLOY_PATH_MAX], broot[DEPLOY_PATH_MAX];
+	cJSON *manifest; /* the new content (owned) */
 };
 
 static int64_t
@@ -102,17 +104,6 @@ join(char *out, const char *dir, const char *name)
 	return path_set(out, n > 0 && dir[n - 1] == '/' ? "%s%s" : "%s/%s", dir, name);
 }
 
-/* True when PATH is ROOT or below it (both canonical). */
-static int
-inside(const char *root, const char *path)
-{
-	size_t n = strlen(root);
-
-	if (n > 0 && root[n - 1] == '/') /* a root: "/", "C:/" */
-		return strncmp(path, root, n) == 0;
-	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* A clean absolute path, '/'-separated, into OUT (DEPLOY_PATH_MAX). */
 static int
 clean_abs(const char *in, char *out)
@@ -128,118 +119,205 @@ clean_abs(const char *in, char *out)
 	return 0;
 }
 
+/* The canonical root for target path PATH: ROOT (given, clean) resolved, and
+ * PATH's part below it appended to it in OUT. */
+static int
+below_root(const char *given, const char *canon, const char *path, char *out, const char *what,
+           char *why, size_t whylen)
+{
+	const char *rel = rocmd_fs_below(given, path);
+
+	if (rel == NULL)
+		rel = rocmd_fs_below(canon, path);
+	if (rel == NULL || *rel == '\0') {
+		snprintf(why, whylen, "%s %s is not inside its tree %s", what, path, given);
+		return ROCMD_EUNSAFE;
+	}
+	return join(out, canon, rel);
+}
+
+/* A refusal of a folder's owner (rocmd_fs_resolve's ROCMD_EPERM) as the
+ * unsafe target it is (the client's "permission denied" means its own
+ * rights), with what it means in WHY. */
+static int
+owner_refused(char *why, size_t whylen)
+{
+	size_t l = strlen(why);
+
+	snprintf(why + l, whylen - l,
+	         ": a deploy target that a user other than root owns or may write is refused "
+	         "unless it is configured as such (deploy.allow_user_owned_targets)");
+	return ROCMD_EUNSAFE;
+}
+
 /*
- * Fills the paths of T for target TG. The parent folders are canonicalized
- * (an SDK reached through /opt/rocm -> /opt/rocm-6.2.4 is fine), but the
- * folder itself must not be a symlink, and a binary that is a symlink is
- * followed only to a sibling file (librocblas.so.0 -> librocblas.so.0.1);
- * anything else would let a replacement land outside the target (I4).
- * Paths are kept '/'-separated (Windows: "C:/Program Files/...").
+ * Resolves target TG's paths (docs/DEPLOY.md, "Targets"). Its root (the SDK's
+ * install folder, the application's folder; given by an admin or found by
+ * discovery) is canonicalized once: /opt/rocm -> /opt/rocm-6.2.4 is fine.
+ * Below it nothing may be a symlink: every folder down to the library folder
+ * and to the binary's folder is checked, and named when it is one, and every
+ * later operation opens them again without following any (rocmd_fs_*_in).
+ * A binary that is a symlink is followed only to a sibling file
+ * (librocblas.so.0 -> librocblas.so.0.1). Unless TG->user_owned_ok, those
+ * folders must be root's (or rocmd's own user's) and writable by no one
+ * else. Without a root, the library folder's grandparent stands for it (the
+ * manual backup names live there: bin\rocblas_backup\library) and the
+ * binary's folder for the binary.
  */
+int
+deploy_paths(const struct rocmd_deploy_target *tg, struct deploy_paths *p, char *why, size_t whylen)
+{
+	char path[DEPLOY_PATH_MAX], given[DEPLOY_PATH_MAX], dir[DEPLOY_PATH_MAX];
+	char base[DEPLOY_PATH_MAX], pbase[DEPLOY_PATH_MAX], gdir[DEPLOY_PATH_MAX];
+	unsigned fl = tg->user_owned_ok ? 0 : ROCMD_FS_RESOLVE_OWNER;
+	int rc, kind;
+
+	memset(p, 0, sizeof(*p));
+	if (clean_abs(tg->lib_dir, path) < 0) {
+		snprintf(why, whylen, "the library folder must be an absolute, clean path");
+		return ROCMD_EINVAL;
+	}
+	if (tg->root != NULL) {
+		if (rocmd_fs_path_norm(tg->root, given, sizeof(given)) < 0 ||
+		    rocmd_fs_path_root(given) == 0) {
+			snprintf(why, whylen, "the target's tree must be an absolute, clean path");
+			return ROCMD_EINVAL;
+		}
+		if ((rc = rocmd_fs_realpath(given, p->lroot, sizeof(p->lroot))) < 0) {
+			snprintf(why, whylen, "cannot resolve %s: %s", given, rocmd_strerror(rc));
+			return rc;
+		}
+		if ((rc = below_root(given, p->lroot, path, p->lib, "the library folder", why,
+		                     whylen)) < 0)
+			return rc;
+	} else {
+		split(path, dir, base);
+		split(dir, gdir, pbase);
+		if (strlen(dir) <= rocmd_fs_path_root(dir)) {
+			snprintf(why, whylen, "the library folder %s is too near the root", path);
+			return ROCMD_EINVAL;
+		}
+		if ((rc = rocmd_fs_realpath(gdir, p->lroot, sizeof(p->lroot))) < 0) {
+			snprintf(why, whylen, "cannot resolve %s: %s", gdir, rocmd_strerror(rc));
+			return rc;
+		}
+		if (join(dir, p->lroot, pbase) < 0 || join(p->lib, dir, base) < 0) {
+			snprintf(why, whylen, "path too long");
+			return ROCMD_EINVAL;
+		}
+	}
+	split(p->lib, p->parent, base);
+	if ((rc = rocmd_fs_resolve(p->lroot, p->lib, fl | ROCMD_FS_RESOLVE_LAST, why, whylen)) < 0)
+		return rc == ROCMD_EPERM ? owner_refused(why, whylen) : rc;
+	if ((p->lib_kind = rocmd_fs_kind_in(p->lroot, p->lib, NULL, NULL)) < 0) {
+		snprintf(why, whylen, "%s: %s", p->lib, rocmd_strerror(p->lib_kind));
+		return p->lib_kind;
+	}
+	if (p->lib_kind != 0 && p->lib_kind != 'd') {
+		snprintf(why, whylen, "%s is not a folder (a symlink or a file)", p->lib);
+		return ROCMD_EUNSAFE;
+	}
+	if (tg->binary == NULL)
+		return 0;
+	p->has_binary = 1;
+	if (clean_abs(tg->binary, path) < 0) {
+		snprintf(why, whylen, "the binary must be an absolute, clean path");
+		return ROCMD_EINVAL;
+	}
+	if (tg->root != NULL) {
+		snprintf(p->broot, sizeof(p->broot), "%s", p->lroot);
+		if ((rc = below_root(given, p->broot, path, p->bin, "the binary", why, whylen)) < 0)
+			return rc;
+	} else {
+		split(path, dir, base);
+		if ((rc = rocmd_fs_realpath(dir, p->broot, sizeof(p->broot))) < 0) {
+			snprintf(why, whylen, "cannot resolve %s: %s", dir, rocmd_strerror(rc));
+			return rc;
+		}
+		if (join(p->bin, p->broot, base) < 0) {
+			snprintf(why, whylen, "path too long");
+			return ROCMD_EINVAL;
+		}
+	}
+	split(p->bin, p->bin_dir, base);
+	if ((rc = rocmd_fs_resolve(p->broot, p->bin, fl, why, whylen)) < 0)
+		return rc == ROCMD_EPERM ? owner_refused(why, whylen) : rc;
+	kind = rocmd_fs_kind_in(p->broot, p->bin, NULL, NULL);
+	if (kind == 'l') {
+		char target[256];
+		if (rocmd_fs_readlink_in(p->broot, p->bin, target, sizeof(target)) < 0 ||
+		    target[0] == '\0' || strchr(target, '/') != NULL || strcmp(target, "..") == 0 ||
+		    strcmp(target, ".") == 0) {
+			snprintf(why, whylen,
+			         "%s is a symlink out of its folder: name the file it points to",
+			         p->bin);
+			return ROCMD_EUNSAFE;
+		}
+		if (join(p->bin, p->bin_dir, target) < 0 ||
+		    (kind = rocmd_fs_kind_in(p->broot, p->bin, NULL, NULL)) != 'f') {
+			snprintf(why, whylen, "%s does not lead to a regular file", tg->binary);
+			return ROCMD_EUNSAFE;
+		}
+	} else if (kind != 0 && kind != 'f') {
+		snprintf(why, whylen, "%s is not a regular file", p->bin);
+		return kind < 0 ? kind : ROCMD_EUNSAFE;
+	}
+	p->bin_kind = kind;
+	return 0;
+}
+
+const char *
+deploy_root_of(const struct deploy_paths *p, const char *path)
+{
+	if (rocmd_fs_below(p->lroot, path) != NULL)
+		return p->lroot;
+	if (p->has_binary && rocmd_fs_below(p->broot, path) != NULL)
+		return p->broot;
+	return NULL;
+}
+
+/* Fills the paths of T for target TG (deploy_paths), its stage and aside
+ * names, and its state folder. Paths are kept '/'-separated (Windows:
+ * "C:/Program Files/..."). */
 static int
 txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg, int create,
           char *why, size_t whylen)
 {
-	char dir[DEPLOY_PATH_MAX], base[DEPLOY_PATH_MAX], real[DEPLOY_PATH_MAX];
-	char path[DEPLOY_PATH_MAX], stage_name[ROCMD_DEPLOY_NAME_MAX + 16];
-	char old_name[ROCMD_DEPLOY_NAME_MAX + 16];
-	int rc, kind;
+	struct deploy_paths p;
+	char stage_name[ROCMD_DEPLOY_NAME_MAX + 16], old_name[ROCMD_DEPLOY_NAME_MAX + 16];
+	int rc;
 
 	if (rocmd_deploy_name_check(tg->name) < 0) {
 		snprintf(why, whylen, "invalid target name");
 		return ROCMD_EINVAL;
 	}
 	snprintf(t->name, sizeof(t->name), "%s", tg->name);
-	if (clean_abs(tg->lib_dir, path) < 0) {
-		snprintf(why, whylen, "the library folder must be an absolute, clean path");
-		return ROCMD_EINVAL;
-	}
-	split(path, dir, base);
-	if (strcmp(base, "..") == 0 || strcmp(base, ".") == 0 || base[0] == '\0') {
-		snprintf(why, whylen, "the library folder must be an absolute, clean path");
-		return ROCMD_EINVAL;
-	}
-	if ((rc = rocmd_fs_realpath(dir, real, sizeof(real))) < 0) {
-		snprintf(why, whylen, "cannot resolve %s: %s", dir, rocmd_strerror(rc));
+	if ((rc = deploy_paths(tg, &p, why, whylen)) < 0)
 		return rc;
-	}
 	snprintf(stage_name, sizeof(stage_name), ".rocmd-stage-%s", t->name);
 	snprintf(old_name, sizeof(old_name), ".rocmd-old-%s", t->name);
-	if (path_set(t->parent, "%s%s", real, "") < 0 || join(t->lib, real, base) < 0 ||
-	    join(t->stage, t->parent, stage_name) < 0 || join(t->old, t->parent, old_name) < 0 ||
+	snprintf(t->lroot, sizeof(t->lroot), "%s", p.lroot);
+	snprintf(t->lib, sizeof(t->lib), "%s", p.lib);
+	snprintf(t->parent, sizeof(t->parent), "%s", p.parent);
+	if (join(t->stage, t->parent, stage_name) < 0 || join(t->old, t->parent, old_name) < 0 ||
 	    path_set(t->dir, "%s/deploy/%s", state_dir, t->name) < 0 ||
 	    path_set(t->journal, "%s/%s", t->dir, "journal") < 0) {
 		snprintf(why, whylen, "path too long");
 		return ROCMD_EINVAL;
 	}
-	if ((kind = rocmd_fs_kind(t->lib, NULL, NULL)) < 0) {
-		snprintf(why, whylen, "%s: %s", t->lib, rocmd_strerror(kind));
-		return kind;
-	}
-	if (kind != 0) {
-		if (kind != 'd') {
-			snprintf(why, whylen, "%s is not a folder (a symlink or a file)", t->lib);
-			return ROCMD_EUNSAFE;
-		}
+	if (p.lib_kind == 'd') {
 		t->lib_existed = 1;
 	} else if (!create) {
 		snprintf(why, whylen, "%s: %s", t->lib, rocmd_strerror(-ENOENT));
 		return ROCMD_ENOTFOUND;
 	}
 	t->windows = tg->windows != 0;
-	if (tg->root != NULL) {
-		if ((rc = rocmd_fs_realpath(tg->root, t->root, sizeof(t->root))) < 0) {
-			snprintf(why, whylen, "cannot resolve %s: %s", tg->root,
-			         rocmd_strerror(rc));
-			return rc;
-		}
-		if (!inside(t->root, t->parent)) {
-			snprintf(why, whylen, "%s leads out of %s through a symlink (to %s)",
-			         tg->lib_dir, tg->root, t->parent);
-			return ROCMD_EUNSAFE;
-		}
-	}
-	if (tg->binary == NULL)
+	if (!p.has_binary)
 		return 0;
 	t->has_binary = 1;
-	if (clean_abs(tg->binary, path) < 0) {
-		snprintf(why, whylen, "the binary must be an absolute, clean path");
-		return ROCMD_EINVAL;
-	}
-	split(path, dir, base);
-	if ((rc = rocmd_fs_realpath(dir, real, sizeof(real))) < 0) {
-		snprintf(why, whylen, "cannot resolve %s: %s", dir, rocmd_strerror(rc));
-		return rc;
-	}
-	if (path_set(t->bin_dir, "%s%s", real, "") < 0 || join(t->bin, real, base) < 0) {
-		snprintf(why, whylen, "path too long");
-		return ROCMD_EINVAL;
-	}
-	kind = rocmd_fs_kind(t->bin, NULL, NULL);
-	if (kind == 'l') {
-		char target[256];
-		if (rocmd_fs_readlink(t->bin, target, sizeof(target)) < 0 || target[0] == '\0' ||
-		    strchr(target, '/') != NULL || strcmp(target, "..") == 0 ||
-		    strcmp(target, ".") == 0) {
-			snprintf(why, whylen,
-			         "%s is a symlink out of its folder: name the file it points to",
-			         t->bin);
-			return ROCMD_EUNSAFE;
-		}
-		snprintf(base, sizeof(base), "%s", target);
-		if (join(t->bin, real, base) < 0 || rocmd_fs_kind(t->bin, NULL, NULL) != 'f') {
-			snprintf(why, whylen, "%s does not lead to a regular file", tg->binary);
-			return ROCMD_EUNSAFE;
-		}
-	} else if (kind != 0 && kind != 'f') {
-		snprintf(why, whylen, "%s is not a regular file", t->bin);
-		return ROCMD_EUNSAFE;
-	}
-	if (tg->root != NULL && !inside(t->root, t->bin_dir)) {
-		snprintf(why, whylen, "%s leads out of %s through a symlink (to %s)", tg->binary,
-		         tg->root, t->bin_dir);
-		return ROCMD_EUNSAFE;
-	}
+	snprintf(t->broot, sizeof(t->broot), "%s", p.broot);
+	snprintf(t->bin, sizeof(t->bin), "%s", p.bin);
+	snprintf(t->bin_dir, sizeof(t->bin_dir), "%s", p.bin_dir);
 	snprintf(stage_name, sizeof(stage_name), ".rocmd-new-%s", t->name);
 	if (join(t->bin_new, t->bin_dir, stage_name) < 0 ||
 	    join(t->bin_old, t->bin_dir, old_name) < 0) {
@@ -285,10 +363,11 @@ txn_journal(struct txn *t, const char *step)
 
 	if (j == NULL)
 		return ROCMD_ENOMEM;
-	cJSON_AddNumberToObject(j, "version", 1);
+	cJSON_AddNumberToObject(j, "version", 2);
 	cJSON_AddStringToObject(j, "step", step);
 	cJSON_AddStringToObject(j, "name", t->name);
 	cJSON_AddStringToObject(j, "label", t->label);
+	cJSON_AddStringToObject(j, "root", t->lroot);
 	cJSON_AddStringToObject(j, "lib_dir", t->lib);
 	cJSON_AddStringToObject(j, "stage", t->stage);
 	cJSON_AddStringToObject(j, "old", t->old);
@@ -297,6 +376,7 @@ txn_journal(struct txn *t, const char *step)
 	cJSON_AddItemToObject(j, "new_id", id_json(&t->new_id));
 	cJSON_AddItemToObject(j, "old_id", id_json(&t->old_id));
 	if (t->has_binary) {
+		cJSON_AddStringToObject(j, "binary_root", t->broot);
 		cJSON_AddStringToObject(j, "binary", t->bin);
 		cJSON_AddStringToObject(j, "binary_new", t->bin_new);
 		cJSON_AddStringToObject(j, "binary_old", t->bin_old);
@@ -346,6 +426,12 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 	if (rocmd_fs_path_root(t->lib) == 0 || strlen(t->lib) <= rocmd_fs_path_root(t->lib))
 		return ROCMD_ECORRUPT;
 	split(t->lib, t->parent, base);
+	/* Version 1 journals have no roots: the folders they name act as ones. */
+	if (str_member(j, "root", t->lroot, sizeof(t->lroot)) < 0)
+		snprintf(t->lroot, sizeof(t->lroot), "%s", t->parent);
+	if (rocmd_fs_below(t->lroot, t->lib) == NULL ||
+	    rocmd_fs_below(t->lroot, t->stage) == NULL || rocmd_fs_below(t->lroot, t->old) == NULL)
+		return ROCMD_ECORRUPT;
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "binary"))) {
 		t->has_binary = 1;
 		if (str_member(j, "binary", t->bin, sizeof(t->bin)) < 0 ||
@@ -356,6 +442,12 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 		if (rocmd_fs_path_root(t->bin) == 0 || strlen(t->bin) <= rocmd_fs_path_root(t->bin))
 			return ROCMD_ECORRUPT;
 		split(t->bin, t->bin_dir, base);
+		if (str_member(j, "binary_root", t->broot, sizeof(t->broot)) < 0)
+			snprintf(t->broot, sizeof(t->broot), "%s", t->bin_dir);
+		if (rocmd_fs_below(t->broot, t->bin) == NULL ||
+		    rocmd_fs_below(t->broot, t->bin_new) == NULL ||
+		    rocmd_fs_below(t->broot, t->bin_old) == NULL)
+			return ROCMD_ECORRUPT;
 	}
 	if (cJSON_IsObject(m) && (t->manifest = cJSON_Duplicate(m, 1)) == NULL)
 		return ROCMD_ENOMEM;
@@ -363,17 +455,17 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 }
 
 static int
-is_id(const char *path, const struct rocmd_fs_id *want)
+is_id(const char *root, const char *path, const struct rocmd_fs_id *want)
 {
 	struct rocmd_fs_id id;
 
-	return rocmd_fs_id_of(path, &id) == 0 && rocmd_fs_id_eq(&id, want);
+	return rocmd_fs_id_of_in(root, path, &id) == 0 && rocmd_fs_id_eq(&id, want);
 }
 
 static int
-exists(const char *path)
+exists(const char *root, const char *path)
 {
-	return rocmd_fs_kind(path, NULL, NULL) > 0;
+	return rocmd_fs_kind_in(root, path, NULL, NULL) > 0;
 }
 
 /*
@@ -387,66 +479,71 @@ txn_undo(struct txn *t)
 	int rc;
 
 	if (t->lib_existed) {
-		if (!is_id(t->lib, &t->old_id)) {
-			const char *oldloc = is_id(t->stage, &t->old_id) ? t->stage
-			                     : is_id(t->old, &t->old_id) ? t->old
-			                                                 : NULL;
+		if (!is_id(t->lroot, t->lib, &t->old_id)) {
+			const char *oldloc = is_id(t->lroot, t->stage, &t->old_id) ? t->stage
+			                     : is_id(t->lroot, t->old, &t->old_id) ? t->old
+			                                                           : NULL;
 			if (oldloc == NULL)
 				return ROCMD_ECORRUPT; /* the old tree is nowhere: not ours */
-			if (is_id(t->lib, &t->new_id) && oldloc == t->stage &&
-			    (rc = rocmd_fs_exchange(t->lib, t->stage)) != ROCMD_EUNSUPPORTED) {
+			if (is_id(t->lroot, t->lib, &t->new_id) && oldloc == t->stage &&
+			    (rc = rocmd_fs_exchange_in(t->lroot, t->lib, t->stage)) !=
+			        ROCMD_EUNSUPPORTED) {
 				if (rc < 0)
 					return rc;
 			} else {
-				if (exists(t->lib)) {
+				if (exists(t->lroot, t->lib)) {
 					/* The new tree moves to the slot the old one is not in. */
 					const char *free_slot =
 					    oldloc == t->stage ? t->old : t->stage;
-					if ((rc = rocmd_fs_remove_tree(free_slot)) < 0 ||
-					    (rc = rocmd_fs_rename(t->lib, free_slot)) < 0)
+					if ((rc = rocmd_fs_remove_tree_in(t->lroot, free_slot,
+					                                  NULL)) < 0 ||
+					    (rc = rocmd_fs_rename_in(t->lroot, t->lib, free_slot)) <
+					        0)
 						return rc;
 				}
-				if ((rc = rocmd_fs_rename(oldloc, t->lib)) < 0)
+				if ((rc = rocmd_fs_rename_in(t->lroot, oldloc, t->lib)) < 0)
 					return rc;
 			}
 			ROCMD_KILLPOINT("undo.folder");
 		}
-	} else if (exists(t->lib) && is_id(t->lib, &t->new_id)) {
-		if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 ||
-		    (rc = rocmd_fs_rename(t->lib, t->stage)) < 0)
+	} else if (exists(t->lroot, t->lib) && is_id(t->lroot, t->lib, &t->new_id)) {
+		if ((rc = rocmd_fs_remove_tree_in(t->lroot, t->stage, NULL)) < 0 ||
+		    (rc = rocmd_fs_rename_in(t->lroot, t->lib, t->stage)) < 0)
 			return rc;
 	}
-	if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 || (rc = rocmd_fs_remove_tree(t->old)) < 0 ||
-	    (rc = rocmd_fs_fsync_dir(t->parent)) < 0)
+	if ((rc = rocmd_fs_remove_tree_in(t->lroot, t->stage, NULL)) < 0 ||
+	    (rc = rocmd_fs_remove_tree_in(t->lroot, t->old, NULL)) < 0 ||
+	    (rc = rocmd_fs_fsync_dir_in(t->lroot, t->parent)) < 0)
 		return rc;
 	if (t->has_binary) {
-		if (exists(t->bin_old)) {
-			if (!exists(t->bin)) {
-				rc = rocmd_fs_rename(t->bin_old, t->bin);
-			} else if (is_id(t->bin, &t->bin_new_id)) {
+		if (exists(t->broot, t->bin_old)) {
+			if (!exists(t->broot, t->bin)) {
+				rc = rocmd_fs_rename_in(t->broot, t->bin_old, t->bin);
+			} else if (is_id(t->broot, t->bin, &t->bin_new_id)) {
 				/* Windows: the new DLL may be loaded by now; rename it
 				 * aside rather than replace it. */
-				if (t->windows && (rc = rocmd_fs_rename(t->bin, t->bin_new)) < 0)
+				if (t->windows &&
+				    (rc = rocmd_fs_rename_in(t->broot, t->bin, t->bin_new)) < 0)
 					return rc;
-				rc = rocmd_fs_rename(t->bin_old, t->bin);
+				rc = rocmd_fs_rename_in(t->broot, t->bin_old, t->bin);
 			} else {
-				rc = rocmd_fs_remove_loaded(t->bin_old);
+				rc = rocmd_fs_remove_loaded_in(t->broot, t->bin_old);
 			}
 			if (rc < 0)
 				return rc;
-		} else if (is_id(t->bin, &t->bin_new_id)) {
+		} else if (is_id(t->broot, t->bin, &t->bin_new_id)) {
 			/* There was no binary before: the new one goes. */
-			if ((rc = rocmd_fs_rename(t->bin, t->bin_new)) < 0)
+			if ((rc = rocmd_fs_rename_in(t->broot, t->bin, t->bin_new)) < 0)
 				return rc;
 		}
 		ROCMD_KILLPOINT("undo.binary");
-		if ((rc = rocmd_fs_remove_loaded(t->bin_new)) < 0 ||
-		    (rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0)
+		if ((rc = rocmd_fs_remove_loaded_in(t->broot, t->bin_new)) < 0 ||
+		    (rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0)
 			return rc;
 	}
 	if ((rc = rocmd_fs_unlink(t->journal)) < 0)
 		return rc;
-	return rocmd_fs_fsync_dir(t->dir);
+	return rocmd_fs_fsync_dir_in(NULL, t->dir);
 }
 
 /* Records the new tree as current, removes the old one and the journal. */
@@ -457,7 +554,8 @@ txn_commit(struct txn *t)
 	cJSON *cur;
 	int rc;
 
-	if (!is_id(t->lib, &t->new_id) || (t->has_binary && !is_id(t->bin, &t->bin_new_id)))
+	if (!is_id(t->lroot, t->lib, &t->new_id) ||
+	    (t->has_binary && !is_id(t->broot, t->bin, &t->bin_new_id)))
 		return ROCMD_ECORRUPT;
 	snprintf(path, sizeof(path), "%s/current.json", t->dir);
 	if ((cur = cJSON_Duplicate(t->manifest, 1)) == NULL)
@@ -471,35 +569,37 @@ txn_commit(struct txn *t)
 	if (rc < 0)
 		return rc;
 	ROCMD_KILLPOINT("commit.current");
-	if ((rc = rocmd_fs_remove_tree(t->stage)) < 0 || (rc = rocmd_fs_remove_tree(t->old)) < 0 ||
-	    (rc = rocmd_fs_fsync_dir(t->parent)) < 0)
+	if ((rc = rocmd_fs_remove_tree_in(t->lroot, t->stage, NULL)) < 0 ||
+	    (rc = rocmd_fs_remove_tree_in(t->lroot, t->old, NULL)) < 0 ||
+	    (rc = rocmd_fs_fsync_dir_in(t->lroot, t->parent)) < 0)
 		return rc;
-	if (t->has_binary && ((rc = rocmd_fs_remove_loaded(t->bin_old)) < 0 ||
-	                      (rc = rocmd_fs_remove_loaded(t->bin_new)) < 0 ||
-	                      (rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0))
+	if (t->has_binary && ((rc = rocmd_fs_remove_loaded_in(t->broot, t->bin_old)) < 0 ||
+	                      (rc = rocmd_fs_remove_loaded_in(t->broot, t->bin_new)) < 0 ||
+	                      (rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0))
 		return rc;
 	ROCMD_KILLPOINT("commit.cleanup");
 	if ((rc = rocmd_fs_unlink(t->journal)) < 0)
 		return rc;
-	return rocmd_fs_fsync_dir(t->dir);
+	return rocmd_fs_fsync_dir_in(NULL, t->dir);
 }
 
-/* Creates the folders leading to REL inside ROOT (they are ours: ROOT is new). */
+/* Creates the folders leading to REL inside DIR (they are ours: DIR is new),
+ * below ROOT. */
 static int
-mkdirs_for(const char *root, const char *rel)
+mkdirs_for(const char *root, const char *dir, const char *rel)
 {
 	char path[DEPLOY_PATH_MAX * 2];
-	size_t rootlen = strlen(root);
+	size_t rootlen = strlen(dir);
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	for (char *p = path + rootlen + 1; *p != '\0'; p++) {
 		int kind;
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if ((kind = rocmd_fs_kind(path, NULL, NULL)) == 0) {
-			if ((rc = rocmd_fs_mkdir(path, 0755)) < 0)
+		if ((kind = rocmd_fs_kind_in(root, path, NULL, NULL)) == 0) {
+			if ((rc = rocmd_fs_mkdir_in(root, path, 0755)) < 0)
 				return rc;
 		} else if (kind != 'd') {
 			return kind < 0 ? kind : ROCMD_EUNSAFE;
@@ -537,7 +637,7 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 		tc.pr.bytes_total += req->files[i].size;
 	if (req->binary != NULL)
 		tc.pr.bytes_total += req->binary->size;
-	if ((rc = rocmd_fs_mkdir(t->stage, 0755)) < 0) {
+	if ((rc = rocmd_fs_mkdir_in(t->lroot, t->stage, 0755)) < 0) {
 		snprintf(why, whylen, "cannot create %s: %s", t->stage, rocmd_strerror(rc));
 		return rc;
 	}
@@ -545,16 +645,17 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 		const struct rocmd_deploy_file *f = &req->files[i];
 
 		snprintf(path, sizeof(path), "%s/%s", t->stage, f->path);
-		if ((rc = mkdirs_for(t->stage, f->path)) < 0) {
+		if ((rc = mkdirs_for(t->lroot, t->stage, f->path)) < 0) {
 			snprintf(why, whylen, "cannot create the folders of %s: %s", path,
 			         rocmd_strerror(rc));
 			return rc;
 		}
 		if (f->kind == ROCMD_DEPLOY_SYMLINK)
-			rc = rocmd_fs_symlink(f->link, path);
+			rc = rocmd_fs_symlink_in(t->lroot, f->link, path);
 		else
-			rc = rocmd_fs_copy_file(f->source, path, f->exec ? 0755 : 0644, f->size,
-			                        f->sha256, NULL, &st);
+			rc = rocmd_fs_copy_file_in(NULL, f->source, t->lroot, path,
+			                           f->exec ? 0755 : 0644, f->size, f->sha256, NULL,
+			                           &st);
 		if (rc < 0) {
 			if (rc == ROCMD_ECORRUPT)
 				snprintf(why, whylen,
@@ -569,9 +670,9 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 		tc.pr.files_done++;
 	}
 	if (req->binary != NULL) {
-		rc = rocmd_fs_copy_file(req->binary->source, t->bin_new,
-		                        req->binary->exec ? 0755 : 0644, req->binary->size,
-		                        req->binary->sha256, NULL, &st);
+		rc = rocmd_fs_copy_file_in(NULL, req->binary->source, t->broot, t->bin_new,
+		                           req->binary->exec ? 0755 : 0644, req->binary->size,
+		                           req->binary->sha256, NULL, &st);
 		if (rc < 0) {
 			snprintf(why, whylen, "cannot stage the binary from %s: %s",
 			         req->binary->source, rocmd_strerror(rc));
@@ -579,8 +680,8 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 		}
 	}
 	/* Data and names on disk before the journal may point at them. */
-	if ((rc = rocmd_fs_syncfs(t->stage)) < 0 ||
-	    (t->has_binary && (rc = rocmd_fs_syncfs(t->bin_dir)) < 0)) {
+	if ((rc = rocmd_fs_syncfs_in(t->lroot, t->stage)) < 0 ||
+	    (t->has_binary && (rc = rocmd_fs_syncfs_in(t->broot, t->bin_dir)) < 0)) {
 		snprintf(why, whylen, "cannot flush the staged files: %s", rocmd_strerror(rc));
 		return rc;
 	}
@@ -598,46 +699,47 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 	int rc;
 
 	if (t->lib_existed) {
-		rc = rocmd_fs_exchange(t->lib, t->stage);
+		rc = rocmd_fs_exchange_in(t->lroot, t->lib, t->stage);
 		if (rc == ROCMD_EUNSUPPORTED) {
 			/* Two renames: the folder is missing between them, which
 			 * recovery repairs from the journal. */
-			if ((rc = rocmd_fs_rename(t->lib, t->old)) < 0)
+			if ((rc = rocmd_fs_rename_in(t->lroot, t->lib, t->old)) < 0)
 				return rc;
 			ROCMD_KILLPOINT("swap.half");
-			rc = rocmd_fs_rename(t->stage, t->lib);
+			rc = rocmd_fs_rename_in(t->lroot, t->stage, t->lib);
 		} else if (rc == 0) {
 			res->exchange = 1;
 		}
 	} else {
-		rc = rocmd_fs_rename(t->stage, t->lib);
+		rc = rocmd_fs_rename_in(t->lroot, t->stage, t->lib);
 	}
 	if (rc < 0)
 		return rc;
 	t0 = now_ns();
 	ROCMD_KILLPOINT("swap.folder");
 	if (t->has_binary) {
-		if (exists(t->bin)) {
+		if (exists(t->broot, t->bin)) {
 			if (t->windows) {
 				/* A loaded DLL can be renamed, not replaced. */
-				if ((rc = rocmd_fs_rename(t->bin, t->bin_old)) < 0)
+				if ((rc = rocmd_fs_rename_in(t->broot, t->bin, t->bin_old)) < 0)
 					return rc;
 				ROCMD_KILLPOINT("swap.aside");
-			} else if ((rc = rocmd_fs_link(t->bin, t->bin_old)) < 0) {
+			} else if ((rc = rocmd_fs_link_in(t->broot, t->bin, t->bin_old)) < 0) {
 				struct rocmd_fs_copy_stats st = {0};
-				if ((rc = rocmd_fs_copy_file(t->bin, t->bin_old, 0755, 0, NULL,
-				                             NULL, &st)) < 0)
+				if ((rc = rocmd_fs_copy_file_in(t->broot, t->bin, t->broot,
+				                                t->bin_old, 0755, 0, NULL, NULL,
+				                                &st)) < 0)
 					return rc;
 			}
 		}
-		if ((rc = rocmd_fs_rename(t->bin_new, t->bin)) < 0)
+		if ((rc = rocmd_fs_rename_in(t->broot, t->bin_new, t->bin)) < 0)
 			return rc;
 		res->pair_window_ns = now_ns() - t0;
 		ROCMD_KILLPOINT("swap.binary");
-		if ((rc = rocmd_fs_fsync_dir(t->bin_dir)) < 0)
+		if ((rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0)
 			return rc;
 	}
-	return rocmd_fs_fsync_dir(t->parent);
+	return rocmd_fs_fsync_dir_in(t->lroot, t->parent);
 }
 
 /* Hashes the swapped-in tree and binary against the manifest and checks the
@@ -649,7 +751,7 @@ verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why,
 	uint64_t checked, bad, size;
 	int rc;
 
-	rc = deploy_check_tree(t->lib, req->files, req->nfiles, &checked, &bad, first,
+	rc = deploy_check_tree(t->lroot, t->lib, req->files, req->nfiles, &checked, &bad, first,
 	                       sizeof(first), req->progress, req->ctx, "verify", why, whylen);
 	if (rc < 0)
 		return rc;
@@ -659,7 +761,7 @@ verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why,
 		return ROCMD_ECORRUPT;
 	}
 	if (req->binary != NULL) {
-		if ((rc = rocmd_fs_hash_file(t->bin, hex, &size)) < 0) {
+		if ((rc = rocmd_fs_hash_file_in(t->broot, t->bin, hex, &size)) < 0) {
 			snprintf(why, whylen, "cannot read %s: %s", t->bin, rocmd_strerror(rc));
 			return rc;
 		}
@@ -770,7 +872,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		snprintf(why, whylen, "cannot create %s: %s", t.dir, rocmd_strerror(rc));
 		return rc;
 	}
-	if (exists(t.journal)) {
+	if (exists(NULL, t.journal)) {
 		snprintf(why, whylen, "an earlier deploy to %s was interrupted: recover it first",
 		         t.name);
 		return ROCMD_EBUSY;
@@ -779,9 +881,10 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
 		return ROCMD_ECANCELED;
 	/* Leftovers of a run that never wrote its journal carry our names only. */
-	if ((rc = rocmd_fs_remove_tree(t.stage)) < 0 || (rc = rocmd_fs_remove_tree(t.old)) < 0 ||
-	    (t.has_binary && ((rc = rocmd_fs_remove_loaded(t.bin_new)) < 0 ||
-	                      (rc = rocmd_fs_remove_loaded(t.bin_old)) < 0))) {
+	if ((rc = rocmd_fs_remove_tree_in(t.lroot, t.stage, NULL)) < 0 ||
+	    (rc = rocmd_fs_remove_tree_in(t.lroot, t.old, NULL)) < 0 ||
+	    (t.has_binary && ((rc = rocmd_fs_remove_loaded_in(t.broot, t.bin_new)) < 0 ||
+	                      (rc = rocmd_fs_remove_loaded_in(t.broot, t.bin_old)) < 0))) {
 		snprintf(why, whylen, "cannot remove leftovers of an earlier run: %s",
 		         rocmd_strerror(rc));
 		return rc;
@@ -794,13 +897,14 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		int had;
 		char mpath[DEPLOY_PATH_MAX + 32];
 		snprintf(mpath, sizeof(mpath), "%s/backup/manifest.json", t.dir);
-		had = exists(mpath);
+		had = exists(NULL, mpath);
 		pr.step = "backup";
 		if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
 			return ROCMD_ECANCELED;
 		/* With a backup made before, MANUAL_BACKUP still writes the manual
 		 * names if a deploy that made the backup could not (they were in use). */
-		if (!had || (req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_MANUAL_BACKUP))) {
+		if (!had ||
+		    (req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_MANUAL_BACKUP))) {
 			if ((rc = rocmd_deploy_backup(req->state_dir, &tg, req->flags, &bi, why,
 			                              whylen)) < 0)
 				return rc;
@@ -814,7 +918,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if ((t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,
 	                                       res->manifest)) == NULL)
 		return ROCMD_ENOMEM;
-	if (t.lib_existed && (rc = rocmd_fs_id_of(t.lib, &t.old_id)) < 0)
+	if (t.lib_existed && (rc = rocmd_fs_id_of_in(t.lroot, t.lib, &t.old_id)) < 0)
 		goto fail;
 	/* stage */
 	if ((rc = txn_journal(&t, "stage")) < 0) {
@@ -826,8 +930,8 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if ((rc = stage(&t, req, res, why, whylen)) < 0)
 		goto fail;
 	res->stage_us = us_since(t0);
-	if ((rc = rocmd_fs_id_of(t.stage, &t.new_id)) < 0 ||
-	    (t.has_binary && (rc = rocmd_fs_id_of(t.bin_new, &t.bin_new_id)) < 0))
+	if ((rc = rocmd_fs_id_of_in(t.lroot, t.stage, &t.new_id)) < 0 ||
+	    (t.has_binary && (rc = rocmd_fs_id_of_in(t.broot, t.bin_new, &t.bin_new_id)) < 0))
 		goto fail;
 	pr.step = "swap";
 	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0) {
@@ -942,20 +1046,21 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		goto out;
 	}
 	snprintf(out->label, sizeof(out->label), "%s", t.label);
-	if (strcmp(out->step, "commit") == 0 && t.manifest != NULL && is_id(t.lib, &t.new_id)) {
+	if (strcmp(out->step, "commit") == 0 && t.manifest != NULL &&
+	    is_id(t.lroot, t.lib, &t.new_id)) {
 		/* Keep the new tree only if its content is what was staged. */
 		struct rocmd_deploy_files f;
 		uint64_t checked = 0, bad = 0;
 		char first[256], hex[ROCMD_SHA256_HEX];
 		int ok = 0;
 		if (deploy_manifest_parse(t.manifest, NULL, NULL, &f) == 0) {
-			ok = deploy_check_tree(t.lib, f.files, f.n, &checked, &bad, first,
+			ok = deploy_check_tree(t.lroot, t.lib, f.files, f.n, &checked, &bad, first,
 			                       sizeof(first), NULL, NULL, "recover", why,
 			                       whylen) == 0 &&
 			     bad == 0;
 			if (ok && f.binary != NULL && t.has_binary) {
 				uint64_t size;
-				ok = rocmd_fs_hash_file(t.bin, hex, &size) == 0 &&
+				ok = rocmd_fs_hash_file_in(t.broot, t.bin, hex, &size) == 0 &&
 				     strcmp(hex, f.binary->sha256) == 0;
 			}
 			rocmd_deploy_files_free(&f);
@@ -1008,7 +1113,7 @@ rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n)
 		if (rocmd_deploy_name_check(de->d_name) < 0)
 			continue;
 		snprintf(j, sizeof(j), "%s/%s/journal", path, de->d_name);
-		if (!exists(j))
+		if (!exists(NULL, j))
 			continue;
 		if ((p = realloc(*names, (*n + 1) * sizeof(**names))) == NULL ||
 		    (p[*n] = strdup(de->d_name)) == NULL) {
@@ -1062,7 +1167,7 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 		goto out;
 	}
 	snprintf(rep->label, sizeof(rep->label), "%s", f.label);
-	rc = deploy_check_tree(t.lib, f.files, f.n, &rep->files_checked, &rep->files_bad,
+	rc = deploy_check_tree(t.lroot, t.lib, f.files, f.n, &rep->files_checked, &rep->files_bad,
 	                       rep->first_bad, sizeof(rep->first_bad), progress, ctx, "verify", why,
 	                       whylen);
 	if (rc < 0)
@@ -1071,7 +1176,7 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 		char hex[ROCMD_SHA256_HEX];
 		uint64_t size = 0;
 		rep->files_checked++;
-		rc = rocmd_fs_hash_file(t.bin, hex, &size);
+		rc = rocmd_fs_hash_file_in(t.broot, t.bin, hex, &size);
 		rep->pair_ok =
 		    rc == 0 && size == f.binary->size && strcmp(hex, f.binary->sha256) == 0;
 		if (!rep->pair_ok) {

@@ -45,12 +45,21 @@ struct rocmd_deploy_target {
 	 * (to .rocmd-old-<name> beside it) before the new one is renamed in, and the
 	 * manual backup names are bin\rocblas_backup.dll + bin\rocblas_backup\. */
 	int windows;
-	/* The tree the target belongs to (the SDK root, the application's
-	 * folder), or NULL. When set, the library folder's and the binary's
-	 * parents, symlinks resolved, must lie inside it (symlinks resolved
-	 * too): a symlinked parent leading out of the tree is refused with
-	 * ROCMD_EUNSAFE (I4). Without it, parents are resolved and used. */
+	/* The tree the target belongs to (the SDK's install folder, the
+	 * application's folder, rocmd's state folder for an overlay), or NULL.
+	 * It is resolved once (/opt/rocm -> /opt/rocm-6.2.4 is fine); the
+	 * library folder and the binary must lie inside it, and no folder
+	 * below it on their way may be a symlink (Windows: a reparse point):
+	 * ROCMD_EUNSAFE naming it (I4). Every file operation then opens those
+	 * folders again from the root without following any. Without a root,
+	 * the library folder's grandparent and the binary's folder stand for
+	 * it. */
 	const char *root;
+	/* 1: the folders from the root down may belong to (or be writable by)
+	 * a user other than root and rocmd's own: configured as such. 0: such
+	 * a target is refused with ROCMD_EUNSAFE (I4). Nothing is followed
+	 * either way. */
+	int user_owned_ok;
 };
 
 enum rocmd_deploy_kind { ROCMD_DEPLOY_FILE = 'f', ROCMD_DEPLOY_SYMLINK = 'l' };
@@ -128,7 +137,7 @@ struct rocmd_deploy_result {
 	 * folder swap and the binary rename; 0 without a binary). */
 	int64_t stage_us, swap_us, verify_us, commit_us, pair_window_ns;
 	char manifest[ROCMD_SHA256_HEX]; /* digest of the deployed manifest */
-	int backup_retired; /* N: the earlier originals were kept as backup.<N> */
+	int backup_retired;              /* N: the earlier originals were kept as backup.<N> */
 };
 
 /*

@@ -39,6 +39,7 @@ LIB=$ROOT/$LIBREL
 HOLDER=
 
 on_exit() { [ -z "$HOLDER" ] || kill "$HOLDER" 2>/dev/null; }
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 no_drift() { ctl --json lib status | grep -q '"drift":[[:space:]]*false'; }
 start() { rocmd_start --root "$ROOT" || bail "rocmd did not start"; }
 
@@ -179,7 +180,6 @@ check "roll the app back to its originals" 0 ctl lib rollback app-ollama --to or
 same "the app's copy is its original again" "$DIR/app-original" "$APP"
 
 # Permission: reading is open, changing is not.
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	check "nobody may read lib status" 0 as_nobody "$CTL" --socket "$SOCK" lib status
 	check "nobody may not deploy (exit 4)" 4 as_nobody "$CTL" --socket "$SOCK" lib deploy
@@ -300,5 +300,63 @@ check "rollback to the originals" 0 ctl lib rollback --to original
 same "the update's library is back" "$DIR/updated" "$LIB"
 check "history" 0 ctl lib history sdk-1
 contains "history: new originals backed up, earlier ones kept" "$DIR/out" "new originals .*backup.1"
+
+# I4: nothing below a target's root is followed, and a target a user other
+# than root owns is refused unless configured as such. An application's
+# folder owned by nobody (uid 65534), whose user replaces its rocblas folder
+# with a symlink to a root-owned folder elsewhere (a canary in it): root's
+# deploy must neither write there nor delete anything.
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	EVIL=$ROOT/opt/evil
+	VICTIM=$ROOT/srv/victim
+	mkdir -p "$EVIL/rocblas/library" "$VICTIM/library"
+	cp "$T/$LIBREL/TensileLibrary_gfx803.co" "$EVIL/rocblas/library/"
+	echo "root's own file" >"$VICTIM/library/canary"
+	cp -a "$VICTIM" "$DIR/victim-before"
+	chown -R 65534:65534 "$EVIL"
+	conf_evil() {
+		printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000, %s"app_targets": "evil=/opt/evil@5.7"}}\n' "$1" >"$DIR/rocmd.json"
+		rocmd_stop
+		start
+	}
+	conf_evil ""
+	check "a target folder a non-admin owns is refused" 1 ctl lib deploy app-evil --package 2
+	contains "the refusal names the folder and its owner" "$DIR/err" "$EVIL is owned by uid 65534"
+	contains "the refusal names the key that allows it" "$DIR/err" "deploy.allow_user_owned_targets"
+	same "a refused deploy leaves the user's folder as it was" "$T/$LIBREL/TensileLibrary_gfx803.co" \
+		"$EVIL/rocblas/library/TensileLibrary_gfx803.co"
+	# The user's move, as the user.
+	as_nobody sh -c "mv '$EVIL/rocblas' '$EVIL/rocblas.mine' && ln -s '$VICTIM' '$EVIL/rocblas'"
+	conf_evil '"allow_user_owned_targets": 1, '
+	check "allowed, but rocblas is a symlink: refused" 1 ctl lib deploy app-evil --package 2
+	contains "the refusal names the symlink" "$DIR/err" "$EVIL/rocblas is a symlink"
+	same "the root-owned folder it leads to is untouched" "$DIR/victim-before" "$VICTIM"
+	check "a verify is refused as well (nothing deployed there)" 1 ctl lib verify app-evil
+	same "the root-owned folder is still untouched" "$DIR/victim-before" "$VICTIM"
+	as_nobody sh -c "rm '$EVIL/rocblas' && mv '$EVIL/rocblas.mine' '$EVIL/rocblas'"
+	check "a user's folder configured as such is deployed to" 0 ctl lib deploy app-evil --package 2
+	same "its library = package 2's" "$P2/library" "$EVIL/rocblas/library"
+	check "and rolled back" 0 ctl lib rollback app-evil --to original
+else
+	echo "# skip: the user-owned application target needs root and setpriv"
+fi
+
+# A parent of the SDK's library folder that is a symlink leading out of the
+# SDK (to a folder of root's elsewhere): refused, naming it; nothing there is
+# written or removed.
+RB=$ROOT/usr/lib/x86_64-linux-gnu/rocblas
+check "deploy package 1 before the folder moves" 0 ctl lib deploy --package 1
+mv "$RB" "$DIR/outside-rocblas" && ln -s "$DIR/outside-rocblas" "$RB"
+cp -a "$DIR/outside-rocblas" "$DIR/outside-before"
+sleep 1.5 # the rescan of the changed folder settles
+check "a deploy through a symlinked parent folder is refused" 1 ctl lib deploy --package 2
+contains "the refusal names the symlink" "$DIR/err" "$RB is a symlink"
+same "the folder the symlink leads to is untouched" "$DIR/outside-before" "$DIR/outside-rocblas"
+check "a rollback through it is refused too" 1 ctl lib rollback --to original
+contains "the rollback's refusal names the symlink" "$DIR/err" "$RB is a symlink"
+same "the folder it leads to is still untouched" "$DIR/outside-before" "$DIR/outside-rocblas"
+rm "$RB" && mv "$DIR/outside-rocblas" "$RB"
+check "with the real folder back, the rollback runs" 0 ctl lib rollback --to original
+same "library = the update's originals" "$DIR/updated" "$LIB"
 
 harness_done

@@ -1214,11 +1214,12 @@ test_refusals(void **state)
 	print_message("  skip (Windows): symlinked parents and target folders need symlinks\n");
 #else
 	/* A parent folder that is a symlink leading out of the SDK's tree:
-	 * refused when the target names its tree, nothing written there. */
+	 * refused, naming it, nothing read or written there (I4). */
 	{
-		char outside[1600], cmd[4000], root[1600];
+		char outside[1600], cmd[4000], root[1600], link[1600];
 		rocmd_fs_fmt(outside, sizeof(outside), "%s/outside", f.dir);
 		rocmd_fs_fmt(root, sizeof(root), "%s/sdk", f.dir);
+		rocmd_fs_fmt(link, sizeof(link), "%s/sdk/lib/rocblas", f.dir);
 		rocmd_fs_fmt(
 		    cmd, sizeof(cmd),
 		    "mkdir -p '%s' && mv '%s/sdk/lib/rocblas' '%s/' && ln -s ../../outside/rocblas "
@@ -1227,20 +1228,38 @@ test_refusals(void **state)
 		assert_int_equal(system(cmd), 0);
 		f.target.root = root;
 		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
-		assert_non_null(strstr(why, "leads out of"));
+		assert_non_null(strstr(why, link));
+		assert_non_null(strstr(why, "is a symlink"));
 		rocmd_fs_fmt(cmd, sizeof(cmd), "%s/rocblas/library", outside);
 		assert_tree(cmd, f.orig_tree);
 		rocmd_fs_fmt(cmd, sizeof(cmd), "%s/rocblas/.rocmd-stage-%s", outside,
 		             f.target.name);
 		assert_int_not_equal(access(cmd, F_OK), 0);
-		/* Inside the tree a symlinked parent is fine (/opt/rocm -> rocm-6.2.4). */
+		/* Inside the tree too (lib -> lib64 kinds of layouts): every
+		 * component below the root is refused, and named. */
 		f.target.root = f.dir;
-		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
-		assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
+		assert_non_null(strstr(why, link));
+		/* Without a root the library's grandparent stands for it. */
+		f.target.root = NULL;
+		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
+		assert_non_null(strstr(why, link));
+		rocmd_fs_fmt(cmd, sizeof(cmd), "%s/rocblas/library", outside);
+		assert_tree(cmd, f.orig_tree);
 		rocmd_fs_fmt(cmd, sizeof(cmd),
 		             "rm '%s/sdk/lib/rocblas' && mv '%s/rocblas' '%s/sdk/lib/'", f.dir,
 		             outside, f.dir);
 		assert_int_equal(system(cmd), 0);
+		/* The root itself may be reached through a symlink (/opt/rocm ->
+		 * rocm-6.2.4): it is resolved once. */
+		rocmd_fs_fmt(link, sizeof(link), "%s/rocm", f.dir);
+		assert_int_equal(symlink("sdk", link), 0);
+		f.target.root = link;
+		rocmd_fs_fmt(cmd, sizeof(cmd), "%s/rocm/lib/rocblas/library", f.dir);
+		f.target.lib_dir = cmd;
+		assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+		f.target.lib_dir = f.lib;
+		assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
 		f.target.root = NULL;
 		assert_tree(f.lib, f.orig_tree);
 	}
@@ -1557,6 +1576,260 @@ test_real_tree(void **state)
 	fx_free(&f);
 }
 
+/* ---- the resolver: nothing below a root is followed (I4) ---- */
+
+#ifndef _WIN32
+/* Every operation below ROOT with the folder "a/b" a symlink to OUTSIDE
+ * fails, and OUTSIDE (holding a canary) is untouched. */
+static void
+resolver_round(const char *dir, int no_openat2)
+{
+	char root[1200], outside[1200], p[1600], q[1600], why[1024], canary[1600], cmd[4000];
+	char hex[ROCMD_SHA256_HEX], before[ROCMD_SHA256_HEX];
+	struct rocmd_fs_copy_stats st = {0};
+	struct rocmd_fs_entry *e = NULL;
+	struct rocmd_fs_id id;
+	size_t n = 0;
+	int fd;
+
+	rocmd_fs_test_no_openat2 = no_openat2;
+	rocmd_fs_fmt(root, sizeof(root), "%s/root%d", dir, no_openat2);
+	rocmd_fs_fmt(outside, sizeof(outside), "%s/outside%d", dir, no_openat2);
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c", root);
+	mkdirs(p);
+	mkdirs(outside);
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c/file", root);
+	write_file(p, "inside");
+	/* Real folders all the way: fine, and the operations work. */
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c/x", root);
+	assert_int_equal(rocmd_fs_resolve(root, p, ROCMD_FS_RESOLVE_OWNER, why, sizeof(why)), 0);
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c", root);
+	assert_int_equal(rocmd_fs_resolve(root, p, ROCMD_FS_RESOLVE_LAST, why, sizeof(why)), 0);
+	assert_int_equal(rocmd_fs_kind_in(root, p, NULL, NULL), 'd');
+	assert_int_equal(rocmd_fs_kind_in(root, root, NULL, NULL), 'd');
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c/new", root);
+	assert_int_equal(rocmd_fs_mkdir_in(root, p, 0755), 0);
+	rocmd_fs_fmt(q, sizeof(q), "%s/a/b/c/new2", root);
+	assert_int_equal(rocmd_fs_rename_in(root, p, q), 0);
+	assert_int_equal(rocmd_fs_remove_tree_in(root, q, NULL), 0);
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c/file", root);
+	assert_int_equal(rocmd_fs_hash_file_in(root, p, hex, NULL), 0);
+	/* Not below the root, or with "..": refused before anything is opened. */
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/../../x", root);
+	assert_int_equal(rocmd_fs_mkdir_in(root, p, 0755), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_mkdir_in(root, outside, 0755), ROCMD_EUNSAFE);
+	rocmd_fs_fmt(p, sizeof(p), "%sx/y", root);
+	assert_int_equal(rocmd_fs_mkdir_in(root, p, 0755), ROCMD_EUNSAFE);
+	/* The user's move: a/b becomes a symlink to a folder outside. */
+	rocmd_fs_fmt(canary, sizeof(canary), "%s/c/canary", outside);
+	rocmd_fs_fmt(cmd, sizeof(cmd),
+	             "mkdir -p '%s/c' && echo root-only > '%s' && "
+	             "mv '%s/a/b' '%s/a/b.real' && ln -s '%s' '%s/a/b'",
+	             outside, canary, root, root, outside, root);
+	assert_int_equal(system(cmd), 0);
+	tree_hash(outside, before);
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c/x", root);
+	assert_int_equal(rocmd_fs_resolve(root, p, 0, why, sizeof(why)), ROCMD_EUNSAFE);
+	rocmd_fs_fmt(q, sizeof(q), "%s/a/b is a symlink", root);
+	assert_non_null(strstr(why, q));
+	assert_int_equal(rocmd_fs_mkdir_in(root, p, 0755), ROCMD_EUNSAFE);
+	fd = rocmd_fs_open_in(root, p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_int_equal(fd, ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_symlink_in(root, "t", p), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_kind_in(root, canary, NULL, NULL), ROCMD_EUNSAFE);
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c/canary", root);
+	assert_int_equal(rocmd_fs_kind_in(root, p, NULL, NULL), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_id_of_in(root, p, &id), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_hash_file_in(root, p, hex, NULL), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_unlink_in(root, p), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_set_writable_in(root, p, 1), ROCMD_EUNSAFE);
+	rocmd_fs_fmt(q, sizeof(q), "%s/a/stolen", root);
+	assert_int_equal(rocmd_fs_rename_in(root, p, q), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_link_in(root, p, q), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_copy_file_in(root, p, NULL, q, 0644, 0, NULL, NULL, &st),
+	                 ROCMD_EUNSAFE);
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b/c", root);
+	assert_true(rocmd_fs_walk_in(root, p, 0, &e, &n, why, sizeof(why)) < 0);
+	assert_int_equal(rocmd_fs_remove_tree_in(root, p, NULL), ROCMD_EUNSAFE);
+	assert_int_equal(rocmd_fs_fsync_dir_in(root, p), ROCMD_EUNSAFE);
+	rocmd_fs_fmt(q, sizeof(q), "%s/a/b.real/c", root);
+	assert_int_equal(rocmd_fs_exchange_in(root, p, q), ROCMD_EUNSAFE);
+	/* The link itself (the last name) is removed as a link, never followed. */
+	rocmd_fs_fmt(p, sizeof(p), "%s/a/b", root);
+	assert_int_equal(rocmd_fs_kind_in(root, p, NULL, NULL), 'l');
+	tree_hash(outside, hex);
+	assert_string_equal(hex, before);
+	assert_int_equal(rocmd_fs_remove_tree_in(root, p, NULL), 0);
+	assert_int_equal(access(canary, F_OK), 0);
+	/* A root named through a symlink is not followed either: callers pass
+	 * the canonical one (rocmd_fs_realpath). */
+	rocmd_fs_fmt(p, sizeof(p), "%s/root-link%d", dir, no_openat2);
+	assert_int_equal(symlink(root, p), 0);
+	rocmd_fs_fmt(q, sizeof(q), "%s/a", p);
+	assert_int_equal(rocmd_fs_kind_in(p, q, NULL, NULL), ROCMD_EUNSAFE);
+	/* Folders a user other than root owns or may write (root only). */
+	if (geteuid() == 0) {
+		rocmd_fs_fmt(p, sizeof(p), "%s/a/b.real/c", root);
+		rocmd_fs_fmt(q, sizeof(q), "%s/a/b.real/c/x", root);
+		assert_int_equal(chown(p, 65534, 65534), 0);
+		assert_int_equal(
+		    rocmd_fs_resolve(root, q, ROCMD_FS_RESOLVE_OWNER, why, sizeof(why)),
+		    ROCMD_EPERM);
+		assert_non_null(strstr(why, "owned by uid 65534"));
+		assert_int_equal(rocmd_fs_resolve(root, q, 0, why, sizeof(why)), 0);
+		assert_int_equal(chown(p, 0, 0), 0);
+		assert_int_equal(chmod(p, 01777), 0);
+		assert_int_equal(
+		    rocmd_fs_resolve(root, q, ROCMD_FS_RESOLVE_OWNER, why, sizeof(why)),
+		    ROCMD_EPERM);
+		assert_non_null(strstr(why, "every user"));
+		assert_int_equal(chmod(p, 0755), 0);
+	}
+	rocmd_fs_entries_free(e, n);
+	rocmd_fs_test_no_openat2 = 0;
+}
+#endif
+
+static void
+test_resolver(void **state)
+{
+	(void)state;
+#ifdef _WIN32
+	print_message("  skip (Windows): symlinked folders need symlinks (wine: none to make)\n");
+	skip();
+#else
+	char dir[512];
+
+	make_temp_dir(dir, sizeof(dir), "rocmd-test-resolve");
+	resolver_round(dir, 0); /* openat2 */
+	resolver_round(dir, 1); /* kernels without it: a walk of O_NOFOLLOW opens */
+	remove_all(dir);
+#endif
+}
+
+#ifndef _WIN32
+/* The user's move while a deploy runs: when the engine reports the step
+ * ("backup", after its checks), the target's parent folder rocblas becomes
+ * a symlink to a folder elsewhere with a library of its own. */
+struct swap_ctx {
+	const char *parent, *moved, *outside;
+	int done;
+};
+
+static int
+swap_parent(const struct rocmd_deploy_progress *p, void *arg)
+{
+	struct swap_ctx *c = arg;
+
+	if (!c->done && strcmp(p->step, "backup") == 0) {
+		c->done = 1;
+		assert_int_equal(rename(c->parent, c->moved), 0);
+		assert_int_equal(symlink(c->outside, c->parent), 0);
+	}
+	return 0;
+}
+#endif
+
+static void
+test_race_parent(void **state)
+{
+#ifdef _WIN32
+	(void)state;
+	print_message("  skip (Windows): symlinked folders need symlinks\n");
+	skip();
+#else
+	struct fx f;
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_recovery rec;
+	struct swap_ctx c = {0};
+	char why[1024], a_tree[ROCMD_SHA256_HEX], out_tree[ROCMD_SHA256_HEX], h[ROCMD_SHA256_HEX];
+	char parent[1600], moved[1600], outside[1600], cmd[4000];
+
+	(void)state;
+	fx_build(&f, 0);
+	f.target.root = f.root;
+	pkg_tree_hash(&f, &f.a, a_tree);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	/* A root-owned library elsewhere, which the user may not touch. */
+	rocmd_fs_fmt(parent, sizeof(parent), "%s/lib/rocblas", f.root);
+	rocmd_fs_fmt(moved, sizeof(moved), "%s/lib/rocblas.real", f.root);
+	rocmd_fs_fmt(outside, sizeof(outside), "%s/victim/rocblas", f.dir);
+	rocmd_fs_fmt(cmd, sizeof(cmd),
+	             "mkdir -p '%s/library' && echo root-only > '%s/library/canary'", outside,
+	             outside);
+	assert_int_equal(system(cmd), 0);
+	rocmd_fs_fmt(cmd, sizeof(cmd), "%s/victim", f.dir);
+	tree_hash(cmd, out_tree);
+	c.parent = parent;
+	c.moved = moved;
+	c.outside = outside;
+	{
+		struct rocmd_deploy_request req = {.state_dir = f.state,
+		                                   .target = f.target,
+		                                   .files = f.b.files,
+		                                   .nfiles = f.b.n,
+		                                   .binary = &f.b.binary,
+		                                   .label = f.b.label,
+		                                   .progress = swap_parent,
+		                                   .ctx = &c};
+		assert_true(rocmd_deploy_run(&req, &res, why, sizeof(why)) < 0);
+	}
+	assert_true(c.done);
+	/* Nothing outside was written, moved or removed. */
+	rocmd_fs_fmt(cmd, sizeof(cmd), "%s/victim", f.dir);
+	tree_hash(cmd, h);
+	assert_string_equal(h, out_tree);
+	/* The user puts the folder back; recovery (journal left or not) gives
+	 * the target as it was: package A. */
+	assert_int_equal(unlink(parent), 0);
+	assert_int_equal(rename(moved, parent), 0);
+	assert_int_equal(rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)), 0);
+	assert_tree(f.lib, a_tree);
+	assert_int_equal(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lib, f.orig_tree);
+	fx_free(&f);
+#endif
+}
+
+/* A target whose folders a user other than root owns: refused unless the
+ * target says it is configured as such; nothing changes when refused. */
+static void
+test_user_owned(void **state)
+{
+#ifdef _WIN32
+	(void)state;
+	print_message("  skip (Windows): needs chown\n");
+	skip();
+#else
+	struct fx f;
+	struct rocmd_deploy_result res;
+	char why[1024], p[1600], a_tree[ROCMD_SHA256_HEX];
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("  skip: needs root (chown)\n");
+		skip();
+	}
+	fx_build(&f, 0);
+	f.target.root = f.root;
+	pkg_tree_hash(&f, &f.a, a_tree);
+	rocmd_fs_fmt(p, sizeof(p), "%s/lib/rocblas", f.root);
+	assert_int_equal(chown(p, 65534, 65534), 0);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EUNSAFE);
+	assert_non_null(strstr(why, "owned by uid 65534"));
+	assert_non_null(strstr(why, "deploy.allow_user_owned_targets"));
+	assert_tree(f.lib, f.orig_tree);
+	assert_false(res.backup_made);
+	f.target.user_owned_ok = 1;
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_tree(f.lib, a_tree);
+	f.target.user_owned_ok = 0;
+	assert_int_equal(chown(p, 0, 0), 0);
+	fx_free(&f);
+#endif
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1564,13 +1837,14 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_failpoint_spec),   cmocka_unit_test(test_cycle_linux),
 	    cmocka_unit_test(test_cycle_windows),    cmocka_unit_test(test_stale_files),
 	    cmocka_unit_test(test_check_rolls_back), cmocka_unit_test(test_verify_detects),
-	    cmocka_unit_test(test_refusals),         cmocka_unit_test(test_manual_backup),
-	    cmocka_unit_test(test_real_tree),        cmocka_unit_test(test_new_originals),
-	    cmocka_unit_test(test_loaded_dll),       cmocka_unit_test(test_kill_first),
-	    cmocka_unit_test(test_kill_second),      cmocka_unit_test(test_kill_rollback),
-	    cmocka_unit_test(test_kill_fallback),    cmocka_unit_test(test_kill_windows),
-	    cmocka_unit_test(test_fail_eio),         cmocka_unit_test(test_fail_enospc),
-	    cmocka_unit_test(test_fail_eacces),
+	    cmocka_unit_test(test_refusals),         cmocka_unit_test(test_resolver),
+	    cmocka_unit_test(test_race_parent),      cmocka_unit_test(test_user_owned),
+	    cmocka_unit_test(test_manual_backup),    cmocka_unit_test(test_real_tree),
+	    cmocka_unit_test(test_new_originals),    cmocka_unit_test(test_loaded_dll),
+	    cmocka_unit_test(test_kill_first),       cmocka_unit_test(test_kill_second),
+	    cmocka_unit_test(test_kill_rollback),    cmocka_unit_test(test_kill_fallback),
+	    cmocka_unit_test(test_kill_windows),     cmocka_unit_test(test_fail_eio),
+	    cmocka_unit_test(test_fail_enospc),      cmocka_unit_test(test_fail_eacces),
 	};
 #ifdef _WIN32
 	static char exe[1024];
