@@ -23,11 +23,12 @@ rocmd_archive_dl_load(char *why, size_t whylen)
 }
 
 int
-rocmd_archive_open_file(struct archive *a, const char *path, size_t block)
+rocmd_archive_open_file(struct archive *a, const char *path, int fd, size_t block)
 {
 	wchar_t *w = rocmd_win_wide(path);
 	int rc;
 
+	(void)fd;
 	if (w == NULL) {
 		archive_set_error(a, ENOMEM, "cannot convert the name %s to UTF-16", path);
 		return ARCHIVE_FATAL;

@@ -57,7 +57,8 @@ rocmd_archive_dl_load(char *why, size_t whylen)
 }
 
 int
-rocmd_archive_open_file(struct archive *a, const char *path, size_t block)
+rocmd_archive_open_file(struct archive *a, const char *path, int fd, size_t block)
 {
-	return sym_archive_read_open_filename(a, path, block);
+	(void)path;
+	return sym_archive_read_open_fd(a, fd, block);
 }

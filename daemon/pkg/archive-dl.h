@@ -38,6 +38,7 @@
 	X(archive_read_has_encrypted_entries)                                                      \
 	X(archive_read_new)                                                                        \
 	X(archive_read_next_header)                                                                \
+	X(archive_read_open_fd)                                                                    \
 	X(archive_read_open_filename)                                                              \
 	X(archive_read_open_memory)                                                                \
 	X(archive_read_support_filter_bzip2)                                                       \
@@ -63,9 +64,13 @@ ROCMD_ARCHIVE_SYMBOLS(ROCMD_ARCHIVE_DECLARE)
  * reason in WHY.
  */
 int rocmd_archive_dl_load(char *why, size_t whylen);
-/* archive_read_open_filename for a UTF-8 PATH: the name as is on Linux; on
- * Windows converted to UTF-16 for archive_read_open_filename_w, since the
- * narrow call would read it in the ANSI code page. */
-int rocmd_archive_open_file(struct archive *a, const char *path, size_t block);
+/* Opens the archive at PATH, which the caller opened as FD, for reading. On
+ * Linux libarchive reads FD itself (archive_read_open_fd), the file the
+ * caller opened with the importer's rights: one open, nothing to swap in
+ * between. On Windows it opens PATH again by name, converted to UTF-16 for
+ * archive_read_open_filename_w (the narrow call would read the name in the
+ * ANSI code page), since a positioned read there (rocmd_fs_pread, on the
+ * caller's FD) moves the handle's file pointer under libarchive. */
+int rocmd_archive_open_file(struct archive *a, const char *path, int fd, size_t block);
 
 #endif

@@ -127,7 +127,7 @@ drop_scan(struct rocmd_pkg_service *ps)
 		if (f->stable >= 2) {
 			char src[4096 + 1024];
 			snprintf(src, sizeof(src), "%s/%s", ps->drop, f->name);
-			if (rocmd_pkg_queue_import(ps, src, f->name, NULL, NULL) < 0)
+			if (rocmd_pkg_queue_import(ps, src, f->name, NULL, NULL, NULL) < 0)
 				continue;
 			f->queued = 1;
 			log_info("drop folder: importing %s", f->name);

@@ -31,6 +31,7 @@ struct pkg_job {
 	enum job_type type;
 	/* import */
 	char *source, *name, *sdk;
+	struct rocmd_pkg_cred *cred; /* the importer's rights, or NULL */
 	int from_drop;
 	struct rocmd_pkg_contents contents;
 	cJSON *identity;
@@ -64,6 +65,7 @@ job_free(struct rocmd_job *b)
 	free(j->source);
 	free(j->name);
 	free(j->sdk);
+	rocmd_pkg_cred_free(j->cred);
 	free(j->objs);
 	for (size_t i = 0; i < j->nkeep; i++)
 		free(j->keep[i]);
@@ -169,6 +171,7 @@ import_work(struct rocmd_job *b)
 	            .max_file = (uint64_t)ps->srv->cfg->store_max_file,
 	            .max_files = (uint64_t)ps->srv->cfg->store_max_files,
 	        },
+	    .cred = j->cred,
 	    .progress = on_read_progress,
 	    .ctx = j,
 	};
@@ -559,13 +562,16 @@ base_name(const char *path)
 
 int
 rocmd_pkg_queue_import(struct rocmd_pkg_service *ps, const char *path, const char *name,
-                       const char *sdk, struct rocmd_conn *conn)
+                       const char *sdk, struct rocmd_pkg_cred *cred, struct rocmd_conn *conn)
 {
 	struct pkg_job *j = job_new(ps, JOB_IMPORT);
 	int rc = 0;
 
-	if (j == NULL)
+	if (j == NULL) {
+		rocmd_pkg_cred_free(cred);
 		return ROCMD_ENOMEM;
+	}
+	j->cred = cred;
 	j->from_drop = conn == NULL;
 	j->source = strdup(path);
 	j->name = name != NULL ? strdup(name) : base_name(path);

@@ -28,7 +28,9 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 {
 	static const char *const keys[] = {"path", "sdk", NULL};
 	const char *path, *sdk = NULL;
+	struct rocmd_pkg_cred *cred = NULL;
 	struct rocmd_fsinfo fi;
+	uv_os_fd_t fd;
 	int rc;
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
@@ -49,11 +51,29 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 			return ROCMD_EPARAMS;
 		}
 	}
-	if ((rc = rocmd_fsinfo_get(path, 1, &fi)) < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", path, strerror(-rc));
-		return ROCMD_ENOTFOUND;
+	/* The caller's rights, from here on: whether PATH exists is theirs to
+	 * know only if they could look it up themselves. */
+	if (uv_fileno((const uv_handle_t *)&conn->pipe, &fd) != 0)
+		fd = -1;
+	if ((rc = rocmd_pkg_cred_peer((int)fd, conn->peer.uid, conn->peer.gid, &cred)) < 0) {
+		snprintf(why, whylen, "cannot read the caller's groups: %s", rocmd_strerror(rc));
+		return rc;
 	}
-	return rocmd_pkg_queue_import(conn->srv->pkg, path, NULL, sdk, conn);
+	if ((rc = rocmd_pkg_cred_enter(cred)) == 0) {
+		rc = rocmd_fsinfo_get(path, 1, &fi);
+		rocmd_pkg_cred_leave(cred);
+	} else {
+		snprintf(why, whylen, "rocmd cannot read files with your rights (%s)",
+		         rocmd_strerror(rc));
+		rocmd_pkg_cred_free(cred);
+		return rc;
+	}
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", path, strerror(-rc));
+		rocmd_pkg_cred_free(cred);
+		return rc == -EACCES ? ROCMD_EPERM : ROCMD_ENOTFOUND;
+	}
+	return rocmd_pkg_queue_import(conn->srv->pkg, path, NULL, sdk, cred, conn);
 }
 
 static void

@@ -61,6 +61,7 @@ struct reader {
 	 * a hardlink finds its target in O(1): NSLOTS a power of two. */
 	size_t *slots, nslots;
 	const struct rocmd_pkg_raw *raw; /* the archive's own bytes, or NULL */
+	int as_peer;                     /* this thread reads with opts->cred's rights */
 	pthread_t dat_thread;            /* parsing TensileLibrary.dat meanwhile */
 	int dat_started;
 	char *dat_path;
@@ -131,6 +132,33 @@ static void __attribute__((format(printf, 2, 3))) say(struct reader *r, const ch
 	va_start(ap, fmt);
 	vsnprintf(r->why, r->whylen, fmt, ap);
 	va_end(ap);
+}
+
+/* The source is opened, listed and looked up with the importer's rights
+ * (opts->cred); the staging folder is written with the daemon's. */
+static int
+peer_on(struct reader *r)
+{
+	int rc;
+
+	if (r->opts->cred == NULL || r->as_peer)
+		return 0;
+	if ((rc = rocmd_pkg_cred_enter(r->opts->cred)) < 0) {
+		say(r, "rocmd cannot read files with your rights (%s): it must run as root",
+		    rocmd_strerror(rc));
+		return rc;
+	}
+	r->as_peer = 1;
+	return 0;
+}
+
+static void
+peer_off(struct reader *r)
+{
+	if (!r->as_peer)
+		return;
+	rocmd_pkg_cred_leave(r->opts->cred);
+	r->as_peer = 0;
 }
 
 static const char *
@@ -794,12 +822,16 @@ folder_one(void *ctx, const char *rel, int kind, int exec, uint64_t size, const 
 		}
 		e->kind = ROCMD_PKG_FILE;
 		e->exec = exec;
+		/* Opened with the importer's rights; copied with the daemon's. */
+		peer_off(r);
 		rc = copy_file(r, e, fd_src_read, &src);
 		rocmd_fs_close(src.fd);
 	}
 	if (rc == 0)
 		dat_start(r, e);
-	return rc == 0 ? report(r, 0) : rc;
+	if (rc == 0)
+		rc = report(r, 0);
+	return rc == 0 ? peer_on(r) : rc;
 }
 
 /* Reads folder ROOT. The walk refuses, in its own words, what no package
@@ -1060,6 +1092,7 @@ reader_begin(struct reader *r, const char *staging, const struct rocmd_pkg_read_
 static int
 reader_end(struct reader *r, int rc)
 {
+	peer_off(r);
 	dat_join(r);
 	free(r->buf);
 	free(r->slots);
@@ -1105,7 +1138,7 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 	int rc, kind;
 
 	rc = reader_begin(&r, staging, opts, out, why, whylen);
-	if (rc < 0)
+	if (rc < 0 || (rc = peer_on(&r)) < 0)
 		return reader_end(&r, rc);
 	/* The user named SOURCE: follow its links once, then none below it. */
 	if ((rc = rocmd_fs_realpath(source, real, sizeof(real))) < 0 ||
@@ -1117,34 +1150,36 @@ rocmd_pkg_read(const char *source, const char *staging, const struct rocmd_pkg_r
 		r.pr.bytes_total = folder_bytes(real);
 		out->format = strdup("directory");
 		rc = read_folder(&r, real);
+		peer_off(&r);
 		if (rc == 0)
 			rc = finish(&r);
 	} else if (kind == 'f') {
-		struct rocmd_pkg_raw raw;
+		struct rocmd_pkg_raw raw = {.fd = -1};
 		struct archive *a;
 		char dlwhy[256];
-		int fd;
-		if ((rc = rocmd_archive_dl_load(dlwhy, sizeof(dlwhy))) < 0) {
-			say(&r, "%s", dlwhy);
-			return reader_end(&r, rc);
-		}
-		if ((fd = rocmd_fs_open(real, O_RDONLY, 0)) < 0) {
+		int fd = rocmd_fs_open(real, O_RDONLY, 0);
+		peer_off(&r);
+		if (fd < 0) {
 			say(&r, "cannot open %s: %s", source, rocmd_strerror(fd));
 			return reader_end(&r, fd);
 		}
-		if ((rc = rocmd_pkg_raw_fd(&raw, fd)) < 0) {
+		if ((rc = rocmd_archive_dl_load(dlwhy, sizeof(dlwhy))) < 0) {
+			say(&r, "%s", dlwhy);
+		} else if ((rc = rocmd_pkg_raw_fd(&raw, fd)) < 0) {
 			say(&r, "cannot read %s: %s", source, rocmd_strerror(rc));
 		} else if ((a = archive_new_reader()) == NULL) {
 			rc = ROCMD_ENOMEM;
 		} else {
 			utf8_before before = utf8_enter();
-			rc = read_archive(&r, a, rocmd_archive_open_file(a, real, 1 << 20), &raw);
+			rc = read_archive(&r, a, rocmd_archive_open_file(a, real, fd, 1 << 20),
+			                  &raw);
 			sym_archive_read_free(a);
 			utf8_leave(before);
 		}
 		rocmd_pkg_raw_free(&raw);
 		rocmd_fs_close(fd);
 	} else {
+		peer_off(&r);
 		say(&r, "%s is neither a file nor a folder", source);
 		rc = ROCMD_EUNSAFE;
 	}

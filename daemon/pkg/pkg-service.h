@@ -46,10 +46,11 @@ int rocmd_pkg_start(struct rocmd_server *srv, struct rocmd_pkg_service **out, ch
                     size_t whylen);
 
 /* Queues the import of PATH as package NAME (SDK: a version the user gave,
- * or NULL). CONN: the client whose request waits for it (ROCMD_METHOD_DEFERRED
- * is returned), or NULL for the drop folder's (0). */
+ * or NULL), read with CRED's rights (consumed; NULL: the daemon's own). CONN:
+ * the client whose request waits for it (ROCMD_METHOD_DEFERRED is returned),
+ * or NULL for the drop folder's (0). */
 int rocmd_pkg_queue_import(struct rocmd_pkg_service *ps, const char *path, const char *name,
-                           const char *sdk, struct rocmd_conn *conn);
+                           const char *sdk, struct rocmd_pkg_cred *cred, struct rocmd_conn *conn);
 /* Queues the verification of package ID's objects (0: the whole store) for
  * CONN's request. Returns ROCMD_METHOD_DEFERRED or an error with WHY. */
 int rocmd_pkg_queue_verify(struct rocmd_pkg_service *ps, int64_t id, struct rocmd_conn *conn,

@@ -4,9 +4,9 @@
  * holds it. Objects arrive by rename from the staging folder of an import
  * (same filesystem), after their data is on disk, and each folder a rename
  * touched is fsync'd afterwards, as dpkg does. Objects are read-only (0444)
- * and never rewritten; garbage collection removes those no package lists.
- * The daemon runs one store job at a time, so an import never races a
- * collection.
+ * in a store only the daemon may enter (0700), and never rewritten; garbage
+ * collection removes those no package lists. The daemon runs one store job
+ * at a time, so an import never races a collection.
  *
  * Every file operation goes through the shared file layer (fs.h), so the
  * store follows no symlink (no reparse point on Windows), passes the same
@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
 
 #include "common/error.h"
 #include "common/paths.h"
@@ -47,6 +50,20 @@ rocmd_store_open(const char *store, char *why, size_t whylen)
 	char path[4096];
 	int rc;
 
+	/* Only the daemon reads the store: an object holds what an importer
+	 * could read, which other users may not (0700; a store made before
+	 * is closed on the next start). fs.h has no call that sets a mode. */
+	if ((rc = rocmd_paths_mkdir_p(store, 0700)) < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", store, rocmd_strerror(rc));
+		return rc;
+	}
+#ifndef _WIN32
+	if (chmod(store, 0700) != 0) {
+		rc = -errno;
+		snprintf(why, whylen, "cannot make %s private: %s", store, rocmd_strerror(rc));
+		return rc;
+	}
+#endif
 	snprintf(path, sizeof(path), "%s/objects", store);
 	if ((rc = rocmd_paths_mkdir_p(path, 0755)) < 0) {
 		snprintf(why, whylen, "cannot create %s: %s", path, rocmd_strerror(rc));

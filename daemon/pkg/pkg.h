@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 
@@ -55,8 +56,38 @@ struct rocmd_pkg_progress {
 	char current[256]; /* entry being read */
 };
 
+/*
+ * Whose rights a package is read with: an import's caller (pkg-cred-unix.c).
+ * The daemon runs as root; an admin-group member who asks it to import a
+ * path must not get root's reading rights with it. The reading thread takes
+ * the caller's file-system identity (uid, gid, supplementary groups) for
+ * every open, list and lookup of the source, so the kernel decides what it
+ * may read exactly as it would for the caller (modes, ACLs, every component
+ * of the path, symlinks), at the moment of each open: nothing to race.
+ * Writing the staging folder is done with the daemon's own rights.
+ */
+struct rocmd_pkg_cred {
+	uid_t uid;
+	gid_t gid;
+	size_t ngroups;
+	gid_t *groups;
+};
+/* The caller on connected socket FD (its uid and gid from SO_PEERCRED, as
+ * UID and GID) into *OUT (malloc'd, for rocmd_pkg_cred_free), or NULL when
+ * the daemon's own rights are the caller's (root, or the daemon's own uid).
+ * On Windows always NULL: see docs/PROTOCOL.md, pkg.import. */
+int rocmd_pkg_cred_peer(int fd, uid_t uid, gid_t gid, struct rocmd_pkg_cred **out);
+void rocmd_pkg_cred_free(struct rocmd_pkg_cred *c);
+/* The calling thread's file access takes C's rights (C NULL: nothing
+ * changes) / goes back to the daemon's own. Enter returns 0 or a negative
+ * error (the daemon may not change its file identity: not root). */
+int rocmd_pkg_cred_enter(const struct rocmd_pkg_cred *c);
+void rocmd_pkg_cred_leave(const struct rocmd_pkg_cred *c);
+
 struct rocmd_pkg_read_opts {
 	struct rocmd_pkg_limits limits;
+	/* The source is read with these rights (NULL: the daemon's own). */
+	const struct rocmd_pkg_cred *cred;
 	/* Called every few MiB with the reader's counters; a non-zero return
 	 * cancels the read (ROCMD_ECANCELED). May be NULL. */
 	int (*progress)(const struct rocmd_pkg_progress *pr, void *ctx);
@@ -169,8 +200,8 @@ int rocmd_elf_read(const char *path, struct rocmd_elf_info *out, char *why, size
  * stops it with ROCMD_ECANCELED.
  */
 int rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name,
-                       const char *explicit_sdk, int (*canceled)(void *ctx), void *ctx,
-                       cJSON **out, char *why, size_t whylen);
+                       const char *explicit_sdk, int (*canceled)(void *ctx), void *ctx, cJSON **out,
+                       char *why, size_t whylen);
 
 /* ---- the store (pkg-store.c) ---- */
 

@@ -196,5 +196,58 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 		"$CTL" --socket "$SOCK" pkg list
 fi
 
+# An admin-group member (uid 65534 in the admin group nogroup) imports with
+# its own rights, not root's: what it cannot read is refused, names inside
+# folders it cannot list are not told, and the store keeps what it read from
+# other users.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && getent group nogroup >/dev/null; then
+	as_admin() { setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" --socket "$SOCK" "$@"; }
+	rocmd_stop
+	printf '{"store": {"max_file_size": 67108864}, "ipc": {"admin_group": "nogroup"}}\n' >"$CONF"
+	check "daemon restarts with the admin group nogroup" 0 rocmd_start
+	chmod 666 "$SOCK"
+	npk=$(ctl --json status | jnum packages)
+	mkdir -p "$DIR/private" "$DIR/shared" "$DIR/tree/library/secret"
+	"$MK" 7z "$DIR/private/rocm.gfx803.V9.for.hip.sdk.5.7.7z" "f:library/TensileLibrary_gfx803.co=$A" \
+		"z:library/Kernels.so-000-gfx803.hsaco=4097" >/dev/null
+	cp "$DIR/private/rocm.gfx803.V9.for.hip.sdk.5.7.7z" "$DIR/shared/mine.7z"
+	cp "$DIR/private/rocm.gfx803.V9.for.hip.sdk.5.7.7z" "$DIR/shared/root-only.7z"
+	chmod 700 "$DIR/private"
+	chmod 755 "$DIR/shared"
+	chmod 644 "$DIR/shared/mine.7z"
+	chmod 600 "$DIR/shared/root-only.7z"
+	# rocmctl resolves the path itself; a raw call does not.
+	check "an archive in a folder only root may enter is refused" 4 as_admin call pkg.import \
+		"{\"path\": \"$DIR/private/rocm.gfx803.V9.for.hip.sdk.5.7.7z\"}"
+	contains "refused as the caller would be" "$ERR" "ermission denied"
+	check "whether a path in it exists is not told either" 4 as_admin call pkg.import \
+		"{\"path\": \"$DIR/private/nothing.7z\"}"
+	contains "the same refusal" "$ERR" "ermission denied"
+	check "an archive only root may read is refused" 4 as_admin pkg import "$DIR/shared/root-only.7z"
+	# A folder with a subfolder only root may enter, holding a FIFO: the walk
+	# stops at the subfolder, and nothing inside it is named.
+	cp "$A" "$DIR/tree/library/TensileLibrary_gfx803.co"
+	head -c 5000 /dev/urandom >"$DIR/tree/library/secret/hidden-name.co"
+	mkfifo "$DIR/tree/library/secret/hidden-fifo"
+	chmod -R a+rX "$DIR/tree"
+	chmod 700 "$DIR/tree/library/secret"
+	check "a folder holding one only root may enter is refused" 1 as_admin pkg import "$DIR/tree"
+	contains "the refusal names the folder it could not enter" "$ERR" "library/secret"
+	lacks "no name inside it is told" "$ERR" "hidden-"
+	if [ "$(ctl --json status | jnum packages)" -eq "$npk" ]; then ok "none of them was stored"; else
+		bad "a package was stored from what the caller cannot read"
+	fi
+	check "an archive the caller may read is imported" 0 as_admin pkg import "$DIR/shared/mine.7z"
+	o=$(find "$STATE/store/objects" -type f | head -n 1)
+	if setpriv --reuid=65534 --regid=65534 --clear-groups cat "$o" >/dev/null 2>&1; then
+		bad "store objects are readable by other users"
+		ls -ld "$STATE/store" "$STATE/store/objects" "$o" | sed 's/^/#   /'
+	else
+		ok "store objects are not readable by other users"
+	fi
+else
+	skip "imports with the caller's rights" "needs root, setpriv and the group nogroup"
+fi
+
 check "daemon stops" 0 ctl shutdown
 harness_done
