@@ -5,10 +5,12 @@
  */
 #include "db/db-deploy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
+#include "common/failpoint.h"
 #include "db/db-internal.h"
 
 enum {
@@ -205,6 +207,25 @@ deployment_add(struct rocmd_deploy_db *db, const struct rocmd_db_deployment *d, 
 	return err;
 }
 
+/*
+ * The commit of a deploy's rows, where a full disk makes SQLite answer
+ * SQLITE_FULL (ROCMD_ENOSPACE) and roll the transaction back. Failpoint
+ * "db.deploy.commit" stands for it (ROCMD_FAILPOINT=db.deploy.commit:1:ENOSPC):
+ * the rows written so far are rolled back, as they are then.
+ */
+static int
+commit(struct rocmd_deploy_db *db, int err)
+{
+	int fp;
+
+	if (err == 0 && (fp = ROCMD_FAILPOINT("db.deploy.commit")) < 0) {
+		err = rocmd_err_errno(-fp);
+		snprintf(db->c.msg, sizeof(db->c.msg), "%s (failpoint db.deploy.commit)",
+		         err == ROCMD_ENOSPACE ? "database or disk is full" : rocmd_strerror(err));
+	}
+	return db_end(&db->c, err);
+}
+
 int
 rocmd_deploy_db_record(struct rocmd_deploy_db *db, const struct rocmd_db_deployment *d,
                        const char *old_state, const char *action, const char *outcome,
@@ -242,7 +263,7 @@ rocmd_deploy_db_record(struct rocmd_deploy_db *db, const struct rocmd_db_deploym
 		};
 		err = rocmd_deploy_db_history_add(db, &h, NULL);
 	}
-	err = db_end(&db->c, err);
+	err = commit(db, err);
 	if (err != 0)
 		*id = 0;
 	return err;
@@ -269,7 +290,7 @@ rocmd_deploy_db_end_live(struct rocmd_deploy_db *db, int64_t target_id, int64_t 
 		};
 		err = rocmd_deploy_db_history_add(db, &h, NULL);
 	}
-	return db_end(&db->c, err);
+	return commit(db, err);
 }
 
 int

@@ -84,6 +84,8 @@ int rocmd_deploy_db_targets(struct rocmd_deploy_db *db, int64_t id, const char *
  * tried to hold: a live D ends the current live deployment, which becomes
  * OLD_STATE ("superseded" or "rolled_back"); then D is added, with a history
  * row (ACTION, OUTCOME, MESSAGE), all in one transaction. *ID gets D's id.
+ * A full disk fails its commit (ROCMD_ENOSPACE, nothing written); failpoint
+ * "db.deploy.commit" does the same, here and in rocmd_deploy_db_end_live.
  */
 int rocmd_deploy_db_record(struct rocmd_deploy_db *db, const struct rocmd_db_deployment *d,
                            const char *old_state, const char *action, const char *outcome,

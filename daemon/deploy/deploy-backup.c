@@ -427,6 +427,21 @@ out:
 }
 
 int
+rocmd_deploy_backup_info(const char *state_dir, const char *name,
+                         struct rocmd_deploy_backup_info *info)
+{
+	char mpath[DEPLOY_PATH_MAX];
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	if (rocmd_deploy_name_check(name) < 0)
+		return ROCMD_EINVAL;
+	rocmd_fs_fmt(mpath, sizeof(mpath), "%s/deploy/%s/backup/manifest.json", state_dir, name);
+	rc = info_from(mpath, info);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+int
 rocmd_deploy_backup_load(const char *state_dir, const char *name, struct rocmd_deploy_files *out,
                          char *why, size_t whylen)
 {

@@ -555,7 +555,35 @@ result_json(const struct deploy_job *j)
 	return r;
 }
 
+/*
+ * The engine committed, but the database could not record it (a full disk):
+ * the client is told so (an error saying what is on disk), never a plain
+ * success, and the database is brought in line as soon as it takes writes
+ * again (deploy_unrecorded's timer; every start reconciles from
+ * current.json too). WHAT is what is in place, with its verb ("package #3
+ * (name) is").
+ */
 static void
+unrecorded(struct deploy_job *j, const char *what)
+{
+	char dbwhy[256];
+
+	deploy_copy(dbwhy, sizeof(dbwhy), rocmd_deploy_db_errmsg(j->ds->db));
+	deploy_fmt(j->base.why, sizeof(j->base.why),
+	           "%s in place at %s and verified, but the database could not record it "
+	           "(%s): rocmd records it as soon as the database takes writes again (it tries "
+	           "every %d s, and at each start); until then lib status shows what was there "
+	           "before",
+	           what, j->t.name, dbwhy[0] ? dbwhy : "database error", DEPLOY_RECORD_RETRY_S);
+	j->base.rc = ROCMD_EDB;
+	log_err("%s", j->base.why);
+	rocmd_server_event(j->ds->srv, "lib.unrecorded", NULL, "%s", j->base.why);
+	deploy_unrecorded(j->ds);
+}
+
+/* Records the outcome of a deploy or a rollback to a package; 0, or the
+ * database's error. */
+static int
 record_deploy(struct deploy_job *j, cJSON *result)
 {
 	struct rocmd_deploy_service *ds = j->ds;
@@ -588,6 +616,7 @@ record_deploy(struct deploy_job *j, cJSON *result)
 		log_err("%s: cannot record the deployment: %s", j->t.name,
 		        rocmd_deploy_db_errmsg(ds->db));
 	cJSON_free(detail);
+	return rc;
 }
 
 static void
@@ -664,12 +693,13 @@ job_done(struct deploy_job *j, cJSON **out)
 		goto finish;
 	}
 	if (j->type == JOB_ROLLBACK && strcmp(j->to, "original") == 0) {
-		if (j->base.rc == 0) {
-			int rc = rocmd_deploy_db_end_live(ds->db, j->target_id, rocmd_now_ms(),
-			                                  "rolled back to the originals", NULL);
-			if (rc < 0 && rc != ROCMD_ENOTFOUND)
-				log_err("%s: cannot record the rollback: %s", j->t.name,
-				        rocmd_deploy_db_errmsg(ds->db));
+		int rc;
+		if (j->base.rc == 0 &&
+		    (rc = rocmd_deploy_db_end_live(ds->db, j->target_id, rocmd_now_ms(),
+		                                   "rolled back to the originals", NULL)) < 0 &&
+		    rc != ROCMD_ENOTFOUND) {
+			unrecorded(j, "the originals are");
+		} else if (j->base.rc == 0) {
 			rocmd_server_event(srv, "lib.rolled_back", cJSON_Duplicate(r, 1),
 			                   "%s rolled back to the originals (%s)", j->t.name,
 			                   j->reason);
@@ -687,8 +717,13 @@ job_done(struct deploy_job *j, cJSON **out)
 		}
 		goto finish;
 	}
-	record_deploy(j, r);
-	if (j->base.rc == 0) {
+	if (record_deploy(j, r) < 0 && j->base.rc == 0) {
+		char what[320];
+		record_backup(j);
+		deploy_fmt(what, sizeof(what), "package #%lld (%s) is", (long long)j->pkg_id,
+		           j->pkg_name);
+		unrecorded(j, what);
+	} else if (j->base.rc == 0) {
 		record_backup(j);
 		if (strcmp(j->t.kind, "overlay") == 0)
 			rocmd_server_event(srv, "lib.deployed", cJSON_Duplicate(r, 1),

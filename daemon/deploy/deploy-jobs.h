@@ -143,9 +143,21 @@ int deploy_target_queued(struct rocmd_deploy_service *ds, const char *name);
 /* Start-up: finishes or undoes interrupted deploys, then brings the database
  * in line with what each target holds. */
 int deploy_recover_all(struct rocmd_deploy_service *ds, char *why, size_t whylen);
+/* Brings the database in line with what the engine says each known target
+ * holds (current.json's label); the number of targets whose rows could not
+ * be written (0: all in line). */
+int deploy_reconcile_all(struct rocmd_deploy_service *ds);
 /* After a failed verification: back to the originals, unless an SDK update
  * made the files there the vendor's new ones. */
 void deploy_queue_auto_rollback(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
                                 int64_t target_id, const char *why);
+
+/* ---- deploy-service.c ---- */
+
+/* How often the database is brought in line after it could not record a
+ * deploy's outcome. */
+#define DEPLOY_RECORD_RETRY_S 5
+/* The database could not record what a target holds now: retry until it can. */
+void deploy_unrecorded(struct rocmd_deploy_service *ds);
 
 #endif

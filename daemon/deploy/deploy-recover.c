@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "daemon/core/server.h"
 #include "db/db-deploy.h"
+#include "deploy-jobs-os.h"
 
 /* ---- after a failed verification ---- */
 
@@ -49,8 +50,30 @@ deploy_queue_auto_rollback(struct rocmd_deploy_service *ds, const struct deploy_
 
 /* ---- start-up ---- */
 
-/* Brings the database in line with what the engine says target NAME holds. */
-static void
+/* The backup of NAME's originals, when the database lacks its row (its
+ * write failed with the deploy's). */
+static int
+reconcile_backup(struct rocmd_deploy_service *ds, const char *name, const struct deploy_row *row)
+{
+	struct rocmd_deploy_backup_info b;
+	char path[PATH_MAX];
+	int rc;
+
+	if (row->has_backup || rocmd_deploy_backup_info(ds->srv->cfg->state_dir, name, &b) < 0 ||
+	    !b.exists)
+		return 0;
+	snprintf(path, sizeof(path),
+	         rocmd_deploy_native_windows ? "%s\\deploy\\%s\\backup" : "%s/deploy/%s/backup",
+	         ds->srv->cfg->state_dir, name);
+	rc = rocmd_deploy_db_backup_put(ds->db, row->id, path, b.manifest, (int64_t)b.files,
+	                                (int64_t)b.bytes, b.adopted ? "rocblas_backup" : NULL,
+	                                rocmd_now_ms());
+	return rc == ROCMD_EEXISTS ? 0 : rc;
+}
+
+/* Brings the database in line with what the engine says target NAME holds;
+ * 0, or the database's error. */
+static int
 reconcile(struct rocmd_deploy_service *ds, const char *name)
 {
 	struct rocmd_deploy_files cur = {0};
@@ -61,18 +84,25 @@ reconcile(struct rocmd_deploy_service *ds, const char *name)
 
 	deploy_target_lookup(ds, name, &row);
 	if (!row.found)
-		return;
-	rc = rocmd_deploy_current_load(ds->srv->cfg->state_dir, name, &cur, why, sizeof(why));
-	if (rc < 0)
-		return;
-	if (cur.label != NULL && strcmp(cur.label, "original") == 0) {
-		if (row.live_id != 0 &&
-		    rocmd_deploy_db_end_live(ds->db, row.id, rocmd_now_ms(),
-		                             "recovered: the originals are in place", NULL) == 0)
-			rocmd_server_event(ds->srv, "lib.recovered", NULL,
-			                   "%s holds the originals: database updated", name);
-	} else if (cur.label != NULL && sscanf(cur.label, "pkg %lld", &pkg) == 1 &&
+		return 0;
+	if (rocmd_deploy_current_load(ds->srv->cfg->state_dir, name, &cur, why, sizeof(why)) < 0)
+		return 0;
+	rc = reconcile_backup(ds, name, &row);
+	if (rc == 0 && cur.label != NULL && strcmp(cur.label, "original") == 0) {
+		if (row.live_id != 0) {
+			rc =
+			    rocmd_deploy_db_end_live(ds->db, row.id, rocmd_now_ms(),
+			                             "recovered: the originals are in place", NULL);
+			if (rc == 0)
+				rocmd_server_event(ds->srv, "lib.recovered", NULL,
+				                   "%s holds the originals: database updated",
+				                   name);
+			else if (rc == ROCMD_ENOTFOUND)
+				rc = 0;
+		}
+	} else if (rc == 0 && cur.label != NULL && sscanf(cur.label, "pkg %lld", &pkg) == 1 &&
 	           pkg != row.live_pkg) {
+		char fp[72];
 		struct rocmd_db_deployment d = {.target_id = row.id,
 		                                .package_id = pkg,
 		                                .state = "live",
@@ -80,12 +110,21 @@ reconcile(struct rocmd_deploy_service *ds, const char *name)
 		                                .started_ms = rocmd_now_ms(),
 		                                .finished_ms = rocmd_now_ms()};
 		int64_t id;
-		if (rocmd_deploy_db_record(ds->db, &d, "superseded", "recover", "ok",
-		                           "recovered: the deploy had completed on disk", &id) == 0)
+		/* The fingerprint discovery will see, as a deploy records it. */
+		qsort(cur.files, cur.n, sizeof(*cur.files), deploy_file_cmp);
+		deploy_files_fingerprint(cur.files, cur.n, 1, fp);
+		d.fingerprint = fp[0] != '\0' ? fp : NULL;
+		rc = rocmd_deploy_db_record(ds->db, &d, "superseded", "recover", "ok",
+		                            "recovered: the deploy had completed on disk", &id);
+		if (rc == 0)
 			rocmd_server_event(ds->srv, "lib.recovered", NULL,
 			                   "%s holds package #%lld: database updated", name, pkg);
 	}
+	if (rc < 0)
+		log_warn("%s: the database cannot record what it holds yet: %s", name,
+		         rocmd_deploy_db_errmsg(ds->db));
 	rocmd_deploy_files_free(&cur);
+	return rc;
 }
 
 static int
@@ -110,8 +149,8 @@ count_targets(const struct rocmd_db_target *t, void *arg)
 int
 deploy_recover_all(struct rocmd_deploy_service *ds, char *why, size_t whylen)
 {
-	char **names = NULL, **all = NULL;
-	size_t n = 0, total = 0;
+	char **names = NULL;
+	size_t n = 0;
 	int rc;
 
 	rc = rocmd_deploy_pending(ds->srv->cfg->state_dir, &names, &n);
@@ -146,15 +185,27 @@ deploy_recover_all(struct rocmd_deploy_service *ds, char *why, size_t whylen)
 	}
 	free(names);
 	/* Then every known target's database rows against its current.json. */
+	if (deploy_reconcile_all(ds) > 0)
+		deploy_unrecorded(ds);
+	return 0;
+}
+
+int
+deploy_reconcile_all(struct rocmd_deploy_service *ds)
+{
+	char **all = NULL;
+	size_t total = 0;
+	int failed = 0;
+
 	rocmd_deploy_db_targets(ds->db, 0, NULL, count_targets, &total);
 	all = calloc(total + 1, sizeof(*all));
 	if (all == NULL)
-		return ROCMD_ENOMEM;
+		return 1;
 	rocmd_deploy_db_targets(ds->db, 0, NULL, reconcile_one, &all);
 	for (size_t i = 0; all[i] != NULL; i++) {
-		reconcile(ds, all[i]);
+		failed += reconcile(ds, all[i]) < 0;
 		free(all[i]);
 	}
 	free(all);
-	return 0;
+	return failed;
 }

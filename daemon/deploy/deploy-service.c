@@ -51,6 +51,8 @@ rocmd_deploy_svc_start(struct rocmd_server *srv, const struct rocmd_deploy_svc_o
 		return rc;
 	}
 	rocmd_jobs_set_retry(&ds->jobs, (uint64_t)srv->cfg->deploy_defer_retry_s * 1000);
+	uv_timer_init(srv->loop, &ds->record_timer);
+	ds->record_timer.data = ds;
 	rc = deploy_recover_all(ds, why, whylen);
 	if (rc < 0)
 		log_err("deploy recovery: %s", why);
@@ -59,15 +61,42 @@ rocmd_deploy_svc_start(struct rocmd_server *srv, const struct rocmd_deploy_svc_o
 }
 
 static void
+record_retry(uv_timer_t *t)
+{
+	struct rocmd_deploy_service *ds = t->data;
+
+	if (deploy_reconcile_all(ds) > 0)
+		return;
+	ds->unrecorded = 0;
+	uv_timer_stop(t);
+	log_notice("deploy: the database records what every target holds again");
+}
+
+void
+deploy_unrecorded(struct rocmd_deploy_service *ds)
+{
+	ds->unrecorded = 1;
+	if (!uv_is_active((uv_handle_t *)&ds->record_timer))
+		uv_timer_start(&ds->record_timer, record_retry, DEPLOY_RECORD_RETRY_S * 1000,
+		               DEPLOY_RECORD_RETRY_S * 1000);
+}
+
+static void
 engine_shutdown(void *self)
 {
-	rocmd_jobs_shutdown(&((struct rocmd_deploy_service *)self)->jobs);
+	struct rocmd_deploy_service *ds = self;
+
+	uv_timer_stop(&ds->record_timer);
+	rocmd_jobs_shutdown(&ds->jobs);
 }
 
 static void
 engine_close(void *self)
 {
-	rocmd_jobs_close(&((struct rocmd_deploy_service *)self)->jobs);
+	struct rocmd_deploy_service *ds = self;
+
+	uv_close((uv_handle_t *)&ds->record_timer, NULL);
+	rocmd_jobs_close(&ds->jobs);
 }
 
 static void

@@ -51,6 +51,11 @@ struct rocmd_deploy_service {
 	char smoke[PATH_MAX]; /* the smoke test program, "" none */
 	char store[PATH_MAX]; /* the package store's folder */
 	struct rocmd_jobs jobs;
+	/* A deploy's outcome the database could not record (a full disk): the
+	 * timer brings the database in line with current.json every
+	 * DEPLOY_RECORD_RETRY_S until it can (deploy-recover.c). */
+	int unrecorded;
+	uv_timer_t record_timer;
 };
 
 extern const struct rocmd_method rocmd_methods_lib[];

@@ -223,6 +223,11 @@ struct rocmd_deploy_backup_info {
 int rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
                         struct rocmd_deploy_backup_info *info, char *why, size_t whylen);
 
+/* What the backup of target NAME's originals holds (INFO->exists 0: none,
+ * or one cut short); 0, or an error reading its manifest. */
+int rocmd_deploy_backup_info(const char *state_dir, const char *name,
+                             struct rocmd_deploy_backup_info *info);
+
 /* A file list owned by the engine (rocmd_deploy_files_free). */
 struct rocmd_deploy_files {
 	struct rocmd_deploy_file *files;

@@ -359,4 +359,35 @@ rm "$RB" && mv "$DIR/outside-rocblas" "$RB"
 check "with the real folder back, the rollback runs" 0 ctl lib rollback --to original
 same "library = the update's originals" "$DIR/updated" "$LIB"
 
+# ENOSPC while the database records a deploy: failpoint db.deploy.commit
+# fails the commit of its rows as a full disk does (SQLite answers
+# SQLITE_FULL and rolls them back). The engine has committed, so the files
+# are in place: the client must not be told a plain success, and the
+# database must record it as soon as it can, without a restart.
+live_is() { ctl lib status | grep "^sdk-1 " | grep -q "$1"; }
+start_failing() {
+	rocmd_stop
+	ROCMD_FAILPOINT=db.deploy.commit:1:ENOSPC
+	export ROCMD_FAILPOINT
+	start
+	unset ROCMD_FAILPOINT
+}
+start_failing
+check "a deploy the database cannot record is not reported as a success" 1 ctl lib deploy --package 1
+contains "the client is told what is on disk and what the database lacks" "$DIR/err" \
+	"package #1 (.*) is in place at sdk-1 and verified, but the database could not record it"
+lacks "no plain success" "$DIR/out" "Deployed package"
+same "the files are package 1's" "$P1/library" "$LIB"
+wait_for "the database records it within seconds, without a restart" 30 live_is "package #1"
+check "history" 0 ctl lib history sdk-1
+contains "history says it was recorded once the database could" "$DIR/out" \
+	"recover .*ok .*the deploy had completed on disk"
+start_failing
+check "a rollback the database cannot record is not reported as a success" 1 \
+	ctl lib rollback --to original
+contains "the client is told the originals are in place" "$DIR/err" \
+	"the originals are in place at sdk-1 and verified, but the database could not record it"
+same "the files are the originals" "$DIR/updated" "$LIB"
+wait_for "the database records the originals within seconds" 30 live_is "originals"
+
 harness_done
