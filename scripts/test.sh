@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs dependencies, builds, and runs every test twice: a normal build,
 # then an AddressSanitizer + UndefinedBehaviorSanitizer build. GPU tests skip
-# with their reason on machines without a GPU. Then the service stages: the
+# with their reason on machines without a GPU. Then every fuzz target under
+# libFuzzer for 30 s (tests/fuzz/fuzz.sh), and the service stages: the
 # systemd units and the Debian package, and the Windows build under wine.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +18,11 @@ echo "== build (ASan + UBSan) =="
 echo "== tests under ASan + UBSan =="
 (cd "$ROOT/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$JOBS")
+
+echo "== fuzz: libFuzzer from the seed corpora, 30 s per target, two at a time =="
+rc=0
+sh "$ROOT/tests/fuzz/fuzz.sh" --time 30 "$ROOT/build-fuzz" || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"
 
 echo "== service: systemd units, exposure score, cmake --install, Debian package =="
 "$ROOT/scripts/test-service.sh" "$ROOT/build"
