@@ -37,6 +37,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../lib/harness.sh"
+. "$HERE/../fault/sandbox.sh"
 
 CLIENTS=1000
 REQUESTS=100000
@@ -75,14 +76,7 @@ for t in sqlite3 setpriv timeout; do
 	command -v $t >/dev/null 2>&1 || { echo "soak.sh: $t missing" >&2; exit 2; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "soak.sh: needs root (a second user for the exhaustion case)" >&2; exit 2; }
-TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
-T=$TREES/trixie
-LIBREL=usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
-BINREL=usr/lib/x86_64-linux-gnu/librocblas.so.0.1
-if [ ! -f "$T/$LIBREL/TensileLibrary.dat" ] || [ ! -f "$T/$BINREL" ]; then
-	echo "skip: no real SDK trees in $TREES (tests/fixtures/make-trees.sh)"
-	exit 77
-fi
+sandbox_check || exit 77
 harness_init soak
 ROOT=$DIR/root
 DB=$STATE/rocmd.db
@@ -92,23 +86,12 @@ fail() { FAILS=$((FAILS + 1)); echo "FAIL: $*"; }
 export ROCMD_CLIENT_TIMEOUT_S=60
 
 # ---- the sandbox ----
-mkdir -p "$ROOT" "$DIR/pkg"
-cp -al "$T/usr" "$ROOT/usr"
-n=$ROOT/sys/class/kfd/kfd/topology/nodes
-mkdir -p "$n/0" "$n/1/mem_banks/0" "$ROOT/sys/class/kfd/kfd/proc"
-printf 'cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n' >"$n/0/properties"
-printf 'cpu_cores_count 0\nsimd_count 24\nsimd_per_cu 2\ngfx_target_version 100300\nvendor_id 4098\ndevice_id 29631\nlocation_id 49408\n' >"$n/1/properties"
-printf 'heap_type 1\nsize_in_bytes 536870912\n' >"$n/1/mem_banks/0/properties"
-mkpkg() { # mkpkg DIR MANIFEST [BINARY]
-	mkdir -p "$1/library"
-	cp -l "$T/$LIBREL/TensileLibrary.dat" "$T/$LIBREL/Kernels.so-000-gfx1030.hsaco" "$1/library/"
-	echo "$2" >"$1/library/TensileManifest.txt"
-	[ -z "${3:-}" ] || cp -l "$T/$BINREL" "$1/librocblas.so.0"
-}
+mkdir -p "$DIR/pkg"
+sandbox_root "$ROOT"
 P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
 P2=$DIR/pkg/rocm.gfx1030.V2.0.for.hip.sdk.5.7
-mkpkg "$P1" "package one" binary
-mkpkg "$P2" "package two"
+sandbox_pkg "$P1" "package one" binary
+sandbox_pkg "$P2" "package two"
 # Built-in defaults but for the sandbox's needs: no GPU probe or smoke test,
 # no automatic deploys, tuning only when asked, on the CPU backend.
 conf() { # conf [IPC-JSON]
@@ -322,7 +305,7 @@ term_during() {
 	case $1 in
 	import)
 		p=$DIR/pkg/rocm.gfx1030.V3.1.$$.$(date +%s%N).for.hip.sdk.5.7
-		mkpkg "$p" "package $p" binary
+		sandbox_pkg "$p" "package $p" binary
 		cmd="pkg import $p"
 		;;
 	deploy)
