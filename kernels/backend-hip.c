@@ -201,15 +201,16 @@ api_unload(struct hip_api *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/*
- * The gfx arch and compute units of the first KFD GPU node: gfx_target_version
- * 110003 is gfx1103 (major, minor and stepping as two decimal digits each,
- * minor and stepping printed in hex).
- */
-static int
-kfd_arch(int index, char *arch, size_t len, int *cus)
+/* The KFD node of GPU INDEX (backend-hip.h). */
+int
+backend_hip_kfd_arch(const char *sysroot, int index, char *arch, size_t len, int *cus)
 {
-	DIR *d = opendir("/sys/class/kfd/kfd/topology/nodes");
+	char nodes[512];
+	DIR *d;
+
+	snprintf(nodes, sizeof(nodes), "%s/sys/class/kfd/kfd/topology/nodes",
+	         sysroot != NULL && strcmp(sysroot, "/") != 0 ? sysroot : "");
+	d = opendir(nodes);
 	struct dirent *e;
 	int seen = 0, found = -1;
 
@@ -222,8 +223,7 @@ kfd_arch(int index, char *arch, size_t len, int *cus)
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/kfd/kfd/topology/nodes/%s/properties",
-		         e->d_name);
+		snprintf(path, sizeof(path), "%.400s/%.80s/properties", nodes, e->d_name);
 		f = fopen(path, "r");
 		if (f == NULL)
 			continue;
@@ -291,7 +291,7 @@ hip_open(int index, struct backend_ctx **out, struct backend_device_info *info, 
 	a->hipSetDevice(index);
 	snprintf(ctx->info.backend, sizeof(ctx->info.backend), "hip");
 	a->hipDeviceGetName(ctx->info.name, sizeof(ctx->info.name), index);
-	if (kfd_arch(index, ctx->info.arch, sizeof(ctx->info.arch), &cus) < 0) {
+	if (backend_hip_kfd_arch(NULL, index, ctx->info.arch, sizeof(ctx->info.arch), &cus) < 0) {
 		snprintf(why, whylen, "not available: no KFD topology for device %d", index);
 		r = ROCMD_EUNSUPPORTED;
 		goto fail;

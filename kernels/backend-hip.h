@@ -16,6 +16,14 @@ extern const struct backend_ops backend_hip_ops;
 int backend_hip_probe(char *why, size_t whylen);
 
 /*
+ * The gfx arch and compute units of GPU INDEX from the KFD topology under
+ * SYSROOT (NULL: /): gfx_target_version 110003 is gfx1103 (major, minor and
+ * stepping as two decimal digits each, minor and stepping printed in hex).
+ * 0, or -1 when there is no such node. The vendor backends use it too.
+ */
+int backend_hip_kfd_arch(const char *sysroot, int index, char *arch, size_t len, int *cus);
+
+/*
  * Compiles SRC for ARCH ("gfx1103") with the hiprtc library at RTC_PATH in a
  * child process, "NAME=V" defines passed as -DRK_NAME=V. 0 and a malloc'd code
  * object; ROCMD_EINVAL with the log (compile error, hiprtc missing, child killed

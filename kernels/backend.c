@@ -22,6 +22,13 @@ extern const struct backend_ops backend_cuda_ops;
 #ifdef ROCMD_BACKEND_HIP
 extern const struct backend_ops backend_hip_ops;
 #endif
+/* The vendor-solution backends (kernels/vendor.h). */
+#ifdef ROCMD_BACKEND_VENDOR
+extern const struct backend_ops backend_rocblas_ops;
+extern const struct backend_ops backend_hipblaslt_ops;
+extern const struct backend_ops backend_cublaslt_ops;
+#include "kernels/vendor.h"
+#endif
 
 static const struct backend_ops *const backends[] = {
 	&backend_cpu_ops,
@@ -30,6 +37,11 @@ static const struct backend_ops *const backends[] = {
 #endif
 #ifdef ROCMD_BACKEND_HIP
 	&backend_hip_ops,
+#endif
+#ifdef ROCMD_BACKEND_VENDOR
+	&backend_rocblas_ops,
+	&backend_hipblaslt_ops,
+	&backend_cublaslt_ops,
 #endif
 	NULL,
 };
@@ -59,6 +71,13 @@ backend_space_check(const char *name, space_check_fn *out)
 	struct space_def cuda; /* (the HIP backend tunes in the same space) */
 
 	known[2] = backend_cuda_space_for(&cuda, NULL, 0, 1);
+#endif
+#ifdef ROCMD_BACKEND_VENDOR
+	/* A vendor library's candidate list has no rule beyond its values. */
+	if (!strcmp(name, VENDOR_SPACE_NAME)) {
+		*out = NULL;
+		return 0;
+	}
 #endif
 	for (int i = 0; known[i] != NULL; i++) {
 		if (!strcmp(known[i]->name, name)) {

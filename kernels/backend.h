@@ -45,6 +45,14 @@
  * - Test hook: ROCMD_TUNE_PLANT="wrong:TT0=8,TT1=4" (or crash:/hang:) makes
  *   the CPU backend misbehave for matching configurations; GPU backends may
  *   honour it too.
+ *
+ * Vendor-solution backends (kernels/vendor.h: rocblas, hipblaslt, cublaslt)
+ * fill the same table for another library's own solutions: their space for a
+ * problem is that library's candidate list (one parameter, SOL), "compile"
+ * only records which candidate a configuration is, and gemm() calls the
+ * library with it. They set .vendor, open through open_opts (which library,
+ * from which target), and their gemm_reference is the library's own default
+ * choice, against whose output the candidates are checked.
  */
 #ifndef ROCMD_KERNELS_BACKEND_H
 #define ROCMD_KERNELS_BACKEND_H
@@ -81,6 +89,19 @@ struct backend_device_info {
 	char driver_version[64];   /* "CUDA driver 13.0", kernel driver */
 	char runtime_version[64];  /* "NVRTC 13.0", "HIP 6.2.41133", "cpu" */
 	char compiler_version[64]; /* the compiler that builds modules: NVRTC / hiprtc / cc */
+	/* Vendor-solution backends only ("" otherwise): the library file opened
+	 * and the SHA-256 of it and its solution library (kernels/vendor.h). */
+	char library[512];
+	char library_digest[65];
+};
+
+/* What a backend opens besides the device (open_opts). NULL fields: the
+ * defaults. */
+struct backend_open_opts {
+	const char *library; /* a vendor-solution backend: the library file to tune */
+	const char *tensile_dir; /* rocBLAS/hipBLASLt: its Tensile library folder, when
+	                          * not the one next to the library (an overlay target) */
+	const char *sysroot;     /* where /sys is read (tests); NULL "/" */
 };
 
 /* What a compiled kernel really uses; -1 where the backend cannot tell. */
@@ -109,6 +130,12 @@ struct backend_ops {
 	 * when the runtime or a device is missing. */
 	int (*open)(int index, struct backend_ctx **out, struct backend_device_info *info, char *why,
 		    size_t whylen);
+	/* Optional: open with options (a vendor-solution backend: the library of
+	 * the target being tuned). The evaluator calls it instead of open. */
+	int (*open_opts)(int index, const struct backend_open_opts *oo, struct backend_ctx **out,
+			 struct backend_device_info *info, char *why, size_t whylen);
+	/* 1: a vendor-solution backend (see the file comment). */
+	int vendor;
 	void (*close)(struct backend_ctx *ctx);
 
 	/* The parameter space this backend tunes for P (points it cannot run are

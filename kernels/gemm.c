@@ -387,11 +387,19 @@ gemm_ref_entry(const struct gemm_problem *p, const void *a, const void *b, const
 int
 gemm_within_tol(const struct gemm_problem *p, double got, double ref, double scale)
 {
+	return gemm_within_tol_of(p, got, ref, scale, 1.0);
+}
+
+int
+gemm_within_tol_of(const struct gemm_problem *p, double got, double ref, double scale,
+		   double factor)
+{
 	double u_acc = ldexp(1.0, -24);
 	double u_out = p->dtype == GEMM_FP32 ? ldexp(1.0, -24)
 		       : p->dtype == GEMM_FP16 ? ldexp(1.0, -11)
 					       : ldexp(1.0, -8);
-	double tol = u_acc * (8.0 + log2((double)p->k + 1.0)) * scale + 2.0 * u_out * fabs(ref) +
+	double tol = factor * (u_acc * (8.0 + log2((double)p->k + 1.0)) * scale +
+			       2.0 * u_out * fabs(ref)) +
 		     1e-30;
 
 	if (!isfinite(got))

@@ -98,6 +98,11 @@ double gemm_ref_entry(const struct gemm_problem *p, const void *a, const void *b
 /* Whether GOT (as stored in dtype) is within tolerance of REF with term scale SCALE.
  * NaN and Inf never pass. */
 int gemm_within_tol(const struct gemm_problem *p, double got, double ref, double scale);
+/* The same with FACTOR times the tolerance: a result compared with another
+ * library's result rather than the exact one (each may be off by one
+ * tolerance), as vendor solutions are checked against their default's. */
+int gemm_within_tol_of(const struct gemm_problem *p, double got, double ref, double scale,
+		       double factor);
 
 /*
  * Compares C_OUT against the reference. Problems up to FULL_LIMIT multiply-adds

@@ -233,7 +233,7 @@ static int
 load_stream(FILE *f, const char *path, struct tune_landscape **out, char *why, size_t whylen)
 {
 	struct tune_landscape *l;
-	char line[2048];
+	char line[8192]; /* a param line of SPACE_MAX_VALUES values */
 	int lineno = 0, err = 0, magic = 0;
 	size_t i;
 
@@ -395,7 +395,7 @@ tune_landscape_get(const struct tune_landscape *l, const char *key, struct tune_
 int
 tune_landscape_write_header(FILE *f, const struct tune_key *key, const struct space_def *s)
 {
-	char line[1024];
+	char line[8192];
 	int i;
 
 	fprintf(f, "# rocmd-landscape 1\n# backend=%s\n# device=%s|%s|%d\n", key->backend, key->arch,

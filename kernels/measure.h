@@ -21,6 +21,8 @@
  *   measure_local_eval_in       the same, a key of another space of the backend
  *                               (its whole space: tests/gpu/test-gemm-gpu)
  *   measure_local_eval_call     another library's GEMM, through FN
+ *   measure_local_evaluator     a tuning run (tune_run) over the problem,
+ *                               in this process
  *
  * Functions return 0 or a negative code from common/error.h; what went wrong
  * with a candidate (compile, launch, wrong result) is an outcome in the
@@ -64,6 +66,13 @@ int measure_local_eval(struct measure *m, const char *key, int flags, struct tun
  * run. SPACE must outlive the call. */
 int measure_local_eval_in(struct measure *m, const struct space_def *space, const char *key,
 			  int flags, struct tune_result *r, double *rel_err);
+/* Loads P into M (as measure_local_set_problem) and gives a tuning run's
+ * evaluator over it: tune_run() then measures in this process, on M's device
+ * context; closing the evaluator leaves M open (a benchmark that tunes many
+ * problems on one context: bench/vendor-gemm). *SPACE is P's space. */
+int measure_local_evaluator(struct measure *m, const struct gemm_problem *p,
+			    struct tune_evaluator **out, struct space_def *space, char *why,
+			    size_t whylen);
 /* The same for FN(ARG, ...), which must compute the GEMM on the sets given. */
 int measure_local_eval_call(struct measure *m, measure_gemm_fn fn, void *arg, int flags,
 			    struct tune_result *r, double *rel_err);

@@ -31,7 +31,7 @@
 #include "kernels/gemm.h"
 
 #define SPACE_MAX_PARAMS 24
-#define SPACE_MAX_VALUES 16
+#define SPACE_MAX_VALUES 256 /* a vendor library's candidate list (kernels/vendor.h) is one long parameter */
 #define SPACE_NAME_MAX 16
 #define SPACE_KEY_MAX 512
 

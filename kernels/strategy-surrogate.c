@@ -49,6 +49,11 @@
 #define SURR_JOINT 48        /* most combinations one joint search evaluates */
 #define SURR_STALL 40        /* evaluations without a new best before a restart */
 #define SURR_MAX_BLOCKS 64   /* blocks remembered as joint-searched */
+/* Values of one parameter the model indexes. Spaces of kernels stay within it;
+ * a vendor library's candidate list (kernels/vendor.h) can be longer, and a
+ * pairwise model over an unordered list of solutions would learn nothing:
+ * such a space is searched by strategy_reanneal instead. */
+#define SURR_MAXV 16
 
 struct surr {
 	int live[SPACE_MAX_PARAMS], nlive;
@@ -60,11 +65,11 @@ struct surr {
 	double *y, *res;
 	int n, cap;
 	double mu;
-	/* effects: main[live][value], pair[pair][va * SPACE_MAX_VALUES + vb] */
-	double main[SPACE_MAX_PARAMS][SPACE_MAX_VALUES];
-	int nmain[SPACE_MAX_PARAMS][SPACE_MAX_VALUES];
-	double (*pair)[SPACE_MAX_VALUES * SPACE_MAX_VALUES];
-	int (*npair)[SPACE_MAX_VALUES * SPACE_MAX_VALUES];
+	/* effects: main[live][value], pair[pair][va * SURR_MAXV + vb] */
+	double main[SPACE_MAX_PARAMS][SURR_MAXV];
+	int nmain[SPACE_MAX_PARAMS][SURR_MAXV];
+	double (*pair)[SURR_MAXV * SURR_MAXV];
+	int (*npair)[SURR_MAXV * SURR_MAXV];
 	/* the joint search: its parameters (indexes into live), the blocks done */
 	int group[SPACE_MAX_PARAMS], ng, prod;
 	uint64_t blocks[SURR_MAX_BLOCKS];
@@ -113,7 +118,7 @@ surr_predict(const struct surr *m, const uint8_t *x)
 	for (i = 0; i < m->nlive; i++)
 		f += m->main[i][x[i]];
 	for (i = 0; i < m->npairs; i++)
-		f += m->pair[i][x[m->pa[i]] * SPACE_MAX_VALUES + x[m->pb[i]]];
+		f += m->pair[i][x[m->pa[i]] * SURR_MAXV + x[m->pb[i]]];
 	return f;
 }
 
@@ -122,7 +127,7 @@ surr_predict(const struct surr *m, const uint8_t *x)
 static void
 surr_fit(struct surr *m)
 {
-	double sum[SPACE_MAX_VALUES * SPACE_MAX_VALUES];
+	double sum[SURR_MAXV * SURR_MAXV];
 	int sweep, i, j, k;
 
 	memset(m->main, 0, sizeof(m->main));
@@ -137,16 +142,16 @@ surr_fit(struct surr *m)
 		for (i = 0; i < m->nlive; i++)
 			m->nmain[i][m->x[j][i]]++;
 		for (i = 0; i < m->npairs; i++)
-			m->npair[i][m->x[j][m->pa[i]] * SPACE_MAX_VALUES + m->x[j][m->pb[i]]]++;
+			m->npair[i][m->x[j][m->pa[i]] * SURR_MAXV + m->x[j][m->pb[i]]]++;
 	}
 	for (sweep = 0; sweep < SURR_SWEEPS; sweep++) {
 		for (i = 0; i < m->nlive; i++) {
-			memset(sum, 0, SPACE_MAX_VALUES * sizeof(double));
+			memset(sum, 0, SURR_MAXV * sizeof(double));
 			for (j = 0; j < m->n; j++)
 				sum[m->x[j][i]] += m->res[j] + m->main[i][m->x[j][i]];
 			for (j = 0; j < m->n; j++)
 				m->res[j] += m->main[i][m->x[j][i]];
-			for (k = 0; k < SPACE_MAX_VALUES; k++)
+			for (k = 0; k < SURR_MAXV; k++)
 				m->main[i][k] = sum[k] / (m->nmain[i][k] + SURR_LAMBDA_MAIN);
 			for (j = 0; j < m->n; j++)
 				m->res[j] -= m->main[i][m->x[j][i]];
@@ -156,17 +161,17 @@ surr_fit(struct surr *m)
 
 			memset(sum, 0, sizeof(sum));
 			for (j = 0; j < m->n; j++) {
-				int c = m->x[j][m->pa[i]] * SPACE_MAX_VALUES + m->x[j][m->pb[i]];
+				int c = m->x[j][m->pa[i]] * SURR_MAXV + m->x[j][m->pb[i]];
 
 				sum[c] += m->res[j] + g[c];
 				m->res[j] += g[c];
 			}
-			for (k = 0; k < SPACE_MAX_VALUES * SPACE_MAX_VALUES; k++)
+			for (k = 0; k < SURR_MAXV * SURR_MAXV; k++)
 				g[k] = m->npair[i][k] ? sum[k] / (m->npair[i][k] + SURR_LAMBDA_PAIR)
 				                      : 0;
 			for (j = 0; j < m->n; j++)
 				m->res[j] -=
-				    g[m->x[j][m->pa[i]] * SPACE_MAX_VALUES + m->x[j][m->pb[i]]];
+				    g[m->x[j][m->pa[i]] * SURR_MAXV + m->x[j][m->pb[i]]];
 		}
 	}
 }
@@ -183,7 +188,7 @@ surr_score(const struct surr *m, const uint8_t *x)
 		if (m->nmain[i][x[i]] == 0)
 			f -= SURR_BONUS_MAIN;
 	for (i = 0; i < m->npairs; i++)
-		if (m->npair[i][x[m->pa[i]] * SPACE_MAX_VALUES + x[m->pb[i]]] == 0)
+		if (m->npair[i][x[m->pa[i]] * SURR_MAXV + x[m->pb[i]]] == 0)
 			f -= SURR_BONUS_PAIR;
 	return f;
 }
@@ -395,7 +400,7 @@ line_pass(struct tune_search *s, struct surr *m, int *settled)
 	for (i = 0; i < m->nlive && !search_stopped(s) && isfinite(s->best_cost); i++) {
 		int p = m->live[order[i]], nv = s->space->params[p].nvalues;
 		struct space_point base = s->best;
-		double line[SPACE_MAX_VALUES], second = INFINITY;
+		double line[SURR_MAXV], second = INFINITY;
 
 		for (v = 0; v < nv && !search_stopped(s); v++) {
 			struct space_point q = base;
@@ -555,6 +560,13 @@ strategy_surrogate(struct tune_search *s)
 		free(m);
 		free(cs);
 		return ROCMD_ENOMEM;
+	}
+	for (i = 0; i < s->space->nparams; i++) {
+		if (s->space->params[i].nvalues > SURR_MAXV) {
+			free(m);
+			free(cs);
+			return strategy_reanneal(s);
+		}
 	}
 	for (i = 0; i < s->space->nparams; i++)
 		if (s->space->params[i].nvalues > 1)

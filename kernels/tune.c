@@ -442,6 +442,12 @@ cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+const char *
+tune_strategy_for(const struct space_def *space, int budget, const char *preferred)
+{
+	return budget > 0 && space_size(space) <= (uint64_t)budget ? "exhaustive" : preferred;
+}
+
 /* The zero fields of a run's options take their defaults (tune.h). */
 static void
 run_opts_defaults(struct tune_opts *o)
@@ -513,6 +519,16 @@ retime_keys(const struct space_def *space, const struct ranked *rank, size_t nra
 	return nc;
 }
 
+/* Quantile Q of N sorted round times (linear between order statistics). */
+static double
+spread_at(const double *sorted, int n, double q)
+{
+	double pos = q * (n - 1);
+	int lo = (int)pos, hi = lo + 1 < n ? lo + 1 : lo;
+
+	return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
 /*
  * Times KEYS in ROUNDS interleaved rounds (TUNE_EVAL_TIME_ONLY); a key's figure
  * is the median of its rounds, and one that fails a round drops out. The
@@ -522,7 +538,7 @@ static int
 retime_rounds(struct tune_evaluator *ev, char keys[RETIME_MAX][SPACE_KEY_MAX], int nc, int ndf,
 	      int rounds, struct tune_summary *out)
 {
-	double times[RETIME_MAX][16], bestt = INFINITY, t;
+	double times[RETIME_MAX][16], bestt = INFINITY, t, dlo = 0, dhi = INFINITY;
 	int ok[RETIME_MAX], c, r, bestc = -1, err;
 
 	if (rounds > 16)
@@ -548,8 +564,11 @@ retime_rounds(struct tune_evaluator *ev, char keys[RETIME_MAX][SPACE_KEY_MAX], i
 			continue;
 		qsort(times[c], rounds, sizeof(double), cmp_dbl);
 		t = times[c][rounds / 2];
-		if (c == ndf)
+		if (c == ndf) {
 			out->default_ms = t;
+			dlo = spread_at(times[c], rounds, 0.2);
+			dhi = spread_at(times[c], rounds, 0.8);
+		}
 		if (t < bestt) {
 			bestt = t;
 			bestc = c;
@@ -558,6 +577,10 @@ retime_rounds(struct tune_evaluator *ev, char keys[RETIME_MAX][SPACE_KEY_MAX], i
 	if (bestc >= 0) {
 		snprintf(out->best, sizeof(out->best), "%s", keys[bestc]);
 		out->best_ms = bestt;
+		out->best_hi_ms = spread_at(times[bestc], rounds, 0.8);
+		out->default_lo_ms = dlo;
+		if (bestc == ndf)
+			out->best_hi_ms = dhi;
 	}
 	return 0;
 }
@@ -601,6 +624,8 @@ declare_winner(const struct tune_opts *o, const struct tune_key *key,
 		snprintf(out->best, sizeof(out->best), "%s", out->default_key);
 		out->best_ms = out->default_ms;
 	}
+	if (!strcmp(out->best, out->default_key))
+		out->best_hi_ms = INFINITY; /* nothing beat the default */
 	out->gflops = gemm_flops(p) / (out->best_ms * 1e6);
 	if (o->store != NULL && o->store->set_winner != NULL) {
 		err = o->store->set_winner(o->store->ctx, key, out->best, out->best_ms,
@@ -627,6 +652,8 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 	memset(out, 0, sizeof(*out));
 	out->best_ms = INFINITY;
 	out->default_ms = INFINITY;
+	out->best_hi_ms = INFINITY;
+	out->default_lo_ms = 0;
 	run_opts_defaults(&o);
 	fn = tune_strategy_find(o.strategy);
 	if (fn == NULL) {

@@ -120,6 +120,12 @@ struct tune_measure_opts {
 	 * ~250 ms (H200) after SIGKILL, with no kernel of ours left to run: the
 	 * daemon's yield does not wait for it. NULL: wait as long as it takes. */
 	volatile int *cancel;
+	/* Vendor-solution backends (kernels/vendor.h): the library file of the
+	 * target, its Tensile library folder when not the one beside it, and
+	 * where /sys is read; "" for the defaults. */
+	char library[512];
+	char tensile_dir[512];
+	char sysroot[256];
 };
 
 #define TUNE_EVAL_TIME_ONLY 1 /* skip the correctness check (re-timing) */
@@ -182,6 +188,10 @@ int tune_landscape_write_entry(FILE *f, const char *config, const struct tune_re
 struct tune_search;
 typedef int (*tune_strategy_fn)(struct tune_search *s);
 tune_strategy_fn tune_strategy_find(const char *name);
+/* The strategy to search SPACE with in BUDGET evaluations: "exhaustive" when
+ * every point fits in the budget (a vendor library's short candidate list),
+ * else PREFERRED. */
+const char *tune_strategy_for(const struct space_def *space, int budget, const char *preferred);
 const char *const *tune_strategy_names(void);
 
 struct tune_progress {
@@ -219,6 +229,10 @@ struct tune_summary {
 	char best[SPACE_KEY_MAX];
 	double best_ms;	   /* winner after re-timing */
 	double default_ms; /* the default configuration, re-timed alongside */
+	/* The re-timing's spread: p80 of the winner's rounds and p20 of the
+	 * default's; the winner beat the default by more than the spread when
+	 * best_hi_ms < default_lo_ms (a vendor override is written only then). */
+	double best_hi_ms, default_lo_ms;
 	char default_key[SPACE_KEY_MAX];
 	double gflops;
 	int evals_to_best; /* evaluation at which the final best was first seen */

@@ -56,6 +56,7 @@ struct args {
 	int list;
 	int device;
 	double alpha, beta;
+	const char *library, *tensile_dir, *sysroot; /* vendor-solution backends */
 };
 
 static volatile int cancel_flag;
@@ -75,6 +76,7 @@ usage(FILE *f)
 		"                    [--seed N] [--db FILE] [--record FILE.csv] [--fix NAME=V]...\n"
 		"                    [--timeout MS] [--runs N] [--warmup MS] [--topk K] [--retime R]\n"
 		"                    [--no-isolate] [--no-seeds] [--alpha A] [--beta B] [--device N] [--json] [--quiet]\n"
+		"                    [--library PATH] [--tensile-dir DIR] [--sysroot DIR]  (rocblas, hipblaslt, cublaslt)\n"
 		"       rocmtune replay --landscape FILE --strategy S[,S...] [--runs N] [--budget N]\n"
 		"                    [--seed N] [--json]\n"
 		"       rocmtune space --backend B [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N]\n"
@@ -88,7 +90,8 @@ parse_args(int argc, char **argv, struct args *a)
 	enum {
 		O_BACKEND = 256, O_SHAPE, O_DTYPE, O_TRANS, O_STRATEGY, O_BUDGET, O_SECONDS, O_SEED,
 		O_DB, O_RECORD, O_LANDSCAPE, O_FIX, O_RUNS, O_TIMEOUT, O_WARMUP, O_TOPK, O_NOISO,
-		O_NOSEEDS, O_JSON, O_QUIET, O_LIST, O_DEVICE, O_ALPHA, O_BETA, O_HELP, O_RETIME
+		O_NOSEEDS, O_JSON, O_QUIET, O_LIST, O_DEVICE, O_ALPHA, O_BETA, O_HELP, O_RETIME,
+		O_LIBRARY, O_TENSILE, O_SYSROOT
 	};
 	static const struct option opts[] = {
 		{"backend", required_argument, NULL, O_BACKEND},
@@ -117,6 +120,9 @@ parse_args(int argc, char **argv, struct args *a)
 		{"alpha", required_argument, NULL, O_ALPHA},
 		{"beta", required_argument, NULL, O_BETA},
 		{"help", no_argument, NULL, O_HELP},
+		{"library", required_argument, NULL, O_LIBRARY},
+		{"tensile-dir", required_argument, NULL, O_TENSILE},
+		{"sysroot", required_argument, NULL, O_SYSROOT},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -163,6 +169,9 @@ parse_args(int argc, char **argv, struct args *a)
 		case O_DEVICE: a->device = atoi(optarg); break;
 		case O_ALPHA: a->alpha = atof(optarg); break;
 		case O_BETA: a->beta = atof(optarg); break;
+		case O_LIBRARY: a->library = optarg; break;
+		case O_TENSILE: a->tensile_dir = optarg; break;
+		case O_SYSROOT: a->sysroot = optarg; break;
 		case O_HELP: usage(stdout); exit(0);
 		default: return -1;
 		}
@@ -300,6 +309,9 @@ cmd_run(const struct args *a)
 	mo.warmup_ms = a->warmup_ms;
 	mo.isolate = a->isolate;
 	mo.seed = 1;
+	snprintf(mo.library, sizeof(mo.library), "%s", a->library ? a->library : "");
+	snprintf(mo.tensile_dir, sizeof(mo.tensile_dir), "%s", a->tensile_dir ? a->tensile_dir : "");
+	snprintf(mo.sysroot, sizeof(mo.sysroot), "%s", a->sysroot ? a->sysroot : "");
 	err = tune_evaluator_open(ops, a->device, &p, &mo, &ev, &dev, &space, hash, why,
 				  sizeof(why));
 	if (err < 0) {
@@ -341,7 +353,10 @@ cmd_run(const struct args *a)
 			tune_landscape_write_header(rec, &key, &space);
 	}
 	memset(&o, 0, sizeof(o));
-	o.strategy = a->strategy;
+	/* A vendor library's short candidate list is searched exhaustively. */
+	o.strategy = a->strategy != NULL ? a->strategy
+	             : ops->vendor      ? tune_strategy_for(&space, a->budget > 0 ? a->budget : 100, "sar")
+	                                : NULL;
 	o.budget = a->budget;
 	o.seconds = a->seconds;
 	o.seed = a->seed;
@@ -371,7 +386,7 @@ cmd_run(const struct args *a)
 		printf(",\"arch\":");
 		json_str(stdout, dev.arch);
 		printf(",\"source_hash\":\"%s\",\"strategy\":", key.source_hash);
-		json_str(stdout, a->strategy ? a->strategy : "ga");
+		json_str(stdout, o.strategy ? o.strategy : "ga");
 		printf(",\"evaluations\":%d,\"measured\":%d,\"from_store\":%d,\"stored_before\":%" PRId64,
 		       sum.evals, sum.measured, sum.from_store, stored_before);
 		printf(",\"outcomes\":{");
@@ -382,11 +397,22 @@ cmd_run(const struct args *a)
 		printf(",\"best_ms\":%.6g,\"gflops\":%.4g,\"default\":",
 		       isfinite(sum.best_ms) ? sum.best_ms : -1.0, sum.gflops);
 		json_str(stdout, sum.default_key);
-		printf(",\"default_ms\":%.6g,\"speedup\":%.4g,\"evals_to_best\":%d,\"cancelled\":%s}\n",
+		printf(",\"default_ms\":%.6g,\"speedup\":%.4g,\"evals_to_best\":%d,\"cancelled\":%s",
 		       isfinite(sum.default_ms) ? sum.default_ms : -1.0,
 		       isfinite(sum.default_ms) && isfinite(sum.best_ms) ? sum.default_ms / sum.best_ms
 									 : -1.0,
 		       sum.evals_to_best, cancel_flag ? "true" : "false");
+		/* The winner beat the default by more than the re-timing's spread. */
+		printf(",\"beats_spread\":%s", strcmp(sum.best, sum.default_key) != 0 &&
+						   sum.best_hi_ms < sum.default_lo_ms
+					       ? "true"
+					       : "false");
+		if (dev.library_digest[0]) {
+			printf(",\"library\":");
+			json_str(stdout, dev.library);
+			printf(",\"library_digest\":\"%s\"", dev.library_digest);
+		}
+		printf("}\n");
 	} else {
 		printf("problem   %s\ndevice    %s (%s)\nevaluated %d (%d measured, %d from the store)\n",
 		       key.problem, dev.name, dev.arch, sum.evals, sum.measured, sum.from_store);
