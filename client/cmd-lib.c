@@ -1,7 +1,8 @@
 /*
  * rocmctl lib: deploy's commands (status, deploy, verify, history,
- * rollback). Deploy, verify and rollback wait for the daemon's job and draw a
- * progress bar on a terminal from its "progress" notifications (the step:
+ * rollback, recover). Deploy, verify, rollback and recover wait for the
+ * daemon's job and draw a progress bar on a terminal from its "progress"
+ * notifications (the step:
  * plan, backup, stage, swap, verify, smoke, commit; bytes and files); --json
  * prints the daemon's JSON and no bar. For an overlay deploy the result says
  * exactly which variable to set; it is printed on its own line so scripts
@@ -106,6 +107,17 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 usage:
 	fprintf(stderr, "rocmctl: usage: %s\n", usage);
 	return EXIT_USAGE;
+}
+
+/* A deploy or rollback that is in place but left something for the admin
+ * (its cleanup failed: lib recover says what to do) says so on stderr. */
+static void
+print_warning(const cJSON *r)
+{
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "warning");
+
+	if (cJSON_IsString(w))
+		fprintf(stderr, "rocmctl: warning: %s\n", w->valuestring);
 }
 
 static void
@@ -236,6 +248,7 @@ lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 		           ? " (adopted from an existing rocblas_backup)"
 		           : "");
 	print_smoke(r);
+	print_warning(r);
 	if (cJSON_HasObjectItem(r, "environment")) {
 		printf("The SDK is untouched. For applications to use this library, set:\n");
 		printf("%s\n", out_str(r, "environment"));
@@ -305,6 +318,36 @@ lib_rollback(struct lib_ctx *ctx, int argc, char **argv)
 	else
 		printf("Rolled %s back to the originals (%.0f files)\n", out_str(t, "name"),
 		       out_num(r, "files"));
+	print_warning(r);
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
+lib_recover(struct lib_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	const cJSON *it;
+	int rc, n = 0;
+
+	if ((rc = parse_opts(argc, argv, "t", p, "lib recover [TARGET]")) != 0) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	if ((rc = call(ctx, "lib.recover", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		out_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "targets"))
+	{
+		printf("%s: %s\n", out_str(it, "name"), out_str(it, "message"));
+		n++;
+	}
+	if (n == 0)
+		printf("Nothing to recover: no deploy was left unfinished\n");
 	cJSON_Delete(r);
 	return 0;
 }
@@ -368,6 +411,9 @@ lib_usage(FILE *f)
 	        "  rollback [TARGET] [--overlay] [--to original|previous]\n"
 	        "                                 restore the previous package or the originals\n"
 	        "                                 (admin)\n"
+	        "  recover [TARGET]               finish or undo a deploy left unfinished (every\n"
+	        "                                 target with one when TARGET is left out), or say\n"
+	        "                                 what stands in the way (admin)\n"
 	        "TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path or id; it may be left out\n"
 	        "when one SDK is present.\n");
 }
@@ -380,7 +426,7 @@ rocmctl_lib(struct rocmd_client **client, const char *socket, int json, int argc
 		int (*fn)(struct lib_ctx *ctx, int argc, char **argv);
 	} subs[] = {
 	    {"status", lib_status},   {"deploy", lib_deploy},     {"verify", lib_verify},
-	    {"history", lib_history}, {"rollback", lib_rollback},
+	    {"history", lib_history}, {"rollback", lib_rollback},   {"recover", lib_recover},
 	};
 	struct lib_ctx ctx = {.client = client, .socket = socket, .json = json};
 

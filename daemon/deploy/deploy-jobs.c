@@ -185,6 +185,7 @@ deploy_job_free(struct deploy_job *j)
 		file_free(j->binary);
 	free(j->binary);
 	rocmd_deploy_files_free(&j->loaded);
+	free(j->recover);
 	rocmd_job_fini(&j->base);
 	free(j);
 }
@@ -335,55 +336,97 @@ check_users(struct deploy_job *j)
 }
 
 /*
- * After a failed run whose undo failed too, the engine leaves its journal
- * and the target would be refused until the next start (or a journal from
- * such an earlier run refuses this one): recovery (which
- * finishes or undoes from what is on disk, idempotently) is run now, tried
- * again every 2 s as a deploy is (on Windows the undo fails mostly because a
- * file was in use for a moment).
+ * Runs recovery for target NAME now (it finishes or undoes from what is on
+ * disk, idempotently), tried again every 2 s as a deploy is (on Windows a
+ * recovery fails mostly because a file was in use for a moment). 0, with R
+ * saying what it did; or the error, with WHY saying what stands in the way
+ * (an immutable file: the chattr to run), and the journal stays.
  */
-static void
-recover_left(struct deploy_job *j, const char *state_dir)
+static int
+recover_one(const char *state_dir, const char *name, struct rocmd_deploy_recovery *r, char *why,
+            size_t whylen)
 {
 	for (int tries = 0;; tries++) {
-		struct rocmd_deploy_recovery r;
-		char why[512];
-		int rc = rocmd_deploy_recover(state_dir, j->t.name, &r, why, sizeof(why));
+		int rc = rocmd_deploy_recover(state_dir, name, r, why, whylen);
 		if (rc == 0) {
-			if (r.action != ROCMD_DEPLOY_RECOVER_NONE)
-				log_notice("%s: %s", j->t.name, r.what);
-			return;
+			if (r->action != ROCMD_DEPLOY_RECOVER_NONE)
+				log_notice("%s: %s", name, r->what);
+			return 0;
 		}
 		if (tries >= rocmd_deploy_busy_retries) {
-			log_warn("%s: recovery failed (%s); it runs again at the next start",
-			         j->t.name, why);
-			return;
+			log_warn("%s: recovery failed (%s); it runs again at the next start, or "
+			         "with rocmctl lib recover",
+			         name, why);
+			return rc;
 		}
-		log_notice("%s: recovery failed (%s); trying again in 2 s", j->t.name, why);
+		log_notice("%s: recovery failed (%s); trying again in 2 s", name, why);
 		uv_sleep(2000);
 	}
 }
 
-/* Runs the engine; on Windows tries again while the target was in use (see
- * rocmd_deploy_busy_retries), every 2 s, unless the job is cancelled. */
+/*
+ * Runs the engine; on Windows tries again while the target was in use (see
+ * rocmd_deploy_busy_retries), every 2 s, unless the job is cancelled. A
+ * failed run whose undo failed too leaves its journal, and so does an earlier
+ * one (the engine then refuses with ROCMD_EBUSY): recovery runs at once, the
+ * run is tried again once when it cleared an earlier journal, and when it
+ * could not, the reply says what stands in the way and what to run.
+ */
 static int
 run_engine(struct deploy_job *j, const struct rocmd_deploy_request *req)
 {
-	int rc;
+	int rc, healed = 0;
 
 	for (int tries = 0;; tries++) {
+		struct rocmd_deploy_recovery r;
+		char rwhy[1024];
+		int rrc;
+
 		memset(&j->res, 0, sizeof(j->res));
 		rc = rocmd_deploy_run(req, &j->res, j->base.why, sizeof(j->base.why));
-		if (rc < 0 && !j->res.committed)
-			recover_left(j, req->state_dir); /* nothing to do without a journal */
-		if ((rc != ROCMD_EBUSY && rc != -EACCES) || j->res.committed ||
-		    tries >= rocmd_deploy_busy_retries)
+		if (rc == 0 || j->res.committed)
+			return rc;
+		rrc = recover_one(req->state_dir, j->t.name, &r, rwhy, sizeof(rwhy));
+		if (rrc < 0) {
+			size_t l = strlen(j->base.why);
+			deploy_fmt(
+			    j->base.why + l, sizeof(j->base.why) - l,
+			    "; recovering it failed: %s; once that is dealt with, run rocmctl "
+			    "lib recover %s",
+			    rwhy, j->t.name);
+			return rc;
+		}
+		if (rc == ROCMD_EBUSY && r.action != ROCMD_DEPLOY_RECOVER_NONE && !healed) {
+			healed = 1; /* an earlier run's journal, cleared just now */
+			tries--;
+			continue;
+		}
+		if ((rc != ROCMD_EBUSY && rc != -EACCES) || tries >= rocmd_deploy_busy_retries)
 			return rc;
 		if (rocmd_job_canceled(&j->base))
 			return rc;
 		log_notice("%s: %s; trying again in 2 s (%d of %d)", j->t.name, j->base.why,
 		           tries + 1, rocmd_deploy_busy_retries);
 		uv_sleep(2000);
+	}
+}
+
+/* lib.recover: recovery for each of the job's targets. */
+static void
+recover_work(struct deploy_job *j)
+{
+	const char *state = j->ds->srv->cfg->state_dir;
+
+	set_step(j, "recover");
+	for (size_t i = 0; i < j->nrecover; i++) {
+		struct deploy_recover_item *it = &j->recover[i];
+		it->rc = recover_one(state, it->name, &it->rec, it->why, sizeof(it->why));
+		if (it->rc < 0 && j->base.rc == 0) {
+			/* The file system's "operation not permitted" (an immutable
+			 * file) is not the client's: the target stays refused. */
+			j->base.rc = it->rc == ROCMD_EPERM ? ROCMD_EBUSY : it->rc;
+			deploy_copy(j->base.why, sizeof(j->base.why), it->why);
+		}
 	}
 }
 
@@ -396,6 +439,10 @@ deploy_work(struct rocmd_job *b)
 
 	j->deferred = 0;
 	j->users[0] = '\0';
+	if (j->type == JOB_RECOVER) {
+		recover_work(j);
+		return;
+	}
 	set_step(j, "plan");
 	if (!(j->type == JOB_VERIFY) && (j->base.rc = check_users(j)) < 0)
 		return;
@@ -470,10 +517,19 @@ deploy_work(struct rocmd_job *b)
 	if (j->base.rc < 0 && j->res.committed) {
 		/* In place and verified; only the cleanup after the commit failed.
 		 * Recovery finishes it now (or at the next start): the target holds
-		 * the new content either way, and the database must say so. */
+		 * the new content either way, and the database must say so. When
+		 * it cannot (an immutable file), the reply says what to do. */
+		struct rocmd_deploy_recovery r;
+		char rwhy[1024];
 		log_warn("%s: deployed, but the cleanup failed (%s); finishing it", j->t.name,
 		         j->base.why);
-		recover_left(j, req.state_dir);
+		if (recover_one(req.state_dir, j->t.name, &r, rwhy, sizeof(rwhy)) < 0)
+			deploy_fmt(
+			    j->warning, sizeof(j->warning),
+			    "deployed and verified, but the old library could not be removed: "
+			    "%s; every later deploy to %s is refused until rocmctl lib recover "
+			    "%s succeeds",
+			    rwhy, j->t.name, j->t.name);
 		j->base.rc = 0;
 		j->base.why[0] = '\0';
 	}
@@ -552,7 +608,70 @@ result_json(const struct deploy_job *j)
 	}
 	if (j->users[0])
 		cJSON_AddStringToObject(r, "gpu_users", j->users);
+	if (j->warning[0])
+		cJSON_AddStringToObject(r, "warning", j->warning);
 	return r;
+}
+
+/* lib.recover's result: what recovery did at each target. */
+static cJSON *
+recover_json(const struct deploy_job *j)
+{
+	static const char *const actions[] = {"none", "undone", "finished"};
+	cJSON *r = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(r, "targets");
+
+	for (size_t i = 0; i < j->nrecover; i++) {
+		const struct deploy_recover_item *it = &j->recover[i];
+		cJSON *o = cJSON_CreateObject();
+		int act = it->rec.action;
+		cJSON_AddStringToObject(o, "name", it->name);
+		cJSON_AddStringToObject(o, "action",
+		                        it->rc < 0             ? "failed"
+		                        : act >= 0 && act <= 2 ? actions[act]
+		                                               : "none");
+		cJSON_AddStringToObject(o, "step", it->rec.step);
+		cJSON_AddStringToObject(o, "label", it->rec.label);
+		cJSON_AddStringToObject(o, "message",
+		                        it->rc < 0 ? it->why
+		                        : act == ROCMD_DEPLOY_RECOVER_NONE
+		                            ? "nothing to recover: no deploy was left unfinished"
+		                            : it->rec.what);
+		cJSON_AddItemToArray(a, o);
+	}
+	return r;
+}
+
+/* Loop thread, after a recover job: history, events, and the database in
+ * line with what each target now holds. */
+static void
+recover_done(struct deploy_job *j)
+{
+	struct rocmd_deploy_service *ds = j->ds;
+
+	for (size_t i = 0; i < j->nrecover; i++) {
+		const struct deploy_recover_item *it = &j->recover[i];
+		struct deploy_row row;
+		if (it->rc == 0 && it->rec.action == ROCMD_DEPLOY_RECOVER_NONE)
+			continue;
+		deploy_target_lookup(ds, it->name, &row);
+		if (row.found) {
+			struct rocmd_db_history h = {.target_id = row.id,
+			                             .time_ms = rocmd_now_ms(),
+			                             .action = "recover",
+			                             .outcome = it->rc == 0 ? "ok" : "failed",
+			                             .message =
+			                                 it->rc == 0 ? it->rec.what : it->why};
+			rocmd_deploy_db_history_add(ds->db, &h, NULL);
+		}
+		if (it->rc == 0)
+			rocmd_server_event(ds->srv, "lib.recovered", NULL, "%s: %s", it->name,
+			                   it->rec.what);
+		else
+			rocmd_server_event(ds->srv, "lib.recover_failed", NULL,
+			                   "recovery of %s failed: %s", it->name, it->why);
+	}
+	if (deploy_reconcile_all(ds) > 0)
+		deploy_unrecorded(ds);
 }
 
 /*
@@ -668,9 +787,13 @@ static void
 job_done(struct deploy_job *j, cJSON **out)
 {
 	struct rocmd_deploy_service *ds = j->ds;
-	cJSON *r = result_json(j);
+	cJSON *r = j->type == JOB_RECOVER ? recover_json(j) : result_json(j);
 	struct rocmd_server *srv = ds->srv;
 
+	if (j->type == JOB_RECOVER) {
+		recover_done(j);
+		goto finish;
+	}
 	if (j->type == JOB_VERIFY) {
 		struct rocmd_db_history h = {.target_id = j->target_id,
 		                             .time_ms = rocmd_now_ms(),
@@ -738,6 +861,9 @@ job_done(struct deploy_job *j, cJSON **out)
 			                   j->type == JOB_ROLLBACK ? "restored" : "deployed",
 			                   j->t.name, j->reason,
 			                   j->smoke[0] ? j->smoke : "not run");
+		if (j->warning[0])
+			rocmd_server_event(srv, "lib.recover_failed", NULL, "%s: %s", j->t.name,
+			                   j->warning);
 	} else {
 		rocmd_server_event(
 		    srv, j->base.rc == ROCMD_EBUSY ? "lib.refused" : "lib.deploy_failed",

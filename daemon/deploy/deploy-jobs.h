@@ -45,7 +45,15 @@ struct deploy_row {
 	int has_backup;
 };
 
-enum deploy_job_type { JOB_DEPLOY, JOB_ROLLBACK, JOB_VERIFY };
+enum deploy_job_type { JOB_DEPLOY, JOB_ROLLBACK, JOB_VERIFY, JOB_RECOVER };
+
+/* One target of a recover job (lib.recover) and what recovery did there. */
+struct deploy_recover_item {
+	char name[ROCMD_DEPLOY_NAME_MAX + 1];
+	int rc;
+	struct rocmd_deploy_recovery rec;
+	char why[1024];
+};
 
 struct deploy_job {
 	struct rocmd_job base; /* first: the runner's view; rc and why are the outcome */
@@ -67,6 +75,8 @@ struct deploy_job {
 	char fingerprint[72];
 	unsigned flags;
 	int remove_overlay; /* overlay back to "original": remove rocmd's own folder */
+	struct deploy_recover_item *recover; /* JOB_RECOVER: its targets */
+	size_t nrecover;
 	int smoke_timeout_ms;
 	int gpu_busy_defer;
 	int suppress[2];
@@ -76,6 +86,9 @@ struct deploy_job {
 	struct rocmd_deploy_verify_report vrep;
 	struct rocmd_deploy_backup_info binfo;
 	char users[1024];
+	/* In place and verified, but what the admin must still see to (a
+	 * cleanup that failed, and recovery with it): said in the reply. */
+	char warning[1536];
 	char smoke[512];
 	int smoke_state; /* 0 not run, 1 ok, 2 skipped, 3 failed */
 	/* shared with the worker, under base.lock */

@@ -168,6 +168,73 @@ m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	return deploy_job_submit(j, conn);
 }
 
+/* Adds NAME to recover job J. */
+static int
+recover_add(struct deploy_job *j, const char *name)
+{
+	struct deploy_recover_item *p = realloc(j->recover, (j->nrecover + 1) * sizeof(*p));
+
+	if (p == NULL)
+		return ROCMD_ENOMEM;
+	j->recover = p;
+	memset(&p[j->nrecover], 0, sizeof(*p));
+	deploy_copy(p[j->nrecover].name, sizeof(p->name), name);
+	j->nrecover++;
+	return 0;
+}
+
+/*
+ * lib.recover: the engine's recovery for TARGET now (every target with a
+ * journal when it is left out), as at start-up, on the deploy queue. A
+ * target that is not present any more (its SDK removed) is named as
+ * "sdk-N": recovery needs only its journal.
+ */
+static int
+m_recover(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
+{
+	struct rocmd_deploy_service *ds = conn->srv->deploy;
+	static const char *const keys[] = {"target", NULL};
+	const char *spec = NULL;
+	struct deploy_job *j;
+	int rc;
+
+	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
+	    ((rc = rocmd_param_string(params, "target", 0, &spec, why, whylen)) < 0 &&
+	     rc != ROCMD_ENOTFOUND))
+		return rc;
+	j = deploy_job_new(ds, JOB_RECOVER);
+	if (j == NULL)
+		return ROCMD_ENOMEM;
+	deploy_copy(j->reason, sizeof(j->reason), "user");
+	if (spec != NULL && spec[0] != '\0') {
+		if ((rc = deploy_resolve_target(ds, spec, 0, &j->t, why, whylen)) < 0 &&
+		    rocmd_deploy_name_check(spec) == 0) {
+			memset(&j->t, 0, sizeof(j->t));
+			deploy_copy(j->t.name, sizeof(j->t.name), spec);
+			rc = 0;
+		}
+		if (rc == 0)
+			rc = recover_add(j, j->t.name);
+	} else {
+		char **names = NULL;
+		size_t n = 0;
+		if ((rc = rocmd_deploy_pending(ds->srv->cfg->state_dir, &names, &n)) < 0)
+			snprintf(why, whylen, "cannot list unfinished deploys: %s",
+			         rocmd_strerror(rc));
+		for (size_t i = 0; i < n; i++) {
+			if (rc == 0)
+				rc = recover_add(j, names[i]);
+			free(names[i]);
+		}
+		free(names);
+	}
+	if (rc < 0) {
+		deploy_job_free(j);
+		return rc;
+	}
+	return deploy_job_submit(j, conn);
+}
+
 struct status_ctx {
 	struct rocmd_deploy_service *ds;
 	cJSON *targets;
@@ -463,5 +530,6 @@ const struct rocmd_method rocmd_methods_lib[] = {
     {"lib.verify", ROCMD_METHOD_MUTATING, m_verify},
     {"lib.history", 0, m_history},
     {"lib.rollback", ROCMD_METHOD_MUTATING, m_rollback},
+    {"lib.recover", ROCMD_METHOD_MUTATING, m_recover},
     {NULL, 0, NULL},
 };

@@ -47,6 +47,8 @@ struct txn {
 	 * beneath them is followed (I4). */
 	char lroot[DEPLOY_PATH_MAX], broot[DEPLOY_PATH_MAX];
 	cJSON *manifest; /* the new content (owned) */
+	/* What stopped the last removal that failed (fail_why says it). */
+	struct rocmd_fs_fail fail;
 };
 
 static int64_t
@@ -468,6 +470,52 @@ exists(const char *root, const char *path)
 	return rocmd_fs_kind_in(root, path, NULL, NULL) > 0;
 }
 
+/* Removes PATH, below the library's root, keeping what stopped it. */
+static int
+remove_tree(struct txn *t, const char *path)
+{
+	return rocmd_fs_remove_tree_in(t->lroot, path, &t->fail);
+}
+
+/* Removes PATH (a binary, maybe loaded), below the binary's root, keeping
+ * what stopped it. */
+static int
+remove_binary(struct txn *t, const char *path)
+{
+	int rc = rocmd_fs_remove_loaded_in(t->broot, path);
+
+	if (rc < 0 && t->fail.err == 0) {
+		snprintf(t->fail.path, sizeof(t->fail.path), "%s", path);
+		t->fail.err = rc == ROCMD_EPERM ? EPERM : EIO;
+	}
+	return rc;
+}
+
+/* What stopped the undo or the commit (RC), for the admin: above all a file
+ * that is immutable or append-only (chattr +i, +a), which even root cannot
+ * remove (EPERM) and which no retry gets past. */
+static void
+fail_why(const struct txn *t, int rc, char *why, size_t whylen)
+{
+	const struct rocmd_fs_fail *f = &t->fail;
+
+	if (f->err == 0 || f->path[0] == '\0') {
+		rocmd_fs_fmt(why, whylen, "%s", rocmd_strerror(rc));
+		return;
+	}
+#ifndef _WIN32
+	if (f->err == EPERM) {
+		rocmd_fs_fmt(why, whylen,
+		             "%s cannot be removed: it or its folder is immutable or append-only "
+		             "(lsattr -d shows i or a); run chattr -ia '%s' (and on its folder if "
+		             "lsattr shows it there), then recover the target again",
+		             f->path, f->path);
+		return;
+	}
+#endif
+	rocmd_fs_fmt(why, whylen, "cannot remove %s: %s", f->path, rocmd_strerror(rc));
+}
+
 /*
  * Puts the old tree and binary back and removes the new ones. Each move is
  * decided from what is on disk (device and inode), so this can start from
@@ -495,8 +543,7 @@ txn_undo(struct txn *t)
 					/* The new tree moves to the slot the old one is not in. */
 					const char *free_slot =
 					    oldloc == t->stage ? t->old : t->stage;
-					if ((rc = rocmd_fs_remove_tree_in(t->lroot, free_slot,
-					                                  NULL)) < 0 ||
+					if ((rc = remove_tree(t, free_slot)) < 0 ||
 					    (rc = rocmd_fs_rename_in(t->lroot, t->lib, free_slot)) <
 					        0)
 						return rc;
@@ -507,12 +554,11 @@ txn_undo(struct txn *t)
 			ROCMD_KILLPOINT("undo.folder");
 		}
 	} else if (exists(t->lroot, t->lib) && is_id(t->lroot, t->lib, &t->new_id)) {
-		if ((rc = rocmd_fs_remove_tree_in(t->lroot, t->stage, NULL)) < 0 ||
+		if ((rc = remove_tree(t, t->stage)) < 0 ||
 		    (rc = rocmd_fs_rename_in(t->lroot, t->lib, t->stage)) < 0)
 			return rc;
 	}
-	if ((rc = rocmd_fs_remove_tree_in(t->lroot, t->stage, NULL)) < 0 ||
-	    (rc = rocmd_fs_remove_tree_in(t->lroot, t->old, NULL)) < 0 ||
+	if ((rc = remove_tree(t, t->stage)) < 0 || (rc = remove_tree(t, t->old)) < 0 ||
 	    (rc = rocmd_fs_fsync_dir_in(t->lroot, t->parent)) < 0)
 		return rc;
 	if (t->has_binary) {
@@ -527,7 +573,7 @@ txn_undo(struct txn *t)
 					return rc;
 				rc = rocmd_fs_rename_in(t->broot, t->bin_old, t->bin);
 			} else {
-				rc = rocmd_fs_remove_loaded_in(t->broot, t->bin_old);
+				rc = remove_binary(t, t->bin_old);
 			}
 			if (rc < 0)
 				return rc;
@@ -537,7 +583,7 @@ txn_undo(struct txn *t)
 				return rc;
 		}
 		ROCMD_KILLPOINT("undo.binary");
-		if ((rc = rocmd_fs_remove_loaded_in(t->broot, t->bin_new)) < 0 ||
+		if ((rc = remove_binary(t, t->bin_new)) < 0 ||
 		    (rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0)
 			return rc;
 	}
@@ -569,13 +615,12 @@ txn_commit(struct txn *t)
 	if (rc < 0)
 		return rc;
 	ROCMD_KILLPOINT("commit.current");
-	if ((rc = rocmd_fs_remove_tree_in(t->lroot, t->stage, NULL)) < 0 ||
-	    (rc = rocmd_fs_remove_tree_in(t->lroot, t->old, NULL)) < 0 ||
+	if ((rc = remove_tree(t, t->stage)) < 0 || (rc = remove_tree(t, t->old)) < 0 ||
 	    (rc = rocmd_fs_fsync_dir_in(t->lroot, t->parent)) < 0)
 		return rc;
-	if (t->has_binary && ((rc = rocmd_fs_remove_loaded_in(t->broot, t->bin_old)) < 0 ||
-	                      (rc = rocmd_fs_remove_loaded_in(t->broot, t->bin_new)) < 0 ||
-	                      (rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0))
+	if (t->has_binary &&
+	    ((rc = remove_binary(t, t->bin_old)) < 0 || (rc = remove_binary(t, t->bin_new)) < 0 ||
+	     (rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0))
 		return rc;
 	ROCMD_KILLPOINT("commit.cleanup");
 	if ((rc = rocmd_fs_unlink(t->journal)) < 0)
@@ -873,20 +918,22 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		return rc;
 	}
 	if (exists(NULL, t.journal)) {
-		snprintf(why, whylen, "an earlier deploy to %s was interrupted: recover it first",
-		         t.name);
+		snprintf(why, whylen,
+		         "an earlier deploy to %s was not finished (its journal %s remains): it "
+		         "must be recovered first",
+		         t.name, t.journal);
 		return ROCMD_EBUSY;
 	}
 	pr.step = "plan";
 	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
 		return ROCMD_ECANCELED;
 	/* Leftovers of a run that never wrote its journal carry our names only. */
-	if ((rc = rocmd_fs_remove_tree_in(t.lroot, t.stage, NULL)) < 0 ||
-	    (rc = rocmd_fs_remove_tree_in(t.lroot, t.old, NULL)) < 0 ||
-	    (t.has_binary && ((rc = rocmd_fs_remove_loaded_in(t.broot, t.bin_new)) < 0 ||
-	                      (rc = rocmd_fs_remove_loaded_in(t.broot, t.bin_old)) < 0))) {
-		snprintf(why, whylen, "cannot remove leftovers of an earlier run: %s",
-		         rocmd_strerror(rc));
+	if ((rc = remove_tree(&t, t.stage)) < 0 || (rc = remove_tree(&t, t.old)) < 0 ||
+	    (t.has_binary && ((rc = remove_binary(&t, t.bin_new)) < 0 ||
+	                      (rc = remove_binary(&t, t.bin_old)) < 0))) {
+		char what[1024];
+		fail_why(&t, rc, what, sizeof(what));
+		snprintf(why, whylen, "cannot remove leftovers of an earlier run: %s", what);
 		return rc;
 	}
 	/* backup (I1): once per target, before anything changes, and again
@@ -972,9 +1019,9 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	res->committed = 1;
 	if ((rc = txn_commit(&t)) < 0) {
 		/* The new tree is in place and verified; recovery finishes it. */
-		snprintf(why, whylen,
-		         "deployed, but cleaning up failed (%s): recovery will finish it",
-		         rocmd_strerror(rc));
+		char what[1024];
+		fail_why(&t, rc, what, sizeof(what));
+		snprintf(why, whylen, "deployed, but cleaning up failed: %s", what);
 		txn_free(&t);
 		return rc;
 	}
@@ -995,10 +1042,12 @@ fail:
 		}
 		urc = txn_undo(&t);
 		if (urc < 0) {
+			char what[1024];
 			size_t l = strlen(why);
+			fail_why(&t, urc, what, sizeof(what));
 			snprintf(why + l, whylen - l,
 			         "%sundoing failed too (%s): the journal stays for recovery",
-			         l > 0 ? "; " : "", rocmd_strerror(urc));
+			         l > 0 ? "; " : "", what);
 		}
 	}
 	if (why[0] == '\0')
@@ -1068,8 +1117,10 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		why[0] = '\0';
 		if (ok) {
 			if ((rc = txn_commit(&t)) < 0) {
+				char what[1024];
+				fail_why(&t, rc, what, sizeof(what));
 				snprintf(why, whylen, "finishing the deploy to %s failed: %s", name,
-				         rocmd_strerror(rc));
+				         what);
 				goto out;
 			}
 			out->action = ROCMD_DEPLOY_RECOVER_FINISHED;
@@ -1081,8 +1132,10 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		}
 	}
 	if ((rc = txn_undo(&t)) < 0) {
+		char what[1024];
+		fail_why(&t, rc, what, sizeof(what));
 		snprintf(why, whylen, "undoing the interrupted deploy to %s failed: %s", name,
-		         rocmd_strerror(rc));
+		         what);
 		goto out;
 	}
 	out->action = ROCMD_DEPLOY_RECOVER_UNDONE;

@@ -15,6 +15,16 @@
 # live pid) is refused with its pid named; a restart reconciles and keeps
 # the state.
 #
+# Issue 16's defects: a folder a non-admin owns is refused unless
+# deploy.allow_user_owned_targets says otherwise, and a symlinked folder below
+# a target's root (an application folder's rocblas swapped by its user for a
+# symlink to a root-owned folder; a parent of the SDK's library folder
+# leading out of it) is refused, the folder it leads to untouched (1); a
+# deploy or rollback the database cannot record (failpoint db.deploy.commit:
+# a full disk) is reported as such and recorded within seconds (9); an
+# immutable file left behind is named by rocmctl lib recover, which finishes
+# the deploy once it is mutable (10).
+#
 # With the stand-in HIP runtime and a wrong rocBLAS from tests/fixtures, a deploy
 # whose GEMM smoke test fails is rolled back (the real smoke test never ran on
 # an AMD GPU here).
@@ -38,7 +48,11 @@ ROOT=$DIR/root
 LIB=$ROOT/$LIBREL
 HOLDER=
 
-on_exit() { [ -z "$HOLDER" ] || kill "$HOLDER" 2>/dev/null; }
+IMM=
+on_exit() {
+	[ -z "$HOLDER" ] || kill "$HOLDER" 2>/dev/null
+	[ -z "$IMM" ] || chattr -i "$IMM" "$LIB/TensileManifest.txt" 2>/dev/null
+}
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 no_drift() { ctl --json lib status | grep -q '"drift":[[:space:]]*false'; }
 start() { rocmd_start --root "$ROOT" || bail "rocmd did not start"; }
@@ -389,5 +403,48 @@ contains "the client is told the originals are in place" "$DIR/err" \
 	"the originals are in place at sdk-1 and verified, but the database could not record it"
 same "the files are the originals" "$DIR/updated" "$LIB"
 wait_for "the database records the originals within seconds" 30 live_is "originals"
+
+# An immutable file in the library (chattr +i, as root on this ext4): the
+# next deploy goes in and is verified, but the old library cannot be removed,
+# so its journal stays and every later deploy is refused; rocmctl lib
+# recover says what stands in the way, and finishes the deploy once it is
+# dealt with.
+if [ "$(id -u)" -eq 0 ] && command -v chattr >/dev/null; then
+	check "deploy package 1" 0 ctl lib deploy --package 1
+	if chattr +i "$LIB/TensileManifest.txt" 2>/dev/null; then
+		IMM=$(dirname "$LIB")/.rocmd-stage-sdk-1/TensileManifest.txt
+		check "a deploy over an immutable file is in place" 0 ctl lib deploy --package 2
+		contains "it warns that the old library stays, naming the file" "$DIR/err" \
+			"$IMM cannot be removed: it or its folder is immutable"
+		contains "the warning says what to run" "$DIR/err" "rocmctl lib recover sdk-1"
+		same "library = package 2's" "$P2/library" "$LIB"
+		check "the next deploy is refused" 1 ctl lib deploy --package 1
+		contains "the refusal names the file and the chattr to run" "$DIR/err" "chattr -ia '$IMM'"
+		contains "the refusal names the command that recovers" "$DIR/err" "rocmctl lib recover sdk-1"
+		check "lib recover says what stands in the way" 1 ctl lib recover sdk-1
+		contains "it names the file and the chattr to run" "$DIR/err" "chattr -ia '$IMM'"
+		chattr -i "$IMM"
+		IMM=
+		check "once it is mutable, lib recover finishes the deploy" 0 ctl lib recover sdk-1
+		contains "it says what it did" "$DIR/out" \
+			"sdk-1: recovered sdk-1: the verified deployment of pkg 2 .* was kept and committed"
+		if [ -e "$(dirname "$LIB")/.rocmd-stage-sdk-1" ]; then bad "the old library is gone"; else
+			ok "the old library is gone"; fi
+		same "library = package 2's after the recovery" "$P2/library" "$LIB"
+		check "recovering everything again finds nothing" 0 ctl lib recover
+		contains "it says so" "$DIR/out" "Nothing to recover"
+		check "deploys work again" 0 ctl lib deploy --package 1
+		same "library = package 1's" "$P1/library" "$LIB"
+		check "history" 0 ctl lib history sdk-1
+		contains "history has the recovery" "$DIR/out" "recover .*ok .*was kept and committed"
+	else
+		skip "an immutable file in the library" "this file system has no immutable attribute"
+	fi
+else
+	skip "an immutable file in the library" "needs root and chattr"
+fi
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	check "nobody may recover (exit 4)" 4 as_nobody "$CTL" --socket "$SOCK" lib recover
+fi
 
 harness_done

@@ -44,7 +44,9 @@
 #include <windows.h>
 #else
 #include <ftw.h>
+#include <linux/fs.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #endif
 
@@ -1830,6 +1832,80 @@ test_user_owned(void **state)
 #endif
 }
 
+#ifndef _WIN32
+/* Sets or clears the immutable attribute of PATH (chattr +i / -i); 0, or -1
+ * where this process or the file system cannot. */
+static int
+set_immutable(const char *path, int on)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK), flags = 0, rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+		flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+		rc = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0 ? 0 : -1;
+	}
+	close(fd);
+	return rc;
+}
+#endif
+
+/* A file of the old library is immutable (chattr +i): the new tree goes in
+ * and is verified, but the old one cannot be removed, so the journal stays
+ * and every later deploy is refused. Recovery says which file stands in the
+ * way and what the admin runs; once it is mutable again, recovery finishes
+ * the commit. */
+static void
+test_immutable(void **state)
+{
+#ifdef _WIN32
+	(void)state;
+	print_message("  skip (Windows): no immutable attribute (chattr)\n");
+	skip();
+#else
+	struct fx f;
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_recovery rec;
+	char why[2048], b_tree[ROCMD_SHA256_HEX], file[1600], moved[1600];
+
+	(void)state;
+	fx_build(&f, 0);
+	f.target.root = f.root;
+	pkg_tree_hash(&f, &f.b, b_tree);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	rocmd_fs_fmt(file, sizeof(file), "%s/TensileManifest.txt", f.lib);
+	if (set_immutable(file, 1) < 0) {
+		print_message("  skip: cannot set the immutable attribute here (needs root and a "
+		              "file system that has it: ext4, xfs, btrfs, tmpfs from Linux 6.0)\n");
+		fx_free(&f);
+		skip();
+	}
+	rocmd_fs_fmt(moved, sizeof(moved), "%s/../.rocmd-stage-%s/TensileManifest.txt", f.lib,
+	             f.target.name);
+	assert_true(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)) < 0);
+	assert_true(res.committed);
+	assert_non_null(strstr(why, "immutable"));
+	assert_non_null(strstr(why, "chattr -ia"));
+	assert_non_null(strstr(why, "TensileManifest.txt"));
+	assert_tree(f.lib, b_tree);
+	/* Every later deploy is refused until it is recovered. */
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EBUSY);
+	assert_non_null(strstr(why, "must be recovered first"));
+	assert_true(rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)) < 0);
+	assert_non_null(strstr(why, "chattr -ia"));
+	assert_non_null(strstr(why, ".rocmd-stage-"));
+	/* What the admin runs. */
+	assert_int_equal(set_immutable(moved, 0), 0);
+	assert_int_equal(rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)), 0);
+	assert_int_equal(rec.action, ROCMD_DEPLOY_RECOVER_FINISHED);
+	assert_tree(f.lib, b_tree);
+	assert_clean(&f);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	fx_free(&f);
+#endif
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1839,12 +1915,13 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_check_rolls_back), cmocka_unit_test(test_verify_detects),
 	    cmocka_unit_test(test_refusals),         cmocka_unit_test(test_resolver),
 	    cmocka_unit_test(test_race_parent),      cmocka_unit_test(test_user_owned),
-	    cmocka_unit_test(test_manual_backup),    cmocka_unit_test(test_real_tree),
-	    cmocka_unit_test(test_new_originals),    cmocka_unit_test(test_loaded_dll),
-	    cmocka_unit_test(test_kill_first),       cmocka_unit_test(test_kill_second),
-	    cmocka_unit_test(test_kill_rollback),    cmocka_unit_test(test_kill_fallback),
-	    cmocka_unit_test(test_kill_windows),     cmocka_unit_test(test_fail_eio),
-	    cmocka_unit_test(test_fail_enospc),      cmocka_unit_test(test_fail_eacces),
+	    cmocka_unit_test(test_immutable),        cmocka_unit_test(test_manual_backup),
+	    cmocka_unit_test(test_real_tree),        cmocka_unit_test(test_new_originals),
+	    cmocka_unit_test(test_loaded_dll),       cmocka_unit_test(test_kill_first),
+	    cmocka_unit_test(test_kill_second),      cmocka_unit_test(test_kill_rollback),
+	    cmocka_unit_test(test_kill_fallback),    cmocka_unit_test(test_kill_windows),
+	    cmocka_unit_test(test_fail_eio),         cmocka_unit_test(test_fail_enospc),
+	    cmocka_unit_test(test_fail_eacces),
 	};
 #ifdef _WIN32
 	static char exe[1024];
