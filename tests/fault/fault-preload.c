@@ -9,8 +9,9 @@
  *   failure point ("db.open", "db.read", "db.write", "db.sync",
  *   "db.truncate", "db.delete"). Armed by ROCMD_DBFAULT=NAME:COUNT:KIND, the
  *   COUNT-th hit (NAME "*": of any of them) fails: KILL (SIGKILL), EIO,
- *   ENOSPC, EACCES (SQLite's own codes for them: SQLITE_IOERR_*, SQLITE_FULL,
- *   SQLITE_CANTOPEN) or SHORT (a write of half its bytes, then SQLITE_FULL,
+ *   ENOSPC, EACCES (the codes the unix VFS gives for them: SQLITE_IOERR_* for
+ *   EIO, SQLITE_FULL for ENOSPC on a write, SQLITE_CANTOPEN for a refused
+ *   open) or SHORT (a write of half its bytes, then SQLITE_FULL,
  *   what the unix VFS reports for a short write).
  * - Short writes in the file layer. common/failpoint.c, armed with KIND
  *   SHORT, calls rocmd_fault_short_write (found with dlsym), and the next
@@ -152,18 +153,13 @@ hit(const char *name)
 	return want_kind;
 }
 
-/* SQLite's code for fault K at an operation whose I/O error code is IOERR. */
+/* The code the unix VFS gives for fault K at an operation whose I/O error
+ * is IOERR: SQLITE_FULL for a write that found no space, else IOERR (a
+ * refused open is SQLITE_CANTOPEN whatever the errno). */
 static int
 code_for(enum kind k, int ioerr)
 {
-	switch (k) {
-	case K_ENOSPC:
-		return ioerr == SQLITE_IOERR_READ ? SQLITE_IOERR_READ : SQLITE_FULL;
-	case K_EACCES:
-		return ioerr == SQLITE_CANTOPEN ? SQLITE_CANTOPEN : SQLITE_IOERR_ACCESS;
-	default:
-		return ioerr;
-	}
+	return k == K_ENOSPC && ioerr == SQLITE_IOERR_WRITE ? SQLITE_FULL : ioerr;
 }
 
 struct fault_file {

@@ -6,7 +6,9 @@
 # new inputs go to a scratch folder), two at a time, and prints per target the
 # executions, the coverage (edges, features) and the corpus size. A crash,
 # leak, sanitizer report or timeout keeps its input in OUT/ (printed, with
-# the command that repeats it) and fails the run.
+# the command that repeats it) and fails the run, unless it is a known one:
+# reported, not yet fixed, listed in tests/fuzz/known/known.txt by its target
+# and the function of rocmd's code it happens in (its input in known/TARGET/).
 #
 # usage: tests/fuzz/fuzz.sh [--time SEC] [--jobs N] [--targets LIST] [--out DIR]
 #            [--merge] [BUILD_DIR]
@@ -53,7 +55,11 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
 	exit 77
 fi
 [ -n "$TARGETS" ] || TARGETS=$(cd "$HERE/corpus" && ls -d -- */ | tr -d /)
+mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd)
 OUT=${OUT:-$BUILD/fuzz-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 
 # The build: ROCMD_BUILD_FUZZ links libFuzzer into the targets; every object
 # gets coverage (fuzzer-no-link) and ASan + UBSan (ROCMD_SANITIZE).
@@ -95,7 +101,17 @@ fuzz_one() {
 	corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
 	secs=$(sed -n 's/^stat::\(average_exec_per_sec\): *//p' "$OUT/$name.log")
 	verdict=ok
-	[ "$rc" -eq 0 ] || verdict="FAILED (exit $rc)"
+	if [ "$rc" -ne 0 ]; then
+		verdict="FAILED (exit $rc)"
+		# The first frame of rocmd's own code (not libFuzzer's, the
+		# sanitizers', libc's or the target's) names the defect.
+		fn=$(grep -E '^    #[0-9]+ 0x[0-9a-f]+ in ' "$OUT/$name.log" |
+			grep -v -E ' in (fuzzer::|__sanitizer|__asan|__ubsan|__interceptor|LLVMFuzzer|main |abort|raise|__libc|__pthread)' |
+			head -n 1 | sed 's/.* in \([^ ]*\) .*/\1/')
+		if [ -n "$fn" ] && grep -q "^$name $fn " "$HERE/known/known.txt" 2>/dev/null; then
+			verdict="known: $fn"
+		fi
+	fi
 	printf '%s %s %s %s %s %s %s %s\n' "$name" "${execs:-0}" "${secs:-0}" "${cov:-?}" \
 		"${ft:-?}" "$seeds" "${corp:-?}" "$verdict" >"$OUT/$name.row"
 }
@@ -119,12 +135,18 @@ for t in $TARGETS; do
 	read -r name execs rate cov ft seeds corp verdict <"$OUT/$t.row"
 	printf '%-12s %12s %9s %6s %7s %6s %6s  %s\n' "$name" "$execs" "$rate" "$cov" "$ft" "$seeds" "$corp" "$verdict"
 	total=$(( ${total:-0} + execs ))
-	case $verdict in ok) ;; *) failed=$((failed + 1)) ;; esac
+	case $verdict in ok | known:*) ;; *) failed=$((failed + 1)) ;; esac
 done
 echo "total: $total executions; cov = edges of instrumented code reached, ft = libFuzzer's features"
+if grep -q ' known: ' "$OUT"/*.row; then
+	echo "known (tests/fuzz/known/known.txt; the target stopped at it):"
+	grep -h ' known: ' "$OUT"/*.row | while read -r t _ _ _ _ _ _ _ fn; do
+		echo "  $t: $(grep "^$t $fn " "$HERE/known/known.txt" | cut -d' ' -f3-)"
+	done
+fi
 if [ "$failed" -gt 0 ]; then
 	for t in $TARGETS; do
-		grep -q ' ok$' "$OUT/$t.row" && continue
+		grep -q -E ' (ok|known: [^ ]*)$' "$OUT/$t.row" && continue
 		echo
 		echo "== $t: $(grep -m 1 -E 'ERROR|SUMMARY|deadly|timeout|leak' "$OUT/$t.log" || echo 'see the log')"
 		grep -E '^    #[0-9]+ .* in ' "$OUT/$t.log" | grep -v -E 'libFuzzer|fuzzer::|__sanitizer|libc.so' | head -n 8
