@@ -168,6 +168,20 @@ gemm_shape_parse(const char *s, int64_t *m, int64_t *n, int64_t *k, int64_t *bat
 	}
 	if (s[used] != '\0' || mm < 1 || nn < 1 || kk < 1 || bb < 1)
 		return ROCMD_EINVAL;
+	/* Every dimension below 2^31 and every operand's bytes, batch included,
+	 * within int64: the strides and sizes computed from them cannot overflow. */
+	if (mm > GEMM_DIM_MAX || nn > GEMM_DIM_MAX || kk > GEMM_DIM_MAX || bb > GEMM_DIM_MAX)
+		return ROCMD_EINVAL;
+	{
+		int64_t big = mm * kk, bytes;
+		if (kk * nn > big)
+			big = kk * nn;
+		if (mm * nn > big)
+			big = mm * nn;
+		if (__builtin_mul_overflow(big, (int64_t)bb, &bytes) ||
+		    __builtin_mul_overflow(bytes, (int64_t)8, &bytes))
+			return ROCMD_EINVAL;
+	}
 	*m = mm;
 	*n = nn;
 	*k = kk;

@@ -21,6 +21,8 @@ enum gemm_dtype {
 	GEMM_BF16 = 2,
 };
 #define GEMM_DTYPE_COUNT 3
+/* The largest M, N, K or batch a shape may name (gemm_shape_parse). */
+#define GEMM_DIM_MAX INT64_C(2147483647)
 
 enum gemm_trans {
 	GEMM_N = 0,
