@@ -94,15 +94,23 @@ cmd_status(struct ctx *ctx, int argc, char **argv)
 	snprintf(jobs, sizeof(jobs), "%.0f", out_num(counts, "tune_jobs"));
 	snprintf(events, sizeof(events), "%.0f", out_num(counts, "events"));
 	{
-		const cJSON *clean = cJSON_GetObjectItemCaseSensitive(r, "previous_run_clean");
+		const cJSON *clean = cJSON_GetObjectItemCaseSensitive(r, "previous_run_clean"), *note;
 		const char *keys[] = {"Version", "PID", "Uptime", "Started", "State dir", "Socket",
 				      "Schema version", "Connections", "Previous stop", "SDKs",
 				      "Packages", "Deployments", "Tuning jobs", "Events"};
 		const char *vals[] = {out_str(r, "version"), pid, up, started, out_str(r, "state_dir"),
 				      out_str(r, "socket"), schema, conns,
-				      cJSON_IsTrue(clean) ? "clean" : "unclean (crash or kill)",
+				      strcmp(out_str(r, "previous_run"), "unknown") == 0
+					      ? "unknown (the database is new, the state folder is not)"
+				      : cJSON_IsTrue(clean) ? "clean"
+							    : "unclean (crash or kill)",
 				      sdks, pkgs, deps, jobs, events};
 		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
+		cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(r, "notes"))
+		{
+			if (cJSON_IsString(note))
+				printf("note: %s\n", note->valuestring);
+		}
 	}
 	cJSON_Delete(r);
 	return 0;

@@ -22,6 +22,7 @@
 
 #include "common/config.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/paths.h"
 #include "db/db.h"
@@ -181,6 +182,25 @@ load_config(const struct options *o, struct rocmd_config *cfg)
 	return 0;
 }
 
+/* Whether FOLDER (under the state folder) holds anything: a package store's
+ * objects or records, or a deploy's state, left by an earlier run. */
+static int
+holds_anything(const char *state_dir, const char *folder)
+{
+	char path[4096];
+	struct rocmd_dir *d;
+	struct rocmd_dirent *de;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, folder);
+	if ((d = rocmd_dir_open(path)) == NULL)
+		return 0;
+	while (!found && (de = rocmd_dir_read(d)) != NULL)
+		found = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	rocmd_dir_close(d);
+	return found;
+}
+
 static int
 run(const struct options *o, struct rocmd_config *cfg)
 {
@@ -188,7 +208,8 @@ run(const struct options *o, struct rocmd_config *cfg)
 	struct rocmd_db *db = NULL;
 	char path[4096], why[2048] = "";
 	uv_loop_t *loop = uv_default_loop();
-	int lock_fd = -1, rc, status = 1, previous_clean = 1;
+	int lock_fd = -1, rc, status = 1, previous_clean = 1, db_new, previous_unknown = 0;
+	uint64_t db_size = 0;
 	int64_t run_id = 0;
 	pid_t holder;
 
@@ -210,6 +231,9 @@ run(const struct options *o, struct rocmd_config *cfg)
 	}
 
 	snprintf(path, sizeof(path), "%s/rocmd.db", cfg->state_dir);
+	/* Missing or empty (SQLite makes a new database of either): it cannot
+	 * tell how the run before ended. */
+	db_new = rocmd_fs_kind(path, &db_size, NULL) != 'f' || db_size == 0;
 	rc = rocmd_db_open(path, &db, why, sizeof(why));
 	if (rc < 0) {
 		fail_start("cannot open database %s: %s", path, why[0] ? why : rocmd_strerror(rc));
@@ -221,6 +245,15 @@ run(const struct options *o, struct rocmd_config *cfg)
 		fail_start("cannot record the daemon run: %s", rocmd_db_errmsg(db));
 		goto out;
 	}
+	if (db_new && (holds_anything(cfg->state_dir, "store/objects") ||
+	               holds_anything(cfg->state_dir, "store/packages") ||
+	               holds_anything(cfg->state_dir, "deploy"))) {
+		log_warn("database %s was missing or empty at start, but %s holds a package store "
+			 "or deploy state of an earlier run: how that run ended is not known",
+			 path, cfg->state_dir);
+		previous_clean = 0;
+		previous_unknown = 1;
+	}
 
 	rc = rocmd_server_init(&srv, loop, cfg, db);
 	if (rc < 0) {
@@ -231,6 +264,7 @@ run(const struct options *o, struct rocmd_config *cfg)
 	if (rc < 0)
 		log_warn("cannot arm the service watchdog: %s", uv_strerror(rc));
 	srv.previous_run_clean = previous_clean;
+	srv.previous_run_unknown = previous_unknown;
 	srv.run_id = run_id;
 	rc = rocmd_pkg_start(&srv, &srv.pkg, why, sizeof(why));
 	if (rc < 0) {
@@ -260,7 +294,9 @@ run(const struct options *o, struct rocmd_config *cfg)
 	}
 	rocmd_server_event(&srv, "daemon.start", NULL, "rocmd %s started (pid %ld)%s",
 			   ROCMD_VERSION_STRING, (long)getpid(),
-			   previous_clean ? "" : "; the previous run did not shut down cleanly");
+			   previous_unknown ? "; the database is new: how the previous run ended is not known"
+			   : previous_clean ? ""
+					    : "; the previous run did not shut down cleanly");
 	{
 		struct rocmd_sdk_start_opts so = {o->root, o->windows_layout, NULL};
 		why[0] = '\0';

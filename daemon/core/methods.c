@@ -93,6 +93,16 @@ m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	cJSON_AddNumberToObject(r, "connections", srv->nconns);
 	cJSON_AddNumberToObject(r, "max_connections", (double)srv->cfg->max_connections);
 	cJSON_AddBoolToObject(r, "previous_run_clean", srv->previous_run_clean);
+	cJSON_AddStringToObject(r, "previous_run",
+	                        srv->previous_run_unknown ? "unknown"
+	                        : srv->previous_run_clean ? "clean"
+	                                                  : "unclean");
+	{
+		cJSON *notes = cJSON_AddArrayToObject(r, "notes");
+		for (int i = 0; i < srv->nengines; i++)
+			if (srv->engines[i].ops->status != NULL)
+				srv->engines[i].ops->status(srv->engines[i].self, notes);
+	}
 	counts = cJSON_AddObjectToObject(r, "counts");
 	cJSON_AddNumberToObject(counts, "sdks", (double)srv->counts.sdks);
 	cJSON_AddNumberToObject(counts, "packages", (double)srv->counts.packages);

@@ -80,6 +80,9 @@ struct rocmd_engine_ops {
 	const char *name;
 	/* After each event is recorded (kind as rocmd_server_event got it). */
 	void (*event)(void *self, const char *kind);
+	/* `status` (optional): adds what the user should know now, a sentence
+	 * each, to the array NOTES. */
+	void (*status)(void *self, cJSON *notes);
 	/* The daemon begins to stop: stop watching, cancel work, refuse more. */
 	void (*shutdown)(void *self);
 	/* The loop has ended: close the engine's handles. */
@@ -114,6 +117,7 @@ struct rocmd_server {
 	int64_t started_ms;
 	pid_t pid; /* cached: glibc no longer caches getpid() */
 	int previous_run_clean;
+	int previous_run_unknown; /* no record of it: the database is new (main.c) */
 	int64_t run_id;
 	gid_t admin_gid;
 	int admin_gid_known;

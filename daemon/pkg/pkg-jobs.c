@@ -36,6 +36,8 @@ struct pkg_job {
 	struct rocmd_pkg_contents contents;
 	cJSON *identity;
 	char digest[ROCMD_SHA256_HEX];
+	int64_t imported_ms;
+	int record_new; /* this import wrote the package's record */
 	uint64_t added, added_bytes;
 	/* verify */
 	int64_t pkg_id;
@@ -44,6 +46,8 @@ struct pkg_job {
 	/* gc (also after pkg.rm) */
 	char **keep;
 	size_t nkeep, keep_cap;
+	char **digests; /* the packages the database names, sorted */
+	size_t ndigests, digests_cap;
 	uint64_t removed, removed_bytes;
 	cJSON *rm_result;
 	int not_run; /* the references could not be read: nothing collected */
@@ -70,6 +74,7 @@ job_free(struct rocmd_job *b)
 	for (size_t i = 0; i < j->nkeep; i++)
 		free(j->keep[i]);
 	free(j->keep);
+	rocmd_store_records_free(j->digests, j->ndigests);
 	rocmd_job_fini(&j->base);
 	free(j);
 }
@@ -202,6 +207,22 @@ import_work(struct rocmd_job *b)
 	                           sizeof(b->why));
 	if (b->rc < 0)
 		goto fail;
+	/* The record after the objects, before the row (pkg.h): from here on the
+	 * store holds the package whatever becomes of the database. An explicit
+	 * --sdk rewrites an existing one, as it pins the stored package. */
+	j->imported_ms = rocmd_now_ms();
+	{
+		cJSON *rec = rocmd_store_record_new(&j->contents, j->digest, j->name, j->source,
+		                                    j->imported_ms, j->identity);
+		b->rc = rec == NULL
+		            ? ROCMD_ENOMEM
+		            : rocmd_store_record_write(ps->store, rec,
+		                                       j->sdk != NULL && j->sdk[0] != '\0',
+		                                       &j->record_new, b->why, sizeof(b->why));
+		cJSON_Delete(rec);
+	}
+	if (b->rc < 0)
+		goto fail;
 	return;
 fail:
 	rocmd_pkg_contents_free(&j->contents);
@@ -237,34 +258,27 @@ jstr(const cJSON *o, const char *key)
 	return cJSON_IsString(v) && v->valuestring[0] != '\0' ? v->valuestring : NULL;
 }
 
-/* Loop thread: record an imported package. */
-static int
-import_done(struct pkg_job *j, cJSON **out)
+int
+rocmd_pkg_row_add(struct rocmd_pkg_service *ps, const char *digest, const char *name,
+                  const char *source, int64_t imported_ms, const cJSON *identity,
+                  const struct rocmd_pkg_contents *c, int64_t *id)
 {
-	struct rocmd_pkg_service *ps = j->ps;
-	struct rocmd_server *srv = ps->srv;
 	struct rocmd_db_pkg row = {0};
 	struct rocmd_db_pkg_file *files = NULL;
-	char *archs = NULL, *identity = NULL;
+	char *archs = NULL, *text = NULL;
 	char(*hex)[ROCMD_SHA256_HEX] = NULL;
-	const cJSON *bin;
-	cJSON *result, *detail;
-	int64_t id = 0;
-	int rc = j->base.rc, existed = 0, sdk_set = 0;
+	const cJSON *bin = cJSON_GetObjectItem(identity, "binary");
+	int rc = ROCMD_ENOMEM;
 
-	if (rc < 0)
-		goto refused;
-	files = calloc(j->contents.count ? j->contents.count : 1, sizeof(*files));
-	hex = calloc(j->contents.count ? j->contents.count : 1, sizeof(*hex));
-	archs = join_archs(cJSON_GetObjectItem(j->identity, "archs"));
-	identity = cJSON_PrintUnformatted(j->identity);
-	if (files == NULL || hex == NULL || archs == NULL || identity == NULL) {
-		rc = ROCMD_ENOMEM;
-		snprintf(j->base.why, sizeof(j->base.why), "out of memory recording the package");
-		goto refused;
-	}
-	for (size_t i = 0; i < j->contents.count; i++) {
-		const struct rocmd_pkg_entry *e = &j->contents.entries[i];
+	*id = 0;
+	files = calloc(c->count ? c->count : 1, sizeof(*files));
+	hex = calloc(c->count ? c->count : 1, sizeof(*hex));
+	archs = join_archs(cJSON_GetObjectItem(identity, "archs"));
+	text = cJSON_PrintUnformatted(identity);
+	if (files == NULL || hex == NULL || archs == NULL || text == NULL)
+		goto out;
+	for (size_t i = 0; i < c->count; i++) {
+		const struct rocmd_pkg_entry *e = &c->entries[i];
 		files[i].path = e->path;
 		files[i].kind = e->kind;
 		files[i].exec = e->exec;
@@ -275,38 +289,74 @@ import_done(struct pkg_job *j, cJSON **out)
 		}
 		files[i].link = e->link;
 	}
-	bin = cJSON_GetObjectItem(j->identity, "binary");
-	row.digest = j->digest;
-	row.name = j->name;
-	row.source = j->source;
-	row.imported_ms = rocmd_now_ms();
-	row.platform = jstr(j->identity, "platform");
-	row.sdk = jstr(j->identity, "sdk");
-	row.sdk_source = jstr(j->identity, "sdk_source");
-	row.version_hint = jstr(j->identity, "version_hint");
+	row.digest = digest;
+	row.name = name;
+	row.source = source;
+	row.imported_ms = imported_ms;
+	row.platform = jstr(identity, "platform");
+	row.sdk = jstr(identity, "sdk");
+	row.sdk_source = jstr(identity, "sdk_source");
+	row.version_hint = jstr(identity, "version_hint");
 	row.archs = archs;
 	row.binary = jstr(bin, "path");
 	row.binary_version =
 	    jstr(bin, "file_version") != NULL ? jstr(bin, "file_version") : jstr(bin, "soname");
-	row.file_count = (int64_t)j->contents.count;
-	row.total_size = (int64_t)j->contents.total_size;
-	row.identity = identity;
-	rc = rocmd_pkg_db_add(ps->db, &row, files, j->contents.count, &id);
+	row.file_count = (int64_t)c->count;
+	row.total_size = (int64_t)c->total_size;
+	row.identity = text;
+	rc = rocmd_pkg_db_add(ps->db, &row, files, c->count, id);
+out:
+	free(files);
+	free(hex);
+	free(archs);
+	free(text);
+	return rc;
+}
+
+/* Loop thread: record an imported package. */
+static int
+import_done(struct pkg_job *j, cJSON **out)
+{
+	struct rocmd_pkg_service *ps = j->ps;
+	struct rocmd_server *srv = ps->srv;
+	char *archs = NULL, *identity = NULL;
+	const char *sdk;
+	cJSON *result, *detail;
+	int64_t id = 0;
+	int rc = j->base.rc, existed = 0, sdk_set = 0;
+
+	if (rc < 0)
+		goto refused;
+	archs = join_archs(cJSON_GetObjectItem(j->identity, "archs"));
+	identity = cJSON_PrintUnformatted(j->identity);
+	sdk = jstr(j->identity, "sdk");
+	if (archs == NULL || identity == NULL) {
+		rc = ROCMD_ENOMEM;
+		snprintf(j->base.why, sizeof(j->base.why), "out of memory recording the package");
+		goto refused;
+	}
+	rc = rocmd_pkg_row_add(ps, j->digest, j->name, j->source, j->imported_ms, j->identity,
+	                       &j->contents, &id);
 	if (rc == ROCMD_EEXISTS) {
 		existed = 1;
 		rc = 0;
 		/* The same files again with an explicit --sdk: pin the stored package. */
 		if (j->sdk != NULL && j->sdk[0] != '\0' &&
-		    rocmd_pkg_db_set_sdk(ps->db, id, row.sdk, row.sdk_source, identity) == 0) {
+		    rocmd_pkg_db_set_sdk(ps->db, id, sdk, jstr(j->identity, "sdk_source"),
+		                         identity) == 0) {
 			sdk_set = 1;
 			rocmd_server_event(srv, "pkg.sdk_set", NULL,
-			                   "package #%lld pinned to SDK %s", (long long)id,
-			                   row.sdk);
+			                   "package #%lld pinned to SDK %s", (long long)id, sdk);
 		}
 	} else if (rc < 0) {
 		snprintf(j->base.why, sizeof(j->base.why), "cannot record the package: %s",
 		         rocmd_pkg_db_errmsg(ps->db));
-		/* Its new objects are orphans now: collect them. */
+		/* Its record and new objects are orphans now: remove the record
+		 * this import wrote (or the next start adopts the package the user
+		 * was told was refused), then collect them. */
+		if (j->record_new && rocmd_store_record_remove(ps->store, j->digest) < 0)
+			log_warn("store: cannot remove the record of refused package %s",
+			         j->digest);
 		rocmd_pkg_queue_gc(ps, NULL, NULL);
 		goto refused;
 	}
@@ -330,7 +380,7 @@ import_done(struct pkg_job *j, cJSON **out)
 	cJSON_AddStringToObject(detail, "name", j->name);
 	cJSON_AddStringToObject(detail, "source", j->from_drop ? "drop" : "request");
 	cJSON_AddStringToObject(detail, "archs", archs);
-	cJSON_AddStringToObject(detail, "sdk", row.sdk != NULL ? row.sdk : "");
+	cJSON_AddStringToObject(detail, "sdk", sdk != NULL ? sdk : "");
 	if (existed)
 		rocmd_server_event(srv, "pkg.imported", detail,
 		                   "package %s is already stored as #%lld", j->name, (long long)id);
@@ -338,8 +388,7 @@ import_done(struct pkg_job *j, cJSON **out)
 		rocmd_server_event(srv, "pkg.imported", detail,
 		                   "imported package #%lld %s (%zu files, %s, SDK %s)",
 		                   (long long)id, j->name, j->contents.count,
-		                   archs[0] ? archs : "no archs",
-		                   row.sdk != NULL ? row.sdk : "unknown");
+		                   archs[0] ? archs : "no archs", sdk != NULL ? sdk : "unknown");
 	if (j->from_drop)
 		rocmd_pkg_drop_done(ps, j->name, 1, NULL);
 	/* Staged entries are in the store now; nothing of the staging is left. */
@@ -358,8 +407,6 @@ refused:
 		rocmd_pkg_drop_done(ps, j->name, 0, j->base.why);
 	j->base.rc = rc;
 out:
-	free(files);
-	free(hex);
 	free(archs);
 	free(identity);
 	return 0;
@@ -479,19 +526,90 @@ collect_keep(const char *sha, int64_t size, void *ctx)
 	return 0;
 }
 
-/* Loop thread, as the collection starts: the objects the database still names. */
+static int
+collect_digest(const struct rocmd_db_pkg *p, void *ctx)
+{
+	struct pkg_job *j = ctx;
+
+	if (j->ndigests == j->digests_cap) {
+		size_t ncap = j->digests_cap ? j->digests_cap * 2 : 64;
+		void *n = realloc(j->digests, ncap * sizeof(*j->digests));
+		if (n == NULL)
+			return ROCMD_ENOMEM;
+		j->digests = n;
+		j->digests_cap = ncap;
+	}
+	if ((j->digests[j->ndigests] = strdup(p->digest)) == NULL)
+		return ROCMD_ENOMEM;
+	j->ndigests++;
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Loop thread, as the collection starts: the objects the database still
+ * names, and the packages it names (the records of the others are read on
+ * the worker). */
 static int
 gc_start(struct rocmd_job *b)
 {
 	struct pkg_job *j = (struct pkg_job *)b;
 
-	if (rocmd_pkg_db_objects(j->ps->db, 0, collect_keep, j) < 0) {
+	if (rocmd_pkg_db_objects(j->ps->db, 0, collect_keep, j) < 0 ||
+	    rocmd_pkg_db_list(j->ps->db, 0, collect_digest, j) < 0) {
 		log_err("store: cannot list referenced objects: %s; not collecting",
 		        rocmd_pkg_db_errmsg(j->ps->db));
 		j->not_run = 1;
 		return ROCMD_JOB_SKIP;
 	}
+	if (j->ndigests > 1)
+		qsort(j->digests, j->ndigests, sizeof(*j->digests), cmp_str);
 	return 0;
+}
+
+/* Adds to the objects kept those of every record the database does not name
+ * (a package it lost, or one whose adoption failed). A store whose records
+ * are not complete, or a record that cannot be read, is not collected: an
+ * object may be a package's that nothing else names. */
+static int
+gc_keep_records(struct pkg_job *j)
+{
+	char **recs = NULL, why[512];
+	size_t nrecs = 0;
+	int rc;
+
+	if (!rocmd_store_records_complete(j->ps->store)) {
+		snprintf(j->base.why, sizeof(j->base.why),
+		         "the store's package records are not complete: nothing collected");
+		return ROCMD_EBUSY;
+	}
+	if ((rc = rocmd_store_records_list(j->ps->store, &recs, &nrecs)) < 0) {
+		snprintf(j->base.why, sizeof(j->base.why),
+		         "cannot list the store's package records: %s; nothing collected",
+		         rocmd_strerror(rc));
+		return rc;
+	}
+	for (size_t i = 0; i < nrecs && rc == 0; i++) {
+		char *key = recs[i];
+		cJSON *rec = NULL;
+		if (j->ndigests > 0 &&
+		    bsearch(&key, j->digests, j->ndigests, sizeof(*j->digests), cmp_str) != NULL)
+			continue;
+		rc = rocmd_store_record_read(j->ps->store, recs[i], &rec, why, sizeof(why));
+		if (rc < 0)
+			snprintf(j->base.why, sizeof(j->base.why), "%s; nothing collected", why);
+		else
+			rc = rocmd_store_record_objects(rec, &j->keep, &j->nkeep, &j->keep_cap);
+		cJSON_Delete(rec);
+	}
+	rocmd_store_records_free(recs, nrecs);
+	if (rc == 0 && j->nkeep > 1)
+		qsort(j->keep, j->nkeep, sizeof(*j->keep), cmp_str);
+	return rc;
 }
 
 static void
@@ -500,6 +618,8 @@ gc_work(struct rocmd_job *b)
 	struct pkg_job *j = (struct pkg_job *)b;
 
 	set_phase(j, 3);
+	if ((b->rc = gc_keep_records(j)) < 0)
+		return;
 	b->rc = rocmd_store_gc(j->ps->store, j->keep, j->nkeep, &j->removed, &j->removed_bytes);
 	if (b->rc < 0)
 		snprintf(b->why, sizeof(b->why), "cannot collect unused objects: %s",
@@ -664,8 +784,13 @@ rocmd_pkg_start(struct rocmd_server *srv, struct rocmd_pkg_service **out, char *
 		return rc;
 	}
 	rocmd_pkg_drop_start(ps);
-	/* Objects orphaned by an import or removal cut short. */
-	rocmd_pkg_queue_gc(ps, NULL, NULL);
+	/* The store's records and the database set right (never a reason to
+	 * delete the store), then objects orphaned by an import or removal cut
+	 * short: the queue runs them in this order. */
+	if ((rc = rocmd_pkg_queue_adopt(ps)) < 0)
+		log_err("store: cannot check its records: %s", rocmd_strerror(rc));
+	else
+		rocmd_pkg_queue_gc(ps, NULL, NULL);
 	*out = ps;
 	return 0;
 }
@@ -694,8 +819,18 @@ engine_free(void *self)
 	free(ps);
 }
 
+static void
+engine_status(void *self, cJSON *notes)
+{
+	struct rocmd_pkg_service *ps = self;
+
+	if (ps->note[0] != '\0')
+		cJSON_AddItemToArray(notes, cJSON_CreateString(ps->note));
+}
+
 const struct rocmd_engine_ops rocmd_pkg_engine = {
     .name = "package store",
+    .status = engine_status,
     .shutdown = engine_shutdown,
     .close = engine_close,
     .free = engine_free,

@@ -251,12 +251,29 @@ name_of(const struct rocmd_db_pkg *p, void *ctx)
 	return 0;
 }
 
+/* A package's name and digest. */
+struct pkg_names {
+	char name[256];
+	char digest[ROCMD_SHA256_HEX];
+};
+
+static int
+names_of(const struct rocmd_db_pkg *p, void *ctx)
+{
+	struct pkg_names *n = ctx;
+
+	snprintf(n->name, sizeof(n->name), "%s", p->name);
+	snprintf(n->digest, sizeof(n->digest), "%s", p->digest);
+	return 0;
+}
+
 static int
 m_rm(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {"id", NULL};
 	struct rocmd_pkg_service *ps = conn->srv->pkg;
-	char name[256] = "";
+	struct pkg_names names = {"", ""};
+	const char *name = names.name;
 	int64_t id, deployed = 0;
 	cJSON *r, *detail;
 	int rc;
@@ -264,7 +281,7 @@ m_rm(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, si
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
 	    (rc = rocmd_param_int(params, "id", 1, 1, INT64_MAX, &id, why, whylen)) < 0)
 		return rc;
-	rc = rocmd_pkg_db_list(ps->db, id, name_of, name);
+	rc = rocmd_pkg_db_list(ps->db, id, names_of, &names);
 	if (rc == ROCMD_ENOTFOUND) {
 		snprintf(why, whylen, "no package #%lld", (long long)id);
 		return rc;
@@ -282,6 +299,13 @@ m_rm(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, si
 		         "removing it",
 		         (long long)id, name, (long long)deployed);
 		return ROCMD_EBUSY;
+	}
+	/* The record first (pkg.h): a crash before the row goes leaves the
+	 * package as it was, its record written again from the row at start. */
+	if ((rc = rocmd_store_record_remove(ps->store, names.digest)) < 0) {
+		snprintf(why, whylen, "cannot remove package #%lld's record from the store: %s",
+		         (long long)id, rocmd_strerror(rc));
+		return rc;
 	}
 	rc = rocmd_pkg_db_remove(ps->db, id);
 	if (rc < 0) {

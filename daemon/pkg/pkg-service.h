@@ -34,6 +34,9 @@ struct rocmd_pkg_service {
 	uv_timer_t drop_timer;
 	struct pkg_drop_file *drops;
 	int watching;
+	/* What the start-up reconciliation (pkg-adopt.c) found, for the log and
+	 * `rocmctl status`; "" when the store and the database agreed. */
+	char note[2048];
 };
 
 extern const struct rocmd_method rocmd_methods_pkg[];
@@ -58,6 +61,15 @@ int rocmd_pkg_queue_verify(struct rocmd_pkg_service *ps, int64_t id, struct rocm
 /* Queues a collection of the objects no package names. CONN (may be NULL)
  * gets RESULT (consumed; may be NULL) with the collection's figures added. */
 int rocmd_pkg_queue_gc(struct rocmd_pkg_service *ps, struct rocmd_conn *conn, cJSON *result);
+/* Queues the start-up reconciliation of the store's records with the
+ * database (pkg-adopt.c). */
+int rocmd_pkg_queue_adopt(struct rocmd_pkg_service *ps);
+/* Loop thread: adds package DIGEST to the database, its row from NAME,
+ * SOURCE, IMPORTED_MS and IDENTITY, its files from C; ROCMD_EEXISTS (and *ID)
+ * when it is there already. */
+int rocmd_pkg_row_add(struct rocmd_pkg_service *ps, const char *digest, const char *name,
+                      const char *source, int64_t imported_ms, const cJSON *identity,
+                      const struct rocmd_pkg_contents *c, int64_t *id);
 
 /* The drop folder (pkg-drop.c): starts watching it / closes its handles /
  * moves an archive whose import ended to imported/ or refused/ (with WHY). */

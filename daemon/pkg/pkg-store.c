@@ -316,6 +316,60 @@ rocmd_store_gc(const char *store, char *const *keep, size_t keep_n, uint64_t *re
 }
 
 int
+rocmd_store_set_aside(const char *store, char *const *keep, size_t keep_n, const char *stamp,
+                      uint64_t *moved, uint64_t *moved_bytes)
+{
+	char dir[4096], to[4096 + 160], path[4096 + 80], fan[4096 + 200];
+	uint8_t touched[256] = {0};
+	struct rocmd_fs_entry *e;
+	size_t n;
+	int rc;
+
+	*moved = 0;
+	*moved_bytes = 0;
+	if ((rc = objects_list(store, dir, sizeof(dir), &e, &n)) < 0)
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *rel = e[i].path;
+		char hex[ROCMD_SHA256_HEX], *key = hex;
+
+		if (e[i].kind != 'f' || strlen(rel) != 65 || rel[2] != '/')
+			continue;
+		snprintf(hex, sizeof(hex), "%.2s%.62s", rel, rel + 3);
+		if (keep_n > 0 && bsearch(&key, keep, keep_n, sizeof(*keep), cmp_str) != NULL)
+			continue;
+		rocmd_fs_fmt(fan, sizeof(fan), "%s/unclaimed/%s/%.2s", store, stamp, rel);
+		rocmd_fs_fmt(to, sizeof(to), "%s/unclaimed/%s/%s", store, stamp, rel);
+		rocmd_fs_fmt(path, sizeof(path), "%s/%s", dir, rel);
+		if ((rc = rocmd_paths_mkdir_p(fan, 0755)) == 0 &&
+		    (rc = rocmd_fs_rename(path, to)) == 0) {
+			touched[strtoul((char[]){rel[0], rel[1], 0}, NULL, 16) & 0xff] = 1;
+			(*moved)++;
+			*moved_bytes += e[i].size;
+		}
+	}
+	rocmd_fs_entries_free(e, n);
+	/* On disk before anything relies on it: an object whose move a crash
+	 * undid would be back among those the collector may take. */
+	for (unsigned f = 0; f < 256 && rc == 0; f++) {
+		if (!touched[f])
+			continue;
+		rocmd_fs_fmt(fan, sizeof(fan), "%s/unclaimed/%s/%02x", store, stamp, f);
+		rocmd_fs_fmt(path, sizeof(path), "%s/%02x", dir, f);
+		if ((rc = rocmd_fs_fsync_dir(fan)) == 0)
+			rc = rocmd_fs_fsync_dir(path);
+	}
+	if (*moved > 0 && rc == 0) {
+		rocmd_fs_fmt(fan, sizeof(fan), "%s/unclaimed/%s", store, stamp);
+		if ((rc = rocmd_fs_fsync_dir(fan)) == 0) {
+			rocmd_fs_fmt(fan, sizeof(fan), "%s/unclaimed", store);
+			rc = rocmd_fs_fsync_dir(fan);
+		}
+	}
+	return rc;
+}
+
+int
 rocmd_store_usage(const char *store, uint64_t *objects, uint64_t *bytes)
 {
 	char dir[4096];

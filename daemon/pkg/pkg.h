@@ -237,6 +237,56 @@ int rocmd_store_gc(const char *store, char *const *keep, size_t keep_n, uint64_t
                    uint64_t *removed_bytes);
 /* Bytes and objects in the store. */
 int rocmd_store_usage(const char *store, uint64_t *objects, uint64_t *bytes);
+/* Moves every object whose hash is not in KEEP (sorted, KEEP_N) to
+ * store/unclaimed/STAMP/ab/cdef..., out of the collector's way and kept.
+ * *MOVED / *MOVED_BYTES count them. */
+int rocmd_store_set_aside(const char *store, char *const *keep, size_t keep_n, const char *stamp,
+                          uint64_t *moved, uint64_t *moved_bytes);
+
+/* ---- the store's package records (pkg-record.c) ----
+ *
+ * Each package in the store has a record beside its objects,
+ * store/packages/<digest>.json: its name, source, import time, identity and
+ * every file (path, kind, exec, size, hash, link). It is written durably
+ * after the package's objects and before its database row, and removed
+ * before the row is, so the store describes itself without the database:
+ * a package a lost or emptied database no longer names is adopted back from
+ * its record at the next start, and no object a record names is collected.
+ * store/store.json says that every package of the store has its record
+ * (a store made before records existed gets them from the database first).
+ */
+/* A record of the package of C (after rocmd_store_commit), or NULL (no memory). */
+cJSON *rocmd_store_record_new(const struct rocmd_pkg_contents *c, const char *digest,
+                              const char *name, const char *source, int64_t imported_ms,
+                              const cJSON *identity);
+/* Writes REC durably. An existing record is kept unless REPLACE; *CREATED
+ * says whether this call made it. */
+int rocmd_store_record_write(const char *store, const cJSON *rec, int replace, int *created,
+                             char *why, size_t whylen);
+/* Reads the record of DIGEST into *OUT, only if every field, path and link is
+ * sound and its files give DIGEST again; ROCMD_ECORRUPT (WHY) otherwise,
+ * -ENOENT when there is none. */
+int rocmd_store_record_read(const char *store, const char *digest, cJSON **out, char *why,
+                            size_t whylen);
+/* The files of REC as the entries of C, sorted by path; their strings are
+ * REC's: free only C->entries. ROCMD_ECORRUPT for a file that is not sound. */
+int rocmd_store_record_contents(const cJSON *rec, struct rocmd_pkg_contents *c, char *why,
+                                size_t whylen);
+/* Removes the record of DIGEST durably (none is fine). */
+int rocmd_store_record_remove(const char *store, const char *digest);
+/* The digests with a record, sorted (rocmd_store_records_free). */
+int rocmd_store_records_list(const char *store, char ***digests, size_t *n);
+void rocmd_store_records_free(char **digests, size_t n);
+/* 0 when every object REC names is in the store, whole (hashed again); else
+ * ROCMD_ENOTFOUND or ROCMD_ECORRUPT with WHY. CANCELED (may be NULL) is
+ * polled: ROCMD_ECANCELED. */
+int rocmd_store_record_check(const char *store, const cJSON *rec, int (*canceled)(void *ctx),
+                             void *ctx, char *why, size_t whylen);
+/* Appends the hashes REC names (strdup'd) to *KEEP (*N of *CAP). */
+int rocmd_store_record_objects(const cJSON *rec, char ***keep, size_t *n, size_t *cap);
+/* Whether store.json says the records are complete / says so, durably. */
+int rocmd_store_records_complete(const char *store);
+int rocmd_store_records_mark_complete(const char *store);
 
 /* ---- matching (pkg-match.c) ---- */
 

@@ -196,6 +196,83 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 		"$CTL" --socket "$SOCK" pkg list
 fi
 
+# A database emptied or removed never costs the store: each package's record
+# in the store brings it back (adopted), a store made before records existed
+# is set aside, not deleted, and the log and status say what happened (and
+# that how the previous run ended is not known).
+store_idle() { ctl --json pkg list 2>/dev/null | grep -q '"jobs":[[:space:]]*0'; }
+# The object damaged above, whole again from the file it came from (a package
+# with a damaged object is not adopted: that is shown further down).
+want=$(printf %s "$obj" | sed 's|.*/objects/\(..\)/|\1|')
+for f in "$A" "$B" "$C" "$DIR"/names/library/* "$DIR"/win/*; do
+	[ -f "$f" ] && [ "$(sha256sum <"$f" | cut -c1-64)" = "$want" ] || continue
+	chmod u+w "$obj" && cp "$f" "$obj" && chmod a-w "$obj"
+	break
+done
+digests() { ctl --json pkg list | grep -o '"digest":[[:space:]]*"[0-9a-f]*"' | sort; }
+printf '{"store": {"max_file_size": 67108864}, "log": {"level": "info", "file": "%s"}}\n' \
+	"$DIR/rocmd.log" >"$CONF"
+before=$(digests)
+nobj=$(objects)
+for how in emptied removed; do
+	rocmd_stop
+	if [ "$how" = emptied ]; then : >"$STATE/rocmd.db"; else rm -f "$STATE/rocmd.db"; fi
+	rm -f "$STATE/rocmd.db-wal" "$STATE/rocmd.db-shm"
+	check "rocmd starts on a database $how" 0 rocmd_start
+	wait_until 30 store_idle
+	if [ "$(objects)" -eq "$nobj" ]; then ok "no object was deleted ($how)"; else
+		bad "the store lost objects to a database $how: $(objects) of $nobj left"
+	fi
+	if [ "$(digests)" = "$before" ]; then ok "every package was adopted ($how)"; else
+		bad "packages not adopted ($how)"
+		digests | sed 's/^/#   now: /'
+		echo "$before" | sed 's/^/#   before: /'
+		grep "store\|adopt" "$DIR/rocmd.log" | sed 's/^/#   log: /'
+	fi
+	check "status ($how)" 0 ctl status
+	contains "status does not claim a clean stop ($how)" "$OUT" "Previous stop.*unknown"
+	contains "status says the packages were adopted ($how)" "$OUT" "note: .*adopted from their records"
+done
+contains "the log says it" "$DIR/rocmd.log" "adopted from their records"
+check "adoptions are events" 0 ctl events --kind pkg.adopted
+contains "an adoption event" "$OUT" "adopted from its record"
+check "an adopted package is whole" 0 ctl pkg verify
+# One whose object is damaged is not adopted; its record and objects stay.
+rocmd_stop
+h=$(sha256sum <"$A" | cut -c1-64)
+o="$STATE/store/objects/$(printf %s "$h" | cut -c1-2)/$(printf %s "$h" | cut -c3-)"
+chmod u+w "$o" && printf 'X' | dd of="$o" bs=1 seek=10 conv=notrunc 2>/dev/null && chmod a-w "$o"
+: >"$STATE/rocmd.db"
+check "rocmd starts with a damaged object" 0 rocmd_start
+wait_until 30 store_idle
+check "status (damaged)" 0 ctl status
+contains "status names the package it could not adopt" "$OUT" "could not be adopted (.*damaged)"
+if [ "$(objects)" -eq "$nobj" ]; then ok "its objects are kept"; else bad "objects lost: $(objects) of $nobj"; fi
+chmod u+w "$o" && cp "$A" "$o" && chmod a-w "$o"
+# A store from before records existed, and an emptied database.
+rocmd_stop
+rm -rf "$STATE/store/packages" "$STATE/store/store.json"
+: >"$STATE/rocmd.db"
+rm -f "$STATE/rocmd.db-wal" "$STATE/rocmd.db-shm"
+check "rocmd starts on an old store and an emptied database" 0 rocmd_start
+wait_until 30 store_idle
+kept=$(find "$STATE/store/objects" "$STATE/store/unclaimed" -type f 2>/dev/null | wc -l)
+if [ "$kept" -eq "$nobj" ]; then ok "no object of the old store was deleted"; else
+	bad "the old store lost objects: $kept of $nobj left"
+fi
+check "status (old store)" 0 ctl status
+contains "status says where the objects went" "$OUT" "note: .*moved to .*/unclaimed/"
+contains "and the log" "$DIR/rocmd.log" "moved to .*/unclaimed/"
+check "a new import into it" 0 ctl pkg import "$GOOD"
+rocmd_stop
+check "rocmd starts again" 0 rocmd_start
+wait_until 30 store_idle
+kept=$(find "$STATE/store/objects" "$STATE/store/unclaimed" -type f 2>/dev/null | wc -l)
+if [ "$kept" -ge "$nobj" ]; then ok "what was set aside stays"; else bad "set-aside objects lost"; fi
+check "status after a clean stop" 0 ctl status
+contains "a clean stop again" "$OUT" "Previous stop.*clean"
+lacks "nothing to note" "$OUT" "note:"
+
 # An admin-group member (uid 65534 in the admin group nogroup) imports with
 # its own rights, not root's: what it cannot read is refused, names inside
 # folders it cannot list are not told, and the store keeps what it read from

@@ -999,6 +999,90 @@ test_hardlinks(void **state)
 	cJSON_Delete(imp.identity);
 }
 
+/* A package's record in the store reads back only when every field holds and
+ * its files give its digest again, and is adoptable only while every object
+ * it names is there, whole. */
+static void
+test_records(void **state)
+{
+	struct fx *f = *state;
+	struct mk_entry e[] = {lib_co,
+	                       {.kind = MK_DATA, .name = "library/a.co", .size = 300, .data = "a"},
+	                       {.kind = MK_SYMLINK, .name = "library/l.co", .src = "a.co"}};
+	struct rocmd_pkg_read_opts opts = {.limits = f->limits};
+	struct rocmd_pkg_contents c;
+	char path[256], staging[4096], digest[ROCMD_SHA256_HEX], why[512] = "", rpath[4200];
+	char **list = NULL, *text = NULL;
+	uint64_t added, bytes;
+	cJSON *id = NULL, *rec, *back = NULL;
+	size_t n = 0;
+	int created = 0;
+	FILE *w;
+
+	snprintf(path, sizeof(path), "%s/rec.tar", f->dir);
+	assert_int_equal(mkarchive(path, "tar", e, 3), 0);
+	assert_int_equal(rocmd_store_staging_new(f->store, staging, sizeof(staging)), 0);
+	assert_int_equal(rocmd_pkg_read(path, staging, &opts, &c, why, sizeof(why)), 0);
+	assert_int_equal(rocmd_pkg_identify(&c, path, NULL, NULL, NULL, &id, why, sizeof(why)), 0);
+	rocmd_pkg_digest(&c, digest);
+	assert_int_equal(rocmd_store_commit(f->store, &c, &added, &bytes, why, sizeof(why)), 0);
+	rec = rocmd_store_record_new(&c, digest, "rec.tar", path, 1700000000000, id);
+	assert_non_null(rec);
+	assert_int_equal(rocmd_store_record_write(f->store, rec, 0, &created, why, sizeof(why)), 0);
+	assert_true(created);
+	assert_int_equal(rocmd_store_record_write(f->store, rec, 0, &created, why, sizeof(why)), 0);
+	assert_false(created);
+	assert_int_equal(rocmd_store_records_list(f->store, &list, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(list[0], digest);
+	rocmd_store_records_free(list, n);
+	assert_int_equal(rocmd_store_record_read(f->store, digest, &back, why, sizeof(why)), 0);
+	assert_int_equal(rocmd_store_record_check(f->store, back, NULL, NULL, why, sizeof(why)), 0);
+	cJSON_Delete(back);
+	/* A record whose files say something else: not read. */
+	snprintf(rpath, sizeof(rpath), "%s/packages/%s.json", f->store, digest);
+	assert_int_equal(rocmd_fs_read_file(rpath, 1 << 20, &text, NULL), 0);
+	{
+		char *p = strstr(text, ",300,");
+		assert_non_null(p);
+		p[3] = '1'; /* 300 -> 310 */
+		chmod(rpath, 0644);
+		assert_non_null(w = fopen(rpath, "w"));
+		fputs(text, w);
+		fclose(w);
+	}
+	assert_int_equal(rocmd_store_record_read(f->store, digest, &back, why, sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_non_null(strstr(why, "another digest"));
+	/* Whole again; then an object it names goes missing: not adoptable. */
+	assert_int_equal(rocmd_store_record_remove(f->store, digest), 0);
+	assert_int_equal(rocmd_store_record_write(f->store, rec, 0, &created, why, sizeof(why)), 0);
+	assert_int_equal(rocmd_store_record_read(f->store, digest, &back, why, sizeof(why)), 0);
+	for (size_t i = 0; i < c.count; i++)
+		if (strcmp(c.entries[i].path, "library/a.co") == 0) {
+			char hex[ROCMD_SHA256_HEX], obj[4200];
+			rocmd_sha256_hex(c.entries[i].sha256, hex);
+			rocmd_store_object_path(f->store, hex, obj, sizeof(obj));
+			assert_int_equal(unlink(obj), 0);
+		}
+	assert_int_equal(rocmd_store_record_check(f->store, back, NULL, NULL, why, sizeof(why)),
+	                 ROCMD_ENOTFOUND);
+	assert_non_null(strstr(why, "missing"));
+	/* What no record names is set aside, not deleted. */
+	{
+		uint64_t moved, mbytes, objs, obytes;
+		assert_int_equal(rocmd_store_set_aside(f->store, NULL, 0, "t", &moved, &mbytes), 0);
+		assert_int_equal(moved, 1); /* the index; a.co is gone already */
+		assert_int_equal(rocmd_store_usage(f->store, &objs, &obytes), 0);
+		assert_int_equal(objs, 0);
+	}
+	free(text);
+	cJSON_Delete(back);
+	cJSON_Delete(rec);
+	cJSON_Delete(id);
+	rocmd_pkg_contents_free(&c);
+}
+
 static void
 test_folder(void **state)
 {
@@ -1077,6 +1161,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_sparse, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_utf8_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hardlinks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_records, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
