@@ -37,7 +37,8 @@
 #   short   writes only (fs.write, db.write): half the bytes, then ENOSPC
 # and, after the faulted operation and a clean restart (recovery), checks:
 #   I1  the backup of the originals, where its manifest exists, holds the
-#       vendor's files byte for byte (checksums recorded from the pristine tree)
+#       vendor's files byte for byte (checksums recorded from the pristine
+#       tree) and its manifest records the vendor's SHA-256 of each
 #   I2  the target (library folder and binary) is exactly the operation's old
 #       or new tree: never a mix; a client told "done" means the new one, a
 #       client told "failed" the old one; no journal and no leftover
@@ -187,6 +188,9 @@ outside() {
 		-printf '%P %y %i %s %T@\n') | LC_ALL=C sort
 }
 ORIGINALS=$(fp_originals "$ROOT/$LIBREL" "$ROOT/$BINREL")
+# The vendor's hashes, as a backup's manifest must record them.
+(cd "$T/$LIBREL" && find . -type f -exec sha256sum {} + && sha256sum <"$T/$BINREL") |
+	cut -d' ' -f1 | sort >"$DIR/originals.sha256"
 outside >"$DIR/outside.ref"
 
 # deployed_label: the package the running daemon says the target holds, or "none".
@@ -535,8 +539,12 @@ check_disk() {
 		diff "$DIR/outside.ref" "$RUN/outside" | grep '^[<>]' | head -n 5 | sed 's/^/outside the target: /' >>"$RUN/why"
 	fi
 	_b=$STATE/deploy/sdk-1/backup
-	if [ -f "$_b/manifest.json" ] && [ "$(fp_originals "$_b/library" "$_b/binary")" != "$ORIGINALS" ]; then
-		echo "I1: the backup of the originals differs from the vendor's files" >>"$RUN/why"
+	if [ -f "$_b/manifest.json" ]; then
+		[ "$(fp_originals "$_b/library" "$_b/binary")" = "$ORIGINALS" ] ||
+			echo "I1: the backup of the originals differs from the vendor's files" >>"$RUN/why"
+		grep -o '"sha256":[[:space:]]*"[0-9a-f]*"' "$_b/manifest.json" | sed 's/.*"\([0-9a-f]*\)"$/\1/' |
+			sort | cmp -s - "$DIR/originals.sha256" ||
+			echo "I1: the backup's manifest does not record the vendor's hashes" >>"$RUN/why"
 	fi
 	_ic=$(sqlite3 "$DB" 'PRAGMA integrity_check' 2>&1)
 	[ "$_ic" = ok ] || echo "integrity_check: $(echo "$_ic" | head -n 3 | tr '\n' ' ')" >>"$RUN/why"
