@@ -59,12 +59,14 @@
 # journal kept), lib status shows the database's package while the target
 # holds the interrupted deploy's tree.
 #
-# usage: tests/fault/fault.sh [--ops LIST] [--kinds LIST] [--max N] [--quick]
+# usage: tests/fault/fault.sh [--ops LIST] [--kinds LIST] [--max N] [--all] [--quick]
 #            [--no-retry] [--list] [--only OP:SRC:N:KIND] [--keep DIR]
 #            ROCMD ROCMCTL PRELOAD | BUILD_DIR
 #   --ops LIST     comma-separated operations (default: all of the above)
 #   --kinds LIST   comma-separated kinds (default: crash,eio,enospc,eacces,short)
 #   --max N        at most N points per operation, spread evenly (0: all)
+#   --all          every hit a point (no collapsing of repeated runs and
+#                  contexts; import alone has about 1,700)
 #   --quick        the CI subset: --ops redeploy,recover,stop
 #                  --kinds crash,eio,short --max 4
 #   --no-retry     skip the retry of a failed operation
@@ -81,6 +83,7 @@ OPS_ALL="import deploy redeploy rollback restore recover finish start stop"
 OPS=$OPS_ALL
 KINDS="crash eio enospc eacces short"
 MAX=0
+ALL=0
 RETRY=1
 LIST=0
 ONLY=
@@ -91,6 +94,7 @@ while [ $# -gt 0 ]; do
 	--ops) OPS=$(echo "$2" | tr ',' ' '); shift ;;
 	--kinds) KINDS=$(echo "$2" | tr ',' ' '); shift ;;
 	--max) MAX=$2; shift ;;
+	--all) ALL=1 ;;
 	--quick) OPS="redeploy recover stop" KINDS="crash eio short" MAX=4 ;;
 	--no-retry) RETRY=0 ;;
 	--list) LIST=1 ;;
@@ -371,10 +375,13 @@ points() {
 		sed -n '/^mark ready/q; /^\(fp\|db\|kp\) /p' "$BASE/$1.log"
 	else
 		sed -n '/^mark ready/,/^mark end/{/^\(fp\|db\|kp\) /p}' "$BASE/$1.log"
-	fi | awk '
+	fi | awk -v all="$ALL" '
+	all == 1 { print $1, $2, $3; next }
 	{ src[NR] = $1; num[NR] = $2; nm[NR] = $3 }
 	function same(a, b) { return src[a] == src[b] && nm[a] == nm[b] }
 	END {
+		if (all == 1)
+			exit
 		# The middle of a run repeating one name (period 1) or two (period 2).
 		m = 0
 		for (i = 1; i <= NR; i++) {
