@@ -9,13 +9,16 @@ Wall time is what a user waits; CPU time (the baseline's processes, the
 daemon's own) what it costs. The import's identification is what was
 quadratic in the number of files (issue 16: 649 s of CPU for 100,000).
 Usage: many-files.py ROCMD ROCMCTL PKG-MKARCHIVE [FILES]   (needs unzip)"""
-import json, os, resource, shutil, subprocess, sys, time
+import os, shutil, subprocess, sys, time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import children_cpu, ctl_json, proc_cpu  # noqa: E402
 
 rocmd, ctl, mk = (os.path.abspath(a) for a in sys.argv[1:4])
 files = int(sys.argv[4]) if len(sys.argv) > 4 else 100000
 work = os.environ.get("ROCMD_BENCH_DIR", "/var/tmp/rocmd-bench-many")
 state, sock, cfg = f"{work}/state", f"{work}/rocmd.sock", f"{work}/rocmd.json"
-TICK = os.sysconf("SC_CLK_TCK")
 
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
@@ -35,23 +38,6 @@ archive = f"{work}/rocm.gfx1030.gfx1100.many.V1.for.hip.sdk.6.2.4.zip"
 subprocess.run([mk, "zip-store", archive, f"@{work}/specs"], check=True)
 
 
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-def proc_cpu(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def ctl_json(*args):
-    out = subprocess.run([ctl, "--socket", sock, "--json", *args], check=True,
-                         capture_output=True, text=True).stdout
-    return json.loads(out)
-
-
 subprocess.run(["sync"])
 c0, t0 = children_cpu(), time.monotonic()
 subprocess.run(["unzip", "-q", "-d", f"{work}/x", archive], check=True)
@@ -62,11 +48,11 @@ shutil.rmtree(f"{work}/x")
 
 subprocess.run([rocmd, "--state-dir", state, "--socket", sock, "--config", cfg], check=True,
                stderr=subprocess.DEVNULL)
-pid = int(ctl_json("status")["pid"])
+pid = int(ctl_json(ctl, sock, "status")["pid"])
 time.sleep(0.5)  # the start-up collection done
 subprocess.run(["sync"])
 c0, t0 = proc_cpu(pid), time.monotonic()
-r = ctl_json("pkg", "import", archive)
+r = ctl_json(ctl, sock, "pkg", "import", archive)
 iw, ic = time.monotonic() - t0, proc_cpu(pid) - c0
 subprocess.run([ctl, "--socket", sock, "shutdown"], capture_output=True)
 for _ in range(100):

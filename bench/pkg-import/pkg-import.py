@@ -6,7 +6,12 @@ time is what a user waits; CPU time (the baseline's processes, the daemon's
 own) is what it costs, and does not move with other load on the machine.
 Then a second package sharing files is imported, for the dedup figure.
 Usage: pkg-import.py ROCMD ROCMCTL WORKDIR LZMA2-7Z STORED-7Z SECOND-7Z"""
-import json, os, resource, shutil, statistics, subprocess, sys, time
+import os, shutil, statistics, subprocess, sys, time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure  # noqa: E402
+from measure import children_cpu, proc_cpu  # noqa: E402
 
 rocmd, ctl, work, lzma2, stored, second = sys.argv[1:7]
 state, sock = f"{work}/state", f"{work}/rocmd.sock"
@@ -14,24 +19,10 @@ cfg = f"{work}/rocmd.json"
 with open(cfg, "w") as f:
     f.write('{"store": {"drop_folder": 0}}\n')
 raw = sum(os.path.getsize(os.path.join(d, n)) for d, _, ns in os.walk(f"{work}/a") for n in ns)
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-def proc_cpu(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def ctl_json(*args):
-    out = subprocess.run([ctl, "--socket", sock, "--json", *args], check=True,
-                         capture_output=True, text=True).stdout
-    return json.loads(out)
+    return measure.ctl_json(ctl, sock, *args)
 
 
 def baseline(archive):

@@ -134,17 +134,8 @@ package_one(const struct rocmd_db_pkg *p, void *arg)
 	char path[4096];
 	int rc;
 
-	if (j->ndigests == j->digests_cap) {
-		size_t ncap = j->digests_cap ? j->digests_cap * 2 : 64;
-		void *n = realloc(j->digests, ncap * sizeof(*j->digests));
-		if (n == NULL)
-			return ROCMD_ENOMEM;
-		j->digests = n;
-		j->digests_cap = ncap;
-	}
-	if ((j->digests[j->ndigests] = strdup(p->digest)) == NULL)
+	if (rocmd_pkg_strv_add(&j->digests, &j->ndigests, &j->digests_cap, p->digest) < 0)
 		return ROCMD_ENOMEM;
-	j->ndigests++;
 	rocmd_fs_fmt(path, sizeof(path), "%s/packages/%s.json", j->ps->store, p->digest);
 	if (rocmd_fs_kind(path, NULL, NULL) == 'f')
 		return 0;

@@ -13,6 +13,7 @@
  * untrusted files: every offset is checked against the file's size.
  */
 #include "pkg.h"
+#include "pkg-bytes.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -198,24 +199,6 @@ rread(const struct rfile *f, uint64_t off, void *buf, size_t len)
 	if (off > f->size || len > f->size - off)
 		return ROCMD_ECORRUPT;
 	return rocmd_fs_pread(f->fd, buf, len, off, &got) == 0 && got == len ? 0 : ROCMD_ECORRUPT;
-}
-
-static uint16_t
-le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t
-le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
 struct pe_section {

@@ -511,19 +511,8 @@ collect_keep(const char *sha, int64_t size, void *ctx)
 {
 	struct pkg_job *j = ctx;
 
-	if (j->nkeep == j->keep_cap) {
-		size_t ncap = j->keep_cap ? j->keep_cap * 2 : 1024;
-		void *n = realloc(j->keep, ncap * sizeof(*j->keep));
-		if (n == NULL)
-			return ROCMD_ENOMEM;
-		j->keep = n;
-		j->keep_cap = ncap;
-	}
-	j->keep[j->nkeep] = strdup(sha);
-	if (j->keep[j->nkeep] == NULL)
-		return ROCMD_ENOMEM;
-	j->nkeep++;
-	return 0;
+	(void)size;
+	return rocmd_pkg_strv_add(&j->keep, &j->nkeep, &j->keep_cap, sha);
 }
 
 static int
@@ -531,18 +520,7 @@ collect_digest(const struct rocmd_db_pkg *p, void *ctx)
 {
 	struct pkg_job *j = ctx;
 
-	if (j->ndigests == j->digests_cap) {
-		size_t ncap = j->digests_cap ? j->digests_cap * 2 : 64;
-		void *n = realloc(j->digests, ncap * sizeof(*j->digests));
-		if (n == NULL)
-			return ROCMD_ENOMEM;
-		j->digests = n;
-		j->digests_cap = ncap;
-	}
-	if ((j->digests[j->ndigests] = strdup(p->digest)) == NULL)
-		return ROCMD_ENOMEM;
-	j->ndigests++;
-	return 0;
+	return rocmd_pkg_strv_add(&j->digests, &j->ndigests, &j->digests_cap, p->digest);
 }
 
 static int

@@ -5,6 +5,7 @@
  * are untrusted.
  */
 #include "pkg-raw.h"
+#include "pkg-bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,24 +18,6 @@
 #include "common/fs.h"
 
 #define TAIL_MAX (65536 + 22)
-
-static uint16_t
-le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t
-le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 /* Exactly N bytes at OFF, or ROCMD_ECORRUPT (past the end, a short read). */
 static int

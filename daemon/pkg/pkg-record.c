@@ -331,6 +331,23 @@ rocmd_store_record_check(const char *store, const cJSON *rec, int (*canceled)(vo
 }
 
 int
+rocmd_pkg_strv_add(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		void *nv = realloc(*v, ncap * sizeof(**v));
+		if (nv == NULL)
+			return ROCMD_ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	if (((*v)[*n] = strdup(s)) == NULL)
+		return ROCMD_ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+int
 rocmd_store_record_objects(const cJSON *rec, char ***keep, size_t *n, size_t *cap)
 {
 	const cJSON *f;
@@ -338,19 +355,8 @@ rocmd_store_record_objects(const cJSON *rec, char ***keep, size_t *n, size_t *ca
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rec, "files"))
 	{
 		const char *hex = cJSON_GetStringValue(cJSON_GetArrayItem(f, 4));
-		if (hex == NULL)
-			continue;
-		if (*n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 1024;
-			void *nk = realloc(*keep, ncap * sizeof(**keep));
-			if (nk == NULL)
-				return ROCMD_ENOMEM;
-			*keep = nk;
-			*cap = ncap;
-		}
-		if (((*keep)[*n] = strdup(hex)) == NULL)
+		if (hex != NULL && rocmd_pkg_strv_add(keep, n, cap, hex) < 0)
 			return ROCMD_ENOMEM;
-		(*n)++;
 	}
 	return 0;
 }
@@ -375,24 +381,12 @@ rocmd_store_records_list(const char *store, char ***digests, size_t *n)
 	if ((d = rocmd_dir_open(dir)) == NULL)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = rocmd_dir_read(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		if (len != 64 + 5 || strcmp(de->d_name + 64, ".json") != 0)
+		char digest[ROCMD_SHA256_HEX];
+		if (strlen(de->d_name) != 64 + 5 || strcmp(de->d_name + 64, ".json") != 0)
 			continue;
-		if (*n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			void *nd = realloc(*digests, ncap * sizeof(**digests));
-			if (nd == NULL)
-				goto oom;
-			*digests = nd;
-			cap = ncap;
-		}
-		if (((*digests)[*n] = strndup(de->d_name, 64)) == NULL)
+		snprintf(digest, sizeof(digest), "%.64s", de->d_name);
+		if (is_hex64(digest) && rocmd_pkg_strv_add(digests, n, &cap, digest) < 0)
 			goto oom;
-		if (!is_hex64((*digests)[*n])) {
-			free((*digests)[*n]);
-			continue;
-		}
-		(*n)++;
 	}
 	rocmd_dir_close(d);
 	if (*n > 1)

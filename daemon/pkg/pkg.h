@@ -282,6 +282,8 @@ void rocmd_store_records_free(char **digests, size_t n);
  * polled: ROCMD_ECANCELED. */
 int rocmd_store_record_check(const char *store, const cJSON *rec, int (*canceled)(void *ctx),
                              void *ctx, char *why, size_t whylen);
+/* Appends a copy of S to the string list *V, *N of *CAP (grown as needed). */
+int rocmd_pkg_strv_add(char ***v, size_t *n, size_t *cap, const char *s);
 /* Appends the hashes REC names (strdup'd) to *KEEP (*N of *CAP). */
 int rocmd_store_record_objects(const cJSON *rec, char ***keep, size_t *n, size_t *cap);
 /* Whether store.json says the records are complete / says so, durably. */
