@@ -12,7 +12,7 @@
  * rest of the daemon is untouched. The caller's supplementary groups come
  * from SO_PEERGROUPS, as the kernel recorded them at connect time.
  */
-#include "pkg.h"
+#include "pkg-service.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -25,20 +25,26 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "daemon/core/server.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59
 #endif
 
 int
-rocmd_pkg_cred_peer(int fd, uid_t uid, gid_t gid, struct rocmd_pkg_cred **out)
+rocmd_pkg_cred_of(struct rocmd_conn *conn, struct rocmd_pkg_cred **out)
 {
 	struct rocmd_pkg_cred *c;
 	socklen_t len = 64 * sizeof(gid_t);
+	uid_t uid = conn->peer.uid;
+	gid_t gid = conn->peer.gid;
+	uv_os_fd_t fd = -1;
 
 	*out = NULL;
 	if (uid == 0 || uid == geteuid())
 		return 0;
+	if (uv_fileno((const uv_handle_t *)&conn->pipe, &fd) != 0)
+		fd = -1;
 	if ((c = calloc(1, sizeof(*c))) == NULL || (c->groups = malloc(len)) == NULL)
 		goto oom;
 	c->uid = uid;

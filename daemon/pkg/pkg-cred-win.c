@@ -6,16 +6,14 @@
  * check. Imports on Windows are read with the service's own rights, and only
  * Administrators may ask for one (docs/PROTOCOL.md, pkg.import).
  */
-#include "pkg.h"
+#include "pkg-service.h"
 
 #include "common/error.h"
 
 int
-rocmd_pkg_cred_peer(int fd, uid_t uid, gid_t gid, struct rocmd_pkg_cred **out)
+rocmd_pkg_cred_of(struct rocmd_conn *conn, struct rocmd_pkg_cred **out)
 {
-	(void)fd;
-	(void)uid;
-	(void)gid;
+	(void)conn;
 	*out = NULL;
 	return 0;
 }

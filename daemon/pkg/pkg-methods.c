@@ -30,7 +30,6 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	const char *path, *sdk = NULL;
 	struct rocmd_pkg_cred *cred = NULL;
 	struct rocmd_fsinfo fi;
-	uv_os_fd_t fd;
 	int rc;
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
@@ -53,9 +52,7 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	}
 	/* The caller's rights, from here on: whether PATH exists is theirs to
 	 * know only if they could look it up themselves. */
-	if (uv_fileno((const uv_handle_t *)&conn->pipe, &fd) != 0)
-		fd = -1;
-	if ((rc = rocmd_pkg_cred_peer((int)fd, conn->peer.uid, conn->peer.gid, &cred)) < 0) {
+	if ((rc = rocmd_pkg_cred_of(conn, &cred)) < 0) {
 		snprintf(why, whylen, "cannot read the caller's groups: %s", rocmd_strerror(rc));
 		return rc;
 	}

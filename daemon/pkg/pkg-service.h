@@ -48,6 +48,13 @@ extern const struct rocmd_engine_ops rocmd_pkg_engine;
 int rocmd_pkg_start(struct rocmd_server *srv, struct rocmd_pkg_service **out, char *why,
                     size_t whylen);
 
+/* The rights of the client on CONN (its uid and gid from the kernel, its
+ * supplementary groups from SO_PEERGROUPS) into *OUT (for
+ * rocmd_pkg_cred_free), or NULL when the daemon's own rights are the
+ * caller's (root, or the daemon's own uid). On Windows always NULL: see
+ * pkg-cred-win.c. */
+int rocmd_pkg_cred_of(struct rocmd_conn *conn, struct rocmd_pkg_cred **out);
+
 /* Queues the import of PATH as package NAME (SDK: a version the user gave,
  * or NULL), read with CRED's rights (consumed; NULL: the daemon's own). CONN:
  * the client whose request waits for it (ROCMD_METHOD_DEFERRED is returned),

@@ -72,11 +72,7 @@ struct rocmd_pkg_cred {
 	size_t ngroups;
 	gid_t *groups;
 };
-/* The caller on connected socket FD (its uid and gid from SO_PEERCRED, as
- * UID and GID) into *OUT (malloc'd, for rocmd_pkg_cred_free), or NULL when
- * the daemon's own rights are the caller's (root, or the daemon's own uid).
- * On Windows always NULL: see docs/PROTOCOL.md, pkg.import. */
-int rocmd_pkg_cred_peer(int fd, uid_t uid, gid_t gid, struct rocmd_pkg_cred **out);
+/* (A client's rights: rocmd_pkg_cred_of in pkg-service.h.) */
 void rocmd_pkg_cred_free(struct rocmd_pkg_cred *c);
 /* The calling thread's file access takes C's rights (C NULL: nothing
  * changes) / goes back to the daemon's own. Enter returns 0 or a negative
