@@ -1,10 +1,13 @@
 /*
- * rocmctl tune status|start|pause|resume|add|results|export|import: the idle
- * tuner. status shows every idle signal next to the policy and the decision
- * with its reason, the running job's progress and the preemption latencies;
- * results the tuned shapes (winner, time, default, speed-up, how many
- * evaluations, and for a re-tune the job it was seeded from). --json prints
- * the daemon's JSON.
+ * rocmctl tune status|start|pause|resume|add|results|export|import|capture|
+ * import-log|off|on: the idle tuner. status shows every idle signal next to
+ * the policy and the decision with its reason, the running job's progress
+ * and the preemption latencies; results the vendor libraries' tuned shapes
+ * per deploy target (calls, the library's own time, the tuned time, which
+ * library won, whether the override is live) and rocmd's own kernels' (winner,
+ * time, default, speed-up, how many evaluations, and for a re-tune the job it
+ * was seeded from). capture, import-log, off and on are cmd-tune-vendor.c's.
+ * --json prints the daemon's JSON.
  */
 #include "cmd-tune.h"
 
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "cmd-tune-vendor.h"
 #include "common/error.h"
 #include "output.h"
 
@@ -255,21 +259,41 @@ t_add(struct tune_ctx *ctx, int argc, char **argv)
 static int
 t_results(struct tune_ctx *ctx, int argc, char **argv)
 {
-	cJSON *p = NULL, *r = NULL;
+	struct tune_vctx v = {ctx->client, ctx->socket, ctx->json};
+	const char *target = NULL;
+	cJSON *p = cJSON_CreateObject(), *r = NULL, *kernel, *j;
 	int rc;
 
-	if (argc == 1 && !strcmp(argv[0], "--all")) {
-		p = cJSON_CreateObject();
-		cJSON_AddBoolToObject(p, "all", 1);
-	} else if (argc != 0) {
-		return out_fail(ROCMD_EINVAL, "usage: rocmctl tune results [--all]");
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--all")) {
+			cJSON_AddBoolToObject(p, "all", 1);
+		} else if (argv[i][0] != '-' && target == NULL) {
+			target = argv[i];
+			cJSON_AddStringToObject(p, "target", target);
+		} else {
+			cJSON_Delete(p);
+			return out_fail(ROCMD_EINVAL, "usage: rocmctl tune results [TARGET] [--all]");
+		}
 	}
 	if ((rc = call(ctx, "tune.results", p, &r)) != 0)
 		return rc;
-	if (ctx->json)
+	if (ctx->json) {
 		out_json(r);
-	else
-		print_jobs(cJSON_GetObjectItemCaseSensitive(r, "jobs"));
+		cJSON_Delete(r);
+		return 0;
+	}
+	/* The vendor libraries per target, then rocmd's own kernels. */
+	kernel = cJSON_CreateArray();
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(r, "jobs"))
+	{
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "target")))
+			cJSON_AddItemToArray(kernel, cJSON_Duplicate(j, 1));
+	}
+	if (tune_results_vendor(&v, r, target) > 0 && cJSON_GetArraySize(kernel) > 0)
+		printf("\n");
+	if (target == NULL && cJSON_GetArraySize(kernel) > 0)
+		print_jobs(kernel);
+	cJSON_Delete(kernel);
 	cJSON_Delete(r);
 	return 0;
 }
@@ -380,9 +404,19 @@ rocmctl_tune(struct rocmd_client **client, const char *socket, int json, int arg
 		return t_export(&ctx, argc, argv);
 	if (!strcmp(sub, "import"))
 		return t_import(&ctx, argc, argv);
+	{
+		struct tune_vctx v = {client, socket, json};
+
+		if (!strcmp(sub, "capture"))
+			return tune_capture(&v, argc, argv);
+		if (!strcmp(sub, "import-log"))
+			return tune_import_log(&v, argc, argv);
+		if (!strcmp(sub, "off") || !strcmp(sub, "on"))
+			return tune_switch(&v, !strcmp(sub, "on"), argc, argv);
+	}
 	fprintf(stderr,
 	        "rocmctl: unknown tune command '%s'\nusage: rocmctl tune "
-	        "status|start|pause|resume|add|results|export|import\n",
+	        "status|start|pause|resume|add|results|export|import|capture|import-log|off|on\n",
 	        sub);
 	return 2;
 }

@@ -392,6 +392,28 @@ static const struct config_key config_keys[] = {
 		.doc = "How often power, GPU users and load are read while tuning is wanted; with "
 		       "nothing to tune or tuning off no timer runs. Input is watched by events.",
 	},
+	{
+		.path = "tune.libraries",
+		.type = KEY_STRING,
+		.nullable = 1,
+		.offset = OFF(tune_libraries),
+		.doc = "Vendor libraries to tune besides each SDK's rocBLAS and hipBLASLt: "
+		       "`KIND:PATH` entries separated by commas, KIND `rocblas`, `hipblaslt` or "
+		       "`cublaslt` (targets `lib-KIND-1`, ...); `null` for none.",
+	},
+	{
+		.path = "tune.families",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 1,
+		.def_int = 1,
+		.offset = OFF(tune_families),
+		.doc = "1: queue the built-in LLM shapes (Llama 2/3, Mistral, Qwen 2; decode and "
+		       "prefill, TN) for rocmd's GPU kernels and for every vendor library whose GPU "
+		       "is the tuning device (rocBLAS, hipBLASLt: hip; cuBLASLt: cuda), after the "
+		       "captured ones; 0: only what `rocmctl tune capture`, `import-log` and `add` "
+		       "queue.",
+	},
 };
 
 #define CONFIG_NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))

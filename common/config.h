@@ -50,6 +50,9 @@ struct rocmd_config {
 	char *tune_backend;        /* "cpu", "cuda", "hip", or NULL: the first that opens */
 	int64_t tune_budget;       /* evaluations per job */
 	int64_t tune_check_ms;     /* signal sampling period while tuning is wanted */
+	char *tune_libraries;      /* "rocblas:PATH,hipblaslt:PATH,...": vendor targets besides
+	                            * the SDKs' (daemon/tune/tune-vendor.c), or NULL */
+	int64_t tune_families;     /* 1: queue the built-in LLM shapes for vendor targets too */
 };
 
 /* Fills CFG with the built-in defaults (platform state dir, group "rocm",

@@ -37,6 +37,19 @@ struct rocmd_tune_job {
 	int64_t seeded_from;        /* 0: none */
 	char detail[256];
 	int64_t created_ms, updated_ms, finished_ms;
+	/* A vendor library's solutions for one deploy target (migration 9);
+	 * kernel jobs leave these empty (target ""): */
+	char source[16];     /* where the shape came from: "capture", "log", "tunableop",
+	                      * "family"; "" for kernel jobs and tune.add */
+	int64_t calls;       /* how often the program called it; 0 unknown */
+	int64_t lda, ldb, ldc;                /* as the program calls it; 0 tight */
+	int64_t stride_a, stride_b, stride_c; /* batched; 0 tight */
+	double alpha, beta;
+	char target[64];      /* "sdk-1", "lib-rocblas-1": the target tuned for */
+	char library[512];    /* its library file */
+	char lib_digest[65];  /* the library the job ran on; "" until it has run */
+	double est_ms;        /* expected time per call: the queue order is calls x time */
+	double best_hi_ms, default_lo_ms; /* the re-timing's spread (tune.h); 0 none */
 };
 
 int rocmd_tune_queue_attach(struct rocmd_db *main, struct rocmd_tune_queue_db **out);
@@ -84,6 +97,27 @@ int rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, c
                            const char *device, const char *sdk, const char *driver, int64_t now,
                            void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx,
                            int *n);
+/* The vendor job to run next (target <> ''): a 'running' one first, else the
+ * queued one of the largest expected saving (calls x est_ms; calls 0 counts
+ * as 1), oldest first among equals. ROCMD_ENOTFOUND. */
+int rocmd_tune_queue_next_vendor(struct rocmd_tune_queue_db *q, struct rocmd_tune_job *j);
+/* Records what a vendor job's evaluator found: the GPU, the driver and the
+ * library's digest. */
+int rocmd_tune_queue_adopt(struct rocmd_tune_queue_db *q, int64_t id, const char *arch,
+                           const char *device, const char *driver, const char *lib_digest,
+                           int64_t now);
+/* Records a finished job's re-timing spread and expected time per call. */
+int rocmd_tune_queue_spread(struct rocmd_tune_queue_db *q, int64_t id, double best_hi_ms,
+                            double default_lo_ms, double est_ms, int64_t now);
+/* Marks stale every vendor job of TARGET and backend BACKEND that ran on
+ * another library or driver than LIB_DIGEST and DRIVER (or, with LIB_DIGEST
+ * NULL, every one that is not stale), calling CB with each as it was. */
+int rocmd_tune_queue_stale_target(struct rocmd_tune_queue_db *q, const char *target,
+                                  const char *backend, const char *lib_digest,
+                                  const char *driver, int64_t now,
+                                  void (*cb)(const struct rocmd_tune_job *old, void *ctx),
+                                  void *ctx, int *n);
+
 /* Gives the device's jobs queued before the queue knew drivers (driver '',
  * schema 7) DRIVER, so that an upgrade of rocmd re-tunes nothing; *N (may be
  * NULL) gets the count. */

@@ -274,6 +274,60 @@ const struct rocmd_migration rocmd_migrations[] = {
 		"CREATE UNIQUE INDEX tune_queue_live ON tune_queue(backend, arch, device, sdk, driver,\n"
 		"	dtype, trans, m, n, k, batch) WHERE state <> 'stale';\n",
 	},
+	{
+		9,
+		"vendor tuning",
+		/* Jobs that tune a vendor library's own solutions (rocBLAS, hipBLASLt,
+		 * cuBLASLt) for one deploy target: the problem as the program calls it
+		 * (leading dimensions, strides, alpha and beta: the library's override
+		 * matches on them), where it came from and how often the program
+		 * called it (source, calls), the target and its library file, the
+		 * library's digest once a run opened it, the expected time per call
+		 * (the queue runs the largest calls x time first) and the spread of
+		 * the re-timing that decides whether an override entry is written.
+		 * Kernel jobs keep the defaults. tune_override holds, per target and
+		 * library, the override file rocmd wrote and what it is keyed to
+		 * (the library's digest, the GPU, the driver), and whether it is live. */
+		"ALTER TABLE tune_queue ADD COLUMN source TEXT NOT NULL DEFAULT '';\n"
+		"ALTER TABLE tune_queue ADD COLUMN calls INTEGER NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN lda INTEGER NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN ldb INTEGER NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN ldc INTEGER NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN stride_a INTEGER NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN stride_b INTEGER NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN stride_c INTEGER NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN alpha REAL NOT NULL DEFAULT 1;\n"
+		"ALTER TABLE tune_queue ADD COLUMN beta REAL NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN target TEXT NOT NULL DEFAULT '';\n"
+		"ALTER TABLE tune_queue ADD COLUMN library TEXT NOT NULL DEFAULT '';\n"
+		"ALTER TABLE tune_queue ADD COLUMN lib_digest TEXT NOT NULL DEFAULT '';\n"
+		"ALTER TABLE tune_queue ADD COLUMN est_ms REAL NOT NULL DEFAULT 0;\n"
+		"ALTER TABLE tune_queue ADD COLUMN best_hi_ms REAL;\n"
+		"ALTER TABLE tune_queue ADD COLUMN default_lo_ms REAL;\n"
+		"DROP INDEX tune_queue_live;\n"
+		"CREATE UNIQUE INDEX tune_queue_live ON tune_queue(backend, target, arch, device, sdk,\n"
+		"	driver, dtype, trans, m, n, k, batch, lda, ldb, ldc, stride_a, stride_b, stride_c,\n"
+		"	beta) WHERE state <> 'stale';\n"
+		"CREATE TABLE tune_override (\n"
+		"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+		"	target TEXT NOT NULL,\n"
+		"	library TEXT NOT NULL CHECK (library IN ('rocblas', 'hipblaslt')),\n"
+		"	lib_path TEXT NOT NULL,\n"
+		"	lib_digest TEXT NOT NULL,\n"
+		"	arch TEXT NOT NULL,\n"
+		"	device TEXT NOT NULL,\n"
+		"	compute_units INTEGER NOT NULL DEFAULT 0,\n"
+		"	driver TEXT NOT NULL,\n"
+		"	path TEXT NOT NULL,\n"
+		"	entries INTEGER NOT NULL DEFAULT 0,\n"
+		"	state TEXT NOT NULL CHECK (state IN ('live', 'written', 'withdrawn', 'off',\n"
+		"		'unsupported')),\n"
+		"	variable TEXT,\n"
+		"	detail TEXT,\n"
+		"	updated_ms INTEGER NOT NULL,\n"
+		"	UNIQUE (target, library)\n"
+		");\n",
+	},
 };
 
 const int rocmd_migrations_count = (int)(sizeof(rocmd_migrations) / sizeof(rocmd_migrations[0]));

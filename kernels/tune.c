@@ -373,6 +373,7 @@ shape_distance(const struct gemm_problem *a, const struct gemm_problem *b)
 struct seed_collect {
 	const struct space_def *space;
 	const struct gemm_problem *p;
+	const char *problem; /* the key's: a vendor problem's layout suffix parses nowhere */
 	struct space_point same[MAX_SEEDS];
 	int nsame;
 	struct space_point near[MAX_SEEDS];
@@ -389,9 +390,14 @@ seed_cb(void *ctx, const char *problem, const char *config, double median_ms)
 	double d;
 	int i;
 
-	if (gemm_problem_parse(problem, &q) < 0 || space_key_parse(sc->space, config, &pt) < 0)
+	if (space_key_parse(sc->space, config, &pt) < 0)
 		return 0;
-	d = shape_distance(sc->p, &q);
+	if (!strcmp(problem, sc->problem))
+		d = 0.0;
+	else if (gemm_problem_parse(problem, &q) < 0)
+		return 0;
+	else
+		d = shape_distance(sc->p, &q);
 	if (d == 0.0) {
 		/* Newest last in the walk: keep the last MAX_SEEDS. */
 		if (sc->nsame == MAX_SEEDS) {
@@ -478,6 +484,7 @@ run_seeds(struct tune_search *s, const struct tune_opts *o, const struct tune_ke
 	memset(&sc, 0, sizeof(sc));
 	sc.space = space;
 	sc.p = p;
+	sc.problem = key->problem;
 	o->store->winners(o->store->ctx, key, 1, seed_cb, &sc);
 	for (k = sc.nsame - 1; k >= 0; k--)
 		search_eval(s, &sc.same[k]);

@@ -67,7 +67,7 @@ struct tune_key {
 	char runtime[64];
 	char compiler[64];
 	char source_hash[17];
-	char problem[64]; /* gemm_problem_key() */
+	char problem[128]; /* gemm_problem_key(); a vendor job's adds its layout (vendor.h) */
 };
 
 void tune_key_init(struct tune_key *k, const struct backend_device_info *dev,

@@ -65,6 +65,11 @@ int vendor_tensile_dir(enum vendor_kind kind, const char *library, const char *t
 /* The library's digest (see the file comment), 64 hex digits. */
 int vendor_library_digest(enum vendor_kind kind, const char *library, const char *tensile_dir,
                           char hex[65], char *why, size_t whylen);
+/* A fingerprint of the sizes and modification times of the files the digest
+ * covers, 16 hex digits: cheap enough to check every override at every start
+ * (a changed fingerprint: the library may have changed). */
+int vendor_library_stat(enum vendor_kind kind, const char *library, const char *tensile_dir,
+                        char out[17], char *why, size_t whylen);
 /*
  * Whether the binary LIBRARY holds the string NAME (the environment variable
  * it reads: a library that lacks ROCBLAS_TENSILE_GEMM_OVERRIDE_PATH cannot
@@ -85,6 +90,12 @@ void vendor_child_env(enum vendor_kind kind, const char *tensile_dir);
 /* A cuBLASLt candidate's configuration in words ("algo 21 tile 18 stages 23
  * split-K 1 ...") from its SOL (backend-cublaslt.c). */
 void backend_cublaslt_describe(int64_t sol, char *buf, size_t len);
+
+/* The problem part of a vendor job's tuning key: gemm_problem_key(), then,
+ * where the program's layout is not the tight one or beta is not 0,
+ * "@ld=LDA.LDB.LDC", "@st=SA.SB.SC" and "@beta=B": a library's override
+ * matches on them, so evaluations of two layouts are never shared. */
+int vendor_problem_key(const struct gemm_problem *p, char *buf, size_t len);
 
 /* dlopen of the first of NAMES found in DIR (when given), then as named. PATH
  * gets what was opened. NULL when none loads (WHY says the first error). */

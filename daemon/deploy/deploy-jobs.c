@@ -30,6 +30,7 @@
 #include "daemon/core/server.h"
 #include "daemon/pkg/pkg.h"
 #include "daemon/sdk/sdk.h"
+#include "daemon/tune/tune-sched.h"
 #include "db/db-deploy.h"
 #include "db/db-pkg.h"
 #include "deploy-jobs-os.h"
@@ -886,6 +887,12 @@ job_start(struct rocmd_job *b)
 	struct rocmd_sdk *sdk = j->ds->srv->sdk;
 	char dir[PATH_MAX];
 
+	/* Idle tuning (issue 18): the vendor overrides measured on this target's
+	 * library are withdrawn before the swap, so that no program reads them
+	 * with another library (daemon/tune/tune-override.c). */
+	if (j->type != JOB_VERIFY)
+		rocmd_tune_withdraw_target(j->ds->srv->tune, j->t.name,
+		                           j->type == JOB_ROLLBACK ? "a rollback" : "a deploy");
 	if (j->type == JOB_VERIFY || strcmp(j->t.kind, "sdk") != 0 || sdk == NULL)
 		return 0;
 	deploy_sys_dirname(j->t.sys_lib, dir, sizeof(dir));

@@ -14,6 +14,7 @@
 #include <uv.h>
 
 #include "daemon/core/jobs.h"
+#include "db/db-tune-override.h"
 #include "db/db-tune-queue.h"
 #include "idle.h"
 #include "kernels/backend.h"
@@ -22,6 +23,8 @@
 #include "tune-sched.h"
 
 #define LAT_KEEP 4096 /* preemption latencies kept for the status */
+#define TUNE_FENCES 16            /* targets whose library is being replaced */
+#define TUNE_FENCE_MS (30 * 60000) /* the longest a fence holds without a lib.* event */
 
 /* What the worker is asked to do and what it found. */
 struct run {
@@ -39,6 +42,20 @@ struct run {
 	char lib_why[256];    /* the library write's outcome */
 	int lib_generation;
 	int driver_changed; /* the device's driver is not the job's: not run */
+	/* A vendor job (job.target set): the library, as the target has it. */
+	char library[512];
+	char tensile_dir[512];
+	char sysroot[256];
+};
+
+/* A vendor library rocmd tunes for a deploy target (tune-vendor.c). */
+struct tune_target {
+	char name[64];          /* "sdk-3", "lib-rocblas-1" */
+	char kind[16];          /* "rocblas", "hipblaslt", "cublaslt" */
+	char library[512];     /* the library file, a host path (under --root) */
+	char sys_library[512]; /* the same as programs name it */
+	char tensile_dir[512]; /* its solution tables when not beside it; "" */
+	char sdk_version[64];   /* the SDK's version, "" for a configured one */
 };
 
 /* The last change of SDK or driver that made jobs stale, for the status. */
@@ -52,6 +69,8 @@ struct rocmd_tune {
 	struct rocmd_server *srv;
 	struct rocmd_config *cfg;
 	struct rocmd_tune_queue_db *q;
+	struct rocmd_tune_override_db *odb; /* the vendor overrides written */
+	char root[1024];                    /* --root, "" for / */
 	struct tune_store store; /* SQLite, loop thread only */
 	struct tune_store proxy; /* what the worker gets */
 	struct rocmd_idle *idle;
@@ -68,6 +87,13 @@ struct rocmd_tune {
 	char sdk[64];
 	char hash[17]; /* the kernel source's, from the probe */
 	struct sw_change change;
+	/* Targets a deploy is replacing the library of (rocmd_tune_withdraw_target):
+	 * none of their jobs starts until a lib.* event says the change is over. */
+	struct {
+		char target[64];
+		int64_t until_ms;
+	} fence[TUNE_FENCES];
+	int nfence;
 
 	/* control */
 	int forced; /* `tune start`: ignore the idle policy */
@@ -122,6 +148,57 @@ int tune_job_problem(const struct rocmd_tune_job *j, struct gemm_problem *p);
 /* The sdk-folded software key of a device: the tuned library's identity. */
 void tune_id_key(const struct backend_device_info *dev, const char *hash, const char *sdk,
                  struct tune_key *key);
+
+/* ---- tune-vendor.c ---- */
+
+struct vendor_shapes;
+/* Calls CB for each vendor target of this machine; CB's non-zero return
+ * stops the walk. */
+int tune_vendor_targets(struct rocmd_tune *t, int (*cb)(const struct tune_target *tg, void *ctx),
+                        void *ctx);
+/* The target NAME (of library KIND when not NULL); ROCMD_ENOTFOUND. */
+int tune_vendor_target_find(struct rocmd_tune *t, const char *name, const char *kind,
+                            struct tune_target *out);
+/* Queues problem P for target TG; CALLS and MS (0: unknown) order the queue. */
+int tune_vendor_queue(struct rocmd_tune *t, const struct tune_target *tg,
+                      const struct gemm_problem *p, int64_t calls, double ms, const char *source,
+                      const char *detail, int64_t budget, int *created);
+/* The built-in LLM shapes for every target (tune.families). */
+void tune_vendor_queue_families(struct rocmd_tune *t);
+/* tune.add_shapes: each shape for every target of its library. */
+int tune_vendor_add_shapes(struct rocmd_tune *t, const struct vendor_shapes *s, const char *source,
+                           const char *detail, int *queued, int *existing, int *targets);
+/* A job's problem with its layout (leading dimensions, strides, alpha, beta). */
+int tune_vendor_job_problem(const struct rocmd_tune_job *j, struct gemm_problem *p);
+
+/* ---- tune-override.c ---- */
+
+/* Writes the override file of TARGET's library KIND again from the jobs done
+ * on the library it holds now, and makes it visible (or not). */
+void tune_override_refresh(struct rocmd_tune *t, const char *target, const char *kind);
+/* The same after a vendor job, for the library and device T->run opened. */
+void tune_override_after_job(struct rocmd_tune *t);
+/* Loop thread, as a vendor job's evaluator has opened: the job's device and
+ * library recorded; a library or driver other than the one the target's
+ * override was measured on withdraws it and makes its jobs stale. */
+void tune_vendor_opened(struct rocmd_tune *t);
+/* Withdraws the overrides of TARGET (KIND NULL: both libraries): the file
+ * emptied first, then the environment, then the row, as STATE ("withdrawn" or
+ * "off") with REASON. 0, or the first error. */
+int tune_override_withdraw(struct rocmd_tune *t, const char *target, const char *kind,
+                           const char *state, const char *reason);
+/* At start and after an SDK event: every override checked against the
+ * library it names; one whose library changed is withdrawn and its jobs go
+ * stale with seeded re-tunes. */
+void tune_override_recover(struct rocmd_tune *t);
+/* Whether TARGET's library is being replaced (a fence holds). */
+int tune_fenced(struct rocmd_tune *t, const char *target);
+/* The machine's environment from the rows (which override is live). */
+int tune_override_env_sync(struct rocmd_tune *t);
+/* Marks stale TARGET's KIND jobs not run on LIB_DIGEST and DRIVER (NULL: every
+ * one) and queues their seeded re-tunes; the count. */
+int tune_vendor_stale(struct rocmd_tune *t, const char *target, const char *kind,
+                      const char *lib_digest, const char *driver, const char *why);
 
 /* ---- tune-sched.c ---- */
 

@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "common/proto.h"
+#include "db/db-tune-override.h"
 #include "db/db-tune-queue.h"
 #include "kernels/tunedlib.h"
 #include "daemon/core/server.h"
@@ -86,6 +87,30 @@ job_json(const struct rocmd_tune_job *j)
 	cJSON_AddNumberToObject(o, "updated_ms", (double)j->updated_ms);
 	if (j->finished_ms > 0)
 		cJSON_AddNumberToObject(o, "finished_ms", (double)j->finished_ms);
+	if (j->target[0] != '\0') {
+		/* A vendor library's solutions for a deploy target. */
+		cJSON_AddStringToObject(o, "target", j->target);
+		cJSON_AddStringToObject(o, "library", j->library);
+		cJSON_AddStringToObject(o, "lib_digest", j->lib_digest);
+		cJSON_AddStringToObject(o, "source", j->source);
+		cJSON_AddNumberToObject(o, "calls", (double)j->calls);
+		cJSON_AddNumberToObject(o, "lda", (double)j->lda);
+		cJSON_AddNumberToObject(o, "ldb", (double)j->ldb);
+		cJSON_AddNumberToObject(o, "ldc", (double)j->ldc);
+		if (j->batch > 1) {
+			cJSON_AddNumberToObject(o, "stride_a", (double)j->stride_a);
+			cJSON_AddNumberToObject(o, "stride_b", (double)j->stride_b);
+			cJSON_AddNumberToObject(o, "stride_c", (double)j->stride_c);
+		}
+		cJSON_AddNumberToObject(o, "alpha", j->alpha);
+		cJSON_AddNumberToObject(o, "beta", j->beta);
+		cJSON_AddNumberToObject(o, "est_ms", j->est_ms);
+		if (j->best_hi_ms > 0)
+			cJSON_AddNumberToObject(o, "best_hi_ms", j->best_hi_ms);
+		if (j->default_lo_ms > 0)
+			cJSON_AddNumberToObject(o, "default_lo_ms", j->default_lo_ms);
+		cJSON_AddBoolToObject(o, "written", rocmd_tune_entry_written(j));
+	}
 	return o;
 }
 
@@ -93,18 +118,35 @@ struct list_ctx {
 	cJSON *arr;
 	int n;
 	int done_only;
+	const char *target; /* only this target's vendor jobs; NULL all */
+	struct rocmd_tune *t;
 };
 
 static int
 list_cb(const struct rocmd_tune_job *j, void *ctx)
 {
 	struct list_ctx *l = ctx;
+	struct rocmd_tune_override ov;
+	cJSON *o;
 
 	if (l->done_only && strcmp(j->state, "done") && strcmp(j->state, "stale"))
 		return 0;
+	if (l->target != NULL && strcmp(j->target, l->target) != 0)
+		return 0;
 	if (l->n++ >= JOBS_MAX)
 		return 0;
-	cJSON_AddItemToArray(l->arr, job_json(j));
+	o = job_json(j);
+	if (l->t != NULL && j->target[0] != '\0') {
+		/* Live: the entry is in an override programs see now. */
+		int live = rocmd_tune_entry_written(j) &&
+		           rocmd_tune_override_state(l->t, j->target, j->backend, &ov) == 0 &&
+		           !strcmp(ov.state, "live") && !strcmp(ov.lib_digest, j->lib_digest);
+
+		cJSON_AddBoolToObject(o, "live", live);
+		if (rocmd_tune_override_state(l->t, j->target, j->backend, &ov) == 0)
+			cJSON_AddStringToObject(o, "override", ov.state);
+	}
+	cJSON_AddItemToArray(l->arr, o);
 	return 0;
 }
 
@@ -112,7 +154,7 @@ static int
 m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	static const char *const keys[] = {NULL};
-	struct list_ctx l = {NULL, 0, 0};
+	struct list_ctx l = {NULL, 0, 0, NULL, NULL};
 	struct rocmd_tune *t;
 	cJSON *r;
 	int rc;
@@ -130,17 +172,20 @@ m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 static int
 m_results(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
-	static const char *const keys[] = {"all", NULL};
-	struct list_ctx l = {NULL, 0, 1};
+	static const char *const keys[] = {"all", "target", NULL};
+	struct list_ctx l = {NULL, 0, 1, NULL, NULL};
 	struct rocmd_tune *t;
 	int all = 0, rc;
 	cJSON *r;
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
 	    (rc = opt(rocmd_param_bool(params, "all", 0, &all, why, whylen))) < 0 ||
+	    (rc = opt(rocmd_param_string(params, "target", 0, &l.target, why, whylen))) < 0 ||
 	    (rc = need_tune(conn, &t, why, whylen)) < 0)
 		return rc;
+	l.t = t;
 	r = cJSON_CreateObject();
+	cJSON_AddItemToObject(r, "overrides", rocmd_tune_overrides(t));
 	l.arr = cJSON_AddArrayToObject(r, "jobs");
 	rc = rocmd_tune_queue_list(rocmd_tune_queue_db(t), all, list_cb, &l);
 	if (rc < 0) {
@@ -217,6 +262,69 @@ m_add(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, s
 	rocmd_server_counts_changed(conn->srv);
 	*result = r;
 	return 0;
+}
+
+/* tune.add_shapes: the GEMMs a program ran (rocmctl tune capture, import-log). */
+static int
+m_add_shapes(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
+             size_t whylen)
+{
+	static const char *const keys[] = {"shapes", "source", "detail", NULL};
+	const char *source = NULL, *detail = "";
+	const cJSON *shapes;
+	struct rocmd_tune *t;
+	int rc;
+
+	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
+	    (rc = rocmd_param_string(params, "source", 1, &source, why, whylen)) < 0 ||
+	    (rc = opt(rocmd_param_string(params, "detail", 0, &detail, why, whylen))) < 0 ||
+	    (rc = need_tune(conn, &t, why, whylen)) < 0)
+		return rc;
+	shapes = cJSON_GetObjectItemCaseSensitive(params, "shapes");
+	if (!cJSON_IsArray(shapes)) {
+		snprintf(why, whylen, "param 'shapes' must be an array");
+		return ROCMD_EPARAMS;
+	}
+	return rocmd_tune_add_shapes(t, shapes, source, detail, result, why, whylen);
+}
+
+/* tune.off / tune.on: a target's overrides withdrawn and kept off, or back. */
+static int
+switch_target(struct rocmd_conn *conn, const cJSON *params, int on, cJSON **result, char *why,
+              size_t whylen)
+{
+	static const char *const keys[] = {"target", NULL};
+	const char *target;
+	struct rocmd_tune *t;
+	int changed = 0, rc;
+	char note[256] = "";
+
+	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
+	    (rc = rocmd_param_string(params, "target", 1, &target, why, whylen)) < 0 ||
+	    (rc = need_tune(conn, &t, why, whylen)) < 0 ||
+	    (rc = rocmd_tune_switch(t, target, on, &changed, note, sizeof(note))) < 0) {
+		if (note[0])
+			snprintf(why, whylen, "%s", note);
+		return rc;
+	}
+	*result = cJSON_CreateObject();
+	cJSON_AddNumberToObject(*result, "changed", changed);
+	if (note[0])
+		cJSON_AddStringToObject(*result, "note", note);
+	cJSON_AddItemToObject(*result, "overrides", rocmd_tune_overrides(t));
+	return 0;
+}
+
+static int
+m_off(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
+{
+	return switch_target(conn, params, 0, result, why, whylen);
+}
+
+static int
+m_on(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
+{
+	return switch_target(conn, params, 1, result, why, whylen);
 }
 
 static int
@@ -304,5 +412,8 @@ const struct rocmd_method rocmd_methods_tune[] = {
     {"tune.resume", ROCMD_METHOD_MUTATING, m_resume},
     {"tune.add", ROCMD_METHOD_MUTATING, m_add},
     {"tune.import", ROCMD_METHOD_MUTATING, m_import},
+    {"tune.add_shapes", ROCMD_METHOD_MUTATING, m_add_shapes},
+    {"tune.off", ROCMD_METHOD_MUTATING, m_off},
+    {"tune.on", ROCMD_METHOD_MUTATING, m_on},
     {NULL, 0, NULL},
 };

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "daemon/core/server.h"
 #include "kernels/tunedlib.h"
+#include "kernels/vendor.h"
 #include "tune-os.h"
 
 enum proxy_op { P_LOOKUP, P_RECORD, P_WINNER, P_WINNERS, P_COUNT, P_WINNER_DEFAULT };
@@ -283,6 +284,12 @@ write_library(struct rocmd_tune *t, const struct tune_key *key)
 }
 
 static void
+vendor_opened(void *arg)
+{
+	tune_vendor_opened(arg);
+}
+
+static void
 worker(struct rocmd_job *job)
 {
 	struct rocmd_tune *t = ((struct tune_job *)job)->t;
@@ -301,12 +308,20 @@ worker(struct rocmd_job *job)
 	int64_t m, n, k, b;
 
 	snprintf(wanted, sizeof(wanted), "%s", r->backend);
+	if (!r->probe && r->job.target[0] != '\0') {
+		/* A vendor job: its library's backend, on the target's library. */
+		snprintf(wanted, sizeof(wanted), "%s", r->job.backend);
+		names = one;
+	}
 	uv_mutex_lock(&t->lock);
 	t->worker_tid = rocmd_tune_os_thread_id();
 	uv_mutex_unlock(&t->lock);
 	memset(&mo, 0, sizeof(mo));
 	mo.seed = 1;
 	mo.cancel = &job->canceled;
+	snprintf(mo.library, sizeof(mo.library), "%s", r->library);
+	snprintf(mo.tensile_dir, sizeof(mo.tensile_dir), "%s", r->tensile_dir);
+	snprintf(mo.sysroot, sizeof(mo.sysroot), "%s", r->sysroot);
 	r->rc = ROCMD_EUNSUPPORTED;
 	for (int i = 0; names[i] != NULL && r->rc < 0 && !job->canceled; i++) {
 		const struct backend_ops *ops = backend_find(names[i]);
@@ -322,7 +337,7 @@ worker(struct rocmd_job *job)
 			gemm_shape_parse(shape, &m, &n, &k, &b);
 			gemm_problem_init(&p, strcmp(names[i], "cpu") ? GEMM_FP16 : GEMM_FP32,
 			                  GEMM_N, GEMM_N, m, n, k, 1);
-		} else if (tune_job_problem(&r->job, &p) < 0) {
+		} else if (tune_vendor_job_problem(&r->job, &p) < 0) {
 			snprintf(r->why, sizeof(r->why), "bad problem in job %lld",
 			         (long long)r->job.id);
 			r->rc = ROCMD_EINVAL;
@@ -356,7 +371,12 @@ worker(struct rocmd_job *job)
 			snprintf(r->why, sizeof(r->why), "cancelled while the evaluator opened");
 		}
 	}
-	if (r->rc == 0 && !r->probe && strcmp(r->dev.driver_version, r->job.driver) != 0) {
+	if (r->rc == 0 && !r->probe && r->job.target[0] != '\0') {
+		/* The loop thread records what was opened (and withdraws what a
+		 * change of library or driver made stale) before anything runs. */
+		rocmd_job_call(&t->job->base, vendor_opened, t);
+	} else if (r->rc == 0 && !r->probe &&
+	           strcmp(r->dev.driver_version, r->job.driver) != 0) {
 		/* Another driver than the job's: the loop thread re-keys the queue. */
 		r->driver_changed = 1;
 		r->rc = ROCMD_ECANCELED;
@@ -364,11 +384,20 @@ worker(struct rocmd_job *job)
 		         r->job.driver, r->dev.driver_version);
 	}
 	if (r->rc == 0 && !r->probe) {
-		/* The SDK is part of the software key (see the file comment). */
-		tune_id_key(&r->dev, hash, r->job.sdk, &key);
-		gemm_problem_key(&p, key.problem, sizeof(key.problem));
 		memset(&o, 0, sizeof(o));
-		o.strategy = "sar";
+		if (r->job.target[0] != '\0') {
+			/* The library's digest is the key's source hash, the
+			 * program's layout part of its problem (vendor.h); a short
+			 * candidate list is searched exhaustively. */
+			tune_key_init(&key, &r->dev, hash, &p);
+			vendor_problem_key(&p, key.problem, sizeof(key.problem));
+			o.strategy = tune_strategy_for(&space, (int)r->job.budget, "sar");
+		} else {
+			/* The SDK is part of the software key (see the file comment). */
+			tune_id_key(&r->dev, hash, r->job.sdk, &key);
+			gemm_problem_key(&p, key.problem, sizeof(key.problem));
+			o.strategy = "sar";
+		}
 		o.budget = (int)r->job.budget;
 		o.seed = 1;
 		o.store = &t->proxy;
@@ -380,7 +409,7 @@ worker(struct rocmd_job *job)
 	}
 	if (r->rc == 0)
 		snprintf(r->hash, sizeof(r->hash), "%s", hash);
-	if (r->rc == 0 && !r->probe)
+	if (r->rc == 0 && !r->probe && r->job.target[0] == '\0')
 		write_library(t, &key);
 	r->stopped_ns = uv_hrtime();
 	uv_mutex_lock(&t->lock);

@@ -82,6 +82,7 @@
 #include "daemon/sdk/sdk.h"
 #include "db/db-sdk.h"
 #include "db/db-tune.h"
+#include "kernels/families.h"
 
 /* ---- the loop side ---- */
 
@@ -226,39 +227,101 @@ check_sdk(struct rocmd_tune *t)
 	t->change.queued = rc.queued;
 }
 
+/* One default kernel job (tune_job_fill_device's device) of problem P. */
+static int
+queue_default(struct rocmd_tune *t, const struct gemm_problem *p)
+{
+	struct rocmd_tune_job j;
+	int64_t id;
+	int created;
+
+	memset(&j, 0, sizeof(j));
+	tune_job_fill_device(t, &j);
+	snprintf(j.dtype, sizeof(j.dtype), "%s", gemm_dtype_name(p->dtype));
+	snprintf(j.trans, sizeof(j.trans), "%c%c", p->ta == GEMM_T ? 'T' : 'N',
+	         p->tb == GEMM_T ? 'T' : 'N');
+	snprintf(j.origin, sizeof(j.origin), "default");
+	j.m = p->m;
+	j.n = p->n;
+	j.k = p->k;
+	j.batch = 1;
+	j.budget = t->cfg->tune_budget;
+	return rocmd_tune_queue_add(t->q, &j, rocmd_now_ms(), &id, &created) == 0 && created;
+}
+
+/*
+ * The default shapes: on a GPU the LLM shape families (kernels/families.h:
+ * the linear layers of Llama 2/3, Mistral and Qwen 2 at decode and prefill
+ * token counts, TN as those programs call them) in fp16 and fp32, and bf16
+ * where the device has matrix cores; on the CPU backend two small fp32
+ * shapes, so that a job finishes in seconds in CI.
+ */
 static void
 queue_defaults(struct rocmd_tune *t)
 {
-	const char *const *shapes = strcmp(t->backend, "cpu") ? tune_gpu_shapes : tune_cpu_shapes;
-	struct rocmd_tune_job j;
-	int64_t id, b;
-	int created, added = 0;
+	int added = 0;
 
-	for (int i = 0; shapes[i] != NULL; i++) {
-		memset(&j, 0, sizeof(j));
-		tune_job_fill_device(t, &j);
-		snprintf(j.dtype, sizeof(j.dtype), "%s",
-		         strcmp(t->backend, "cpu") ? "fp16" : "fp32");
-		snprintf(j.trans, sizeof(j.trans), "NN");
-		snprintf(j.origin, sizeof(j.origin), "default");
-		gemm_shape_parse(shapes[i], &j.m, &j.n, &j.k, &b);
-		j.batch = 1;
-		j.budget = t->cfg->tune_budget;
-		if (rocmd_tune_queue_add(t->q, &j, rocmd_now_ms(), &id, &created) == 0 && created)
-			added++;
+	if (!strcmp(t->backend, "cpu")) {
+		for (int i = 0; tune_cpu_shapes[i] != NULL; i++) {
+			struct gemm_problem p;
+			int64_t m, n, k, b;
+
+			gemm_shape_parse(tune_cpu_shapes[i], &m, &n, &k, &b);
+			gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, m, n, k, 1);
+			added += queue_default(t, &p);
+		}
+	} else if (t->cfg->tune_families) {
+		const enum gemm_dtype dts[] = {GEMM_FP16, GEMM_BF16, GEMM_FP32};
+		const int64_t *lists[] = {tune_family_decode, tune_family_prefill};
+
+		for (int gi = 0; tune_family_gemms[gi].family != NULL; gi++)
+			for (int li = 0; li < 2; li++)
+				for (int ti = 0; lists[li][ti] != 0; ti++)
+					for (int di = 0; di < 3; di++) {
+						struct gemm_problem p;
+
+						if (dts[di] == GEMM_BF16 && !t->dev.matrix_cores)
+							continue;
+						tune_family_problem(&tune_family_gemms[gi],
+						                    lists[li][ti], dts[di], &p);
+						added += queue_default(t, &p);
+					}
 	}
 	if (added > 0)
 		log_notice("tune: %d default shape(s) queued for %s (%s)", added, t->dev.name,
 		           t->backend);
 }
 
+/*
+ * The job to run next: one cut short first (a crash or a yield), then the
+ * vendor jobs of the programs someone captured or imported (their calls x
+ * time order them), then the kernel jobs, then the vendor libraries' LLM
+ * shape families.
+ */
 static int
 job_waiting(struct rocmd_tune *t, struct rocmd_tune_job *j)
 {
+	struct rocmd_tune_job k, v;
+	int hk, hv;
+
 	if (!t->dev_known)
 		return 0;
-	return rocmd_tune_queue_next(t->q, t->backend, t->dev.arch, t->dev.name, t->sdk,
-	                             t->dev.driver_version, j) == 0;
+	hk = rocmd_tune_queue_next(t->q, t->backend, t->dev.arch, t->dev.name, t->sdk,
+	                           t->dev.driver_version, &k) == 0;
+	hv = rocmd_tune_queue_next_vendor(t->q, &v) == 0;
+	/* A target whose library a deploy is replacing waits (all vendor jobs
+	 * do, for the short while it takes: the queue's first is the one). */
+	if (hv && strcmp(v.state, "running") != 0 && tune_fenced(t, v.target))
+		hv = 0;
+	if (hk && !strcmp(k.state, "running"))
+		*j = k;
+	else if (hv && (!strcmp(v.state, "running") || strcmp(v.source, "family") != 0 || !hk))
+		*j = v;
+	else if (hk)
+		*j = k;
+	else
+		return 0;
+	return 1;
 }
 
 static void
@@ -268,9 +331,24 @@ start_job(struct rocmd_tune *t, const struct rocmd_tune_job *j)
 	t->run.job = *j;
 	snprintf(t->run.backend, sizeof(t->run.backend), "%s", t->backend);
 	snprintf(t->run.state_dir, sizeof(t->run.state_dir), "%s", t->cfg->state_dir);
+	if (j->target[0] != '\0') {
+		struct tune_target tg;
+
+		if (tune_vendor_target_find(t, j->target, j->backend, &tg) < 0) {
+			rocmd_tune_queue_finish(t->q, j->id, "failed", NULL, 0, 0,
+			                        "the target's library is gone", rocmd_now_ms());
+			tune_schedule(t);
+			return;
+		}
+		snprintf(t->run.backend, sizeof(t->run.backend), "%s", j->backend);
+		snprintf(t->run.library, sizeof(t->run.library), "%s", tg.library);
+		snprintf(t->run.tensile_dir, sizeof(t->run.tensile_dir), "%s", tg.tensile_dir);
+		snprintf(t->run.sysroot, sizeof(t->run.sysroot), "%.255s", t->root);
+	}
 	rocmd_tune_queue_set_state(t->q, j->id, "running", NULL, rocmd_now_ms());
-	log_info("tune: job %lld (%s %s %lldx%lldx%lld) starts: %s", (long long)j->id, j->dtype,
-	         j->trans, (long long)j->m, (long long)j->n, (long long)j->k, t->decision);
+	log_info("tune: job %lld (%s%s%s %s %s %lldx%lldx%lld) starts: %s", (long long)j->id,
+	         j->target, j->target[0] ? " " : "", j->backend, j->dtype, j->trans,
+	         (long long)j->m, (long long)j->n, (long long)j->k, t->decision);
 	tune_run_start(t);
 }
 
@@ -329,6 +407,7 @@ finish_probe(struct rocmd_tune *t)
 	                              t->dev.driver_version, rocmd_now_ms(), NULL);
 	check_sdk(t);
 	queue_defaults(t);
+	tune_vendor_queue_families(t);
 }
 
 static void
@@ -352,6 +431,14 @@ finish_job(struct rocmd_tune *t)
 	}
 	rocmd_tune_queue_progress(t->q, j->id, r->sum.evals, r->sum.measured + j->measured,
 	                          r->sum.best_ms, now);
+	if (j->target[0] != '\0') {
+		struct rocmd_tune_job cur;
+
+		/* Made stale while it ran (its library changed): its re-tune is
+		 * queued; this run's result is for a library that is gone. */
+		if (rocmd_tune_queue_get(t->q, j->id, &cur) == 0 && !strcmp(cur.state, "stale"))
+			return;
+	}
 	if (r->rc == ROCMD_ECANCELED) {
 		double ms = (double)(r->stopped_ns - t->yield_signal_ns) / 1e6;
 		double from_event = -1;
@@ -375,9 +462,11 @@ finish_job(struct rocmd_tune *t)
 		/* Cut short by an SDK change, it is stale (its re-tune is queued). */
 		rocmd_tune_queue_set_state(
 		    t->q, j->id,
-		    strcmp(j->sdk, t->sdk) || strcmp(j->driver, t->dev.driver_version) ? "stale"
-		    : t->paused                                                        ? "paused"
-		                                                                       : "queued",
+		    j->target[0] == '\0' && (strcmp(j->sdk, t->sdk) ||
+		                              strcmp(j->driver, t->dev.driver_version))
+		        ? "stale"
+		    : t->paused ? "paused"
+		                : "queued",
 		    detail, now);
 		d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "job", (double)j->id);
@@ -408,6 +497,9 @@ finish_job(struct rocmd_tune *t)
 	         r->sum.evals_to_best, r->sum.evals, r->sum.measured);
 	rocmd_tune_queue_finish(t->q, j->id, "done", r->sum.best, r->sum.best_ms, r->sum.default_ms,
 	                        detail, now);
+	if (j->target[0] != '\0')
+		rocmd_tune_queue_spread(t->q, j->id, r->sum.best_hi_ms, r->sum.default_lo_ms,
+		                        isfinite(r->sum.default_ms) ? r->sum.default_ms : 0, now);
 	d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "job", (double)j->id);
 	cJSON_AddStringToObject(d, "winner", r->sum.best);
@@ -420,6 +512,10 @@ finish_job(struct rocmd_tune *t)
 	                   "tuning job %lld done: %s at %.4f ms (%d evaluations, best at %d)",
 	                   (long long)j->id, r->sum.best, r->sum.best_ms, r->sum.evals,
 	                   r->sum.evals_to_best);
+	if (j->target[0] != '\0') {
+		tune_override_after_job(t);
+		return;
+	}
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "library", r->lib_why);
 	cJSON_AddNumberToObject(d, "generation", r->lib_generation);
@@ -565,15 +661,22 @@ rocmd_tune_start(struct rocmd_server *srv, const char *root, struct rocmd_tune *
 		free(t);
 		return rc;
 	}
+	if (root != NULL && strcmp(root, "/") != 0)
+		snprintf(t->root, sizeof(t->root), "%s", root);
 	rc = rocmd_tune_queue_attach(srv->db, &t->q);
 	if (rc == 0)
 		rc = tune_db_attach(srv->db, &t->store);
+	if (rc == 0)
+		rc = rocmd_tune_override_attach(srv->db, &t->odb);
 	if (rc < 0) {
 		snprintf(why, whylen, "cannot open the tuning queue: %s", rocmd_strerror(rc));
 		rocmd_tune_queue_detach(t->q);
 		free(t);
 		return rc;
 	}
+	/* What programs see is checked first: an override whose library changed
+	 * while rocmd was not running is withdrawn before anything else. */
+	tune_override_recover(t);
 	/* A pause outlives restarts: paused jobs mean the queue is paused. A
 	 * job left running by a crash resumes first (queue_next prefers it). */
 	rocmd_tune_queue_move_all(t->q, "paused", "paused", rocmd_now_ms(), &n);
@@ -616,6 +719,7 @@ rocmd_tune_free(struct rocmd_tune *t)
 	if (t == NULL)
 		return;
 	tune_db_close(&t->store);
+	rocmd_tune_override_detach(t->odb);
 	rocmd_tune_queue_detach(t->q);
 	uv_mutex_destroy(&t->lock);
 	free(t);
@@ -626,8 +730,23 @@ rocmd_tune_on_event(struct rocmd_tune *t, const char *kind)
 {
 	char sdk[64];
 
-	if (t == NULL || t->stopping || strncmp(kind, "sdk.", 4) != 0 || !t->dev_known)
+	if (t == NULL || t->stopping)
 		return;
+	if (strncmp(kind, "lib.", 4) == 0 && t->nfence > 0 && strcmp(kind, "lib.deferred") != 0) {
+		/* A deploy job ended (or recovery ran): its target's library is
+		 * what it is now; the re-tunes may run, recovery checks the rest. */
+		t->nfence = 0;
+		tune_override_recover(t);
+		tune_schedule(t);
+		return;
+	}
+	if (strncmp(kind, "sdk.", 4) != 0)
+		return;
+	/* A library an SDK event may have changed: its override first. */
+	tune_override_recover(t);
+	if (!t->dev_known)
+		return;
+	tune_vendor_queue_families(t);
 	current_sdk(t, sdk, sizeof(sdk));
 	if (strcmp(sdk, t->sdk) == 0)
 		return;

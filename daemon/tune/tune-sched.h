@@ -50,4 +50,32 @@ struct tune_store *rocmd_tune_store(struct rocmd_tune *t);
 struct tune_key;
 int rocmd_tune_id_key(struct rocmd_tune *t, struct tune_key *key, char *why, size_t whylen);
 
+/* ---- vendor overrides (tune-override.c) ---- */
+
+/*
+ * A deploy, rollback or recovery is about to replace TARGET's library (deploy
+ * calls this on the loop thread before the swap): TARGET's overrides are
+ * withdrawn (their files emptied, then the environment), its vendor jobs made
+ * stale with seeded re-tunes queued, and none of them starts until the
+ * change is over. REASON: "deploy", "rollback", ... NULL T is fine.
+ */
+void rocmd_tune_withdraw_target(struct rocmd_tune *t, const char *target, const char *reason);
+/* `rocmctl tune off|on TARGET`: withdraws TARGET's overrides and keeps them
+ * off, or writes them again. *CHANGED: how many. ROCMD_ENOTFOUND. */
+int rocmd_tune_switch(struct rocmd_tune *t, const char *target, int on, int *changed, char *why,
+                      size_t whylen);
+/* Every override row, as tune.results lists them. */
+cJSON *rocmd_tune_overrides(struct rocmd_tune *t);
+struct rocmd_tune_override;
+struct rocmd_tune_job;
+int rocmd_tune_override_state(struct rocmd_tune *t, const char *target, const char *library,
+                              struct rocmd_tune_override *o);
+/* Whether vendor job J's winner goes into its override (beat the default by
+ * more than the spread). */
+int rocmd_tune_entry_written(const struct rocmd_tune_job *j);
+/* tune.add_shapes: SHAPES (the method's array) queued for every target of
+ * their library. */
+int rocmd_tune_add_shapes(struct rocmd_tune *t, const cJSON *shapes, const char *source,
+                          const char *detail, cJSON **result, char *why, size_t whylen);
+
 #endif

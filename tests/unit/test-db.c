@@ -729,6 +729,7 @@ static const struct old_schema {
 	/* One of the four deployments is live. */
 	{6, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
 	{7, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
+	{8, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
 };
 
 /* Every row of SQL on H as text, a line per row with '|' between columns
@@ -945,6 +946,15 @@ check_accessors(struct rocmd_db *db, int version)
 		assert_int_equal(job.seeded_from, 3);
 		assert_int_equal(job.batch, 4);
 		assert_string_equal(job.detail, "SDK 5.7.1 -> 6.1.2");
+		/* Kernel jobs from before migration 9 are no vendor target's. */
+		assert_string_equal(job.target, "");
+		assert_int_equal(job.calls, 0);
+		assert_true(job.alpha == 1.0 && job.beta == 0.0);
+		if (version >= 8) {
+			assert_int_equal(rocmd_tune_queue_get(q, 7, &job), 0);
+			assert_string_equal(job.driver, "HIP driver 60342000");
+			assert_int_equal(job.seeded_from, 1);
+		}
 		rocmd_tune_queue_detach(q);
 	}
 }

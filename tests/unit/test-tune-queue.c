@@ -6,6 +6,9 @@
  * is closed and opened again, an SDK change marks the old jobs stale and the
  * re-tunes name their seeds, a driver change does the same, jobs from before
  * the queue knew drivers are adopted, and a database at schema 6 is upgraded.
+ * Vendor jobs (migration 9): every field round-trips, the queue runs the one
+ * of the largest calls x time first, and a library change makes a target's
+ * jobs stale with their re-tunes seeded.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -138,6 +141,100 @@ test_add_once(void **state)
 	assert_int_equal(got.created_ms, 1000);
 	assert_int_equal(rocmd_tune_queue_get(f->q, 999, &got), ROCMD_ENOTFOUND);
 	assert_int_equal(count(f, 0), 2);
+}
+
+static void
+vendor_job(struct rocmd_tune_job *j, const char *target, int64_t m, int64_t calls, double ms)
+{
+	memset(j, 0, sizeof(*j));
+	snprintf(j->backend, sizeof(j->backend), "rocblas");
+	snprintf(j->sdk, sizeof(j->sdk), "6.2.0");
+	snprintf(j->dtype, sizeof(j->dtype), "fp16");
+	snprintf(j->trans, sizeof(j->trans), "TN");
+	j->m = m;
+	j->n = 16;
+	j->k = 256;
+	j->batch = 1;
+	j->lda = 512;
+	j->ldb = 0;
+	j->ldc = 300;
+	j->alpha = 0.5;
+	j->beta = 1;
+	snprintf(j->origin, sizeof(j->origin), "user");
+	snprintf(j->source, sizeof(j->source), "capture");
+	snprintf(j->detail, sizeof(j->detail), "./app --serve");
+	snprintf(j->target, sizeof(j->target), "%s", target);
+	snprintf(j->library, sizeof(j->library), "/opt/rocm/lib/librocblas.so.4");
+	j->calls = calls;
+	j->est_ms = ms;
+	j->budget = 50;
+}
+
+static int stale_cb_count;
+
+static void
+on_stale_vendor(const struct rocmd_tune_job *old, void *ctx)
+{
+	stale_cb_count++;
+	assert_string_equal(old->lib_digest, "aaaa");
+}
+
+static void
+test_vendor_jobs(void **state)
+{
+	struct fixture *f = *state;
+	struct rocmd_tune_job j, got;
+	int64_t a, b, c, id;
+	int created, n = 0;
+
+	vendor_job(&j, "sdk-1", 256, 3, 2.0);
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1000, &a, &created), 0);
+	assert_int_equal(created, 1);
+	assert_int_equal(rocmd_tune_queue_get(f->q, a, &got), 0);
+	assert_string_equal(got.target, "sdk-1");
+	assert_string_equal(got.source, "capture");
+	assert_string_equal(got.library, "/opt/rocm/lib/librocblas.so.4");
+	assert_string_equal(got.detail, "./app --serve");
+	assert_int_equal(got.calls, 3);
+	assert_int_equal(got.lda, 512);
+	assert_int_equal(got.ldb, 0);
+	assert_int_equal(got.ldc, 300);
+	assert_true(got.alpha == 0.5 && got.beta == 1);
+	assert_true(got.est_ms == 2.0);
+	/* The same problem for the same target is one job; a layout is another. */
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1000, &id, &created), 0);
+	assert_int_equal(created, 0);
+	j.ldc = 0;
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1000, &b, &created), 0);
+	assert_int_equal(created, 1);
+	vendor_job(&j, "sdk-2", 128, 100, 0.5); /* 50 ms in all: first */
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1000, &c, &created), 0);
+	assert_int_equal(rocmd_tune_queue_next_vendor(f->q, &got), 0);
+	assert_int_equal(got.id, c);
+	/* A kernel job never comes from the vendor queue, nor the reverse. */
+	assert_int_equal(rocmd_tune_queue_next(f->q, "rocblas", "", "", "6.2.0", "", &got),
+	                 ROCMD_ENOTFOUND);
+	/* The library the job ran on, then another: stale, the callback sees it. */
+	assert_int_equal(rocmd_tune_queue_adopt(f->q, a, "gfx1103", "Radeon", "drv 1", "aaaa", 2000),
+	                 0);
+	assert_int_equal(rocmd_tune_queue_spread(f->q, a, 1.5, 1.8, 1.9, 2000), 0);
+	assert_int_equal(rocmd_tune_queue_get(f->q, a, &got), 0);
+	assert_string_equal(got.lib_digest, "aaaa");
+	assert_string_equal(got.arch, "gfx1103");
+	assert_true(got.best_hi_ms == 1.5 && got.default_lo_ms == 1.8 && got.est_ms == 1.9);
+	assert_int_equal(rocmd_tune_queue_stale_target(f->q, "sdk-1", "rocblas", "aaaa", "drv 1",
+	                                               3000, on_stale_vendor, NULL, &n),
+	                 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(rocmd_tune_queue_stale_target(f->q, "sdk-1", "rocblas", "bbbb", "drv 1",
+	                                               3000, on_stale_vendor, NULL, &n),
+	                 0);
+	assert_int_equal(n, 1); /* b never ran: not stale */
+	assert_int_equal(stale_cb_count, 1);
+	assert_int_equal(rocmd_tune_queue_get(f->q, a, &got), 0);
+	assert_string_equal(got.state, "stale");
+	assert_int_equal(rocmd_tune_queue_get(f->q, b, &got), 0);
+	assert_string_equal(got.state, "queued");
 }
 
 static void
@@ -468,6 +565,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_upgrade_from_schema_6, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_driver_change, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_upgrade_from_schema_7, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_vendor_jobs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
