@@ -378,7 +378,7 @@ vendor_override_identity(const char *text, size_t len, struct vendor_override_id
 	char line[1024], *tok, *save = NULL;
 
 	memset(id, 0, sizeof(*id));
-	if (l >= sizeof(line) || l < 16 || strncmp(text, "# rocmd override ", 17) != 0)
+	if (l >= sizeof(line) || l < 17 || memcmp(text, "# rocmd override ", 17) != 0)
 		return ROCMD_ENOTFOUND;
 	memcpy(line, text, l);
 	line[l] = '\0';
