@@ -240,4 +240,68 @@ app >"$DIR/app-b" 2>&1
 contains "the program reads the new override" "$DIR/app-b" "rocblas fp16 TN 256x16x256 solution [0-9]* override 1"
 rocmd_stop
 
+# ---- deploy withdraws before it swaps ----
+# Debian trixie's real rocBLAS tree (tests/fault/sandbox.sh) with the stand-in
+# hipBLASLt beside its rocBLAS: target sdk-1 has both. The override of the
+# stand-in is live; a deploy of a rocBLAS package to sdk-1 must withdraw it
+# before the swap: rocmd killed at the deploy's first kill point (the backup
+# of the originals, after job_start) finds it withdrawn already.
+. "$(dirname "$0")/../fault/sandbox.sh"
+if ! sandbox_check >/dev/null; then
+	skip "deploy withdraws the target's override first" "$(sandbox_check)"
+	harness_done
+	exit 0
+fi
+ROOT=$DIR/root2
+STATE=$DIR/state2
+SOCK=$DIR/rocmd2.sock
+CONF=$DIR/rocmd2.json
+DB=$STATE/rocmd.db
+ENVD=$ROOT/etc/environment.d/60-rocmd-tune.conf
+HTXT=$STATE/tune-overrides/sdk-1/hipblaslt.txt
+sandbox_root "$ROOT"
+mkdir -p "$ROOT/proc" "$STATE"
+echo "0.10 0.10 0.10 1/100 1" >"$ROOT/proc/loadavg"
+L=$ROOT/usr/lib/x86_64-linux-gnu
+cp "$FIX/sdk-a/lib/libhipblaslt.so.0" "$FIX/sdk-a/lib/libamdhip64.so.6" "$L/"
+mkdir -p "$L/hipblaslt/library"
+cp "$FIX/sdk-a/lib/hipblaslt/library/"* "$L/hipblaslt/library/"
+sandbox_pkg "$DIR/pkg1" "package one" binary
+cat >"$CONF" <<EOF
+{"sdk": {"debounce_ms": 300},
+ "tune": {"idle_s": 2, "check_ms": 200, "budget": 40, "backend": "cpu", "max_cpu_load": 400,
+  "families": 0, "enabled": 0}}
+EOF
+retuned() { [ "$(sql "SELECT count(*) FROM tune_queue WHERE target = 'sdk-1' AND origin = 'retune' AND seeded_from IS NOT NULL")" -ge 1 ]; }
+start || bail "rocmd did not start on the SDK tree"
+wait_until 60 has_event sdk.library_inspected "/usr"
+ctl pkg import "$DIR/pkg1" >/dev/null 2>&1 || bad "import the package"
+grep '^hipblaslt-bench' "$DIR/bench.log" >"$DIR/lt.log"
+ctl tune import-log "$DIR/lt.log" >"$DIR/imp4" 2>&1
+contains "the SDK's hipBLASLt is a target" "$DIR/imp4" "1 tuning job(s) queued, 0 already queued, for 1 target(s)"
+ctl tune start >/dev/null
+wait_for "sdk-1's job finishes" 60 vendor_done
+wait_for "sdk-1's hipBLASLt override is live" 10 grep -q "^HIPBLASLT_TUNING_OVERRIDE_FILE=$HTXT$" "$ENVD"
+[ "$(entries "$HTXT")" -ge 1 ] && ok "it holds the entry" || bad "it holds the entry"
+rocmd_stop
+ROCMD_KILLPOINT=backup.done start || bail "rocmd did not start"
+ctl lib deploy sdk-1 --package 1 >/dev/null 2>&1
+harness_retry /dev/null 30 daemon_gone || { bad "the deploy reaches its kill point"; kill -9 $(daemon_pids) 2>/dev/null; }
+[ "$(entries "$HTXT")" -eq 0 ] && ok "killed mid-deploy: the override was withdrawn before the swap" ||
+	bad "killed mid-deploy: the override was withdrawn before the swap"
+[ ! -f "$ENVD" ] || ! grep -q HIPBLASLT_TUNING_OVERRIDE_FILE "$ENVD" &&
+	ok "killed mid-deploy: the environment no longer names it" ||
+	bad "killed mid-deploy: the environment no longer names it"
+start || bail "rocmd did not restart"
+wait_for "the deploy queued a seeded re-tune" 30 retuned
+# Deployed, or failed and rolled back (its GEMM smoke test needs a HIP
+# runtime this tree lacks): either way the change is over.
+ctl lib deploy sdk-1 --package 1 >"$DIR/dep" 2>&1
+has_event lib.deploy "package #1" && ok "the deploy runs to its end after the restart" ||
+	bad "the deploy runs to its end after the restart"
+ctl tune start >/dev/null 2>&1
+wait_for "the re-tune runs once the deploy is over" 60 vendor_done
+wait_for "the override is live again" 20 grep -q "^HIPBLASLT_TUNING_OVERRIDE_FILE=$HTXT$" "$ENVD"
+rocmd_stop
+
 harness_done
