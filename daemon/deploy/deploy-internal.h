@@ -29,7 +29,7 @@ int deploy_check_tree(const char *troot, const char *root, const struct rocmd_de
                       rocmd_deploy_progress_fn progress, void *ctx, const char *step, char *why,
                       size_t whylen);
 
-/* ---- a target's paths (deploy.c) ---- */
+/* ---- a target's paths (deploy-paths.c) ---- */
 /* What deploy_paths makes of a target: canonical, '/'-separated paths and
  * the roots they lie below, which the file operations are given (the
  * rocmd_fs_*_in functions: nothing below a root is followed, I4). */
@@ -50,6 +50,13 @@ int deploy_paths(const struct rocmd_deploy_target *t, struct deploy_paths *p, ch
                  size_t whylen);
 /* The root of P that PATH lies below (the library's, else the binary's), or NULL. */
 const char *deploy_root_of(const struct deploy_paths *p, const char *path);
+/* Path text helpers, every result bounded by DEPLOY_PATH_MAX (ROCMD_EINVAL
+ * when it would not fit): FMT with A and B; DIR joined with NAME, no doubled
+ * '/' after a root such as "/" or "C:/"; clean absolute PATH split into its
+ * folder and last name (the folder of "/x" is "/"). */
+int deploy_path_set(char *out, const char *fmt, const char *a, const char *b);
+int deploy_join(char *out, const char *dir, const char *name);
+void deploy_split(const char *path, char *dir, char *base);
 
 /* ---- manifests and the journal (deploy-journal.c) ---- */
 /* A manifest: label, files, binary, digest. */
