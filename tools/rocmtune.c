@@ -268,6 +268,51 @@ progress(void *ctx, const struct tune_progress *pr)
 			pr->config, pr->r->detail);
 }
 
+/* The result of a run as one JSON object on stdout (rocmtune run --json). */
+static void
+print_run_json(const struct tune_key *key, const struct backend_device_info *dev,
+               const struct tune_opts *o, const struct tune_summary *sum, int64_t stored_before)
+{
+	int i;
+
+	printf("{\"problem\":");
+	json_str(stdout, key->problem);
+	printf(",\"backend\":");
+	json_str(stdout, dev->backend);
+	printf(",\"device\":");
+	json_str(stdout, dev->name);
+	printf(",\"arch\":");
+	json_str(stdout, dev->arch);
+	printf(",\"source_hash\":\"%s\",\"strategy\":", key->source_hash);
+	json_str(stdout, o->strategy ? o->strategy : "ga");
+	printf(",\"evaluations\":%d,\"measured\":%d,\"from_store\":%d,\"stored_before\":%" PRId64,
+	       sum->evals, sum->measured, sum->from_store, stored_before);
+	printf(",\"outcomes\":{");
+	for (i = 0; i < TUNE_OUTCOME_COUNT; i++)
+		printf("%s\"%s\":%d", i ? "," : "", tune_outcome_name(i), sum->outcomes.n[i]);
+	printf("},\"best\":");
+	json_str(stdout, sum->best);
+	printf(",\"best_ms\":%.6g,\"gflops\":%.4g,\"default\":",
+	       isfinite(sum->best_ms) ? sum->best_ms : -1.0, sum->gflops);
+	json_str(stdout, sum->default_key);
+	printf(",\"default_ms\":%.6g,\"speedup\":%.4g,\"evals_to_best\":%d,\"cancelled\":%s",
+	       isfinite(sum->default_ms) ? sum->default_ms : -1.0,
+	       isfinite(sum->default_ms) && isfinite(sum->best_ms) ? sum->default_ms / sum->best_ms
+								 : -1.0,
+	       sum->evals_to_best, cancel_flag ? "true" : "false");
+	/* The winner beat the default by more than the re-timing's spread. */
+	printf(",\"beats_spread\":%s", strcmp(sum->best, sum->default_key) != 0 &&
+					   sum->best_hi_ms < sum->default_lo_ms
+				       ? "true"
+				       : "false");
+	if (dev->library_digest[0]) {
+		printf(",\"library\":");
+		json_str(stdout, dev->library);
+		printf(",\"library_digest\":\"%s\"", dev->library_digest);
+	}
+	printf("}\n");
+}
+
 static int
 cmd_run(const struct args *a)
 {
@@ -377,42 +422,7 @@ cmd_run(const struct args *a)
 		goto out;
 	}
 	if (a->json) {
-		printf("{\"problem\":");
-		json_str(stdout, key.problem);
-		printf(",\"backend\":");
-		json_str(stdout, dev.backend);
-		printf(",\"device\":");
-		json_str(stdout, dev.name);
-		printf(",\"arch\":");
-		json_str(stdout, dev.arch);
-		printf(",\"source_hash\":\"%s\",\"strategy\":", key.source_hash);
-		json_str(stdout, o.strategy ? o.strategy : "ga");
-		printf(",\"evaluations\":%d,\"measured\":%d,\"from_store\":%d,\"stored_before\":%" PRId64,
-		       sum.evals, sum.measured, sum.from_store, stored_before);
-		printf(",\"outcomes\":{");
-		for (i = 0; i < TUNE_OUTCOME_COUNT; i++)
-			printf("%s\"%s\":%d", i ? "," : "", tune_outcome_name(i), sum.outcomes.n[i]);
-		printf("},\"best\":");
-		json_str(stdout, sum.best);
-		printf(",\"best_ms\":%.6g,\"gflops\":%.4g,\"default\":",
-		       isfinite(sum.best_ms) ? sum.best_ms : -1.0, sum.gflops);
-		json_str(stdout, sum.default_key);
-		printf(",\"default_ms\":%.6g,\"speedup\":%.4g,\"evals_to_best\":%d,\"cancelled\":%s",
-		       isfinite(sum.default_ms) ? sum.default_ms : -1.0,
-		       isfinite(sum.default_ms) && isfinite(sum.best_ms) ? sum.default_ms / sum.best_ms
-									 : -1.0,
-		       sum.evals_to_best, cancel_flag ? "true" : "false");
-		/* The winner beat the default by more than the re-timing's spread. */
-		printf(",\"beats_spread\":%s", strcmp(sum.best, sum.default_key) != 0 &&
-						   sum.best_hi_ms < sum.default_lo_ms
-					       ? "true"
-					       : "false");
-		if (dev.library_digest[0]) {
-			printf(",\"library\":");
-			json_str(stdout, dev.library);
-			printf(",\"library_digest\":\"%s\"", dev.library_digest);
-		}
-		printf("}\n");
+		print_run_json(&key, &dev, &o, &sum, stored_before);
 	} else {
 		printf("problem   %s\ndevice    %s (%s)\nevaluated %d (%d measured, %d from the store)\n",
 		       key.problem, dev.name, dev.arch, sum.evals, sum.measured, sum.from_store);

@@ -117,6 +117,30 @@ upload(const struct hip *h, void **dev, const void *host, size_t bytes)
 	return host != NULL && h->memcpy_(*dev, host, bytes, HIP_H2D) != 0 ? -1 : 0;
 }
 
+/* Random inputs in fp32 and their fp16 copies, column-major as BLAS (A is
+ * MxK, B is KxN), and the product of the fp32 inputs in double. */
+static void
+make_inputs(float *a, uint16_t *ha, float *b, uint16_t *hb, double *ref)
+{
+	unsigned seed = 12345;
+
+	for (int i = 0; i < M * K; i++) {
+		a[i] = rnd(&seed);
+		ha[i] = to_half(a[i]);
+	}
+	for (int i = 0; i < K * N; i++) {
+		b[i] = rnd(&seed);
+		hb[i] = to_half(b[i]);
+	}
+	for (int j = 0; j < N; j++)
+		for (int i = 0; i < M; i++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)a[i + k * M] * b[k + j * K];
+			ref[i + j * M] = s;
+		}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -134,7 +158,6 @@ main(int argc, char **argv)
 	rb_sgemm_fn sgemm;
 	rb_hgemm_fn hgemm;
 	double serr = 0, herr = 0;
-	unsigned seed = 12345;
 	int n = 0, rc = 1, err;
 	float one = 1.0f, zero = 0.0f;
 	uint16_t hone = to_half(1.0f), hzero = 0;
@@ -198,22 +221,7 @@ main(int argc, char **argv)
 		printf("failed: rocblas_create_handle failed\n");
 		return 1;
 	}
-	/* Column-major, as BLAS: A is MxK, B is KxN, C is MxN. */
-	for (int i = 0; i < M * K; i++) {
-		a[i] = rnd(&seed);
-		ha[i] = to_half(a[i]);
-	}
-	for (int i = 0; i < K * N; i++) {
-		b[i] = rnd(&seed);
-		hb[i] = to_half(b[i]);
-	}
-	for (int j = 0; j < N; j++)
-		for (int i = 0; i < M; i++) {
-			double s = 0;
-			for (int k = 0; k < K; k++)
-				s += (double)a[i + k * M] * b[k + j * K];
-			ref[i + j * M] = s;
-		}
+	make_inputs(a, ha, b, hb, ref);
 	if (upload(&h, &da, a, sizeof(a)) || upload(&h, &db, b, sizeof(b)) ||
 	    upload(&h, &dc, NULL, sizeof(c))) {
 		printf("failed: cannot allocate or copy to GPU memory\n");

@@ -552,6 +552,49 @@ find_entry(struct reader *r, const char *path)
 	return NULL;
 }
 
+/* A hardlink entry at PATH: a file with the content of the file earlier in
+ * the package it names, counted against the size limit again. */
+static int
+add_hardlink(struct reader *r, struct archive_entry *ae, const char *path)
+{
+	const char *hl = sym_archive_entry_hardlink_utf8(ae);
+	char target[PATH_BYTES], why2[512], q[160];
+	struct rocmd_pkg_entry *t, *e;
+	uint8_t sha[ROCMD_SHA256_LEN];
+	uint64_t size;
+	int ex;
+
+	if (hl == NULL)
+		hl = sym_archive_entry_hardlink(ae);
+	if (rocmd_pkg_path_clean(hl, target, sizeof(target), why2, sizeof(why2)) < 0 ||
+	    (t = find_entry(r, target)) == NULL || t->kind != ROCMD_PKG_FILE) {
+		say(r,
+		    "entry \"%s\": hardlink to \"%s\", which is not a file earlier in the package",
+		    printable(path, q, sizeof(q)), printable(hl, why2, 160));
+		return ROCMD_EUNSAFE;
+	}
+	/* t may move when the array grows: copy what is needed first. */
+	size = t->size;
+	ex = t->exec;
+	memcpy(sha, t->sha256, sizeof(sha));
+	if ((e = entry_add(r, path)) == NULL)
+		return ROCMD_ENOMEM;
+	e->kind = ROCMD_PKG_FILE;
+	e->size = size;
+	e->exec = ex;
+	memcpy(e->sha256, sha, sizeof(sha));
+	r->pr.bytes_out += e->size;
+	r->out->total_size += e->size;
+	if (r->pr.bytes_out > r->opts->limits.max_total) {
+		say(r,
+		    "entry \"%s\": the package passes %llu bytes uncompressed, the configured "
+		    "limit (store.max_total_size)",
+		    printable(path, q, sizeof(q)), (unsigned long long)r->opts->limits.max_total);
+		return ROCMD_EUNSAFE;
+	}
+	return 0;
+}
+
 static int
 read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 {
@@ -577,12 +620,14 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			}
 			if (r->pr.files == 0 && sym_archive_format(a) == 0) {
 				say(r, "not an archive rocmd reads (7z, zip, tar, rar): %s",
-				    sym_archive_error_string(a) ? sym_archive_error_string(a) : "unknown");
+				    sym_archive_error_string(a) ? sym_archive_error_string(a)
+				                                : "unknown");
 				return ROCMD_EUNSUPPORTED;
 			}
 			say(r, "truncated or corrupt archive after %llu entries: %s",
 			    (unsigned long long)r->pr.files,
-			    sym_archive_error_string(a) ? sym_archive_error_string(a) : "read error");
+			    sym_archive_error_string(a) ? sym_archive_error_string(a)
+			                                : "read error");
 			return ROCMD_ECORRUPT;
 		}
 		if (r->pr.files == 0 && r->raw != NULL &&
@@ -605,7 +650,8 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 			return rc;
 		if ((rc = rocmd_pkg_path_clean(raw, path, sizeof(path), r->why, r->whylen)) < 0)
 			return rc;
-		if (sym_archive_entry_is_encrypted(ae) || sym_archive_read_has_encrypted_entries(a) > 0) {
+		if (sym_archive_entry_is_encrypted(ae) ||
+		    sym_archive_read_has_encrypted_entries(a) > 0) {
 			say(r, "entry \"%s\": encrypted; rocmd does not import encrypted archives",
 			    printable(path, q, sizeof(q)));
 			return ROCMD_EUNSAFE;
@@ -613,43 +659,8 @@ read_archive_entries(struct reader *r, struct archive *a, uint64_t total)
 		r->pr.bytes_in = (uint64_t)sym_archive_filter_bytes(a, -1);
 		type = sym_archive_entry_filetype(ae);
 		if (sym_archive_entry_hardlink(ae) != NULL) {
-			const char *hl = sym_archive_entry_hardlink_utf8(ae);
-			char target[PATH_BYTES];
-			struct rocmd_pkg_entry *t;
-			if (hl == NULL)
-				hl = sym_archive_entry_hardlink(ae);
-			if (rocmd_pkg_path_clean(hl, target, sizeof(target), why2, sizeof(why2)) <
-			        0 ||
-			    (t = find_entry(r, target)) == NULL || t->kind != ROCMD_PKG_FILE) {
-				say(r,
-				    "entry \"%s\": hardlink to \"%s\", which is not a file earlier "
-				    "in the package",
-				    printable(path, q, sizeof(q)), printable(hl, why2, 160));
-				return ROCMD_EUNSAFE;
-			}
-			/* t may move when the array grows: copy what is needed first. */
-			{
-				uint8_t sha[ROCMD_SHA256_LEN];
-				uint64_t size = t->size;
-				int ex = t->exec;
-				memcpy(sha, t->sha256, sizeof(sha));
-				if ((e = entry_add(r, path)) == NULL)
-					return ROCMD_ENOMEM;
-				e->kind = ROCMD_PKG_FILE;
-				e->size = size;
-				e->exec = ex;
-				memcpy(e->sha256, sha, sizeof(sha));
-			}
-			r->pr.bytes_out += e->size;
-			r->out->total_size += e->size;
-			if (r->pr.bytes_out > r->opts->limits.max_total) {
-				say(r,
-				    "entry \"%s\": the package passes %llu bytes uncompressed, the "
-				    "configured limit (store.max_total_size)",
-				    printable(path, q, sizeof(q)),
-				    (unsigned long long)r->opts->limits.max_total);
-				return ROCMD_EUNSAFE;
-			}
+			if ((rc = add_hardlink(r, ae, path)) < 0)
+				return rc;
 			continue;
 		}
 		switch (type) {
@@ -853,69 +864,10 @@ cmp_entry(const void *a, const void *b)
 	              ((const struct rocmd_pkg_entry *)b)->path);
 }
 
-/* The next code point of UTF-8 text at *P (advanced), or the byte itself when
- * it does not start a well-formed sequence. */
-static uint32_t
-next_cp(const unsigned char **p)
-{
-	const unsigned char *s = *p;
-	uint32_t c = s[0];
-	int n = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : 0;
-
-	if (c >= 0xf5)
-		n = 0;
-	c = n == 3 ? c & 0x07 : n == 2 ? c & 0x0f : n == 1 ? c & 0x1f : c;
-	for (int i = 1; i <= n; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			*p = s + 1;
-			return s[0];
-		}
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	*p = s + 1 + n;
-	return c;
-}
-
-/* Folds the case of C as Windows' file systems do for the scripts package
- * names use (Latin with its Latin-1 and Extended-A letters, Greek, Cyrillic);
- * other code points are their own fold. */
-static uint32_t
-fold_cp(uint32_t c)
-{
-	if ((c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7))
-		return c + 0x20;
-	if ((c >= 0x100 && c <= 0x137) || (c >= 0x14a && c <= 0x177))
-		return c | 1;
-	if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17e))
-		return c + (c & 1);
-	if (c == 0x178)
-		return 0xff;
-	if ((c >= 0x391 && c <= 0x3a9 && c != 0x3a2) || (c >= 0x410 && c <= 0x42f))
-		return c + 0x20;
-	if (c >= 0x400 && c <= 0x40f)
-		return c + 0x50;
-	return c;
-}
-
-/* strcasecmp over UTF-8 names with fold_cp: "Ärger" and "ärger" are one name
- * to Windows, as "A" and "a" are. */
-static int
-casecmp_utf8(const char *a, const char *b)
-{
-	const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
-
-	while (*p != '\0' && *q != '\0') {
-		uint32_t x = fold_cp(next_cp(&p)), y = fold_cp(next_cp(&q));
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return (*p != '\0') - (*q != '\0');
-}
-
 static int
 cmp_casepath(const void *a, const void *b)
 {
-	return casecmp_utf8(*(char *const *)a, *(char *const *)b);
+	return rocmd_pkg_name_casecmp(*(char *const *)a, *(char *const *)b);
 }
 
 static struct rocmd_pkg_entry *
@@ -995,7 +947,7 @@ check_names(struct reader *r)
 		names[i] = c->entries[i].path;
 	qsort(names, c->count, sizeof(*names), cmp_casepath);
 	for (size_t i = 0; i + 1 < c->count; i++)
-		if (casecmp_utf8(names[i], names[i + 1]) == 0) {
+		if (rocmd_pkg_name_casecmp(names[i], names[i + 1]) == 0) {
 			say(r,
 			    "entry \"%s\": differs from \"%s\" only in case, which Windows "
 			    "cannot hold",

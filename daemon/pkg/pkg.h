@@ -145,6 +145,9 @@ int rocmd_pkg_path_clean(const char *in, char *out, size_t outlen, char *why, si
  * (both inside the package) into OUT; ROCMD_EUNSAFE when it leaves the root. */
 int rocmd_pkg_link_resolve(const char *link_path, const char *target, char *out, size_t outlen,
                            char *why, size_t whylen);
+/* strcmp's order over UTF-8 names A and B with their case folded as Windows
+ * folds it (pkg-names.c): 0 when Windows holds them as one name. */
+int rocmd_pkg_name_casecmp(const char *a, const char *b);
 
 /* ---- identification (pkg-ident.c) ---- */
 
