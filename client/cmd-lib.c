@@ -65,15 +65,17 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 	static const struct option opts[] = {
 	    {"target", required_argument, NULL, 't'},  {"overlay", no_argument, NULL, 'o'},
 	    {"package", required_argument, NULL, 'p'}, {"to", required_argument, NULL, 'T'},
-	    {"limit", required_argument, NULL, 'l'},   {NULL, 0, NULL, 0},
+	    {"limit", required_argument, NULL, 'l'},   {"force", required_argument, NULL, 'f'},
+	    {NULL, 0, NULL, 0},
 	};
+	cJSON *force;
 	char *end;
 	long long v;
 	int c;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "t:op:T:l:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc + 1, argv - 1, "t:op:T:l:f:", opts, NULL)) != -1) {
 		if (c == '?' || strchr(allowed, c) == NULL)
 			goto usage;
 		switch (c) {
@@ -92,6 +94,20 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 			break;
 		case 'T':
 			cJSON_AddStringToObject(p, "to", optarg);
+			break;
+		case 'f':
+			/* --force sdk,arch (or given again): the checks to skip. */
+			force = cJSON_GetObjectItemCaseSensitive(p, "force");
+			if (force == NULL)
+				force = cJSON_AddArrayToObject(p, "force");
+			for (char *s = optarg; *s != '\0';) {
+				size_t n = strcspn(s, ",");
+				char name[32];
+				snprintf(name, sizeof(name), "%.*s", (int)n, s);
+				if (n > 0)
+					cJSON_AddItemToArray(force, cJSON_CreateString(name));
+				s += n + (s[n] == ',');
+			}
 			break;
 		}
 	}
@@ -224,8 +240,9 @@ lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 	char a[32];
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "top", p,
-	                     "lib deploy [TARGET] [--overlay] [--package ID]")) != 0) {
+	if ((rc = parse_opts(argc, argv, "topf", p,
+	                     "lib deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...]")) !=
+	    0) {
 		cJSON_Delete(p);
 		return rc;
 	}
@@ -403,8 +420,11 @@ lib_usage(FILE *f)
 	        "Usage: rocmctl lib COMMAND\n"
 	        "  status                         every target: what is deployed, backups, drift,\n"
 	        "                                 the package that matches\n"
-	        "  deploy [TARGET] [--overlay] [--package ID]\n"
-	        "                                 deploy the matching (or given) package (admin)\n"
+	        "  deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...]\n"
+	        "                                 deploy the matching (or given) package (admin);\n"
+	        "                                 a package that fails a check (sdk, binary, arch,\n"
+	        "                                 platform) is refused; --force skips the checks\n"
+	        "                                 it names, never platform\n"
 	        "  verify [TARGET] [--overlay]    re-check hashes, arch, pairing, GEMM smoke test\n"
 	        "                                 (admin; a failure rolls back to the originals)\n"
 	        "  history [TARGET] [--limit N]   what was done to each target\n"

@@ -563,6 +563,15 @@ result_json(const struct deploy_job *j)
 	}
 	if (j->arch[0])
 		cJSON_AddStringToObject(r, "arch", j->arch);
+	if (j->force != 0 && j->type == JOB_DEPLOY) {
+		cJSON *f = cJSON_AddArrayToObject(r, "forced");
+		if (j->force & DEPLOY_CHECK_SDK)
+			cJSON_AddItemToArray(f, cJSON_CreateString("sdk"));
+		if (j->force & DEPLOY_CHECK_BINARY)
+			cJSON_AddItemToArray(f, cJSON_CreateString("binary"));
+		if (j->force & DEPLOY_CHECK_ARCH)
+			cJSON_AddItemToArray(f, cJSON_CreateString("arch"));
+	}
 	cJSON_AddStringToObject(r, "reason", j->reason);
 	if (j->type != JOB_VERIFY) {
 		cJSON_AddNumberToObject(r, "files", (double)j->res.files);
@@ -992,6 +1001,11 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 		if (rc < 0)
 			return rc;
 	}
+	/* The same checks for the package matching chose and the one named. */
+	if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, j->arch, j->force, why, whylen)) < 0)
+		return rc;
+	if (j->force & DEPLOY_CHECK_ARCH)
+		j->arch[0] = '\0'; /* forced: the verification does not ask for it either */
 	if ((rc = build_files(j, why, whylen)) < 0)
 		return rc;
 	j->flags = strcmp(j->t.kind, "overlay") == 0

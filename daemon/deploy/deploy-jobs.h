@@ -66,6 +66,7 @@ struct deploy_job {
 	int64_t pkg_id;
 	char pkg_name[256];
 	char arch[32];
+	unsigned force; /* DEPLOY_CHECK_* the user overrode (--force) */
 	/* the engine's request */
 	struct rocmd_deploy_file *files;
 	size_t nfiles;
@@ -138,6 +139,24 @@ int deploy_file_cmp(const void *a, const void *b);
  * symlink counts as the file it leads to (inside the list). */
 void deploy_files_fingerprint(const struct rocmd_deploy_file *files, size_t n, int follow,
                               char out[72]);
+
+/* ---- deploy-checks.c ---- */
+
+/* The checks a package must pass for a target (deploy-checks.c). */
+#define DEPLOY_CHECK_PLATFORM 1u
+#define DEPLOY_CHECK_SDK 2u
+#define DEPLOY_CHECK_BINARY 4u
+#define DEPLOY_CHECK_ARCH 8u
+/* Adds the check NAME ("sdk", "binary", "arch") to *BITS; ROCMD_EPARAMS with
+ * WHY for an unknown name and for "platform", which is never forced. */
+int deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whylen);
+/* 0 when package PKG_ID passes every check for target T and ARCH (NULL or
+ * "": no GPU known) but those in FORCE; else ROCMD_EINVAL with WHY naming
+ * each failed check (ROCMD_ENOTFOUND: no such package). */
+int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t pkg_id,
+                         const char *arch, unsigned force, char *why, size_t whylen);
+/* Whether comma-separated LIST names ARCH. */
+int deploy_arch_listed(const char *list, const char *arch);
 
 /* ---- deploy-jobs.c ---- */
 

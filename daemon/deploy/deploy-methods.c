@@ -25,8 +25,10 @@ static int
 m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	struct rocmd_deploy_service *ds = conn->srv->deploy;
-	static const char *const keys[] = {"target", "package", "overlay", NULL};
+	static const char *const keys[] = {"target", "package", "overlay", "force", NULL};
+	const cJSON *force = cJSON_GetObjectItemCaseSensitive(params, "force"), *it;
 	const char *spec = NULL;
+	unsigned forced = 0;
 	int64_t pkg = 0;
 	int overlay = 0, rc;
 	struct deploy_job *j;
@@ -39,10 +41,24 @@ m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	    ((rc = rocmd_param_bool(params, "overlay", 0, &overlay, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND))
 		return rc;
+	if (force != NULL && !cJSON_IsArray(force)) {
+		snprintf(why, whylen, "param 'force' must be an array of check names");
+		return ROCMD_EPARAMS;
+	}
+	cJSON_ArrayForEach(it, force)
+	{
+		if (!cJSON_IsString(it)) {
+			snprintf(why, whylen, "param 'force' must be an array of check names");
+			return ROCMD_EPARAMS;
+		}
+		if ((rc = deploy_check_parse(it->valuestring, &forced, why, whylen)) < 0)
+			return rc;
+	}
 	j = deploy_job_new(ds, JOB_DEPLOY);
 	if (j == NULL)
 		return ROCMD_ENOMEM;
 	deploy_copy(j->reason, sizeof(j->reason), "user");
+	j->force = forced;
 	if ((rc = deploy_resolve_target(ds, spec, overlay, &j->t, why, whylen)) < 0 ||
 	    (rc = deploy_job_prepare(j, pkg, why, whylen)) < 0) {
 		deploy_job_free(j);
@@ -113,6 +129,8 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		rocmd_deploy_db_deployments(ds->db, row.id, 0, prev_one, &prev);
 		if (prev > 0) {
 			deploy_copy(j->to, sizeof(j->to), "previous");
+			/* It was in place before: only the platform is judged again. */
+			j->force = DEPLOY_CHECK_SDK | DEPLOY_CHECK_BINARY | DEPLOY_CHECK_ARCH;
 			if ((rc = deploy_job_prepare(j, prev, why, whylen)) < 0)
 				goto fail;
 			deploy_copy(j->reason, sizeof(j->reason), "rollback");

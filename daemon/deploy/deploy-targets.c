@@ -419,10 +419,25 @@ deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 	rc = rocmd_pkg_candidates_load(ds->pdb, &l, why, whylen);
 	if (rc < 0)
 		goto out;
-	rc = rocmd_pkg_match(t->sdk_version, t->platform, g.archs[0], l.c, l.n,
-	                     ds->srv->cfg->store_match_rules, &chosen, NULL, why, whylen);
-	if (rc < 0)
-		goto out;
+	/* The rules' choice, less those that fail a deploy check the rules do
+	 * not make (the binary's): the next one in their order is taken. */
+	for (size_t m = l.n;;) {
+		char cwhy[1024];
+		rc = rocmd_pkg_match(t->sdk_version, t->platform, g.archs[0], l.c, m,
+		                     ds->srv->cfg->store_match_rules, &chosen, NULL, why, whylen);
+		if (rc < 0)
+			goto out;
+		if (chosen < 0 || deploy_check_package(ds, t, l.c[chosen].id, g.archs[0], 0, cwhy,
+		                                       sizeof(cwhy)) == 0)
+			break;
+		log_debug("%s: not matched: %s", t->name, cwhy);
+		{
+			struct rocmd_pkg_candidate tmp = l.c[chosen];
+			l.c[chosen] = l.c[m - 1];
+			l.c[m - 1] = tmp;
+		}
+		m--;
+	}
 	if (chosen < 0) {
 		snprintf(
 		    why, whylen,

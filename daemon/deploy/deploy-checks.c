@@ -1,0 +1,208 @@
+/*
+ * The checks a package must pass before it is deployed to a target: one
+ * path for the package matching chose and for the one a user names with
+ * --package. The platform (a Windows rocblas.dll cannot serve a Linux SDK,
+ * nor a librocblas.so a Windows one), the SDK generation the package was
+ * built for, its rocBLAS binary (the soname the target's programs load and
+ * the HIP runtime it needs, which the SDK must have) and the arch of the
+ * machine's GPU. --force skips the checks it names, never the platform.
+ * Loop thread: reads the package's row.
+ */
+#include "deploy-jobs.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/error.h"
+#include "daemon/core/server.h"
+#include "daemon/pkg/pkg.h"
+#include "db/db-pkg.h"
+
+static const struct {
+	unsigned bit;
+	const char *name;
+} check_names[] = {
+    {DEPLOY_CHECK_PLATFORM, "platform"},
+    {DEPLOY_CHECK_SDK, "sdk"},
+    {DEPLOY_CHECK_BINARY, "binary"},
+    {DEPLOY_CHECK_ARCH, "arch"},
+};
+
+int
+deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < sizeof(check_names) / sizeof(check_names[0]); i++) {
+		if (strcmp(name, check_names[i].name) != 0)
+			continue;
+		if (check_names[i].bit == DEPLOY_CHECK_PLATFORM) {
+			snprintf(why, whylen,
+			         "the platform check cannot be forced: a rocBLAS built for another "
+			         "system cannot run on this one");
+			return ROCMD_EPARAMS;
+		}
+		*bits |= check_names[i].bit;
+		return 0;
+	}
+	snprintf(why, whylen, "unknown check '%s' in param 'force' (sdk, binary or arch)", name);
+	return ROCMD_EPARAMS;
+}
+
+/* What the checks read of a package. */
+struct pkg_facts {
+	int found;
+	char name[256];
+	char platform[8];
+	char sdk[32];
+	char archs[512];
+	char binary[PATH_MAX];
+	char soname[128];
+	char hip[128];
+};
+
+static int
+facts_row(const struct rocmd_db_pkg *p, void *arg)
+{
+	struct pkg_facts *f = arg;
+	cJSON *id = cJSON_Parse(p->identity != NULL ? p->identity : "{}");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(id, "binary");
+	const cJSON *so = cJSON_GetObjectItemCaseSensitive(b, "soname");
+	const cJSON *hip = cJSON_GetObjectItemCaseSensitive(b, "hip_runtime");
+
+	f->found = 1;
+	deploy_copy(f->name, sizeof(f->name), p->name);
+	deploy_copy(f->platform, sizeof(f->platform), p->platform);
+	deploy_copy(f->sdk, sizeof(f->sdk), p->sdk);
+	deploy_copy(f->archs, sizeof(f->archs), p->archs);
+	deploy_copy(f->binary, sizeof(f->binary), p->binary);
+	deploy_copy(f->soname, sizeof(f->soname), cJSON_IsString(so) ? so->valuestring : "");
+	deploy_copy(f->hip, sizeof(f->hip), cJSON_IsString(hip) ? hip->valuestring : "");
+	cJSON_Delete(id);
+	return 0;
+}
+
+int
+deploy_arch_listed(const char *list, const char *arch)
+{
+	size_t n = strlen(arch);
+
+	for (const char *p = list; p != NULL && *p != '\0';) {
+		size_t l = strcspn(p, ",");
+		if (l == n && strncmp(p, arch, n) == 0)
+			return 1;
+		p += l + (p[l] == ',');
+	}
+	return 0;
+}
+
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/'), *b = strrchr(p, '\\');
+
+	if (b != NULL && (s == NULL || b > s))
+		s = b;
+	return s != NULL ? s + 1 : p;
+}
+
+/* Appends "CHECK check: WHAT" to the list of failures. */
+static void
+fail(char *out, size_t n, unsigned *failed, unsigned bit, const char *what)
+{
+	size_t l = strlen(out);
+	const char *name = "";
+
+	for (size_t i = 0; i < sizeof(check_names) / sizeof(check_names[0]); i++)
+		if (check_names[i].bit == bit)
+			name = check_names[i].name;
+	*failed |= bit;
+	deploy_fmt(out + l, n - l, "%s%s check: %s", l ? "; " : "", name, what);
+}
+
+/* The binary check: the soname the target's programs load and the HIP
+ * runtime it needs, which must be in the SDK's folder. */
+static void
+check_binary(const struct deploy_tgt *t, const struct pkg_facts *f, char *out, size_t n,
+             unsigned *failed)
+{
+	char what[PATH_MAX + 256], dir[PATH_MAX], hip[PATH_MAX];
+
+	if (f->binary[0] == '\0' || t->sys_bin[0] == '\0' || strcmp(f->platform, t->platform) != 0)
+		return; /* the target's own binary stays */
+	if (!t->windows && f->soname[0] != '\0' && strcmp(f->soname, base_name(t->sys_bin)) != 0) {
+		deploy_fmt(what, sizeof(what),
+		           "its binary is %s (SONAME), but the SDK's programs load %s", f->soname,
+		           base_name(t->sys_bin));
+		fail(out, n, failed, DEPLOY_CHECK_BINARY, what);
+		return;
+	}
+	if (f->hip[0] == '\0' || t->host_hip[0] == '\0')
+		return;
+	deploy_sys_dirname(t->host_hip, dir, sizeof(dir));
+	deploy_fmt(hip, sizeof(hip), "%s/%s", dir, f->hip);
+	if (!deploy_exists(hip)) {
+		deploy_fmt(what, sizeof(what),
+		           "its %s needs the HIP runtime %s, which the SDK does not have (it has %s)",
+		           base_name(f->binary), f->hip, base_name(t->host_hip));
+		fail(out, n, failed, DEPLOY_CHECK_BINARY, what);
+	}
+}
+
+int
+deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t pkg_id,
+                     const char *arch, unsigned force, char *why, size_t whylen)
+{
+	struct pkg_facts f = {0};
+	char fails[1536] = "", what[768], gen[16] = "", pgen[16] = "";
+	unsigned failed = 0;
+	int rc;
+
+	rc = rocmd_pkg_db_list(ds->pdb, pkg_id, facts_row, &f);
+	if (rc < 0 || !f.found) {
+		snprintf(why, whylen, "no package #%lld in the store", (long long)pkg_id);
+		return ROCMD_ENOTFOUND;
+	}
+	if (strcmp(f.platform, "any") != 0 && strcmp(f.platform, t->platform) != 0) {
+		deploy_fmt(what, sizeof(what), "it holds a %s rocBLAS binary (%s), and %s is %s",
+		           f.platform, f.binary[0] ? f.binary : "?", t->name, t->platform);
+		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_PLATFORM, what);
+	}
+	if (t->sdk_version[0] == '\0' || rocmd_sdk_generation(t->sdk_version, gen, sizeof(gen)) < 0) {
+		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_SDK,
+		     "the SDK's version is unknown, so no package is known to fit it");
+	} else if (f.sdk[0] == '\0' || rocmd_sdk_generation(f.sdk, pgen, sizeof(pgen)) < 0) {
+		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_SDK,
+		     "its SDK generation is unknown (import it again with --sdk)");
+	} else if (strcmp(gen, pgen) != 0) {
+		deploy_fmt(what, sizeof(what), "it is built for SDK %s (generation %s), not %s (%s)",
+		           f.sdk, pgen, gen, t->sdk_version);
+		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_SDK, what);
+	}
+	check_binary(t, &f, fails, sizeof(fails), &failed);
+	if (arch != NULL && arch[0] != '\0' && !deploy_arch_listed(f.archs, arch)) {
+		deploy_fmt(what, sizeof(what), "it has no library for this machine's %s (it has %s)",
+		           arch, f.archs[0] ? f.archs : "none");
+		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_ARCH, what);
+	}
+	failed &= ~force;
+	if (failed == 0)
+		return 0;
+	if (failed & DEPLOY_CHECK_PLATFORM)
+		deploy_fmt(why, whylen,
+		           "refused: package #%lld (%s) does not fit %s: %s; the platform check "
+		           "cannot be forced",
+		           (long long)pkg_id, f.name, t->name, fails);
+	else
+		deploy_fmt(why, whylen,
+		           "refused: package #%lld (%s) does not fit %s: %s; --force %s%s%s%s%s "
+		           "deploys it anyway",
+		           (long long)pkg_id, f.name, t->name, fails,
+		           failed & DEPLOY_CHECK_SDK ? "sdk" : "",
+		           (failed & DEPLOY_CHECK_SDK) && (failed & ~DEPLOY_CHECK_SDK) ? "," : "",
+		           failed & DEPLOY_CHECK_BINARY ? "binary" : "",
+		           (failed & DEPLOY_CHECK_BINARY) && (failed & DEPLOY_CHECK_ARCH) ? "," : "",
+		           failed & DEPLOY_CHECK_ARCH ? "arch" : "");
+	return ROCMD_EINVAL;
+}

@@ -1,0 +1,106 @@
+#!/bin/sh
+# Issue 17, "Deploy you can trust", through the real rocmd (--root on the
+# trixie sandbox of tests/fault/sandbox.sh: Debian's HIP 5.7.1 + rocBLAS
+# 5.5.1 under /usr, one gfx1030 GPU) and rocmctl. One part per run, named by
+# PART; each reproduces what the issue found broken:
+#   checks   lib deploy --package goes through the SDK, platform, binary and
+#            arch checks of the automatic choice; --force skips named
+#            checks, never the platform
+#
+# Usage: test-lib-trust.sh ROCMD ROCMCTL PART
+set -u
+HERE=$(dirname "$0")
+. "$HERE/../lib/harness.sh"
+. "$HERE/../fault/sandbox.sh"
+ROCMD=$1
+CTL=$2
+PART=$3
+sandbox_check || exit 77
+harness_init "trust-$PART"
+ROOT=$DIR/root
+LIB=$ROOT/$LIBREL
+BIN=$ROOT/$BINREL
+sandbox_root "$ROOT"
+start() { rocmd_start --root "$ROOT" || bail "rocmd did not start"; }
+# import NAME DIR: imports package folder DIR, expecting it to get id NAME.
+import() {
+	check "import package #$1 ($(basename "$2"))" 0 ctl pkg import "$2"
+	contains "it is package #$1" "$OUT" "Imported package #$1 "
+}
+# unchanged WHAT: the SDK's library and binary are still the vendor's.
+unchanged() {
+	same "$1: the library is untouched" "$T/$LIBREL" "$LIB"
+	if cmp -s "$T/$BINREL" "$BIN"; then ok "$1: the binary is untouched"; else
+		bad "$1: the binary is untouched"; fi
+}
+write_conf() { printf '{"sdk": {"debounce_ms": 300}, "deploy": {%s}}\n' "${1:-}" >"$CONF"; }
+write_conf
+
+part_checks() {
+	P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
+	P2=$DIR/pkg/rocm.gfx1030.V4.0.for.hip.sdk.6.1.2
+	P3=$DIR/pkg/rocm.gfx1030.V3.windows.for.hip.sdk.5.7
+	P4=$DIR/pkg/rocm.gfx803.V3.for.hip.sdk.5.7
+	P5=$DIR/pkg/rocm.gfx1030.V3.so4.for.hip.sdk.5.7
+	sandbox_pkg "$P1" "fits"
+	sandbox_pkg "$P2" "another SDK"
+	sandbox_pkg "$P3" "windows"
+	make_rocblas_dll "$DIR/dll" "$P3/rocblas.dll" 5,7,0,0 || bail "mingw-w64 cannot build rocblas.dll"
+	mkdir -p "$P4/library"
+	cp -l "$T/$LIBREL/TensileLibrary_gfx803.co" "$T/$LIBREL/Kernels.so-000-gfx803.hsaco" "$P4/library/"
+	# A librocblas.so.4 (ROCm 6's soname) that needs the SDK's own HIP runtime.
+	sandbox_pkg "$P5" "so.4"
+	mkdir -p "$DIR/so"
+	echo 'int hipMalloc(void **p, unsigned long n) { return 0; }' >"$DIR/so/hip.c"
+	echo 'int hipMalloc(void **p, unsigned long n); int rocblas_create_handle(void **h) { return hipMalloc(h, 64); }' >"$DIR/so/rb.c"
+	cc -shared -fPIC -Wl,-soname,libamdhip64.so.5 -o "$DIR/so/libamdhip64.so.5" "$DIR/so/hip.c" &&
+		cc -shared -fPIC -Wl,-soname,librocblas.so.4 -o "$P5/librocblas.so.4" "$DIR/so/rb.c" \
+			"$DIR/so/libamdhip64.so.5" || bail "cannot build librocblas.so.4"
+	start
+	wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$P1"
+	import 2 "$P2"
+	import 3 "$P3"
+	contains "package #3 holds a Windows binary" "$OUT" "Platform *windows"
+	import 4 "$P4"
+	import 5 "$P5"
+
+	check "a package for SDK 6.1.2 is refused on SDK 5.7.1" 1 ctl lib deploy --package 2
+	contains "the sdk check is named" "$ERR" "sdk check: it is built for SDK 6.1.2 (generation 6.1), not 5.7 (5.7.1)"
+	contains "the refusal says what --force skips" "$ERR" "force sdk deploys it anyway"
+	unchanged "after the SDK refusal"
+
+	check "a Windows rocblas.dll package is refused on Linux" 1 ctl lib deploy --package 3
+	contains "the platform check is named" "$ERR" "platform check: it holds a windows rocBLAS binary (rocblas.dll), and sdk-1 is linux"
+	contains "and cannot be forced" "$ERR" "the platform check cannot be forced"
+	check "--force sdk,binary,arch does not force the platform" 1 ctl lib deploy --package 3 --force sdk,binary,arch
+	contains "still the platform" "$ERR" "platform check"
+	check "--force platform is refused as such" 1 ctl lib deploy --package 3 --force platform
+	contains "platform is never forced" "$ERR" "the platform check cannot be forced"
+	unchanged "after the platform refusals"
+
+	check "a gfx803-only package is refused before anything is deployed" 1 ctl lib deploy --package 4
+	contains "the arch check is named" "$ERR" "arch check: it has no library for this machine's gfx1030 (it has gfx803)"
+	lacks "not a verification failure" "$ERR" "deployed library does not cover"
+	unchanged "after the arch refusal"
+
+	check "a binary of another soname is refused" 1 ctl lib deploy --package 5
+	contains "the binary check is named" "$ERR" "binary check: its binary is librocblas.so.4 (SONAME), but the SDK's programs load librocblas.so.0"
+	unchanged "after the binary refusal"
+
+	check "an unknown check is refused" 1 ctl lib deploy --package 2 --force speed
+	contains "it is named" "$ERR" "unknown check 'speed'"
+	check "--force sdk deploys the 6.1.2 package" 0 ctl lib deploy --package 2 --force sdk
+	same "library = package 2's" "$P2/library" "$LIB"
+	check "history says it was forced" 0 ctl --json lib history
+	contains "the deployment's detail names the forced check" "$OUT" '"forced":[[:space:]]*\["sdk"\]'
+	check "the matching package passes the same checks" 0 ctl lib deploy
+	contains "it is package #1" "$OUT" "Deployed package #1"
+	same "library = package 1's" "$P1/library" "$LIB"
+}
+
+case $PART in
+checks) part_checks ;;
+*) bail "unknown part '$PART'" ;;
+esac
+harness_done "$PART"
