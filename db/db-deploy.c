@@ -46,22 +46,26 @@ static const char *const queries[Q_COUNT_] = {
     [Q_END_LIVE] = "UPDATE deployment SET state = ?2, ended_ms = ?3 "
                    "WHERE target_id = ?1 AND state = 'live'",
     [Q_RECORD] = "INSERT INTO deployment (target_id, package_id, state, reason, fingerprint, "
-                 "started_ms, finished_ms, ended_ms, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                 "?7, ?8, ?9)",
+                 "started_ms, finished_ms, ended_ms, detail, package_name, package_digest) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     [Q_SET_FINGERPRINT] = "UPDATE deployment SET fingerprint = ?2 WHERE id = ?1",
     [Q_DEPLOYMENTS] = "SELECT id, target_id, coalesce(package_id, 0), state, reason, "
                       "fingerprint, started_ms, coalesce(finished_ms, 0), "
-                      "coalesce(ended_ms, 0), detail FROM deployment WHERE target_id = ?1 "
-                      "ORDER BY id DESC LIMIT ?2",
+                      "coalesce(ended_ms, 0), detail, package_name, package_digest "
+                      "FROM deployment WHERE target_id = ?1 ORDER BY id DESC LIMIT ?2",
     /* OR IGNORE plus changes(): an existing backup row is never touched. */
     [Q_BACKUP_PUT] = "INSERT OR IGNORE INTO backup (target_id, path, fingerprint, nfiles, "
                      "total_size, adopted, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [Q_BACKUP_RENEW] = "UPDATE backup SET path = ?2, fingerprint = ?3, nfiles = ?4, "
                        "total_size = ?5, adopted = NULL, created_ms = ?6 WHERE target_id = ?1",
-    [Q_HISTORY] = "SELECT id, target_id, coalesce(deployment_id, 0), time_ms, action, "
-                  "outcome, message, detail FROM deploy_history "
-                  "WHERE (?1 = 0 OR target_id = ?1) AND (?2 = 0 OR id < ?2) "
-                  "ORDER BY id DESC LIMIT ?3",
+    [Q_HISTORY] = "SELECT h.id, h.target_id, coalesce(h.deployment_id, 0), h.time_ms, "
+                  "h.action, h.outcome, h.message, h.detail, coalesce(d.package_id, 0), "
+                  "coalesce(d.package_name, p.name), coalesce(d.package_digest, p.digest), "
+                  "d.reason FROM deploy_history h "
+                  "LEFT JOIN deployment d ON d.id = h.deployment_id "
+                  "LEFT JOIN package p ON p.id = d.package_id "
+                  "WHERE (?1 = 0 OR h.target_id = ?1) AND (?2 = 0 OR h.id < ?2) "
+                  "ORDER BY h.id DESC LIMIT ?3",
 };
 
 struct rocmd_deploy_db {
@@ -201,6 +205,8 @@ deployment_add(struct rocmd_deploy_db *db, const struct rocmd_db_deployment *d, 
 	if (strcmp(d->state, "failed") == 0)
 		db_bind_int64(&s, 8, now);
 	db_bind_text(&s, 9, d->detail);
+	db_bind_text(&s, 10, d->package_name);
+	db_bind_text(&s, 11, d->package_digest);
 	err = db_stmt_exec(&s);
 	if (err == 0)
 		*id = db_last_id(&db->c);
@@ -326,6 +332,8 @@ rocmd_deploy_db_deployments(struct rocmd_deploy_db *db, int64_t target_id, int64
 		    .finished_ms = db_col_int64(&s, 7),
 		    .ended_ms = db_col_int64(&s, 8),
 		    .detail = db_col_text(&s, 9),
+		    .package_name = db_col_text(&s, 10),
+		    .package_digest = db_col_text(&s, 11),
 		};
 		err = cb(&d, ctx);
 	}
@@ -393,6 +401,10 @@ rocmd_deploy_db_history(struct rocmd_deploy_db *db, int64_t target_id, int64_t b
 		    .outcome = db_col_text(&s, 5),
 		    .message = db_col_text(&s, 6),
 		    .detail = db_col_text(&s, 7),
+		    .package_id = db_col_int64(&s, 8),
+		    .package_name = db_col_text(&s, 9),
+		    .package_digest = db_col_text(&s, 10),
+		    .reason = db_col_text(&s, 11),
 		};
 		err = cb(&h, ctx);
 	}

@@ -46,7 +46,9 @@ struct rocmd_db_target {
 struct rocmd_db_deployment {
 	int64_t id;
 	int64_t target_id;
-	int64_t package_id;  /* 0: none (a rollback to the originals has none) */
+	int64_t package_id;  /* 0: none (a rollback to the originals has none, or the
+	                      * package was removed from the store since) */
+	const char *package_name, *package_digest; /* kept after pkg rm; NULL: none */
 	const char *state;   /* "live", "superseded", "rolled_back", "failed" */
 	const char *reason;  /* "user", "sync", "drift", "rollback", "recover" */
 	const char *fingerprint;
@@ -63,6 +65,10 @@ struct rocmd_db_history {
 	const char *outcome; /* ok, failed, refused, reported */
 	const char *message;
 	const char *detail; /* JSON or NULL */
+	/* Read only (rocmd_deploy_db_history): the deployment's package (id 0
+	 * once removed; name and digest NULL without a deployment) and reason. */
+	int64_t package_id;
+	const char *package_name, *package_digest, *reason;
 };
 
 int rocmd_deploy_db_attach(struct rocmd_db *main, struct rocmd_deploy_db **out);

@@ -19,6 +19,7 @@ enum {
 	Q_FILES,
 	Q_SET_SDK,
 	Q_REMOVE,
+	Q_UNLINK,
 	Q_HAS_DEPLOYMENTS,
 	Q_DEPLOYMENTS,
 	Q_OBJECTS,
@@ -41,6 +42,11 @@ static const char *const queries[Q_COUNT_] = {
                 "WHERE package_id = ?1 ORDER BY path LIMIT ?3 OFFSET ?2",
     [Q_SET_SDK] = "UPDATE package SET sdk = ?2, sdk_source = ?3, identity = ?4 WHERE id = ?1",
     [Q_REMOVE] = "DELETE FROM package WHERE id = ?1",
+    /* Deployments of it keep its name and digest (migration 10). */
+    [Q_UNLINK] = "UPDATE deployment SET package_name = coalesce(package_name, (SELECT name "
+                 "FROM package WHERE id = ?1)), package_digest = coalesce(package_digest, "
+                 "(SELECT digest FROM package WHERE id = ?1)), package_id = NULL "
+                 "WHERE package_id = ?1",
     /* The deploy migration adds the table; until then nothing is deployed. */
     [Q_HAS_DEPLOYMENTS] = "SELECT count(*) FROM pragma_table_info('deployment') "
                           "WHERE name = 'package_id'",
@@ -223,14 +229,26 @@ int
 rocmd_pkg_db_remove(struct rocmd_pkg_db *db, int64_t id)
 {
 	struct db_stmt s;
+	int64_t live = 0;
 	int err;
 
 	err = db_begin(&db->c);
 	if (err != 0)
 		return err;
-	db_stmt_open(&s, &db->c, Q_REMOVE);
-	db_bind_int64(&s, 1, id);
-	err = db_stmt_exec(&s);
+	/* What is in place stays (the caller says so first; this is the guard). */
+	err = rocmd_pkg_db_deployments(db, id, &live);
+	if (err == 0 && live > 0)
+		err = ROCMD_EBUSY;
+	if (err == 0) {
+		db_stmt_open(&s, &db->c, Q_UNLINK);
+		db_bind_int64(&s, 1, id);
+		err = db_stmt_exec(&s);
+	}
+	if (err == 0) {
+		db_stmt_open(&s, &db->c, Q_REMOVE);
+		db_bind_int64(&s, 1, id);
+		err = db_stmt_exec(&s);
+	}
 	if (err == 0 && db_changes(&db->c) == 0)
 		err = ROCMD_ENOTFOUND;
 	return db_end(&db->c, err);

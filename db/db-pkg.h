@@ -64,7 +64,9 @@ int rocmd_pkg_db_list(struct rocmd_pkg_db *db, int64_t id,
 /* Calls CB for the files of package ID, by path, from OFFSET, at most LIMIT (0 all). */
 int rocmd_pkg_db_files(struct rocmd_pkg_db *db, int64_t id, int64_t offset, int64_t limit,
                        int (*cb)(const struct rocmd_db_pkg_file *f, void *ctx), void *ctx);
-/* Removes package ID and its files; ROCMD_ENOTFOUND when it is not there. */
+/* Removes package ID and its files; its deployments keep its name and digest
+ * (package_id NULL). ROCMD_ENOTFOUND when it is not there, ROCMD_EBUSY while
+ * it is in place at a target. */
 int rocmd_pkg_db_remove(struct rocmd_pkg_db *db, int64_t id);
 /* How many live deployments (in place on a target now) use package ID. */
 int rocmd_pkg_db_deployments(struct rocmd_pkg_db *db, int64_t id, int64_t *count);

@@ -328,6 +328,16 @@ const struct rocmd_migration rocmd_migrations[] = {
 		"	UNIQUE (target, library)\n"
 		");\n",
 	},
+	{
+		10,
+		"deployment package names",
+		/* A deployment keeps the name and digest of its package, so that
+		 * the history still says what was deployed after pkg rm removed
+		 * the package (its package_id is then NULL). New rows get them
+		 * when recorded; older ones when their package is removed. */
+		"ALTER TABLE deployment ADD COLUMN package_name TEXT;\n"
+		"ALTER TABLE deployment ADD COLUMN package_digest TEXT;\n",
+	},
 };
 
 const int rocmd_migrations_count = (int)(sizeof(rocmd_migrations) / sizeof(rocmd_migrations[0]));

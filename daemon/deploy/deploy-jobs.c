@@ -157,6 +157,7 @@ build_files(struct deploy_job *j, char *why, size_t whylen)
 		return ROCMD_ENOTFOUND;
 	}
 	deploy_copy(j->pkg_name, sizeof(j->pkg_name), m.name);
+	deploy_copy(j->pkg_digest, sizeof(j->pkg_digest), m.digest);
 	/* A package's binary replaces the target's only on the same platform. */
 	b.use_binary = j->t.host_bin[0] != '\0' &&
 	               (strcmp(m.platform, "any") == 0 || strcmp(m.platform, j->t.platform) == 0);
@@ -723,6 +724,8 @@ record_deploy(struct deploy_job *j, cJSON *result)
 
 	d.target_id = j->target_id;
 	d.package_id = j->pkg_id;
+	d.package_name = j->pkg_name[0] ? j->pkg_name : NULL;
+	d.package_digest = j->pkg_digest[0] ? j->pkg_digest : NULL;
 	d.reason = j->reason;
 	d.fingerprint = j->fingerprint[0] ? j->fingerprint : NULL;
 	d.started_ms = j->base.started_ms;
@@ -852,10 +855,12 @@ job_done(struct deploy_job *j, cJSON **out)
 	}
 	if (record_deploy(j, r) < 0 && j->base.rc == 0) {
 		char what[320];
-		record_backup(j);
+		/* unrecorded() first: it reads the database's message, which the
+		 * backup's write would clear. */
 		deploy_fmt(what, sizeof(what), "package #%lld (%s) is", (long long)j->pkg_id,
 		           j->pkg_name);
 		unrecorded(j, what);
+		record_backup(j);
 	} else if (j->base.rc == 0) {
 		record_backup(j);
 		if (strcmp(j->t.kind, "overlay") == 0)

@@ -65,6 +65,7 @@ struct deploy_job {
 	char to[16]; /* rollback: "original" or "previous" */
 	int64_t pkg_id;
 	char pkg_name[256];
+	char pkg_digest[72];
 	char arch[32];
 	unsigned force; /* DEPLOY_CHECK_* the user overrode (--force) */
 	/* the engine's request */

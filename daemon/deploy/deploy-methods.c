@@ -74,7 +74,7 @@ prev_one(const struct rocmd_db_deployment *d, void *arg)
 
 	if (strcmp(d->state, "live") == 0 || strcmp(d->state, "failed") == 0)
 		return 0;
-	*prev = d->package_id;
+	*prev = d->package_id > 0 ? d->package_id : -1; /* -1: removed from the store since */
 	return 1;
 }
 
@@ -127,6 +127,14 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 	if (strcmp(to, "previous") == 0) {
 		int64_t prev = 0;
 		rocmd_deploy_db_deployments(ds->db, row.id, 0, prev_one, &prev);
+		if (prev < 0) {
+			snprintf(why, whylen,
+			         "the package deployed before at %s was removed from the store (see "
+			         "rocmctl lib history): import it again, or roll back --to original",
+			         j->t.name);
+			rc = ROCMD_ENOTFOUND;
+			goto fail;
+		}
 		if (prev > 0) {
 			deploy_copy(j->to, sizeof(j->to), "previous");
 			/* It was in place before: only the platform is judged again. */
@@ -467,6 +475,20 @@ hist_one(const struct rocmd_db_history *h, void *arg)
 	cJSON_AddStringToObject(o, "action", h->action);
 	cJSON_AddStringToObject(o, "outcome", h->outcome);
 	cJSON_AddStringToObject(o, "message", h->message);
+	if (h->package_name != NULL || h->package_id > 0) {
+		/* What the deployment put in place, also after pkg rm removed it. */
+		cJSON *p = cJSON_AddObjectToObject(o, "package");
+		if (h->package_id > 0)
+			cJSON_AddNumberToObject(p, "id", (double)h->package_id);
+		else
+			cJSON_AddNullToObject(p, "id");
+		if (h->package_name != NULL)
+			cJSON_AddStringToObject(p, "name", h->package_name);
+		if (h->package_digest != NULL)
+			cJSON_AddStringToObject(p, "digest", h->package_digest);
+	}
+	if (h->reason != NULL)
+		cJSON_AddStringToObject(o, "reason", h->reason);
 	if (h->detail != NULL)
 		d = cJSON_Parse(h->detail);
 	cJSON_AddItemToObject(o, "detail", d != NULL ? d : cJSON_CreateNull());

@@ -6,6 +6,8 @@
 #   checks   lib deploy --package goes through the SDK, platform, binary and
 #            arch checks of the automatic choice; --force skips named
 #            checks, never the platform
+#   pkgrm    pkg rm works for every package not in place (it failed for any
+#            package ever deployed); the history keeps its name and digest
 #
 # Usage: test-lib-trust.sh ROCMD ROCMCTL PART
 set -u
@@ -99,8 +101,49 @@ part_checks() {
 	same "library = package 1's" "$P1/library" "$LIB"
 }
 
+# Two packages of the real files: #1 with the binary, #2 library only.
+two_packages() {
+	P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
+	P2=$DIR/pkg/rocm.gfx1030.V2.0.for.hip.sdk.5.7
+	sandbox_pkg "$P1" "package one" binary
+	sandbox_pkg "$P2" "package two"
+	start
+	wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$P1"
+	import 2 "$P2"
+}
+
+part_pkgrm() {
+	two_packages
+	D1=$(ctl --json pkg show 1 | jstr digest)
+	check "deploy package 1" 0 ctl lib deploy --package 1
+	check "deploy package 2" 0 ctl lib deploy --package 2
+	check "pkg rm of the package in place is refused" 1 ctl pkg rm 2
+	contains "it says why" "$ERR" "is deployed to 1 target"
+	check "pkg rm of package 1, deployed before, works" 0 ctl pkg rm 1
+	lacks "no 'not an error'" "$ERR" "not an error"
+	check "pkg list" 0 ctl --json pkg list
+	lacks "package 1 is gone" "$OUT" '"id":[[:space:]]*1,'
+	check "history" 0 ctl --json lib history
+	contains "the history keeps package 1's name" "$OUT" '"name":[[:space:]]*"rocm.gfx1030.V3.for.hip.sdk.5.7"'
+	contains "and its digest" "$OUT" "\"digest\":[[:space:]]*\"$D1\""
+	check "rollback to the previous package (removed) is refused" 1 ctl lib rollback
+	contains "it says it was removed" "$ERR" "was removed from the store"
+	same "the library is still package 2's" "$P2/library" "$LIB"
+	check "rollback to the originals" 0 ctl lib rollback --to original
+	check "now package 2 may be removed too" 0 ctl pkg rm 2
+	check "history after both" 0 ctl --json lib history
+	contains "package 2's name stays" "$OUT" '"name":[[:space:]]*"rocm.gfx1030.V2.0.for.hip.sdk.5.7"'
+	rocmd_stop
+	start
+	check "the store and the history survive a restart" 0 ctl --json lib history
+	contains "package 1's name after the restart" "$OUT" '"name":[[:space:]]*"rocm.gfx1030.V3.for.hip.sdk.5.7"'
+	same "the SDK holds its originals" "$T/usr" "$ROOT/usr"
+}
+
 case $PART in
 checks) part_checks ;;
+pkgrm) part_pkgrm ;;
 *) bail "unknown part '$PART'" ;;
 esac
 harness_done "$PART"

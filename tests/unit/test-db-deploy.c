@@ -121,6 +121,18 @@ on_deployment(const struct rocmd_db_deployment *d, void *ctx)
 	return 0;
 }
 
+/* Every deployment's package was removed: no id, its name and digest kept. */
+static int
+on_removed_pkg(const struct rocmd_db_deployment *d, void *ctx)
+{
+	(void)ctx;
+	assert_int_equal(d->package_id, 0);
+	assert_non_null(d->package_name);
+	assert_non_null(d->package_digest);
+	assert_string_equal(d->package_name, d->package_digest); /* add_package names it so */
+	return 0;
+}
+
 static int
 on_history(const struct rocmd_db_history *h, void *ctx)
 {
@@ -199,8 +211,8 @@ test_live_superseded_failed_rollback(void **state)
 	                 0);
 	assert_int_equal(rocmd_pkg_db_deployments(f->pdb, p1, &n), 0);
 	assert_int_equal(n, 1);
-	/* The schema itself keeps a deployed package from going (foreign key). */
-	assert_int_not_equal(rocmd_pkg_db_remove(f->pdb, p1), 0);
+	/* A package in place does not go. */
+	assert_int_equal(rocmd_pkg_db_remove(f->pdb, p1), ROCMD_EBUSY);
 	d.package_id = p2;
 	d.fingerprint = "f2";
 	d.started_ms = 30;
@@ -245,6 +257,13 @@ test_live_superseded_failed_rollback(void **state)
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(rocmd_deploy_db_deployments(f->ddb, t, 0, on_deployment, &s), 0);
 	assert_string_equal(s.states[1], "rolled_back");
+
+	/* Nothing in place: both packages may go; the deployments keep their
+	 * names and digests (issue 17: pkg rm failed for any package ever
+	 * deployed). */
+	assert_int_equal(rocmd_pkg_db_remove(f->pdb, p1), 0);
+	assert_int_equal(rocmd_pkg_db_remove(f->pdb, p2), 0);
+	assert_int_equal(rocmd_deploy_db_deployments(f->ddb, t, 0, on_removed_pkg, NULL), 0);
 
 	/* History: newest first, paged with before_id. */
 	memset(&s, 0, sizeof(s));

@@ -730,6 +730,7 @@ static const struct old_schema {
 	{6, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
 	{7, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
 	{8, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
+	{9, {.events = 5, .tune_jobs = 3, .packages = 2, .sdks = 2, .deployments = 1}, 7},
 };
 
 /* Every row of SQL on H as text, a line per row with '|' between columns
