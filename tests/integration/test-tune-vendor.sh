@@ -275,7 +275,7 @@ EOF
 retuned() { [ "$(sql "SELECT count(*) FROM tune_queue WHERE target = 'sdk-1' AND origin = 'retune' AND seeded_from IS NOT NULL")" -ge 1 ]; }
 start || bail "rocmd did not start on the SDK tree"
 wait_until 60 has_event sdk.library_inspected "/usr"
-ctl pkg import "$DIR/pkg1" >/dev/null 2>&1 || bad "import the package"
+ctl pkg import "$DIR/pkg1" --sdk 5.7.1 >/dev/null 2>&1 || bad "import the package"
 grep '^hipblaslt-bench' "$DIR/bench.log" >"$DIR/lt.log"
 ctl tune import-log "$DIR/lt.log" >"$DIR/imp4" 2>&1
 contains "the SDK's hipBLASLt is a target" "$DIR/imp4" "1 tuning job(s) queued, 0 already queued, for 1 target(s)"
@@ -285,8 +285,8 @@ wait_for "sdk-1's hipBLASLt override is live" 10 grep -q "^HIPBLASLT_TUNING_OVER
 [ "$(entries "$HTXT")" -ge 1 ] && ok "it holds the entry" || bad "it holds the entry"
 rocmd_stop
 ROCMD_KILLPOINT=backup.done start || bail "rocmd did not start"
-ctl lib deploy sdk-1 --package 1 >/dev/null 2>&1
-harness_retry /dev/null 30 daemon_gone || { bad "the deploy reaches its kill point"; kill -9 $(daemon_pids) 2>/dev/null; }
+ctl lib deploy sdk-1 --package 1 >"$DIR/dep0" 2>&1
+harness_retry /dev/null 30 daemon_gone || { bad "the deploy reaches its kill point" "$DIR/dep0"; kill -9 $(daemon_pids) 2>/dev/null; }
 [ "$(entries "$HTXT")" -eq 0 ] && ok "killed mid-deploy: the override was withdrawn before the swap" ||
 	bad "killed mid-deploy: the override was withdrawn before the swap"
 [ ! -f "$ENVD" ] || ! grep -q HIPBLASLT_TUNING_OVERRIDE_FILE "$ENVD" &&
