@@ -80,7 +80,9 @@ static const struct config_key config_keys[] = {
 		.nullable = 1,
 		.offset = OFF(log_file),
 		.doc = "Also append timestamped lines to this file; `null` logs to stderr (the "
-		       "journal under systemd) only.",
+		       "journal under systemd) only, except that a detached rocmd (no "
+		       "`--foreground`, no service manager) logs to `<state>/rocmd.log` and not to "
+		       "the terminal.",
 	},
 	{
 		.path = "ipc.socket",

@@ -17,9 +17,10 @@ static struct {
 	pthread_mutex_t lock;
 	enum rocmd_log_level level;
 	int journald;
+	int no_stderr;
 	FILE *file;
 	char ident[32];
-} logger = {PTHREAD_MUTEX_INITIALIZER, ROCMD_LOG_NOTICE, 0, NULL, "rocmd"};
+} logger = {PTHREAD_MUTEX_INITIALIZER, ROCMD_LOG_NOTICE, 0, 0, NULL, "rocmd"};
 
 static const char *const level_names[] = {
 	[ROCMD_LOG_ERR] = "error", [ROCMD_LOG_WARNING] = "warning", [ROCMD_LOG_NOTICE] = "notice",
@@ -107,6 +108,14 @@ rocmd_log_open_file(const char *path)
 }
 
 void
+rocmd_log_set_stderr(int on)
+{
+	pthread_mutex_lock(&logger.lock);
+	logger.no_stderr = !on;
+	pthread_mutex_unlock(&logger.lock);
+}
+
+void
 rocmd_log_close(void)
 {
 	rocmd_log_open_file(NULL);
@@ -125,7 +134,9 @@ rocmd_logv(enum rocmd_log_level level, const char *fmt, va_list ap)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 
 	pthread_mutex_lock(&logger.lock);
-	if (logger.journald) {
+	if (logger.no_stderr) {
+		/* the file alone */
+	} else if (logger.journald) {
 		fprintf(stderr, "<%d>%s\n", (int)level, msg);
 	} else {
 		fprintf(stderr, "%s: %s: %s\n", logger.ident, rocmd_log_level_name(level), msg);

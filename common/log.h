@@ -29,6 +29,9 @@ const char *rocmd_log_level_name(enum rocmd_log_level level);
 /* Appends to PATH as well as stderr; NULL closes the file. Returns 0 or -errno. */
 int rocmd_log_open_file(const char *path);
 void rocmd_log_close(void);
+/* Whether lines also go to stderr (the default): off for a detached daemon
+ * once it serves, whose stderr is no longer anyone's terminal. */
+void rocmd_log_set_stderr(int on);
 
 void rocmd_log(enum rocmd_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

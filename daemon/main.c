@@ -4,7 +4,10 @@
  * listening and runs the libuv loop until a signal or a client asks it to
  * stop; then it closes the database cleanly. Without --foreground it detaches
  * and the parent exits only once the socket is ready (or with the reason it
- * could not start), so scripts can rely on its exit status.
+ * could not start and the exit code below, as in the foreground), so scripts
+ * can rely on its exit status; once it serves, the detached daemon writes
+ * nothing to the terminal: its log goes to log.file, else
+ * <state>/rocmd.log.
  *
  * Exit codes: 0 clean stop, 1 runtime failure, 2 usage, 3 invalid config,
  * 4 another instance holds the state folder, 5 database cannot be opened.
@@ -70,19 +73,24 @@ usage(FILE *out)
 		"  -h, --help              print this help and exit\n");
 }
 
-/* Reports a start-up failure to the waiting parent (if detached) and stderr. */
+/* Why start-up failed (fail_start), for the waiting parent. */
+static char start_failure[1024];
+
+/* Logs a start-up failure and keeps it for the waiting parent, which prints
+ * it when rocmd detached (daemon_main reports it with the exit status): the
+ * line goes to the log file alone then, so that the terminal sees it once. */
 static void __attribute__((format(printf, 1, 2)))
 fail_start(const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(start_failure, sizeof(start_failure), fmt, ap);
 	va_end(ap);
-	log_err("%s", msg);
-	rocmd_process_report(msg);
-	rocmd_service_status("Failed to start: %s", msg);
+	if (rocmd_process_detached())
+		rocmd_log_set_stderr(0);
+	log_err("%s", start_failure);
+	rocmd_service_status("Failed to start: %s", start_failure);
 }
 
 static int
@@ -142,6 +150,10 @@ parse_args(int argc, char **argv, struct options *o)
 	if (optind < argc) {
 		fprintf(stderr, "rocmd: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (o->root != NULL && rocmd_fs_kind(o->root, NULL, NULL) != 'd') {
+		fprintf(stderr, "rocmd: --root %s is not a folder\n", o->root);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -217,6 +229,20 @@ run(const struct options *o, struct rocmd_config *cfg)
 	if (rc < 0) {
 		fail_start("cannot create state folder %s: %s", cfg->state_dir, strerror(-rc));
 		return 1;
+	}
+	/* Detached, the log goes to log.file, else to the state folder, and not
+	 * to the terminal: the waiting parent prints a start-up failure. */
+	if (rocmd_process_detached()) {
+		rc = 0;
+		if (cfg->log_file == NULL) {
+			snprintf(path, sizeof(path), "%s/rocmd.log", cfg->state_dir);
+			if ((rc = rocmd_log_open_file(path)) < 0)
+				log_warn("cannot open log file %s: %s", path, strerror(-rc));
+			else if ((rc = replace_string(&cfg->log_file, path)) < 0)
+				rocmd_log_close(); /* SIGHUP could not reopen it */
+		}
+		if (rc == 0)
+			rocmd_log_set_stderr(0);
 	}
 	snprintf(path, sizeof(path), "%s/rocmd.lock", cfg->state_dir);
 	lock_fd = rocmd_lockfile_acquire(path, &holder);
@@ -311,7 +337,7 @@ run(const struct options *o, struct rocmd_config *cfg)
 		log_err("idle tuning is off: %s", why);
 	else
 		rocmd_server_add_engine(&srv, &rocmd_tune_engine, srv.tune);
-	rocmd_process_report(NULL);
+	rocmd_process_report(0, NULL);
 	rocmd_service_ready("Listening on %s", srv.socket_path);
 	uv_run(loop, UV_RUN_DEFAULT);
 	rocmd_server_event(&srv, "daemon.stop", NULL, "rocmd stopped");
@@ -369,6 +395,7 @@ daemon_main(int argc, char **argv)
 		goto out;
 	}
 	rc = run(&o, &cfg);
+	rocmd_process_report(rc, start_failure[0] != '\0' ? start_failure : NULL);
 out:
 	rocmd_config_free(&cfg);
 	rocmd_log_close();

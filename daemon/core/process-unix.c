@@ -2,8 +2,9 @@
  * Process set-up on Unix (see process.h): SIGPIPE ignored (a vanished client
  * is a write error, not a death), the descriptor limit raised to the hard
  * limit (1000 connections need 1000 descriptors), and the double-fork detach
- * whose original process waits on a pipe for one NUL byte (ready) or an
- * error message, and exits accordingly.
+ * whose original process waits on a pipe for the daemon's report: one byte,
+ * the exit status (0: ready), then the reason it could not start; the
+ * original process prints the reason and exits with that status.
  */
 #include "process.h"
 
@@ -48,15 +49,16 @@ rocmd_process_detach(void)
 		ssize_t n;
 		close(p[1]);
 		n = read(p[0], msg, sizeof(msg) - 1);
-		if (n == 1 && msg[0] == '\0')
+		if (n >= 1 && msg[0] == '\0')
 			_exit(0);
-		if (n > 0) {
-			msg[n] = '\0';
-			fprintf(stderr, "rocmd: %s\n", msg);
-		} else {
+		if (n <= 0) {
 			fprintf(stderr, "rocmd: the daemon exited during start-up\n");
+			_exit(1);
 		}
-		_exit(1);
+		msg[n] = '\0';
+		if (n > 1)
+			fprintf(stderr, "rocmd: %s\n", msg + 1);
+		_exit((unsigned char)msg[0]);
 	}
 	close(p[0]);
 	if (setsid() < 0)
@@ -79,15 +81,33 @@ rocmd_process_detach(void)
 	return 0;
 }
 
-void
-rocmd_process_report(const char *msg)
+int
+rocmd_process_detached(void)
 {
+	return ready_fd >= 0;
+}
+
+void
+rocmd_process_report(int status, const char *msg)
+{
+	char buf[1024];
+	int devnull;
+
 	if (ready_fd < 0)
 		return;
-	if (msg == NULL)
-		msg = ""; /* the NUL byte alone means ready */
-	if (write(ready_fd, msg, strlen(msg) + (msg[0] == '\0')) < 0)
+	buf[0] = (char)(status != 0 ? (status & 0xff ? status & 0xff : 1) : 0);
+	snprintf(buf + 1, sizeof(buf) - 1, "%s", status != 0 && msg != NULL ? msg : "");
+	if (write(ready_fd, buf, 1 + strlen(buf + 1)) < 0)
 		log_debug("cannot report to the parent: %s", strerror(errno));
 	close(ready_fd);
 	ready_fd = -1;
+	if (status != 0)
+		return;
+	/* Serving: the terminal that started rocmd is no longer its business. */
+	rocmd_log_set_stderr(0);
+	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, STDERR_FILENO);
+		close(devnull);
+	}
 }

@@ -25,7 +25,15 @@ rocmd_process_detach(void)
 	return 0;
 }
 
-void
-rocmd_process_report(const char *msg)
+int
+rocmd_process_detached(void)
 {
+	return 0;
+}
+
+void
+rocmd_process_report(int status, const char *msg)
+{
+	(void)status;
+	(void)msg;
 }

@@ -111,4 +111,32 @@ else
 	skip "admin group" "needs root, setpriv and groups nogroup/daemon"
 fi
 
+# The daemon as a service (issue 20): a --root that is not a folder is refused
+# as a usage error; the detached daemon leaves the terminal that started it
+# once it serves (its log goes to <state>/rocmd.log when no log file is
+# configured); a second instance exits 4 whether detached or not, saying so
+# once.
+rocmd_stop
+check "a --root that does not exist is refused" 2 rocmd_start --root "$DIR/no-such-root"
+contains "the refusal names the root" "$DIR/err" "no-such-root"
+rm -f "$STATE/rocmd.log"
+printf '{}\n' >"$CONF"
+rocmd_start >"$DIR/term" 2>&1 || bad "rocmd starts detached without a log file"
+check "log-level debug" 0 ctl log-level debug
+check "status" 0 ctl status
+check "a second instance, detached, exits 4" 4 rocmd_start
+if [ "$(grep -c "already using state folder" "$DIR/err")" -eq 1 ]; then
+	ok "it says why once"
+else
+	bad "it says why once" "$DIR/err"
+fi
+check "a second instance in the foreground exits 4" 4 rocmd_start --foreground
+check "pkg list" 0 ctl pkg list
+rocmd_stop
+if [ ! -s "$DIR/term" ]; then ok "the detached daemon wrote nothing to its terminal"; else
+	bad "the detached daemon wrote nothing to its terminal" "$DIR/term"
+fi
+contains "its log went to the state folder" "$STATE/rocmd.log" "log level"
+contains "the stop is logged there" "$STATE/rocmd.log" "stopped"
+
 harness_done
