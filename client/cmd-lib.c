@@ -178,8 +178,11 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 		snprintf(sdk, sizeof(sdk), "%s %s", out_str(it, "sdk"), out_str(it, "sdk_version"));
 		if (cJSON_IsObject(d)) {
 			snprintf(dep, sizeof(dep), "package #%.0f", out_num(d, "package"));
-			out_time((long long)out_num(d, "since_ms"), since, sizeof(since));
+			if (cJSON_HasObjectItem(d, "since_ms"))
+				out_time((long long)out_num(d, "since_ms"), since, sizeof(since));
 		}
+		if (cJSON_HasObjectItem(it, "interrupted"))
+			strncat(dep, " (interrupted)", sizeof(dep) - strlen(dep) - 1);
 		if (cJSON_IsObject(b)) {
 			char sz[32];
 			snprintf(bk, sizeof(bk), "%.0f files, %s%s", out_num(b, "files"),
@@ -212,6 +215,21 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 		    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(it, "deployed")))
 			printf("%s: set %s for applications to use it\n", out_str(it, "name"),
 			       out_str(it, "environment"));
+		if (cJSON_HasObjectItem(it, "interrupted")) {
+			const cJSON *in = cJSON_GetObjectItemCaseSensitive(it, "interrupted");
+			const char *h = out_str(in, "holds");
+			printf(
+			    "%s: a deploy of %s was interrupted at step '%s' and recovery has not "
+			    "finished it: the target holds %s; rocmctl lib recover %s finishes or "
+			    "undoes it, or says what stands in the way\n",
+			    out_str(it, "name"), out_str(in, "label"), out_str(in, "step"),
+			    strcmp(h, "new") == 0   ? "its new content"
+			    : strcmp(h, "old") == 0 ? "its previous content"
+			    : strcmp(h, "mixed") == 0
+			        ? "the library folder of one and the binary of the other"
+			        : "content rocmd cannot tell",
+			    out_str(it, "name"));
+		}
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "drift")))
 			printf("%s: the library on disk is no longer what rocmd deployed (an SDK "
 			       "update?)\n",

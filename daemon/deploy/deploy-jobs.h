@@ -180,6 +180,12 @@ int deploy_recover_all(struct rocmd_deploy_service *ds, char *why, size_t whylen
  * holds (current.json's label); the number of targets whose rows could not
  * be written (0: all in line). */
 int deploy_reconcile_all(struct rocmd_deploy_service *ds);
+/* lib.status's target object O (its "name" a target's) while a journal
+ * stays (a recovery that failed): "interrupted" says the step and what the
+ * target holds, and "deployed" what is on disk, not only what the database
+ * recorded before the deploy. */
+struct cJSON;
+void deploy_status_interrupted(struct rocmd_deploy_service *ds, struct cJSON *o);
 /* After a failed verification: back to the originals, unless an SDK update
  * made the files there the vendor's new ones. */
 void deploy_queue_auto_rollback(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,

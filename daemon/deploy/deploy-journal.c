@@ -5,10 +5,12 @@
  * line per file in path order ("f 1 123 <hex> path\n", "l 0 0 - path -> target\n") and a last line
  * for the binary ("binary <size> <hex>\n"), so two manifests with the same content have the same
  * digest whatever the JSON looks like. Writing them durably is the file layer's job
- * (rocmd_fs_json_write).
+ * (rocmd_fs_json_write). Also the reading of each target's records in the state folder: which
+ * targets have a journal, and what current.json says is deployed.
  */
 #include "deploy-internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,4 +210,71 @@ rocmd_deploy_files_free(struct rocmd_deploy_files *f)
 	free(f->binary);
 	free(f->label);
 	memset(f, 0, sizeof(*f));
+}
+
+/* ---- the state folder's records of each target ---- */
+
+int
+rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n)
+{
+	char path[DEPLOY_PATH_MAX], j[DEPLOY_PATH_MAX * 2];
+	struct rocmd_dirent *de;
+	struct rocmd_dir *d;
+	int rc = 0;
+
+	*names = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/deploy", state_dir);
+	if ((d = rocmd_dir_open(path)) == NULL)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = rocmd_dir_read(d)) != NULL) {
+		char **p;
+		if (rocmd_deploy_name_check(de->d_name) < 0)
+			continue;
+		snprintf(j, sizeof(j), "%s/%s/journal", path, de->d_name);
+		if (rocmd_fs_kind_in(NULL, j, NULL, NULL) <= 0)
+			continue;
+		if ((p = realloc(*names, (*n + 1) * sizeof(**names))) == NULL ||
+		    (p[*n] = strdup(de->d_name)) == NULL) {
+			if (p != NULL)
+				*names = p;
+			rc = ROCMD_ENOMEM;
+			break;
+		}
+		*names = p;
+		(*n)++;
+	}
+	rocmd_dir_close(d);
+	if (rc < 0) {
+		for (size_t i = 0; i < *n; i++)
+			free((*names)[i]);
+		free(*names);
+		*names = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int
+rocmd_deploy_current_load(const char *state_dir, const char *name, struct rocmd_deploy_files *out,
+                          char *why, size_t whylen)
+{
+	char path[DEPLOY_PATH_MAX];
+	cJSON *cur = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (rocmd_deploy_name_check(name) < 0)
+		return ROCMD_EINVAL;
+	snprintf(path, sizeof(path), "%s/deploy/%s/current.json", state_dir, name);
+	if ((rc = rocmd_fs_json_read(path, &cur)) < 0) {
+		snprintf(why, whylen, "%s: %s", path,
+		         rc == -ENOENT ? "nothing deployed" : rocmd_strerror(rc));
+		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
+	}
+	rc = deploy_manifest_parse(cur, NULL, NULL, out);
+	if (rc < 0)
+		snprintf(why, whylen, "%s is damaged", path);
+	cJSON_Delete(cur);
+	return rc;
 }

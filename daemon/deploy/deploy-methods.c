@@ -427,10 +427,12 @@ m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 		return rc;
 	}
 	{
-		/* An overlay listed for an SDK that is present shows where it lives. */
+		/* A target whose journal stays says so; an overlay listed for an SDK
+		 * that is present shows where it lives. */
 		cJSON *it;
 		cJSON_ArrayForEach(it, c.targets)
 		{
+			deploy_status_interrupted(ds, it);
 			const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
 			if (cJSON_IsString(n) && strncmp(n->valuestring, "overlay-", 8) == 0 &&
 			    !cJSON_HasObjectItem(it, "environment")) {

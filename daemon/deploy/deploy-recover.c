@@ -2,7 +2,8 @@
  * Deploy's recovery (see deploy-service.h): at start-up, every journaled
  * transaction the engine left (a crash, a failed undo) is finished or undone
  * from what is on disk, idempotently, and the database is brought in line
- * with what each target holds (the engine's label in current.json); after a
+ * with what each target holds (the engine's label in current.json); while a
+ * journal stays (recovery failed), lib.status says what the target holds; after a
  * verification that failed, the target goes back to its originals unless an
  * SDK update made the files there the vendor's new ones.
  */
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "common/error.h"
 #include "common/log.h"
@@ -46,6 +49,49 @@ deploy_queue_auto_rollback(struct rocmd_deploy_service *ds, const struct deploy_
 	deploy_copy(j->to, sizeof(j->to), "original");
 	log_notice("%s: verification failed (%s); rolling back to the originals", t->name, why);
 	deploy_job_submit(j, NULL);
+}
+
+/* ---- a journal that stays ---- */
+
+void
+deploy_status_interrupted(struct rocmd_deploy_service *ds, cJSON *o)
+{
+	static const char *const holds[] = {"unknown", "old", "new", "mixed"};
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "name");
+	struct rocmd_deploy_journal_state js;
+	long long pkg;
+	cJSON *i, *d;
+	int rc;
+
+	if (!cJSON_IsString(n))
+		return;
+	rc = rocmd_deploy_journal_state(ds->srv->cfg->state_dir, n->valuestring, &js);
+	if (rc == ROCMD_ENOTFOUND || rc == ROCMD_EINVAL)
+		return;
+	i = cJSON_AddObjectToObject(o, "interrupted");
+	cJSON_AddStringToObject(i, "step", js.step);
+	cJSON_AddStringToObject(i, "label", js.label);
+	cJSON_AddStringToObject(i, "holds", holds[js.holds]);
+	if (rc < 0)
+		cJSON_AddStringToObject(i, "problem", rocmd_strerror(rc));
+	if (js.holds == ROCMD_DEPLOY_HOLDS_NEW) {
+		/* The interrupted deploy's content is in place: that is what the
+		 * target holds, whatever the database recorded before it. */
+		cJSON_DeleteItemFromObject(o, "deployed");
+		if (sscanf(js.label, "pkg %lld", &pkg) == 1) {
+			d = cJSON_AddObjectToObject(o, "deployed");
+			cJSON_AddNumberToObject(d, "package", (double)pkg);
+		} else {
+			cJSON_AddNullToObject(o, "deployed");
+		}
+		/* Not an SDK update: the library differs from the recorded one
+		 * because of the deploy. */
+		cJSON_DeleteItemFromObject(o, "drift");
+		cJSON_AddBoolToObject(o, "drift", 0);
+	}
+	d = cJSON_GetObjectItemCaseSensitive(o, "deployed");
+	if (cJSON_IsObject(d))
+		cJSON_AddBoolToObject(d, "interrupted", 1);
 }
 
 /* ---- start-up ---- */

@@ -848,44 +848,57 @@ fail:
 	return rc;
 }
 
+/* Loads target NAME's journal into T (its step into STEP); ROCMD_ENOTFOUND
+ * when there is none. */
+static int
+txn_load(struct txn *t, const char *state_dir, const char *name, char *step, size_t steplen,
+         char *why, size_t whylen)
+{
+	cJSON *j = NULL;
+	int rc;
+
+	if (rocmd_deploy_name_check(name) < 0) {
+		snprintf(why, whylen, "invalid target name");
+		return ROCMD_EINVAL;
+	}
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	if (deploy_path_set(t->dir, "%s/deploy/%s", state_dir, name) < 0 ||
+	    deploy_path_set(t->journal, "%s/%s", t->dir, "journal") < 0)
+		return ROCMD_EINVAL;
+	if ((rc = rocmd_fs_json_read(t->journal, &j)) == -ENOENT)
+		return ROCMD_ENOTFOUND;
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot read the journal %s: %s", t->journal,
+		         rocmd_strerror(rc));
+		return rc;
+	}
+	rc = txn_from_journal(t, j, step, steplen);
+	cJSON_Delete(j);
+	if (rc < 0)
+		snprintf(why, whylen, "the journal %s is damaged: leaving the target as it is",
+		         t->journal);
+	return rc;
+}
+
 int
 rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deploy_recovery *out,
                      char *why, size_t whylen)
 {
 	struct txn t;
-	cJSON *j = NULL;
 	int rc;
 
 	memset(&t, 0, sizeof(t));
 	memset(out, 0, sizeof(*out));
 	why[0] = '\0';
-	if (rocmd_deploy_name_check(name) < 0) {
-		snprintf(why, whylen, "invalid target name");
-		return ROCMD_EINVAL;
-	}
-	snprintf(t.name, sizeof(t.name), "%s", name);
-	if (deploy_path_set(t.dir, "%s/deploy/%s", state_dir, name) < 0 ||
-	    deploy_path_set(t.journal, "%s/%s", t.dir, "journal") < 0)
-		return ROCMD_EINVAL;
-	rc = rocmd_fs_json_read(t.journal, &j);
-	if (rc == -ENOENT) {
+	rc = txn_load(&t, state_dir, name, out->step, sizeof(out->step), why, whylen);
+	if (rc == ROCMD_ENOTFOUND) {
 		char tmp[DEPLOY_PATH_MAX + 8];
 		snprintf(tmp, sizeof(tmp), "%s.tmp", t.journal);
 		rocmd_fs_os_unlink(tmp); /* a journal write cut short: it never took effect */
 		return 0;
 	}
-	if (rc < 0) {
-		snprintf(why, whylen, "cannot read the journal %s: %s", t.journal,
-		         rocmd_strerror(rc));
-		return rc;
-	}
-	rc = txn_from_journal(&t, j, out->step, sizeof(out->step));
-	cJSON_Delete(j);
-	if (rc < 0) {
-		snprintf(why, whylen, "the journal %s is damaged: leaving the target as it is",
-		         t.journal);
+	if (rc < 0)
 		goto out;
-	}
 	snprintf(out->label, sizeof(out->label), "%s", t.label);
 	if (strcmp(out->step, "commit") == 0 && t.manifest != NULL &&
 	    is_id(t.lroot, t.lib, &t.new_id)) {
@@ -941,43 +954,33 @@ out:
 }
 
 int
-rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n)
+rocmd_deploy_journal_state(const char *state_dir, const char *name,
+                           struct rocmd_deploy_journal_state *out)
 {
-	char path[DEPLOY_PATH_MAX], j[DEPLOY_PATH_MAX * 2];
-	struct rocmd_dirent *de;
-	struct rocmd_dir *d;
-	int rc = 0;
+	struct txn t;
+	char why[512];
+	int rc, lib_new, lib_old, bin_new;
 
-	*names = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "%s/deploy", state_dir);
-	if ((d = rocmd_dir_open(path)) == NULL)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = rocmd_dir_read(d)) != NULL) {
-		char **p;
-		if (rocmd_deploy_name_check(de->d_name) < 0)
-			continue;
-		snprintf(j, sizeof(j), "%s/%s/journal", path, de->d_name);
-		if (!exists(NULL, j))
-			continue;
-		if ((p = realloc(*names, (*n + 1) * sizeof(**names))) == NULL ||
-		    (p[*n] = strdup(de->d_name)) == NULL) {
-			if (p != NULL)
-				*names = p;
-			rc = ROCMD_ENOMEM;
-			break;
-		}
-		*names = p;
-		(*n)++;
+	memset(&t, 0, sizeof(t));
+	memset(out, 0, sizeof(*out));
+	if ((rc = txn_load(&t, state_dir, name, out->step, sizeof(out->step), why, sizeof(why))) <
+	    0) {
+		out->holds = ROCMD_DEPLOY_HOLDS_UNKNOWN;
+		goto out;
 	}
-	rocmd_dir_close(d);
-	if (rc < 0) {
-		for (size_t i = 0; i < *n; i++)
-			free((*names)[i]);
-		free(*names);
-		*names = NULL;
-		*n = 0;
-	}
+	snprintf(out->label, sizeof(out->label), "%s", t.label);
+	lib_new = is_id(t.lroot, t.lib, &t.new_id);
+	lib_old = t.lib_existed ? is_id(t.lroot, t.lib, &t.old_id) : !exists(t.lroot, t.lib);
+	bin_new = t.has_binary && is_id(t.broot, t.bin, &t.bin_new_id);
+	if (lib_new && (!t.has_binary || bin_new))
+		out->holds = ROCMD_DEPLOY_HOLDS_NEW;
+	else if (lib_old && !bin_new)
+		out->holds = ROCMD_DEPLOY_HOLDS_OLD;
+	else
+		out->holds =
+		    lib_new || lib_old ? ROCMD_DEPLOY_HOLDS_MIXED : ROCMD_DEPLOY_HOLDS_UNKNOWN;
+out:
+	txn_free(&t);
 	return rc;
 }
 
@@ -1049,30 +1052,6 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 	}
 out:
 	rocmd_deploy_files_free(&f);
-	cJSON_Delete(cur);
-	return rc;
-}
-
-int
-rocmd_deploy_current_load(const char *state_dir, const char *name, struct rocmd_deploy_files *out,
-                          char *why, size_t whylen)
-{
-	char path[DEPLOY_PATH_MAX];
-	cJSON *cur = NULL;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (rocmd_deploy_name_check(name) < 0)
-		return ROCMD_EINVAL;
-	snprintf(path, sizeof(path), "%s/deploy/%s/current.json", state_dir, name);
-	if ((rc = rocmd_fs_json_read(path, &cur)) < 0) {
-		snprintf(why, whylen, "%s: %s", path,
-		         rc == -ENOENT ? "nothing deployed" : rocmd_strerror(rc));
-		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
-	}
-	rc = deploy_manifest_parse(cur, NULL, NULL, out);
-	if (rc < 0)
-		snprintf(why, whylen, "%s is damaged", path);
 	cJSON_Delete(cur);
 	return rc;
 }

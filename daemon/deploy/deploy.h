@@ -180,6 +180,26 @@ int rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_d
  * each and the array. */
 int rocmd_deploy_pending(const char *state_dir, char ***names, size_t *n);
 
+/* What target NAME holds while its journal stays (a recovery that failed):
+ * the old tree, the new one (the journal's label), a mix of the two (the
+ * library folder of one, the binary of the other) or neither. */
+enum rocmd_deploy_holds {
+	ROCMD_DEPLOY_HOLDS_UNKNOWN = 0,
+	ROCMD_DEPLOY_HOLDS_OLD,
+	ROCMD_DEPLOY_HOLDS_NEW,
+	ROCMD_DEPLOY_HOLDS_MIXED,
+};
+struct rocmd_deploy_journal_state {
+	char step[32];   /* the last step the journal recorded */
+	char label[256]; /* what was being deployed */
+	int holds;       /* enum rocmd_deploy_holds */
+};
+/* Reads target NAME's journal and looks at the disk (device and inode, as
+ * recovery does); ROCMD_ENOTFOUND without a journal, ROCMD_ECORRUPT for one
+ * that cannot be read (HOLDS is then UNKNOWN). */
+int rocmd_deploy_journal_state(const char *state_dir, const char *name,
+                               struct rocmd_deploy_journal_state *out);
+
 /* What verification found. */
 struct rocmd_deploy_verify_report {
 	uint64_t files_checked;

@@ -23,7 +23,9 @@
 # deploy or rollback the database cannot record (failpoint db.deploy.commit:
 # a full disk) is reported as such and recorded within seconds (9); an
 # immutable file left behind is named by rocmctl lib recover, which finishes
-# the deploy once it is mutable (10).
+# the deploy once it is mutable (10). After a start-up recovery that failed
+# (its journal kept), lib status shows what the target holds (the fault
+# harness found it showing the database's package).
 #
 # With the stand-in HIP runtime and a wrong rocBLAS from tests/fixtures, a deploy
 # whose GEMM smoke test fails is rolled back (the real smoke test never ran on
@@ -443,6 +445,45 @@ if [ "$(id -u)" -eq 0 ] && command -v chattr >/dev/null; then
 else
 	skip "an immutable file in the library" "needs root and chattr"
 fi
+# A start-up recovery that fails: a redeploy killed just after its folder
+# swap (kill point swap.folder) leaves package 2's library in place and its
+# journal; the recovery at the next start fails as it swaps the folders back
+# (failpoint deploy.exchange: EIO), so the journal stays and the target holds
+# package 2's library. lib status must say so, not show the database's
+# package 1 as deployed; lib recover then undoes the deploy.
+check "deploy package 1 before the interrupted redeploy" 0 ctl lib deploy --package 1
+rocmd_stop
+ROCMD_KILLPOINT=swap.folder
+export ROCMD_KILLPOINT
+start
+unset ROCMD_KILLPOINT
+pid=$(ctl --json status | jnum pid)
+check "a redeploy killed after its folder swap" 1 ctl lib deploy --package 2
+wait_gone "$pid" 20 || bail "rocmd did not die at swap.folder"
+ROCMD_FAILPOINT=deploy.exchange:1:EIO
+export ROCMD_FAILPOINT
+start
+unset ROCMD_FAILPOINT
+wait_for "the failed recovery is an event" 30 has_event lib.recover_failed "recovery of sdk-1 failed"
+same "the target holds the interrupted deploy's library (package 2's)" "$P2/library" "$LIB"
+check "lib status --json after the failed recovery" 0 ctl --json lib status
+tr -d '\n\t ' <"$DIR/out" | grep -o '"name":"sdk-1".*' | grep -o '"deployed":\(null\|{[^}]*}\)' |
+	head -n 1 >"$DIR/deployed"
+contains "status: package 2, what the target holds, not the database's package 1" \
+	"$DIR/deployed" '"package":2'
+contains "status: that deploy is marked interrupted" "$DIR/deployed" '"interrupted":true'
+contains "status names the interrupted deploy's step" "$DIR/out" '"step":[[:space:]]*"swap"'
+check "lib status after the failed recovery" 0 ctl lib status
+contains "the table shows package 2, interrupted" "$DIR/out" "^sdk-1 .*package #2 (interrupted)"
+contains "it says the deploy was interrupted and what to run" "$DIR/out" \
+	"^sdk-1: a deploy of pkg 2 .* was interrupted .*rocmctl lib recover sdk-1"
+lacks "no drift is claimed for it" "$DIR/out" "no longer what rocmd deployed"
+check "lib recover undoes the interrupted deploy" 0 ctl lib recover sdk-1
+same "library = package 1's again" "$P1/library" "$LIB"
+check "lib status --json after the recovery" 0 ctl --json lib status
+contains "status: package 1" "$DIR/out" '"package":[[:space:]]*1'
+lacks "status: nothing interrupted" "$DIR/out" '"interrupted"'
+
 if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	check "nobody may recover (exit 4)" 4 as_nobody "$CTL" --socket "$SOCK" lib recover
 fi
