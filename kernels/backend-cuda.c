@@ -102,11 +102,14 @@ struct cuda_api {
 	nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
 };
 
+/* A space the backend handed out, with what it was built from (the shape
+ * and layout choose the path and the defaults). */
 struct space_cache {
 	int used;
 	enum gemm_dtype dt;
 	enum gemm_trans ta, tb;
-	int wg; /* 1: the wgmma space, 2: the GEMV space (both shape-dependent) */
+	int64_t m, n, k, batch;
+	int chunks; /* backend_cuda_chunks_ok() */
 	struct space_def def;
 };
 
@@ -125,6 +128,7 @@ struct backend_ctx {
 	uint64_t skws; /* stream-K workspace: counters kept at zero, then slots */
 	size_t skws_bytes;
 	struct space_cache spaces[GEMM_DTYPE_COUNT * 8];
+	unsigned next_space; /* the slot a new space replaces, round robin */
 };
 
 struct backend_module {
@@ -627,6 +631,13 @@ backend_cuda_smem_bytes(const int64_t *v)
 	       16 * v[P_SK];
 }
 
+int
+backend_cuda_chunks_ok(const struct gemm_problem *p)
+{
+	return !p->unaligned && p->lda % 8 == 0 && p->ldb % 8 == 0 && p->stride_a % 8 == 0 &&
+	       p->stride_b % 8 == 0;
+}
+
 static int
 cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_problem *p,
            const struct backend_device_info *dev, char *why, size_t whylen)
@@ -670,11 +681,10 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		RULE(!v[P_SWZ] || v[P_LDSPAD] || v[P_PLR], "wgmma: swizzled, no padding, no PLR");
 		threads = 128 * v[P_WN];
 		regs = v[P_MT0] / 2 + 40;
-		if (p != NULL) {
-			RULE(p->lda % 8 || p->ldb % 8, "cp.async needs lda and ldb multiples of 8");
-			RULE(p->stride_a % 8 || p->stride_b % 8,
-			     "cp.async needs strides multiples of 8");
-		}
+		if (p != NULL)
+			RULE(!backend_cuda_chunks_ok(p),
+			     "cp.async needs lda, ldb and strides multiples of 8 and 16-byte "
+			     "aligned operands");
 	} else if (v[P_MC]) {
 		int64_t wtm = v[P_MT0] / v[P_WM], wtn = v[P_MT1] / v[P_WN];
 
@@ -692,13 +702,10 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		regs = (wtn / 16) * (wtm / 8) * 4 +
 		       ((wtn / 16) * 4 + (wtm / 8) * 2) * (1 + v[P_PLR]) + 40;
 		RULE(threads > 512, "more than 16 warps");
-		if (p != NULL) {
-			int64_t la = p->ta ? p->lda : p->lda, lb = p->ldb;
-
-			RULE(la % 8 || lb % 8, "cp.async needs lda and ldb multiples of 8");
-			RULE(p->stride_a % 8 || p->stride_b % 8,
-			     "cp.async needs strides multiples of 8");
-		}
+		if (p != NULL)
+			RULE(!backend_cuda_chunks_ok(p),
+			     "cp.async needs lda, ldb and strides multiples of 8 and 16-byte "
+			     "aligned operands");
 	} else {
 		int64_t tt0 = v[P_TT0], tt1 = v[P_TT1], lv0 = tt0 < 4 ? tt0 : 4,
 		        lv1 = tt1 < 4 ? tt1 : 4;
@@ -823,8 +830,10 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	fix_value(&sp[P_TA], p->ta);
 	fix_value(&sp[P_TB], p->tb);
 	/* The default point: 64x64x8 FMA, 4x4 per thread; 128x128x32 mma.sync, 2x2 warps,
-	 * 3 stages, for fp16/bf16 on devices that have it. */
-	mc = p->dtype != GEMM_FP32 && matrix_cores;
+	 * 3 stages, for fp16/bf16 on devices that have it, where the operands can be
+	 * copied in 16-byte chunks; the FMA path (edge-checked, any layout and
+	 * alignment) for everything else. */
+	mc = p->dtype != GEMM_FP32 && matrix_cores && backend_cuda_chunks_ok(p);
 	sp[P_MC].dflt = mc;
 	if (mc) {
 		sp[P_MT0].dflt = 7; /* 128 */
@@ -929,6 +938,12 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 			set_dflt(&sp[P_WL], 1);
 			set_dflt(&sp[P_SK], 1);
 			set_dflt(&sp[P_GROUP], p->m >= 8 * 128 ? 8 : 1);
+			if (p->dtype != GEMM_FP32) {
+				/* fp16/bf16 here (layouts the matrix cores cannot copy): cp.async
+				 * is fp32's; register staging at DU 8 fits 48 KiB. */
+				set_dflt(&sp[P_PGR], 1);
+				set_dflt(&sp[P_DU], 8);
+			}
 		} else if (p->m <= 32) {
 			/* 64 rows would be mostly waste: 16 x 64, 4 x 4 per thread. */
 			set_dflt(&sp[P_MT0], 16);
@@ -937,30 +952,36 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	return store;
 }
 
+/* The tuner's space for P, from the slots of spaces already built (a caller
+ * may hold a space while it asks for others: a slot is only replaced after
+ * all the others). */
 static const struct space_def *
 cuda_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 {
-	struct space_cache *sc = NULL;
-	size_t i;
+	const size_t nslots = sizeof(ctx->spaces) / sizeof(ctx->spaces[0]);
 	/* sm_90 gets the wgmma path (matrix_cores 2), whose space depends on the shape. */
 	int mc = ctx->info.matrix_cores && !strcmp(ctx->info.arch, "sm_90") ? 2 : ctx->info.matrix_cores;
-	int wg = mc == 2 && p->dtype != GEMM_FP32 && p->m >= 128 && p->n >= 64;
+	int chunks = backend_cuda_chunks_ok(p);
+	struct space_cache *sc;
+	size_t i;
 
-	/* The GEMV space (a few rows, no matrix cores) is shape-dependent too. */
-	if (!(p->dtype != GEMM_FP32 && mc) && p->m <= 8 && p->tb == GEMM_N)
-		wg = 2;
-
-	for (i = 0; i < sizeof(ctx->spaces) / sizeof(ctx->spaces[0]); i++) {
+	for (i = 0; i < nslots; i++) {
 		sc = &ctx->spaces[i];
-		if (!sc->used ||
-		    (sc->dt == p->dtype && sc->ta == p->ta && sc->tb == p->tb && sc->wg == wg))
-			break;
+		if (sc->used && sc->dt == p->dtype && sc->ta == p->ta && sc->tb == p->tb &&
+		    sc->m == p->m && sc->n == p->n && sc->k == p->k && sc->batch == p->batch &&
+		    sc->chunks == chunks)
+			return &sc->def;
 	}
+	sc = &ctx->spaces[ctx->next_space++ % nslots];
 	sc->used = 1;
 	sc->dt = p->dtype;
 	sc->ta = p->ta;
 	sc->tb = p->tb;
-	sc->wg = wg;
+	sc->m = p->m;
+	sc->n = p->n;
+	sc->k = p->k;
+	sc->batch = p->batch;
+	sc->chunks = chunks;
 	return backend_cuda_space_for(&sc->def, p, mc, 0);
 }
 

@@ -36,7 +36,9 @@ int backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu,
  * The CUDA space for problem P, written into STORE (dtype and transposes fixed).
  * FULL: every parameter of both paths (the benchmark restricts it itself);
  * otherwise the tuner's space: matrix cores for fp16/bf16 where the device has
- * them, FMA otherwise, the other path's parameters fixed. MATRIX_CORES: 0 none,
+ * them and the operands allow 16-byte copies (backend_cuda_chunks_ok), the
+ * edge-checked FMA path (GEMV for a few rows) otherwise, the other path's
+ * parameters fixed: every valid problem has a valid point. MATRIX_CORES: 0 none,
  * 1 mma.sync (sm_80 and up; HIP's WMMA), 2 sm_90 with wgmma: then problems with
  * M >= 128 and N >= 64 get the wgmma space (MC=2, default 256 x 128, 2
  * warpgroups, 4 stages) and smaller ones mma.sync's.
@@ -52,6 +54,10 @@ const struct space_def *backend_cuda_space_for(struct space_def *store,
  * tuner's key needs the module's version to see that update.
  */
 int backend_cuda_parse_nvrm(const char *text, char *out, size_t outlen);
+
+/* 1 when the matrix-core paths can copy P's operands in 16-byte chunks (cp.async):
+ * lda, ldb and the batch strides multiples of 8 elements, addresses aligned. */
+int backend_cuda_chunks_ok(const struct gemm_problem *p);
 
 /* Shared memory bytes a configuration's values (in space order) need. */
 int64_t backend_cuda_smem_bytes(const int64_t *v);

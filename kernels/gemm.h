@@ -37,6 +37,10 @@ struct gemm_problem {
 	int64_t stride_a, stride_b, stride_c; /* elements from one batch item to the next */
 	int64_t batch;			      /* >= 1 */
 	float alpha, beta;
+	/* 1 when an operand's address is not 16-byte aligned (the API sets it from
+	 * the pointers it is given): the paths that copy 16-byte chunks (cp.async,
+	 * mma.sync, wgmma, WMMA) cannot run it. 0 from gemm_problem_init. */
+	int unaligned;
 };
 
 /* Device (or host, for the CPU backend) addresses of one problem's operands. */

@@ -290,18 +290,77 @@ space_point_default(const struct space_def *s, struct space_point *pt)
 		pt->idx[i] = (uint8_t)s->params[i].dflt;
 }
 
+/* The valid points exactly LEFT one-step moves from the default over
+ * parameters K and up, the one of lowest index kept: what the scan below
+ * would find at that distance. */
+struct near_search {
+	const struct space_def *s;
+	const struct gemm_problem *p;
+	const struct backend_device_info *dev;
+	struct space_point dflt, cur, best;
+	uint64_t best_index, calls;
+	int found;
+};
+
+static void
+near_at(struct near_search *ns, int k, int left)
+{
+	int d, v, v0;
+
+	if (k == ns->s->nparams || left == 0) {
+		uint64_t idx;
+
+		if (left != 0)
+			return;
+		ns->calls++;
+		if (!space_valid(ns->s, &ns->cur, ns->p, ns->dev, NULL, 0))
+			return;
+		idx = space_point_index(ns->s, &ns->cur);
+		if (!ns->found || idx < ns->best_index) {
+			ns->found = 1;
+			ns->best_index = idx;
+			ns->best = ns->cur;
+		}
+		return;
+	}
+	v0 = ns->dflt.idx[k];
+	for (d = -left; d <= left; d++) {
+		v = v0 + d;
+		if (v < 0 || v >= ns->s->params[k].nvalues)
+			continue;
+		ns->cur.idx[k] = (uint8_t)v;
+		near_at(ns, k + 1, left - abs(d));
+	}
+	ns->cur.idx[k] = (uint8_t)v0;
+}
+
 int
 space_default_for(const struct space_def *s, const struct gemm_problem *p,
 		  const struct backend_device_info *dev, struct space_point *pt)
 {
 	struct space_point dflt, cur;
+	struct near_search ns;
 	uint64_t size = space_size(s), i;
-	int best = -1, k;
+	int best = -1, k, dist;
 
 	space_point_default(s, &dflt);
 	*pt = dflt;
 	if (space_valid(s, &dflt, p, dev, NULL, 0))
 		return 0;
+	/* Nearest first: the points 1, 2, ... steps away, while that costs less
+	 * than the scan would (valid points are usually a few steps away). */
+	memset(&ns, 0, sizeof(ns));
+	ns.s = s;
+	ns.p = p;
+	ns.dev = dev;
+	ns.dflt = ns.cur = dflt;
+	for (dist = 1; dist <= 6 && ns.calls < size / 4; dist++) {
+		near_at(&ns, 0, dist);
+		if (ns.found) {
+			*pt = ns.best;
+			return 0;
+		}
+	}
 	/* A scan, nearest in steps: 10^6 predicate calls cost milliseconds. */
 	for (i = 0; i < size; i++) {
 		int d = 0;

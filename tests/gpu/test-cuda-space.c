@@ -9,10 +9,147 @@
  * points once made `rocmtune space --backend cuda` run for minutes.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/backend-cuda.h"
+#include "kernels/tunedlib.h"
 #include "tests/lib/check.h"
+
+/*
+ * Every valid GEMM has a configuration (issue 19): on each kind of device,
+ * for every dtype and transpose, odd shapes, tight and padded leading
+ * dimensions and misaligned operands, the selection the API makes
+ * (tunedlib_select() in the backend's space, no library) finds a point the
+ * predicate accepts. fp16 NN 1x4096x4096, 333x4096x4096 and 3333x2222x1111
+ * on sm_90 once had none ("no configuration of the cuda space is valid"):
+ * their lda is not a multiple of 8, which every matrix-core point needs.
+ */
+/* space_default_for()'s contract by brute force: the valid point fewest
+ * one-step moves from the default, the lowest index among those. */
+static int
+nearest_by_scan(const struct space_def *s, const struct gemm_problem *p,
+                const struct backend_device_info *dev, struct space_point *out)
+{
+	struct space_point dflt, cur;
+	uint64_t i, n = space_size(s);
+	int best = -1, k, d;
+
+	space_point_default(s, &dflt);
+	for (i = 0; i < n; i++) {
+		space_point_from_index(s, i, &cur);
+		for (k = 0, d = 0; k < s->nparams; k++)
+			d += abs((int)cur.idx[k] - (int)dflt.idx[k]);
+		if ((best < 0 || d < best) && space_valid(s, &cur, p, dev, NULL, 0)) {
+			best = d;
+			*out = cur;
+		}
+	}
+	return best;
+}
+
+static void
+every_problem_runs(void)
+{
+	static const struct {
+		const char *arch;
+		int mc, matrix_cores, wave, units;
+		int64_t smem;
+	} devs[] = {
+	    {"sm_90", 2, 1, 32, 132, 232448}, {"sm_80", 1, 1, 32, 108, 166912},
+	    {"sm_75", 0, 0, 32, 40, 65536},   {"gfx1103", 1, 1, 32, 12, 65536},
+	    {"gfx906", 0, 0, 64, 60, 65536},
+	};
+	static const int64_t shapes[][3] = {
+	    {1, 4096, 4096}, {333, 4096, 4096}, {3333, 2222, 1111}, {1, 1, 1},
+	    {7, 5, 3},       {8, 11008, 4096},  {16, 4096, 4096},   {129, 63, 17},
+	    {1000, 1000, 1000}, {2, 3, 4097},   {4096, 1, 4096},    {64, 64, 1},
+	};
+	int d, dt, t, i, v, total = 0, bad = 0;
+
+	/* The three of the issue first, on sm_90, tight: each names its choice. */
+	for (i = 0; i < 3; i++) {
+		struct backend_device_info dev;
+		struct gemm_problem p;
+		struct space_def s;
+		struct tunedlib_choice ch;
+
+		memset(&dev, 0, sizeof(dev));
+		snprintf(dev.arch, sizeof(dev.arch), "sm_90");
+		dev.matrix_cores = 1;
+		dev.compute_units = 132;
+		dev.max_threads_per_block = 1024;
+		dev.shared_mem_per_block = 232448;
+		dev.regs_per_block = 65536;
+		gemm_problem_init(&p, GEMM_FP16, GEMM_N, GEMM_N, shapes[i][0], shapes[i][1],
+		                  shapes[i][2], 1);
+		backend_cuda_space_for(&s, &p, 2, 0);
+		CHECK(tunedlib_select(NULL, &s, &p, &dev, &ch) == 0 &&
+		          space_valid(&s, &ch.pt, &p, &dev, NULL, 0),
+		      "fp16 NN %lldx%lldx%lld on sm_90: %s", (long long)shapes[i][0],
+		      (long long)shapes[i][1], (long long)shapes[i][2], ch.why);
+		printf("fp16 NN %lldx%lldx%lld on sm_90: %s\n", (long long)shapes[i][0],
+		       (long long)shapes[i][1], (long long)shapes[i][2], ch.config);
+	}
+	fflush(stdout);
+	for (d = 0; d < (int)(sizeof(devs) / sizeof(devs[0])); d++) {
+		struct backend_device_info dev;
+
+		memset(&dev, 0, sizeof(dev));
+		snprintf(dev.arch, sizeof(dev.arch), "%s", devs[d].arch);
+		dev.matrix_cores = devs[d].matrix_cores;
+		dev.wave_size = devs[d].wave;
+		dev.compute_units = devs[d].units;
+		dev.max_threads_per_block = 1024;
+		dev.shared_mem_per_block = devs[d].smem;
+		dev.regs_per_block = 65536;
+		for (dt = 0; dt < GEMM_DTYPE_COUNT; dt++)
+			for (t = 0; t < 4; t++)
+				for (i = 0; i < (int)(sizeof(shapes) / sizeof(shapes[0])); i++)
+					for (v = 0; v < 3; v++) {
+						struct gemm_problem p;
+						struct space_def s;
+						struct tunedlib_choice ch;
+						char key[64], why[160];
+						int64_t pad = v == 0 ? 0 : v == 1 ? 1 : 8;
+						int r;
+
+						gemm_problem_init(&p, (enum gemm_dtype)dt, (enum gemm_trans)(t >> 1),
+						                  (enum gemm_trans)(t & 1), shapes[i][0],
+						                  shapes[i][1], shapes[i][2], 1);
+						p.lda += pad;
+						p.ldb += pad;
+						p.ldc += pad;
+						p.stride_a = p.lda * gemm_cols_a(&p);
+						p.stride_b = p.ldb * gemm_cols_b(&p);
+						p.stride_c = p.ldc * p.n;
+						p.unaligned = v == 2 && i % 2; /* padded by 8, pointer off */
+						backend_cuda_space_for(&s, &p, devs[d].mc, 0);
+						r = tunedlib_select(NULL, &s, &p, &dev, &ch);
+						total++;
+						/* A few where the default is ruled out: the search
+						 * finds what a scan of the whole space finds. */
+						if (r == 0 && d == 0 && t == 0 && v == 1 && i < 3) {
+							struct space_point scan;
+
+							CHECK(nearest_by_scan(&s, &p, &dev, &scan) >= 0 &&
+							          !memcmp(&scan, &ch.pt, sizeof(scan)),
+							      "shape %d dtype %d: the nearest valid point is not "
+							      "the scan's",
+							      i, dt);
+						}
+						if (r == 0 && space_valid(&s, &ch.pt, &p, &dev, why, sizeof(why)))
+							continue;
+						gemm_problem_key(&p, key, sizeof(key));
+						if (bad++ < 10)
+							printf("FAIL: %s %s lda %lld ldb %lld%s: %s\n", devs[d].arch, key,
+							       (long long)p.lda, (long long)p.ldb,
+							       p.unaligned ? " unaligned" : "", r < 0 ? ch.why : why);
+					}
+	}
+	printf("every problem runs: %d of %d problems without a valid configuration\n", bad, total);
+	CHECK(bad == 0, "%d problems without a configuration", bad);
+}
 
 int
 main(void)
@@ -25,6 +162,7 @@ main(void)
 	dev.shared_mem_per_block = 232448; /* sm_90 opt-in limit */
 	dev.regs_per_block = 65536;
 	snprintf(dev.arch, sizeof(dev.arch), "sm_90");
+	every_problem_runs();
 	for (mc = 0; mc <= 1; mc++)
 		for (dt = 0; dt < 3; dt++) {
 			struct gemm_problem p;

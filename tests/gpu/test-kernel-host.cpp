@@ -6,7 +6,8 @@
  * executable (its
  * RK_* defines come from CMake); the four transposes are four copies of the
  * kernel in four namespaces. Each runs odd shapes, padded leading dimensions,
- * a batch, alpha and beta, on random data, against a double reference, with
+ * operands one element off a vector boundary, a batch, alpha and beta, on
+ * random data, against a double reference, with
  * every element of C checked. CI has no GPU: this is where the index
  * arithmetic of the whole-tile load plan, the edge path, split-K and the GEMV
  * lanes is exercised for real.
@@ -224,33 +225,35 @@ rnd()
  * the shared k-tiles.
  */
 static int
-run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float beta, int sk_grid)
+run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float beta, int sk_grid,
+    int off)
 {
 	const int gsu = RK_GSU;
 	rk_i64 lda = (k.ta ? K : M) + pad, ldb = (k.tb ? N : K) + 2 * pad, ldc = M + pad;
 	rk_i64 sa = lda * (k.ta ? M : K) + pad, sb = ldb * (k.tb ? K : N) + pad, sc = ldc * N + pad;
-	std::vector<elem> A(sa * batch), B(sb * batch), C(sc * batch), C0;
+	/* OFF elements before each operand: a base address that is not vector-aligned. */
+	std::vector<elem> Ab(sa * batch + off), Bb(sb * batch + off), Cb(sc * batch + off), C0;
+	elem *A = Ab.data() + off, *B = Bb.data() + off, *C = Cb.data() + off;
 	/* split-K: a slice of C per slice; stream-K: the counters, 2 tile slots per block */
 	size_t slot = (size_t)k.info[2] * k.info[3];
 	std::vector<float> W(k.info[4] ? RK_SK_COUNTERS + 2 * slot * sk_grid * batch
 				       : (size_t)M * N * gsu * batch);
 	int bad = 0;
 
-	for (auto &v : A)
+	for (auto &v : Ab)
 		v = from_f(rnd());
-	for (auto &v : B)
+	for (auto &v : Bb)
 		v = from_f(rnd());
-	for (auto &v : C)
+	for (auto &v : Cb)
 		v = from_f(rnd());
-	C0 = C;
+	C0.assign(C, C + sc * batch);
 	int tiles = ((M + k.info[2] - 1) / k.info[2]) * ((N + k.info[3] - 1) / k.info[3]);
 	launch(k.info[4] ? sk_grid : tiles, batch * gsu, (int)k.info[0], [&] {
-		k.gemm(M, N, K, alpha, A.data(), lda, sa, B.data(), ldb, sb, beta, C.data(), ldc, sc,
-		       W.data());
+		k.gemm(M, N, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, W.data());
 	});
 	if (gsu > 1)
 		launch((int)(((rk_i64)M * N + 255) / 256), batch, 256, [&] {
-			k.reduce(M, N, alpha, beta, W.data(), C.data(), ldc, sc);
+			k.reduce(M, N, alpha, beta, W.data(), C, ldc, sc);
 		});
 	for (int b = 0; b < batch; b++)
 		for (int n = 0; n < N; n++)
@@ -295,11 +298,14 @@ main()
 	 * rows (its use; a lane shuffle costs two barrier rounds of every CPU thread).
 	 */
 #if RK_GV
-	static const int shapes[][5] = {{1, 70, 1000, 0, 1}, {3, 40, 517, 1, 2}, {8, 24, 136, 3, 1},
-					{2, 37, 70, 0, 1}};
+	static const int shapes[][6] = {{1, 70, 1000, 0, 1, 0}, {3, 40, 517, 1, 2, 0},
+					{8, 24, 136, 3, 1, 0},  {2, 37, 70, 0, 1, 0},
+					{1, 45, 333, 0, 1, 1}};
 #else
-	static const int shapes[][5] = {{77, 93, 61, 0, 1},  {128, 256, 64, 4, 2}, {1, 300, 1000, 0, 1},
-					{8, 200, 136, 3, 1}, {136, 200, 88, 0, 1}, {3, 64, 517, 1, 2}};
+	static const int shapes[][6] = {{77, 93, 61, 0, 1, 0},  {128, 256, 64, 4, 2, 0},
+					{1, 300, 1000, 0, 1, 0}, {8, 200, 136, 3, 1, 0},
+					{136, 200, 88, 0, 1, 0}, {3, 64, 517, 1, 2, 0},
+					{133, 67, 45, 0, 1, 1}};
 #endif
 	int failed = 0, total = 0;
 
@@ -320,12 +326,12 @@ main()
 				int tiles = ((s[0] + k.info[2] - 1) / k.info[2]) * ((s[1] + k.info[3] - 1) / k.info[3]);
 				int ipt = s[2] > 0 ? (s[2] + k.info[5] - 1) / k.info[5] : 1;
 				int grid = sk_grids[gi] < tiles * ipt ? sk_grids[gi] : tiles * ipt;
-				int bad = run(k, s[0], s[1], s[2], s[3], s[4], 0.75f, beta, grid);
+				int bad = run(k, s[0], s[1], s[2], s[3], s[4], 0.75f, beta, grid, s[5]);
 
 				total++;
 				failed += bad != 0;
-				printf("%s %s %dx%dx%d pad %d batch %d", bad ? "FAIL" : "ok  ", k.name, s[0], s[1],
-				       s[2], s[3], s[4]);
+				printf("%s %s %dx%dx%d pad %d batch %d%s", bad ? "FAIL" : "ok  ", k.name, s[0],
+				       s[1], s[2], s[3], s[4], s[5] ? " misaligned" : "");
 				if (RK_SK)
 					printf(" stream-K grid %d (%d tiles of %d k-tiles)", grid, tiles, ipt);
 				printf(": %s\n", bad ? "wrong" : "matches the reference");
