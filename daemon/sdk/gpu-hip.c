@@ -27,9 +27,12 @@ merge_device(struct rocmd_gpu_scan *out, int index, const char *arch, const char
 		if (g->hip_index < 0 && strlen(g->gfx) == base &&
 		    strncmp(g->gfx, arch, base) == 0) {
 			g->hip_index = index;
-			if (g->name[0] == '\0' || strncmp(g->name, "gfx", 3) == 0 ||
-			    strcmp(g->name, "ip discovery") == 0)
+			if (name[0] != '\0' &&
+			    (g->name[0] == '\0' || g->name_from_pci || strncmp(g->name, "gfx", 3) == 0 ||
+			     strcmp(g->name, "ip discovery") == 0)) {
 				snprintf(g->name, sizeof(g->name), "%s", name);
+				g->name_from_pci = 0;
+			}
 			return 0;
 		}
 	}

@@ -4,7 +4,8 @@
  * 0 and no SIMDs and are skipped. Memory comes from mem_banks/M/properties
  * (heap_type 1 and 2 are the frame buffer). An iGPU is a node that also has
  * CPU cores (older kernels show an APU as one node) or a chip AMD makes only
- * as an integrated GPU.
+ * as an integrated GPU. KFD names a node by its arch, so the name comes from
+ * pci.ids (gpu-pciids.c) until the HIP runtime gives the marketing name.
  */
 #include "gpu.h"
 
@@ -159,6 +160,12 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 		rocmd_pathf(path, sizeof(path), "%s/name", node_dir);
 		if (slurp(path, g->name, sizeof(g->name)) == 0)
 			g->name[strcspn(g->name, "\n")] = '\0';
+		/* KFD's node name is the arch or "ip discovery": the chip's name
+		 * comes from pci.ids. */
+		if ((g->name[0] == '\0' || strncmp(g->name, "gfx", 3) == 0 ||
+		     strcmp(g->name, "ip discovery") == 0) &&
+		    rocmd_gpu_pci_name(root, g->vendor_id, g->device_id, g->name, sizeof(g->name)) == 0)
+			g->name_from_pci = 1;
 		if (prop(buf, "unique_id", 0) != 0)
 			snprintf(g->key, sizeof(g->key), "kfd:%" PRIu64, prop(buf, "unique_id", 0));
 		else

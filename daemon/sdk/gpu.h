@@ -23,6 +23,7 @@ struct rocmd_gpu {
 	char key[64]; /* stable identity: "kfd:<unique_id>", "kfd-loc:<location_id>", "hip:<n>" */
 	char gfx[ROCMD_GFX_MAX]; /* "gfx1103" */
 	char name[128];          /* marketing or chip name when known */
+	int name_from_pci;       /* NAME is pci.ids' chip name: the HIP runtime's replaces it */
 	int node;                /* KFD node, -1 when seen by HIP only */
 	int hip_index;           /* HIP device index, -1 when HIP did not report it */
 	unsigned vendor_id, device_id;
@@ -51,6 +52,11 @@ int rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
                         struct rocmd_gpu_scan *out);
 void rocmd_gpu_scan_free(struct rocmd_gpu_scan *s);
 cJSON *rocmd_gpu_to_json(const struct rocmd_gpu *g);
+/* The name pci.ids (under ROOT, NULL = "/": /usr/share/misc/pci.ids, else
+ * /usr/share/hwdata/pci.ids) gives device DEVICE of vendor VENDOR, into OUT;
+ * -1 when no database names it (gpu-pciids.c). */
+int rocmd_gpu_pci_name(const char *root, unsigned vendor, unsigned device, char *out,
+                       size_t len);
 /* Whether a chip exists only as an integrated GPU (gfx1103, gfx90c, ...). */
 int rocmd_gpu_arch_is_apu(const char *gfx);
 

@@ -261,7 +261,53 @@ test_kfd(void **state)
 	assert_true(s.gpus[0].igpu);
 	assert_int_equal(s.gpus[0].vram_bytes, 536870912);
 	assert_int_equal(s.gpus[0].node, 1);
+	/* No pci.ids under the root: KFD's arch name stays. */
+	assert_string_equal(s.gpus[0].name, "gfx1103");
 	rocmd_gpu_scan_free(&s);
+	/* pci.ids' format: the device under its own vendor only, not a
+	 * subsystem line and not another vendor's device of the same ID. */
+	put("usr/share/misc/pci.ids",
+	    "# pci.ids excerpt\n"
+	    "1000  Broadcom / LSI\n"
+	    "\t15bf  Not this one\n"
+	    "1002  Advanced Micro Devices, Inc. [AMD/ATI]\n"
+	    "\t15be  Neighbour\n"
+	    "\t\t15bf 0001  A subsystem, not a device\n"
+	    "\t15bf  Phoenix1\n"
+	    "\t\t1043 1234  Some laptop\n"
+	    "1003  ULSI Systems\n");
+	assert_int_equal(rocmd_gpu_kfd_scan(sandbox, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.gpus[0].name, "Phoenix1");
+	assert_true(s.gpus[0].name_from_pci);
+	rocmd_gpu_scan_free(&s);
+}
+
+/* The system's own pci.ids (Debian's pci.ids package), where installed:
+ * AMD's 780M (1002:15bf) has a name there, read as pci.ids lists it. */
+static void
+test_pci_ids_system(void **state)
+{
+	char name[128], want[128] = "", line[512];
+	int in_amd = 0;
+	FILE *f = fopen("/usr/share/misc/pci.ids", "r");
+
+	(void)state;
+	if (f == NULL) {
+		skip();
+		return;
+	}
+	while (want[0] == '\0' && fgets(line, sizeof(line), f) != NULL) {
+		if (line[0] != '\t' && line[0] != '#')
+			in_amd = strncmp(line, "1002 ", 5) == 0;
+		else if (in_amd && strncmp(line, "\t15bf  ", 7) == 0)
+			sscanf(line + 7, "%127[^\n]", want);
+	}
+	fclose(f);
+	assert_true(want[0] != '\0');
+	assert_int_equal(rocmd_gpu_pci_name(NULL, 0x1002, 0x15bf, name, sizeof(name)), 0);
+	assert_string_equal(name, want);
+	assert_int_equal(rocmd_gpu_pci_name(NULL, 0x1002, 0xfffe, name, sizeof(name)), -1);
 }
 
 /* ---- the Windows layout ---- */
@@ -721,6 +767,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_sysroot, setup, teardown),
 	    cmocka_unit_test(test_amdgpu_elf),
 	    cmocka_unit_test_setup_teardown(test_kfd, setup, teardown),
+	    cmocka_unit_test(test_pci_ids_system),
 	    cmocka_unit_test_setup_teardown(test_windows_layout, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_windows_machine_env, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_linux_layouts, setup, teardown),
