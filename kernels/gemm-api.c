@@ -9,6 +9,12 @@
  *
  * Unlike the tuner, the API runs the backend in the caller's process: the
  * kernels it runs were checked against a reference when they were tuned.
+ *
+ * Per call, after a shape's first: one lookup in the handle's choice cache
+ * (keyed by dtype, transposes, M, N, K, leading dimensions and alignment),
+ * which holds the chosen configuration, its space and its module, then the
+ * backend's launch. Nothing is selected, hashed, compiled or allocated there;
+ * rocmd_gemm_reload() drops the cache when the library's generation changes.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -24,19 +30,30 @@
 #include "kernels/backend-cuda.h"
 #endif
 
-/* Choices by problem (shape and leading dimensions: a predicate may depend on
- * them, e.g. cp.async needs lda and ldb multiples of 8; alpha and beta do not
- * enter the choice): finding the default when it is ruled out scans the space
- * (~10^5 predicate calls, milliseconds), which must not happen per call. */
-#define CHOICE_SLOTS 64
+/* Choices by problem (shape, leading dimensions and alignment: the space and
+ * the predicate depend on them, e.g. cp.async needs lda and ldb multiples of
+ * 8; alpha and beta do not enter the choice), CHOICE_WAYS-way set-associative:
+ * finding the default when it is ruled out searches the space, and a module
+ * lookup hashes the whole kernel source, neither of which may happen per call. */
+#define CHOICE_SETS 64
+#define CHOICE_WAYS 4
+
+struct choice_key {
+	enum gemm_dtype dt;
+	enum gemm_trans ta, tb;
+	int unaligned;
+	int64_t m, n, k, lda, ldb, ldc;
+};
 
 struct choice_slot {
 	int used;
-	enum gemm_dtype dt;
-	enum gemm_trans ta, tb;
-	int64_t m, n, k, lda, ldb, ldc;
+	uint64_t epoch; /* the handle's epoch when filled: older ones are stale */
+	struct choice_key key;
 	int err;
 	struct tunedlib_choice ch;
+	struct space_def *space;    /* a copy of the space CH is a point of (owned) */
+	struct tune_config cfg;     /* CH's values in *space */
+	struct backend_module *mod; /* NULL until the first GEMM; owned by the cache or loaded[] */
 };
 
 struct loaded_entry {
@@ -51,7 +68,11 @@ struct rocmd_gemm {
 	struct tunedlib *lib; /* NULL: defaults only */
 	struct loaded_entry *loaded;
 	struct backend_cache *cache;
-	struct choice_slot *choices; /* CHOICE_SLOTS, direct-mapped */
+	struct choice_slot *choices; /* CHOICE_SETS x CHOICE_WAYS */
+	unsigned victim[CHOICE_SETS]; /* the way a miss replaces next, per set */
+	uint64_t epoch;
+	struct rocmd_gemm_stats stats;
+	char *libdir;
 	const char *src;
 	size_t srclen;
 	char err[512];
@@ -72,6 +93,20 @@ fail(rocmd_gemm_t *h, int err, const char *fmt, ...)
 	return err;
 }
 
+/* Unloads the modules of the library's entries (the code objects loaded). */
+static void
+unload_entries(rocmd_gemm_t *h)
+{
+	int i;
+
+	if (h->loaded == NULL)
+		return;
+	for (i = 0; i < tunedlib_count(h->lib); i++)
+		if (h->loaded[i].mod != NULL)
+			h->ops->module_unload(h->ctx, h->loaded[i].mod);
+	memset(h->loaded, 0, (size_t)tunedlib_count(h->lib) * sizeof(*h->loaded));
+}
+
 void
 rocmd_gemm_close(rocmd_gemm_t *h)
 {
@@ -79,10 +114,10 @@ rocmd_gemm_close(rocmd_gemm_t *h)
 
 	if (h == NULL)
 		return;
-	if (h->loaded != NULL)
-		for (i = 0; i < tunedlib_count(h->lib); i++)
-			if (h->loaded[i].mod != NULL)
-				h->ops->module_unload(h->ctx, h->loaded[i].mod);
+	unload_entries(h);
+	if (h->choices != NULL)
+		for (i = 0; i < CHOICE_SETS * CHOICE_WAYS; i++)
+			free(h->choices[i].space);
 	if (h->cache != NULL)
 		backend_cache_free(h->cache);
 	if (h->ctx != NULL)
@@ -90,6 +125,7 @@ rocmd_gemm_close(rocmd_gemm_t *h)
 	tunedlib_free(h->lib);
 	free(h->loaded);
 	free(h->choices);
+	free(h->libdir);
 	free(h);
 }
 
@@ -142,8 +178,9 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
 			goto fail;
 		}
 	}
-	h->choices = calloc(CHOICE_SLOTS, sizeof(*h->choices));
-	if (h->choices == NULL) {
+	h->choices = calloc(CHOICE_SETS * CHOICE_WAYS, sizeof(*h->choices));
+	h->libdir = libdir != NULL ? strdup(libdir) : NULL;
+	if (h->choices == NULL || (libdir != NULL && h->libdir == NULL)) {
 		err = ROCMD_ENOMEM;
 		goto fail;
 	}
@@ -248,37 +285,51 @@ make_problem(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op op
 	return 0;
 }
 
-/* The choice for P, from the slot cache or tunedlib_select(). */
-static int
-choose(rocmd_gemm_t *h, const struct gemm_problem *p, const struct space_def *space,
-       struct tunedlib_choice *ch)
+/*
+ * The cache slot of P, filled on a miss: the backend's space for P (copied,
+ * so that the slot's configuration keeps pointing at it) and
+ * tunedlib_select()'s choice in it. NULL only when out of memory.
+ */
+static struct choice_slot *
+choose(rocmd_gemm_t *h, const struct gemm_problem *p)
 {
-	uint64_t key[6] = {(uint64_t)p->dtype | (uint64_t)p->ta << 8 | (uint64_t)p->tb << 16,
-	                   (uint64_t)p->m,
-	                   (uint64_t)p->n,
-	                   (uint64_t)p->k,
-	                   (uint64_t)p->lda,
-	                   (uint64_t)p->ldb ^ (uint64_t)p->ldc << 32};
-	struct choice_slot *sl =
-	    &h->choices[backend_hash(key, sizeof(key), BACKEND_HASH_INIT) % CHOICE_SLOTS];
+	struct choice_key key;
+	struct choice_slot *set, *sl;
+	unsigned w, set_i;
 
-	if (!sl->used || sl->dt != p->dtype || sl->ta != p->ta || sl->tb != p->tb ||
-	    sl->m != p->m || sl->n != p->n || sl->k != p->k || sl->lda != p->lda ||
-	    sl->ldb != p->ldb || sl->ldc != p->ldc) {
-		sl->used = 1;
-		sl->dt = p->dtype;
-		sl->ta = p->ta;
-		sl->tb = p->tb;
-		sl->m = p->m;
-		sl->n = p->n;
-		sl->k = p->k;
-		sl->lda = p->lda;
-		sl->ldb = p->ldb;
-		sl->ldc = p->ldc;
-		sl->err = tunedlib_select(h->lib, space, p, &h->dev, &sl->ch);
-	}
-	*ch = sl->ch;
-	return sl->err;
+	memset(&key, 0, sizeof(key));
+	key.dt = p->dtype;
+	key.ta = p->ta;
+	key.tb = p->tb;
+	key.unaligned = p->unaligned;
+	key.m = p->m;
+	key.n = p->n;
+	key.k = p->k;
+	key.lda = p->lda;
+	key.ldb = p->ldb;
+	key.ldc = p->ldc;
+	set_i = (unsigned)(backend_hash(&key, sizeof(key), BACKEND_HASH_INIT) % CHOICE_SETS);
+	set = &h->choices[set_i * CHOICE_WAYS];
+	for (w = 0; w < CHOICE_WAYS; w++)
+		if (set[w].used && set[w].epoch == h->epoch && !memcmp(&set[w].key, &key, sizeof(key)))
+			return &set[w];
+	/* A miss: an unused or stale way, else the next in turn. */
+	for (w = 0; w < CHOICE_WAYS && set[w].used && set[w].epoch == h->epoch; w++)
+		;
+	if (w == CHOICE_WAYS)
+		w = h->victim[set_i]++ % CHOICE_WAYS;
+	sl = &set[w];
+	if (sl->space == NULL && (sl->space = malloc(sizeof(*sl->space))) == NULL)
+		return NULL;
+	h->stats.selections++;
+	sl->used = 1;
+	sl->epoch = h->epoch;
+	sl->key = key;
+	sl->mod = NULL;
+	*sl->space = *h->ops->space(h->ctx, p);
+	sl->err = tunedlib_select(h->lib, sl->space, p, &h->dev, &sl->ch);
+	space_config(sl->space, &sl->ch.pt, &sl->cfg);
+	return sl;
 }
 
 static void
@@ -305,15 +356,18 @@ rocmd_gemm_query(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_o
                  int64_t ldc, struct rocmd_gemm_choice *out)
 {
 	struct gemm_problem p;
-	struct tunedlib_choice ch;
+	struct choice_slot *sl;
 	int err;
 
 	memset(out, 0, sizeof(*out));
+	if (h == NULL)
+		return ROCMD_EINVAL;
 	if ((err = make_problem(h, dtype, opa, opb, m, n, k, lda, ldb, ldc, &p)) < 0)
 		return err;
-	err = choose(h, &p, h->ops->space(h->ctx, &p), &ch);
-	fill_choice(h, &ch, out);
-	return err < 0 ? fail(h, err, "%s", ch.why) : 0;
+	if ((sl = choose(h, &p)) == NULL)
+		return fail(h, ROCMD_ENOMEM, "out of memory");
+	fill_choice(h, &sl->ch, out);
+	return sl->err < 0 ? fail(h, sl->err, "%s", sl->ch.why) : 0;
 }
 
 /* The module for choice CH in SPACE: the entry's code object, else a compile. */
@@ -348,6 +402,7 @@ module_for(rocmd_gemm_t *h, const struct space_def *space, const struct tunedlib
 		}
 	}
 #endif
+	h->stats.modules++;
 	nd = space_defines(space, &ch->pt, store, defs);
 	err = backend_compile_cached(h->cache, h->src, h->srclen, defs, nd, mod, log, sizeof(log));
 	if (err < 0)
@@ -360,10 +415,7 @@ rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
            enum rocmd_gemm_op opb, int64_t m, int64_t n, int64_t k, float alpha, const void *a,
            int64_t lda, const void *b, int64_t ldb, float beta, void *c, int64_t ldc)
 {
-	const struct space_def *space;
-	struct backend_module *mod = NULL;
-	struct tunedlib_choice ch;
-	struct tune_config cfg;
+	struct choice_slot *sl;
 	struct gemm_problem p;
 	struct gemm_bufs bufs;
 	int err;
@@ -379,17 +431,75 @@ rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
 		return err;
 	p.alpha = alpha;
 	p.beta = beta;
-	space = h->ops->space(h->ctx, &p);
-	if ((err = choose(h, &p, space, &ch)) < 0)
-		return fail(h, err, "%s", ch.why);
-	if ((err = module_for(h, space, &ch, &mod)) < 0)
+	/* The matrix-core paths copy A and B in 16-byte chunks. */
+	p.unaligned = (((uintptr_t)a | (uintptr_t)b) & 15) != 0;
+	h->stats.calls++;
+	if ((sl = choose(h, &p)) == NULL)
+		return fail(h, ROCMD_ENOMEM, "out of memory");
+	if (sl->err < 0)
+		return fail(h, sl->err, "%s", sl->ch.why);
+	if (sl->mod == NULL && (err = module_for(h, sl->space, &sl->ch, &sl->mod)) < 0)
 		return err;
-	space_config(space, &ch.pt, &cfg);
 	bufs.a = (uint64_t)(uintptr_t)a;
 	bufs.b = (uint64_t)(uintptr_t)b;
 	bufs.c = (uint64_t)(uintptr_t)c;
-	if ((err = h->ops->gemm(h->ctx, mod, &cfg, &p, &bufs)) < 0)
-		return fail(h, err, "the GEMM failed to launch (%s)", ch.config);
+	if ((err = h->ops->gemm(h->ctx, sl->mod, &sl->cfg, &p, &bufs)) < 0)
+		return fail(h, err, "the GEMM failed to launch (%s)", sl->ch.config);
+	return 0;
+}
+
+int
+rocmd_gemm_stats(const rocmd_gemm_t *h, struct rocmd_gemm_stats *out)
+{
+	if (h == NULL || out == NULL)
+		return ROCMD_EINVAL;
+	*out = h->stats;
+	out->generation = h->lib != NULL ? tunedlib_generation(h->lib) : 0;
+	return 0;
+}
+
+int
+rocmd_gemm_reload(rocmd_gemm_t *h, int *changed)
+{
+	struct tunedlib *lib = NULL;
+	struct loaded_entry *loaded;
+	char why[512];
+	int err;
+
+	if (changed != NULL)
+		*changed = 0;
+	if (h == NULL)
+		return ROCMD_EINVAL;
+	if (h->libdir == NULL)
+		return 0;
+	if ((err = tunedlib_open(h->libdir, &lib, why, sizeof(why))) < 0)
+		return fail(h, err, "%s", why);
+	if (tunedlib_generation(lib) == tunedlib_generation(h->lib)) {
+		tunedlib_free(lib);
+		return 0;
+	}
+	if (strcmp(tunedlib_id(lib)->backend, h->dev.backend) != 0 ||
+	    strcmp(tunedlib_id(lib)->arch, h->dev.arch) != 0) {
+		tunedlib_free(lib);
+		return fail(h, ROCMD_EINVAL, "%s now holds a library for another device", h->libdir);
+	}
+	loaded = calloc((size_t)tunedlib_count(lib) + 1, sizeof(*loaded));
+	if (loaded == NULL) {
+		tunedlib_free(lib);
+		return fail(h, ROCMD_ENOMEM, "out of memory");
+	}
+	/* Every cached choice may point at the old library's entries and modules. */
+	unload_entries(h);
+	free(h->loaded);
+	tunedlib_free(h->lib);
+	h->loaded = loaded;
+	h->lib = lib;
+	h->epoch++;
+	snprintf(h->desc, sizeof(h->desc), "%s %s %s, library v%llu (%d shapes)", h->dev.backend,
+	         h->dev.arch, h->dev.name, (unsigned long long)tunedlib_generation(h->lib),
+	         tunedlib_count(h->lib));
+	if (changed != NULL)
+		*changed = 1;
 	return 0;
 }
 

@@ -52,6 +52,7 @@
 #include <time.h>
 
 #include "bench/gpu-gemm/cublas.h"
+#include "bench/gpu-gemm/suite.h"
 #include "common/error.h"
 #include "kernels/backend.h"
 #include "kernels/gemm.h"
@@ -62,39 +63,6 @@
 
 #define MAX_ROUNDS 9
 #define MAX_PROBLEMS 256
-
-enum group { G_SQUARE, G_LAYOUT, G_ODD, G_DECODE, G_PREFILL, G_COUNT };
-static const char *const group_name[G_COUNT] = {"square", "layout", "odd", "decode", "prefill"};
-
-struct problem {
-	enum gemm_dtype dt;
-	enum group g;
-	char op[3];
-	const char *what; /* the LLM matrix, "" otherwise */
-	int64_t m, n, k;
-};
-
-static const struct {
-	enum group g;
-	const char *op;
-	int64_t m, n, k;
-} fixed_shapes[] = {
-    {G_SQUARE, "NN", 1024, 1024, 1024}, {G_SQUARE, "NN", 4096, 4096, 4096},
-    {G_SQUARE, "NN", 8192, 8192, 8192}, {G_LAYOUT, "NT", 4096, 4096, 4096},
-    {G_LAYOUT, "TN", 4096, 4096, 4096}, {G_LAYOUT, "TT", 4096, 4096, 4096},
-    {G_ODD, "NN", 1000, 1000, 1000},    {G_ODD, "NN", 333, 4096, 4096},
-    {G_ODD, "NN", 3333, 2222, 1111},
-};
-
-/* (N, K) of the linear layers of Llama 2 7B and Llama 3 8B. */
-static const struct {
-	const char *what;
-	int64_t n, k;
-} llm_layers[] = {
-    {"attn", 4096, 4096},     {"7b-up", 11008, 4096},  {"7b-down", 4096, 11008},
-    {"8b-up", 14336, 4096},   {"8b-down", 4096, 14336},
-};
-static const int64_t llm_tokens[] = {1, 8, 16, 128, 512, 4096};
 
 /* One candidate's figures over the rounds. */
 struct figure {

@@ -125,6 +125,27 @@ ROCMD_GEMM_API int rocmd_gemm_query(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype
                                     int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                                     struct rocmd_gemm_choice *out);
 
+/*
+ * What the handle has done: GEMM calls, selections made (one per problem and
+ * alignment while the handle's choice cache holds it: later calls of the
+ * same problem reuse it) and module lookups (compile or load, one per
+ * selection at most), and the library generation in use (0: none).
+ */
+struct rocmd_gemm_stats {
+	uint64_t calls;
+	uint64_t selections;
+	uint64_t modules;
+	uint64_t generation;
+};
+ROCMD_GEMM_API int rocmd_gemm_stats(const rocmd_gemm_t *h, struct rocmd_gemm_stats *out);
+/*
+ * Reads the library folder given at open again. When it holds a new
+ * generation, the handle uses it from the next call on: cached choices and
+ * the old entries' modules are dropped (*CHANGED 1). On an error the handle
+ * keeps the library it had. A handle opened without a library: 0, nothing.
+ */
+ROCMD_GEMM_API int rocmd_gemm_reload(rocmd_gemm_t *h, int *changed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -366,6 +366,67 @@ test_no_library(void **state)
 	rocmd_gemm_close(h);
 }
 
+/*
+ * The choice cache: a problem is selected (and its module compiled or
+ * loaded) on its first call only, whatever other problems come between; a
+ * new generation of the library reaches the handle through
+ * rocmd_gemm_reload(), not before, and then replaces the cached choice.
+ */
+static void
+test_choice_cache(void **state)
+{
+	static const struct shape odd = {GEMM_FP32, GEMM_N, GEMM_N, 128, 128, 128};
+	const struct shape *first = !strcmp(ROCMD_TEST_BACKEND, "cpu") ? &odd : &tuned[0];
+	rocmd_gemm_t *h = open_api();
+	struct rocmd_gemm_stats st;
+	struct gemm_problem p;
+	char key[64];
+	int i, changed = -1;
+
+	gemm_problem_init(&p, first->dt, first->ta, first->tb, first->m, first->n, first->k, 1);
+	gemm_problem_key(&p, key, sizeof(key));
+	for (i = 0; i < 3; i++)
+		run_case(h, first, ROCMD_GEMM_EXACT, key);
+	assert_int_equal(rocmd_gemm_stats(h, &st), 0);
+	assert_int_equal(st.calls, 3);
+	assert_int_equal(st.selections, 1);
+	assert_int_equal(st.modules, 1);
+	assert_int_equal(st.generation, tunedlib_generation(built));
+	run_case(h, &tuned[1], ROCMD_GEMM_EXACT, NULL);
+	run_case(h, first, ROCMD_GEMM_EXACT, key);
+	assert_int_equal(rocmd_gemm_stats(h, &st), 0);
+	assert_int_equal(st.calls, 5);
+	assert_int_equal(st.selections, 2);
+	assert_int_equal(st.modules, 2);
+	/* Nothing new in the folder: nothing changes. */
+	assert_int_equal(rocmd_gemm_reload(h, &changed), 0);
+	assert_int_equal(changed, 0);
+	if (!strcmp(ROCMD_TEST_BACKEND, "cpu")) {
+		static const char cfg[] =
+		    "MT0=64;MT1=64;DU=16;TT0=4;TT1=2;UNROLL=2;VW=1;THREADS=1;PAR=0;PGR=1";
+		struct rocmd_gemm_choice ch;
+		char why[256];
+
+		assert_int_equal(tunedlib_add(built, key, cfg, 1, 2, why, sizeof(why)), 0);
+		assert_int_equal(tunedlib_write(built, libdir, why, sizeof(why)), 0);
+		/* Until the reload the handle keeps its library and its choices. */
+		assert_int_equal(rocmd_gemm_query(h, ROCMD_GEMM_F32, ROCMD_GEMM_OP_N, ROCMD_GEMM_OP_N,
+		                                  128, 128, 128, 131, 133, 129, &ch),
+		                 0);
+		assert_string_equal(ch.config, CPU_ODD1);
+		assert_int_equal(rocmd_gemm_reload(h, &changed), 0);
+		assert_int_equal(changed, 1);
+		run_case(h, first, ROCMD_GEMM_EXACT, key); /* checks the new configuration */
+		assert_int_equal(rocmd_gemm_stats(h, &st), 0);
+		assert_int_equal(st.generation, tunedlib_generation(built));
+		assert_int_equal(st.selections, 3);
+		assert_int_equal(st.calls, 6);
+		assert_int_equal(rocmd_gemm_reload(h, &changed), 0);
+		assert_int_equal(changed, 0);
+	}
+	rocmd_gemm_close(h);
+}
+
 /* A damaged library folder is refused at open, with the reason. */
 static void
 test_corrupt_library_refused(void **state)
@@ -411,6 +472,7 @@ main(void)
 	    cmocka_unit_test(test_nearest_sizes),
 	    cmocka_unit_test(test_untuned_sizes),
 	    cmocka_unit_test(test_no_library),
+	    cmocka_unit_test(test_choice_cache),
 	    cmocka_unit_test(test_corrupt_library_refused), /* last: it damages the folder */
 	};
 	const struct backend_ops *ops = backend_find(ROCMD_TEST_BACKEND);
