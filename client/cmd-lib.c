@@ -347,7 +347,9 @@ lib_rollback(struct lib_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	t = cJSON_GetObjectItemCaseSensitive(r, "target");
-	if (cJSON_HasObjectItem(r, "package"))
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "nothing_to_do")))
+		printf("%s\n", out_str(r, "message"));
+	else if (cJSON_HasObjectItem(r, "package"))
 		printf("Rolled %s back to the previous package #%.0f %s\n", out_str(t, "name"),
 		       out_num(r, "package"), out_str(r, "package_name"));
 	else
@@ -387,12 +389,50 @@ lib_recover(struct lib_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* One side of a history step: "originals" or "#2 V2.0" ("removed" once pkg rm
+ * removed it: its name then). */
+static void
+step_side(const cJSON *s, char *out, size_t n)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(s, "package");
+
+	if (cJSON_IsString(s)) {
+		snprintf(out, n, "%s", s->valuestring);
+		return;
+	}
+	if (cJSON_IsNumber(id))
+		snprintf(out, n, "#%.0f%s%s", id->valuedouble,
+		         cJSON_HasObjectItem(s, "version") ? " " : "", out_str(s, "version"));
+	else
+		snprintf(out, n, "%s (removed)", out_str(s, "name"));
+}
+
+/* Why a step was taken, in words: the deployment's reason. */
+static const char *
+reason_words(const char *r)
+{
+	static const struct {
+		const char *reason, *words;
+	} map[] = {{"user", "user"},
+	           {"rollback", "user"},
+	           {"sync", "auto-sync"},
+	           {"drift", "auto-sync (drift)"},
+	           {"verify", "failed verify"},
+	           {"recover", "recovery"}};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(r, map[i].reason) == 0)
+			return map[i].words;
+	return r[0] ? r : "-";
+}
+
 static int
 lib_history(struct lib_ctx *ctx, int argc, char **argv)
 {
 	cJSON *p = cJSON_CreateObject(), *r = NULL;
 	const cJSON *it, *names;
-	static const char *const hdr[] = {"ID", "TIME", "TARGET", "ACTION", "OUTCOME", "MESSAGE"};
+	static const char *const hdr[] = {"ID",     "TIME",   "TARGET", "ACTION",
+	                                  "OUTCOME", "CHANGE", "REASON", "MESSAGE"};
 	struct out_table *t;
 	int rc;
 
@@ -408,19 +448,26 @@ lib_history(struct lib_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	names = cJSON_GetObjectItemCaseSensitive(r, "targets");
-	t = out_table_new(6, hdr);
+	t = out_table_new(8, hdr);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "history"))
 	{
-		char id[24], when[32], tid[24];
+		char id[24], when[32], tid[24], from[300], to[300], change[620] = "-";
 		snprintf(id, sizeof(id), "%.0f", out_num(it, "id"));
 		snprintf(tid, sizeof(tid), "%.0f", out_num(it, "target_id"));
 		out_time((long long)out_num(it, "time_ms"), when, sizeof(when));
+		if (cJSON_HasObjectItem(it, "to")) {
+			step_side(cJSON_GetObjectItemCaseSensitive(it, "from"), from, sizeof(from));
+			step_side(cJSON_GetObjectItemCaseSensitive(it, "to"), to, sizeof(to));
+			snprintf(change, sizeof(change), "%s -> %s", from, to);
+		}
 		{
 			const char *cells[] = {id,
 			                       when,
 			                       out_str(names, tid),
 			                       out_str(it, "action"),
 			                       out_str(it, "outcome"),
+			                       change,
+			                       reason_words(out_str(it, "reason")),
 			                       out_str(it, "message")};
 			out_table_row(t, cells);
 		}
@@ -447,8 +494,8 @@ lib_usage(FILE *f)
 	        "                                 (admin; a failure rolls back to the originals)\n"
 	        "  history [TARGET] [--limit N]   what was done to each target\n"
 	        "  rollback [TARGET] [--overlay] [--to original|previous]\n"
-	        "                                 restore the previous package or the originals\n"
-	        "                                 (admin)\n"
+	        "                                 one step back along the history, or the\n"
+	        "                                 originals; nothing to do exits 0 (admin)\n"
 	        "  recover [TARGET]               finish or undo a deploy left unfinished (every\n"
 	        "                                 target with one when TARGET is left out), or say\n"
 	        "                                 what stands in the way (admin)\n"

@@ -61,7 +61,8 @@ static const char *const queries[Q_COUNT_] = {
     [Q_HISTORY] = "SELECT h.id, h.target_id, coalesce(h.deployment_id, 0), h.time_ms, "
                   "h.action, h.outcome, h.message, h.detail, coalesce(d.package_id, 0), "
                   "coalesce(d.package_name, p.name), coalesce(d.package_digest, p.digest), "
-                  "d.reason FROM deploy_history h "
+                  "coalesce(d.reason, json_extract(h.detail, '$.reason')), p.version_hint "
+                  "FROM deploy_history h "
                   "LEFT JOIN deployment d ON d.id = h.deployment_id "
                   "LEFT JOIN package p ON p.id = d.package_id "
                   "WHERE (?1 = 0 OR h.target_id = ?1) AND (?2 = 0 OR h.id < ?2) "
@@ -405,6 +406,7 @@ rocmd_deploy_db_history(struct rocmd_deploy_db *db, int64_t target_id, int64_t b
 		    .package_name = db_col_text(&s, 9),
 		    .package_digest = db_col_text(&s, 10),
 		    .reason = db_col_text(&s, 11),
+		    .package_version = db_col_text(&s, 12),
 		};
 		err = cb(&h, ctx);
 	}

@@ -68,7 +68,7 @@ struct rocmd_db_history {
 	/* Read only (rocmd_deploy_db_history): the deployment's package (id 0
 	 * once removed; name and digest NULL without a deployment) and reason. */
 	int64_t package_id;
-	const char *package_name, *package_digest, *reason;
+	const char *package_name, *package_digest, *package_version, *reason;
 };
 
 int rocmd_deploy_db_attach(struct rocmd_db *main, struct rocmd_deploy_db **out);

@@ -733,11 +733,13 @@ record_deploy(struct deploy_job *j, cJSON *result)
 	d.detail = detail;
 	if (j->base.rc == 0) {
 		d.state = "live";
+		char msg[320];
+		deploy_fmt(msg, sizeof(msg), "%s package #%lld %s",
+		           j->type == JOB_ROLLBACK ? "rolled back to the previous" : "deployed",
+		           (long long)j->pkg_id, j->pkg_name);
 		rc = rocmd_deploy_db_record(
 		    ds->db, &d, j->type == JOB_ROLLBACK ? "rolled_back" : "superseded",
-		    j->type == JOB_ROLLBACK ? "rollback" : "deploy", "ok",
-		    j->type == JOB_ROLLBACK ? "rolled back to the previous package" : "deployed",
-		    &dep_id);
+		    j->type == JOB_ROLLBACK ? "rollback" : "deploy", "ok", msg, &dep_id);
 	} else {
 		d.state = "failed";
 		rc = rocmd_deploy_db_record(
@@ -829,11 +831,17 @@ job_done(struct deploy_job *j, cJSON **out)
 		goto finish;
 	}
 	if (j->type == JOB_ROLLBACK && strcmp(j->to, "original") == 0) {
-		int rc;
-		if (j->base.rc == 0 &&
-		    (rc = rocmd_deploy_db_end_live(ds->db, j->target_id, rocmd_now_ms(),
-		                                   "rolled back to the originals", NULL)) < 0 &&
-		    rc != ROCMD_ENOTFOUND) {
+		char *detail = cJSON_PrintUnformatted(r);
+		int rc = 0;
+		if (j->base.rc == 0)
+			rc = rocmd_deploy_db_end_live(
+			    ds->db, j->target_id, rocmd_now_ms(),
+			    strcmp(j->reason, "verify") == 0
+			        ? "rolled back to the originals after a failed verification"
+			        : "rolled back to the originals",
+			    detail);
+		cJSON_free(detail);
+		if (j->base.rc == 0 && rc < 0 && rc != ROCMD_ENOTFOUND) {
 			unrecorded(j, "the originals are");
 		} else if (j->base.rc == 0) {
 			rocmd_server_event(srv, "lib.rolled_back", cJSON_Duplicate(r, 1),

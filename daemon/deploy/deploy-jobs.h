@@ -159,6 +159,37 @@ int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tg
 /* Whether comma-separated LIST names ARCH. */
 int deploy_arch_listed(const char *list, const char *arch);
 
+/* ---- deploy-history.c ---- */
+
+/* A package in place, as the history knows it; present 0: the originals. */
+struct deploy_pkg_ref {
+	int present;
+	int64_t id; /* 0 once removed from the store (removed 1) */
+	int removed;
+	char name[256];
+	char version[32];
+};
+/* One history row as a step: what was in place before and after it. */
+struct deploy_step {
+	int64_t hist_id, target_id, deployment_id;
+	char action[16], outcome[16];
+	int changed; /* a deploy or rollback that changed what is in place */
+	struct deploy_pkg_ref from, to;
+};
+#define DEPLOY_STEPS_MAX 256
+struct deploy_steps {
+	struct deploy_step *v; /* newest first */
+	size_t n, cap;
+	/* for the target asked for: how many steps a rollback can walk back,
+	 * and what --to previous restores (present 0: the originals) */
+	size_t depth;
+	struct deploy_pkg_ref previous;
+};
+/* Loads and replays the history of TARGET_ID (0: every target). */
+int deploy_steps_load(struct rocmd_deploy_service *ds, int64_t target_id, struct deploy_steps *s);
+const struct deploy_step *deploy_steps_find(const struct deploy_steps *s, int64_t hist_id);
+void deploy_steps_free(struct deploy_steps *s);
+
 /* ---- deploy-jobs.c ---- */
 
 struct deploy_job *deploy_job_new(struct rocmd_deploy_service *ds, enum deploy_job_type type);

@@ -67,15 +67,18 @@ m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	return deploy_job_submit(j, conn);
 }
 
-static int
-prev_one(const struct rocmd_db_deployment *d, void *arg)
+/* A rollback with nothing to do: said so, exit 0, no job. */
+static cJSON *
+nothing_to_do(const struct deploy_tgt *t, const char *what)
 {
-	int64_t *prev = arg;
+	cJSON *r = cJSON_CreateObject(), *o = cJSON_AddObjectToObject(r, "target");
 
-	if (strcmp(d->state, "live") == 0 || strcmp(d->state, "failed") == 0)
-		return 0;
-	*prev = d->package_id > 0 ? d->package_id : -1; /* -1: removed from the store since */
-	return 1;
+	cJSON_AddStringToObject(o, "name", t->name);
+	cJSON_AddStringToObject(o, "kind", t->kind);
+	cJSON_AddStringToObject(o, "library", t->sys_lib);
+	cJSON_AddBoolToObject(r, "nothing_to_do", 1);
+	cJSON_AddStringToObject(r, "message", what);
+	return r;
 }
 
 static int
@@ -108,10 +111,14 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		goto fail;
 	deploy_target_lookup(ds, j->t.name, &row);
 	if (!row.found || row.live_id == 0) {
-		snprintf(why, whylen, "nothing rocmd deployed is in place at %s: it holds %s",
-		         j->t.name, row.found ? "the originals" : "what it always did");
-		rc = ROCMD_ENOTFOUND;
-		goto fail;
+		char what[512];
+		deploy_fmt(what, sizeof(what),
+		           "nothing to roll back: nothing rocmd deployed is in place at %s, which "
+		           "holds %s",
+		           j->t.name, row.found ? "its originals" : "what it always did");
+		*result = nothing_to_do(&j->t, what);
+		deploy_job_free(j);
+		return 0;
 	}
 	j->target_id = row.id;
 	if (deploy_originals_changed(ds, &j->t, &row)) {
@@ -125,16 +132,26 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		goto fail;
 	}
 	if (strcmp(to, "previous") == 0) {
+		/* One step back along the history (deploy-history.c), not a
+		 * toggle between the last two. */
+		struct deploy_steps st;
 		int64_t prev = 0;
-		rocmd_deploy_db_deployments(ds->db, row.id, 0, prev_one, &prev);
-		if (prev < 0) {
+		if ((rc = deploy_steps_load(ds, row.id, &st)) < 0) {
+			snprintf(why, whylen, "cannot read the history of %s: %s", j->t.name,
+			         rocmd_deploy_db_errmsg(ds->db));
+			goto fail;
+		}
+		if (st.previous.present && st.previous.removed) {
 			snprintf(why, whylen,
-			         "the package deployed before at %s was removed from the store (see "
-			         "rocmctl lib history): import it again, or roll back --to original",
-			         j->t.name);
+			         "the package deployed before at %s (%s) was removed from the store: "
+			         "import it again, or roll back --to original",
+			         j->t.name, st.previous.name[0] ? st.previous.name : "see lib history");
+			deploy_steps_free(&st);
 			rc = ROCMD_ENOTFOUND;
 			goto fail;
 		}
+		prev = st.previous.present ? st.previous.id : 0;
+		deploy_steps_free(&st);
 		if (prev > 0) {
 			deploy_copy(j->to, sizeof(j->to), "previous");
 			/* It was in place before: only the platform is judged again. */
@@ -459,7 +476,28 @@ m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 struct hist_ctx {
 	cJSON *a;
 	int64_t last;
+	const struct deploy_steps *steps;
 };
+
+/* A step's side: null for the originals, else the package. */
+static cJSON *
+ref_json(const struct deploy_pkg_ref *r)
+{
+	cJSON *o;
+
+	if (!r->present)
+		return cJSON_CreateString("originals");
+	o = cJSON_CreateObject();
+	if (r->id > 0)
+		cJSON_AddNumberToObject(o, "package", (double)r->id);
+	else
+		cJSON_AddNullToObject(o, "package");
+	cJSON_AddStringToObject(o, "name", r->name);
+	if (r->version[0])
+		cJSON_AddStringToObject(o, "version", r->version);
+	cJSON_AddBoolToObject(o, "removed", r->removed);
+	return o;
+}
 
 static int
 hist_one(const struct rocmd_db_history *h, void *arg)
@@ -491,6 +529,13 @@ hist_one(const struct rocmd_db_history *h, void *arg)
 	}
 	if (h->reason != NULL)
 		cJSON_AddStringToObject(o, "reason", h->reason);
+	{
+		const struct deploy_step *st = deploy_steps_find(c->steps, h->id);
+		if (st != NULL && st->changed) {
+			cJSON_AddItemToObject(o, "from", ref_json(&st->from));
+			cJSON_AddItemToObject(o, "to", ref_json(&st->to));
+		}
+	}
 	if (h->detail != NULL)
 		d = cJSON_Parse(h->detail);
 	cJSON_AddItemToObject(o, "detail", d != NULL ? d : cJSON_CreateNull());
@@ -523,6 +568,7 @@ m_history(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *wh
 	const char *spec = NULL;
 	int64_t limit = HISTORY_DEFAULT, before = 0, tid = 0;
 	struct hist_ctx c = {0};
+	struct deploy_steps steps;
 	struct name_ctx nc;
 	cJSON *r;
 	int rc;
@@ -549,9 +595,15 @@ m_history(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *wh
 		}
 		tid = row.id;
 	}
+	if ((rc = deploy_steps_load(ds, tid, &steps)) < 0) {
+		snprintf(why, whylen, "cannot read the history: %s", rocmd_deploy_db_errmsg(ds->db));
+		return rc;
+	}
+	c.steps = &steps;
 	r = cJSON_CreateObject();
 	c.a = cJSON_AddArrayToObject(r, "history");
 	rc = rocmd_deploy_db_history(ds->db, tid, before, limit, hist_one, &c);
+	deploy_steps_free(&steps);
 	if (rc < 0) {
 		cJSON_Delete(r);
 		snprintf(why, whylen, "cannot read the history: %s",

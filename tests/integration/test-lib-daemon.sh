@@ -134,7 +134,8 @@ same "library = package 1's again" "$P1/library" "$LIB"
 check "rollback to the originals" 0 ctl lib rollback --to original
 contains "rollback says originals" "$DIR/out" "back to the originals"
 same "the whole /usr is the original, byte for byte" "$T/usr" "$ROOT/usr"
-check "nothing left to roll back" 1 ctl lib rollback
+check "nothing left to roll back: exit 0, said so" 0 ctl lib rollback
+contains "it says there is nothing to roll back" "$DIR/out" "nothing to roll back"
 check "redeploy" 0 ctl lib deploy sdk-1 --package 1
 same "redeployed library = package 1's" "$P1/library" "$LIB"
 check "history" 0 ctl lib history sdk-1

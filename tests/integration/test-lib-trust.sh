@@ -141,9 +141,55 @@ part_pkgrm() {
 	same "the SDK holds its originals" "$T/usr" "$ROOT/usr"
 }
 
+part_history() {
+	two_packages
+	P3=$DIR/pkg/rocm.gfx1030.V1.0.for.hip.sdk.5.7
+	sandbox_pkg "$P3" "package three"
+	import 3 "$P3"
+	check "deploy package 1" 0 ctl lib deploy --package 1
+	check "deploy package 2" 0 ctl lib deploy --package 2
+	check "deploy package 3" 0 ctl lib deploy --package 3
+	check "rollback: one step back" 0 ctl lib rollback
+	contains "to package 2" "$OUT" "previous package #2"
+	same "library = package 2's" "$P2/library" "$LIB"
+	check "rollback again: another step back, not a toggle" 0 ctl lib rollback
+	contains "to package 1" "$OUT" "previous package #1"
+	same "library = package 1's" "$P1/library" "$LIB"
+	check "rollback again: the originals" 0 ctl lib rollback
+	contains "back to the originals" "$OUT" "back to the originals"
+	same "the whole /usr is the original" "$T/usr" "$ROOT/usr"
+	check "a rollback with nothing to do exits 0" 0 ctl lib rollback
+	contains "and says so" "$OUT" "nothing to roll back: nothing rocmd deployed is in place at sdk-1"
+	check "a second rollback --to original exits 0" 0 ctl lib rollback --to original
+	contains "and says so too" "$OUT" "nothing to roll back"
+	same "still the original" "$T/usr" "$ROOT/usr"
+
+	# A failed verify rolls back by itself: the history says why.
+	check "deploy package 1 again" 0 ctl lib deploy --package 1
+	rm -f "$LIB/TensileManifest.txt" && echo "damaged" >"$LIB/TensileManifest.txt"
+	check "verify finds the damage" 1 ctl lib verify
+	wait_for "the automatic rollback happens" 60 has_event lib.rolled_back "originals (verify)"
+
+	check "lib history" 0 ctl lib history
+	cp "$OUT" "$DIR/hist.txt"
+	contains "the first deploy: originals -> #1 V3, by the user" "$OUT" "deploy .*ok .*originals -> #1 V3 .*user .*deployed package #1 rocm.gfx1030.V3.for.hip.sdk.5.7"
+	contains "then #1 V3 -> #2 V2.0" "$OUT" "deploy .*ok .*#1 V3 -> #2 V2.0 .*user"
+	contains "then #2 V2.0 -> #3 V1.0" "$OUT" "deploy .*ok .*#2 V2.0 -> #3 V1.0 .*user"
+	contains "the rollback #3 V1.0 -> #2 V2.0" "$OUT" "rollback .*ok .*#3 V1.0 -> #2 V2.0 .*user"
+	contains "the rollback #2 V2.0 -> #1 V3" "$OUT" "rollback .*ok .*#2 V2.0 -> #1 V3 .*user"
+	contains "the rollback #1 V3 -> originals" "$OUT" "rollback .*ok .*#1 V3 -> originals .*user"
+	contains "the failed verify" "$OUT" "verify .*failed"
+	contains "the automatic rollback, for a failed verify" "$OUT" "rollback .*ok .*#1 V3 -> originals .*failed verify .*after a failed verification"
+	check "lib history --json" 0 ctl --json lib history
+	contains "from and to in the JSON" "$OUT" '"from":[[:space:]]*"originals"'
+	contains "the reason in the JSON" "$OUT" '"reason":[[:space:]]*"verify"'
+	show "$DIR/hist.txt"
+}
+
 case $PART in
 checks) part_checks ;;
 pkgrm) part_pkgrm ;;
+history) part_history ;;
 *) bail "unknown part '$PART'" ;;
 esac
 harness_done "$PART"
