@@ -145,6 +145,25 @@ print_smoke(const cJSON *r)
 		printf("GEMM smoke test: %s\n", out_str(s, "detail"));
 }
 
+/* What rocmd did on its own or what failed, not marked seen yet. */
+static void
+print_problems(const cJSON *a)
+{
+	const cJSON *it;
+	char when[32];
+	int n = 0;
+
+	cJSON_ArrayForEach(it, a)
+	{
+		printf("problem #%.0f %s: %s\n", out_num(it, "id"),
+		       out_time((long long)out_num(it, "time_ms"), when, sizeof(when)),
+		       out_str(it, "message"));
+		n++;
+	}
+	if (n > 0)
+		printf("rocmctl lib ack marks %s seen\n", n == 1 ? "it" : "them");
+}
+
 static int
 lib_status(struct lib_ctx *ctx, int argc, char **argv)
 {
@@ -246,6 +265,7 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 	printf("GPUs: %s; when the GPU is busy: %s; after SDK changes: %s\n",
 	       archs[0] ? archs : "none found", out_str(r, "gpu_busy_policy"),
 	       out_str(r, "sync_policy"));
+	print_problems(cJSON_GetObjectItemCaseSensitive(r, "problems"));
 	cJSON_Delete(r);
 	return 0;
 }
@@ -426,6 +446,36 @@ reason_words(const char *r)
 	return r[0] ? r : "-";
 }
 
+/* lib ack [ID]: the problems up to event ID (all when left out) are seen. */
+static int
+lib_ack(struct lib_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	char *end;
+	long long id;
+	int rc;
+
+	if (argc > 1 || (argc == 1 && ((id = strtoll(argv[0][0] == '#' ? argv[0] + 1 : argv[0],
+	                                               &end, 10)) <= 0 ||
+	                                *end != '\0'))) {
+		fprintf(stderr, "rocmctl: usage: lib ack [ID]\n");
+		cJSON_Delete(p);
+		return EXIT_USAGE;
+	}
+	if (argc == 1)
+		cJSON_AddNumberToObject(p, "id", (double)id);
+	if ((rc = call(ctx, "lib.ack", p, &r)) != 0)
+		return rc;
+	if (ctx->json)
+		out_json(r);
+	else
+		printf("%.0f problem%s marked seen; %d left\n", out_num(r, "acknowledged"),
+		       out_num(r, "acknowledged") == 1 ? "" : "s",
+		       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "problems")));
+	cJSON_Delete(r);
+	return 0;
+}
+
 static int
 lib_history(struct lib_ctx *ctx, int argc, char **argv)
 {
@@ -499,6 +549,8 @@ lib_usage(FILE *f)
 	        "  recover [TARGET]               finish or undo a deploy left unfinished (every\n"
 	        "                                 target with one when TARGET is left out), or say\n"
 	        "                                 what stands in the way (admin)\n"
+	        "  ack [ID]                       mark the problems rocmd reported (what it did on\n"
+	        "                                 its own, what failed) seen, up to event ID (admin)\n"
 	        "TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path or id; it may be left out\n"
 	        "when one SDK is present.\n");
 }
@@ -512,6 +564,7 @@ rocmctl_lib(struct rocmd_client **client, const char *socket, int json, int argc
 	} subs[] = {
 	    {"status", lib_status},   {"deploy", lib_deploy},     {"verify", lib_verify},
 	    {"history", lib_history}, {"rollback", lib_rollback},   {"recover", lib_recover},
+	    {"ack", lib_ack},
 	};
 	struct lib_ctx ctx = {.client = client, .socket = socket, .json = json};
 

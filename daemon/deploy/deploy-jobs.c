@@ -780,7 +780,7 @@ record_backup(struct deploy_job *j)
 		                             .outcome = rc == 0 ? "ok" : "failed",
 		                             .message = msg};
 		rocmd_deploy_db_history_add(ds->db, &h, NULL);
-		rocmd_server_event(ds->srv, "lib.backup_renewed", NULL, "%s: %s", j->t.name, msg);
+		deploy_say(ds->srv, ROCMD_LOG_NOTICE, "lib.backup_renewed", NULL, "%s: %s", j->t.name, msg);
 		return;
 	}
 	rc = rocmd_deploy_db_backup_put(ds->db, j->target_id, path, j->binfo.manifest,
@@ -818,12 +818,12 @@ job_done(struct deploy_job *j, cJSON **out)
 		if (j->target_id > 0)
 			rocmd_deploy_db_history_add(ds->db, &h, NULL);
 		if (j->base.rc == 0) {
-			rocmd_server_event(srv, "lib.verified", cJSON_Duplicate(r, 1),
+			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.verified", cJSON_Duplicate(r, 1),
 			                   "%s verified: %llu files, GEMM smoke test %s", j->t.name,
 			                   (unsigned long long)j->vrep.files_checked,
 			                   j->smoke[0] ? j->smoke : "not run");
 		} else {
-			rocmd_server_event(srv, "lib.verify_failed", cJSON_Duplicate(r, 1),
+			deploy_say(srv, ROCMD_LOG_WARNING, "lib.verify_failed", cJSON_Duplicate(r, 1),
 			                   "%s failed verification: %s", j->t.name, j->base.why);
 			if (j->base.rc == ROCMD_ECORRUPT)
 				deploy_queue_auto_rollback(ds, &j->t, j->target_id, j->base.why);
@@ -844,7 +844,7 @@ job_done(struct deploy_job *j, cJSON **out)
 		if (j->base.rc == 0 && rc < 0 && rc != ROCMD_ENOTFOUND) {
 			unrecorded(j, "the originals are");
 		} else if (j->base.rc == 0) {
-			rocmd_server_event(srv, "lib.rolled_back", cJSON_Duplicate(r, 1),
+			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.rolled_back", cJSON_Duplicate(r, 1),
 			                   "%s rolled back to the originals (%s)", j->t.name,
 			                   j->reason);
 		} else {
@@ -855,7 +855,7 @@ job_done(struct deploy_job *j, cJSON **out)
 			    .outcome = j->base.rc == ROCMD_EBUSY ? "refused" : "failed",
 			    .message = j->base.why};
 			rocmd_deploy_db_history_add(ds->db, &h, NULL);
-			rocmd_server_event(srv, "lib.rollback_failed", cJSON_Duplicate(r, 1),
+			deploy_say(srv, ROCMD_LOG_WARNING, "lib.rollback_failed", cJSON_Duplicate(r, 1),
 			                   "%s: rollback to the originals failed: %s", j->t.name,
 			                   j->base.why);
 		}
@@ -872,13 +872,13 @@ job_done(struct deploy_job *j, cJSON **out)
 	} else if (j->base.rc == 0) {
 		record_backup(j);
 		if (strcmp(j->t.kind, "overlay") == 0)
-			rocmd_server_event(srv, "lib.deployed", cJSON_Duplicate(r, 1),
+			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.deployed", cJSON_Duplicate(r, 1),
 			                   "package #%lld (%s) deployed to %s (%s); use it with "
 			                   "ROCBLAS_TENSILE_LIBPATH=%s",
 			                   (long long)j->pkg_id, j->pkg_name, j->t.name, j->reason,
 			                   j->t.host_lib);
 		else
-			rocmd_server_event(srv, "lib.deployed", cJSON_Duplicate(r, 1),
+			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.deployed", cJSON_Duplicate(r, 1),
 			                   "package #%lld (%s) %s to %s (%s); GEMM smoke test %s",
 			                   (long long)j->pkg_id, j->pkg_name,
 			                   j->type == JOB_ROLLBACK ? "restored" : "deployed",
@@ -888,8 +888,8 @@ job_done(struct deploy_job *j, cJSON **out)
 			rocmd_server_event(srv, "lib.recover_failed", NULL, "%s: %s", j->t.name,
 			                   j->warning);
 	} else {
-		rocmd_server_event(
-		    srv, j->base.rc == ROCMD_EBUSY ? "lib.refused" : "lib.deploy_failed",
+		deploy_say(
+		    srv, ROCMD_LOG_WARNING, j->base.rc == ROCMD_EBUSY ? "lib.refused" : "lib.deploy_failed",
 		    cJSON_Duplicate(r, 1), "deploy of package #%lld to %s failed: %s",
 		    (long long)j->pkg_id, j->t.name, j->base.why);
 	}

@@ -190,6 +190,18 @@ int deploy_steps_load(struct rocmd_deploy_service *ds, int64_t target_id, struct
 const struct deploy_step *deploy_steps_find(const struct deploy_steps *s, int64_t hist_id);
 void deploy_steps_free(struct deploy_steps *s);
 
+/* ---- deploy-said.c ---- */
+
+/* Reads the last event marked seen (start-up). */
+void deploy_seen_load(struct rocmd_deploy_service *ds);
+/* Appends the problems not seen yet (the newest 20) to ARRAY; how many there
+ * are, or a negative error. */
+int deploy_problems(struct rocmd_deploy_service *ds, cJSON *array);
+/* The engine's status hook: the problems as notes. */
+void deploy_status_notes(void *self, cJSON *notes);
+int deploy_m_ack(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
+                 size_t whylen);
+
 /* ---- deploy-jobs.c ---- */
 
 struct deploy_job *deploy_job_new(struct rocmd_deploy_service *ds, enum deploy_job_type type);

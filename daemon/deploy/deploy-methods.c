@@ -467,6 +467,7 @@ m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 		cJSON_AddItemToArray(ga, cJSON_CreateString(g.archs[i]));
 	cJSON_AddStringToObject(r, "gpu_busy_policy", ds->srv->cfg->deploy_gpu_busy);
 	cJSON_AddStringToObject(r, "sync_policy", ds->srv->cfg->deploy_sync);
+	deploy_problems(ds, cJSON_AddArrayToObject(r, "problems"));
 	cJSON_AddNumberToObject(r, "queued",
 	                        (double)((ds->jobs.running != NULL) + (ds->jobs.head != NULL)));
 	*result = r;
@@ -625,5 +626,6 @@ const struct rocmd_method rocmd_methods_lib[] = {
     {"lib.history", 0, m_history},
     {"lib.rollback", ROCMD_METHOD_MUTATING, m_rollback},
     {"lib.recover", ROCMD_METHOD_MUTATING, m_recover},
+    {"lib.ack", ROCMD_METHOD_MUTATING, deploy_m_ack},
     {NULL, 0, NULL},
 };

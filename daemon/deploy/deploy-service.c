@@ -53,6 +53,7 @@ rocmd_deploy_svc_start(struct rocmd_server *srv, const struct rocmd_deploy_svc_o
 	rocmd_jobs_set_retry(&ds->jobs, (uint64_t)srv->cfg->deploy_defer_retry_s * 1000);
 	uv_timer_init(srv->loop, &ds->record_timer);
 	ds->record_timer.data = ds;
+	deploy_seen_load(ds);
 	rc = deploy_recover_all(ds, why, whylen);
 	if (rc < 0)
 		log_err("deploy recovery: %s", why);
@@ -111,6 +112,7 @@ engine_free(void *self)
 
 const struct rocmd_engine_ops rocmd_deploy_engine = {
     .name = "deploy",
+    .status = deploy_status_notes,
     .shutdown = engine_shutdown,
     .close = engine_close,
     .free = engine_free,

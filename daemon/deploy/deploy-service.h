@@ -56,7 +56,14 @@ struct rocmd_deploy_service {
 	 * DEPLOY_RECORD_RETRY_S until it can (deploy-recover.c). */
 	int unrecorded;
 	uv_timer_t record_timer;
+	/* The last deploy event an admin marked seen (lib.ack): the problems
+	 * listed are those after it (deploy-said.c). */
+	int64_t seen;
 };
+
+/* An event of KIND, logged at LEVEL (a rocmd_log_level) too (deploy-said.c). */
+void deploy_say(struct rocmd_server *srv, int level, const char *kind, cJSON *detail, const char *fmt,
+                ...) __attribute__((format(printf, 5, 6)));
 
 extern const struct rocmd_method rocmd_methods_lib[];
 extern const struct rocmd_engine_ops rocmd_deploy_engine;

@@ -37,7 +37,7 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued)
 		return;
 	if (rocmd_deploy_svc_match_sdk(srv->deploy, sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0) {
-		rocmd_server_event(srv, "lib.sync", NULL, "HIP SDK %s %s: nothing to deploy: %s",
+		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL, "HIP SDK %s %s: nothing to deploy: %s",
 		                   v.sdk_version[0] ? v.sdk_version : "(version unknown)",
 		                   v.sdk_path, why);
 		return;
@@ -46,20 +46,20 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
 		return; /* already in place */
 	if (!deploy) {
-		rocmd_server_event(
-		    srv, "lib.sync", NULL,
+		deploy_say(
+		    srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
 		    "HIP SDK %s %s: package #%lld (%s) matches; run rocmctl lib deploy "
 		    "--target sdk-%lld (deploy.sync is report)",
 		    v.sdk_version, v.sdk_path, (long long)pkg, name, (long long)sdk_id);
 		return;
 	}
 	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, pkg, "sync", why, sizeof(why)) < 0)
-		rocmd_server_event(srv, "lib.sync", NULL,
+		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
 		                   "HIP SDK %s: cannot deploy package #%lld: %s", v.sdk_path,
 		                   (long long)pkg, why);
 	else
-		rocmd_server_event(
-		    srv, "lib.sync", NULL,
+		deploy_say(
+		    srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
 		    "HIP SDK %s %s: deploying package #%lld (%s) (deploy.sync is deploy)",
 		    v.sdk_version, v.sdk_path, (long long)pkg, name);
 }
@@ -81,7 +81,7 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 	if (rocmd_deploy_svc_match_sdk(srv->deploy, sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0)
 		pkg = v.live_package_id;
 	if (!deploy) {
-		rocmd_server_event(srv, "lib.drift", NULL,
+		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
 		                   "the rocBLAS library of %s no longer holds package #%lld rocmd "
 		                   "deployed (an SDK update overwrote it); run rocmctl lib deploy "
 		                   "--target sdk-%lld (deploy.sync is report)",
@@ -89,13 +89,13 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		return;
 	}
 	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, pkg, "drift", why, sizeof(why)) < 0)
-		rocmd_server_event(
-		    srv, "lib.drift", NULL,
+		deploy_say(
+		    srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
 		    "the rocBLAS library of %s was overwritten; cannot redeploy package "
 		    "#%lld: %s",
 		    v.sdk_path, (long long)pkg, why);
 	else
-		rocmd_server_event(srv, "lib.drift", NULL,
+		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
 		                   "the rocBLAS library of %s was overwritten (an SDK update); "
 		                   "redeploying package #%lld",
 		                   v.sdk_path, (long long)pkg);
