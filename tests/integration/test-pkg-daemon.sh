@@ -164,11 +164,19 @@ contains "drop import event" "$DIR/out" "rocm.gfx1030.V2.0.for.hip.sdk.5.7.tar.g
 
 check "pkg verify" 0 ctl pkg verify
 contains "verify counts" "$DIR/out" "0 missing or corrupt"
-obj=$(find "$STATE/store/objects" -type f | head -n 1)
+# The object of a stored package's file (the database's list), never one the
+# store might hold for no package.
+DB=$STATE/rocmd.db
+row=$(sql "SELECT f.sha256 || ' ' || f.path FROM package_file f JOIN package p ON p.id = f.package_id WHERE f.kind = 'f' ORDER BY p.id, f.path LIMIT 1")
+h=${row%% *}
+obj=$STATE/store/objects/$(printf %s "$h" | cut -c1-2)/$(printf %s "$h" | cut -c3-)
+[ -f "$obj" ] || bail "no store object for a stored package's file ($row)"
 chmod u+w "$obj"
 printf 'X' | dd of="$obj" bs=1 seek=10 conv=notrunc 2>/dev/null
 check "pkg verify finds the damage" 1 ctl pkg verify
 contains "verify names it" "$DIR/out" "corrupt"
+contains "verify names the damaged object" "$DIR/out" "^  $h "
+contains "verify counts exactly one bad object" "$DIR/out" " 1 missing or corrupt"
 
 # An object cut short is replaced by importing a package that holds it again
 # (the object stays read-only meanwhile, as the store leaves it).
