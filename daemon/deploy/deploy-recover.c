@@ -118,7 +118,7 @@ reconcile_backup(struct rocmd_deploy_service *ds, const char *name, const struct
 }
 
 /* Brings the database in line with what the engine says target NAME holds;
- * 0, or the database's error. */
+ * 0, or the error (the database's, or one reading current.json). */
 static int
 reconcile(struct rocmd_deploy_service *ds, const char *name)
 {
@@ -131,8 +131,14 @@ reconcile(struct rocmd_deploy_service *ds, const char *name)
 	deploy_target_lookup(ds, name, &row);
 	if (!row.found)
 		return 0;
-	if (rocmd_deploy_current_load(ds->srv->cfg->state_dir, name, &cur, why, sizeof(why)) < 0)
-		return 0;
+	if ((rc = rocmd_deploy_current_load(ds->srv->cfg->state_dir, name, &cur, why,
+	                                    sizeof(why))) < 0) {
+		if (rc == ROCMD_ENOTFOUND || rc == ROCMD_ECORRUPT)
+			return 0;
+		/* A read that failed (EIO): tried again with the database's. */
+		log_warn("%s: cannot read what it holds yet: %s", name, why);
+		return rc;
+	}
 	rc = reconcile_backup(ds, name, &row);
 	if (rc == 0 && cur.label != NULL && strcmp(cur.label, "original") == 0) {
 		if (row.live_id != 0) {

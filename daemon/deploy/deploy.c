@@ -906,18 +906,29 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		struct rocmd_deploy_files f;
 		uint64_t checked = 0, bad = 0;
 		char first[256], hex[ROCMD_SHA256_HEX];
-		int ok = 0;
-		if (deploy_manifest_parse(t.manifest, NULL, NULL, &f) == 0) {
-			ok = deploy_check_tree(t.lroot, t.lib, f.files, f.n, &checked, &bad, first,
-			                       sizeof(first), NULL, NULL, "recover", why,
-			                       whylen) == 0 &&
-			     bad == 0;
+		int ok = 0, crc;
+		if ((crc = deploy_manifest_parse(t.manifest, NULL, NULL, &f)) == 0) {
+			crc = deploy_check_tree(t.lroot, t.lib, f.files, f.n, &checked, &bad, first,
+			                        sizeof(first), NULL, NULL, "recover", why, whylen);
+			ok = crc == 0 && bad == 0;
 			if (ok && f.binary != NULL && t.has_binary) {
 				uint64_t size;
-				ok = rocmd_fs_hash_file_in(t.broot, t.bin, hex, &size) == 0 &&
-				     strcmp(hex, f.binary->sha256) == 0;
+				crc = rocmd_fs_hash_file_in(t.broot, t.bin, hex, &size);
+				ok = crc == 0 && strcmp(hex, f.binary->sha256) == 0;
 			}
 			rocmd_deploy_files_free(&f);
+		}
+		if (crc < 0 && crc != ROCMD_ECORRUPT && crc != -ENOENT && crc != ROCMD_ENOTFOUND) {
+			/* A read that failed proves nothing against the tree, and
+			 * current.json names it already: undoing would leave the
+			 * old tree behind a record of the new one. */
+			char what[512];
+			snprintf(what, sizeof(what), "%s", why[0] ? why : rocmd_strerror(crc));
+			snprintf(why, whylen,
+			         "cannot check the deployed files of %s (%s): the journal stays",
+			         name, what);
+			rc = crc;
+			goto out;
 		}
 		why[0] = '\0';
 		if (ok) {

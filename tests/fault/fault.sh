@@ -44,7 +44,8 @@
 #       client told "failed" the old one; no journal and no leftover
 #       (.rocmd-*, *.tmp, staging) remains
 #   I3  the daemon's own view (lib status: the deployed package) matches the
-#       disk, before and after the restart, and while a journal stays (a
+#       disk (within 12 s: what the database could not record it records
+#       every 5 s), before and after the restart, and while a journal stays (a
 #       recovery that failed) lib status says the target is interrupted;
 #       the store's packages are each
 #       complete (every object present with its size and content) or absent
@@ -520,6 +521,14 @@ check_target() {
 			return
 		fi
 		_w=$(label_of "$_f")
+		# What the database could not record it records within seconds
+		# (every 5 s: DEPLOY_RECORD_RETRY_S).
+		_i=0
+		while [ -n "$_w" ] && [ "$_l" != "$_w" ] && [ "$_i" -lt 12 ]; do
+			sleep 1
+			_l=$(deployed_label) || break
+			_i=$((_i + 1))
+		done
 		if [ -n "$_w" ] && [ "$_l" != "$_w" ]; then
 			echo "$1: rocmd says package $_l is deployed, the disk holds $_w$(
 				[ -f "$STATE/deploy/sdk-1/journal" ] && echo " (its journal is kept)")" >>"$RUN/why"

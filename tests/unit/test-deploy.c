@@ -1085,6 +1085,66 @@ fail_everywhere(enum scenario sc, int windows, const char *err)
 	assert_true(fired >= 20);
 }
 
+/*
+ * A commit journal (the deploy killed at commit.current: current.json names
+ * the new tree) whose recovery meets a read error as it checks the new tree:
+ * an error is no proof the tree is bad, so recovery keeps the journal and the
+ * tree, and never undoes to the old tree while current.json names the new
+ * one (the fault harness found it: finish:fp:4:eio). Every read of the
+ * recovery fails in turn; then a recovery without faults finishes, and
+ * current.json matches the disk (lib verify passes).
+ */
+static void
+test_recover_read_error(void **state)
+{
+	int fired = 0;
+
+	(void)state;
+	if (IS_WINDOWS) {
+		print_message("  skip (Windows): each kill is a process started anew; the "
+		              "recovery's decision is the same code\n");
+		skip();
+	}
+	for (int n = 1; n < 64; n++) {
+		struct fx f;
+		char old_tree[ROCMD_SHA256_HEX], old_bin[ROCMD_SHA256_HEX];
+		char new_tree[ROCMD_SHA256_HEX], new_bin[ROCMD_SHA256_HEX], spec[64], why[512];
+		struct rocmd_deploy_recovery rec;
+		struct rocmd_deploy_verify_report rep;
+		int rc, hit, was_new;
+
+		scenario_prepare(&f, SC_SECOND, 0);
+		scenario_old_new(&f, SC_SECOND, old_tree, old_bin, new_tree, new_bin);
+		assert_true(child_killed(&f, SC_SECOND, 0, "commit.current"));
+		rocmd_fs_fmt(spec, sizeof(spec), "fs.read:%d:EIO", n);
+		assert_int_equal(rocmd_failpoint_set(spec, NULL), 0);
+		rc = rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why));
+		hit = rocmd_failpoint_fired();
+		rocmd_failpoint_set(NULL, NULL);
+		if (!hit) {
+			fx_free(&f);
+			break;
+		}
+		fired++;
+		assert_old_or_new(&f, old_tree, old_bin, new_tree, new_bin, &was_new);
+		if (!was_new)
+			fail_msg("read %d failed (%s): recovery undid a committed deploy", n,
+			         rc < 0 ? why : "recovery said it succeeded");
+		if (rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)) != 0)
+			fail_msg("recovery after read %d failed: %s", n, why);
+		assert_old_or_new(&f, old_tree, old_bin, new_tree, new_bin, &was_new);
+		assert_true(was_new);
+		if (rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why,
+		                        sizeof(why)) != 0)
+			fail_msg("after read %d failed: current.json differs from the disk: %s", n,
+			         why);
+		assert_clean(&f);
+		fx_free(&f);
+	}
+	print_message("  %d reads of the recovery failed in turn\n", fired);
+	assert_true(fired >= 2);
+}
+
 /* Under wine each round costs about a second (a fresh tree, a deploy,
  * recovery, two tree hashes), so there the three tests walk one scenario
  * each, on the Windows-shaped target: a second deploy, a first deploy (with
@@ -1921,7 +1981,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_kill_second),      cmocka_unit_test(test_kill_rollback),
 	    cmocka_unit_test(test_kill_fallback),    cmocka_unit_test(test_kill_windows),
 	    cmocka_unit_test(test_fail_eio),         cmocka_unit_test(test_fail_enospc),
-	    cmocka_unit_test(test_fail_eacces),
+	    cmocka_unit_test(test_fail_eacces),      cmocka_unit_test(test_recover_read_error),
 	};
 #ifdef _WIN32
 	static char exe[1024];
