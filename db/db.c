@@ -605,6 +605,11 @@ rocmd_db_run_begin(struct rocmd_db *db, int64_t pid, const char *version, int64_
 			*run_id = 0;
 		return err;
 	}
+	/* Our row (unclean until the stop) into the main file: with the log
+	 * deleted and a kill -9 before the next write, the next start would
+	 * read the clean stop of the run before. Best effort: the row is
+	 * committed either way. */
+	sqlite3_wal_checkpoint_v2(db->c.h, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (previous_clean != NULL)
 		*previous_clean = clean;
 	return 0;

@@ -1261,6 +1261,38 @@ test_wal_deleted_then_kill9(void **state)
 	close(fd);
 }
 
+/*
+ * The write-ahead log deleted just after a start, then kill -9 with nothing
+ * written between: the run's own row (unclean until its stop) lived only in
+ * the deleted log, so the restart read the clean stop of the run before and
+ * claimed one. Now the start folds its row into the database file.
+ */
+static void
+test_wal_deleted_at_start_then_kill9(void **state)
+{
+	struct daemon *d = *state;
+	char wal[400];
+	int fd, status;
+	cJSON *r;
+
+	daemon_stop(d); /* the run before: a clean stop */
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock, d->pid);
+	snprintf(wal, sizeof(wal), "%s/rocmd.db-wal", d->state);
+	unlink(wal);
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &status, 0);
+	d->pid = spawn_rocmd(d, d->state, d->sock, NULL);
+	wait_for_socket(d->sock, d->pid);
+	fd = hello(d->sock);
+	send_frame(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"status\"}");
+	r = reply(fd);
+	assert_true(cJSON_IsFalse(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "previous_run_clean")));
+	cJSON_Delete(r);
+	close(fd);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1291,6 +1323,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_subscribe_replay_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wal_deleted_then_kill9, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wal_deleted_at_start_then_kill9, setup, teardown),
 	};
 
 	if (argc < 2) {
