@@ -811,28 +811,262 @@ set_dflt(struct space_param *sp, int64_t v)
 			sp->dflt = i;
 }
 
+/* ------------------------------------------------ defaults by shape class */
+
+/*
+ * The default of the tuner's space is chosen by the problem's shape class on
+ * the device (its SMs or CUs), from the winners the H200's sweeps recorded
+ * (bench/gpu-gemm/best-h200.txt, docs/KERNELS.md): GEMV for a few rows,
+ * small tiles with split-K for skinny problems, the tensor-core paths sized
+ * to fill the device for the rest. Each sets the space's dflt_why. Values a
+ * class names that the space does not hold are left at the space's default.
+ */
+
+/* Split-K slices: doubles while the blocks stay within 4 per SM (TARGET
+ * blocks) and each slice keeps MIN_K of K. */
+static int64_t
+split_for(uint64_t tiles, int64_t k, uint64_t target, int64_t min_k)
+{
+	int64_t g = 1;
+
+	while (g < 8 && tiles * (uint64_t)g * 2 <= target && k / (g * 2) >= min_k)
+		g *= 2;
+	return g;
+}
+
+static uint64_t
+tiles_of(const struct gemm_problem *p, int64_t mt0, int64_t mt1)
+{
+	return (uint64_t)((p->m + mt0 - 1) / mt0) * (uint64_t)((p->n + mt1 - 1) / mt1);
+}
+
+/* The smallest of 16, 32, 64 that covers X (tile sides of skinny problems). */
+static int64_t
+side_for(int64_t x)
+{
+	return x <= 16 ? 16 : x <= 32 ? 32 : 64;
+}
+
+static void
+defaults_gemv(struct space_def *s, const struct gemm_problem *p, int units)
+{
+	struct space_param *sp = s->params;
+	int64_t tt1 = p->m <= 2 ? 2 : 4, gsu;
+
+	set_dflt(&sp[P_MT1], 16);
+	set_dflt(&sp[P_TT1], tt1);
+	set_dflt(&sp[P_DU], 16);
+	set_dflt(&sp[P_VW], p->dtype == GEMM_FP32 ? 4 : 8);
+	gsu = split_for(tiles_of(p, 8, 16), p->k, 2 * (uint64_t)units, 32 * 16);
+	set_dflt(&sp[P_GSU], gsu);
+	snprintf(s->dflt_why, sizeof(s->dflt_why),
+	         "GEMV class (M <= 8, B K-contiguous): %lld rows x 16 columns a block, split-K %lld",
+	         (long long)sp[P_MT0].values[sp[P_MT0].dflt], (long long)gsu);
+}
+
+/* mma.sync (or WMMA): a 16-row tile for a few rows, else 128 x 128; the
+ * columns sized to N where it is narrow; split-K to fill the device. */
+static void
+defaults_mma(struct space_def *s, const struct gemm_problem *p, int matrix_cores, int units)
+{
+	struct space_param *sp = s->params;
+	int small = p->m <= 64;
+	int64_t mt0 = small ? side_for(p->m) : 128, mt1 = p->n <= 64 ? side_for(p->n) : small ? 64 : 128;
+	int64_t wn = mt1 >= 64 ? (small ? 4 : 2) : mt1 / 16, wm = small ? 1 : 2, du = small ? 64 : 32;
+	int64_t gsu = split_for(tiles_of(p, mt0, mt1), p->k, 4 * (uint64_t)units, 4 * du);
+
+	set_dflt(&sp[P_MT0], mt0);
+	set_dflt(&sp[P_MT1], mt1);
+	set_dflt(&sp[P_WM], wm);
+	set_dflt(&sp[P_WN], wn);
+	set_dflt(&sp[P_DU], du);
+	set_dflt(&sp[P_GSU], gsu);
+	if (small && matrix_cores == 2) {
+		/* The H200's decode winners (16 x 64, 4 stages, fragments double-buffered). */
+		set_dflt(&sp[P_STAGES], 4);
+		set_dflt(&sp[P_PLR], 1);
+		set_dflt(&sp[P_MINB], 2);
+	}
+	snprintf(s->dflt_why, sizeof(s->dflt_why),
+	         "%s class on the matrix cores: %lld x %lld tiles, split-K %lld",
+	         small ? "skinny (M <= 64)" : "general", (long long)mt0, (long long)mt1,
+	         (long long)gsu);
+}
+
+/* wgmma: the largest tile whose count fills 60 % of the SMs, else 64 x 64
+ * with split-K. */
+static void
+defaults_wgmma(struct space_def *s, const struct gemm_problem *p, int units)
+{
+	static const int64_t cand[][3] = {{256, 128, 4}, {128, 128, 5}, {128, 64, 5}, {64, 64, 5}};
+	struct space_param *sp = s->params;
+	int i, last = (int)(sizeof(cand) / sizeof(cand[0])) - 1;
+	int64_t gsu = 1;
+
+	for (i = 0; i < last; i++)
+		if (cand[i][0] < 2 * p->m && cand[i][1] < 2 * p->n &&
+		    (double)tiles_of(p, cand[i][0], cand[i][1]) >= 0.6 * units)
+			break;
+	if (i == last)
+		gsu = split_for(tiles_of(p, 64, 64), p->k, 2 * (uint64_t)units, 1024);
+	set_dflt(&sp[P_MT0], cand[i][0]);
+	set_dflt(&sp[P_MT1], cand[i][1]);
+	set_dflt(&sp[P_WN], cand[i][1] / 64);
+	set_dflt(&sp[P_STAGES], cand[i][2]);
+	set_dflt(&sp[P_GSU], gsu);
+	snprintf(s->dflt_why, sizeof(s->dflt_why),
+	         "large class on wgmma: %lld x %lld tiles (%llu of them on %d SMs), split-K %lld",
+	         (long long)cand[i][0], (long long)cand[i][1],
+	         (unsigned long long)tiles_of(p, cand[i][0], cand[i][1]), units, (long long)gsu);
+}
+
+/* FMA without stream-K: small tiles and split-K for skinny problems, 128 x
+ * 128 for large ones, 64 x 64 between. */
+static void
+defaults_fma(struct space_def *s, const struct gemm_problem *p, int units)
+{
+	struct space_param *sp = s->params;
+	int64_t mt0 = 64, mt1 = 64, tt0 = 4, tt1 = 4, gsu = 1;
+	const char *cls = "medium";
+
+	if (p->m <= 64 || p->n <= 64) {
+		mt0 = p->m <= 64 ? side_for(p->m) : 64;
+		mt1 = p->n <= 64 ? side_for(p->n) : 64;
+		if ((mt0 / tt0) * (mt1 / tt1) < 32)
+			tt0 = 2;
+		if ((mt0 / tt0) * (mt1 / tt1) < 32)
+			tt1 = 2;
+		gsu = split_for(tiles_of(p, mt0, mt1), p->k, 4 * (uint64_t)units, 64);
+		cls = "skinny (M or N <= 64)";
+	} else if (p->m >= 512 && p->n >= 512) {
+		mt0 = mt1 = 128;
+		tt0 = tt1 = 8;
+		set_dflt(&sp[P_LDSPAD], 4);
+		cls = "large";
+	}
+	set_dflt(&sp[P_MT0], mt0);
+	set_dflt(&sp[P_MT1], mt1);
+	set_dflt(&sp[P_TT0], tt0);
+	set_dflt(&sp[P_TT1], tt1);
+	set_dflt(&sp[P_VW], 4);
+	set_dflt(&sp[P_GSU], gsu);
+	snprintf(s->dflt_why, sizeof(s->dflt_why),
+	         "%s class on the FMA path: %lld x %lld tiles, %lld x %lld a thread, split-K %lld", cls,
+	         (long long)mt0, (long long)mt1, (long long)tt0, (long long)tt1, (long long)gsu);
+}
+
+/* FMA with stream-K (sm_90, M >= 128, N >= 512): the H200's fp32 winners. */
+static void
+defaults_fma_sk(struct space_def *s, const struct gemm_problem *p)
+{
+	struct space_param *sp = s->params;
+	int big = p->m >= 256;
+
+	/* 256 x 128, 16 x 8 a thread, cp.async (docs/KERNELS.md, FMA); at M = 128,
+	 * 128 x 128, 8 x 8, register staging (best-h200.txt's prefill winners). */
+	set_dflt(&sp[P_MT0], big ? 256 : 128);
+	set_dflt(&sp[P_MT1], 128);
+	set_dflt(&sp[P_DU], 16);
+	set_dflt(&sp[P_TT0], big ? 16 : 8);
+	set_dflt(&sp[P_TT1], 8);
+	set_dflt(&sp[P_VW], 4);
+	set_dflt(&sp[P_PGR], big ? 2 : 1);
+	set_dflt(&sp[P_LDSPAD], 4);
+	set_dflt(&sp[P_PLR], 0);
+	set_dflt(&sp[P_WL], big ? 1 : 0);
+	set_dflt(&sp[P_SK], 1);
+	set_dflt(&sp[P_GROUP], p->m >= 8 * 128 ? 8 : 1);
+	if (p->dtype != GEMM_FP32) {
+		/* fp16/bf16 here (layouts the matrix cores cannot copy): cp.async is
+		 * fp32's; register staging at DU 8 fits 48 KiB. */
+		set_dflt(&sp[P_PGR], 1);
+		set_dflt(&sp[P_DU], 8);
+	}
+	snprintf(s->dflt_why, sizeof(s->dflt_why),
+	         "large class on the FMA path: %d x 128 tiles, stream-K", big ? 256 : 128);
+}
+
+/* The tuner's space for the FMA path (GEMV or not): which values it offers. */
+static void
+restrict_fma(struct space_def *store, const struct gemm_problem *p, int matrix_cores, int gv,
+             int sk)
+{
+	static const int64_t fma_pad[] = {0, 4}, gv_mt0[] = {1, 2, 4, 8};
+	static const int64_t fma_mt0[] = {4, 8, 16, 32, 64, 128, 256};
+	static const int64_t fma_pgr[] = {0, 1}, fma_pgr90[] = {1, 2}, fma_st90[] = {2, 3};
+	struct space_param *sp = store->params;
+
+	if (gv) {
+		int64_t rows = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : 8;
+
+		fix_value(&sp[P_TT0], 4);
+		fix_value(&sp[P_PGR], 1);
+		fix_value(&sp[P_LDSPAD], 0);
+		fix_value(&sp[P_WL], 0);
+		fix_value(&sp[P_PLR], 0);
+		fix_value(&sp[P_GROUP], 1);
+		fix_value(&sp[P_WM], 2);
+		fix_value(&sp[P_WN], 2);
+		fix_value(&sp[P_STAGES], 3);
+		fix_value(&sp[P_SWZ], 1);
+		keep_values(&sp[P_MT0], gv_mt0, 4, rows);
+		return;
+	}
+	fix_value(&sp[P_WM], 2);
+	fix_value(&sp[P_WN], 2);
+	/* STAGES only shapes PGR 2 (cp.async), offered on sm_90: 2 won there (run 18). */
+	fix_value(&sp[P_STAGES], matrix_cores == 2 ? 2 : 3);
+	fix_value(&sp[P_SWZ], 1);
+	keep_values(&sp[P_LDSPAD], fma_pad, 2, 0);
+	keep_values(&sp[P_MT0], fma_mt0, 7, 64);
+	/* Two prefetch choices, so the space stays enumerable: on sm_90 (where
+	 * the FMA path was measured) register staging or cp.async (PGR 2), no
+	 * PGR 0, which never came near the best there; elsewhere 0 and 1. */
+	if (matrix_cores == 2)
+		keep_values(&sp[P_PGR], fma_pgr90, 2, 1);
+	else
+		keep_values(&sp[P_PGR], fma_pgr, 2, 1);
+	if (sk) {
+		/* sm_90, problems of many tiles: stream-K balances the last wave
+		 * (and splits K where the tiles are fewer than the SMs), so it
+		 * replaces split-K here and the space stays enumerable. */
+		sp[P_SK] = cuda_space_template.params[P_SK];
+		fix_value(&sp[P_GSU], 1);
+		/* cp.async in 2 or 3 stages: each won somewhere (runs 22-24). */
+		sp[P_STAGES] = cuda_space_template.params[P_STAGES];
+		keep_values(&sp[P_STAGES], fma_st90, 2, 2);
+	}
+}
+
 const struct space_def *
 backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, int matrix_cores,
                        int full)
 {
-	static const int64_t group[] = {1, 8}, fma_pad[] = {0, 4}, mma_pad[] = {0, 8};
+	return backend_cuda_space_dev(store, p, matrix_cores, 0, full);
+}
+
+const struct space_def *
+backend_cuda_space_dev(struct space_def *store, const struct gemm_problem *p, int matrix_cores,
+                       int units, int full)
+{
+	static const int64_t group[] = {1, 8}, mma_pad[] = {0, 8};
 	static const int64_t mma_mt0[] = {16, 32, 64, 128, 256};
 	static const int64_t wg_tile[] = {64, 128, 256}, wg_wn[] = {1, 2, 4}, wg_st[] = {3, 4, 5};
-	static const int64_t gv_mt0[] = {1, 2, 4, 8}, fma_mt0[] = {4, 8, 16, 32, 64, 128, 256};
-	static const int64_t fma_pgr[] = {0, 1}, fma_pgr90[] = {1, 2}, fma_st90[] = {2, 3};
 	struct space_param *sp = store->params;
-	int mc, wg, gv;
+	int mc, wg, gv, sk;
 
 	*store = cuda_space_template;
 	if (p == NULL)
 		return store;
+	if (units <= 0)
+		units = 132; /* unknown: the H200's, where the classes were measured */
 	fix_value(&sp[P_DT], p->dtype);
 	fix_value(&sp[P_TA], p->ta);
 	fix_value(&sp[P_TB], p->tb);
-	/* The default point: 64x64x8 FMA, 4x4 per thread; 128x128x32 mma.sync, 2x2 warps,
-	 * 3 stages, for fp16/bf16 on devices that have it, where the operands can be
-	 * copied in 16-byte chunks; the FMA path (edge-checked, any layout and
-	 * alignment) for everything else. */
+	/* The full space's default point: 64x64x8 FMA, 4x4 per thread; 128x128x32
+	 * mma.sync, 2x2 warps, 3 stages, for fp16/bf16 on devices that have it, where
+	 * the operands can be copied in 16-byte chunks; the FMA path (edge-checked,
+	 * any layout and alignment) for everything else. */
 	mc = p->dtype != GEMM_FP32 && matrix_cores && backend_cuda_chunks_ok(p);
 	sp[P_MC].dflt = mc;
 	if (mc) {
@@ -851,103 +1085,42 @@ backend_cuda_space_for(struct space_def *store, const struct gemm_problem *p, in
 	wg = mc && matrix_cores == 2 && p->m >= 128 && p->n >= 64;
 	/* GEMV for a few rows without matrix cores (fp32 everywhere) when B is K-contiguous. */
 	gv = !mc && p->m <= 8 && p->tb == GEMM_N;
+	/* Stream-K: a choice of the FMA space where it was measured (sm_90). */
+	sk = !mc && !gv && matrix_cores == 2 && p->m >= 128 && p->n >= 512;
 	fix_value(&sp[P_MC], wg ? 2 : mc);
 	fix_value(&sp[P_GV], gv);
-	/* Stream-K: a choice of the FMA space where it was measured (below). */
 	fix_value(&sp[P_SK], 0);
 	keep_values(&sp[P_GROUP], group, 2, 1);
-	if (gv) {
-		int64_t rows = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : 8;
-
-		fix_value(&sp[P_TT0], 4);
-		fix_value(&sp[P_PGR], 1);
-		fix_value(&sp[P_LDSPAD], 0);
-		fix_value(&sp[P_WL], 0);
-		fix_value(&sp[P_PLR], 0);
-		fix_value(&sp[P_GROUP], 1);
-		fix_value(&sp[P_WM], 2);
-		fix_value(&sp[P_WN], 2);
-		fix_value(&sp[P_STAGES], 3);
-		fix_value(&sp[P_SWZ], 1);
-		keep_values(&sp[P_MT0], gv_mt0, 4, rows);
-		/* Default: 8 lane groups of 4 columns, 2 vectors of 16 bytes per column per step. */
-		set_dflt(&sp[P_MT1], 32);
-		set_dflt(&sp[P_TT1], 4);
-		set_dflt(&sp[P_VW], p->dtype == GEMM_FP32 ? 4 : 8);
-		set_dflt(&sp[P_DU], p->dtype == GEMM_FP32 ? 8 : 16);
-	} else if (wg) {
-		/* Default: the H200's 4096^3 winner, 256 x 128, 2 warpgroups, 4 stages (smaller
-		 * tiles where the problem is under two of them). */
+	if (wg || mc) {
 		fix_value(&sp[P_TT0], 4);
 		fix_value(&sp[P_TT1], 4);
 		fix_value(&sp[P_VW], 1);
 		fix_value(&sp[P_PGR], 1);
 		fix_value(&sp[P_WL], 0);
+	}
+	if (wg) {
 		fix_value(&sp[P_DU], 64);
 		fix_value(&sp[P_WM], 1);
 		fix_value(&sp[P_SWZ], 1);
 		fix_value(&sp[P_LDSPAD], 0);
 		fix_value(&sp[P_PLR], 0);
-		keep_values(&sp[P_MT0], wg_tile, 3, p->m >= 256 ? 256 : 128);
-		keep_values(&sp[P_MT1], wg_tile, 3, p->n >= 128 ? 128 : 64);
-		keep_values(&sp[P_WN], wg_wn, 3, p->n >= 128 ? 2 : 1);
+		keep_values(&sp[P_MT0], wg_tile, 3, 256);
+		keep_values(&sp[P_MT1], wg_tile, 3, 128);
+		keep_values(&sp[P_WN], wg_wn, 3, 2);
 		keep_values(&sp[P_STAGES], wg_st, 3, 4);
+		defaults_wgmma(store, p, units);
 	} else if (mc) {
-		fix_value(&sp[P_TT0], 4);
-		fix_value(&sp[P_TT1], 4);
-		fix_value(&sp[P_VW], 1);
-		fix_value(&sp[P_PGR], 1);
-		fix_value(&sp[P_WL], 0);
 		keep_values(&sp[P_MT0], mma_mt0, 5, 128);
 		keep_values(&sp[P_LDSPAD], mma_pad, 2, 0);
+		defaults_mma(store, p, matrix_cores, units);
 	} else {
-		fix_value(&sp[P_WM], 2);
-		fix_value(&sp[P_WN], 2);
-		/* STAGES only shapes PGR 2 (cp.async), offered on sm_90: 2 won there (run 18). */
-		fix_value(&sp[P_STAGES], matrix_cores == 2 ? 2 : 3);
-		fix_value(&sp[P_SWZ], 1);
-		keep_values(&sp[P_LDSPAD], fma_pad, 2, 0);
-		keep_values(&sp[P_MT0], fma_mt0, 7, 64);
-		/* Two prefetch choices, so the space stays enumerable: on sm_90 (where
-		 * the FMA path was measured) register staging or cp.async (PGR 2), no
-		 * PGR 0, which never came near the best there; elsewhere 0 and 1. */
-		if (matrix_cores == 2)
-			keep_values(&sp[P_PGR], fma_pgr90, 2, 1);
+		restrict_fma(store, p, matrix_cores, gv, sk);
+		if (gv)
+			defaults_gemv(store, p, units);
+		else if (sk)
+			defaults_fma_sk(store, p);
 		else
-			keep_values(&sp[P_PGR], fma_pgr, 2, 1);
-		if (matrix_cores == 2 && p->m >= 256 && p->n >= 512) {
-			/* sm_90, problems of many tiles: stream-K balances the last wave
-			 * (and splits K where the tiles are fewer than the SMs), so it
-			 * replaces split-K here and the space stays enumerable. */
-			sp[P_SK] = cuda_space_template.params[P_SK];
-			fix_value(&sp[P_GSU], 1);
-			/* cp.async in 2 or 3 stages: each won somewhere (runs 22-24). */
-			sp[P_STAGES] = cuda_space_template.params[P_STAGES];
-			keep_values(&sp[P_STAGES], fma_st90, 2, 2);
-			/* The H200's fp32 winner at 4096^3 and 8192^3 (docs/KERNELS.md, FMA):
-			 * 256 x 128, 16 x 8 per thread, cp.async, stream-K. */
-			set_dflt(&sp[P_MT0], 256);
-			set_dflt(&sp[P_MT1], 128);
-			set_dflt(&sp[P_DU], 16);
-			set_dflt(&sp[P_TT0], 16);
-			set_dflt(&sp[P_TT1], 8);
-			set_dflt(&sp[P_VW], 4);
-			set_dflt(&sp[P_PGR], 2);
-			set_dflt(&sp[P_LDSPAD], 4);
-			set_dflt(&sp[P_PLR], 0);
-			set_dflt(&sp[P_WL], 1);
-			set_dflt(&sp[P_SK], 1);
-			set_dflt(&sp[P_GROUP], p->m >= 8 * 128 ? 8 : 1);
-			if (p->dtype != GEMM_FP32) {
-				/* fp16/bf16 here (layouts the matrix cores cannot copy): cp.async
-				 * is fp32's; register staging at DU 8 fits 48 KiB. */
-				set_dflt(&sp[P_PGR], 1);
-				set_dflt(&sp[P_DU], 8);
-			}
-		} else if (p->m <= 32) {
-			/* 64 rows would be mostly waste: 16 x 64, 4 x 4 per thread. */
-			set_dflt(&sp[P_MT0], 16);
-		}
+			defaults_fma(store, p, units);
 	}
 	return store;
 }
@@ -982,7 +1155,7 @@ cuda_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 	sc->k = p->k;
 	sc->batch = p->batch;
 	sc->chunks = chunks;
-	return backend_cuda_space_for(&sc->def, p, mc, 0);
+	return backend_cuda_space_dev(&sc->def, p, mc, ctx->info.compute_units, 0);
 }
 
 static const char *

@@ -47,6 +47,15 @@ const struct space_def *backend_cuda_space_for(struct space_def *store,
                                                const struct gemm_problem *p, int matrix_cores,
                                                int full);
 /*
+ * The same for a device of UNITS SMs or CUs (0: unknown, taken as the
+ * H200's 132): the tuner's space's default is chosen by the problem's shape
+ * class (docs/KERNELS.md, "Defaults by shape class"), and store->dflt_why
+ * says which class and what it chose.
+ */
+const struct space_def *backend_cuda_space_dev(struct space_def *store,
+                                               const struct gemm_problem *p, int matrix_cores,
+                                               int units, int full);
+/*
  * The NVIDIA kernel module's version ("580.65.06") from the text of
  * /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module
  * 580.65.06  Sun Jul 27 ..."): 0, or ROCMD_ENOTFOUND. cuDriverGetVersion only

@@ -347,7 +347,7 @@ hip_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 
 	/* The kernel's parameters are the same under HIP; MC selects WMMA on gfx11. */
 	ctx->nspaces++;
-	backend_cuda_space_for(s, p, ctx->info.matrix_cores, 0);
+	backend_cuda_space_dev(s, p, ctx->info.matrix_cores, ctx->info.compute_units, 0);
 	snprintf(s->name, sizeof(s->name), "hip");
 	return s;
 }

@@ -70,6 +70,9 @@ struct space_def {
 	int nparams;
 	struct space_param params[SPACE_MAX_PARAMS];
 	space_check_fn check; /* NULL: everything passes */
+	/* Why the default point is what it is for the problem the space was built
+	 * for (the backend's shape class), "" when it is fixed. */
+	char dflt_why[160];
 };
 
 /* A configuration as handed to a backend: the space and the values. */

@@ -987,7 +987,7 @@ tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
                 const struct gemm_problem *p, const struct backend_device_info *dev,
                 struct tunedlib_choice *out)
 {
-	char key[64], reason[200];
+	char key[64], reason[200], dwhy[200] = "";
 	int i, best = -1, skipped = 0;
 	double bestd = INFINITY;
 	struct space_point pt;
@@ -1046,17 +1046,30 @@ tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
 		return ROCMD_ENOTFOUND;
 	}
 	space_key(space, &out->pt, out->config, sizeof(out->config));
+	/* The default's own reason: the shape class, or that it was ruled out. */
+	{
+		struct space_point d;
+
+		space_point_default(space, &d);
+		if (memcmp(&d, &out->pt, sizeof(d)) != 0)
+			snprintf(dwhy, sizeof(dwhy), "; %s's default is ruled out, the nearest valid "
+			         "point runs", space->dflt_why[0] ? "the class" : "the space");
+		else if (space->dflt_why[0])
+			snprintf(dwhy, sizeof(dwhy), ": %.150s", space->dflt_why);
+	}
 	if (lib == NULL)
-		snprintf(out->why, sizeof(out->why), "no tuned library: default configuration");
+		snprintf(out->why, sizeof(out->why), "no tuned library: default configuration%s",
+		         dwhy);
 	else if (skipped > 0)
 		snprintf(out->why, sizeof(out->why),
 		         "no tuned shape of the same dtype and transposes is valid for %.40s "
-		         "(%.100s): default configuration",
-		         key, reason);
+		         "(%.40s): default configuration%.80s",
+		         key, reason, dwhy);
 	else
 		snprintf(out->why, sizeof(out->why),
-		         "no shape with %s's dtype and transposes was tuned: default configuration",
-		         key);
+		         "no shape with %.40s's dtype and transposes was tuned: default "
+		         "configuration%.140s",
+		         key, dwhy);
 	return 0;
 }
 

@@ -12,8 +12,10 @@
  * and any leading dimensions. For each problem the library picks, in order:
  * the tuned shape that matches exactly; else the nearest tuned shape (same
  * dtype and transposes, smallest Σ|log2 ratio| of M, N, K) whose kernel is
- * valid for the problem; else the default configuration.
- * rocmd_gemm_query() says which one would run and why.
+ * valid for the problem; else the default configuration of the problem's
+ * shape class on the device (GEMV, skinny with split-K, tensor-core tiles
+ * sized to fill the GPU, ...). rocmd_gemm_query() says which one would run
+ * and why.
  *
  * Backends: "cpu" (a blocked, threaded host GEMM; pointers are host memory)
  * and "cuda" (pointers are device memory from rocmd_gemm_malloc() or the CUDA

@@ -4,7 +4,7 @@
  * variant in fp32, GEMV in
  * fp32/fp16/bf16, mma.sync in fp16/bf16, wgmma in fp16/bf16 for sm_90a,
  * split-K) under all four
- * transposes. Exits 77 (skipped) when NVRTC is not installed, saying so.
+ * transposes, and the default configuration of every shape class. Exits 77 (skipped) when NVRTC is not installed, saying so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +52,70 @@ split(const char *cfg, char store[][40], const char **defs, const char *extra[3]
 		n++;
 	}
 	return n;
+}
+
+/*
+ * The default configuration of every shape class (backend_cuda_space_dev:
+ * what an untuned problem runs) compiles, on sm_90 and sm_80: one problem a
+ * class, its layout as the issue's programs call it. Returns the failures.
+ */
+static int
+class_defaults(const char *src, size_t len, int *done)
+{
+	static const struct {
+		enum gemm_dtype dt;
+		const char *op;
+		int64_t m, n, k, lda_pad;
+	} cls[] = {
+	    {GEMM_FP32, "TN", 1, 4096, 4096, 0},    {GEMM_FP16, "TN", 1, 4096, 4096, 0},
+	    {GEMM_BF16, "TN", 64, 4096, 4096, 0},   {GEMM_FP32, "TN", 16, 4096, 14336, 0},
+	    {GEMM_FP32, "NN", 4096, 16, 4096, 0},   {GEMM_FP16, "TN", 128, 4096, 4096, 0},
+	    {GEMM_BF16, "TN", 512, 4096, 4096, 0},  {GEMM_FP16, "NN", 4096, 4096, 4096, 0},
+	    {GEMM_FP32, "TN", 128, 4096, 4096, 0},  {GEMM_FP32, "NN", 1000, 1000, 1000, 0},
+	    {GEMM_FP16, "NN", 1, 4096, 4096, 0},    {GEMM_FP16, "NN", 333, 4096, 4096, 0},
+	    {GEMM_BF16, "NN", 3333, 2222, 1111, 0}, {GEMM_FP32, "NN", 200, 200, 200, 0},
+	};
+	static const char *const archs[] = {"sm_90", "sm_80"};
+	int failed = 0;
+	size_t a, c;
+
+	for (a = 0; a < 2; a++) {
+		struct backend_ctx *ctx = NULL;
+		char why[256], log[8192];
+
+		if (backend_cuda_open_nvrtc(archs[a], &ctx, why, sizeof(why)) < 0)
+			return 1;
+		for (c = 0; c < sizeof(cls) / sizeof(cls[0]); c++) {
+			char store[SPACE_MAX_PARAMS][40], key[SPACE_KEY_MAX];
+			const char *defs[SPACE_MAX_PARAMS];
+			struct gemm_problem p;
+			struct space_def sd;
+			struct space_point pt;
+			char *cubin = NULL;
+			size_t clen = 0;
+			int n, r;
+
+			gemm_problem_init(&p, cls[c].dt, cls[c].op[0] == 'T' ? GEMM_T : GEMM_N,
+			                  cls[c].op[1] == 'T' ? GEMM_T : GEMM_N, cls[c].m, cls[c].n,
+			                  cls[c].k, 1);
+			backend_cuda_space_dev(&sd, &p, a == 0 ? 2 : 1, a == 0 ? 132 : 108, 0);
+			space_point_default(&sd, &pt);
+			space_key(&sd, &pt, key, sizeof(key));
+			n = space_defines(&sd, &pt, store, defs);
+			r = backend_cuda_nvrtc(ctx, src, len, defs, n, &cubin, &clen, log, sizeof(log));
+			(*done)++;
+			if (r < 0 || clen == 0) {
+				failed++;
+				printf("FAIL class default %s %s:\n%s\n", archs[a], key, log);
+			} else {
+				printf("ok   class default %s %s %lldx%lldx%lld: %s\n", archs[a],
+				       cls[c].op, (long long)p.m, (long long)p.n, (long long)p.k, key);
+			}
+			free(cubin);
+		}
+		backend_cuda_close_nvrtc(ctx);
+	}
+	return failed;
 }
 
 int
@@ -128,6 +192,7 @@ main(void)
 				}
 		backend_cuda_close_nvrtc(ctx);
 	}
+	failed += class_defaults(src, len, &done);
 	free(src);
 	printf("%d of %d compilations failed\n", failed, done);
 	return failed ? 1 : 0;

@@ -151,6 +151,91 @@ every_problem_runs(void)
 	CHECK(bad == 0, "%d problems without a configuration", bad);
 }
 
+/*
+ * The default of each shape class (issue 19, 3): on sm_90 (132 SMs) the
+ * class's own configuration, valid as it is (no search), named in the
+ * selection's reason, and no two classes alike; on sm_80 and gfx1103 every
+ * class's default valid as it is, in every layout.
+ */
+static void
+class_defaults(void)
+{
+	static const struct {
+		enum gemm_dtype dt;
+		enum gemm_trans ta, tb;
+		int64_t m, n, k, lda_pad;
+		const char *want[3];
+	} cls[] = {
+	    {GEMM_FP32, GEMM_T, GEMM_N, 1, 4096, 4096, 0, {"GV=1", "MT0=1;", NULL}},
+	    {GEMM_FP16, GEMM_T, GEMM_N, 1, 4096, 4096, 0, {"MC=1;MT0=16;MT1=64;", "GSU=8", NULL}},
+	    {GEMM_BF16, GEMM_T, GEMM_N, 64, 4096, 4096, 0, {"MC=1;MT0=64;MT1=64;", "PLR=1", NULL}},
+	    {GEMM_FP32, GEMM_T, GEMM_N, 16, 4096, 4096, 0, {"GV=0", "MT0=16;MT1=64;", "GSU=8"}},
+	    {GEMM_FP32, GEMM_N, GEMM_N, 4096, 16, 4096, 0, {"MT1=16;", "GSU=8", NULL}},
+	    {GEMM_FP16, GEMM_T, GEMM_N, 128, 4096, 4096, 0, {"MC=2;MT0=64;MT1=64;", "GSU=2", NULL}},
+	    {GEMM_FP16, GEMM_T, GEMM_N, 512, 4096, 4096, 0, {"MC=2;MT0=128;MT1=128;", "STAGES=5", NULL}},
+	    {GEMM_FP16, GEMM_N, GEMM_N, 4096, 4096, 4096, 0, {"MC=2;MT0=256;MT1=128;", "GSU=1", NULL}},
+	    {GEMM_FP32, GEMM_T, GEMM_N, 128, 4096, 4096, 0, {"MT0=128;MT1=128;", "SK=1", NULL}},
+	    {GEMM_FP32, GEMM_N, GEMM_N, 4096, 4096, 4096, 0, {"MT0=256;MT1=128;", "SK=1", NULL}},
+	    {GEMM_FP16, GEMM_N, GEMM_N, 333, 4096, 4096, 0, {"MC=0;MT0=256;", "SK=1", NULL}},
+	    {GEMM_FP32, GEMM_N, GEMM_N, 200, 200, 200, 0, {"MT0=64;MT1=64;", "GSU=1", NULL}},
+	};
+	static const struct {
+		const char *arch;
+		int mc, units;
+	} devs[] = {{"sm_90", 2, 132}, {"sm_80", 1, 108}, {"gfx1103", 1, 12}};
+	char keys[sizeof(cls) / sizeof(cls[0])][SPACE_KEY_MAX];
+	size_t c, d, e;
+	int t;
+
+	for (d = 0; d < sizeof(devs) / sizeof(devs[0]); d++) {
+		struct backend_device_info dev;
+
+		memset(&dev, 0, sizeof(dev));
+		snprintf(dev.arch, sizeof(dev.arch), "%s", devs[d].arch);
+		dev.matrix_cores = 1;
+		dev.compute_units = devs[d].units;
+		dev.max_threads_per_block = 1024;
+		dev.shared_mem_per_block = d == 2 ? 65536 : 232448;
+		dev.regs_per_block = 65536;
+		for (c = 0; c < sizeof(cls) / sizeof(cls[0]); c++)
+			for (t = 0; t < 4; t++) {
+				struct gemm_problem p;
+				struct space_def s;
+				struct space_point pt;
+				struct tunedlib_choice ch;
+				char key[SPACE_KEY_MAX], why[160];
+				int listed = (int)cls[c].ta * 2 + (int)cls[c].tb == t;
+
+				gemm_problem_init(&p, cls[c].dt, (enum gemm_trans)(t >> 1),
+				                  (enum gemm_trans)(t & 1), cls[c].m, cls[c].n, cls[c].k, 1);
+				backend_cuda_space_dev(&s, &p, devs[d].mc, devs[d].units, 0);
+				space_point_default(&s, &pt);
+				space_key(&s, &pt, key, sizeof(key));
+				CHECK(space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+				      "%s class %zu layout %d: default %s ruled out: %s", devs[d].arch, c,
+				      t, key, why);
+				CHECK(s.dflt_why[0] != '\0', "%s class %zu: no reason", devs[d].arch, c);
+				if (d != 0 || !listed)
+					continue;
+				printf("class %zu %s: %s\n  %s\n", c, gemm_dtype_name(p.dtype), key,
+				       s.dflt_why);
+				for (e = 0; e < 3 && cls[c].want[e] != NULL; e++)
+					CHECK(strstr(key, cls[c].want[e]) != NULL, "class %zu: %s lacks %s", c,
+					      key, cls[c].want[e]);
+				CHECK(tunedlib_select(NULL, &s, &p, &dev, &ch) == 0 &&
+				          strstr(ch.why, s.dflt_why) != NULL,
+				      "class %zu: the selection's reason does not name the class: %s", c,
+				      ch.why);
+				/* Without the dtype and layout, so that classes compare. */
+				snprintf(keys[c], sizeof(keys[c]), "%s", strstr(key, "MC="));
+			}
+	}
+	for (c = 0; c < sizeof(cls) / sizeof(cls[0]); c++)
+		for (e = c + 1; e < sizeof(cls) / sizeof(cls[0]); e++)
+			CHECK(strcmp(keys[c], keys[e]) != 0, "classes %zu and %zu share the default %s",
+			      c, e, keys[c]);
+}
+
 int
 main(void)
 {
@@ -163,6 +248,7 @@ main(void)
 	dev.regs_per_block = 65536;
 	snprintf(dev.arch, sizeof(dev.arch), "sm_90");
 	every_problem_runs();
+	class_defaults();
 	for (mc = 0; mc <= 1; mc++)
 		for (dt = 0; dt < 3; dt++) {
 			struct gemm_problem p;
@@ -362,10 +448,14 @@ main(void)
 			backend_cuda_space_for(&s, &p, 1, 0);
 			CHECK(s.params[sk].nvalues == 1 && s.params[sk].values[0] == 0,
 			      "SK offered off sm_90");
-			gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 128, 4096, 4096, 1);
+			gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 64, 4096, 4096, 1);
 			backend_cuda_space_for(&s, &p, 2, 0);
 			CHECK(s.params[sk].nvalues == 1 && s.params[gsu].nvalues > 1,
-			      "M=128 on sm_90: SK offered or split-K not");
+			      "M=64 on sm_90: SK offered or split-K not");
+			gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 128, 4096, 4096, 1);
+			backend_cuda_space_for(&s, &p, 2, 0);
+			CHECK(s.params[sk].nvalues == 2 && s.params[gsu].nvalues == 1,
+			      "M=128 on sm_90: SK not offered (it wins fp32 prefill there)");
 			gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 4096, 4096, 4096, 1);
 			backend_cuda_space_for(&s, &p, 2, 1);
 			snprintf(key, sizeof(key), "%s", base);
