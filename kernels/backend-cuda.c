@@ -975,7 +975,8 @@ defaults_fma_sk(struct space_def *s, const struct gemm_problem *p)
 	set_dflt(&sp[P_PLR], 0);
 	set_dflt(&sp[P_WL], big ? 1 : 0);
 	set_dflt(&sp[P_SK], 1);
-	set_dflt(&sp[P_GROUP], p->m >= 8 * 128 ? 8 : 1);
+	/* Bands of 8 M-tiles where there are 8 of them. */
+	set_dflt(&sp[P_GROUP], (p->m + (big ? 255 : 127)) / (big ? 256 : 128) >= 8 ? 8 : 1);
 	if (p->dtype != GEMM_FP32) {
 		/* fp16/bf16 here (layouts the matrix cores cannot copy): cp.async is
 		 * fp32's; register staging at DU 8 fits 48 KiB. */

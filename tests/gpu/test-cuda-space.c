@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/gpu-gemm/suite.h"
 #include "kernels/backend-cuda.h"
 #include "kernels/tunedlib.h"
 #include "tests/lib/check.h"
@@ -234,6 +235,39 @@ class_defaults(void)
 		for (e = c + 1; e < sizeof(cls) / sizeof(cls[0]); e++)
 			CHECK(strcmp(keys[c], keys[e]) != 0, "classes %zu and %zu share the default %s",
 			      c, e, keys[c]);
+	/* Every problem of the GPU suite (bench/gpu-gemm) runs its class's default on
+	 * sm_90 as it is, never the nearest valid point to a ruled-out one. */
+	for (d = 0; d < GEMM_DTYPE_COUNT; d++) {
+		struct backend_device_info dev;
+		struct problem prs[64];
+		int n = suite_problems((enum gemm_dtype)d, prs, 64), i;
+
+		memset(&dev, 0, sizeof(dev));
+		snprintf(dev.arch, sizeof(dev.arch), "sm_90");
+		dev.matrix_cores = 1;
+		dev.compute_units = 132;
+		dev.max_threads_per_block = 1024;
+		dev.shared_mem_per_block = 232448;
+		dev.regs_per_block = 65536;
+		for (i = 0; i < n; i++) {
+			struct gemm_problem p;
+			struct space_def s;
+			struct space_point pt;
+			char key[SPACE_KEY_MAX], why[160];
+
+			gemm_problem_init(&p, prs[i].dt, prs[i].op[0] == 'T' ? GEMM_T : GEMM_N,
+			                  prs[i].op[1] == 'T' ? GEMM_T : GEMM_N, prs[i].m, prs[i].n,
+			                  prs[i].k, 1);
+			backend_cuda_space_dev(&s, &p, 2, 132, 0);
+			space_point_default(&s, &pt);
+			space_key(&s, &pt, key, sizeof(key));
+			CHECK(space_valid(&s, &pt, &p, &dev, why, sizeof(why)),
+			      "suite %s %s %lldx%lldx%lld: the class default %s is ruled out: %s",
+			      gemm_dtype_name(p.dtype), prs[i].op, (long long)p.m, (long long)p.n,
+			      (long long)p.k, key, why);
+		}
+	}
+	(void)group_name;
 }
 
 int
