@@ -32,6 +32,7 @@
 
 #ifdef ROCMD_BACKEND_CUDA
 #include "kernels/backend-cuda.h"
+#include "kernels/costmodel.h"
 #endif
 
 struct tunedlib {
@@ -982,81 +983,115 @@ shape_distance(const struct gemm_problem *a, const struct gemm_problem *b)
 	       fabs(log2((double)a->k / b->k)) + fabs(log2((double)a->batch / b->batch));
 }
 
-int
-tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
-                const struct gemm_problem *p, const struct backend_device_info *dev,
-                struct tunedlib_choice *out)
+/* Whether entry E's configuration parses in SPACE and is valid for P on DEV
+ * (the point in *PT); else the reason in REASON. */
+static int
+entry_usable(const struct tunedlib_entry *e, const struct space_def *space,
+             const struct gemm_problem *p, const struct backend_device_info *dev,
+             struct space_point *pt, char *reason, size_t rlen)
 {
-	char key[64], reason[200], dwhy[200] = "";
-	int i, best = -1, skipped = 0;
-	double bestd = INFINITY;
-	struct space_point pt;
+	char w[160];
 
-	memset(out, 0, sizeof(*out));
-	out->entry = -1;
-	reason[0] = '\0';
-	gemm_problem_key(p, key, sizeof(key));
-	for (i = 0; lib != NULL && i < lib->n; i++) {
-		const struct tunedlib_entry *e = &lib->e[i];
-		double d = shape_distance(p, &e->p);
-		char w[160];
-
-		if (!isfinite(d) || d > bestd || (d == bestd && best >= 0))
-			continue;
-		/* The kernel must be valid for this problem: the space's predicate. */
-		if (space_key_parse(space, e->config, &pt) < 0) {
-			snprintf(reason, sizeof(reason),
-			         "%s's configuration is not in the %s space", e->problem,
-			         space->name);
-			skipped++;
-			continue;
-		}
-		if (!space_valid(space, &pt, p, dev, w, sizeof(w))) {
-			snprintf(reason, sizeof(reason),
-			         "%.40s's configuration is ruled out: %.120s", e->problem, w);
-			skipped++;
-			continue;
-		}
-		best = i;
-		bestd = d;
-		out->pt = pt;
-	}
-	if (best >= 0) {
-		const struct tunedlib_entry *e = &lib->e[best];
-
-		out->entry = best;
-		out->distance = bestd;
-		out->how = bestd == 0 ? TUNEDLIB_EXACT : TUNEDLIB_NEAREST;
-		snprintf(out->config, sizeof(out->config), "%s", e->config);
-		if (out->how == TUNEDLIB_EXACT)
-			snprintf(out->why, sizeof(out->why),
-			         "%s was tuned: %.3f ms (default %.3f ms)", key, e->winner_ms,
-			         e->default_ms);
-		else
-			snprintf(out->why, sizeof(out->why),
-			         "%s was not tuned; the nearest tuned shape whose kernel is valid "
-			         "for it is %s (distance %.2f)",
-			         key, e->problem, bestd);
+	if (space_key_parse(space, e->config, pt) < 0) {
+		snprintf(reason, rlen, "%s's configuration is not in the %s space", e->problem,
+		         space->name);
 		return 0;
 	}
-	out->how = TUNEDLIB_DEFAULT;
-	if (space_default_for(space, p, dev, &out->pt) < 0) {
-		snprintf(out->why, sizeof(out->why),
-		         "no configuration of the %s space is valid for %s", space->name, key);
-		return ROCMD_ENOTFOUND;
+	if (!space_valid(space, pt, p, dev, w, sizeof(w))) {
+		snprintf(reason, rlen, "%.40s's configuration is ruled out: %.120s", e->problem, w);
+		return 0;
 	}
-	space_key(space, &out->pt, out->config, sizeof(out->config));
-	/* The default's own reason: the shape class, or that it was ruled out. */
-	{
-		struct space_point d;
+	return 1;
+}
 
-		space_point_default(space, &d);
-		if (memcmp(&d, &out->pt, sizeof(d)) != 0)
-			snprintf(dwhy, sizeof(dwhy), "; %s's default is ruled out, the nearest valid "
-			         "point runs", space->dflt_why[0] ? "the class" : "the space");
-		else if (space->dflt_why[0])
-			snprintf(dwhy, sizeof(dwhy), ": %.150s", space->dflt_why);
+/* A candidate: an entry (or -1, the default), its point, its distance and,
+ * with the cost model, its predicted ms on the problem. */
+struct pick {
+	int entry;
+	struct space_point pt;
+	double distance, pred;
+};
+
+/*
+ * Among the usable entries of P's dtype and transposes: the exact one, else
+ * the nearest (*NEAR) and, where the cost model applies, the one predicted
+ * fastest on P (*BEST: its measured time scaled by the model's ratio between
+ * the two shapes; else *BEST is *NEAR). Returns the entries skipped.
+ */
+static int
+pick_entries(const struct tunedlib *lib, const struct space_def *space,
+             const struct gemm_problem *p, const struct backend_device_info *dev, int model,
+             struct pick *best, struct pick *near, char *reason, size_t rlen)
+{
+	struct space_point pt;
+	int i, skipped = 0;
+
+	memset(best, 0, sizeof(*best));
+	memset(near, 0, sizeof(*near));
+	best->entry = near->entry = -1;
+	near->distance = INFINITY;
+	for (i = 0; lib != NULL && i < lib->n; i++) {
+		const struct tunedlib_entry *e = &lib->e[i];
+		double d = shape_distance(p, &e->p), pred = 0;
+
+		if (!isfinite(d) || (!model && (d > near->distance || (d == near->distance &&
+		                                                       near->entry >= 0))))
+			continue;
+		/* The kernel must be valid for this problem: the space's predicate. */
+		if (!entry_usable(e, space, p, dev, &pt, reason, rlen)) {
+			skipped++;
+			continue;
+		}
+		if (model)
+			pred = e->winner_ms * costmodel_ms(space, &pt, p, dev) /
+			       costmodel_ms(space, &pt, &e->p, dev);
+		if (near->entry < 0 || d < near->distance)
+			*near = (struct pick){i, pt, d, pred};
+		if (model && (best->entry < 0 || pred < best->pred ||
+		              (pred == best->pred && d < best->distance)))
+			*best = (struct pick){i, pt, d, pred};
 	}
+	if (!model || (near->entry >= 0 && near->distance == 0))
+		*best = *near;
+	return skipped;
+}
+
+/* The default's predicted ms on P, from the nearest entry NEAR: its
+ * default's time there (or, unknown, its winner's) scaled by the model. */
+static double
+default_pred(const struct tunedlib *lib, const struct space_def *space,
+             const struct gemm_problem *p, const struct backend_device_info *dev,
+             const struct space_point *dpt, const struct pick *near)
+{
+	const struct tunedlib_entry *e = &lib->e[near->entry];
+
+	if (e->default_ms > 0)
+		return e->default_ms * costmodel_ms(space, dpt, p, dev) /
+		       costmodel_ms(space, dpt, &e->p, dev);
+	return e->winner_ms * costmodel_ms(space, dpt, p, dev) /
+	       costmodel_ms(space, &near->pt, &e->p, dev);
+}
+
+/* Fills OUT for the default point (DPT, found by space_default_for). */
+static void
+choose_default(const struct tunedlib *lib, const struct space_def *space, const char *key,
+               const struct space_point *dpt, int skipped, const char *reason,
+               struct tunedlib_choice *out)
+{
+	char dwhy[200] = "";
+	struct space_point d;
+
+	out->how = TUNEDLIB_DEFAULT;
+	out->entry = -1;
+	out->pt = *dpt;
+	space_key(space, dpt, out->config, sizeof(out->config));
+	/* The default's own reason: the shape class, or that it was ruled out. */
+	space_point_default(space, &d);
+	if (memcmp(&d, dpt, sizeof(d)) != 0)
+		snprintf(dwhy, sizeof(dwhy), "; %s's default is ruled out, the nearest valid "
+		         "point runs", space->dflt_why[0] ? "the class" : "the space");
+	else if (space->dflt_why[0])
+		snprintf(dwhy, sizeof(dwhy), ": %.150s", space->dflt_why);
 	if (lib == NULL)
 		snprintf(out->why, sizeof(out->why), "no tuned library: default configuration%s",
 		         dwhy);
@@ -1070,6 +1105,66 @@ tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
 		         "no shape with %.40s's dtype and transposes was tuned: default "
 		         "configuration%.140s",
 		         key, dwhy);
+}
+
+int
+tunedlib_select(const struct tunedlib *lib, const struct space_def *space,
+                const struct gemm_problem *p, const struct backend_device_info *dev,
+                struct tunedlib_choice *out)
+{
+	char key[64], reason[200] = "";
+	int model = costmodel_applies(space), skipped, have_dflt;
+	struct pick best, near;
+	struct space_point dpt;
+	const struct tunedlib_entry *e;
+	double dpred = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->entry = -1;
+	gemm_problem_key(p, key, sizeof(key));
+	skipped = pick_entries(lib, space, p, dev, model, &best, &near, reason, sizeof(reason));
+	have_dflt = space_default_for(space, p, dev, &dpt) == 0;
+	if (best.entry < 0) {
+		if (!have_dflt) {
+			out->how = TUNEDLIB_DEFAULT;
+			snprintf(out->why, sizeof(out->why),
+			         "no configuration of the %s space is valid for %s", space->name, key);
+			return ROCMD_ENOTFOUND;
+		}
+		choose_default(lib, space, key, &dpt, skipped, reason, out);
+		return 0;
+	}
+	e = &lib->e[best.entry];
+	if (model && best.distance > 0 && have_dflt) {
+		/* The class default where the model predicts it clearly faster. */
+		dpred = default_pred(lib, space, p, dev, &dpt, &near);
+		if (dpred < 0.9 * best.pred) {
+			choose_default(lib, space, key, &dpt, 0, "", out);
+			snprintf(out->why, sizeof(out->why),
+			         "%.40s was not tuned; the default is predicted faster (%.4f ms) than "
+			         "the best tuned kernel (%.40s's, %.4f ms): %.60s",
+			         key, dpred, e->problem, best.pred, space->dflt_why);
+			return 0;
+		}
+	}
+	out->entry = best.entry;
+	out->pt = best.pt;
+	out->distance = best.distance;
+	out->how = best.distance == 0 ? TUNEDLIB_EXACT : TUNEDLIB_NEAREST;
+	snprintf(out->config, sizeof(out->config), "%s", e->config);
+	if (out->how == TUNEDLIB_EXACT)
+		snprintf(out->why, sizeof(out->why), "%s was tuned: %.3f ms (default %.3f ms)", key,
+		         e->winner_ms, e->default_ms);
+	else if (model)
+		snprintf(out->why, sizeof(out->why),
+		         "%.40s was not tuned; %.40s's kernel is predicted fastest: %.4f ms (%.4f ms "
+		         "measured there, distance %.2f; the default %.4f ms)",
+		         key, e->problem, best.pred, e->winner_ms, best.distance, dpred);
+	else
+		snprintf(out->why, sizeof(out->why),
+		         "%s was not tuned; the nearest tuned shape whose kernel is valid "
+		         "for it is %s (distance %.2f)",
+		         key, e->problem, best.distance);
 	return 0;
 }
 

@@ -19,10 +19,12 @@
  * before the switch; older ones and crash leftovers are removed.
  *
  * Selection (tunedlib_select(), DESIGN §5): the entry of the same problem
- * when its configuration is valid for it; else the nearest tuned shape of the
- * same dtype and transposes (distance Σ|log2 ratio| of M, N, K and batch, as
- * the tuner's seed set) whose configuration the space's predicate accepts for
- * the problem; else the default configuration (space_default_for()).
+ * when its configuration is valid for it; else, among the tuned shapes of the
+ * same dtype and transposes whose configuration the space's predicate accepts
+ * for the problem, the one predicted fastest by the GPU cost model
+ * (costmodel.h; the default instead where it is predicted 10 % faster) or, on
+ * the CPU space, the nearest (distance Σ|log2 ratio| of M, N, K and batch, as
+ * the tuner's seed set); else the default configuration (space_default_for()).
  *
  * Export and import carry results (configurations and times, no code
  * objects) between machines with the same GPU and software: an import is

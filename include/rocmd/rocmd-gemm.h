@@ -10,9 +10,10 @@
  *
  * with op(X) = X or X^T, fp32, fp16 or bf16 storage and fp32 accumulation,
  * and any leading dimensions. For each problem the library picks, in order:
- * the tuned shape that matches exactly; else the nearest tuned shape (same
- * dtype and transposes, smallest Σ|log2 ratio| of M, N, K) whose kernel is
- * valid for the problem; else the default configuration of the problem's
+ * the tuned shape that matches exactly; else the tuned shape (same dtype and
+ * transposes) whose kernel is valid for the problem and predicted fastest on
+ * it (on a GPU, a cost model scales its measured time; on the CPU, the
+ * nearest by Σ|log2 ratio| of M, N, K); else the default configuration of the problem's
  * shape class on the device (GEMV, skinny with split-K, tensor-core tiles
  * sized to fill the GPU, ...). rocmd_gemm_query() says which one would run
  * and why.

@@ -270,6 +270,79 @@ class_defaults(void)
 	(void)group_name;
 }
 
+/*
+ * Nearest tuned shape by predicted time (costmodel.h): a farther entry whose
+ * kernel is predicted faster on the problem beats a nearer one (its time
+ * scaled by the model, not compared as measured); the class default beats
+ * an entry when predicted clearly faster (from the entry's default time);
+ * an exact entry is used as it is. Distance alone chose the nearer entry in
+ * both cases.
+ */
+static void
+model_selection(void)
+{
+	static const char wg_big[] = "DT=1;TA=1;TB=0;MC=2;MT0=256;MT1=128;DU=64;TT0=4;TT1=4;VW=1;"
+	                             "PGR=1;LDSPAD=0;WM=1;WN=2;STAGES=4;SWZ=1;GSU=1;GROUP=8;PLR=0;"
+	                             "WL=0;MINB=1;GV=0;SK=0";
+	static const char wg_split[] = "DT=1;TA=1;TB=0;MC=2;MT0=64;MT1=64;DU=64;TT0=4;TT1=4;VW=1;"
+	                               "PGR=1;LDSPAD=0;WM=1;WN=1;STAGES=5;SWZ=1;GSU=8;GROUP=1;"
+	                               "PLR=0;WL=0;MINB=1;GV=0;SK=0";
+	struct backend_device_info dev;
+	struct tunedlib *lib = NULL;
+	struct tune_key id;
+	struct gemm_problem p;
+	struct space_def s;
+	struct tunedlib_choice ch;
+	char why[256];
+
+	memset(&dev, 0, sizeof(dev));
+	snprintf(dev.arch, sizeof(dev.arch), "sm_90");
+	dev.matrix_cores = 1;
+	dev.compute_units = 132;
+	dev.max_threads_per_block = 1024;
+	dev.shared_mem_per_block = 232448;
+	dev.regs_per_block = 65536;
+	memset(&id, 0, sizeof(id));
+	snprintf(id.backend, sizeof(id.backend), "cuda");
+	snprintf(id.arch, sizeof(id.arch), "sm_90");
+	CHECK(tunedlib_new(&id, &lib) == 0, "tunedlib_new");
+	/* Nearer (distance 1): 64 x 64 tiles split 8 ways, 0.5 ms (default 0.15 ms);
+	 * farther (distance 3): 256 x 128, 1.75 ms at 8192^3, an eighth of the work
+	 * and a quarter of the waves at 4096^3. */
+	CHECK(tunedlib_add(lib, "fp16:TN:4096x4096x2048:b1", wg_split, 0.5, 0.15, why,
+	                   sizeof(why)) == 0,
+	      "add: %s", why);
+	CHECK(tunedlib_add(lib, "fp16:TN:8192x8192x8192:b1", wg_big, 1.75, 0, why, sizeof(why)) == 0,
+	      "add: %s", why);
+	gemm_problem_init(&p, GEMM_FP16, GEMM_T, GEMM_N, 4096, 4096, 4096, 1);
+	backend_cuda_space_dev(&s, &p, 2, 132, 0);
+	CHECK(tunedlib_select(lib, &s, &p, &dev, &ch) == 0 && ch.how == TUNEDLIB_NEAREST &&
+	          ch.entry >= 0 &&
+	          !strcmp(tunedlib_entry_at(lib, ch.entry)->problem, "fp16:TN:8192x8192x8192:b1") &&
+	          strstr(ch.why, "predicted") != NULL,
+	      "the farther, faster entry was not chosen: %s", ch.why);
+	printf("model: %s\n", ch.why);
+	/* The exact shape: its entry, whatever the model says of the others. */
+	gemm_problem_init(&p, GEMM_FP16, GEMM_T, GEMM_N, 4096, 4096, 2048, 1);
+	backend_cuda_space_dev(&s, &p, 2, 132, 0);
+	CHECK(tunedlib_select(lib, &s, &p, &dev, &ch) == 0 && ch.how == TUNEDLIB_EXACT,
+	      "the exact entry was not chosen: %s", ch.why);
+	tunedlib_free(lib);
+	/* Only the nearer entry: its default, measured 3x faster there, is
+	 * predicted faster here too. */
+	CHECK(tunedlib_new(&id, &lib) == 0, "tunedlib_new");
+	CHECK(tunedlib_add(lib, "fp16:TN:4096x4096x2048:b1", wg_split, 0.5, 0.15, why,
+	                   sizeof(why)) == 0,
+	      "add: %s", why);
+	gemm_problem_init(&p, GEMM_FP16, GEMM_T, GEMM_N, 4096, 4096, 4096, 1);
+	backend_cuda_space_dev(&s, &p, 2, 132, 0);
+	CHECK(tunedlib_select(lib, &s, &p, &dev, &ch) == 0 && ch.how == TUNEDLIB_DEFAULT &&
+	          strstr(ch.why, "predicted faster") != NULL,
+	      "the default was not chosen over a slow entry: %s", ch.why);
+	printf("model: %s\n", ch.why);
+	tunedlib_free(lib);
+}
+
 int
 main(void)
 {
@@ -283,6 +356,7 @@ main(void)
 	snprintf(dev.arch, sizeof(dev.arch), "sm_90");
 	every_problem_runs();
 	class_defaults();
+	model_selection();
 	for (mc = 0; mc <= 1; mc++)
 		for (dt = 0; dt < 3; dt++) {
 			struct gemm_problem p;
