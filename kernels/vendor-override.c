@@ -34,7 +34,8 @@ put(struct buf *b, const char *fmt, ...)
 		return;
 	for (;;) {
 		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+		/* An empty buffer has no pointer to add to (NULL + 0 is undefined). */
+		n = vsnprintf(b->p != NULL ? b->p + b->n : NULL, b->cap - b->n, fmt, ap);
 		va_end(ap);
 		if (n < 0) {
 			b->err = ROCMD_EINVAL;
@@ -277,6 +278,10 @@ rocblas_entry(char **f, int n, struct vendor_override_entry *e)
 	if (stod(f[7], &beta) < 0 || sto(f[8], &v[8]) < 0 || sto(f[9], &v[9]) < 0 ||
 	    sto(f[10], &v[10]) < 0)
 		return -1;
+	/* Bounded as gemm_shape_parse bounds them, so no stride below overflows. */
+	for (int i = 2; i <= 10; i++)
+		if (i != 6 && i != 7 && (v[i] < 0 || v[i] > GEMM_DIM_MAX))
+			return -1;
 	e->p.ta = strcmp(f[0], "N") ? GEMM_T : GEMM_N;
 	e->p.tb = strcmp(f[1], "N") ? GEMM_T : GEMM_N;
 	e->p.m = v[2];
