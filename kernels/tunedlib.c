@@ -29,10 +29,10 @@
 #include "common/fs.h"
 #include "common/hash.h"
 #include "common/text.h"
+#include "kernels/costmodel.h"
 
 #ifdef ROCMD_BACKEND_CUDA
 #include "kernels/backend-cuda.h"
-#include "kernels/costmodel.h"
 #endif
 
 struct tunedlib {

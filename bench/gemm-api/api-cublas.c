@@ -191,13 +191,18 @@ run_suite(struct ctx *c, const int *dtypes)
 	double lsum_all = 0;
 	int d, i, n_all = 0, failed = 0;
 
+	static const enum gemm_dtype order[GEMM_DTYPE_COUNT] = {GEMM_FP16, GEMM_BF16, GEMM_FP32};
+	double t0 = now_ms();
+	int oi;
+
 	printf("# dtype group   op what        M     N     K  rocmd ms cuBLAS ms  ratio  "
 	       "choice: config (every result checked first)\n");
-	for (d = 0; d < GEMM_DTYPE_COUNT; d++) {
+	for (oi = 0; oi < GEMM_DTYPE_COUNT; oi++) {
 		struct problem prs[64];
 		double lsum = 0, ratio;
 		int n, ok = 0, skipped = 0;
 
+		d = (int)order[oi];
 		if (!dtypes[d])
 			continue;
 		if (fill(c, (enum gemm_dtype)d) < 0) {
@@ -223,8 +228,8 @@ run_suite(struct ctx *c, const int *dtypes)
 		lsum_all += lsum;
 		n_all += ok;
 	}
-	printf("# all: %d ran, %d failed, geomean cuBLAS/rocmd %.3f\n", n_all, failed,
-	       n_all ? exp(lsum_all / n_all) : 0.0);
+	printf("# all: %d ran, %d failed, geomean cuBLAS/rocmd %.3f (%.0f s)\n", n_all, failed,
+	       n_all ? exp(lsum_all / n_all) : 0.0, (now_ms() - t0) / 1e3);
 	return failed;
 }
 
@@ -303,6 +308,8 @@ main(int argc, char **argv)
 	size_t bytes = (size_t)8192 * 8192 * 4;
 	enum gemm_dtype dt;
 
+	/* Line by line, so that a run cut short by a time limit shows how far it got. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
 		case 'l':

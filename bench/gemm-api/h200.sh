@@ -2,7 +2,9 @@
 # The GPU GEMM suite (bench/gpu-gemm/suite.h: 38 problems in each of fp32,
 # fp16, bf16) and the host time per call, through the public C API
 # (librocmd-gemm) against cuBLAS in the same process: bench-gemm-api-cublas
-# (docs/PERF.md, "Through the public C API").
+# (docs/PERF.md, "Through the public C API"); then, where it was packed,
+# test-gemm-gpu, every kernel path and every problem's class default against
+# the double reference (CHECK=0 leaves it out).
 #
 #   bench/gemm-api/h200.sh [bench-gemm-api-cublas options]    on the GPU machine
 #   bench/gemm-api/h200.sh --pack [DIR]                       here (default .device/gemm-api)
@@ -12,19 +14,20 @@
 # without rocmd's build dependencies. Run there, the script takes the packed
 # program from .device/gemm-api/ (or $ROCMD_API_BENCH, or build/bench/); with
 # none of them it configures and builds build-gpu/ itself, which needs rocmd's
-# build dependencies there. Stops after ${LIMIT_S:-285} s.
+# build dependencies there. The benchmark stops after ${BENCH_S:-200} s, the
+# check after ${CHECK_S:-80} s.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 if [ "${1:-}" = "--pack" ]; then
 	D=${2:-.device/gemm-api}
 	[ -x build/bench/bench-gemm-api-cublas ] || ./scripts/build.sh build >/dev/null
-	cmake --build build --target bench-gemm-api-cublas rocmd-gemm >/dev/null
+	cmake --build build --target bench-gemm-api-cublas rocmd-gemm test-gemm-gpu >/dev/null
 	rm -rf "$D"
 	mkdir -p "$D"
-	cp build/bench/bench-gemm-api-cublas "$D/"
+	cp build/bench/bench-gemm-api-cublas build/tests/gpu/test-gemm-gpu "$D/"
 	cp -P build/kernels/librocmd-gemm.so* "$D/"
-	LD_LIBRARY_PATH="$D" ldd "$D/bench-gemm-api-cublas" "$D/librocmd-gemm.so" |
+	LD_LIBRARY_PATH="$D" ldd "$D/bench-gemm-api-cublas" "$D/test-gemm-gpu" "$D/librocmd-gemm.so" |
 		awk '/=> \// {print $3}' | sort -u |
 		grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s)\.so|/ld-linux' |
 		grep -v "$D/" | while read -r lib; do cp -L "$lib" "$D/"; done
@@ -46,5 +49,17 @@ command -v nvidia-smi >/dev/null 2>&1 &&
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit \
 		--format=csv,noheader 2>/dev/null || true
 D=$(dirname "$G")
-LD_LIBRARY_PATH="$D${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	exec timeout "${LIMIT_S:-285}" "$G" "$@"
+export LD_LIBRARY_PATH="$D${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+rc=0
+timeout "${BENCH_S:-200}" "$G" "$@" || rc=$?
+[ $rc -eq 124 ] && echo "## the benchmark ran out of its ${BENCH_S:-200} s"
+if [ "${CHECK:-1}" = 1 ] && [ -x "$D/test-gemm-gpu" ]; then
+	echo "## test-gemm-gpu: every kernel path and class default against the double reference"
+	crc=0
+	timeout "${CHECK_S:-80}" "$D/test-gemm-gpu" --threads 12 >"${TMPDIR:-/tmp}/test-gemm-gpu.log" 2>&1 ||
+		crc=$?
+	grep -v '^ok\|^pair ' "${TMPDIR:-/tmp}/test-gemm-gpu.log" | tail -40
+	[ $crc -eq 124 ] && echo "## test-gemm-gpu ran out of its ${CHECK_S:-80} s"
+	[ $rc -ne 0 ] || rc=$crc
+fi
+exit $rc
