@@ -190,22 +190,23 @@ part_said() {
 	write_conf '"sync": "deploy"'
 	P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
 	sandbox_pkg "$P1" "package one" binary
-	LOG=$DIR/rocmd.log
+	# A detached rocmd with no log.file logs to its state folder, not the terminal.
+	LOG=$STATE/rocmd.log
 	# The package is imported by a rocmd that sees no SDK yet (an empty root):
 	# the next start finds the SDK, and auto-sync deploys the match.
 	mkdir -p "$DIR/empty"
-	rocmd_start --root "$DIR/empty" 2>>"$LOG" || bail "rocmd did not start"
+	rocmd_start --root "$DIR/empty" || bail "rocmd did not start"
 	import 1 "$P1"
 	check "lib ack before anything happened" 0 ctl lib ack
 	contains "nothing to mark seen" "$OUT" "0 problems marked seen; 0 left"
 	rocmd_stop
-	rocmd_start --root "$ROOT" 2>>"$LOG" || bail "rocmd did not start again"
+	rocmd_start --root "$ROOT" || bail "rocmd did not start again"
 	wait_for "auto-sync deploys package 1" 120 has_event lib.deployed "deployed to sdk-1 (sync)"
 	check "rocmctl status" 0 ctl status
 	contains "the auto-sync is a problem" "$OUT" "^note: deploy problem #[0-9]*: HIP SDK 5.7.1 /usr: deploying package #1"
 	contains "the auto-sync deploy is one" "$OUT" "^note: deploy problem #[0-9]*: package #1 (rocm.gfx1030.V3.for.hip.sdk.5.7) deployed to sdk-1 (sync)"
-	contains "the auto-sync is logged at the default level" "$LOG" "^rocmd: notice: HIP SDK 5.7.1 /usr: deploying package #1"
-	contains "the deploy is logged at the default level" "$LOG" "^rocmd: notice: package #1 (rocm.gfx1030.V3.for.hip.sdk.5.7) deployed to sdk-1 (sync)"
+	contains "the auto-sync is logged at the default level" "$LOG" " rocmd\[[0-9]*\] notice: HIP SDK 5.7.1 /usr: deploying package #1"
+	contains "the deploy is logged at the default level" "$LOG" " rocmd\[[0-9]*\] notice: package #1 (rocm.gfx1030.V3.for.hip.sdk.5.7) deployed to sdk-1 (sync)"
 	contains "and it says how to mark them seen" "$OUT" "rocmctl lib ack marks them seen"
 	check "lib status lists them too" 0 ctl lib status
 	contains "lib status: the deploy" "$OUT" "^problem #[0-9]* .*deployed to sdk-1 (sync)"
@@ -224,7 +225,7 @@ part_said() {
 	check "rocmctl status" 0 ctl status
 	contains "the drift is a problem" "$OUT" "^note: deploy problem #[0-9]*: the rocBLAS library of /usr was overwritten"
 	contains "the redeploy is one" "$OUT" "^note: deploy problem #[0-9]*: package #1 .* deployed to sdk-1 (drift)"
-	contains "the drift is logged as a warning" "$LOG" "^rocmd: warning: the rocBLAS library of /usr was overwritten"
+	contains "the drift is logged as a warning" "$LOG" " rocmd\[[0-9]*\] warning: the rocBLAS library of /usr was overwritten"
 	check "lib ack" 0 ctl lib ack
 
 	# A failed verify and the automatic rollback after it.
@@ -234,19 +235,19 @@ part_said() {
 	check "rocmctl status" 0 ctl status
 	contains "the failed verify is a problem" "$OUT" "^note: deploy problem #[0-9]*: sdk-1 failed verification"
 	contains "the automatic rollback is one" "$OUT" "^note: deploy problem #[0-9]*: sdk-1 rolled back to the originals (verify)"
-	contains "the failed verify is logged as a warning" "$LOG" "^rocmd: warning: sdk-1 failed verification"
-	contains "the rollback is logged at the default level" "$LOG" "^rocmd: notice: sdk-1 rolled back to the originals (verify)"
+	contains "the failed verify is logged as a warning" "$LOG" " rocmd\[[0-9]*\] warning: sdk-1 failed verification"
+	contains "the rollback is logged at the default level" "$LOG" " rocmd\[[0-9]*\] notice: sdk-1 rolled back to the originals (verify)"
 	same "the originals are back" "$T/usr" "$ROOT/usr"
 	check "lib ack" 0 ctl lib ack
 	contains "two marked seen" "$OUT" "2 problems marked seen; 0 left"
 
 	# A user's own deploy is logged and an event, not a problem.
 	check "the user deploys" 0 ctl lib deploy
-	contains "it is logged" "$LOG" "^rocmd: notice: package #1 .* deployed to sdk-1 (user)"
+	contains "it is logged" "$LOG" " rocmd\[[0-9]*\] notice: package #1 .* deployed to sdk-1 (user)"
 	check "rocmctl status" 0 ctl status
 	lacks "a user's deploy is no problem" "$OUT" "deploy problem"
 	rocmd_stop
-	rocmd_start --root "$ROOT" 2>>"$LOG" || bail "rocmd did not start a third time"
+	rocmd_start --root "$ROOT" || bail "rocmd did not start a third time"
 	wait_for "the SDK is inspected again" 60 has_event sdk.library_inspected "/usr"
 	check "rocmctl status after a restart" 0 ctl status
 	lacks "what was seen stays seen" "$OUT" "deploy problem"
