@@ -50,16 +50,21 @@ command -v nvidia-smi >/dev/null 2>&1 &&
 		--format=csv,noheader 2>/dev/null || true
 D=$(dirname "$G")
 export LD_LIBRARY_PATH="$D${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The whole output goes to $OUT (the device tool's folder) or /tmp; the terminal
+# gets it without the configurations, which would not fit its tail.
+L=${OUT:-${TMPDIR:-/tmp}}
 rc=0
-timeout "${BENCH_S:-200}" "$G" "$@" || rc=$?
+timeout "${BENCH_S:-200}" "$G" "$@" >"$L/gemm-api.txt" 2>&1 || rc=$?
+sed -e 's/  \(exact\|nearest\|default\): .*/  \1/' "$L/gemm-api.txt"
 [ $rc -eq 124 ] && echo "## the benchmark ran out of its ${BENCH_S:-200} s"
+echo "## full table with configurations: $L/gemm-api.txt"
 if [ "${CHECK:-1}" = 1 ] && [ -x "$D/test-gemm-gpu" ]; then
-	echo "## test-gemm-gpu: every kernel path and class default against the double reference"
+	echo "## $(date -u +%T) test-gemm-gpu: every kernel path and class default against the double reference"
 	crc=0
-	timeout "${CHECK_S:-80}" "$D/test-gemm-gpu" --threads 12 >"${TMPDIR:-/tmp}/test-gemm-gpu.log" 2>&1 ||
-		crc=$?
-	grep -v '^ok\|^pair ' "${TMPDIR:-/tmp}/test-gemm-gpu.log" | tail -40
+	timeout "${CHECK_S:-80}" "$D/test-gemm-gpu" --threads 12 >"$L/test-gemm-gpu.txt" 2>&1 || crc=$?
+	grep -v '^ok\|^pair ' "$L/test-gemm-gpu.txt" | tail -30
 	[ $crc -eq 124 ] && echo "## test-gemm-gpu ran out of its ${CHECK_S:-80} s"
 	[ $rc -ne 0 ] || rc=$crc
 fi
+echo "## $(date -u +%T) done, exit $rc"
 exit $rc
