@@ -62,9 +62,14 @@ if [ "${CHECK:-1}" = 1 ] && [ -x "$D/test-gemm-gpu" ]; then
 	echo "## $(date -u +%T) test-gemm-gpu: every kernel path and class default against the double reference"
 	crc=0
 	timeout "${CHECK_S:-80}" "$D/test-gemm-gpu" --threads 12 >"$L/test-gemm-gpu.txt" 2>&1 || crc=$?
-	grep -v '^ok\|^pair ' "$L/test-gemm-gpu.txt" | tail -30
+	grep -v '^ok\|^pair ' "$L/test-gemm-gpu.txt" | tail -15
 	[ $crc -eq 124 ] && echo "## test-gemm-gpu ran out of its ${CHECK_S:-80} s"
 	[ $rc -ne 0 ] || rc=$crc
 fi
+# The figures again, last, where a cut tail still shows them.
+echo "## summary: host time per call, failures, geometric means"
+awk '/^# host time/ { h = 1 } /^# dtype group/ { h = 0 } h' "$L/gemm-api.txt"
+grep -E 'FAIL|^# (fp16|bf16|fp32|all):' "$L/gemm-api.txt" | cut -c1-160
+[ -f "$L/test-gemm-gpu.txt" ] && tail -1 "$L/test-gemm-gpu.txt"
 echo "## $(date -u +%T) done, exit $rc"
 exit $rc
