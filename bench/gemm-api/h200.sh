@@ -26,8 +26,8 @@ if [ "${1:-}" = "--pack" ]; then
 	rm -rf "$D"
 	mkdir -p "$D"
 	cp build/bench/bench-gemm-api-cublas build/tests/gpu/test-gemm-gpu "$D/"
-	cp -P build/kernels/librocmd-gemm.so* "$D/"
-	LD_LIBRARY_PATH="$D" ldd "$D/bench-gemm-api-cublas" "$D/test-gemm-gpu" "$D/librocmd-gemm.so" |
+	cp -L build/kernels/librocmd-gemm.so.1 "$D/" # its SONAME, a plain file: no links to carry
+	LD_LIBRARY_PATH="$D" ldd "$D/bench-gemm-api-cublas" "$D/test-gemm-gpu" "$D/librocmd-gemm.so.1" |
 		awk '/=> \// {print $3}' | sort -u |
 		grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s)\.so|/ld-linux' |
 		grep -v "$D/" | while read -r lib; do cp -L "$lib" "$D/"; done
