@@ -4,8 +4,8 @@
 # (-nogpulib -nogpuinc: no ROCm device libraries or headers), then checks each
 # ELF's arch flags and resources with rocmd-codeobj. Per arch: the FMA path in
 # fp32, fp16 and bf16 and the GEMV path (small M, lane shuffles) in fp32; on
-# gfx11 also the RDNA3 WMMA path in fp16 and bf16, whose assembly must contain
-# v_wmma instructions.
+# gfx11 also the RDNA3 WMMA path in fp16 and bf16 (and the skinny class's
+# default tile in fp16), whose assembly must contain v_wmma instructions.
 #
 #   tools/build-codeobjects.sh OUTDIR [ROCMD-CODEOBJ]
 #
@@ -34,6 +34,8 @@ rm -f "$out"/gemm-*.co "$out"/gemm-*.s "$out"/jobs.txt
 FMA="-DRK_MT0=64 -DRK_MT1=64 -DRK_DU=8 -DRK_TT0=4 -DRK_TT1=4 -DRK_VW=4 -DRK_PGR=1"
 GEMV="-DRK_GV=1 -DRK_MT0=4 -DRK_MT1=32 -DRK_TT1=4 -DRK_DU=8 -DRK_VW=4 -DRK_GSU=2"
 WMMA="-DRK_MC=1 -DRK_MT0=64 -DRK_MT1=64 -DRK_DU=32 -DRK_WM=2 -DRK_WN=2"
+# The skinny class's default on the matrix cores (backend_cuda_space_dev): 16 x 64, 1 x 4 waves, split-K.
+WMMA_SKINNY="-DRK_MC=1 -DRK_TA=1 -DRK_MT0=16 -DRK_MT1=64 -DRK_DU=64 -DRK_WM=1 -DRK_WN=4 -DRK_GSU=4"
 for a in $ARCHS; do
 	echo "$a fma-fp32 -DRK_DT=0 $FMA"
 	echo "$a fma-fp16 -DRK_DT=1 $FMA"
@@ -44,6 +46,7 @@ for a in $ARCHS; do
 	gfx11*)
 		echo "$a wmma-fp16 -DRK_DT=1 $WMMA"
 		echo "$a wmma-bf16 -DRK_DT=2 $WMMA"
+		echo "$a wmma-skinny-fp16 -DRK_DT=1 $WMMA_SKINNY"
 		;;
 	esac
 done > "$out/jobs.txt"
