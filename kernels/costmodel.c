@@ -1,7 +1,7 @@
 /*
  * The GEMM kernel's cost model (costmodel.h). Rates are the H200's, per SM
- * (FMA fp32 ~0.5 TFLOP/s, mma.sync ~4.8, wgmma ~7.5; 4 TB/s of memory over
- * 132 SMs), scaled by the device's SMs or CUs: only ratios for the same
+ * (FMA fp32 ~0.5 TFLOP/s, mma.sync ~4.8, wgmma ~7.5; 4 TB/s of memory and 10
+ * TB/s of tile loads from L2 over 132 SMs), scaled by the device's SMs or CUs: only ratios for the same
  * configuration are used, so what matters is where a shape falls between
  * compute-bound and memory-bound and how its tiles fill the waves.
  */
@@ -10,7 +10,8 @@
 #include <string.h>
 
 #define H200_SMS 132.0
-#define BW_PER_SM (4.0e12 / H200_SMS) /* bytes/s */
+#define BW_PER_SM (4.0e12 / H200_SMS)  /* bytes/s from memory */
+#define L2_PER_SM (10.0e12 / H200_SMS) /* bytes/s of tile loads (>= 7.7 TB/s at 4096^3) */
 #define LAUNCH_MS 0.004
 
 static int64_t
@@ -46,6 +47,7 @@ costmodel_ms(const struct space_def *space, const struct space_point *pt,
 	double units = dev != NULL && dev->compute_units > 0 ? dev->compute_units : H200_SMS;
 	double rate = mc == 2 ? 7.5e12 : mc ? 4.8e12 : 0.5e12; /* flop/s per SM */
 	double esz = (double)gemm_dtype_size(p->dtype), tiles, per_sm, flops, bytes, compute, memory;
+	double loads, t;
 	double slots = units * (double)(minb > 1 ? minb : 1);
 
 	if (mt0 < 1 || mt1 < 1 || du < 1 || gsu < 1)
@@ -62,9 +64,15 @@ costmodel_ms(const struct space_def *space, const struct space_point *pt,
 		per_sm = (double)(int64_t)((blocks + slots - 1) / slots) *
 		         (double)(cdiv(cdiv(p->k, gsu), du) * du) * (minb > 1 ? minb : 1);
 	}
-	/* Per SM: its blocks' padded tile work; GEMV streams and is memory-bound. */
+	/* Per SM: its blocks' padded tile work, and the tile loads that feed it
+	 * (MT0 + MT1 elements per k: small tiles load more per flop); GEMV
+	 * streams and is memory-bound. */
 	flops = 2.0 * per_sm * (double)mt0 * (double)mt1;
+	loads = per_sm * (double)(mt0 + mt1) * esz;
 	compute = gv ? 0 : flops / rate * 1e3;
+	t = gv ? 0 : loads / L2_PER_SM * 1e3;
+	if (t > compute)
+		compute = t;
 	/* A and B once, C once (read too when beta is not 0: same for both
 	 * shapes' ratio), split-K's fp32 slices written and read back. */
 	bytes = esz * ((double)p->m * (double)p->k + (double)p->k * (double)p->n +

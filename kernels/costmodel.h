@@ -4,8 +4,8 @@
  * problem, up to a factor that depends on the configuration and the device
  * only, from the wave count (tiles x split-K slices, or stream-K's share of
  * k-iterations, over the SMs that hold them), each block's padded tile work
- * at the path's peak rate, the operands' bytes at the memory bandwidth, and
- * the launches. A time measured for a configuration on one shape, scaled by
+ * at the path's peak rate or its tile loads at the L2's bandwidth, whichever
+ * is slower, the operands' bytes at the memory bandwidth, and the launches. A time measured for a configuration on one shape, scaled by
  * the model's ratio between two shapes, predicts its time on the other.
  */
 #ifndef ROCMD_KERNELS_COSTMODEL_H

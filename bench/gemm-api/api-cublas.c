@@ -20,9 +20,15 @@
  * divided by CALLS (the GPU is not waited for; the queue is deep enough for
  * them), for a few small shapes where launch cost matters.
  *
- *   bench-gemm-api-cublas [--lib DIR] [--dtype fp32,fp16,bf16] [--rounds 3]
- *                         [--calls 200] [--no-suite] [--device N]
+ *   bench-gemm-api-cublas [--lib DIR | --best FILE] [--dtype fp32,fp16,bf16]
+ *                         [--rounds 3] [--calls 200] [--no-suite] [--device N]
  *                         [--backend cpu --limit MACS]
+ *
+ * --best FILE (bench/gpu-gemm/best-h200.txt: "problem config [ms]" lines)
+ * writes those configurations as a tuned library into a temporary folder and
+ * opens the handle on it: exact, nearest by predicted time or default, as an
+ * application with that library gets them (no code objects: each compiled
+ * on first use).
  *
  * --backend cpu tries the program without a GPU: rocmd's CPU backend stands
  * in for both libraries, on the problems of at most MACS multiply-adds.
@@ -40,6 +46,7 @@
 #include "bench/gpu-gemm/cublas.h"
 #include "bench/gpu-gemm/suite.h"
 #include "kernels/gemm.h"
+#include "kernels/tunedlib.h"
 #include "rocmd/rocmd-gemm.h"
 
 #define MAX_ROUNDS 9
@@ -185,6 +192,53 @@ one_problem(struct ctx *c, const struct problem *pr, double *ratio)
 	return 0;
 }
 
+/*
+ * A library folder (created under /tmp, its name in DIR) holding FILE's
+ * configurations for BACKEND's ARCH. 0, or -1 with the reason printed.
+ */
+static int
+best_library(const char *file, const char *backend, const char *arch, char *dir, size_t dlen)
+{
+	char line[1024], prob[128], cfg[SPACE_KEY_MAX], why[256];
+	struct tunedlib *lib = NULL;
+	struct tune_key id;
+	FILE *f = fopen(file, "r");
+	double ms;
+	int n, rc = -1;
+
+	memset(&id, 0, sizeof(id));
+	snprintf(id.backend, sizeof(id.backend), "%s", backend);
+	snprintf(id.arch, sizeof(id.arch), "%s", arch);
+	/* The API matches a library by backend and arch; the rest only names it. */
+	snprintf(id.device, sizeof(id.device), "best-known configurations of %.60s", file);
+	snprintf(id.source_hash, sizeof(id.source_hash), "0000000000000000");
+	snprintf(dir, dlen, "/tmp/rocmd-best-XXXXXX");
+	if (f == NULL || tunedlib_new(&id, &lib) < 0 || mkdtemp(dir) == NULL) {
+		printf("bench-gemm-api-cublas: cannot read %s or make a library folder\n", file);
+		goto out;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		ms = 1;
+		n = sscanf(line, "%127s %511s %lf", prob, cfg, &ms);
+		if (n < 2 || tunedlib_add(lib, prob, cfg, ms > 0 ? ms : 1, 0, why, sizeof(why)) < 0) {
+			printf("bench-gemm-api-cublas: %s: bad line: %s", file, line);
+			goto out;
+		}
+	}
+	if (tunedlib_write(lib, dir, why, sizeof(why)) < 0) {
+		printf("bench-gemm-api-cublas: %s\n", why);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (f != NULL)
+		fclose(f);
+	tunedlib_free(lib);
+	return rc;
+}
+
 static int
 run_suite(struct ctx *c, const int *dtypes)
 {
@@ -297,12 +351,12 @@ main(int argc, char **argv)
 	    {"rounds", required_argument, NULL, 'r'}, {"calls", required_argument, NULL, 'c'},
 	    {"no-suite", no_argument, NULL, 'n'},    {"device", required_argument, NULL, 'D'},
 	    {"backend", required_argument, NULL, 'b'}, {"limit", required_argument, NULL, 'L'},
-	    {NULL, 0, NULL, 0},
+	    {"best", required_argument, NULL, 'B'},  {NULL, 0, NULL, 0},
 	};
 	struct ctx c = {.filled = -1, .rounds = 3, .calls = 200, .limit = 1e30};
 	const char *backend = "cuda";
-	const char *lib = NULL;
-	char err[512], ver[64], *tok, *save = NULL;
+	const char *lib = NULL, *best = NULL;
+	char err[512], ver[64], bestdir[64] = "", *tok, *save = NULL;
 	int dtypes[GEMM_DTYPE_COUNT] = {1, 1, 1}, suite = 1, device = 0, o, rc = 0;
 	/* The largest operand of the suite: 8192 x 8192 fp32. */
 	size_t bytes = (size_t)8192 * 8192 * 4;
@@ -342,6 +396,9 @@ main(int argc, char **argv)
 		case 'L':
 			c.limit = atof(optarg);
 			break;
+		case 'B':
+			best = optarg;
+			break;
 		default:
 			goto usage;
 		}
@@ -354,6 +411,20 @@ main(int argc, char **argv)
 	if (rocmd_gemm_open(lib, backend, device, &c.h, err, sizeof(err)) < 0) {
 		printf("bench-gemm-api-cublas: %s\n", err);
 		return 77;
+	}
+	if (best != NULL && lib == NULL) {
+		/* The device's arch: the second word of "cuda sm_90 NVIDIA H200, ...". */
+		char arch[32] = "";
+
+		sscanf(rocmd_gemm_describe(c.h), "%*s %31s", arch);
+		rocmd_gemm_close(c.h);
+		c.h = NULL;
+		if (best_library(best, backend, arch, bestdir, sizeof(bestdir)) < 0)
+			return 1;
+		if (rocmd_gemm_open(bestdir, backend, device, &c.h, err, sizeof(err)) < 0) {
+			printf("bench-gemm-api-cublas: %s\n", err);
+			return 1;
+		}
 	}
 	if (c.cpu)
 		snprintf(ver, sizeof(ver), "rocmd's CPU backend in cuBLAS's place");
@@ -384,12 +455,20 @@ main(int argc, char **argv)
 	rocmd_gemm_free(c.h, c.b);
 	rocmd_gemm_free(c.h, c.c);
 	rocmd_gemm_close(c.h);
+	if (bestdir[0] != '\0') {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bestdir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "bench-gemm-api-cublas: %s left behind\n", bestdir);
+	}
 	free(c.ha);
 	free(c.hb);
 	free(c.hc);
 	return rc;
 usage:
-	fprintf(stderr, "usage: bench-gemm-api-cublas [--lib DIR] [--dtype fp32,fp16,bf16] "
-	                "[--rounds 3] [--calls 200] [--no-suite] [--device N]\n");
+	fprintf(stderr, "usage: bench-gemm-api-cublas [--lib DIR | --best FILE] "
+	                "[--dtype fp32,fp16,bf16] [--rounds 3] [--calls 200] [--no-suite] "
+	                "[--device N] [--backend cpu --limit MACS]\n");
 	return 2;
 }

@@ -4,7 +4,8 @@
 # (librocmd-gemm) against cuBLAS in the same process: bench-gemm-api-cublas
 # (docs/PERF.md, "Through the public C API"); then, where it was packed,
 # test-gemm-gpu, every kernel path and every problem's class default against
-# the double reference (CHECK=0 leaves it out).
+# the double reference (CHECK=0 leaves it out). BEST=1 runs the benchmark with
+# a tuned library of bench/gpu-gemm/best-h200.txt instead of none.
 #
 #   bench/gemm-api/h200.sh [bench-gemm-api-cublas options]    on the GPU machine
 #   bench/gemm-api/h200.sh --pack [DIR]                       here (default .device/gemm-api)
@@ -54,6 +55,8 @@ export LD_LIBRARY_PATH="$D${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # gets it without the configurations, which would not fit its tail.
 L=${OUT:-${TMPDIR:-/tmp}}
 rc=0
+# BEST=1: through a library of bench/gpu-gemm/best-h200.txt's configurations.
+[ "${BEST:-0}" = 1 ] && set -- --best bench/gpu-gemm/best-h200.txt "$@"
 timeout "${BENCH_S:-200}" "$G" "$@" >"$L/gemm-api.txt" 2>&1 || rc=$?
 sed -e 's/  \(exact\|nearest\|default\): .*/  \1/' "$L/gemm-api.txt"
 [ $rc -eq 124 ] && echo "## the benchmark ran out of its ${BENCH_S:-200} s"
