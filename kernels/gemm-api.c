@@ -380,6 +380,7 @@ module_for(rocmd_gemm_t *h, const struct space_def *space, const struct tunedlib
 	int nd, err;
 
 	*mod = NULL;
+	h->stats.modules++; /* a load of the entry's code object or a compile */
 #ifdef ROCMD_BACKEND_CUDA
 	if (ch->entry >= 0 && !strcmp(h->dev.backend, "cuda")) {
 		const struct tunedlib_entry *e = tunedlib_entry_at(h->lib, ch->entry);
@@ -402,7 +403,6 @@ module_for(rocmd_gemm_t *h, const struct space_def *space, const struct tunedlib
 		}
 	}
 #endif
-	h->stats.modules++;
 	nd = space_defines(space, &ch->pt, store, defs);
 	err = backend_compile_cached(h->cache, h->src, h->srclen, defs, nd, mod, log, sizeof(log));
 	if (err < 0)
