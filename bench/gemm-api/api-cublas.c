@@ -112,21 +112,21 @@ timed(struct ctx *c, int which, const struct gemm_problem *p, int reps)
 	return (now_ms() - t0) / reps;
 }
 
-/* Random inputs of dtype DT in A and B (host and device); C zeroed. */
+/* Random inputs of dtype DT in A and B, host and device, as many elements as
+ * the largest operand of the suite has (8192^2). C is not filled: beta is 0,
+ * and neither library reads C then. */
 static int
 fill(struct ctx *c, enum gemm_dtype dt)
 {
-	int64_t n = (int64_t)(c->bytes / gemm_dtype_size(dt));
+	size_t n = (size_t)8192 * 8192, bytes = n * gemm_dtype_size(dt);
 
 	if (c->filled == (int)dt)
 		return 0;
 	c->filled = (int)dt;
-	gemm_fill_random(dt, c->ha, n, 11 + dt);
-	gemm_fill_random(dt, c->hb, n, 23 + dt);
-	memset(c->hc, 0, c->bytes);
-	return rocmd_gemm_upload(c->h, c->a, c->ha, c->bytes) < 0 ||
-	               rocmd_gemm_upload(c->h, c->b, c->hb, c->bytes) < 0 ||
-	               rocmd_gemm_upload(c->h, c->c, c->hc, c->bytes) < 0
+	gemm_fill_random(dt, c->ha, (int64_t)n, 11 + dt);
+	gemm_fill_random(dt, c->hb, (int64_t)n, 23 + dt);
+	return rocmd_gemm_upload(c->h, c->a, c->ha, bytes) < 0 ||
+	               rocmd_gemm_upload(c->h, c->b, c->hb, bytes) < 0
 	           ? -1
 	           : 0;
 }
@@ -296,8 +296,9 @@ run_host_cost(struct ctx *c)
 		char ta, tb;
 		int64_t m, n, k;
 	} shapes[] = {
-	    {GEMM_FP16, 'T', 'N', 1, 4096, 4096}, {GEMM_BF16, 'T', 'N', 8, 4096, 4096},
-	    {GEMM_FP32, 'N', 'N', 64, 64, 64},    {GEMM_FP16, 'N', 'N', 256, 256, 256},
+	    /* fp16 last: the suite starts with it, on the same inputs */
+	    {GEMM_FP32, 'N', 'N', 64, 64, 64},    {GEMM_BF16, 'T', 'N', 8, 4096, 4096},
+	    {GEMM_FP16, 'N', 'N', 256, 256, 256}, {GEMM_FP16, 'T', 'N', 1, 4096, 4096},
 	};
 	struct rocmd_gemm_stats s0, s1;
 	size_t i;
