@@ -34,6 +34,7 @@ struct deploy_tgt {
 	char host_hip[PATH_MAX];       /* the SDK's HIP runtime, for the smoke test; "" none */
 	char host_smoke_bin[PATH_MAX]; /* the rocBLAS binary the smoke test loads */
 	char sdk_fingerprint[72];
+	int64_t sdk_fingerprint_ms; /* when discovery first saw that fingerprint */
 	int windows;
 };
 

@@ -340,13 +340,20 @@ status_target(const struct rocmd_db_target *t, void *arg)
 		if (t->backup_adopted != NULL)
 			cJSON_AddStringToObject(b, "adopted_from", t->backup_adopted);
 	}
-	/* Drift: discovery's fingerprint of the library no longer the deployed one. */
+	/* Drift: discovery's fingerprint of the library is not the deployed one,
+	 * and discovery saw it after the deploy finished. Until discovery has
+	 * read the library again after rocmd's own write, it holds what was
+	 * there before: that is not drift (it showed as such for seconds after
+	 * each deploy). */
 	{
 		const cJSON *sfp = cJSON_GetObjectItemCaseSensitive(o, "library_fingerprint");
+		const cJSON *since = cJSON_GetObjectItemCaseSensitive(o, "library_since_ms");
 		cJSON_AddBoolToObject(o, "drift",
 		                      t->live_id != 0 && t->live_fingerprint != NULL &&
 		                          cJSON_IsString(sfp) &&
-		                          strcmp(sfp->valuestring, t->live_fingerprint) != 0);
+		                          strcmp(sfp->valuestring, t->live_fingerprint) != 0 &&
+		                          cJSON_IsNumber(since) &&
+		                          since->valuedouble > (double)t->live_finished_ms);
 	}
 	return 0;
 }
@@ -369,8 +376,10 @@ target_json(const struct deploy_tgt *t)
 		cJSON_AddStringToObject(o, "binary", t->sys_bin);
 	else
 		cJSON_AddNullToObject(o, "binary");
-	if (t->sdk_fingerprint[0] && strcmp(t->kind, "sdk") == 0)
+	if (t->sdk_fingerprint[0] && strcmp(t->kind, "sdk") == 0) {
 		cJSON_AddStringToObject(o, "library_fingerprint", t->sdk_fingerprint);
+		cJSON_AddNumberToObject(o, "library_since_ms", (double)t->sdk_fingerprint_ms);
+	}
 	if (strcmp(t->kind, "overlay") == 0) {
 		char line[PATH_MAX + 64];
 		snprintf(line, sizeof(line), "ROCBLAS_TENSILE_LIBPATH=%s", t->host_lib);

@@ -130,6 +130,7 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 	deploy_copy(t->platform, sizeof(t->platform), t->windows ? "windows" : "linux");
 	deploy_copy(t->sys_bin, sizeof(t->sys_bin), s->rocblas_binary);
 	deploy_copy(t->sdk_fingerprint, sizeof(t->sdk_fingerprint), s->lib_fingerprint);
+	t->sdk_fingerprint_ms = s->lib_first_seen_ms;
 	if (s->lib_path != NULL) {
 		deploy_copy(t->sys_lib, sizeof(t->sys_lib), s->lib_path);
 	} else if (t->windows) {

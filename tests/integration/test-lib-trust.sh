@@ -253,11 +253,61 @@ part_said() {
 	lacks "what was seen stays seen" "$OUT" "deploy problem"
 }
 
+part_drift() {
+	cycles=${ROCMD_TRUST_CYCLES:-25}
+	# Packages without the binary (450 MB), so that a cycle takes seconds.
+	for v in V3 V2.0; do
+		p=$DIR/pkg/rocm.gfx1030.$v.for.hip.sdk.5.7
+		mkdir -p "$p/library"
+		cp -l "$T/$LIBREL/Kernels.so-000-gfx1030.hsaco" "$T/$LIBREL/TensileLibrary.dat" "$p/library/"
+		echo "$v" >"$p/library/TensileManifest.txt"
+	done
+	start
+	wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7"
+	import 2 "$DIR/pkg/rocm.gfx1030.V2.0.for.hip.sdk.5.7"
+	false_drift=0
+	failed_ops=0
+	i=0
+	while [ "$i" -lt "$cycles" ]; do
+		i=$((i + 1))
+		for op in "lib deploy --package 1" "lib deploy --package 2" "lib rollback" "lib rollback"; do
+			# shellcheck disable=SC2086
+			if ! ctl $op >"$OUT" 2>"$ERR"; then
+				failed_ops=$((failed_ops + 1))
+				show "$ERR"
+			fi
+			ctl --json lib status >"$DIR/st.json" 2>&1
+			if grep -q '"drift":[[:space:]]*true' "$DIR/st.json"; then
+				false_drift=$((false_drift + 1))
+				echo "# cycle $i, after '$op': lib status says drift"
+			fi
+		done
+	done
+	if [ "$failed_ops" -eq 0 ]; then ok "$((cycles * 4)) deploys and rollbacks succeed"; else
+		bad "$failed_ops of $((cycles * 4)) deploys and rollbacks failed"; fi
+	if [ "$false_drift" -eq 0 ]; then
+		ok "lib status right after each of $((cycles * 4)) deploys and rollbacks: no drift"
+	else bad "lib status reported drift $false_drift times right after rocmd's own write"; fi
+	lacks "no drift event" "$(ctl events --all --kind lib.drift >"$DIR/ev" 2>&1; echo "$DIR/ev")" "lib.drift"
+	same "the last rollback left the originals" "$T/usr" "$ROOT/usr"
+	# A real overwrite after a deploy is still drift.
+	check "deploy package 1" 0 ctl lib deploy --package 1
+	wait_until 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json lib status | grep -q '\"drift\":[[:space:]]*false'"
+	sleep 2.5 # past the suppression's grace period
+	rm -rf "$DIR/upd" && mkdir "$DIR/upd" && cp -a "$T/$LIBREL/." "$DIR/upd/"
+	rm -rf "$LIB" && mv "$DIR/upd" "$LIB"
+	drifted() { ctl --json lib status | grep -q '"drift":[[:space:]]*true'; }
+	wait_for "an SDK update over the deployed library is drift" 60 drifted
+	wait_for "and an event says so" 60 has_event lib.drift "no longer holds package #1"
+}
+
 case $PART in
 checks) part_checks ;;
 pkgrm) part_pkgrm ;;
 history) part_history ;;
 said) part_said ;;
+drift) part_drift ;;
 *) bail "unknown part '$PART'" ;;
 esac
 harness_done "$PART"
