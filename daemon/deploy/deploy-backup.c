@@ -104,12 +104,24 @@ manual_ok(const struct manual *m, int want_bin)
 	return ok;
 }
 
+/* Whether file F (path and hash) is one of OURS: rocmd put it there. */
+static int
+is_ours(const struct rocmd_deploy_file *f, const struct rocmd_deploy_file *ours, size_t nours)
+{
+	for (size_t i = 0; i < nours; i++)
+		if (ours[i].path != NULL && strcmp(ours[i].path, f->path) == 0 &&
+		    strcmp(ours[i].sha256, f->sha256) == 0)
+			return 1;
+	return 0;
+}
+
 /* Copies tree SRC (below SROOT) into the new folder DST (below DROOT),
- * hashing; fills FILES (n of them). */
+ * hashing; fills FILES (n of them). A file that is one of OURS (NOURS) is
+ * copied and hashed, then removed again and left out: rocmd put it there. */
 static int
 copy_tree(const char *sroot, const char *src, const char *droot, const char *dst,
-          struct rocmd_deploy_file **files, size_t *nfiles, uint64_t *bytes, char *why,
-          size_t whylen)
+          const struct rocmd_deploy_file *ours, size_t nours, struct rocmd_deploy_file **files,
+          size_t *nfiles, uint64_t *bytes, char *why, size_t whylen)
 {
 	struct rocmd_fs_copy_stats st = {.reflink = 1};
 	struct rocmd_fs_entry *e = NULL;
@@ -157,6 +169,12 @@ copy_tree(const char *sroot, const char *src, const char *droot, const char *dst
 				rc = rocmd_fs_copy_file_in(sroot, from, droot, to,
 				                           e[i].exec ? 0755 : 0644, 0, NULL,
 				                           f->sha256, &st);
+				if (rc == 0 && nours > 0 && is_ours(f, ours, nours)) {
+					rc = rocmd_fs_unlink_in(droot, to);
+					free((char *)f->path);
+					memset(f, 0, sizeof(*f));
+					(*nfiles)--;
+				}
 			}
 		}
 		if (rc < 0) {
@@ -232,7 +250,7 @@ manual_copy(const char *bdir, const struct manual *m, int has_binary, char *why,
 		rocmd_fs_fmt(src, sizeof(src), "%s/library", bdir);
 		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", m->lib);
 		if ((rc = rocmd_fs_remove_tree_in(m->lroot, tmp, NULL)) < 0 ||
-		    (rc = copy_tree(NULL, src, m->lroot, tmp, &files, &n, &bytes, why, whylen)) <
+		    (rc = copy_tree(NULL, src, m->lroot, tmp, NULL, 0, &files, &n, &bytes, why, whylen)) <
 		        0 ||
 		    (rc = rocmd_fs_syncfs_in(m->lroot, tmp)) < 0 ||
 		    (rc = rocmd_fs_rename_in(m->lroot, tmp, m->lib)) < 0) {
@@ -355,7 +373,8 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	rocmd_fs_fmt(lib, sizeof(lib), "%s/library", bdir);
 	rocmd_fs_fmt(bin, sizeof(bin), "%s/binary", bdir);
 	if (is_dir(src_lroot, src_lib) &&
-	    (rc = copy_tree(src_lroot, src_lib, NULL, lib, &files, &n, &bytes, why, whylen)) < 0)
+	    (rc = copy_tree(src_lroot, src_lib, NULL, lib, retired ? t->ours : NULL,
+	                    retired ? t->nours : 0, &files, &n, &bytes, why, whylen)) < 0)
 		goto out;
 	if (!is_dir(src_lroot, src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
 		goto out;

@@ -5,17 +5,21 @@
  * previous restores. A deploy pushes its package on a stack (a redeploy of
  * the package on top replaces it), a rollback to the previous package pops
  * one, a rollback to the originals empties it: so rolling back walks back
- * one step at a time instead of toggling between the last two. Loop
- * thread: reads the database.
+ * one step at a time instead of toggling between the last two. And the
+ * files rocmd ever deployed at a target (from its deployments' packages),
+ * which a new generation of originals leaves out (I1). Loop thread: reads
+ * the database.
  */
 #include "deploy-jobs.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
 #include "daemon/core/server.h"
 #include "db/db-deploy.h"
+#include "db/db-pkg.h"
 
 static void
 ref_set(struct deploy_pkg_ref *r, const struct rocmd_db_history *h)
@@ -136,4 +140,117 @@ deploy_steps_free(struct deploy_steps *s)
 {
 	free(s->v);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---- what rocmd ever deployed at a target ---- */
+
+struct ours_build {
+	struct rocmd_deploy_service *ds;
+	struct rocmd_deploy_files *out;
+	const struct rocmd_deploy_files *orig; /* the originals' files: never ours */
+	size_t cap;
+	int64_t pkgs[DEPLOY_STEPS_MAX];
+	size_t npkgs;
+	char libdir[PATH_MAX];
+	int rc;
+};
+
+static int
+ours_libdir(const struct rocmd_db_pkg *p, void *arg)
+{
+	struct ours_build *b = arg;
+	cJSON *id = cJSON_Parse(p->identity != NULL ? p->identity : "{}");
+	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(id, "library");
+
+	deploy_copy(b->libdir, sizeof(b->libdir), cJSON_IsString(lib) ? lib->valuestring : "");
+	cJSON_Delete(id);
+	return 0;
+}
+
+static int
+is_original(const struct rocmd_deploy_files *o, const char *path, const char *sha)
+{
+	for (size_t i = 0; o != NULL && i < o->n; i++)
+		if (strcmp(o->files[i].path, path) == 0 && strcmp(o->files[i].sha256, sha) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+ours_file(const struct rocmd_db_pkg_file *f, void *arg)
+{
+	struct ours_build *b = arg;
+	size_t n = strlen(b->libdir);
+	const char *rel = f->path;
+	struct rocmd_deploy_file *d;
+
+	if (f->kind != 'f' || f->sha256 == NULL)
+		return 0;
+	if (n > 0 && (strncmp(f->path, b->libdir, n) != 0 || f->path[n] != '/'))
+		return 0; /* not in the library folder */
+	if (n > 0)
+		rel += n + 1;
+	if (is_original(b->orig, rel, f->sha256))
+		return 0; /* the vendor's file, deployed unchanged */
+	if (b->out->n == b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 64;
+		void *p = realloc(b->out->files, ncap * sizeof(*b->out->files));
+		if (p == NULL)
+			return ROCMD_ENOMEM;
+		b->out->files = p;
+		b->cap = ncap;
+	}
+	d = &b->out->files[b->out->n];
+	memset(d, 0, sizeof(*d));
+	d->kind = ROCMD_DEPLOY_FILE;
+	d->path = strdup(rel);
+	if (d->path == NULL)
+		return ROCMD_ENOMEM;
+	deploy_copy(d->sha256, sizeof(d->sha256), f->sha256);
+	b->out->n++;
+	return 0;
+}
+
+static int
+ours_deployment(const struct rocmd_db_deployment *d, void *arg)
+{
+	struct ours_build *b = arg;
+	int rc;
+
+	if (d->package_id <= 0 || strcmp(d->state, "failed") == 0)
+		return 0;
+	for (size_t i = 0; i < b->npkgs; i++)
+		if (b->pkgs[i] == d->package_id)
+			return 0;
+	if (b->npkgs < DEPLOY_STEPS_MAX)
+		b->pkgs[b->npkgs++] = d->package_id;
+	b->libdir[0] = '\0';
+	if (rocmd_pkg_db_list(b->ds->pdb, d->package_id, ours_libdir, b) < 0)
+		return 0;
+	rc = rocmd_pkg_db_files(b->ds->pdb, d->package_id, 0, 0, ours_file, b);
+	return rc < 0 ? rc : 0;
+}
+
+int
+deploy_ours_load(struct rocmd_deploy_service *ds, const char *name, int64_t target_id,
+                 struct rocmd_deploy_files *out)
+{
+	struct rocmd_deploy_files orig = {0};
+	struct ours_build *b = calloc(1, sizeof(*b));
+	char why[256];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (b == NULL)
+		return ROCMD_ENOMEM;
+	b->ds = ds;
+	b->out = out;
+	if (rocmd_deploy_backup_load(ds->srv->cfg->state_dir, name, &orig, why, sizeof(why)) == 0)
+		b->orig = &orig;
+	rc = rocmd_deploy_db_deployments(ds->db, target_id, 0, ours_deployment, b);
+	rocmd_deploy_files_free(&orig);
+	free(b);
+	if (rc < 0)
+		rocmd_deploy_files_free(out);
+	return rc;
 }

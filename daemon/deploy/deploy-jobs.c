@@ -187,6 +187,7 @@ deploy_job_free(struct deploy_job *j)
 		file_free(j->binary);
 	free(j->binary);
 	rocmd_deploy_files_free(&j->loaded);
+	rocmd_deploy_files_free(&j->ours);
 	free(j->recover);
 	rocmd_job_fini(&j->base);
 	free(j);
@@ -467,6 +468,8 @@ deploy_work(struct rocmd_job *b)
 	}
 	req.state_dir = ds->srv->cfg->state_dir;
 	deploy_target_engine(&j->t, &req.target);
+	req.target.ours = j->ours.files;
+	req.target.nours = j->ours.n;
 	req.progress = on_progress;
 	req.ctx = j;
 	req.arch = j->arch[0] ? j->arch : NULL;
@@ -1029,8 +1032,15 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 	{
 		struct deploy_row row;
 		deploy_target_lookup(ds, j->t.name, &row);
-		if (deploy_originals_changed(ds, &j->t, &row))
+		if (deploy_originals_changed(ds, &j->t, &row)) {
 			j->flags |= ROCMD_DEPLOY_NEW_ORIGINALS;
+			/* What rocmd put there never becomes the vendor's (I1). */
+			if ((rc = deploy_ours_load(ds, j->t.name, row.id, &j->ours)) < 0) {
+				snprintf(why, whylen, "cannot read what rocmd deployed at %s: %s",
+				         j->t.name, rocmd_strerror(rc));
+				return rc;
+			}
+		}
 	}
 	if ((rc = deploy_target_record(ds, &j->t, &j->target_id)) < 0) {
 		snprintf(why, whylen, "cannot record the target: %s",

@@ -41,7 +41,7 @@ struct deploy_tgt {
 /* What the database says a target holds. */
 struct deploy_row {
 	int found;
-	int64_t id, live_id, live_pkg;
+	int64_t id, live_id, live_pkg, live_finished_ms;
 	char live_fp[72];
 	int has_backup;
 };
@@ -74,6 +74,7 @@ struct deploy_job {
 	size_t nfiles;
 	struct rocmd_deploy_file *binary;
 	struct rocmd_deploy_files loaded; /* rollback to the originals */
+	struct rocmd_deploy_files ours;   /* with NEW_ORIGINALS: never originals */
 	char label[160];
 	char fingerprint[72];
 	unsigned flags;
@@ -190,6 +191,12 @@ struct deploy_steps {
 int deploy_steps_load(struct rocmd_deploy_service *ds, int64_t target_id, struct deploy_steps *s);
 const struct deploy_step *deploy_steps_find(const struct deploy_steps *s, int64_t hist_id);
 void deploy_steps_free(struct deploy_steps *s);
+/* The library files (path, hash) rocmd ever deployed at target NAME
+ * (TARGET_ID) that are not the originals' as backed up: they never become
+ * originals (rocmd_deploy_target.ours). A removed package's files are not
+ * known any more. */
+int deploy_ours_load(struct rocmd_deploy_service *ds, const char *name, int64_t target_id,
+                     struct rocmd_deploy_files *out);
 
 /* ---- deploy-said.c ---- */
 

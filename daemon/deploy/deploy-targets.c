@@ -476,6 +476,7 @@ target_row_cb(const struct rocmd_db_target *t, void *arg)
 	r->id = t->id;
 	r->live_id = t->live_id;
 	r->live_pkg = t->live_package_id;
+	r->live_finished_ms = t->live_finished_ms;
 	deploy_copy(r->live_fp, sizeof(r->live_fp), t->live_fingerprint);
 	r->has_backup = t->backup_path != NULL;
 	return 0;
@@ -513,6 +514,10 @@ deploy_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tg
 	char fp[72], why[256];
 
 	if (strcmp(t->kind, "sdk") != 0 || !row->has_backup || t->sdk_fingerprint[0] == '\0')
+		return 0;
+	/* Discovery has not read the library since rocmd's last deploy there:
+	 * what it holds is from before that write, no news. */
+	if (row->live_id != 0 && t->sdk_fingerprint_ms <= row->live_finished_ms)
 		return 0;
 	if (rocmd_deploy_db_deployments(ds->db, row->id, 0, same_fp, (void *)t->sdk_fingerprint) >
 	    0)

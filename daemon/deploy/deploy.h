@@ -35,6 +35,8 @@
 #define ROCMD_DEPLOY_NAME_MAX 64
 
 /* A place rocBLAS is deployed to. */
+struct rocmd_deploy_file;
+
 struct rocmd_deploy_target {
 	const char *name;    /* stable name: <state>/deploy/<name>/ */
 	const char *lib_dir; /* absolute library folder, replaced as a whole */
@@ -60,6 +62,13 @@ struct rocmd_deploy_target {
 	 * a target is refused with ROCMD_EUNSAFE (I4). Nothing is followed
 	 * either way. */
 	int user_owned_ok;
+	/* What rocmd itself put in the library folder (each file's path
+	 * relative to it and its SHA-256; NOURS of them, may be 0): with
+	 * ROCMD_DEPLOY_NEW_ORIGINALS a file of the target whose path and hash
+	 * are one of these is left out of the new originals (I1: an SDK update
+	 * that left rocmd's files in place does not make them the vendor's). */
+	const struct rocmd_deploy_file *ours;
+	size_t nours;
 };
 
 enum rocmd_deploy_kind { ROCMD_DEPLOY_FILE = 'f', ROCMD_DEPLOY_SYMLINK = 'l' };

@@ -8,6 +8,11 @@
 #            checks, never the platform
 #   pkgrm    pkg rm works for every package not in place (it failed for any
 #            package ever deployed); the history keeps its name and digest
+#   originals  an in-place SDK update (Debian's librocblas0 .deb unpacked over
+#            a deployed tree, the files the sandbox holds) that leaves
+#            rocmd's files in place: the next deploy's new originals leave
+#            them out, and rollback --to original equals a fresh unpack of
+#            the .deb (diff -r)
 #
 # Usage: test-lib-trust.sh ROCMD ROCMCTL PART
 set -u
@@ -302,12 +307,57 @@ part_drift() {
 	wait_for "and an event says so" 60 has_event lib.drift "no longer holds package #1"
 }
 
+part_originals() {
+	DEBS=${ROCMD_TEST_DEBS_DIR:-$(dirname "$TREES")}/trixie
+	DEB=$(ls "$DEBS"/librocblas0_*.deb 2>/dev/null | head -n 1)
+	[ -n "$DEB" ] || { echo "skip: no librocblas0 .deb in $DEBS"; exit 77; }
+	# unpack DIR: the sandbox's rocBLAS files of the .deb into DIR, as dpkg
+	# does (each file replaced, not written into).
+	unpack() {
+		dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$1" --unlink-first --wildcards \
+			"./$LIBREL/TensileLibrary.dat" "./$LIBREL/TensileLibrary_gfx803.co" \
+			"./$LIBREL/Kernels.so-000-gfx1030.hsaco" "./$LIBREL/Kernels.so-000-gfx803.hsaco" \
+			"./$BINREL"
+	}
+	mkdir -p "$DIR/fresh"
+	unpack "$DIR/fresh" || bail "cannot unpack $DEB"
+	# A community-style package: the vendor's index and code object, plus
+	# files of its own (a lazy index the vendor does not ship, its manifest).
+	P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
+	sandbox_pkg "$P1" "package one"
+	head -c 4096 /dev/urandom >"$P1/library/TensileLibrary_lazy_gfx1030.dat"
+	start
+	wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$P1"
+	check "deploy package 1" 0 ctl lib deploy --package 1
+	wait_until 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json lib status | grep -q '\"drift\":[[:space:]]*false'"
+	sleep 2.5 # past the suppression's grace period
+	unpack "$ROOT" || bail "cannot unpack $DEB over the tree"
+	if [ -f "$LIB/TensileLibrary_lazy_gfx1030.dat" ]; then ok "the update left rocmd's own file in place"; else
+		bad "the update left rocmd's own file in place"; fi
+	wait_for "the update is noticed" 60 has_event lib.drift "no longer holds package #1"
+	check "deploy after the SDK update" 0 ctl lib deploy --package 1
+	wait_for "new originals were backed up" 30 has_event lib.backup_renewed "new originals"
+	lacks "rocmd's lazy index is not an original" "$STATE/deploy/sdk-1/backup/manifest.json" "TensileLibrary_lazy_gfx1030.dat"
+	lacks "nor its manifest" "$STATE/deploy/sdk-1/backup/manifest.json" "TensileManifest.txt"
+	contains "the vendor's index is" "$STATE/deploy/sdk-1/backup/manifest.json" "TensileLibrary.dat"
+	contains "the vendor's gfx803 code object is" "$STATE/deploy/sdk-1/backup/manifest.json" "TensileLibrary_gfx803.co"
+	check "rollback to the originals" 0 ctl lib rollback --to original
+	same "the library equals a fresh unpack of the .deb" "$DIR/fresh/$LIBREL" "$LIB"
+	if cmp -s "$DIR/fresh/$BINREL" "$BIN"; then ok "the binary equals the .deb's"; else
+		bad "the binary equals the .deb's"; fi
+	same "and the whole /usr is the vendor's" "$T/usr" "$ROOT/usr"
+	check "sdk list" 0 ctl --json sdk list
+	lacks "discovery does not see rocmd's lazy index as the vendor's" "$OUT" "TensileLibrary_lazy"
+}
+
 case $PART in
 checks) part_checks ;;
 pkgrm) part_pkgrm ;;
 history) part_history ;;
 said) part_said ;;
 drift) part_drift ;;
+originals) part_originals ;;
 *) bail "unknown part '$PART'" ;;
 esac
 harness_done "$PART"
