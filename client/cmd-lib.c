@@ -66,6 +66,7 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 	    {"target", required_argument, NULL, 't'},  {"overlay", no_argument, NULL, 'o'},
 	    {"package", required_argument, NULL, 'p'}, {"to", required_argument, NULL, 'T'},
 	    {"limit", required_argument, NULL, 'l'},   {"force", required_argument, NULL, 'f'},
+	    {"generation", required_argument, NULL, 'g'}, {"yes", no_argument, NULL, 'y'},
 	    {NULL, 0, NULL, 0},
 	};
 	cJSON *force;
@@ -75,7 +76,7 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "t:op:T:l:f:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc + 1, argv - 1, "t:op:T:l:f:g:y", opts, NULL)) != -1) {
 		if (c == '?' || strchr(allowed, c) == NULL)
 			goto usage;
 		switch (c) {
@@ -87,10 +88,19 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 			break;
 		case 'p':
 		case 'l':
+		case 'g':
 			v = strtoll(optarg[0] == '#' ? optarg + 1 : optarg, &end, 10);
 			if (*end != '\0' || v <= 0)
 				goto usage;
-			cJSON_AddNumberToObject(p, c == 'p' ? "package" : "limit", (double)v);
+			cJSON_AddNumberToObject(p,
+			                        c == 'p'   ? "package"
+			                        : c == 'l' ? "limit"
+			                                   : "generation",
+			                        (double)v);
+			break;
+		case 'y':
+			/* the client's own: the confirmation given */
+			cJSON_AddBoolToObject(p, "yes", 1);
 			break;
 		case 'T':
 			cJSON_AddStringToObject(p, "to", optarg);
@@ -192,7 +202,7 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "deployed");
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "backup");
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "match");
-		char dep[64] = "originals", since[32] = "-", bk[64] = "none", match[96] = "-",
+		char dep[64] = "originals", since[32] = "-", bk[128] = "none", match[96] = "-",
 		     sdk[160];
 		snprintf(sdk, sizeof(sdk), "%s %s", out_str(it, "sdk"), out_str(it, "sdk_version"));
 		if (cJSON_IsObject(d)) {
@@ -203,10 +213,16 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 		if (cJSON_HasObjectItem(it, "interrupted"))
 			strncat(dep, " (interrupted)", sizeof(dep) - strlen(dep) - 1);
 		if (cJSON_IsObject(b)) {
-			char sz[32];
+			const cJSON *g = cJSON_GetObjectItemCaseSensitive(b, "generations");
+			char sz[32], disk[32];
 			snprintf(bk, sizeof(bk), "%.0f files, %s%s", out_num(b, "files"),
 			         out_size(out_num(b, "bytes"), sz, sizeof(sz)),
 			         cJSON_HasObjectItem(b, "adopted_from") ? " (adopted)" : "");
+			if (cJSON_IsObject(g))
+				snprintf(bk + strlen(bk), sizeof(bk) - strlen(bk),
+				         "; %.0f generation%s, %s on disk", out_num(g, "count"),
+				         out_num(g, "count") == 1 ? "" : "s",
+				         out_size(out_num(g, "disk_bytes"), disk, sizeof(disk)));
 		}
 		if (cJSON_IsObject(m))
 			snprintf(match, sizeof(match), "#%.0f for %s", out_num(m, "package"),
@@ -342,6 +358,12 @@ lib_verify(struct lib_ctx *ctx, int argc, char **argv)
 		printf("Binary and library from the same package: %s\n",
 		       cJSON_IsBool(pr) ? (cJSON_IsTrue(pr) ? "yes" : "NO") : "no binary");
 	}
+	{
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "backup");
+		if (cJSON_IsObject(b))
+			printf("Backup of the originals: %.0f files match their manifest\n",
+			       out_num(b, "files_checked"));
+	}
 	print_smoke(r);
 	cJSON_Delete(r);
 	return 0;
@@ -354,8 +376,9 @@ lib_rollback(struct lib_ctx *ctx, int argc, char **argv)
 	const cJSON *t;
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "toT", p,
-	                     "lib rollback [TARGET] [--overlay] [--to original|previous]")) != 0) {
+	if ((rc = parse_opts(argc, argv, "toTg", p,
+	                     "lib rollback [TARGET] [--overlay] [--to original|previous] "
+	                     "[--generation N]")) != 0) {
 		cJSON_Delete(p);
 		return rc;
 	}
@@ -444,6 +467,50 @@ reason_words(const char *r)
 		if (strcmp(r, map[i].reason) == 0)
 			return map[i].words;
 	return r[0] ? r : "-";
+}
+
+/* lib forget TARGET [--yes]: a target whose SDK is gone, with its backups;
+ * asks first on a terminal, and needs --yes otherwise. */
+static int
+lib_forget(struct lib_ctx *ctx, int argc, char **argv)
+{
+	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	int rc;
+
+	if ((rc = parse_opts(argc, argv, "ty", p, "lib forget TARGET [--yes]")) != 0 ||
+	    !cJSON_HasObjectItem(p, "target")) {
+		if (rc == 0)
+			fprintf(stderr, "rocmctl: usage: lib forget TARGET [--yes]\n");
+		cJSON_Delete(p);
+		return EXIT_USAGE;
+	}
+	if (!cJSON_HasObjectItem(p, "yes")) {
+		char line[16] = "";
+		if (!isatty(STDIN_FILENO)) {
+			fprintf(stderr, "rocmctl: lib forget removes %s's backups of the originals and "
+			                "its history for good; give --yes to confirm\n",
+			        out_str(p, "target"));
+			cJSON_Delete(p);
+			return EXIT_USAGE;
+		}
+		fprintf(stderr, "Remove %s's backups of the originals and its history for good? "
+		                "Type yes: ",
+		        out_str(p, "target"));
+		if (fgets(line, sizeof(line), stdin) == NULL || strcmp(line, "yes\n") != 0) {
+			fprintf(stderr, "rocmctl: nothing removed\n");
+			cJSON_Delete(p);
+			return EXIT_ERROR;
+		}
+	}
+	cJSON_DeleteItemFromObject(p, "yes");
+	if ((rc = call(ctx, "lib.forget", p, &r)) != 0)
+		return rc;
+	if (ctx->json)
+		out_json(r);
+	else
+		printf("Forgot %s: removed %s\n", out_str(r, "target"), out_str(r, "removed"));
+	cJSON_Delete(r);
+	return 0;
 }
 
 /* lib ack [ID]: the problems up to event ID (all when left out) are seen. */
@@ -543,12 +610,15 @@ lib_usage(FILE *f)
 	        "  verify [TARGET] [--overlay]    re-check hashes, arch, pairing, GEMM smoke test\n"
 	        "                                 (admin; a failure rolls back to the originals)\n"
 	        "  history [TARGET] [--limit N]   what was done to each target\n"
-	        "  rollback [TARGET] [--overlay] [--to original|previous]\n"
+	        "  rollback [TARGET] [--overlay] [--to original|previous] [--generation N]\n"
 	        "                                 one step back along the history, or the\n"
-	        "                                 originals; nothing to do exits 0 (admin)\n"
+	        "                                 originals; nothing to do exits 0 (admin);\n"
+	        "                                 --generation N: an older generation of them\n"
 	        "  recover [TARGET]               finish or undo a deploy left unfinished (every\n"
 	        "                                 target with one when TARGET is left out), or say\n"
 	        "                                 what stands in the way (admin)\n"
+	        "  forget TARGET [--yes]          remove a target whose SDK is gone: its backups of\n"
+	        "                                 the originals and its history (admin; asks first)\n"
 	        "  ack [ID]                       mark the problems rocmd reported (what it did on\n"
 	        "                                 its own, what failed) seen, up to event ID (admin)\n"
 	        "TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path or id; it may be left out\n"
@@ -564,7 +634,7 @@ rocmctl_lib(struct rocmd_client **client, const char *socket, int json, int argc
 	} subs[] = {
 	    {"status", lib_status},   {"deploy", lib_deploy},     {"verify", lib_verify},
 	    {"history", lib_history}, {"rollback", lib_rollback},   {"recover", lib_recover},
-	    {"ack", lib_ack},
+	    {"ack", lib_ack},         {"forget", lib_forget},
 	};
 	struct lib_ctx ctx = {.client = client, .socket = socket, .json = json};
 

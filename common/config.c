@@ -307,6 +307,18 @@ static const struct config_key config_keys[] = {
 		.doc = "With `deploy.gpu_busy` = `defer`, how often a waiting deploy checks again.",
 	},
 	{
+		.path = "deploy.keep_generations",
+		.type = KEY_INT,
+		.min = 2,
+		.max = 100,
+		.def_int = 3,
+		.offset = OFF(deploy_keep_generations),
+		.doc = "How many generations of a target's originals rocmd keeps (each SDK update "
+		       "that replaced what rocmd deployed makes one): the one in use and the oldest "
+		       "(the first originals rocmd backed up) are never removed; the others beyond "
+		       "this number go, oldest first, when a new generation is made.",
+	},
+	{
 		.path = "deploy.allow_user_owned_targets",
 		.type = KEY_INT,
 		.min = 0,

@@ -41,6 +41,7 @@ struct rocmd_config {
 	char *deploy_app_targets;  /* "NAME=DIR@SDK;..." application-private copies, or NULL */
 	int64_t deploy_smoke_timeout_ms; /* GEMM smoke test limit; 0: never run it */
 	int64_t deploy_defer_retry_s;    /* deferred deploys retry this often */
+	int64_t deploy_keep_generations; /* generations of originals kept per target */
 	int64_t deploy_allow_user_owned_targets; /* 1: targets a non-admin owns are deployed to */
 	int64_t tune_enabled;      /* 1: tune while idle (tune.*: docs/CONFIG.md) */
 	int64_t tune_idle_s;       /* seconds without input before tuning starts */

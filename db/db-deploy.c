@@ -24,6 +24,10 @@ enum {
 	Q_BACKUP_PUT,
 	Q_BACKUP_RENEW,
 	Q_HISTORY,
+	Q_FORGET_HISTORY,
+	Q_FORGET_BACKUP,
+	Q_FORGET_DEPLOYMENTS,
+	Q_FORGET_TARGET,
 	Q_COUNT_
 };
 
@@ -58,6 +62,10 @@ static const char *const queries[Q_COUNT_] = {
                      "total_size, adopted, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [Q_BACKUP_RENEW] = "UPDATE backup SET path = ?2, fingerprint = ?3, nfiles = ?4, "
                        "total_size = ?5, adopted = NULL, created_ms = ?6 WHERE target_id = ?1",
+    [Q_FORGET_HISTORY] = "DELETE FROM deploy_history WHERE target_id = ?1",
+    [Q_FORGET_BACKUP] = "DELETE FROM backup WHERE target_id = ?1",
+    [Q_FORGET_DEPLOYMENTS] = "DELETE FROM deployment WHERE target_id = ?1",
+    [Q_FORGET_TARGET] = "DELETE FROM target WHERE id = ?1",
     [Q_HISTORY] = "SELECT h.id, h.target_id, coalesce(h.deployment_id, 0), h.time_ms, "
                   "h.action, h.outcome, h.message, h.detail, coalesce(d.package_id, 0), "
                   "coalesce(d.package_name, p.name), coalesce(d.package_digest, p.digest), "
@@ -411,4 +419,20 @@ rocmd_deploy_db_history(struct rocmd_deploy_db *db, int64_t target_id, int64_t b
 		err = cb(&h, ctx);
 	}
 	return db_stmt_end(&s, err);
+}
+
+int
+rocmd_deploy_db_target_forget(struct rocmd_deploy_db *db, int64_t target_id)
+{
+	static const int order[] = {Q_FORGET_HISTORY, Q_FORGET_BACKUP, Q_FORGET_DEPLOYMENTS,
+	                            Q_FORGET_TARGET};
+	int err = db_begin(&db->c);
+
+	for (size_t i = 0; err == 0 && i < sizeof(order) / sizeof(order[0]); i++) {
+		struct db_stmt s;
+		db_stmt_open(&s, &db->c, order[i]);
+		db_bind_int64(&s, 1, target_id);
+		err = db_stmt_exec(&s);
+	}
+	return db_end(&db->c, err);
 }

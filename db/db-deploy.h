@@ -123,6 +123,10 @@ int rocmd_deploy_db_backup_renew(struct rocmd_deploy_db *db, int64_t target_id, 
                                  const char *fingerprint, int64_t nfiles, int64_t total_size,
                                  int64_t now);
 
+/* Removes target TARGET_ID with its deployments, backup row and history, in
+ * one transaction (lib.forget: its SDK is gone). */
+int rocmd_deploy_db_target_forget(struct rocmd_deploy_db *db, int64_t target_id);
+
 /* Adds one history row; DETAIL (JSON) may be NULL. *ID (may be NULL) gets it. */
 int rocmd_deploy_db_history_add(struct rocmd_deploy_db *db, const struct rocmd_db_history *h,
                                 int64_t *id);

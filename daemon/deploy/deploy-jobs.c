@@ -491,11 +491,12 @@ deploy_work(struct rocmd_job *b)
 			j->base.rc = ROCMD_ECORRUPT;
 			snprintf(j->base.why, sizeof(j->base.why), "GEMM smoke test %s", j->smoke);
 		}
+		deploy_backups_verify(j);
 		return;
 	}
 	if (j->type == JOB_ROLLBACK && strcmp(j->to, "original") == 0) {
-		j->base.rc = rocmd_deploy_backup_load(req.state_dir, j->t.name, &j->loaded,
-		                                      j->base.why, sizeof(j->base.why));
+		j->base.rc = rocmd_deploy_backup_load_gen(req.state_dir, j->t.name, j->generation,
+		                                          &j->loaded, j->base.why, sizeof(j->base.why));
 		if (j->base.rc < 0)
 			return;
 		req.files = j->loaded.files;
@@ -538,6 +539,8 @@ deploy_work(struct rocmd_job *b)
 		j->base.rc = 0;
 		j->base.why[0] = '\0';
 	}
+	if (j->base.rc == 0 && j->res.backup_retired > 0)
+		deploy_backups_prune(j);
 	if (j->base.rc == 0 && strcmp(j->t.kind, "overlay") != 0) {
 		char why[256];
 		if (rocmd_deploy_backup(req.state_dir, &req.target, 0, &j->binfo, why,
@@ -605,6 +608,15 @@ result_json(const struct deploy_job *j)
 		else
 			cJSON_AddNullToObject(r, "pair_ok");
 		cJSON_AddStringToObject(r, "label", j->vrep.label);
+		if (j->bcheck.checked > 0) {
+			cJSON *b = cJSON_AddObjectToObject(r, "backup");
+			cJSON_AddNumberToObject(b, "files_checked", (double)j->bcheck.checked);
+			cJSON_AddNumberToObject(b, "files_bad", (double)j->bcheck.bad);
+			if (j->bcheck.first_bad[0])
+				cJSON_AddStringToObject(b, "first_bad", j->bcheck.first_bad);
+			if (j->older_gen > 0)
+				cJSON_AddNumberToObject(b, "older_intact", j->older_gen);
+		}
 	}
 	if (j->fingerprint[0])
 		cJSON_AddStringToObject(r, "fingerprint", j->fingerprint);
@@ -769,14 +781,16 @@ record_backup(struct deploy_job *j)
 	         rocmd_deploy_native_windows ? "%s\\deploy\\%s\\backup" : "%s/deploy/%s/backup",
 	         ds->srv->cfg->state_dir, j->t.name);
 	if (j->res.backup_retired > 0) {
-		char msg[160];
+		char msg[256];
 		rc = rocmd_deploy_db_backup_renew(ds->db, j->target_id, path, j->binfo.manifest,
 		                                  (int64_t)j->binfo.files, (int64_t)j->binfo.bytes,
 		                                  rocmd_now_ms());
 		snprintf(msg, sizeof(msg),
 		         "new originals (an SDK update) backed up; the earlier ones kept as "
-		         "backup.%d",
-		         j->res.backup_retired);
+		         "backup.%d%s",
+		         j->res.backup_retired,
+		         j->pruned > 0 ? "; older generations beyond deploy.keep_generations removed"
+		                       : "");
 		struct rocmd_db_history h = {.target_id = j->target_id,
 		                             .time_ms = rocmd_now_ms(),
 		                             .action = "backup",
@@ -828,7 +842,7 @@ job_done(struct deploy_job *j, cJSON **out)
 		} else {
 			deploy_say(srv, ROCMD_LOG_WARNING, "lib.verify_failed", cJSON_Duplicate(r, 1),
 			                   "%s failed verification: %s", j->t.name, j->base.why);
-			if (j->base.rc == ROCMD_ECORRUPT)
+			if (j->base.rc == ROCMD_ECORRUPT && !j->backup_bad)
 				deploy_queue_auto_rollback(ds, &j->t, j->target_id, j->base.why);
 		}
 		goto finish;

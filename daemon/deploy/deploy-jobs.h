@@ -69,6 +69,11 @@ struct deploy_job {
 	char pkg_digest[72];
 	char arch[32];
 	unsigned force; /* DEPLOY_CHECK_* the user overrode (--force) */
+	int generation; /* rollback --to original: 0 the originals in use, N backup.<N> */
+	int pruned;     /* older generations removed after this job made a new one */
+	int older_gen;  /* verify: the newest older generation that is intact, 0 none */
+	int backup_bad; /* verify: the backup in use is damaged (no automatic rollback) */
+	struct rocmd_deploy_backup_check bcheck;
 	/* the engine's request */
 	struct rocmd_deploy_file *files;
 	size_t nfiles;
@@ -209,6 +214,20 @@ int deploy_problems(struct rocmd_deploy_service *ds, cJSON *array);
 void deploy_status_notes(void *self, cJSON *notes);
 int deploy_m_ack(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
                  size_t whylen);
+
+/* ---- deploy-backups.c ---- */
+
+/* Worker: generations beyond deploy.keep_generations removed (J->pruned). */
+void deploy_backups_prune(struct deploy_job *j);
+/* Worker, in lib verify: the backup in use hashed again (J->bcheck); a
+ * damaged one fails the job (ROCMD_ECORRUPT, J->backup_bad) naming the
+ * newest older generation that is intact (J->older_gen). */
+void deploy_backups_verify(struct deploy_job *j);
+/* lib status's view of target NAME's generations and their disk use; NULL:
+ * none. */
+cJSON *deploy_backups_json(struct rocmd_deploy_service *ds, const char *name);
+int deploy_m_forget(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
+                    size_t whylen);
 
 /* ---- deploy-jobs.c ---- */
 

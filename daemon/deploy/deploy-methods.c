@@ -85,9 +85,10 @@ static int
 m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	struct rocmd_deploy_service *ds = conn->srv->deploy;
-	static const char *const keys[] = {"target", "to", "overlay", NULL};
+	static const char *const keys[] = {"target", "to", "overlay", "generation", NULL};
 	const char *spec = NULL, *to = "previous";
 	struct deploy_row row;
+	int64_t gen = 0;
 	int overlay = 0, rc;
 	struct deploy_job *j;
 
@@ -103,14 +104,22 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		snprintf(why, whylen, "param 'to' must be original or previous");
 		return ROCMD_EPARAMS;
 	}
+	if ((rc = rocmd_param_int(params, "generation", 0, 1, 999, &gen, why, whylen)) < 0 &&
+	    rc != ROCMD_ENOTFOUND)
+		return rc;
+	if (gen > 0 && strcmp(to, "original") != 0) {
+		snprintf(why, whylen, "param 'generation' goes with 'to' original");
+		return ROCMD_EPARAMS;
+	}
 	j = deploy_job_new(ds, JOB_ROLLBACK);
 	if (j == NULL)
 		return ROCMD_ENOMEM;
 	deploy_copy(j->reason, sizeof(j->reason), "user");
+	j->generation = (int)gen;
 	if ((rc = deploy_resolve_target(ds, spec, overlay, &j->t, why, whylen)) < 0)
 		goto fail;
 	deploy_target_lookup(ds, j->t.name, &row);
-	if (!row.found || row.live_id == 0) {
+	if ((!row.found || row.live_id == 0) && gen == 0) {
 		char what[512];
 		deploy_fmt(what, sizeof(what),
 		           "nothing to roll back: nothing rocmd deployed is in place at %s, which "
@@ -121,7 +130,7 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		return 0;
 	}
 	j->target_id = row.id;
-	if (deploy_originals_changed(ds, &j->t, &row)) {
+	if (gen == 0 && deploy_originals_changed(ds, &j->t, &row)) {
 		snprintf(
 		    why, whylen,
 		    "an SDK update replaced what rocmd deployed at %s: the files there are the "
@@ -339,6 +348,12 @@ status_target(const struct rocmd_db_target *t, void *arg)
 		cJSON_AddNumberToObject(b, "bytes", (double)t->backup_total_size);
 		if (t->backup_adopted != NULL)
 			cJSON_AddStringToObject(b, "adopted_from", t->backup_adopted);
+		{
+			/* Every generation kept, and the disk they use. */
+			cJSON *g = deploy_backups_json(c->ds, t->name);
+			if (g != NULL)
+				cJSON_AddItemToObject(b, "generations", g);
+		}
 	}
 	/* Drift: discovery's fingerprint of the library is not the deployed one,
 	 * and discovery saw it after the deploy finished. Until discovery has
@@ -636,5 +651,6 @@ const struct rocmd_method rocmd_methods_lib[] = {
     {"lib.rollback", ROCMD_METHOD_MUTATING, m_rollback},
     {"lib.recover", ROCMD_METHOD_MUTATING, m_recover},
     {"lib.ack", ROCMD_METHOD_MUTATING, deploy_m_ack},
+    {"lib.forget", ROCMD_METHOD_MUTATING, deploy_m_forget},
     {NULL, 0, NULL},
 };

@@ -485,7 +485,15 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 			                           f->exec ? 0755 : 0644, f->size, f->sha256, NULL,
 			                           &st);
 		if (rc < 0) {
-			if (rc == ROCMD_ECORRUPT)
+			if (rc == ROCMD_ECORRUPT && req->label != NULL &&
+			    strcmp(req->label, "original") == 0)
+				snprintf(why, whylen,
+				         "%s does not match its hash: the backup of the originals is "
+				         "damaged (rocmctl lib verify says whether an older generation "
+				         "is intact, for lib rollback --to original --generation N; "
+				         "reinstalling the SDK's rocBLAS brings the vendor's files back)",
+				         f->source);
+			else if (rc == ROCMD_ECORRUPT)
 				snprintf(why, whylen,
 				         "%s does not match its hash: the store object is corrupt "
 				         "(run a store verify)",

@@ -252,6 +252,38 @@ struct rocmd_deploy_backup_info {
 int rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
                         struct rocmd_deploy_backup_info *info, char *why, size_t whylen);
 
+/* ---- generations of the originals (deploy-generations.c) ---- */
+
+struct rocmd_deploy_files;
+
+#define ROCMD_DEPLOY_GENERATIONS_MAX 64
+/* One generation: GEN 0 is backup/ (in use), N is backup.<N>. */
+struct rocmd_deploy_generation {
+	int gen;
+	int64_t created_unix;
+	uint64_t files, bytes; /* the binary counted as a file */
+};
+/* Target NAME's generations with a manifest, oldest first, the one in use
+ * last; at most MAX into OUT, *N of them. */
+int rocmd_deploy_generations(const char *state_dir, const char *name,
+                             struct rocmd_deploy_generation *out, size_t max, size_t *n);
+/* Removes the oldest generations but the first beyond KEEP (at least 2: the
+ * oldest originals and the one in use are never removed); *REMOVED of them. */
+int rocmd_deploy_generations_prune(const char *state_dir, const char *name, int keep, int *removed,
+                                   char *why, size_t whylen);
+/* Generation GEN of target NAME's originals as a deploy file list (sources
+ * inside it); GEN 0 is rocmd_deploy_backup_load's. */
+int rocmd_deploy_backup_load_gen(const char *state_dir, const char *name, int gen,
+                                 struct rocmd_deploy_files *out, char *why, size_t whylen);
+/* Every file of generation GEN hashed again against its manifest. */
+struct rocmd_deploy_backup_check {
+	int gen;
+	uint64_t checked, bad;
+	char first_bad[512]; /* "library/<path>" or "binary" */
+};
+int rocmd_deploy_backup_check(const char *state_dir, const char *name, int gen,
+                              struct rocmd_deploy_backup_check *c, char *why, size_t whylen);
+
 /* What the backup of target NAME's originals holds (INFO->exists 0: none,
  * or one cut short); 0, or an error reading its manifest. */
 int rocmd_deploy_backup_info(const char *state_dir, const char *name,

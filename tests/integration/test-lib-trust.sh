@@ -13,6 +13,12 @@
 #            rocmd's files in place: the next deploy's new originals leave
 #            them out, and rollback --to original equals a fresh unpack of
 #            the .deb (diff -r)
+#   backups  deploy.keep_generations prunes older originals (never the
+#            oldest, never the one in use); lib status shows their disk use;
+#            lib verify hashes the backup, names a damaged file with the
+#            right advice and offers an older intact generation, which
+#            rollback --to original --generation N restores; lib forget
+#            removes a target whose SDK is gone
 #
 # Usage: test-lib-trust.sh ROCMD ROCMCTL PART
 set -u
@@ -351,6 +357,91 @@ part_originals() {
 	lacks "discovery does not see rocmd's lazy index as the vendor's" "$OUT" "TensileLibrary_lazy"
 }
 
+drift_count() { ctl events --all --kind lib.drift | grep -c "no longer holds"; }
+# update K N: an "SDK update" over the deployed library (the vendor's files and
+# a file of its own, update-K.txt), noticed; the next deploy makes a new
+# generation of originals, the earlier one kept as backup.N.
+update() {
+	wait_until 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json lib status | grep -q '\"drift\":[[:space:]]*false'"
+	sleep 2.5 # past the suppression's grace period
+	drifts=$(drift_count)
+	rm -rf "$DIR/upd" && mkdir "$DIR/upd" && cp -a "$T/$LIBREL/." "$DIR/upd/"
+	echo "update $1" >"$DIR/upd/update-$1.txt"
+	rm -rf "$LIB" && mv "$DIR/upd" "$LIB"
+	wait_for "update $1 is noticed" 60 sh -c "[ \$(\"$CTL\" --socket \"$SOCK\" events --all --kind lib.drift | grep -c 'no longer holds') -gt $drifts ]"
+	check "deploy after update $1" 0 ctl lib deploy sdk-1 --package 1
+	wait_for "update $1's originals are a new generation" 30 has_event lib.backup_renewed "backup.$2"
+}
+
+part_backups() {
+	write_conf '"keep_generations": 2'
+	P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
+	sandbox_pkg "$P1" "package one"
+	start
+	wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$P1"
+	check "deploy package 1" 0 ctl lib deploy sdk-1 --package 1
+	B=$STATE/deploy/sdk-1
+	update 1 1
+	update 2 2
+	update 3 2
+	if [ -f "$B/backup.1/manifest.json" ]; then ok "the oldest originals are kept"; else
+		bad "the oldest originals are kept"; ls "$B" | sed 's/^/#   /'; fi
+	lacks "they are the first ones" "$B/backup.1/manifest.json" "update-"
+	contains "the one in use is update 3's" "$B/backup/manifest.json" "update-3.txt"
+	if [ -d "$B/backup.3" ]; then bad "generations beyond deploy.keep_generations are pruned"; ls "$B" | sed 's/^/#   /'
+	else ok "generations beyond deploy.keep_generations are pruned"; fi
+	check "lib status" 0 ctl lib status
+	contains "lib status shows the backups' disk use" "$OUT" "sdk-1 .*[0-9]* generations, [0-9.]* [KMG]iB on disk"
+	check "lib status --json" 0 ctl --json lib status
+	contains "the JSON has disk_bytes" "$OUT" '"disk_bytes":[[:space:]]*[1-9]'
+
+	# A damaged file in the backup in use.
+	check "lib verify with the backup intact" 0 ctl lib verify sdk-1
+	contains "verify checked the backup" "$OUT" "Backup of the originals: [0-9]* files match"
+	rm -f "$B/backup/library/TensileLibrary_gfx803.co"
+	echo "damaged" >"$B/backup/library/TensileLibrary_gfx803.co"
+	check "lib verify finds the damaged backup file" 1 ctl lib verify sdk-1
+	contains "it names the file and says it is the backup" "$ERR" "the backup of its originals is damaged: library/TensileLibrary_gfx803.co no longer matches"
+	contains "it offers the older intact generation" "$ERR" "backup.[0-9]* (backed up .*) is intact: rocmctl lib rollback --to original --generation [0-9]*"
+	lacks "not the store's advice" "$ERR" "store verify"
+	check "lib status after the verify" 0 ctl --json lib status
+	contains "no automatic rollback to a damaged backup" "$OUT" '"package":[[:space:]]*1'
+	check "rollback to the damaged originals is refused" 1 ctl lib rollback sdk-1 --to original
+	contains "with the backup's advice" "$ERR" "the backup of the originals is damaged"
+	lacks "not the store's" "$ERR" "store verify"
+	same "the library is still package 1's" "$P1/library" "$LIB"
+	check "rollback to the older intact generation" 0 ctl lib rollback sdk-1 --to original --generation 1
+	same "it restores those originals" "$T/usr" "$ROOT/usr"
+
+	# lib forget: a second SDK deployed to, then uninstalled.
+	O=$ROOT/opt/rocm-5.7.1
+	mkdir -p "$DIR/opt.new/lib/rocblas" "$DIR/opt.new/share/hip"
+	l=$T/usr/lib/x86_64-linux-gnu
+	cp -al "$l"/libamdhip64.so* "$l"/librocblas.so* "$DIR/opt.new/lib/"
+	cp -al "$T/$LIBREL" "$DIR/opt.new/lib/rocblas/library"
+	cp -al "$T/usr/share/hip/version" "$DIR/opt.new/share/hip/"
+	mkdir -p "$ROOT/opt"
+	mv "$DIR/opt.new" "$O"
+	wait_for "the second SDK is inspected" 120 has_event sdk.library_inspected "/opt/rocm-5.7.1"
+	check "deploy to it" 0 ctl lib deploy /opt/rocm-5.7.1 --package 1
+	t2=$(ctl --json lib deploy /opt/rocm-5.7.1 --package 1 2>/dev/null | jstr name)
+	[ -n "$t2" ] || t2=sdk-2
+	rm -rf "$O"
+	wait_for "its removal is noticed" 60 has_event sdk.removed "/opt/rocm-5.7.1 is gone"
+	check "lib forget without --yes, not on a terminal" 2 ctl lib forget "$t2" </dev/null
+	contains "asks for --yes" "$ERR" "give --yes to confirm"
+	check "lib forget of a target whose SDK is there is refused" 1 ctl lib forget sdk-1 --yes
+	contains "it says so" "$ERR" "is still there"
+	if [ -d "$STATE/deploy/$t2/backup" ]; then ok "$t2 has a backup before"; else bad "$t2 has a backup before"; fi
+	check "lib forget $t2 --yes" 0 ctl lib forget "$t2" --yes
+	if [ -e "$STATE/deploy/$t2" ]; then bad "its backups are gone"; else ok "its backups are gone"; fi
+	check "lib status" 0 ctl --json lib status
+	lacks "it is no target any more" "$OUT" "\"name\":[[:space:]]*\"$t2\""
+	check "lib forget again: no such target" 1 ctl lib forget "$t2" --yes
+	if [ -d "$B/backup" ]; then ok "sdk-1's backups stay"; else bad "sdk-1's backups stay"; fi
+}
+
 case $PART in
 checks) part_checks ;;
 pkgrm) part_pkgrm ;;
@@ -358,6 +449,7 @@ history) part_history ;;
 said) part_said ;;
 drift) part_drift ;;
 originals) part_originals ;;
+backups) part_backups ;;
 *) bail "unknown part '$PART'" ;;
 esac
 harness_done "$PART"
