@@ -75,7 +75,7 @@ static const char *const queries[Q_COUNT_] = {
     "AND ldc = ?20 AND stride_a = ?21 AND stride_b = ?22 AND stride_c = ?23 AND beta = ?24 AND "
     "state <> 'stale'",
     "SELECT " COLS " FROM tune_queue WHERE target <> '' AND state IN ('running', 'queued') "
-    "ORDER BY state = 'running' DESC, max(calls, 1) * est_ms DESC, id LIMIT 1",
+    "ORDER BY state = 'running' DESC, source = 'family', max(calls, 1) * est_ms DESC, id LIMIT 1",
     "UPDATE tune_queue SET arch = ?2, device = ?3, driver = ?4, lib_digest = ?5, "
     "updated_ms = ?6 WHERE id = ?1",
     "UPDATE tune_queue SET best_hi_ms = ?2, default_lo_ms = ?3, est_ms = ?4, updated_ms = ?5 "

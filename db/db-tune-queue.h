@@ -97,9 +97,10 @@ int rocmd_tune_queue_stale(struct rocmd_tune_queue_db *q, const char *backend, c
                            const char *device, const char *sdk, const char *driver, int64_t now,
                            void (*cb)(const struct rocmd_tune_job *old, void *ctx), void *ctx,
                            int *n);
-/* The vendor job to run next (target <> ''): a 'running' one first, else the
- * queued one of the largest expected saving (calls x est_ms; calls 0 counts
- * as 1), oldest first among equals. ROCMD_ENOTFOUND. */
+/* The vendor job to run next (target <> ''): a 'running' one first, else a
+ * queued one of a program's (any source but 'family') before the shape
+ * families', each the largest expected saving first (calls x est_ms; calls 0
+ * counts as 1), oldest first among equals. ROCMD_ENOTFOUND. */
 int rocmd_tune_queue_next_vendor(struct rocmd_tune_queue_db *q, struct rocmd_tune_job *j);
 /* Records what a vendor job's evaluator found: the GPU, the driver and the
  * library's digest. */

@@ -294,9 +294,10 @@ queue_defaults(struct rocmd_tune *t)
 
 /*
  * The job to run next: one cut short first (a crash or a yield), then the
- * vendor jobs of the programs someone captured or imported (their calls x
- * time order them), then the kernel jobs, then the vendor libraries' LLM
- * shape families.
+ * vendor jobs (those of the programs someone captured or imported first:
+ * their calls x time order them; then the LLM shape families), then rocmd's
+ * own kernel jobs. A vendor library's override reaches the programs that
+ * load it; rocmd's tuned library reaches only librocmd-gemm's callers.
  */
 static int
 job_waiting(struct rocmd_tune *t, struct rocmd_tune_job *j)
@@ -315,7 +316,7 @@ job_waiting(struct rocmd_tune *t, struct rocmd_tune_job *j)
 		hv = 0;
 	if (hk && !strcmp(k.state, "running"))
 		*j = k;
-	else if (hv && (!strcmp(v.state, "running") || strcmp(v.source, "family") != 0 || !hk))
+	else if (hv)
 		*j = v;
 	else if (hk)
 		*j = k;

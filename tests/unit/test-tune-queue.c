@@ -184,7 +184,7 @@ test_vendor_jobs(void **state)
 {
 	struct fixture *f = *state;
 	struct rocmd_tune_job j, got;
-	int64_t a, b, c, id;
+	int64_t a, b, c, fam, id;
 	int created, n = 0;
 
 	vendor_job(&j, "sdk-1", 256, 3, 2.0);
@@ -207,10 +207,17 @@ test_vendor_jobs(void **state)
 	j.ldc = 0;
 	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1000, &b, &created), 0);
 	assert_int_equal(created, 1);
+	/* A shape family's job of a far larger expected time still waits for
+	 * the programs' own GEMMs. */
+	vendor_job(&j, "sdk-2", 4096, 0, 500.0);
+	snprintf(j.source, sizeof(j.source), "family");
+	snprintf(j.origin, sizeof(j.origin), "default");
+	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1000, &fam, &created), 0);
 	vendor_job(&j, "sdk-2", 128, 100, 0.5); /* 50 ms in all: first */
 	assert_int_equal(rocmd_tune_queue_add(f->q, &j, 1000, &c, &created), 0);
 	assert_int_equal(rocmd_tune_queue_next_vendor(f->q, &got), 0);
 	assert_int_equal(got.id, c);
+	assert_true(got.id != fam);
 	/* A kernel job never comes from the vendor queue, nor the reverse. */
 	assert_int_equal(rocmd_tune_queue_next(f->q, "rocblas", "", "", "6.2.0", "", &got),
 	                 ROCMD_ENOTFOUND);
