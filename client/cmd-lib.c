@@ -67,6 +67,7 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 	    {"package", required_argument, NULL, 'p'}, {"to", required_argument, NULL, 'T'},
 	    {"limit", required_argument, NULL, 'l'},   {"force", required_argument, NULL, 'f'},
 	    {"generation", required_argument, NULL, 'g'}, {"yes", no_argument, NULL, 'y'},
+	    {"dry-run", no_argument, NULL, 'n'},
 	    {NULL, 0, NULL, 0},
 	};
 	cJSON *force;
@@ -76,7 +77,7 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "t:op:T:l:f:g:y", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc + 1, argv - 1, "t:op:T:l:f:g:yn", opts, NULL)) != -1) {
 		if (c == '?' || strchr(allowed, c) == NULL)
 			goto usage;
 		switch (c) {
@@ -101,6 +102,9 @@ parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usa
 		case 'y':
 			/* the client's own: the confirmation given */
 			cJSON_AddBoolToObject(p, "yes", 1);
+			break;
+		case 'n':
+			cJSON_AddBoolToObject(p, "dry_run", 1);
 			break;
 		case 'T':
 			cJSON_AddStringToObject(p, "to", optarg);
@@ -286,6 +290,40 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* lib deploy --dry-run: each file's fate, the bytes, each GPU before and after. */
+static void
+print_dry_run(const cJSON *r)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "target");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(r, "files"), *it;
+	char sz[32];
+
+	printf("Dry run, nothing changed: package #%.0f %s to %s (%s)\n", out_num(r, "package"),
+	       out_str(r, "package_name"), out_str(t, "name"), out_str(t, "library"));
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(f, "list"))
+		printf("  %-8s %s (%s)\n", out_str(it, "action"), out_str(it, "path"),
+		       out_size(out_num(it, "bytes"), sz, sizeof(sz)));
+	printf("Files: %.0f added, %.0f replaced, %.0f kept, %.0f removed%s; %s to copy%s\n",
+	       out_num(f, "add"), out_num(f, "replace"), out_num(f, "keep"), out_num(f, "remove"),
+	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "compared_by_hash"))
+	           ? ""
+	           : " (by name: what is there was not put there by rocmd)",
+	       out_size(out_num(r, "bytes_to_copy"), sz, sizeof(sz)),
+	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "binary_replaced"))
+	           ? ", and the rocBLAS binary replaced"
+	           : "");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "gpus"))
+	{
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "before");
+		int after = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "after"));
+		const char *change = !cJSON_IsBool(b) ? (after ? "served after" : "NOT served after")
+		                     : cJSON_IsTrue(b) ? (after ? "kept" : "LOST")
+		                     : after           ? "gained"
+		                                       : "not served before or after";
+		printf("GPU %s: %s\n", out_str(it, "arch"), change);
+	}
+}
+
 static int
 lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 {
@@ -294,9 +332,9 @@ lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 	char a[32];
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "topf", p,
-	                     "lib deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...]")) !=
-	    0) {
+	if ((rc = parse_opts(argc, argv, "topfn", p,
+	                     "lib deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] "
+	                     "[--dry-run]")) != 0) {
 		cJSON_Delete(p);
 		return rc;
 	}
@@ -308,6 +346,11 @@ lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	t = cJSON_GetObjectItemCaseSensitive(r, "target");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "dry_run"))) {
+		print_dry_run(r);
+		cJSON_Delete(r);
+		return 0;
+	}
 	printf("Deployed package #%.0f %s to %s (%s): %.0f files, %s in %.1f s\n",
 	       out_num(r, "package"), out_str(r, "package_name"), out_str(t, "name"),
 	       out_str(t, "library"), out_num(r, "files"),
@@ -602,11 +645,13 @@ lib_usage(FILE *f)
 	        "Usage: rocmctl lib COMMAND\n"
 	        "  status                         every target: what is deployed, backups, drift,\n"
 	        "                                 the package that matches\n"
-	        "  deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...]\n"
+	        "  deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] [--dry-run]\n"
 	        "                                 deploy the matching (or given) package (admin);\n"
 	        "                                 a package that fails a check (sdk, binary, arch,\n"
 	        "                                 platform) is refused; --force skips the checks\n"
-	        "                                 it names, never platform\n"
+	        "                                 it names, never platform; --dry-run says what\n"
+	        "                                 would change (files, bytes, each GPU's arch)\n"
+	        "                                 and changes nothing\n"
 	        "  verify [TARGET] [--overlay]    re-check hashes, arch, pairing, GEMM smoke test\n"
 	        "                                 (admin; a failure rolls back to the originals)\n"
 	        "  history [TARGET] [--limit N]   what was done to each target\n"

@@ -181,9 +181,23 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_SDK, what);
 	}
 	check_binary(t, &f, fails, sizeof(fails), &failed);
-	if (arch != NULL && arch[0] != '\0' && !deploy_arch_listed(f.archs, arch)) {
-		deploy_fmt(what, sizeof(what), "it has no library for this machine's %s (it has %s)",
-		           arch, f.archs[0] ? f.archs : "none");
+	/* Every GPU counts: each arch of the machine the package lacks fails. */
+	for (const char *a = arch; a != NULL && *a != '\0';) {
+		size_t l = strcspn(a, ",");
+		char one[32];
+		deploy_fmt(one, sizeof(one), "%.*s", (int)l, a);
+		a += l + (a[l] == ',');
+		if (one[0] == '\0' || deploy_arch_listed(f.archs, one))
+			continue;
+		if (deploy_arch_listed(t->sdk_archs, one))
+			deploy_fmt(what, sizeof(what),
+			           "it has no library for this machine's %s (it has %s), which the "
+			           "library in place serves: that GPU would lose its kernels",
+			           one, f.archs[0] ? f.archs : "none");
+		else
+			deploy_fmt(what, sizeof(what),
+			           "it has no library for this machine's %s (it has %s)", one,
+			           f.archs[0] ? f.archs : "none");
 		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_ARCH, what);
 	}
 	failed &= ~force;

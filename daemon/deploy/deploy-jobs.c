@@ -1031,9 +1031,17 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 		if (rc < 0)
 			return rc;
 	}
-	/* The same checks for the package matching chose and the one named. */
-	if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, j->arch, j->force, why, whylen)) < 0)
-		return rc;
+	/* The same checks for the package matching chose and the one named,
+	 * for every GPU of the machine. */
+	{
+		struct deploy_gpu_archs g;
+		char all[512];
+		deploy_gpu_archs(ds, &g);
+		deploy_gpu_list(&g, all, sizeof(all));
+		if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, all, j->force, why,
+		                               whylen)) < 0)
+			return rc;
+	}
 	if (j->force & DEPLOY_CHECK_ARCH)
 		j->arch[0] = '\0'; /* forced: the verification does not ask for it either */
 	if ((rc = build_files(j, why, whylen)) < 0)
@@ -1056,6 +1064,8 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 			}
 		}
 	}
+	if (j->dry_run)
+		return 0; /* nothing recorded either */
 	if ((rc = deploy_target_record(ds, &j->t, &j->target_id)) < 0) {
 		snprintf(why, whylen, "cannot record the target: %s",
 		         rocmd_deploy_db_errmsg(ds->db));

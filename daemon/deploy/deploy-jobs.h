@@ -35,6 +35,7 @@ struct deploy_tgt {
 	char host_smoke_bin[PATH_MAX]; /* the rocBLAS binary the smoke test loads */
 	char sdk_fingerprint[72];
 	int64_t sdk_fingerprint_ms; /* when discovery first saw that fingerprint */
+	char sdk_archs[512];        /* the archs the library in place serves ("": unknown) */
 	int windows;
 };
 
@@ -69,6 +70,7 @@ struct deploy_job {
 	char pkg_digest[72];
 	char arch[32];
 	unsigned force; /* DEPLOY_CHECK_* the user overrode (--force) */
+	int dry_run;    /* lib deploy --dry-run: prepared, answered, never run */
 	int generation; /* rollback --to original: 0 the originals in use, N backup.<N> */
 	int pruned;     /* older generations removed after this job made a new one */
 	int older_gen;  /* verify: the newest older generation that is intact, 0 none */
@@ -137,6 +139,8 @@ struct deploy_gpu_archs {
 	int n;
 };
 void deploy_gpu_archs(struct rocmd_deploy_service *ds, struct deploy_gpu_archs *a);
+/* The same as one comma-separated list ("gfx1030,gfx803"; "" none). */
+void deploy_gpu_list(const struct deploy_gpu_archs *a, char *out, size_t n);
 /* The package for target T and this machine's GPUs. */
 int deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
                          int64_t *pkg_id, char *name, size_t namelen, char *arch, size_t archlen,
@@ -158,9 +162,10 @@ void deploy_files_fingerprint(const struct rocmd_deploy_file *files, size_t n, i
 /* Adds the check NAME ("sdk", "binary", "arch") to *BITS; ROCMD_EPARAMS with
  * WHY for an unknown name and for "platform", which is never forced. */
 int deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whylen);
-/* 0 when package PKG_ID passes every check for target T and ARCH (NULL or
- * "": no GPU known) but those in FORCE; else ROCMD_EINVAL with WHY naming
- * each failed check (ROCMD_ENOTFOUND: no such package). */
+/* 0 when package PKG_ID passes every check for target T and ARCHS (the
+ * machine's GPUs' archs, comma-separated; NULL or "": no GPU known) but
+ * those in FORCE; else ROCMD_EINVAL with WHY naming each failed check
+ * (ROCMD_ENOTFOUND: no such package). */
 int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t pkg_id,
                          const char *arch, unsigned force, char *why, size_t whylen);
 /* Whether comma-separated LIST names ARCH. */
@@ -228,6 +233,11 @@ void deploy_backups_verify(struct deploy_job *j);
 cJSON *deploy_backups_json(struct rocmd_deploy_service *ds, const char *name);
 int deploy_m_forget(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
                     size_t whylen);
+
+/* ---- deploy-dryrun.c ---- */
+
+/* What prepared job J would change (lib deploy --dry-run); changes nothing. */
+cJSON *deploy_dry_run(struct deploy_job *j);
 
 /* ---- deploy-jobs.c ---- */
 

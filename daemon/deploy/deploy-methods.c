@@ -25,12 +25,12 @@ static int
 m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	struct rocmd_deploy_service *ds = conn->srv->deploy;
-	static const char *const keys[] = {"target", "package", "overlay", "force", NULL};
+	static const char *const keys[] = {"target", "package", "overlay", "force", "dry_run", NULL};
 	const cJSON *force = cJSON_GetObjectItemCaseSensitive(params, "force"), *it;
 	const char *spec = NULL;
 	unsigned forced = 0;
 	int64_t pkg = 0;
-	int overlay = 0, rc;
+	int overlay = 0, dry = 0, rc;
 	struct deploy_job *j;
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
@@ -39,6 +39,8 @@ m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	    ((rc = rocmd_param_int(params, "package", 0, 1, INT64_MAX, &pkg, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND) ||
 	    ((rc = rocmd_param_bool(params, "overlay", 0, &overlay, why, whylen)) < 0 &&
+	     rc != ROCMD_ENOTFOUND) ||
+	    ((rc = rocmd_param_bool(params, "dry_run", 0, &dry, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND))
 		return rc;
 	if (force != NULL && !cJSON_IsArray(force)) {
@@ -59,10 +61,16 @@ m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 		return ROCMD_ENOMEM;
 	deploy_copy(j->reason, sizeof(j->reason), "user");
 	j->force = forced;
+	j->dry_run = dry;
 	if ((rc = deploy_resolve_target(ds, spec, overlay, &j->t, why, whylen)) < 0 ||
 	    (rc = deploy_job_prepare(j, pkg, why, whylen)) < 0) {
 		deploy_job_free(j);
 		return rc;
+	}
+	if (dry) {
+		*result = deploy_dry_run(j);
+		deploy_job_free(j);
+		return 0;
 	}
 	return deploy_job_submit(j, conn);
 }

@@ -131,6 +131,7 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 	deploy_copy(t->sys_bin, sizeof(t->sys_bin), s->rocblas_binary);
 	deploy_copy(t->sdk_fingerprint, sizeof(t->sdk_fingerprint), s->lib_fingerprint);
 	t->sdk_fingerprint_ms = s->lib_first_seen_ms;
+	deploy_copy(t->sdk_archs, sizeof(t->sdk_archs), s->lib_archs);
 	if (s->lib_path != NULL) {
 		deploy_copy(t->sys_lib, sizeof(t->sys_lib), s->lib_path);
 	} else if (t->windows) {
@@ -393,8 +394,18 @@ deploy_gpu_archs(struct rocmd_deploy_service *ds, struct deploy_gpu_archs *a)
 		rocmd_sdk_db_gpu_list(rocmd_sdk_db(ds->srv->sdk), gpu_row, a);
 }
 
-/* The package for target T and this machine's GPUs: the first GPU's match,
- * which must not be refused for any other GPU's arch. */
+void
+deploy_gpu_list(const struct deploy_gpu_archs *a, char *out, size_t n)
+{
+	out[0] = '\0';
+	for (int i = 0; i < a->n; i++) {
+		size_t l = strlen(out);
+		deploy_fmt(out + l, n - l, "%s%s", i ? "," : "", a->archs[i]);
+	}
+}
+
+/* The package for target T and this machine's GPUs: the rules' choice for
+ * the first GPU that passes the deploy checks for every GPU's arch. */
 int
 deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t *pkg_id,
                      char *name, size_t namelen, char *arch, size_t archlen, char *why,
@@ -402,6 +413,7 @@ deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 {
 	struct rocmd_pkg_candidates l = {0};
 	struct deploy_gpu_archs g;
+	char all[512], first_refusal[1024] = "";
 	int chosen = -1, rc;
 
 	*pkg_id = 0;
@@ -417,6 +429,7 @@ deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		         "the SDK's version is unknown: name a package with --package ID");
 		return ROCMD_ENOTFOUND;
 	}
+	deploy_gpu_list(&g, all, sizeof(all));
 	rc = rocmd_pkg_candidates_load(ds->pdb, &l, why, whylen);
 	if (rc < 0)
 		goto out;
@@ -428,16 +441,24 @@ deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		                     ds->srv->cfg->store_match_rules, &chosen, NULL, why, whylen);
 		if (rc < 0)
 			goto out;
-		if (chosen < 0 || deploy_check_package(ds, t, l.c[chosen].id, g.archs[0], 0, cwhy,
-		                                       sizeof(cwhy)) == 0)
+		if (chosen < 0 ||
+		    deploy_check_package(ds, t, l.c[chosen].id, all, 0, cwhy, sizeof(cwhy)) == 0)
 			break;
 		log_debug("%s: not matched: %s", t->name, cwhy);
+		if (first_refusal[0] == '\0')
+			deploy_copy(first_refusal, sizeof(first_refusal), cwhy);
 		{
 			struct rocmd_pkg_candidate tmp = l.c[chosen];
 			l.c[chosen] = l.c[m - 1];
 			l.c[m - 1] = tmp;
 		}
 		m--;
+	}
+	if (chosen < 0 && first_refusal[0] != '\0') {
+		deploy_fmt(why, whylen, "no stored package fits SDK %s and every GPU (%s): the best "
+		           "match was %s", t->sdk_version, all, first_refusal);
+		rc = ROCMD_ENOTFOUND;
+		goto out;
 	}
 	if (chosen < 0) {
 		snprintf(
@@ -447,14 +468,6 @@ deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		    t->sdk_version, t->platform, g.archs[0], t->sdk_version, g.archs[0]);
 		rc = ROCMD_ENOTFOUND;
 		goto out;
-	}
-	for (int i = 1; i < g.n; i++) {
-		int other = -1;
-		rc = rocmd_pkg_match(t->sdk_version, t->platform, g.archs[i], l.c + chosen, 1,
-		                     ds->srv->cfg->store_match_rules, &other, NULL, why, whylen);
-		if (rc == 0 && other < 0)
-			log_notice("package #%lld does not serve this machine's %s too",
-			           (long long)l.c[chosen].id, g.archs[i]);
 	}
 	rc = 0;
 	*pkg_id = l.c[chosen].id;

@@ -19,6 +19,11 @@
 #            right advice and offers an older intact generation, which
 #            rollback --to original --generation N restores; lib forget
 #            removes a target whose SDK is gone
+#   gpus     every GPU counts: with a gfx1030 and a gfx803 GPU, a
+#            gfx1030-only package is refused naming the gfx803 that would
+#            lose its kernels (the automatic choice too), --force arch
+#            deploys it; lib deploy --dry-run says what would change (files,
+#            bytes, each GPU's arch) and changes nothing
 #
 # Usage: test-lib-trust.sh ROCMD ROCMCTL PART
 set -u
@@ -442,6 +447,47 @@ part_backups() {
 	if [ -d "$B/backup" ]; then ok "sdk-1's backups stay"; else bad "sdk-1's backups stay"; fi
 }
 
+part_gpus() {
+	# A second GPU, a gfx803 (Polaris), which the vendor's library serves.
+	n=$ROOT/sys/class/kfd/kfd/topology/nodes
+	mkdir -p "$n/2/mem_banks/0"
+	printf 'cpu_cores_count 0\nsimd_count 36\nsimd_per_cu 4\ngfx_target_version 80003\nvendor_id 4098\ndevice_id 26591\nlocation_id 768\n' >"$n/2/properties"
+	printf 'heap_type 1\nsize_in_bytes 4294967296\n' >"$n/2/mem_banks/0/properties"
+	two_packages
+	check "lib status" 0 ctl --json lib status
+	contains "both GPUs are known" "$OUT" '"gfx1030",[[:space:]]*"gfx803"'
+	contains "no package serves both: the match says why" "$OUT" "match_problem.*no stored package fits SDK 5.7.1 and every GPU (gfx1030,gfx803).*gfx803.*would lose its kernels"
+	check "lib deploy (the automatic choice) is refused" 1 ctl lib deploy
+	contains "it names the GPU that would lose its kernels" "$ERR" "this machine's gfx803 (it has gfx1030), which the library in place serves: that GPU would lose its kernels"
+	check "lib deploy --package 1 is refused" 1 ctl lib deploy --package 1
+	contains "the arch check names gfx803" "$ERR" "arch check: it has no library for this machine's gfx803"
+	unchanged "after the refusals"
+
+	check "--dry-run with the refusal is refused the same way" 1 ctl lib deploy --package 1 --dry-run
+	check "--dry-run --force arch" 0 ctl lib deploy --package 1 --force arch --dry-run
+	contains "it says it changed nothing" "$OUT" "Dry run, nothing changed: package #1"
+	contains "the gfx803 code object would go" "$OUT" "remove .*TensileLibrary_gfx803.co"
+	contains "the index would be replaced" "$OUT" "replace .*TensileLibrary.dat"
+	contains "the package's manifest would be added" "$OUT" "add .*TensileManifest.txt"
+	contains "the counts" "$OUT" "Files: 1 added, 2 replaced, 0 kept, 2 removed"
+	contains "and the binary" "$OUT" "the rocBLAS binary replaced"
+	contains "gfx1030 is kept" "$OUT" "GPU gfx1030: kept"
+	contains "gfx803 is lost" "$OUT" "GPU gfx803: LOST"
+	unchanged "after the dry run"
+	if [ -e "$STATE/deploy/sdk-1" ]; then bad "a dry run writes no state"; ls -R "$STATE/deploy" | sed 's/^/#   /'
+	else ok "a dry run writes no state"; fi
+	check "--dry-run --json" 0 ctl --json lib deploy --package 1 --force arch --dry-run
+	tr -d ' \t\n' <"$OUT" >"$DIR/dry.json"
+	contains "per GPU in the JSON" "$DIR/dry.json" '"arch":"gfx803","before":true,"after":false'
+
+	check "--force arch deploys it" 0 ctl lib deploy --package 1 --force arch
+	same "library = package 1's" "$P1/library" "$LIB"
+	check "a dry run of package 2 over package 1" 0 ctl lib deploy --package 2 --force arch --dry-run
+	contains "compared by hash: the index is kept" "$OUT" "keep .*TensileLibrary.dat"
+	contains "the manifest differs" "$OUT" "replace .*TensileManifest.txt"
+	same "still package 1's" "$P1/library" "$LIB"
+}
+
 case $PART in
 checks) part_checks ;;
 pkgrm) part_pkgrm ;;
@@ -450,6 +496,7 @@ said) part_said ;;
 drift) part_drift ;;
 originals) part_originals ;;
 backups) part_backups ;;
+gpus) part_gpus ;;
 *) bail "unknown part '$PART'" ;;
 esac
 harness_done "$PART"
