@@ -100,4 +100,18 @@ int rocmd_deploy_svc_match_sdk(struct rocmd_deploy_service *ds, int64_t sdk_id, 
 int rocmd_deploy_svc_queue_sdk(struct rocmd_deploy_service *ds, int64_t sdk_id, int64_t pkg_id,
                                const char *reason, char *why, size_t whylen);
 
+/* An application's private copy (deploy.app_targets) as the tuner sees it. */
+struct rocmd_deploy_app_view {
+	const char *name;        /* the deploy target's name, "app-NAME" */
+	const char *host_bin;    /* its rocBLAS binary, host path ("" none found) */
+	const char *sys_bin;     /* the same, as the application sees it */
+	const char *host_lib;    /* its rocBLAS library folder, host path */
+	const char *sdk_version; /* the SDK it was built for */
+	int windows;             /* a Windows application's folder */
+};
+/* Calls CB for each entry of deploy.app_targets that resolves, in order;
+ * stops at CB's first non-zero return, which it returns. */
+int rocmd_deploy_svc_apps(struct rocmd_deploy_service *ds,
+                          int (*cb)(const struct rocmd_deploy_app_view *a, void *ctx), void *ctx);
+
 #endif

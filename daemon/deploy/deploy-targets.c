@@ -221,6 +221,31 @@ deploy_sdk_target(struct rocmd_deploy_service *ds, int64_t sdk_id, int overlay,
 	return sdk_target(ds, sdk_id, NULL, overlay, t);
 }
 
+int
+rocmd_deploy_svc_apps(struct rocmd_deploy_service *ds,
+                      int (*cb)(const struct rocmd_deploy_app_view *a, void *ctx), void *ctx)
+{
+	const char *s = ds->srv->cfg->deploy_app_targets;
+	struct deploy_tgt *t = malloc(sizeof(*t));
+	int rc = 0;
+
+	if (t == NULL)
+		return ROCMD_ENOMEM;
+	while (rc == 0 && s != NULL && *s != '\0') {
+		size_t n = strcspn(s, ";"), e = strcspn(s, "=");
+		char name[ROCMD_DEPLOY_NAME_MAX + 1];
+		snprintf(name, sizeof(name), "%.*s", (int)(e < n ? e : n), s);
+		s += n + (s[n] == ';');
+		if (e < n && deploy_app_target(ds, name, t) == 0) {
+			struct rocmd_deploy_app_view a = {t->name,   t->host_bin,    t->sys_bin,
+			                                  t->host_lib, t->sdk_version, t->windows};
+			rc = cb(&a, ctx);
+		}
+	}
+	free(t);
+	return rc;
+}
+
 /* Finds NAME's entry in deploy.app_targets: "NAME=DIR@SDK;...". */
 int
 deploy_app_target(struct rocmd_deploy_service *ds, const char *name, struct deploy_tgt *t)

@@ -7,8 +7,10 @@
  * rocBLAS) with the vendor libraries of that place: each present SDK's
  * rocBLAS (discovery's rocblas_binary) with the Tensile library discovery
  * found for it, and the hipBLASLt beside it (libhipblaslt.so.N in the same
- * folder, its tables in hipblaslt/library); plus the libraries of config key
- * tune.libraries ("KIND:PATH,...", targets "lib-KIND-N"). Paths here are host
+ * folder, its tables in hipblaslt/library); each application's private copy
+ * of deploy.app_targets ("app-NAME", deploy's name for it), with the
+ * hipBLASLt beside it; plus the libraries of config key tune.libraries
+ * ("KIND:PATH,...", targets "lib-KIND-N"). Paths here are host
  * paths (under --root); the environment and the overrides name system paths.
  *
  * Jobs come from three places, each recorded as the job's source: a capture
@@ -28,6 +30,7 @@
 #include "common/fs.h"
 #include "common/log.h"
 #include "daemon/core/server.h"
+#include "daemon/deploy/deploy-service.h"
 #include "daemon/sdk/sdk.h"
 #include "daemon/sdk/sysroot.h"
 #include "db/db-sdk.h"
@@ -136,6 +139,39 @@ sdk_targets(const struct rocmd_db_sdk *s, void *arg)
 	return 0;
 }
 
+/* An application's private copy (deploy.app_targets): its rocBLAS, as the
+ * deploy target of the same name ("app-NAME"), and the hipBLASLt beside it. */
+static int
+app_target(const struct rocmd_deploy_app_view *a, void *arg)
+{
+	struct walk *w = arg;
+	struct tune_target tg;
+	char dir[1024];
+
+	if (a->windows || a->host_bin[0] == '\0' || !exists(a->host_bin))
+		return 0;
+	memset(&tg, 0, sizeof(tg));
+	snprintf(tg.name, sizeof(tg.name), "%s", a->name);
+	snprintf(tg.kind, sizeof(tg.kind), "rocblas");
+	snprintf(tg.library, sizeof(tg.library), "%s", a->host_bin);
+	snprintf(tg.sys_library, sizeof(tg.sys_library), "%s", a->sys_bin);
+	snprintf(tg.tensile_dir, sizeof(tg.tensile_dir), "%s", a->host_lib);
+	snprintf(tg.sdk_version, sizeof(tg.sdk_version), "%s", a->sdk_version);
+	if (emit(w, &tg) != 0)
+		return 1;
+	dir_of(tg.library, dir, sizeof(dir));
+	if (find_hipblaslt(dir, tg.library, sizeof(tg.library)) == 0) {
+		snprintf(tg.kind, sizeof(tg.kind), "hipblaslt");
+		tg.tensile_dir[0] = '\0';
+		dir_of(a->sys_bin, dir, sizeof(dir));
+		rocmd_fs_fmt(tg.sys_library, sizeof(tg.sys_library), "%s/%s", dir,
+		             strrchr(tg.library, '/') + 1);
+		if (emit(w, &tg) != 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The entries of tune.libraries: "KIND:PATH,KIND:PATH". */
 static void
 config_targets(struct walk *w)
@@ -187,6 +223,8 @@ tune_vendor_targets(struct rocmd_tune *t, int (*cb)(const struct tune_target *tg
 	w->ctx = ctx;
 	if (db != NULL)
 		rocmd_sdk_db_list(db, 0, NULL, sdk_targets, w);
+	if (w->rc == 0 && t->srv->deploy != NULL)
+		rocmd_deploy_svc_apps(t->srv->deploy, app_target, w);
 	if (w->rc == 0)
 		config_targets(w);
 	rc = w->rc > 0 ? 0 : w->rc;

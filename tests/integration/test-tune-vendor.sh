@@ -240,6 +240,39 @@ app >"$DIR/app-b" 2>&1
 contains "the program reads the new override" "$DIR/app-b" "rocblas fp16 TN 256x16x256 solution [0-9]* override 1"
 rocmd_stop
 
+# ---- an application's private copy ----
+# deploy.app_targets names an application folder holding its own rocBLAS and
+# hipBLASLt (as ollama and LM Studio ship them): both are tuning targets of
+# the deploy target's name, app-myapp, and their overrides are written for it.
+STATE=$DIR/state3
+SOCK=$DIR/rocmd3.sock
+CONF=$DIR/rocmd3.json
+DB=$STATE/rocmd.db
+APPDIR=$ROOT/opt/myapp
+ACSV=$STATE/tune-overrides/app-myapp/rocblas.csv
+mkdir -p "$STATE" "$APPDIR"
+cp -a "$FIX/sdk-a/lib/." "$APPDIR/"
+rm -f "$ENVD" "$PROF"
+cat >"$CONF" <<EOF
+{"tune": {"idle_s": 2, "check_ms": 200, "budget": 40, "backend": "cpu", "max_cpu_load": 400,
+  "families": 0, "enabled": 0},
+ "deploy": {"app_targets": "myapp=/opt/myapp@6.2", "allow_user_owned_targets": 1}}
+EOF
+start || bail "rocmd did not start with an application target"
+LD_LIBRARY_PATH=$APPDIR ctl tune capture -- "$APP" 2 >"$DIR/cap-app" 2>&1
+contains "capture queues the application's rocBLAS and hipBLASLt" "$DIR/cap-app" "3 tuning job(s) queued, 0 already queued, for 2 target(s)"
+[ "$(sql "SELECT count(DISTINCT backend) FROM tune_queue WHERE target = 'app-myapp'")" = "2" ] &&
+	ok "the jobs are the deploy target's, app-myapp" || bad "the jobs are the deploy target's, app-myapp"
+ctl tune start >/dev/null
+wait_for "the application's jobs finish" 120 vendor_done
+[ "$(entries "$ACSV")" -ge 2 ] && ok "the application's rocBLAS override holds entries" ||
+	bad "the application's rocBLAS override holds entries"
+contains "it is keyed to the application's rocBLAS" "$ACSV" "^# rocmd override library=librocblas.so.4 sha256=[0-9a-f]\{64\}"
+ctl tune results >"$DIR/res-app" 2>&1
+contains "tune results show the application's target" "$DIR/res-app" "^app-myapp *rocblas *fp16 TN 256x16x256 "
+contains "and where its override is" "$DIR/res-app" "app-myapp rocblas override: .*$ACSV"
+rocmd_stop
+
 # ---- deploy withdraws before it swaps ----
 # Debian trixie's real rocBLAS tree (tests/fault/sandbox.sh) with the stand-in
 # hipBLASLt beside its rocBLAS: target sdk-1 has both. The override of the
