@@ -395,9 +395,15 @@ lib_verify(struct lib_ctx *ctx, int argc, char **argv)
 	{
 		const cJSON *ar = cJSON_GetObjectItemCaseSensitive(r, "arch_ok");
 		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(r, "pair_ok");
-		printf("GPU arch %s: %s\n", out_str(r, "arch"),
-		       cJSON_IsBool(ar) ? (cJSON_IsTrue(ar) ? "covered" : "NOT covered")
-		                        : "not asked");
+		const cJSON *ga = cJSON_GetObjectItemCaseSensitive(r, "gpus"), *g;
+		if (cJSON_GetArraySize(ga) == 0)
+			printf("GPU arch %s: %s\n", out_str(r, "arch"),
+			       cJSON_IsBool(ar) ? (cJSON_IsTrue(ar) ? "covered" : "NOT covered")
+			                        : "not asked");
+		cJSON_ArrayForEach(g, ga)
+		printf("GPU arch %s: %s\n", out_str(g, "arch"),
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "covered")) ? "covered"
+		                                                                    : "NOT covered");
 		printf("Binary and library from the same package: %s\n",
 		       cJSON_IsBool(pr) ? (cJSON_IsTrue(pr) ? "yes" : "NO") : "no binary");
 	}

@@ -5,8 +5,9 @@
  * nor a librocblas.so a Windows one), the SDK generation the package was
  * built for, its rocBLAS binary (the soname the target's programs load and
  * the HIP runtime it needs, which the SDK must have) and the arch of the
- * machine's GPU. --force skips the checks it names, never the platform.
- * Loop thread: reads the package's row.
+ * machine's GPUs, every one of them. --force skips the checks it names,
+ * never the platform. Loop thread (reads the package's row), but for
+ * deploy_check_gpus, which lib verify's worker runs on the deployed folder.
  */
 #include "deploy-jobs.h"
 
@@ -19,6 +20,7 @@
 #include "common/error.h"
 #include "daemon/core/server.h"
 #include "daemon/pkg/pkg.h"
+#include "daemon/sdk/rocblas-library.h"
 #include "db/db-pkg.h"
 
 static const struct {
@@ -219,4 +221,37 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		           (failed & DEPLOY_CHECK_BINARY) && (failed & DEPLOY_CHECK_ARCH) ? "," : "",
 		           failed & DEPLOY_CHECK_ARCH ? "arch" : "");
 	return ROCMD_EINVAL;
+}
+
+void
+deploy_check_gpus(struct deploy_job *j)
+{
+	struct rocmd_rocblas_lib lib;
+	char why[256], lost[256] = "";
+
+	if (j->gpus.n == 0 || rocmd_rocblas_inspect(j->t.host_lib, 0, NULL, &lib, why,
+	                                            sizeof(why)) < 0)
+		return;
+	for (int i = 0; i < j->gpus.n && i < 8; i++) {
+		/* Served: in the index, and with code objects for it where the
+		 * folder has any (an index naming an arch whose kernels are not
+		 * there serves nothing: the package reader says the same). */
+		int co = lib.nco_archs == 0;
+		for (size_t k = 0; k < lib.nco_archs && !co; k++)
+			co = strcmp(lib.co_archs[k], j->gpus.archs[i]) == 0;
+		j->gpu_covered[i] = rocmd_rocblas_covers(&lib, j->gpus.archs[i]) && co;
+		if (!j->gpu_covered[i]) {
+			size_t l = strlen(lost);
+			deploy_fmt(lost + l, sizeof(lost) - l, "%s%s", l ? ", " : "",
+			           j->gpus.archs[i]);
+		}
+	}
+	rocmd_rocblas_lib_free(&lib);
+	if (lost[0] == '\0' || j->base.rc != 0 || (j->force & DEPLOY_CHECK_ARCH))
+		return;
+	j->base.rc = ROCMD_ECORRUPT;
+	deploy_fmt(j->base.why, sizeof(j->base.why),
+	           "the deployed library does not serve this machine's %s: that GPU has no kernels "
+	           "(every GPU counts)",
+	           lost);
 }

@@ -491,6 +491,7 @@ deploy_work(struct rocmd_job *b)
 			j->base.rc = ROCMD_ECORRUPT;
 			snprintf(j->base.why, sizeof(j->base.why), "GEMM smoke test %s", j->smoke);
 		}
+		deploy_check_gpus(j);
 		deploy_backups_verify(j);
 		return;
 	}
@@ -608,6 +609,15 @@ result_json(const struct deploy_job *j)
 		else
 			cJSON_AddNullToObject(r, "pair_ok");
 		cJSON_AddStringToObject(r, "label", j->vrep.label);
+		if (j->gpus.n > 0) {
+			cJSON *ga = cJSON_AddArrayToObject(r, "gpus");
+			for (int i = 0; i < j->gpus.n && i < 8; i++) {
+				cJSON *o = cJSON_CreateObject();
+				cJSON_AddStringToObject(o, "arch", j->gpus.archs[i]);
+				cJSON_AddBoolToObject(o, "covered", j->gpu_covered[i]);
+				cJSON_AddItemToArray(ga, o);
+			}
+		}
 		if (j->bcheck.checked > 0) {
 			cJSON *b = cJSON_AddObjectToObject(r, "backup");
 			cJSON_AddNumberToObject(b, "files_checked", (double)j->bcheck.checked);

@@ -47,6 +47,12 @@ struct deploy_row {
 	int has_backup;
 };
 
+/* The distinct archs of this machine's present GPUs. */
+struct deploy_gpu_archs {
+	char archs[8][32];
+	int n;
+};
+
 enum deploy_job_type { JOB_DEPLOY, JOB_ROLLBACK, JOB_VERIFY, JOB_RECOVER };
 
 /* One target of a recover job (lib.recover) and what recovery did there. */
@@ -76,6 +82,8 @@ struct deploy_job {
 	int older_gen;  /* verify: the newest older generation that is intact, 0 none */
 	int backup_bad; /* verify: the backup in use is damaged (no automatic rollback) */
 	struct rocmd_deploy_backup_check bcheck;
+	struct deploy_gpu_archs gpus; /* verify: every GPU's arch asked of the library */
+	int gpu_covered[8];
 	/* the engine's request */
 	struct rocmd_deploy_file *files;
 	size_t nfiles;
@@ -133,11 +141,6 @@ void deploy_target_lookup(struct rocmd_deploy_service *ds, const char *name, str
 /* Whether an SDK update replaced what is at T since rocmd last wrote there. */
 int deploy_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
                              const struct deploy_row *row);
-/* The distinct archs of this machine's present GPUs. */
-struct deploy_gpu_archs {
-	char archs[8][32];
-	int n;
-};
 void deploy_gpu_archs(struct rocmd_deploy_service *ds, struct deploy_gpu_archs *a);
 /* The same as one comma-separated list ("gfx1030,gfx803"; "" none). */
 void deploy_gpu_list(const struct deploy_gpu_archs *a, char *out, size_t n);
@@ -168,6 +171,10 @@ int deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whyle
  * (ROCMD_ENOTFOUND: no such package). */
 int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t pkg_id,
                          const char *arch, unsigned force, char *why, size_t whylen);
+/* Worker, in lib verify: whether the deployed library serves each of
+ * J->gpus (J->gpu_covered); one it does not fails the job (ROCMD_ECORRUPT)
+ * unless the deploy forced the arch check. */
+void deploy_check_gpus(struct deploy_job *j);
 /* Whether comma-separated LIST names ARCH. */
 int deploy_arch_listed(const char *list, const char *arch);
 

@@ -189,6 +189,25 @@ fail:
 	return rc;
 }
 
+/* The live deployment's "forced" checks (its detail) into the verify job. */
+static int
+live_forced(const struct rocmd_db_deployment *d, void *arg)
+{
+	struct deploy_job *j = arg;
+	cJSON *det, *it;
+
+	if (strcmp(d->state, "live") != 0)
+		return 0;
+	det = cJSON_Parse(d->detail != NULL ? d->detail : "{}");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(det, "forced"))
+	{
+		if (cJSON_IsString(it) && strcmp(it->valuestring, "arch") == 0)
+			j->force |= DEPLOY_CHECK_ARCH;
+	}
+	cJSON_Delete(det);
+	return 1;
+}
+
 static int
 m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
@@ -225,6 +244,11 @@ m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	deploy_gpu_archs(ds, &g);
 	if (g.n > 0)
 		deploy_copy(j->arch, sizeof(j->arch), g.archs[0]);
+	j->gpus = g;
+	/* A deploy that forced the arch check is not failed for it now. */
+	rocmd_deploy_db_deployments(ds->db, row.id, 0, live_forced, j);
+	if (j->force & DEPLOY_CHECK_ARCH)
+		j->arch[0] = '\0';
 	return deploy_job_submit(j, conn);
 }
 

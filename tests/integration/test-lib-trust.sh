@@ -22,7 +22,8 @@
 #   gpus     every GPU counts: with a gfx1030 and a gfx803 GPU, a
 #            gfx1030-only package is refused naming the gfx803 that would
 #            lose its kernels (the automatic choice too), --force arch
-#            deploys it; lib deploy --dry-run says what would change (files,
+#            deploys it and lib verify says gfx803 is not covered; lib deploy
+#            --dry-run says what would change (files,
 #            bytes, each GPU's arch) and changes nothing
 #
 # Usage: test-lib-trust.sh ROCMD ROCMCTL PART
@@ -482,6 +483,9 @@ part_gpus() {
 
 	check "--force arch deploys it" 0 ctl lib deploy --package 1 --force arch
 	same "library = package 1's" "$P1/library" "$LIB"
+	check "lib verify asks the library for every GPU (forced: not failed for it)" 0 ctl lib verify sdk-1
+	contains "gfx1030 is covered" "$OUT" "GPU arch gfx1030: covered"
+	contains "gfx803 is said not to be" "$OUT" "GPU arch gfx803: NOT covered"
 	check "a dry run of package 2 over package 1" 0 ctl lib deploy --package 2 --force arch --dry-run
 	contains "compared by hash: the index is kept" "$OUT" "keep .*TensileLibrary.dat"
 	contains "the manifest differs" "$OUT" "replace .*TensileManifest.txt"
