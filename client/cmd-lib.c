@@ -63,12 +63,11 @@ static int
 parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usage)
 {
 	static const struct option opts[] = {
-	    {"target", required_argument, NULL, 't'},  {"overlay", no_argument, NULL, 'o'},
-	    {"package", required_argument, NULL, 'p'}, {"to", required_argument, NULL, 'T'},
-	    {"limit", required_argument, NULL, 'l'},   {"force", required_argument, NULL, 'f'},
+	    {"target", required_argument, NULL, 't'},     {"overlay", no_argument, NULL, 'o'},
+	    {"package", required_argument, NULL, 'p'},    {"to", required_argument, NULL, 'T'},
+	    {"limit", required_argument, NULL, 'l'},      {"force", required_argument, NULL, 'f'},
 	    {"generation", required_argument, NULL, 'g'}, {"yes", no_argument, NULL, 'y'},
-	    {"dry-run", no_argument, NULL, 'n'},
-	    {NULL, 0, NULL, 0},
+	    {"dry-run", no_argument, NULL, 'n'},          {NULL, 0, NULL, 0},
 	};
 	cJSON *force;
 	char *end;
@@ -301,8 +300,10 @@ print_dry_run(const cJSON *r)
 	printf("Dry run, nothing changed: package #%.0f %s to %s (%s)\n", out_num(r, "package"),
 	       out_str(r, "package_name"), out_str(t, "name"), out_str(t, "library"));
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(f, "list"))
+	{
 		printf("  %-8s %s (%s)\n", out_str(it, "action"), out_str(it, "path"),
 		       out_size(out_num(it, "bytes"), sz, sizeof(sz)));
+	}
 	printf("Files: %.0f added, %.0f replaced, %.0f kept, %.0f removed%s; %s to copy%s\n",
 	       out_num(f, "add"), out_num(f, "replace"), out_num(f, "keep"), out_num(f, "remove"),
 	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "compared_by_hash"))
@@ -316,7 +317,8 @@ print_dry_run(const cJSON *r)
 	{
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "before");
 		int after = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "after"));
-		const char *change = !cJSON_IsBool(b) ? (after ? "served after" : "NOT served after")
+		const char *change = !cJSON_IsBool(b)
+		                         ? (after ? "served after" : "NOT served after")
 		                     : cJSON_IsTrue(b) ? (after ? "kept" : "LOST")
 		                     : after           ? "gained"
 		                                       : "not served before or after";
@@ -401,9 +403,11 @@ lib_verify(struct lib_ctx *ctx, int argc, char **argv)
 			       cJSON_IsBool(ar) ? (cJSON_IsTrue(ar) ? "covered" : "NOT covered")
 			                        : "not asked");
 		cJSON_ArrayForEach(g, ga)
-		printf("GPU arch %s: %s\n", out_str(g, "arch"),
-		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "covered")) ? "covered"
-		                                                                    : "NOT covered");
+		{
+			const cJSON *cv = cJSON_GetObjectItemCaseSensitive(g, "covered");
+			printf("GPU arch %s: %s\n", out_str(g, "arch"),
+			       cJSON_IsTrue(cv) ? "covered" : "NOT covered");
+		}
 		printf("Binary and library from the same package: %s\n",
 		       cJSON_IsBool(pr) ? (cJSON_IsTrue(pr) ? "yes" : "NO") : "no binary");
 	}
@@ -536,14 +540,16 @@ lib_forget(struct lib_ctx *ctx, int argc, char **argv)
 	if (!cJSON_HasObjectItem(p, "yes")) {
 		char line[16] = "";
 		if (!isatty(STDIN_FILENO)) {
-			fprintf(stderr, "rocmctl: lib forget removes %s's backups of the originals and "
-			                "its history for good; give --yes to confirm\n",
+			fprintf(stderr,
+			        "rocmctl: lib forget removes %s's backups of the originals and "
+			        "its history for good; give --yes to confirm\n",
 			        out_str(p, "target"));
 			cJSON_Delete(p);
 			return EXIT_USAGE;
 		}
-		fprintf(stderr, "Remove %s's backups of the originals and its history for good? "
-		                "Type yes: ",
+		fprintf(stderr,
+		        "Remove %s's backups of the originals and its history for good? "
+		        "Type yes: ",
 		        out_str(p, "target"));
 		if (fgets(line, sizeof(line), stdin) == NULL || strcmp(line, "yes\n") != 0) {
 			fprintf(stderr, "rocmctl: nothing removed\n");
@@ -572,8 +578,8 @@ lib_ack(struct lib_ctx *ctx, int argc, char **argv)
 	int rc;
 
 	if (argc > 1 || (argc == 1 && ((id = strtoll(argv[0][0] == '#' ? argv[0] + 1 : argv[0],
-	                                               &end, 10)) <= 0 ||
-	                                *end != '\0'))) {
+	                                             &end, 10)) <= 0 ||
+	                               *end != '\0'))) {
 		fprintf(stderr, "rocmctl: usage: lib ack [ID]\n");
 		cJSON_Delete(p);
 		return EXIT_USAGE;
@@ -597,7 +603,7 @@ lib_history(struct lib_ctx *ctx, int argc, char **argv)
 {
 	cJSON *p = cJSON_CreateObject(), *r = NULL;
 	const cJSON *it, *names;
-	static const char *const hdr[] = {"ID",     "TIME",   "TARGET", "ACTION",
+	static const char *const hdr[] = {"ID",      "TIME",   "TARGET", "ACTION",
 	                                  "OUTCOME", "CHANGE", "REASON", "MESSAGE"};
 	struct out_table *t;
 	int rc;
@@ -647,33 +653,34 @@ lib_history(struct lib_ctx *ctx, int argc, char **argv)
 static void
 lib_usage(FILE *f)
 {
-	fprintf(f,
-	        "Usage: rocmctl lib COMMAND\n"
-	        "  status                         every target: what is deployed, backups, drift,\n"
-	        "                                 the package that matches\n"
-	        "  deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] [--dry-run]\n"
-	        "                                 deploy the matching (or given) package (admin);\n"
-	        "                                 a package that fails a check (sdk, binary, arch,\n"
-	        "                                 platform) is refused; --force skips the checks\n"
-	        "                                 it names, never platform; --dry-run says what\n"
-	        "                                 would change (files, bytes, each GPU's arch)\n"
-	        "                                 and changes nothing\n"
-	        "  verify [TARGET] [--overlay]    re-check hashes, arch, pairing, GEMM smoke test\n"
-	        "                                 (admin; a failure rolls back to the originals)\n"
-	        "  history [TARGET] [--limit N]   what was done to each target\n"
-	        "  rollback [TARGET] [--overlay] [--to original|previous] [--generation N]\n"
-	        "                                 one step back along the history, or the\n"
-	        "                                 originals; nothing to do exits 0 (admin);\n"
-	        "                                 --generation N: an older generation of them\n"
-	        "  recover [TARGET]               finish or undo a deploy left unfinished (every\n"
-	        "                                 target with one when TARGET is left out), or say\n"
-	        "                                 what stands in the way (admin)\n"
-	        "  forget TARGET [--yes]          remove a target whose SDK is gone: its backups of\n"
-	        "                                 the originals and its history (admin; asks first)\n"
-	        "  ack [ID]                       mark the problems rocmd reported (what it did on\n"
-	        "                                 its own, what failed) seen, up to event ID (admin)\n"
-	        "TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path or id; it may be left out\n"
-	        "when one SDK is present.\n");
+	fprintf(
+	    f,
+	    "Usage: rocmctl lib COMMAND\n"
+	    "  status                         every target: what is deployed, backups, drift,\n"
+	    "                                 the package that matches\n"
+	    "  deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] [--dry-run]\n"
+	    "                                 deploy the matching (or given) package (admin);\n"
+	    "                                 a package that fails a check (sdk, binary, arch,\n"
+	    "                                 platform) is refused; --force skips the checks\n"
+	    "                                 it names, never platform; --dry-run says what\n"
+	    "                                 would change (files, bytes, each GPU's arch)\n"
+	    "                                 and changes nothing\n"
+	    "  verify [TARGET] [--overlay]    re-check hashes, arch, pairing, GEMM smoke test\n"
+	    "                                 (admin; a failure rolls back to the originals)\n"
+	    "  history [TARGET] [--limit N]   what was done to each target\n"
+	    "  rollback [TARGET] [--overlay] [--to original|previous] [--generation N]\n"
+	    "                                 one step back along the history, or the\n"
+	    "                                 originals; nothing to do exits 0 (admin);\n"
+	    "                                 --generation N: an older generation of them\n"
+	    "  recover [TARGET]               finish or undo a deploy left unfinished (every\n"
+	    "                                 target with one when TARGET is left out), or say\n"
+	    "                                 what stands in the way (admin)\n"
+	    "  forget TARGET [--yes]          remove a target whose SDK is gone: its backups of\n"
+	    "                                 the originals and its history (admin; asks first)\n"
+	    "  ack [ID]                       mark the problems rocmd reported (what it did on\n"
+	    "                                 its own, what failed) seen, up to event ID (admin)\n"
+	    "TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path or id; it may be left out\n"
+	    "when one SDK is present.\n");
 }
 
 int
@@ -684,7 +691,7 @@ rocmctl_lib(struct rocmd_client **client, const char *socket, int json, int argc
 		int (*fn)(struct lib_ctx *ctx, int argc, char **argv);
 	} subs[] = {
 	    {"status", lib_status},   {"deploy", lib_deploy},     {"verify", lib_verify},
-	    {"history", lib_history}, {"rollback", lib_rollback},   {"recover", lib_recover},
+	    {"history", lib_history}, {"rollback", lib_rollback}, {"recover", lib_recover},
 	    {"ack", lib_ack},         {"forget", lib_forget},
 	};
 	struct lib_ctx ctx = {.client = client, .socket = socket, .json = json};

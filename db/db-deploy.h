@@ -46,8 +46,8 @@ struct rocmd_db_target {
 struct rocmd_db_deployment {
 	int64_t id;
 	int64_t target_id;
-	int64_t package_id;  /* 0: none (a rollback to the originals has none, or the
-	                      * package was removed from the store since) */
+	int64_t package_id; /* 0: none (a rollback to the originals has none, or the
+	                     * package was removed from the store since) */
 	const char *package_name, *package_digest; /* kept after pkg rm; NULL: none */
 	const char *state;   /* "live", "superseded", "rolled_back", "failed" */
 	const char *reason;  /* "user", "sync", "drift", "rollback", "recover" */

@@ -250,8 +250,8 @@ manual_copy(const char *bdir, const struct manual *m, int has_binary, char *why,
 		rocmd_fs_fmt(src, sizeof(src), "%s/library", bdir);
 		rocmd_fs_fmt(tmp, sizeof(tmp), "%s.rocmd-tmp", m->lib);
 		if ((rc = rocmd_fs_remove_tree_in(m->lroot, tmp, NULL)) < 0 ||
-		    (rc = copy_tree(NULL, src, m->lroot, tmp, NULL, 0, &files, &n, &bytes, why, whylen)) <
-		        0 ||
+		    (rc = copy_tree(NULL, src, m->lroot, tmp, NULL, 0, &files, &n, &bytes, why,
+		                    whylen)) < 0 ||
 		    (rc = rocmd_fs_syncfs_in(m->lroot, tmp)) < 0 ||
 		    (rc = rocmd_fs_rename_in(m->lroot, tmp, m->lib)) < 0) {
 			files_free(files, n);

@@ -65,7 +65,8 @@ deploy_backups_verify(struct deploy_job *j)
 	for (size_t i = n; i-- > 0;) {
 		struct rocmd_deploy_backup_check c;
 		if (g[i].gen == 0 ||
-		    rocmd_deploy_backup_check(state, j->t.name, g[i].gen, &c, why, sizeof(why)) < 0 ||
+		    rocmd_deploy_backup_check(state, j->t.name, g[i].gen, &c, why, sizeof(why)) <
+		        0 ||
 		    c.bad > 0)
 			continue;
 		j->older_gen = g[i].gen;
@@ -84,10 +85,11 @@ deploy_backups_verify(struct deploy_job *j)
 	}
 	j->base.rc = ROCMD_ECORRUPT;
 	if (older[0])
-		deploy_fmt(why, sizeof(why),
-		           "%s is intact: rocmctl lib rollback --to original --generation %d restores "
-		           "those older originals, or ",
-		           older, j->older_gen);
+		deploy_fmt(
+		    why, sizeof(why),
+		    "%s is intact: rocmctl lib rollback --to original --generation %d restores "
+		    "those older originals, or ",
+		    older, j->older_gen);
 	else
 		deploy_copy(why, sizeof(why), "no older generation is intact; ");
 	deploy_fmt(j->base.why, sizeof(j->base.why),
@@ -179,13 +181,13 @@ deploy_m_forget(struct rocmd_conn *conn, const cJSON *params, cJSON **result, ch
 		return rc;
 	}
 	if ((rc = rocmd_fs_remove_tree(dir)) < 0) {
-		snprintf(why, whylen, "%s's records are gone, but %s could not be removed: %s", spec,
-		         dir, rocmd_strerror(rc));
+		snprintf(why, whylen, "%s's records are gone, but %s could not be removed: %s",
+		         spec, dir, rocmd_strerror(rc));
 		return rc;
 	}
 	deploy_say(conn->srv, ROCMD_LOG_NOTICE, "lib.forgotten", NULL,
-	           "%s forgotten: its backups of the originals (%s) and its history removed",
-	           spec, dir);
+	           "%s forgotten: its backups of the originals (%s) and its history removed", spec,
+	           dir);
 	rocmd_server_counts_changed(conn->srv);
 	*result = cJSON_CreateObject();
 	cJSON_AddStringToObject(*result, "target", spec);

@@ -145,9 +145,10 @@ check_binary(const struct deploy_tgt *t, const struct pkg_facts *f, char *out, s
 	deploy_sys_dirname(t->host_hip, dir, sizeof(dir));
 	deploy_fmt(hip, sizeof(hip), "%s/%s", dir, f->hip);
 	if (!deploy_exists(hip)) {
-		deploy_fmt(what, sizeof(what),
-		           "its %s needs the HIP runtime %s, which the SDK does not have (it has %s)",
-		           base_name(f->binary), f->hip, base_name(t->host_hip));
+		deploy_fmt(
+		    what, sizeof(what),
+		    "its %s needs the HIP runtime %s, which the SDK does not have (it has %s)",
+		    base_name(f->binary), f->hip, base_name(t->host_hip));
 		fail(out, n, failed, DEPLOY_CHECK_BINARY, what);
 	}
 }
@@ -171,15 +172,17 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		           f.platform, f.binary[0] ? f.binary : "?", t->name, t->platform);
 		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_PLATFORM, what);
 	}
-	if (t->sdk_version[0] == '\0' || rocmd_sdk_generation(t->sdk_version, gen, sizeof(gen)) < 0) {
+	if (t->sdk_version[0] == '\0' ||
+	    rocmd_sdk_generation(t->sdk_version, gen, sizeof(gen)) < 0) {
 		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_SDK,
 		     "the SDK's version is unknown, so no package is known to fit it");
 	} else if (f.sdk[0] == '\0' || rocmd_sdk_generation(f.sdk, pgen, sizeof(pgen)) < 0) {
 		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_SDK,
 		     "its SDK generation is unknown (import it again with --sdk)");
 	} else if (strcmp(gen, pgen) != 0) {
-		deploy_fmt(what, sizeof(what), "it is built for SDK %s (generation %s), not %s (%s)",
-		           f.sdk, pgen, gen, t->sdk_version);
+		deploy_fmt(what, sizeof(what),
+		           "it is built for SDK %s (generation %s), not %s (%s)", f.sdk, pgen, gen,
+		           t->sdk_version);
 		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_SDK, what);
 	}
 	check_binary(t, &f, fails, sizeof(fails), &failed);
@@ -218,7 +221,8 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		           failed & DEPLOY_CHECK_SDK ? "sdk" : "",
 		           (failed & DEPLOY_CHECK_SDK) && (failed & ~DEPLOY_CHECK_SDK) ? "," : "",
 		           failed & DEPLOY_CHECK_BINARY ? "binary" : "",
-		           (failed & DEPLOY_CHECK_BINARY) && (failed & DEPLOY_CHECK_ARCH) ? "," : "",
+		           (failed & DEPLOY_CHECK_BINARY) && (failed & DEPLOY_CHECK_ARCH) ? ","
+		                                                                          : "",
 		           failed & DEPLOY_CHECK_ARCH ? "arch" : "");
 	return ROCMD_EINVAL;
 }
@@ -229,8 +233,8 @@ deploy_check_gpus(struct deploy_job *j)
 	struct rocmd_rocblas_lib lib;
 	char why[256], lost[256] = "";
 
-	if (j->gpus.n == 0 || rocmd_rocblas_inspect(j->t.host_lib, 0, NULL, &lib, why,
-	                                            sizeof(why)) < 0)
+	if (j->gpus.n == 0 ||
+	    rocmd_rocblas_inspect(j->t.host_lib, 0, NULL, &lib, why, sizeof(why)) < 0)
 		return;
 	for (int i = 0; i < j->gpus.n && i < 8; i++) {
 		/* Served: in the index, and with code objects for it where the

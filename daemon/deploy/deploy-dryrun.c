@@ -133,8 +133,8 @@ deploy_dry_run(struct deploy_job *j)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "arch", g.archs[i]);
 		if (j->t.sdk_archs[0])
-			cJSON_AddBoolToObject(o, "before", deploy_arch_listed(j->t.sdk_archs,
-			                                                      g.archs[i]));
+			cJSON_AddBoolToObject(o, "before",
+			                      deploy_arch_listed(j->t.sdk_archs, g.archs[i]));
 		else
 			cJSON_AddNullToObject(o, "before");
 		cJSON_AddBoolToObject(o, "after", deploy_arch_listed(after, g.archs[i]));

@@ -66,7 +66,8 @@ replay(struct deploy_steps *s, int64_t target_id, struct deploy_pkg_ref *stack, 
 	*n = 0;
 	for (size_t i = s->n; i-- > 0;) {
 		struct deploy_step *st = &s->v[i];
-		int deploy = strcmp(st->action, "deploy") == 0 || strcmp(st->action, "recover") == 0;
+		int deploy =
+		    strcmp(st->action, "deploy") == 0 || strcmp(st->action, "recover") == 0;
 		int rollback = strcmp(st->action, "rollback") == 0;
 		if (st->target_id != target_id || strcmp(st->outcome, "ok") != 0 ||
 		    !(deploy || rollback) || (deploy && st->deployment_id == 0))

@@ -496,8 +496,9 @@ deploy_work(struct rocmd_job *b)
 		return;
 	}
 	if (j->type == JOB_ROLLBACK && strcmp(j->to, "original") == 0) {
-		j->base.rc = rocmd_deploy_backup_load_gen(req.state_dir, j->t.name, j->generation,
-		                                          &j->loaded, j->base.why, sizeof(j->base.why));
+		j->base.rc =
+		    rocmd_deploy_backup_load_gen(req.state_dir, j->t.name, j->generation,
+		                                 &j->loaded, j->base.why, sizeof(j->base.why));
 		if (j->base.rc < 0)
 			return;
 		req.files = j->loaded.files;
@@ -799,15 +800,17 @@ record_backup(struct deploy_job *j)
 		         "new originals (an SDK update) backed up; the earlier ones kept as "
 		         "backup.%d%s",
 		         j->res.backup_retired,
-		         j->pruned > 0 ? "; older generations beyond deploy.keep_generations removed"
-		                       : "");
+		         j->pruned > 0
+		             ? "; older generations beyond deploy.keep_generations removed"
+		             : "");
 		struct rocmd_db_history h = {.target_id = j->target_id,
 		                             .time_ms = rocmd_now_ms(),
 		                             .action = "backup",
 		                             .outcome = rc == 0 ? "ok" : "failed",
 		                             .message = msg};
 		rocmd_deploy_db_history_add(ds->db, &h, NULL);
-		deploy_say(ds->srv, ROCMD_LOG_NOTICE, "lib.backup_renewed", NULL, "%s: %s", j->t.name, msg);
+		deploy_say(ds->srv, ROCMD_LOG_NOTICE, "lib.backup_renewed", NULL, "%s: %s",
+		           j->t.name, msg);
 		return;
 	}
 	rc = rocmd_deploy_db_backup_put(ds->db, j->target_id, path, j->binfo.manifest,
@@ -846,12 +849,13 @@ job_done(struct deploy_job *j, cJSON **out)
 			rocmd_deploy_db_history_add(ds->db, &h, NULL);
 		if (j->base.rc == 0) {
 			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.verified", cJSON_Duplicate(r, 1),
-			                   "%s verified: %llu files, GEMM smoke test %s", j->t.name,
-			                   (unsigned long long)j->vrep.files_checked,
-			                   j->smoke[0] ? j->smoke : "not run");
+			           "%s verified: %llu files, GEMM smoke test %s", j->t.name,
+			           (unsigned long long)j->vrep.files_checked,
+			           j->smoke[0] ? j->smoke : "not run");
 		} else {
-			deploy_say(srv, ROCMD_LOG_WARNING, "lib.verify_failed", cJSON_Duplicate(r, 1),
-			                   "%s failed verification: %s", j->t.name, j->base.why);
+			deploy_say(srv, ROCMD_LOG_WARNING, "lib.verify_failed",
+			           cJSON_Duplicate(r, 1), "%s failed verification: %s", j->t.name,
+			           j->base.why);
 			if (j->base.rc == ROCMD_ECORRUPT && !j->backup_bad)
 				deploy_queue_auto_rollback(ds, &j->t, j->target_id, j->base.why);
 		}
@@ -872,8 +876,7 @@ job_done(struct deploy_job *j, cJSON **out)
 			unrecorded(j, "the originals are");
 		} else if (j->base.rc == 0) {
 			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.rolled_back", cJSON_Duplicate(r, 1),
-			                   "%s rolled back to the originals (%s)", j->t.name,
-			                   j->reason);
+			           "%s rolled back to the originals (%s)", j->t.name, j->reason);
 		} else {
 			struct rocmd_db_history h = {
 			    .target_id = j->target_id,
@@ -882,9 +885,9 @@ job_done(struct deploy_job *j, cJSON **out)
 			    .outcome = j->base.rc == ROCMD_EBUSY ? "refused" : "failed",
 			    .message = j->base.why};
 			rocmd_deploy_db_history_add(ds->db, &h, NULL);
-			deploy_say(srv, ROCMD_LOG_WARNING, "lib.rollback_failed", cJSON_Duplicate(r, 1),
-			                   "%s: rollback to the originals failed: %s", j->t.name,
-			                   j->base.why);
+			deploy_say(
+			    srv, ROCMD_LOG_WARNING, "lib.rollback_failed", cJSON_Duplicate(r, 1),
+			    "%s: rollback to the originals failed: %s", j->t.name, j->base.why);
 		}
 		goto finish;
 	}
@@ -900,25 +903,24 @@ job_done(struct deploy_job *j, cJSON **out)
 		record_backup(j);
 		if (strcmp(j->t.kind, "overlay") == 0)
 			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.deployed", cJSON_Duplicate(r, 1),
-			                   "package #%lld (%s) deployed to %s (%s); use it with "
-			                   "ROCBLAS_TENSILE_LIBPATH=%s",
-			                   (long long)j->pkg_id, j->pkg_name, j->t.name, j->reason,
-			                   j->t.host_lib);
+			           "package #%lld (%s) deployed to %s (%s); use it with "
+			           "ROCBLAS_TENSILE_LIBPATH=%s",
+			           (long long)j->pkg_id, j->pkg_name, j->t.name, j->reason,
+			           j->t.host_lib);
 		else
 			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.deployed", cJSON_Duplicate(r, 1),
-			                   "package #%lld (%s) %s to %s (%s); GEMM smoke test %s",
-			                   (long long)j->pkg_id, j->pkg_name,
-			                   j->type == JOB_ROLLBACK ? "restored" : "deployed",
-			                   j->t.name, j->reason,
-			                   j->smoke[0] ? j->smoke : "not run");
+			           "package #%lld (%s) %s to %s (%s); GEMM smoke test %s",
+			           (long long)j->pkg_id, j->pkg_name,
+			           j->type == JOB_ROLLBACK ? "restored" : "deployed", j->t.name,
+			           j->reason, j->smoke[0] ? j->smoke : "not run");
 		if (j->warning[0])
 			rocmd_server_event(srv, "lib.recover_failed", NULL, "%s: %s", j->t.name,
 			                   j->warning);
 	} else {
-		deploy_say(
-		    srv, ROCMD_LOG_WARNING, j->base.rc == ROCMD_EBUSY ? "lib.refused" : "lib.deploy_failed",
-		    cJSON_Duplicate(r, 1), "deploy of package #%lld to %s failed: %s",
-		    (long long)j->pkg_id, j->t.name, j->base.why);
+		deploy_say(srv, ROCMD_LOG_WARNING,
+		           j->base.rc == ROCMD_EBUSY ? "lib.refused" : "lib.deploy_failed",
+		           cJSON_Duplicate(r, 1), "deploy of package #%lld to %s failed: %s",
+		           (long long)j->pkg_id, j->t.name, j->base.why);
 	}
 finish:
 	rocmd_server_counts_changed(srv);
@@ -1048,8 +1050,8 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 		char all[512];
 		deploy_gpu_archs(ds, &g);
 		deploy_gpu_list(&g, all, sizeof(all));
-		if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, all, j->force, why,
-		                               whylen)) < 0)
+		if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, all, j->force, why, whylen)) <
+		    0)
 			return rc;
 	}
 	if (j->force & DEPLOY_CHECK_ARCH)

@@ -169,8 +169,9 @@ int deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whyle
  * machine's GPUs' archs, comma-separated; NULL or "": no GPU known) but
  * those in FORCE; else ROCMD_EINVAL with WHY naming each failed check
  * (ROCMD_ENOTFOUND: no such package). */
-int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t pkg_id,
-                         const char *arch, unsigned force, char *why, size_t whylen);
+int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
+                         int64_t pkg_id, const char *arch, unsigned force, char *why,
+                         size_t whylen);
 /* Worker, in lib verify: whether the deployed library serves each of
  * J->gpus (J->gpu_covered); one it does not fails the job (ROCMD_ECORRUPT)
  * unless the deploy forced the arch check. */

@@ -25,7 +25,8 @@ static int
 m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	struct rocmd_deploy_service *ds = conn->srv->deploy;
-	static const char *const keys[] = {"target", "package", "overlay", "force", "dry_run", NULL};
+	static const char *const keys[] = {"target", "package", "overlay",
+	                                   "force",  "dry_run", NULL};
 	const cJSON *force = cJSON_GetObjectItemCaseSensitive(params, "force"), *it;
 	const char *spec = NULL;
 	unsigned forced = 0;
@@ -159,10 +160,11 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 			goto fail;
 		}
 		if (st.previous.present && st.previous.removed) {
-			snprintf(why, whylen,
-			         "the package deployed before at %s (%s) was removed from the store: "
-			         "import it again, or roll back --to original",
-			         j->t.name, st.previous.name[0] ? st.previous.name : "see lib history");
+			snprintf(
+			    why, whylen,
+			    "the package deployed before at %s (%s) was removed from the store: "
+			    "import it again, or roll back --to original",
+			    j->t.name, st.previous.name[0] ? st.previous.name : "see lib history");
 			deploy_steps_free(&st);
 			rc = ROCMD_ENOTFOUND;
 			goto fail;
@@ -395,12 +397,11 @@ status_target(const struct rocmd_db_target *t, void *arg)
 	{
 		const cJSON *sfp = cJSON_GetObjectItemCaseSensitive(o, "library_fingerprint");
 		const cJSON *since = cJSON_GetObjectItemCaseSensitive(o, "library_since_ms");
-		cJSON_AddBoolToObject(o, "drift",
-		                      t->live_id != 0 && t->live_fingerprint != NULL &&
-		                          cJSON_IsString(sfp) &&
-		                          strcmp(sfp->valuestring, t->live_fingerprint) != 0 &&
-		                          cJSON_IsNumber(since) &&
-		                          since->valuedouble > (double)t->live_finished_ms);
+		cJSON_AddBoolToObject(
+		    o, "drift",
+		    t->live_id != 0 && t->live_fingerprint != NULL && cJSON_IsString(sfp) &&
+		        strcmp(sfp->valuestring, t->live_fingerprint) != 0 &&
+		        cJSON_IsNumber(since) && since->valuedouble > (double)t->live_finished_ms);
 	}
 	return 0;
 }
@@ -653,7 +654,8 @@ m_history(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *wh
 		tid = row.id;
 	}
 	if ((rc = deploy_steps_load(ds, tid, &steps)) < 0) {
-		snprintf(why, whylen, "cannot read the history: %s", rocmd_deploy_db_errmsg(ds->db));
+		snprintf(why, whylen, "cannot read the history: %s",
+		         rocmd_deploy_db_errmsg(ds->db));
 		return rc;
 	}
 	c.steps = &steps;

@@ -46,7 +46,7 @@ static int
 is_problem(const struct rocmd_event *ev)
 {
 	static const char *const always[] = {
-	    "lib.deploy_failed", "lib.verify_failed", "lib.drift",      "lib.sync",
+	    "lib.deploy_failed",   "lib.verify_failed",  "lib.drift",      "lib.sync",
 	    "lib.rollback_failed", "lib.recover_failed", "lib.unrecorded", NULL};
 	int r = 0;
 
@@ -150,8 +150,7 @@ deploy_status_notes(void *self, cJSON *notes)
 
 /* lib.ack: every problem up to event "id" (default: all) is seen. */
 int
-deploy_m_ack(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
-             size_t whylen)
+deploy_m_ack(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	struct rocmd_deploy_service *ds = conn->srv->deploy;
 	static const char *const keys[] = {"id", NULL};

@@ -62,8 +62,8 @@ struct rocmd_deploy_service {
 };
 
 /* An event of KIND, logged at LEVEL (a rocmd_log_level) too (deploy-said.c). */
-void deploy_say(struct rocmd_server *srv, int level, const char *kind, cJSON *detail, const char *fmt,
-                ...) __attribute__((format(printf, 5, 6)));
+void deploy_say(struct rocmd_server *srv, int level, const char *kind, cJSON *detail,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 extern const struct rocmd_method rocmd_methods_lib[];
 extern const struct rocmd_engine_ops rocmd_deploy_engine;

@@ -37,31 +37,29 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued)
 		return;
 	if (rocmd_deploy_svc_match_sdk(srv->deploy, sdk_id, &pkg, name, sizeof(name), why, sizeof(why)) < 0) {
-		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL, "HIP SDK %s %s: nothing to deploy: %s",
-		                   v.sdk_version[0] ? v.sdk_version : "(version unknown)",
-		                   v.sdk_path, why);
+		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+		           "HIP SDK %s %s: nothing to deploy: %s",
+		           v.sdk_version[0] ? v.sdk_version : "(version unknown)", v.sdk_path, why);
 		return;
 	}
 	if (v.live_package_id == pkg && v.live_fingerprint[0] != '\0' &&
 	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
 		return; /* already in place */
 	if (!deploy) {
-		deploy_say(
-		    srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
-		    "HIP SDK %s %s: package #%lld (%s) matches; run rocmctl lib deploy "
-		    "--target sdk-%lld (deploy.sync is report)",
-		    v.sdk_version, v.sdk_path, (long long)pkg, name, (long long)sdk_id);
+		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+		           "HIP SDK %s %s: package #%lld (%s) matches; run rocmctl lib deploy "
+		           "--target sdk-%lld (deploy.sync is report)",
+		           v.sdk_version, v.sdk_path, (long long)pkg, name, (long long)sdk_id);
 		return;
 	}
 	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, pkg, "sync", why, sizeof(why)) < 0)
 		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
-		                   "HIP SDK %s: cannot deploy package #%lld: %s", v.sdk_path,
-		                   (long long)pkg, why);
+		           "HIP SDK %s: cannot deploy package #%lld: %s", v.sdk_path,
+		           (long long)pkg, why);
 	else
-		deploy_say(
-		    srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
-		    "HIP SDK %s %s: deploying package #%lld (%s) (deploy.sync is deploy)",
-		    v.sdk_version, v.sdk_path, (long long)pkg, name);
+		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+		           "HIP SDK %s %s: deploying package #%lld (%s) (deploy.sync is deploy)",
+		           v.sdk_version, v.sdk_path, (long long)pkg, name);
 }
 
 static void
@@ -82,23 +80,22 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		pkg = v.live_package_id;
 	if (!deploy) {
 		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
-		                   "the rocBLAS library of %s no longer holds package #%lld rocmd "
-		                   "deployed (an SDK update overwrote it); run rocmctl lib deploy "
-		                   "--target sdk-%lld (deploy.sync is report)",
-		                   v.sdk_path, (long long)v.live_package_id, (long long)sdk_id);
+		           "the rocBLAS library of %s no longer holds package #%lld rocmd "
+		           "deployed (an SDK update overwrote it); run rocmctl lib deploy "
+		           "--target sdk-%lld (deploy.sync is report)",
+		           v.sdk_path, (long long)v.live_package_id, (long long)sdk_id);
 		return;
 	}
 	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, pkg, "drift", why, sizeof(why)) < 0)
-		deploy_say(
-		    srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
-		    "the rocBLAS library of %s was overwritten; cannot redeploy package "
-		    "#%lld: %s",
-		    v.sdk_path, (long long)pkg, why);
+		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
+		           "the rocBLAS library of %s was overwritten; cannot redeploy package "
+		           "#%lld: %s",
+		           v.sdk_path, (long long)pkg, why);
 	else
 		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
-		                   "the rocBLAS library of %s was overwritten (an SDK update); "
-		                   "redeploying package #%lld",
-		                   v.sdk_path, (long long)pkg);
+		           "the rocBLAS library of %s was overwritten (an SDK update); "
+		           "redeploying package #%lld",
+		           v.sdk_path, (long long)pkg);
 }
 
 static void

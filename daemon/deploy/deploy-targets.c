@@ -480,8 +480,10 @@ deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		m--;
 	}
 	if (chosen < 0 && first_refusal[0] != '\0') {
-		deploy_fmt(why, whylen, "no stored package fits SDK %s and every GPU (%s): the best "
-		           "match was %s", t->sdk_version, all, first_refusal);
+		deploy_fmt(why, whylen,
+		           "no stored package fits SDK %s and every GPU (%s): the best "
+		           "match was %s",
+		           t->sdk_version, all, first_refusal);
 		rc = ROCMD_ENOTFOUND;
 		goto out;
 	}
