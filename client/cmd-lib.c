@@ -326,6 +326,48 @@ print_dry_run(const cJSON *r)
 	}
 }
 
+/* On a terminal, a deploy forced past the arch check that would leave a GPU
+ * without kernels asks first (its dry run says which); -y skips the
+ * question. 0 to go on. */
+static int
+confirm_lost_archs(struct lib_ctx *ctx, const cJSON *p)
+{
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(p, "force"), *it;
+	cJSON *q, *r = NULL;
+	char lost[256] = "", line[16] = "";
+	int arch = 0, rc;
+
+	cJSON_ArrayForEach(it, f)
+	{
+		arch |= cJSON_IsString(it) && strcmp(it->valuestring, "arch") == 0;
+	}
+	if (!arch || ctx->json || cJSON_HasObjectItem(p, "dry_run") || !isatty(STDIN_FILENO))
+		return 0;
+	q = cJSON_Duplicate(p, 1);
+	cJSON_AddBoolToObject(q, "dry_run", 1);
+	if ((rc = call(ctx, "lib.deploy", q, &r)) != 0)
+		return rc;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "gpus"))
+	{
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "before")) &&
+		    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "after")))
+			snprintf(lost + strlen(lost), sizeof(lost) - strlen(lost), "%s%s",
+			         lost[0] ? ", " : "", out_str(it, "arch"));
+	}
+	cJSON_Delete(r);
+	if (lost[0] == '\0')
+		return 0;
+	fprintf(stderr,
+	        "This deploy leaves this machine's %s without kernels (the library in place "
+	        "serves it). Deploy anyway? Type yes: ",
+	        lost);
+	if (fgets(line, sizeof(line), stdin) == NULL || strcmp(line, "yes\n") != 0) {
+		fprintf(stderr, "rocmctl: nothing deployed\n");
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
 static int
 lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 {
@@ -334,9 +376,15 @@ lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 	char a[32];
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "topfn", p,
+	if ((rc = parse_opts(argc, argv, "topfny", p,
 	                     "lib deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] "
-	                     "[--dry-run]")) != 0) {
+	                     "[--dry-run] [-y]")) != 0) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	if (cJSON_HasObjectItem(p, "yes"))
+		cJSON_DeleteItemFromObject(p, "yes");
+	else if ((rc = confirm_lost_archs(ctx, p)) != 0) {
 		cJSON_Delete(p);
 		return rc;
 	}
@@ -658,13 +706,15 @@ lib_usage(FILE *f)
 	    "Usage: rocmctl lib COMMAND\n"
 	    "  status                         every target: what is deployed, backups, drift,\n"
 	    "                                 the package that matches\n"
-	    "  deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] [--dry-run]\n"
+	    "  deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] [--dry-run] [-y]\n"
 	    "                                 deploy the matching (or given) package (admin);\n"
 	    "                                 a package that fails a check (sdk, binary, arch,\n"
 	    "                                 platform) is refused; --force skips the checks\n"
 	    "                                 it names, never platform; --dry-run says what\n"
 	    "                                 would change (files, bytes, each GPU's arch)\n"
-	    "                                 and changes nothing\n"
+	    "                                 and changes nothing; on a terminal a forced\n"
+	    "                                 deploy that loses a GPU's arch asks first\n"
+	    "                                 unless -y\n"
 	    "  verify [TARGET] [--overlay]    re-check hashes, arch, pairing, GEMM smoke test\n"
 	    "                                 (admin; a failure rolls back to the originals)\n"
 	    "  history [TARGET] [--limit N]   what was done to each target\n"

@@ -22,7 +22,8 @@
 #   gpus     every GPU counts: with a gfx1030 and a gfx803 GPU, a
 #            gfx1030-only package is refused naming the gfx803 that would
 #            lose its kernels (the automatic choice too), --force arch
-#            deploys it and lib verify says gfx803 is not covered; lib deploy
+#            deploys it (on a terminal after asking) and lib verify says
+#            gfx803 is not covered; lib deploy
 #            --dry-run says what would change (files,
 #            bytes, each GPU's arch) and changes nothing
 #
@@ -481,7 +482,21 @@ part_gpus() {
 	tr -d ' \t\n' <"$OUT" >"$DIR/dry.json"
 	contains "per GPU in the JSON" "$DIR/dry.json" '"arch":"gfx803","before":true,"after":false'
 
-	check "--force arch deploys it" 0 ctl lib deploy --package 1 --force arch
+	# On a terminal (script(1) gives rocmctl one), a deploy that loses an
+	# arch asks first.
+	if command -v script >/dev/null 2>&1; then
+		rc=0
+		printf 'no\n' | script -qec "\"$CTL\" --socket \"$SOCK\" lib deploy --package 1 --force arch" \
+			/dev/null >"$DIR/tty.out" 2>&1 || rc=$?
+		if [ "$rc" -eq 1 ]; then ok "on a terminal, answered no: exit 1"; else
+			bad "on a terminal, answered no: exit 1 (exit $rc)" "$DIR/tty.out"; fi
+		contains "it asks first, naming the arch" "$DIR/tty.out" "leaves this machine's gfx803 without kernels"
+		contains "and deploys nothing" "$DIR/tty.out" "nothing deployed"
+		unchanged "after the answer no"
+	else
+		skip "a deploy that loses an arch asks first on a terminal" "no script(1)"
+	fi
+	check "--force arch deploys it (not a terminal: no question)" 0 ctl lib deploy --package 1 --force arch
 	same "library = package 1's" "$P1/library" "$LIB"
 	check "lib verify asks the library for every GPU (forced: not failed for it)" 0 ctl lib verify sdk-1
 	contains "gfx1030 is covered" "$OUT" "GPU arch gfx1030: covered"
