@@ -28,6 +28,14 @@ HARNESS_DIR=
 # takes about a second).
 WAIT_STEP=1
 WAIT_CLOCK=
+# Under tests/valgrind/valgrind.sh (ROCMD_VALGRIND set) every rocmd runs
+# under memcheck, 10 to 50 times slower: each wait is 10 times as long, and
+# so is rocmctl's wait for a reply.
+WAIT_SCALE=1
+if [ -n "${ROCMD_VALGRIND:-}" ]; then
+	WAIT_SCALE=10
+	export ROCMD_CLIENT_TIMEOUT_S="${ROCMD_CLIENT_TIMEOUT_S:-600}"
+fi
 
 # harness_init NAME: the test's folder, and the paths of its daemon and outputs.
 harness_init() {
@@ -120,7 +128,7 @@ same() { # same NAME A B: two trees (or files) byte for byte, symlinks as links
 # harness_retry FILE SECONDS COMMAND...: retries COMMAND (its output into FILE,
 # each try anew) until it succeeds; its status.
 harness_retry() {
-	_to=$1 _secs=$2
+	_to=$1 _secs=$(($2 * WAIT_SCALE))
 	shift 2
 	_tries=$((_secs * 10 / WAIT_STEP))
 	_end=$(($(date +%s) + _secs))
