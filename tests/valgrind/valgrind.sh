@@ -37,6 +37,8 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	apt-get install -y valgrind >/dev/null || { echo "valgrind.sh: cannot install valgrind" >&2; exit 2; }
 fi
 OUTDIR=$(mktemp -d /tmp/rocmd-valgrind-XXXXXX)
+# Tests start some daemons as nobody: their reports must be writable to them.
+chmod 755 "$OUTDIR"
 echo "# rocmd under $(valgrind --version), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs; reports in $OUTDIR"
 (cd "$BUILD" && ctest --show-only=json-v1 -R "$REGEX") >"$OUTDIR/tests.json" || exit 2
 python3 - "$OUTDIR/tests.json" "$ROCMD_BIN" "$HERE/rocmd-valgrind.sh" >"$OUTDIR/plan" <<'PY'
@@ -60,6 +62,7 @@ NOW=$(date +%s)
 TAB=$(printf '\t')
 while IFS=$TAB read -r name cwd env line; do
 	mkdir -p "$OUTDIR/$name"
+	chmod 1777 "$OUTDIR/$name"
 	export ROCMD_VALGRIND=$OUTDIR/$name
 	t0=$(date +%s)
 	rc=0
