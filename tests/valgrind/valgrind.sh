@@ -56,14 +56,14 @@ for t in json.load(open(tests))["tests"]:
     line = " ".join(shlex.quote(wrap if c == real else c) for c in cmd)
     print("\t".join([t["name"], shlex.quote(cwd), env, line]))
 PY
-export ROCMD_VALGRIND_BIN=$ROCMD_BIN
+export ROCMD_VALGRIND_BIN="$ROCMD_BIN"
 bad=0
 NOW=$(date +%s)
 TAB=$(printf '\t')
 while IFS=$TAB read -r name cwd env line; do
 	mkdir -p "$OUTDIR/$name"
 	chmod 1777 "$OUTDIR/$name"
-	export ROCMD_VALGRIND=$OUTDIR/$name
+	export ROCMD_VALGRIND="$OUTDIR/$name"
 	t0=$(date +%s)
 	rc=0
 	eval "cd $cwd && env $env $line" >"$OUTDIR/$name/test.log" 2>&1 </dev/null || rc=$?
