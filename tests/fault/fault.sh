@@ -534,8 +534,8 @@ check_target() {
 				[ -f "$STATE/deploy/sdk-1/journal" ] && echo " (its journal is kept)")" >>"$RUN/why"
 		fi
 		# A journal that stays (a recovery that failed) is shown.
-		if [ -f "$STATE/deploy/sdk-1/journal" ] && ! ctl --json lib status 2>/dev/null |
-			tr -d '\n\t ' | grep -q '"name":"sdk-1"[^]]*"interrupted":{'; then
+		if [ -f "$STATE/deploy/sdk-1/journal" ] && ! ctl lib status 2>/dev/null |
+			grep -q '^sdk-1: a deploy of .* was interrupted at step'; then
 			# A crash due after the last reply may take the daemon now.
 			[ "$_kind" = crash ] && dead "$PID" ||
 				echo "$1: the journal is kept but lib status does not say the target is interrupted" >>"$RUN/why"
