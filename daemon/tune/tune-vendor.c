@@ -102,13 +102,33 @@ emit(struct walk *w, struct tune_target *tg)
 	return w->rc;
 }
 
+/* Emits rocBLAS target TG, then the hipBLASLt beside it (libhipblaslt.so.N
+ * in the same folder, its tables where it looks for them itself) under the
+ * same name; 1 to stop the walk. */
+static int
+emit_rocblas(struct walk *w, struct tune_target *tg)
+{
+	char dir[1024];
+
+	if (emit(w, tg) != 0)
+		return 1;
+	dir_of(tg->library, dir, sizeof(dir));
+	if (find_hipblaslt(dir, tg->library, sizeof(tg->library)) != 0)
+		return 0;
+	snprintf(tg->kind, sizeof(tg->kind), "hipblaslt");
+	tg->tensile_dir[0] = '\0';
+	dir_of(tg->sys_library, dir, sizeof(dir));
+	rocmd_fs_fmt(tg->sys_library, sizeof(tg->sys_library), "%s/%s", dir,
+	             strrchr(tg->library, '/') + 1);
+	return emit(w, tg) != 0;
+}
+
 static int
 sdk_targets(const struct rocmd_db_sdk *s, void *arg)
 {
 	struct walk *w = arg;
 	const char *root = w->t->root[0] ? w->t->root : NULL;
 	struct tune_target tg;
-	char dir[1024];
 
 	if (strcmp(s->state, "present") != 0 || s->rocblas_binary == NULL ||
 	    rocmd_sysroot_is_windows_path(s->path))
@@ -123,20 +143,7 @@ sdk_targets(const struct rocmd_db_sdk *s, void *arg)
 		return 0;
 	if (s->lib_path != NULL)
 		rocmd_sysroot_map(root, s->lib_path, tg.tensile_dir, sizeof(tg.tensile_dir));
-	if (emit(w, &tg) != 0)
-		return 1;
-	/* hipBLASLt beside rocBLAS, its tables where it looks for them itself. */
-	dir_of(tg.library, dir, sizeof(dir));
-	if (find_hipblaslt(dir, tg.library, sizeof(tg.library)) == 0) {
-		snprintf(tg.kind, sizeof(tg.kind), "hipblaslt");
-		tg.tensile_dir[0] = '\0';
-		dir_of(s->rocblas_binary, dir, sizeof(dir));
-		rocmd_fs_fmt(tg.sys_library, sizeof(tg.sys_library), "%s/%s", dir,
-		             strrchr(tg.library, '/') + 1);
-		if (emit(w, &tg) != 0)
-			return 1;
-	}
-	return 0;
+	return emit_rocblas(w, &tg);
 }
 
 /* An application's private copy (deploy.app_targets): its rocBLAS, as the
@@ -146,7 +153,6 @@ app_target(const struct rocmd_deploy_app_view *a, void *arg)
 {
 	struct walk *w = arg;
 	struct tune_target tg;
-	char dir[1024];
 
 	if (a->windows || a->host_bin[0] == '\0' || !exists(a->host_bin))
 		return 0;
@@ -157,19 +163,7 @@ app_target(const struct rocmd_deploy_app_view *a, void *arg)
 	snprintf(tg.sys_library, sizeof(tg.sys_library), "%s", a->sys_bin);
 	snprintf(tg.tensile_dir, sizeof(tg.tensile_dir), "%s", a->host_lib);
 	snprintf(tg.sdk_version, sizeof(tg.sdk_version), "%s", a->sdk_version);
-	if (emit(w, &tg) != 0)
-		return 1;
-	dir_of(tg.library, dir, sizeof(dir));
-	if (find_hipblaslt(dir, tg.library, sizeof(tg.library)) == 0) {
-		snprintf(tg.kind, sizeof(tg.kind), "hipblaslt");
-		tg.tensile_dir[0] = '\0';
-		dir_of(a->sys_bin, dir, sizeof(dir));
-		rocmd_fs_fmt(tg.sys_library, sizeof(tg.sys_library), "%s/%s", dir,
-		             strrchr(tg.library, '/') + 1);
-		if (emit(w, &tg) != 0)
-			return 1;
-	}
-	return 0;
+	return emit_rocblas(w, &tg);
 }
 
 /* The entries of tune.libraries: "KIND:PATH,KIND:PATH". */
