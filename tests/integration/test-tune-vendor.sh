@@ -11,7 +11,9 @@
 #              the override files in each library's format, the identity
 #              line, environment.d and profile.d naming them; the unmodified
 #              program, started with that environment, runs the tuned
-#              solutions and is faster; tune results shows it
+#              solutions (a right one, never the fast wrong one; its time
+#              is printed, not checked: a shared CPU's timings are noise);
+#              tune results shows it
 #   off / on   the override withdrawn and the environment cleared, then back
 #   swap       the library replaced while rocmd is down (an SDK update): at
 #              start the override is withdrawn, the jobs go stale and their
@@ -132,8 +134,13 @@ contains "the program reads the override" "$DIR/after" "rocblas fp16 TN 256x16x2
 lacks "the program no longer runs hipBLASLt's default" "$DIR/after" "hipblaslt bf16 TN 192x8x256 solution 1211 "
 t0=$(awk '/rocblas fp16/ {s += $(NF-1)} END {print s}' "$DIR/before")
 t1=$(awk '/rocblas fp16/ {s += $(NF-1)} END {print s}' "$DIR/after")
+# Timings on a shared CPU are a figure, not a check (bench/vendor-gemm measures them).
 echo "# rocblas fp16 TN 256x16x256: $t0 ms before, $t1 ms with the override"
-awk "BEGIN {exit !($t1 < $t0)}" && ok "the unmodified program is faster" || bad "the unmodified program is faster"
+sol=$(awk '/rocblas fp16/ {print $6; exit}' "$DIR/after")
+case "$sol" in
+[2-5]) ok "the override runs a right solution, not the fast wrong one" ;;
+*) bad "the override runs a right solution, not the fast wrong one (solution '$sol')" ;;
+esac
 ctl tune results >"$DIR/res" 2>&1
 contains "results list the target's shapes" "$DIR/res" "^lib-rocblas-1 *rocblas *fp16 TN 256x16x256 *6 "
 contains "results say the override is live" "$DIR/res" "lib-rocblas-1 rocblas override: live"
