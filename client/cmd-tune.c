@@ -256,6 +256,29 @@ t_add(struct tune_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* Why each failed job of the results failed (of TARGET's, when given). */
+static void
+print_failures(const cJSON *jobs, const char *target)
+{
+	const cJSON *j;
+	int n = 0;
+
+	cJSON_ArrayForEach(j, jobs)
+	{
+		const cJSON *tg = cJSON_GetObjectItemCaseSensitive(j, "target");
+
+		if (strcmp(out_str(j, "state"), "failed") != 0)
+			continue;
+		if (target != NULL && (!cJSON_IsString(tg) || strcmp(tg->valuestring, target) != 0))
+			continue;
+		if (n++ == 0)
+			printf("\nFailed jobs:\n");
+		printf("  %.0f %s %s %s%s%s: %s\n", out_num(j, "id"), out_str(j, "dtype"),
+		       out_str(j, "trans"), out_str(j, "shape"), cJSON_IsString(tg) ? " on " : "",
+		       cJSON_IsString(tg) ? tg->valuestring : "", out_str(j, "detail"));
+	}
+}
+
 static int
 t_results(struct tune_ctx *ctx, int argc, char **argv)
 {
@@ -293,6 +316,7 @@ t_results(struct tune_ctx *ctx, int argc, char **argv)
 		printf("\n");
 	if (target == NULL && cJSON_GetArraySize(kernel) > 0)
 		print_jobs(kernel);
+	print_failures(cJSON_GetObjectItemCaseSensitive(r, "jobs"), target);
 	cJSON_Delete(kernel);
 	cJSON_Delete(r);
 	return 0;

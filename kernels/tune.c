@@ -339,6 +339,9 @@ run_oracle(struct tune_search *s, const struct space_point *pt, const char *key,
 			tune_landscape_write_entry(o->record, key, r);
 	}
 	rc->sum->outcomes.n[r->outcome]++;
+	if (r->outcome != TUNE_OK && rc->sum->first_failure[0] == '\0')
+		snprintf(rc->sum->first_failure, sizeof(rc->sum->first_failure), "%s%s%.150s",
+			 tune_outcome_name(r->outcome), r->detail[0] ? ": " : "", r->detail);
 	if (from_store)
 		rc->sum->from_store++;
 	else
@@ -356,6 +359,29 @@ run_oracle(struct tune_search *s, const struct space_point *pt, const char *key,
 		o->progress(o->progress_ctx, &pr);
 	}
 	return 0;
+}
+
+void
+tune_summary_failures(const struct tune_summary *s, char *buf, size_t len)
+{
+	size_t n;
+	int sep = 0;
+
+	if (s->evals == 0) {
+		snprintf(buf, len, "no configuration of the space is valid for this problem");
+		return;
+	}
+	n = (size_t)snprintf(buf, len, "%d evaluated (", s->evals);
+	for (int o = TUNE_OK + 1; o < TUNE_OUTCOME_COUNT && n < len; o++) {
+		if (s->outcomes.n[o] == 0)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%d %s", sep++ ? ", " : "",
+				      s->outcomes.n[o], tune_outcome_name((enum tune_outcome)o));
+	}
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s)", sep ? "" : "no outcome recorded");
+	if (n < len && s->first_failure[0] != '\0')
+		snprintf(buf + n, len - n, "; first: %s", s->first_failure);
 }
 
 /* Log-distance between two shapes of the same dtype and transposes. */
@@ -712,7 +738,10 @@ tune_run(struct tune_evaluator *ev, const struct tune_key *key, const struct spa
 		goto out;
 	}
 	if (!isfinite(s.best_cost)) {
-		snprintf(why, whylen, "no configuration ran correctly (%d evaluated)", s.evals);
+		char counts[300];
+
+		tune_summary_failures(out, counts, sizeof(counts));
+		snprintf(why, whylen, "no configuration ran correctly: %s", counts);
 		err = ROCMD_ENOTFOUND;
 		goto out;
 	}

@@ -236,7 +236,12 @@ struct tune_summary {
 	char default_key[SPACE_KEY_MAX];
 	double gflops;
 	int evals_to_best; /* evaluation at which the final best was first seen */
+	char first_failure[200]; /* the first failed evaluation's outcome and detail */
 };
+
+/* Writes "N evaluated (A compile_failed, B wrong_result, ...); first: DETAIL"
+ * for S into BUF: why no configuration of a job ran correctly. */
+void tune_summary_failures(const struct tune_summary *s, char *buf, size_t len);
 
 /* Tunes problem P on the opened evaluator. When O->cancel is set during the
  * run it returns ROCMD_ECANCELED with what was found in *OUT and declares no

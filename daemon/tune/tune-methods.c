@@ -129,7 +129,8 @@ list_cb(const struct rocmd_tune_job *j, void *ctx)
 	struct rocmd_tune_override ov;
 	cJSON *o;
 
-	if (l->done_only && strcmp(j->state, "done") && strcmp(j->state, "stale"))
+	if (l->done_only && strcmp(j->state, "done") && strcmp(j->state, "stale") &&
+	    strcmp(j->state, "failed"))
 		return 0;
 	if (l->target != NULL && strcmp(j->target, l->target) != 0)
 		return 0;

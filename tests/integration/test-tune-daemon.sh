@@ -8,7 +8,8 @@
 # Checked: the decision and its reason for each signal and the job yielding
 # and resuming; rocmctl tune add/pause/resume and their permission; kill -9
 # during a job and a restart that repeats no finished evaluation; the queue
-# surviving restarts; results and export/import; and, with the real SDK trees
+# surviving restarts; results and export/import; a job with no correct
+# configuration failing with its reason in results and the log; and, with the real SDK trees
 # (tests/fixtures/make-trees.sh), an SDK upgrade from HIP 5.2.3 to 5.7.1 that marks
 # the results stale and runs seeded re-tunes; then a driver update, live and
 # across a restart, that does the same. No backend can change its driver on
@@ -32,6 +33,7 @@ on_exit() { [ -z "$UPID" ] || kill "$UPID" 2>/dev/null; }
 on_bad() {
 	ctl tune status 2>&1 | sed 's/^/#   /'
 	tail -n 15 "$DIR/log" | sed 's/^/#   log: /'
+	tail -n 15 "$STATE/rocmd.log" 2>/dev/null | sed "s/^/#   rocmd.log: /"
 }
 state() { ctl --json tune status | jstr state; }
 decision() { ctl --json tune status | jstr decision; }
@@ -237,5 +239,21 @@ wait_for "driver update across a restart noticed" 30 has_event tune.stale "drive
 n=$(sql "SELECT count(*) FROM tune_queue WHERE driver = 'test driver 3' AND origin = 'retune' AND state = 'paused'")
 [ "$n" -ge 2 ] && ok "its re-tunes are queued, paused as the queue was ($n)" ||
 	bad "its re-tunes are queued, paused as the queue was ($n)"
+
+# A job where no configuration runs correctly (every candidate planted wrong,
+# the CPU backend's test hook) fails and says why, in tune results and the
+# log: the jobs left from above are set aside (stale) while rocmd is down, and
+# at start it queues its default shapes again, which then fail that way.
+rocmd_stop
+sql "UPDATE tune_queue SET state = 'stale' WHERE state IN ('queued', 'paused', 'running')" >/dev/null
+ROCMD_TUNE_PLANT=wrong: start || bail "rocmd did not restart"
+wait_for "device probed again" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
+ctl tune resume >/dev/null 2>&1
+ctl tune start >/dev/null 2>&1
+wait_for "a job with no correct configuration fails" 60 sh -c "[ \"\$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT state FROM tune_queue WHERE m = 8 AND n = 256 AND k = 256 AND state <> 'stale'\")\" = failed ]"
+ctl tune results >"$DIR/failres" 2>&1
+contains "tune results lists the failed job" "$DIR/failres" "^Failed jobs:"
+contains "tune results says why it failed" "$DIR/failres" "fp32 NN 8x256x256: no configuration ran correctly: [0-9]* evaluated ([0-9]* wrong_result); first: wrong_result"
+contains "the log says why it failed" "$STATE/rocmd.log" "tuning job [0-9]* failed: no configuration ran correctly: [0-9]* evaluated"
 
 harness_done

@@ -602,6 +602,45 @@ test_run_with_store_repeats_nothing(void **state)
 	unsetenv("ROCMD_TUNE_PLANT");
 }
 
+/* A job where nothing runs correctly says why: the outcomes counted and the
+ * first failure's detail, not a bare count. */
+static void
+test_run_says_why_nothing_ran(void **state)
+{
+	struct gemm_problem p;
+	struct tune_measure_opts mo;
+	struct tune_evaluator *ev;
+	struct backend_device_info dev;
+	struct space_def s;
+	struct tune_key key;
+	struct tune_opts o;
+	struct tune_summary sum;
+	char hash[17], why[512];
+
+	(void)state;
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 24, 16, 8, 1);
+	memset(&mo, 0, sizeof(mo));
+	mo.isolate = -1;
+	mo.warmup_ms = 1;
+	mo.runs = 2;
+	setenv("ROCMD_TUNE_PLANT", "wrong:", 1); /* every candidate wrong */
+	assert_int_equal(tune_evaluator_open(&backend_cpu_ops, 0, &p, &mo, &ev, &dev, &s, hash,
+					     why, sizeof(why)),
+			 0);
+	tune_key_init(&key, &dev, hash, &p);
+	memset(&o, 0, sizeof(o));
+	o.strategy = "random";
+	o.budget = 5;
+	o.no_seeds = 1;
+	assert_int_equal(tune_run(ev, &key, &s, &p, &dev, &o, &sum, why, sizeof(why)),
+			 ROCMD_ENOTFOUND);
+	assert_int_equal(sum.outcomes.n[TUNE_WRONG_RESULT], 5);
+	assert_non_null(strstr(why, "no configuration ran correctly: 5 evaluated (5 wrong_result)"));
+	assert_non_null(strstr(why, "; first: wrong_result"));
+	tune_evaluator_close(ev);
+	unsetenv("ROCMD_TUNE_PLANT");
+}
+
 /*
  * A stored compile or launch failure (or ruled_out) was decided partly by
  * rocmd's host code, which a newer build may decide otherwise: the next run
@@ -827,6 +866,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_crash_and_hang_isolated),
 		cmocka_unit_test(test_child_closes_inherited_fds),
 		cmocka_unit_test(test_run_with_store_repeats_nothing),
+		cmocka_unit_test(test_run_says_why_nothing_ran),
 		cmocka_unit_test(test_run_retries_host_outcomes),
 		cmocka_unit_test(test_seed_set),
 		cmocka_unit_test(test_abort_records_nothing),
