@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <windows.h>
+#include <shlobj.h>
 
 #include "error.h"
 #include "win-util.h"
@@ -26,13 +27,38 @@ copy_out(char *out, size_t outlen, const char *s)
 	return 0;
 }
 
-/* %ProgramData%, which is C:\ProgramData on every supported Windows. */
+/*
+ * %ProgramData% (C:\ProgramData on every supported Windows), from the shell's
+ * known folder rather than the environment: a service's environment is the
+ * SCM's, and the installer (service/windows/rocmd.wxs) creates the state
+ * folder under the same known folder, so both name one place.
+ */
+static char program_data_dir[MAX_PATH * 3];
+static INIT_ONCE program_data_once = INIT_ONCE_STATIC_INIT;
+
+static BOOL CALLBACK
+find_program_data(PINIT_ONCE once, void *param, void **ctx)
+{
+	wchar_t w[MAX_PATH];
+	const char *v = getenv("ProgramData");
+
+	(void)once;
+	(void)param;
+	(void)ctx;
+	if (SHGetFolderPathW(NULL, CSIDL_COMMON_APPDATA, NULL, SHGFP_TYPE_CURRENT, w) == S_OK &&
+	    WideCharToMultiByte(CP_UTF8, 0, w, -1, program_data_dir, sizeof(program_data_dir), NULL,
+				NULL) > 0)
+		return TRUE;
+	snprintf(program_data_dir, sizeof(program_data_dir), "%s",
+		 v != NULL && v[0] != '\0' ? v : "C:\\ProgramData");
+	return TRUE;
+}
+
 static const char *
 program_data(void)
 {
-	const char *v = getenv("ProgramData");
-
-	return v != NULL && v[0] != '\0' ? v : "C:\\ProgramData";
+	InitOnceExecuteOnce(&program_data_once, find_program_data, NULL, NULL);
+	return program_data_dir;
 }
 
 int

@@ -30,6 +30,11 @@
 #      backend, each candidate in an evaluation process (rocmd.exe again, in a
 #      job object): tune add / start / results / pause, a crashing candidate
 #      recorded, the tuned library written; rocmtune.exe run and a hang.
+#  10. the installer (tests/windows/test-msi-win.sh, a prefix of its own):
+#      scripts/build-msi.sh builds the MSI (wixl), the portable zip and
+#      SHA256SUMS into build-win/dist (CI's artifacts); msiexec /i installs and
+#      starts the service, an upgrade keeps the database, msiexec /x removes
+#      the service and keeps %ProgramData%\rocmd.
 #
 # It skips, with the reason, only when mingw-w64 or wine cannot be installed.
 # Usage: scripts/test-windows.sh
@@ -299,6 +304,14 @@ if cmake --build "$BUILD" --target rocmtune >"$OUT" 2>&1; then
 	run_stage "tuner" 900 test-tune-win.sh
 else
 	bad "rocmtune.exe builds"
+fi
+
+echo "== 10. the installer (tests/windows/test-msi-win.sh)"
+if cmake --build "$BUILD" --target rocmd rocmctl rocmtune rocmd-hip-probe rocmd-rocblas-smoke \
+	pipe-squatter >"$OUT" 2>&1; then
+	run_stage "installer" 600 test-msi-win.sh
+else
+	bad "the installer's executables build"
 fi
 
 touch "$C/rocmd/stop-keepalive"

@@ -1,0 +1,121 @@
+#!/bin/sh
+# The Windows installer under wine (its own prefix): scripts/build-msi.sh
+# builds rocmd-VERSION-x64.msi, the zip and SHA256SUMS into BUILD/dist, and a
+# second MSI one patch version up for the upgrade. Checked:
+#   msiexec /i /qn   the files in C:\Program Files\rocmd; the service
+#                    registered (auto start, NT AUTHORITY\LocalService,
+#                    "--foreground") and running; rocmctl.exe status answering
+#                    over \\.\pipe\rocmd with its state in C:\ProgramData\rocmd;
+#                    rocmctl's folder on the machine's PATH; the event log source;
+#   upgrade          the next version installed over it: one product left, at
+#                    the new version, the service running on the same database
+#                    (its events from before the upgrade still listed);
+#   msiexec /x /qn   the service removed, the files and the PATH entry gone,
+#                    C:\ProgramData\rocmd (database, store, backups) kept.
+#   the zip          holds the same executables as the MSI.
+# What wine cannot show (MsiConfigureServices, the state folder's access list,
+# a real SCM's path quoting) is listed in docs/SERVICE.md.
+#
+# Usage: test-msi-win.sh BUILD-DIR     (a mingw-w64 build folder)
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$1
+. "$ROOT/tests/lib/harness.sh"
+. "$ROOT/tests/lib/harness-wine.sh"
+# A prefix of its own: the other stages' services and configs stay out of it.
+unset WINEPREFIX
+win_prefix msi rocmd-msi
+PF="$C/Program Files/rocmd"
+# shellcheck disable=SC2034 # harness-wine.sh's ctl runs it
+CTL='C:\Program Files\rocmd\rocmctl.exe'
+SVCKEY='HKLM\System\CurrentControlSet\Services\rocmd'
+ENVKEY='HKLM\System\CurrentControlSet\Control\Session Manager\Environment'
+LOGKEY='HKLM\System\CurrentControlSet\Services\EventLog\Application\rocmd'
+UNINST='HKLM\Software\Microsoft\Windows\CurrentVersion\Uninstall'
+V=$(sed -n 's/^project(rocmd VERSION \([0-9.]*\).*/\1/p' "$ROOT/CMakeLists.txt")
+V2=$(echo "$V" | awk -F. '{printf "%d.%d.%d", $1, $2, $3 + 1}')
+
+reg() { wine reg query "$@" 2>/dev/null | tr -d '\r'; }
+sc_state() { wine sc query rocmd 2>/dev/null | tr -d '\r' | sed -n 's/.*STATE *: *[0-9]* *\([A-Z_]*\).*/\1/p'; }
+running() { [ "$(sc_state)" = RUNNING ]; }
+msi() { wine msiexec "$@" /qn >"$OUT" 2>&1; }
+
+if "$ROOT/scripts/build-msi.sh" "$BUILD" "$BUILD/dist" "$V" >"$OUT" 2>&1 &&
+	"$ROOT/scripts/build-msi.sh" "$BUILD" "$DIR/next" "$V2" >>"$OUT" 2>&1; then
+	ok "build-msi.sh builds the MSI, the zip and SHA256SUMS"
+	sed 's/^/#   /' "$BUILD/dist/SHA256SUMS"
+else
+	bail "build-msi.sh failed"
+fi
+(cd "$BUILD/dist" && sha256sum -c --quiet SHA256SUMS) >"$OUT" 2>&1 &&
+	ok "SHA256SUMS matches the artifacts" || bad "SHA256SUMS matches the artifacts"
+unzip -Z1 "$BUILD/dist/rocmd-$V-x64.zip" >"$OUT" 2>&1
+for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe; do
+	grep -q "^rocmd-$V-x64/$f$" "$OUT" || bad "the zip holds $f"
+done
+ok "the zip holds the five executables"
+
+cp "$BUILD/dist/rocmd-$V-x64.msi" "$DIR/next/rocmd-$V2-x64.msi" "$T/"
+# Wine's services.exe ends (and every service with it) once no ordinary
+# process is left: a keep-alive process stands in for the logged-in user.
+cmake --build "$BUILD" --target pipe-squatter >/dev/null 2>&1
+cp "$BUILD/tests/windows/pipe-squatter.exe" "$T/"
+wine 'C:\rocmd-msi\pipe-squatter.exe' '\\.\pipe\rocmd-msi-keepalive' 'C:\rocmd-msi\stop-keepalive' \
+	>/dev/null 2>&1 &
+KEEPALIVE=$!
+
+echo "# install"
+msi /i "C:\\rocmd-msi\\rocmd-$V-x64.msi" /l*v 'C:\rocmd-msi\install.log' &&
+	ok "msiexec /i installs (exit 0)" || bad "msiexec /i installs"
+for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe; do
+	[ -f "$PF/$f" ] || bad "$f is installed"
+done
+ok "the five executables are in C:\\Program Files\\rocmd"
+reg "$SVCKEY" >"$OUT"
+grep -q 'ImagePath.*C:\\Program Files\\rocmd\\rocmd.exe.* --foreground' "$OUT" &&
+	grep -q 'ObjectName.*NT AUTHORITY\\LocalService' "$OUT" && grep -q 'Start.*0x2' "$OUT" &&
+	ok "the service is registered: auto start, LocalService, --foreground" ||
+	bad "the service is registered: auto start, LocalService, --foreground"
+wait_until 30 running && ok "the service is running" || bad "the service is running"
+wait_until 30 ctl status >"$OUT" 2>&1 && ok "rocmctl.exe status answers over the pipe" ||
+	bad "rocmctl.exe status answers over the pipe"
+ctl --json status >"$OUT" 2>&1
+grep -q '"state_dir":[[:space:]]*"C:\\\\ProgramData\\\\rocmd"' "$OUT" &&
+	ok "its state is in C:\\ProgramData\\rocmd" || bad "its state is in C:\\ProgramData\\rocmd"
+reg "$ENVKEY" /v PATH >"$OUT"
+grep -q 'C:\\Program Files\\rocmd' "$OUT" && ok "rocmctl's folder is on the machine's PATH" ||
+	bad "rocmctl's folder is on the machine's PATH"
+reg "$LOGKEY" >"$OUT"
+grep -q 'EventMessageFile.*C:\\Program Files\\rocmd\\rocmd.exe' "$OUT" &&
+	ok "the event log source is registered" || bad "the event log source is registered"
+ctl events --all >"$DIR/events.before" 2>&1
+FIRST=$(head -n 1 "$DIR/events.before")
+
+echo "# upgrade to $V2"
+msi /i "C:\\rocmd-msi\\rocmd-$V2-x64.msi" /l*v 'C:\rocmd-msi\upgrade.log' &&
+	ok "msiexec /i of $V2 upgrades (exit 0)" || bad "msiexec /i of $V2 upgrades"
+reg "$UNINST" /s >"$OUT"
+n=$(grep -c 'DisplayName.*REG_SZ *rocmd$' "$OUT")
+[ "$n" -eq 1 ] && grep -q "DisplayVersion.*$V2" "$OUT" && ! grep -q "DisplayVersion.*REG_SZ *$V$" "$OUT" &&
+	ok "one rocmd product is left, at $V2" || bad "one rocmd product is left, at $V2 ($n)"
+wait_until 30 running && wait_until 30 ctl status >/dev/null 2>&1 &&
+	ok "the service runs again after the upgrade" || bad "the service runs again after the upgrade"
+ctl events --all >"$DIR/events.after" 2>&1
+[ -n "$FIRST" ] && grep -qxF -- "$FIRST" "$DIR/events.after" &&
+	ok "the upgrade kept the database (its first event is still listed)" ||
+	bad "the upgrade kept the database (its first event is still listed)"
+
+echo "# uninstall"
+msi /x "C:\\rocmd-msi\\rocmd-$V2-x64.msi" /l*v 'C:\rocmd-msi\uninstall.log' &&
+	ok "msiexec /x uninstalls (exit 0)" || bad "msiexec /x uninstalls"
+wine sc query rocmd >"$OUT" 2>&1 && bad "the service is removed" || ok "the service is removed"
+[ ! -e "$PF/rocmd.exe" ] && [ ! -e "$PF/rocmctl.exe" ] && ok "the installed files are gone" ||
+	bad "the installed files are gone"
+reg "$ENVKEY" /v PATH >"$OUT"
+grep -q 'Program Files\\rocmd' "$OUT" && bad "the PATH entry is gone" || ok "the PATH entry is gone"
+[ -f "$C/ProgramData/rocmd/rocmd.db" ] && ok "C:\\ProgramData\\rocmd and its database are kept" ||
+	bad "C:\\ProgramData\\rocmd and its database are kept"
+
+touch "$T/stop-keepalive"
+wait $KEEPALIVE
+harness_done "msi stage"
