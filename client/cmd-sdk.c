@@ -340,7 +340,15 @@ rocmctl_gpu(struct rocmd_client **client, const char *socket, int json, int argc
 	else
 		printf("no AMD GPU found (a normal state: nothing to tune, libraries are still "
 		       "managed)\n");
-	printf("HIP runtime: %s\n", out_str(r, "hip_status"));
+	printf("HIP runtime: %s", out_str(r, "hip_status"));
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "hip_runtime")))
+		printf(" (%s, %s)", out_str(r, "hip_runtime"),
+		       strcmp(out_str(r, "hip_runtime_source"), "driver") == 0
+		           ? "the display driver's: no SDK has one"
+		           : "the newest SDK's");
+	if (out_num(r, "hip_driver_version") > 0)
+		printf("; HIP driver version %.0f", out_num(r, "hip_driver_version"));
+	printf("\n");
 	out_table_free(t);
 	cJSON_Delete(r);
 	return 0;

@@ -308,7 +308,7 @@ fi
 
 echo "== 10. the installer (tests/windows/test-msi-win.sh)"
 if cmake --build "$BUILD" --target rocmd rocmctl rocmtune rocmd-hip-probe rocmd-rocblas-smoke \
-	pipe-squatter >"$OUT" 2>&1; then
+	pipe-squatter fake-amdhip64-780m >"$OUT" 2>&1; then
 	run_stage "installer" 600 test-msi-win.sh
 else
 	bad "the installer's executables build"

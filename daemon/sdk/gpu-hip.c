@@ -4,7 +4,8 @@
  * threads, talks to the driver, and Debian's HIP 5.2 aborts the whole process
  * on some errors. The helper prints one line per fact:
  *   count N
- *   device I <gcnArchName>\t<name>
+ *   driver V, runtime V
+ *   device I <gcnArchName>\t<name>\t<compute units>
  *   error <text>
  */
 #include "gpu.h"
@@ -17,7 +18,7 @@
 #include "common/error.h"
 
 static int
-merge_device(struct rocmd_gpu_scan *out, int index, const char *arch, const char *name)
+merge_device(struct rocmd_gpu_scan *out, int index, const char *arch, const char *name, int cus)
 {
 	struct rocmd_gpu *g, *grown;
 	size_t base = strcspn(arch, ":");
@@ -27,6 +28,8 @@ merge_device(struct rocmd_gpu_scan *out, int index, const char *arch, const char
 		if (g->hip_index < 0 && strlen(g->gfx) == base &&
 		    strncmp(g->gfx, arch, base) == 0) {
 			g->hip_index = index;
+			if (g->compute_units == 0)
+				g->compute_units = cus;
 			if (name[0] != '\0' &&
 			    (g->name[0] == '\0' || g->name_from_pci || strncmp(g->name, "gfx", 3) == 0 ||
 			     strcmp(g->name, "ip discovery") == 0)) {
@@ -44,6 +47,7 @@ merge_device(struct rocmd_gpu_scan *out, int index, const char *arch, const char
 	memset(g, 0, sizeof(*g));
 	g->node = -1;
 	g->hip_index = index;
+	g->compute_units = cus;
 	snprintf(g->gfx, sizeof(g->gfx), "%.*s", (int)base, arch);
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	snprintf(g->key, sizeof(g->key), "hip:%d:%s", index, g->gfx);
@@ -77,15 +81,23 @@ rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
 		if (strncmp(line, "count ", 6) == 0) {
 			count = atoi(line + 6);
 		} else if (strncmp(line, "device ", 7) == 0) {
-			char *arch, *name, *end;
+			char *arch, *name, *cus, *end;
 			int index = (int)strtol(line + 7, &end, 10);
 			arch = end + (*end == ' ');
 			name = strchr(arch, '\t');
 			if (name != NULL)
 				*name++ = '\0';
-			rc = merge_device(out, index, arch, name != NULL ? name : "");
+			cus = name != NULL ? strchr(name, '\t') : NULL;
+			if (cus != NULL)
+				*cus++ = '\0';
+			rc = merge_device(out, index, arch, name != NULL ? name : "",
+			                  cus != NULL ? atoi(cus) : 0);
 			if (rc < 0)
 				return rc;
+		} else if (strncmp(line, "driver ", 7) == 0) {
+			out->hip_driver_version = atoi(line + 7);
+		} else if (strncmp(line, "runtime ", 8) == 0) {
+			out->hip_runtime_version = atoi(line + 8);
 		} else if (strncmp(line, "error ", 6) == 0) {
 			snprintf(out->hip_status, sizeof(out->hip_status), "%s", line + 6);
 		}

@@ -33,10 +33,17 @@ struct rocmd_gpu {
 	int igpu;            /* integrated (APU) */
 };
 
+#define ROCMD_GPU_PATH_MAX 4096
+
 struct rocmd_gpu_scan {
 	struct rocmd_gpu *gpus;
 	size_t n;
 	char hip_status[512]; /* what the HIP probe said: "2 devices", "not loadable: ..." */
+	char hip_runtime[ROCMD_GPU_PATH_MAX]; /* the runtime probed ("" when none): an
+	                                       * SDK's host path, or the driver's as Windows names it */
+	int hip_from_driver;    /* it is the display driver's, not an SDK's */
+	int hip_driver_version; /* hipDriverGetVersion, 0 when unknown */
+	int hip_runtime_version; /* hipRuntimeGetVersion, 0 when unknown */
 	char *problems;
 };
 

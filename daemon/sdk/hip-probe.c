@@ -4,7 +4,9 @@
  * for gpu-hip.c. A separate program so that a runtime that crashes, hangs or
  * aborts takes only this process down. Output lines:
  *   count N                      hipGetDeviceCount succeeded
- *   device I <arch>\t<name>      per device, from hipGetDeviceProperties
+ *   driver V, runtime V          hipDriverGetVersion, hipRuntimeGetVersion
+ *   device I <arch>\t<name>\t<CUs>   per device, from hipGetDeviceProperties and
+ *                                hipDeviceGetAttribute(MultiprocessorCount)
  *   error <text>                 why nothing more could be said
  * Exit status 0 when the runtime answered (zero devices included), 1 otherwise.
  *
@@ -22,6 +24,23 @@
 typedef int (*count_fn)(int *);
 typedef int (*props_fn)(void *, int);
 typedef const char *(*errstr_fn)(int);
+typedef int (*version_fn)(int *);
+typedef int (*attr_fn)(int *, int, int);
+
+/* hipDeviceAttributeMultiprocessorCount: 63 in the enum of HIP 5 and 6 alike
+ * (hip_runtime_api.h counts it from hipDeviceAttributeCudaCompatibleBegin = 0). */
+#define HIP_ATTR_MULTIPROCESSOR_COUNT 63
+
+/* Prints "WHAT V" when the runtime has SYMBOL and it answers. */
+static void
+print_version(void *h, const char *symbol, const char *what)
+{
+	version_fn f = (version_fn)rocmd_dl_sym(h, symbol);
+	int v = 0;
+
+	if (f != NULL && f(&v) == 0 && v > 0)
+		printf("%s %d\n", what, v);
+}
 
 #define PROPS_BUF 16384
 
@@ -41,6 +60,7 @@ main(int argc, char **argv)
 	count_fn get_count;
 	props_fn get_props;
 	errstr_fn errstr;
+	attr_fn get_attr;
 	char why[1024];
 	const char *path;
 	void *h;
@@ -77,12 +97,20 @@ main(int argc, char **argv)
 		return 1;
 	}
 	printf("count %d\n", n);
+	print_version(h, "hipDriverGetVersion", "driver");
+	print_version(h, "hipRuntimeGetVersion", "runtime");
+	get_attr = (attr_fn)rocmd_dl_sym(h, "hipDeviceGetAttribute");
 	for (int i = 0; i < n && i < 64; i++) {
+		int cus = 0;
+
 		memset(props, 0, sizeof(props));
 		if (get_props(props, i) != 0)
 			continue;
 		props[255] = '\0';
-		printf("device %d %s\t%s\n", i, find_arch(props, sizeof(props)), (char *)props);
+		if (get_attr == NULL || get_attr(&cus, HIP_ATTR_MULTIPROCESSOR_COUNT, i) != 0)
+			cus = 0;
+		printf("device %d %s\t%s\t%d\n", i, find_arch(props, sizeof(props)), (char *)props,
+		       cus);
 	}
 	fflush(stdout);
 	return 0;

@@ -117,5 +117,11 @@ extern const int rocmd_sdk_native_windows; /* the Windows layout rules always ap
 char **rocmd_sdk_discovery_env(void);
 /* The rocmd-hip-probe executable to run, newly allocated; NULL when out of memory. */
 char *rocmd_sdk_find_probe(void);
+/* The HIP runtime that comes with the display driver (on Windows
+ * System32\amdhip64_7.dll, else amdhip64_6.dll; under ROOT when set): the one
+ * to probe when no SDK has a runtime. Its host path goes into HOST, its path
+ * as Windows names it into SYS (both LEN bytes). -1 when there is none
+ * (Linux's runtime comes only with an SDK). */
+int rocmd_sdk_driver_runtime(const char *root, char *host, char *sys, size_t len);
 
 #endif

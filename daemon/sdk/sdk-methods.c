@@ -312,6 +312,11 @@ m_gpu_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 	}
 	info = rocmd_sdk_scan_info(m);
 	cJSON_AddItemToObject(r, "hip_status", cJSON_DetachItemFromObject(info, "hip_status"));
+	cJSON_AddItemToObject(r, "hip_runtime", cJSON_DetachItemFromObject(info, "hip_runtime"));
+	cJSON_AddItemToObject(r, "hip_runtime_source",
+	                      cJSON_DetachItemFromObject(info, "hip_runtime_source"));
+	cJSON_AddItemToObject(r, "hip_driver_version",
+	                      cJSON_DetachItemFromObject(info, "hip_driver_version"));
 	cJSON_AddItemToObject(r, "scan_time_ms", cJSON_DetachItemFromObject(info, "time_ms"));
 	cJSON_Delete(info);
 	*result = r;

@@ -15,6 +15,15 @@ extern char **environ;
 
 const int rocmd_sdk_native_windows = 0;
 
+int
+rocmd_sdk_driver_runtime(const char *root, char *host, char *sys, size_t len)
+{
+	(void)root;
+	if (len > 0)
+		host[0] = sys[0] = '\0';
+	return -1;
+}
+
 char **
 rocmd_sdk_discovery_env(void)
 {

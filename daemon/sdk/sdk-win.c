@@ -6,6 +6,7 @@
  * machine environment, which changes while a service runs, is read from the
  * registry at every scan (registry.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -14,8 +15,36 @@
 
 #include "common/win-util.h"
 #include "sdk-internal.h"
+#include "sysroot.h"
 
 const int rocmd_sdk_native_windows = 1;
+
+int
+rocmd_sdk_driver_runtime(const char *root, char *host, char *sys, size_t len)
+{
+	static const char *const names[] = {"amdhip64_7.dll", "amdhip64_6.dll"};
+	wchar_t wsys[MAX_PATH];
+	char *dir = NULL;
+	UINT n = GetSystemDirectoryW(wsys, MAX_PATH);
+	int found = -1;
+
+	if (n == 0 || n >= MAX_PATH || (dir = rocmd_win_utf8(wsys)) == NULL)
+		return -1;
+	for (size_t i = 0; found < 0 && i < sizeof(names) / sizeof(names[0]); i++) {
+		wchar_t *w;
+		DWORD attr;
+
+		if ((size_t)snprintf(sys, len, "%s\\%s", dir, names[i]) >= len ||
+		    rocmd_sysroot_map(root, sys, host, len) < 0 || (w = rocmd_win_wide(host)) == NULL)
+			continue;
+		attr = GetFileAttributesW(w);
+		free(w);
+		if (attr != INVALID_FILE_ATTRIBUTES && !(attr & FILE_ATTRIBUTE_DIRECTORY))
+			found = 0;
+	}
+	free(dir);
+	return found;
+}
 
 char **
 rocmd_sdk_discovery_env(void)

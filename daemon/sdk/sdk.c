@@ -121,7 +121,7 @@ static void
 on_work(struct rocmd_job *b)
 {
 	struct sdk_job *job = (struct sdk_job *)b;
-	char runtime[PATH_MAX];
+	char runtime[ROCMD_GPU_PATH_MAX];
 
 	job->started_ms = rocmd_now_ms();
 	if (job->settle != NULL) {
@@ -138,12 +138,19 @@ on_work(struct rocmd_job *b)
 	if (job->err == 0 && job->opts.windows == rocmd_sdk_native_windows &&
 	    job->probe_timeout_ms > 0 && job->m->probe != NULL) {
 		newest_runtime(job, runtime, sizeof(runtime));
-		if (runtime[0] != '\0')
+		snprintf(job->gpus.hip_runtime, sizeof(job->gpus.hip_runtime), "%s", runtime);
+		/* No SDK's: the display driver's own, which needs no SDK. */
+		if (runtime[0] == '\0' &&
+		    rocmd_sdk_driver_runtime(job->opts.root, runtime, job->gpus.hip_runtime,
+		                             sizeof(runtime)) == 0)
+			job->gpus.hip_from_driver = 1;
+		if (runtime[0] != '\0') {
 			job->err = rocmd_gpu_hip_probe(job->m->probe, runtime,
 			                               job->probe_timeout_ms, &job->gpus);
-		else
+		} else {
 			snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status),
-			         "no SDK with a HIP runtime");
+			         "no HIP runtime: no SDK has one and the display driver has none");
+		}
 	} else if (job->gpus.hip_status[0] == '\0') {
 		snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status), "not probed");
 	}
@@ -1027,6 +1034,16 @@ rocmd_sdk_scan_info(struct rocmd_sdk *m)
 	else
 		cJSON_AddNullToObject(r, "problems");
 	cJSON_AddStringToObject(r, "hip_status", m->last_hip_status);
+	if (m->last_gpus.hip_runtime[0] != '\0') {
+		cJSON_AddStringToObject(r, "hip_runtime", m->last_gpus.hip_runtime);
+		cJSON_AddStringToObject(r, "hip_runtime_source",
+		                        m->last_gpus.hip_from_driver ? "driver" : "sdk");
+	} else {
+		cJSON_AddNullToObject(r, "hip_runtime");
+		cJSON_AddNullToObject(r, "hip_runtime_source");
+	}
+	cJSON_AddNumberToObject(r, "hip_driver_version", m->last_gpus.hip_driver_version);
+	cJSON_AddNumberToObject(r, "hip_runtime_version", m->last_gpus.hip_runtime_version);
 	if (m->last_gpus.problems != NULL)
 		cJSON_AddStringToObject(r, "gpu_problems", m->last_gpus.problems);
 	cJSON_AddNumberToObject(r, "watches", (double)m->nwatches);

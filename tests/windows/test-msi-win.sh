@@ -12,6 +12,10 @@
 #                    (its events from before the upgrade still listed);
 #   msiexec /x /qn   the service removed, the files and the PATH entry gone,
 #                    C:\ProgramData\rocmd (database, store, backups) kept.
+#   no SDK           the GPU found through the display driver's HIP runtime
+#                    (System32\amdhip64_6.dll; a stand-in reporting a Radeon
+#                    780M, tests/windows/fake-amdhip64.c): arch, name, compute
+#                    units and the driver's HIP version in rocmctl gpu list;
 #   the zip          holds the same executables as the MSI.
 # What wine cannot show (MsiConfigureServices, the state folder's access list,
 # a real SCM's path quoting) is listed in docs/SERVICE.md.
@@ -58,8 +62,10 @@ ok "the zip holds the five executables"
 cp "$BUILD/dist/rocmd-$V-x64.msi" "$DIR/next/rocmd-$V2-x64.msi" "$T/"
 # Wine's services.exe ends (and every service with it) once no ordinary
 # process is left: a keep-alive process stands in for the logged-in user.
-cmake --build "$BUILD" --target pipe-squatter >/dev/null 2>&1
+cmake --build "$BUILD" --target pipe-squatter fake-amdhip64-780m >/dev/null 2>&1
 cp "$BUILD/tests/windows/pipe-squatter.exe" "$T/"
+# No SDK in this prefix; the display driver's HIP runtime is in System32.
+cp "$BUILD/tests/windows/amdhip64_780m.dll" "$C/windows/system32/amdhip64_6.dll"
 wine 'C:\rocmd-msi\pipe-squatter.exe' '\\.\pipe\rocmd-msi-keepalive' 'C:\rocmd-msi\stop-keepalive' \
 	>/dev/null 2>&1 &
 KEEPALIVE=$!
@@ -88,6 +94,15 @@ grep -q 'C:\\Program Files\\rocmd' "$OUT" && ok "rocmctl's folder is on the mach
 reg "$LOGKEY" >"$OUT"
 grep -q 'EventMessageFile.*C:\\Program Files\\rocmd\\rocmd.exe' "$OUT" &&
 	ok "the event log source is registered" || bad "the event log source is registered"
+gpu_seen() { ctl gpu list >"$OUT" 2>&1 && grep -q 'gfx1103 .*AMD Radeon 780M Graphics' "$OUT"; }
+wait_for "no SDK: the GPU is found through the display driver's HIP runtime" 60 gpu_seen
+sed 's/^/#   /' "$OUT"
+grep -q 'gfx1103 .*AMD Radeon 780M Graphics *integrated *12 ' "$OUT" &&
+	ok "gpu list: gfx1103, its name, integrated, 12 compute units" ||
+	bad "gpu list: gfx1103, its name, integrated, 12 compute units"
+grep -q "HIP runtime: 1 device (C:.windows.system32.amdhip64_6.dll, the display driver's: no SDK has one); HIP driver version 60342134" "$OUT" &&
+	ok "gpu list names the driver's runtime and its HIP version" ||
+	bad "gpu list names the driver's runtime and its HIP version"
 ctl events --all >"$DIR/events.before" 2>&1
 FIRST=$(head -n 1 "$DIR/events.before")
 
