@@ -103,6 +103,40 @@ teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* ---- the HIP probe's answer ---- */
+
+/* What gpu-hip.c reads from rocmd-hip-probe's lines (a script stands in for
+ * the probe): devices with their arch, name and compute units, the driver's
+ * and the runtime's versions. */
+static void
+test_hip_probe_lines(void **state)
+{
+	struct rocmd_gpu_scan scan;
+	char probe[1100];
+
+	(void)state;
+	put("probe.sh", "#!/bin/sh\n"
+	                "printf 'count 2\\ndriver 60342134\\nruntime 60342135\\n'\n"
+	                "printf 'device 0 gfx1103:xnack-\\tAMD Radeon 780M Graphics\\t12\\n'\n"
+	                "printf 'device 1 gfx1100\\tAMD Radeon RX 7900 XTX\\n'\n");
+	snprintf(probe, sizeof(probe), "%s/probe.sh", sandbox);
+	chmod(probe, 0755);
+	memset(&scan, 0, sizeof(scan));
+	assert_int_equal(rocmd_gpu_hip_probe(probe, "libamdhip64.so.6", 10000, &scan), 0);
+	assert_string_equal(scan.hip_status, "2 devices");
+	assert_int_equal(scan.hip_driver_version, 60342134);
+	assert_int_equal(scan.hip_runtime_version, 60342135);
+	assert_int_equal((int)scan.n, 2);
+	assert_string_equal(scan.gpus[0].gfx, "gfx1103");
+	assert_string_equal(scan.gpus[0].name, "AMD Radeon 780M Graphics");
+	assert_int_equal(scan.gpus[0].compute_units, 12);
+	assert_true(scan.gpus[0].igpu);
+	assert_string_equal(scan.gpus[1].gfx, "gfx1100");
+	assert_string_equal(scan.gpus[1].name, "AMD Radeon RX 7900 XTX");
+	assert_int_equal(scan.gpus[1].compute_units, 0); /* the older probe's line */
+	rocmd_gpu_scan_free(&scan);
+}
+
 /* ---- versions ---- */
 
 static void
@@ -775,6 +809,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_loops_and_unreadable, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hipconfig_last_resort, setup, teardown),
 	    cmocka_unit_test(test_suppress_own_writes),
+	    cmocka_unit_test_setup_teardown(test_hip_probe_lines, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_env_and_config_roots, setup, teardown),
 	};
 
