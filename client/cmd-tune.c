@@ -21,6 +21,7 @@
 #include "cmd-tune-vendor.h"
 #include "common/error.h"
 #include "output.h"
+#include "report-html.h"
 
 struct tune_ctx {
 	struct rocmd_client **client;
@@ -323,6 +324,50 @@ t_results(struct tune_ctx *ctx, int argc, char **argv)
 }
 
 static int
+t_report(struct tune_ctx *ctx, int argc, char **argv)
+{
+	const char *file = NULL;
+	cJSON *p, *r = NULL;
+	FILE *f;
+	int rc, plots;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--html") && i + 1 < argc)
+			file = argv[++i];
+		else if (!strcmp(argv[i], "--all"))
+			;
+		else
+			return out_fail(ROCMD_EINVAL, "usage: rocmctl tune report --html FILE [--all]");
+	}
+	p = cJSON_CreateObject();
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--all"))
+			cJSON_AddBoolToObject(p, "all", 1);
+	if ((rc = call(ctx, "tune.report", p, &r)) != 0)
+		return rc;
+	if (ctx->json || file == NULL) {
+		out_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	if ((f = fopen(file, "w")) == NULL) {
+		fprintf(stderr, "rocmctl: %s: %s\n", file, strerror(errno));
+		cJSON_Delete(r);
+		return 1;
+	}
+	plots = report_html_write(f, r);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "rocmctl: %s: %s\n", file, strerror(errno));
+		cJSON_Delete(r);
+		return 1;
+	}
+	fprintf(stderr, "%d plot(s) of %d job(s) written to %s\n", plots,
+	        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "jobs")), file);
+	cJSON_Delete(r);
+	return 0;
+}
+
+static int
 t_export(struct tune_ctx *ctx, int argc, char **argv)
 {
 	const char *format = "json", *file = NULL;
@@ -426,6 +471,8 @@ rocmctl_tune(struct rocmd_client **client, const char *socket, int json, int arg
 		return t_results(&ctx, argc, argv);
 	if (!strcmp(sub, "export"))
 		return t_export(&ctx, argc, argv);
+	if (!strcmp(sub, "report"))
+		return t_report(&ctx, argc, argv);
 	if (!strcmp(sub, "import"))
 		return t_import(&ctx, argc, argv);
 	{

@@ -7,6 +7,7 @@
  */
 #include "db/db-tune-queue.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ enum {
 	Q_ADOPT_VENDOR,
 	Q_SPREAD,
 	Q_STALE_TARGET,
+	Q_EVALS,
 	Q_COUNT_
 };
 
@@ -82,6 +84,13 @@ static const char *const queries[Q_COUNT_] = {
     "WHERE id = ?1",
     "SELECT " COLS " FROM tune_queue WHERE target = ?1 AND backend = ?2 AND state <> 'stale' "
     "AND (?3 IS NULL OR (lib_digest <> '' AND (lib_digest <> ?3 OR driver <> ?4))) ORDER BY id",
+    /* Q_EVALS: the evaluations of the tuner's job for a queue job, in order
+     * (its problem key, a vendor job's with its layout after it; the newest
+     * such job when the runtime or compiler changed in between) */
+    "SELECT e.config, e.outcome, e.median_ms, e.gflops FROM tune_eval e WHERE e.job_id = "
+    "(SELECT id FROM tune_job WHERE backend = ?1 AND arch = ?2 AND device = ?3 AND "
+    "driver = ?4 AND (problem = ?5 OR problem LIKE ?5 || ':%') ORDER BY created_ms DESC, id DESC "
+    "LIMIT 1) ORDER BY e.id LIMIT ?6",
 };
 
 struct rocmd_tune_queue_db {
@@ -291,6 +300,33 @@ rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, const 
 	open_device(&s, q, Q_NEXT, backend, arch, device, sdk);
 	db_bind_text(&s, 5, driver);
 	return get_one(&s, j);
+}
+
+int
+rocmd_tune_queue_evals(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job *j,
+                       int64_t limit, rocmd_tune_eval_fn cb, void *ctx)
+{
+	char problem[160];
+	struct db_stmt s;
+	int err = 0;
+
+	snprintf(problem, sizeof(problem), "%s:%s:%lldx%lldx%lld:b%lld", j->dtype, j->trans,
+	         (long long)j->m, (long long)j->n, (long long)j->k, (long long)j->batch);
+	db_stmt_open(&s, &q->c, Q_EVALS);
+	db_bind_text(&s, 1, j->backend);
+	db_bind_text(&s, 2, j->arch);
+	db_bind_text(&s, 3, j->device);
+	db_bind_text(&s, 4, j->driver);
+	db_bind_text(&s, 5, problem);
+	db_bind_limit(&s, 6, limit);
+	while (err == 0 && db_stmt_row(&s)) {
+		const char *config = (const char *)db_col_text(&s, 0);
+		const char *outcome = (const char *)db_col_text(&s, 1);
+
+		err = cb(ctx, config != NULL ? config : "", outcome != NULL ? outcome : "",
+		         db_col_double(&s, 2), db_col_double(&s, 3));
+	}
+	return db_stmt_end(&s, err);
 }
 
 int

@@ -77,6 +77,15 @@ int rocmd_tune_queue_next(struct rocmd_tune_queue_db *q, const char *backend, co
                           const char *device, const char *sdk, const char *driver,
                           struct rocmd_tune_job *j);
 /* Sets job ID's state (DETAIL may be NULL: unchanged). ROCMD_ENOTFOUND. */
+/* The evaluations recorded for J's problem on its device and driver (the
+ * tuner's tune_job and tune_eval), in the order they ran, LIMIT at most: CB
+ * gets each configuration, its outcome ("ok", "wrong_result", ...), its median
+ * time (0 when it did not run correctly) and GFLOP/s. A CB result < 0 stops
+ * the walk and is returned. */
+typedef int (*rocmd_tune_eval_fn)(void *ctx, const char *config, const char *outcome,
+                                  double median_ms, double gflops);
+int rocmd_tune_queue_evals(struct rocmd_tune_queue_db *q, const struct rocmd_tune_job *j,
+                           int64_t limit, rocmd_tune_eval_fn cb, void *ctx);
 int rocmd_tune_queue_set_state(struct rocmd_tune_queue_db *q, int64_t id, const char *state,
                                const char *detail, int64_t now);
 /* Moves every job in state FROM to state TO; *N (may be NULL) gets the count. */

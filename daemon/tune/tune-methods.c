@@ -41,8 +41,8 @@ need_tune(struct rocmd_conn *conn, struct rocmd_tune **t, char *why, size_t whyl
 	return 0;
 }
 
-static cJSON *
-job_json(const struct rocmd_tune_job *j)
+cJSON *
+rocmd_tune_job_json(const struct rocmd_tune_job *j)
 {
 	cJSON *o = cJSON_CreateObject();
 	char shape[96];
@@ -136,7 +136,7 @@ list_cb(const struct rocmd_tune_job *j, void *ctx)
 		return 0;
 	if (l->n++ >= JOBS_MAX)
 		return 0;
-	o = job_json(j);
+	o = rocmd_tune_job_json(j);
 	if (l->t != NULL && j->target[0] != '\0') {
 		/* Live: the entry is in an override programs see now. */
 		int live = rocmd_tune_entry_written(j) &&
@@ -407,6 +407,7 @@ m_import(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 const struct rocmd_method rocmd_methods_tune[] = {
     {"tune.status", 0, m_status},
     {"tune.results", 0, m_results},
+    {"tune.report", 0, rocmd_tune_m_report},
     {"tune.export", 0, m_export},
     {"tune.start", ROCMD_METHOD_MUTATING, m_start},
     {"tune.pause", ROCMD_METHOD_MUTATING, m_pause},

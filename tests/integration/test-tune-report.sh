@@ -1,0 +1,77 @@
+#!/bin/sh
+# The tuning report end to end: the real rocmd (--root on a sandbox, the CPU
+# backend) tunes its default shapes and one added shape, `rocmctl tune report
+# --html FILE` writes the page, and headless Chromium (Debian's chromium)
+# renders it to a screenshot, in which every plot's own mark colour must
+# appear (tests/fixtures/png-marks.c counts the pixels): the tuned-against-
+# default bars, the roofline, and each job's convergence. Also checked: the
+# page is self-contained (no script, nothing fetched), --json gives the data
+# with each job's evaluations in order, and a report with no finished job says
+# so. The screenshot is kept as docs/tune-report.png when ROCMD_REPORT_PNG
+# names a path (scripts/ make it for the README).
+#
+# Usage: test-tune-report.sh ROCMD ROCMCTL PNG-MARKS
+set -u
+. "$(dirname "$0")/../lib/harness.sh"
+harness_init report
+ROCMD=$1
+CTL=$2
+MARKS=$3
+ROOT=$DIR/root
+DB=$STATE/rocmd.db
+
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROME" ] || bail "chromium is not installed (scripts/deps-debian.sh installs it)"
+
+mkdir -p "$ROOT/proc" "$STATE"
+echo "0.10 0.10 0.10 1/100 1" >"$ROOT/proc/loadavg"
+cat >"$CONF" <<EOF
+{"tune": {"idle_s": 3600, "check_ms": 200, "budget": 12, "backend": "cpu", "max_cpu_load": 400}}
+EOF
+rocmd_start --root "$ROOT" --log-level info 2>>"$DIR/log" || bail "rocmd did not start"
+wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
+
+ctl tune report --html "$DIR/empty.html" >"$OUT" 2>&1 && grep -q "No job has finished yet" "$DIR/empty.html" &&
+	ok "a report before any job finished says so" || bad "a report before any job finished says so"
+
+ctl tune add 40x48x32 --budget 30 >/dev/null 2>&1
+ctl tune start >/dev/null 2>&1
+wait_for "three jobs done" 120 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE state = 'done'\") -ge 3 ]"
+
+ctl --json tune report >"$DIR/report.json" 2>&1
+n=$(grep -o '"evals":' "$DIR/report.json" | wc -l)
+[ "$n" -ge 3 ] && ok "tune.report: $n jobs with their evaluations" || bad "tune.report: jobs with their evaluations ($n)"
+# The added job's 30 evaluations, each [ms or null, outcome], in the order they ran.
+sqlite3 "$DB" "SELECT count(*) FROM tune_eval e JOIN tune_job j ON j.id = e.job_id WHERE j.problem LIKE 'fp32:NN:40x48x32:%'" >"$OUT"
+[ "$(cat "$OUT")" -eq 30 ] && grep -q '\[[0-9.e-]*, *"ok"\]' "$DIR/report.json" &&
+	ok "each evaluation is its time and outcome" || bad "each evaluation is its time and outcome"
+
+ctl tune report --html "$DIR/report.html" >"$OUT" 2>&1 && ok "tune report --html writes the page" ||
+	bad "tune report --html writes the page"
+grep -q "plot(s) of [0-9]* job(s) written to" "$OUT" && ok "it says what it wrote" || bad "it says what it wrote"
+if grep -qi '<script\|https\?://\|<link\|<img' "$DIR/report.html"; then
+	bad "the page is self-contained (no script, nothing fetched)"
+else
+	ok "the page is self-contained (no script, nothing fetched)"
+fi
+plots=$(grep -o '<svg class="plot"' "$DIR/report.html" | wc -l)
+[ "$plots" -ge 5 ] && ok "$plots plots: bars, roofline and a convergence per job" ||
+	bad "plots: bars, roofline and a convergence per job ($plots)"
+
+# Rendered by a real browser: every plot's mark colour is on the screenshot.
+timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	--force-device-scale-factor=1 --window-size=1400,2400 --screenshot="$DIR/report.png" \
+	"file://$DIR/report.html" >"$DIR/chrome.log" 2>&1
+[ -s "$DIR/report.png" ] && ok "chromium renders the page to a screenshot" ||
+	{ cp "$DIR/chrome.log" "$OUT"; bad "chromium renders the page to a screenshot"; }
+grep -o 'data-mark="#[0-9a-f]*"' "$DIR/report.html" | sed 's/data-mark="\(.*\)"/\1/' >"$DIR/colours"
+# shellcheck disable=SC2046 # one argument per colour
+"$MARKS" "$DIR/report.png" $(cat "$DIR/colours") >"$DIR/marks" 2>&1
+sed 's/^/#   /' "$DIR/marks"
+blank=$(awk '$2 < 10' "$DIR/marks" | wc -l)
+drawn=$(awk '$2 >= 10' "$DIR/marks" | wc -l)
+[ "$drawn" -eq "$plots" ] && [ "$blank" -eq 0 ] && ok "every plot drew its marks ($drawn of $plots)" ||
+	bad "every plot drew its marks ($drawn of $plots)"
+[ -z "${ROCMD_REPORT_PNG:-}" ] || cp "$DIR/report.png" "$ROCMD_REPORT_PNG"
+
+harness_done
