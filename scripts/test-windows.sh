@@ -300,14 +300,14 @@ else
 fi
 
 echo "== 9. the tuner (tests/windows/test-tune-win.sh)"
-if cmake --build "$BUILD" --target rocmtune >"$OUT" 2>&1; then
+if cmake --build "$BUILD" --target rocmtune rocmd-idle-agent >"$OUT" 2>&1; then
 	run_stage "tuner" 900 test-tune-win.sh
 else
 	bad "rocmtune.exe builds"
 fi
 
 echo "== 10. the installer (tests/windows/test-msi-win.sh)"
-if cmake --build "$BUILD" --target rocmd rocmctl rocmtune rocmd-hip-probe rocmd-rocblas-smoke \
+if cmake --build "$BUILD" --target rocmd rocmctl rocmtune rocmd-hip-probe rocmd-rocblas-smoke rocmd-idle-agent \
 	pipe-squatter fake-amdhip64-780m >"$OUT" 2>&1; then
 	run_stage "installer" 600 test-msi-win.sh
 else

@@ -65,6 +65,7 @@ rocmd_auth_peer(int fd, gid_t admin_gid, int admin_gid_known, struct rocmd_peer 
 	peer->uid = (uid_t)-1;
 	peer->gid = (gid_t)-1;
 	peer->admin = 0;
+	peer->session = -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
 		return -errno;
 	peer->pid = cred.pid;

@@ -85,6 +85,7 @@ rocmd_auth_pipe_client(void *pipe, struct rocmd_peer *peer)
 	peer->uid = 0;
 	peer->gid = 0;
 	peer->admin = 0;
+	peer->session = -1;
 	if (GetNamedPipeClientProcessId(h, &pid)) {
 		peer->pid = (pid_t)pid;
 		peer->uid = (uid_t)pid;
@@ -106,6 +107,12 @@ rocmd_auth_pipe_client(void *pipe, struct rocmd_peer *peer)
 	}
 	peer->admin = token_is_admin(token);
 	peer->gid = (gid_t)peer->admin;
+	{
+		DWORD session = 0, len = 0;
+
+		if (GetTokenInformation(token, TokenSessionId, &session, sizeof(session), &len))
+			peer->session = (long)session;
+	}
 	if (token_user_id(token) != 0)
 		peer->uid = token_user_id(token);
 	CloseHandle(token);

@@ -28,6 +28,7 @@ struct rocmd_peer {
 	uid_t uid;
 	gid_t gid;
 	int admin; /* may call mutating methods */
+	long session; /* Windows: the client's logon session (TokenSessionId); -1 elsewhere */
 };
 
 struct rocmd_conn {

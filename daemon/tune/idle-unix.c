@@ -523,3 +523,13 @@ rocmd_idle_close(struct rocmd_idle *m)
 	m->closing = 1;
 	uv_close((uv_handle_t *)&m->dirwatch, on_dir_closed);
 }
+
+int
+rocmd_idle_report(struct rocmd_idle *m, long session, int64_t idle_ms, char *why, size_t whylen)
+{
+	(void)m;
+	(void)session;
+	(void)idle_ms;
+	snprintf(why, whylen, "rocmd reads input idleness itself here (evdev and logind)");
+	return ROCMD_EUNSUPPORTED;
+}

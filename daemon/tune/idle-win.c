@@ -8,8 +8,15 @@
  * idle enough for background work. The notifications arrive on the SCM's
  * dispatcher thread: values are stored atomically and the loop is woken with
  * uv_async_send, where a user's return is reported to the scheduler. Outside
- * the service (console mode) no notification comes and every signal stays
- * unknown.
+ * the service (console mode) no notification comes.
+ *
+ * Presence says only whether Windows' own idle timer ran out, and a service
+ * in session 0 cannot read another session's last input. Each interactive
+ * session's agent (tools/idle-agent-win.c, started at logon) therefore
+ * reports its GetLastInputInfo idle time over the pipe (tune.input): while a
+ * report is fresh, input idleness is the least over the sessions that
+ * reported, counted on from each report, and the source reads "session
+ * agent"; presence is the fallback.
  */
 #include "idle.h"
 
@@ -31,7 +38,16 @@ static const GUID global_user_presence = {
 static const GUID idle_background_task = {
     0x515c31d8, 0xf734, 0x163d, {0xa0, 0xfd, 0x11, 0xa0, 0x8c, 0x91, 0xe8, 0xf1}};
 
+#define MAX_SESSIONS 16
+
+struct session_report {
+	long session; /* -1: free */
+	double idle_s; /* what it said */
+	uint64_t at_ns; /* when (uv_hrtime) */
+};
+
 struct rocmd_idle {
+	struct session_report reports[MAX_SESSIONS];
 	uv_loop_t *loop;
 	uv_async_t async;
 	rocmd_idle_activity_fn cb;
@@ -124,6 +140,8 @@ rocmd_idle_open(uv_loop_t *loop, const char *root, rocmd_idle_activity_fn cb, vo
 	m->cb = cb;
 	m->ctx = ctx;
 	m->last_input_ns = uv_hrtime();
+	for (int i = 0; i < MAX_SESSIONS; i++)
+		m->reports[i].session = -1;
 	uv_async_init(loop, &m->async, on_async);
 	m->async.data = m;
 	EnterCriticalSection(&live_lock);
@@ -141,6 +159,65 @@ rocmd_idle_watch(struct rocmd_idle *m, int on)
 	m->watching = on;
 	if (on)
 		m->last_input_ns = uv_hrtime();
+}
+
+int
+rocmd_idle_report(struct rocmd_idle *m, long session, int64_t idle_ms, char *why, size_t whylen)
+{
+	uint64_t now = uv_hrtime();
+	struct session_report *slot = NULL;
+
+	if (session < 0) {
+		snprintf(why, whylen, "the caller's logon session is not known");
+		return ROCMD_EPERM;
+	}
+	/* Its own slot, else a free or expired one, else the oldest. */
+	for (int i = 0; i < MAX_SESSIONS && slot == NULL; i++)
+		if (m->reports[i].session == session)
+			slot = &m->reports[i];
+	for (int i = 0; i < MAX_SESSIONS && slot == NULL; i++)
+		if (m->reports[i].session < 0 ||
+		    now - m->reports[i].at_ns > (uint64_t)ROCMD_IDLE_REPORT_TTL_S * 1000000000u)
+			slot = &m->reports[i];
+	if (slot == NULL) {
+		slot = &m->reports[0];
+		for (int i = 1; i < MAX_SESSIONS; i++)
+			if (m->reports[i].at_ns < slot->at_ns)
+				slot = &m->reports[i];
+	}
+	/* Input since the last report: a user's return, as the presence notification says it. */
+	if (slot->session == session && idle_ms / 1e3 < slot->idle_s &&
+	    now - slot->at_ns < (uint64_t)ROCMD_IDLE_REPORT_TTL_S * 1000000000u) {
+		m->last_input_ns = now - (uint64_t)idle_ms * 1000000u;
+		if (m->watching && m->cb != NULL)
+			m->cb(m->ctx, now, 0);
+	}
+	slot->session = session;
+	slot->idle_s = (double)idle_ms / 1e3;
+	slot->at_ns = now;
+	return 0;
+}
+
+/* The least input idleness over the fresh session reports; -1 when none is fresh. */
+static double
+reported_idle(const struct rocmd_idle *m, int *nsessions)
+{
+	uint64_t now = uv_hrtime();
+	double least = -1;
+
+	*nsessions = 0;
+	for (int i = 0; i < MAX_SESSIONS; i++) {
+		const struct session_report *r = &m->reports[i];
+		double idle;
+
+		if (r->session < 0 ||
+		    now - r->at_ns > (uint64_t)ROCMD_IDLE_REPORT_TTL_S * 1000000000u)
+			continue;
+		idle = r->idle_s + (double)(now - r->at_ns) / 1e9;
+		least = least < 0 || idle < least ? idle : least;
+		(*nsessions)++;
+	}
+	return least;
 }
 
 void
@@ -165,6 +242,15 @@ rocmd_idle_sample(struct rocmd_idle *m, struct rocmd_idle_signals *s)
 		s->input_idle_s = 0;
 	else
 		s->input_idle_s = m->watching ? (double)(uv_hrtime() - m->last_input_ns) / 1e9 : -1;
+	{
+		int n;
+		double least = reported_idle(m, &n);
+
+		if (least >= 0) {
+			snprintf(s->input_source, sizeof(s->input_source), "session agent (%d)", n);
+			s->input_idle_s = least;
+		}
+	}
 	s->ac = (int)ac;
 	snprintf(s->power, sizeof(s->power), "%s",
 	         ac < 0 ? "no power notification yet"

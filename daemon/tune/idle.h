@@ -29,7 +29,7 @@ struct rocmd_idle;
 
 /* What the platform says now. -1 in an int field: the signal is unavailable. */
 struct rocmd_idle_signals {
-	char input_source[24]; /* "logind+evdev", "evdev", "windows", "none" */
+	char input_source[32]; /* "logind+evdev", "evdev", "session agent", "windows", "none" */
 	double input_idle_s;   /* seconds since the last user input; -1 unknown */
 	int input_devices;     /* input devices watched (evdev) */
 	int logind_idle;       /* logind's IdleHint: 1 idle, 0 active, -1 no session sets it */
@@ -64,6 +64,19 @@ void rocmd_idle_watch(struct rocmd_idle *m, int on);
 void rocmd_idle_sample(struct rocmd_idle *m, struct rocmd_idle_signals *out);
 /* Closes the monitor's handles and frees it once they are closed. NULL is fine. */
 void rocmd_idle_close(struct rocmd_idle *m);
+
+/*
+ * A user session's own report of its input idleness (the session agent,
+ * rocmd-idle-agent.exe on Windows: GetLastInputInfo, which a service in
+ * session 0 cannot read for another session): SESSION from the reporter's
+ * token, never from what it says; IDLE_MS its milliseconds without input. The
+ * input idle time is then the least over the sessions that reported within
+ * ROCMD_IDLE_REPORT_TTL_S: a session cannot make another look idle. Where the
+ * platform reads input itself (Linux: evdev and logind), ROCMD_EUNSUPPORTED.
+ */
+#define ROCMD_IDLE_REPORT_TTL_S 30
+int rocmd_idle_report(struct rocmd_idle *m, long session, int64_t idle_ms, char *why,
+                      size_t whylen);
 
 /* ---- Windows only (idle-win.c), called by service-win.c ---- */
 

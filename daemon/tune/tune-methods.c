@@ -215,6 +215,32 @@ control(struct rocmd_conn *conn, const cJSON *params, const char *what, cJSON **
 	return 0;
 }
 
+/*
+ * tune.input: a user session's agent says how long its session has had no
+ * input. Any local user may call it, as reading is: it speaks only for the
+ * caller's own session (from its token, never from the params), and the
+ * least idleness over the sessions wins, so no one can make another user's
+ * session look idle.
+ */
+static int
+m_input(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
+{
+	static const char *const keys[] = {"idle_ms", NULL};
+	struct rocmd_tune *t;
+	int64_t idle_ms;
+	int rc;
+
+	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
+	    (rc = rocmd_param_int(params, "idle_ms", 1, 0, (int64_t)1 << 40, &idle_ms, why,
+	                          whylen)) < 0 ||
+	    (rc = need_tune(conn, &t, why, whylen)) < 0 ||
+	    (rc = rocmd_tune_input(t, conn->peer.session, idle_ms, why, whylen)) < 0)
+		return rc;
+	*result = cJSON_CreateObject();
+	cJSON_AddNumberToObject(*result, "session", (double)conn->peer.session);
+	return 0;
+}
+
 static int
 m_start(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
@@ -408,6 +434,7 @@ const struct rocmd_method rocmd_methods_tune[] = {
     {"tune.status", 0, m_status},
     {"tune.results", 0, m_results},
     {"tune.report", 0, rocmd_tune_m_report},
+    {"tune.input", 0, m_input},
     {"tune.export", 0, m_export},
     {"tune.start", ROCMD_METHOD_MUTATING, m_start},
     {"tune.pause", ROCMD_METHOD_MUTATING, m_pause},

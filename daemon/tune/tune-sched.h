@@ -35,6 +35,9 @@ void rocmd_tune_on_event(struct rocmd_tune *t, const char *kind);
 
 /* For tune-methods.c. */
 cJSON *rocmd_tune_status(struct rocmd_tune *t);
+/* A session agent's report of its input idleness (idle.h, rocmd_idle_report). */
+int rocmd_tune_input(struct rocmd_tune *t, long session, int64_t idle_ms, char *why,
+                     size_t whylen);
 /* "start" (run now, ignoring the idle policy), "pause", "resume". */
 int rocmd_tune_control(struct rocmd_tune *t, const char *what, char *why, size_t whylen);
 /* Queues a user job for the tuning device; *ID and *CREATED as

@@ -278,3 +278,13 @@ rocmd_tune_id_key(struct rocmd_tune *t, struct tune_key *key, char *why, size_t 
 	tune_id_key(&t->dev, t->hash, t->sdk, key);
 	return 0;
 }
+
+int
+rocmd_tune_input(struct rocmd_tune *t, long session, int64_t idle_ms, char *why, size_t whylen)
+{
+	if (t->idle == NULL) {
+		snprintf(why, whylen, "the idle monitor is not running");
+		return ROCMD_EUNSUPPORTED;
+	}
+	return rocmd_idle_report(t->idle, session, idle_ms, why, whylen);
+}

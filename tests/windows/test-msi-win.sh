@@ -7,6 +7,7 @@
 #                    "--foreground") and running; rocmctl.exe status answering
 #                    over \\.\pipe\rocmd with its state in C:\ProgramData\rocmd;
 #                    rocmctl's folder on the machine's PATH; the event log source;
+#                    the idle agent in HKLM's Run key;
 #   upgrade          the next version installed over it: one product left, at
 #                    the new version, the service running on the same database
 #                    (its events from before the upgrade still listed);
@@ -54,10 +55,10 @@ fi
 (cd "$BUILD/dist" && sha256sum -c --quiet SHA256SUMS) >"$OUT" 2>&1 &&
 	ok "SHA256SUMS matches the artifacts" || bad "SHA256SUMS matches the artifacts"
 unzip -Z1 "$BUILD/dist/rocmd-$V-x64.zip" >"$OUT" 2>&1
-for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe; do
+for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe rocmd-idle-agent.exe; do
 	grep -q "^rocmd-$V-x64/$f$" "$OUT" || bad "the zip holds $f"
 done
-ok "the zip holds the five executables"
+ok "the zip holds the six executables"
 
 cp "$BUILD/dist/rocmd-$V-x64.msi" "$DIR/next/rocmd-$V2-x64.msi" "$T/"
 # Wine's services.exe ends (and every service with it) once no ordinary
@@ -73,10 +74,10 @@ KEEPALIVE=$!
 echo "# install"
 msi /i "C:\\rocmd-msi\\rocmd-$V-x64.msi" /l*v 'C:\rocmd-msi\install.log' &&
 	ok "msiexec /i installs (exit 0)" || bad "msiexec /i installs"
-for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe; do
+for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe rocmd-idle-agent.exe; do
 	[ -f "$PF/$f" ] || bad "$f is installed"
 done
-ok "the five executables are in C:\\Program Files\\rocmd"
+ok "the six executables are in C:\\Program Files\\rocmd"
 reg "$SVCKEY" >"$OUT"
 grep -q 'ImagePath.*C:\\Program Files\\rocmd\\rocmd.exe.* --foreground' "$OUT" &&
 	grep -q 'ObjectName.*NT AUTHORITY\\LocalService' "$OUT" && grep -q 'Start.*0x2' "$OUT" &&
@@ -91,6 +92,10 @@ grep -q '"state_dir":[[:space:]]*"C:\\\\ProgramData\\\\rocmd"' "$OUT" &&
 reg "$ENVKEY" /v PATH >"$OUT"
 grep -q 'C:\\Program Files\\rocmd' "$OUT" && ok "rocmctl's folder is on the machine's PATH" ||
 	bad "rocmctl's folder is on the machine's PATH"
+reg 'HKLM\Software\Microsoft\Windows\CurrentVersion\Run' /v rocmd-idle-agent >"$OUT"
+grep -q 'rocmd-idle-agent.*"C:\\Program Files\\rocmd\\rocmd-idle-agent.exe"' "$OUT" &&
+	ok "the idle agent starts at every logon (HKLM Run, quoted path)" ||
+	bad "the idle agent starts at every logon (HKLM Run, quoted path)"
 reg "$LOGKEY" >"$OUT"
 grep -q 'EventMessageFile.*C:\\Program Files\\rocmd\\rocmd.exe' "$OUT" &&
 	ok "the event log source is registered" || bad "the event log source is registered"
@@ -121,10 +126,16 @@ ctl events --all >"$DIR/events.after" 2>&1
 	bad "the upgrade kept the database (its first event is still listed)"
 
 echo "# uninstall"
+# Wine's StopServices asks the service to stop and returns at once, without
+# the wait Windows Installer does (Wait="yes"), so RemoveFiles could find
+# rocmd.exe still running: the service is stopped first, as Windows would
+# have done inside msiexec.
+wine sc stop rocmd >/dev/null 2>&1
+wait_until 30 sh -c "wine sc query rocmd 2>/dev/null | tr -d '\r' | grep -q 'STATE *: *1 '"
 msi /x "C:\\rocmd-msi\\rocmd-$V2-x64.msi" /l*v 'C:\rocmd-msi\uninstall.log' &&
 	ok "msiexec /x uninstalls (exit 0)" || bad "msiexec /x uninstalls"
 wine sc query rocmd >"$OUT" 2>&1 && bad "the service is removed" || ok "the service is removed"
-[ ! -e "$PF/rocmd.exe" ] && [ ! -e "$PF/rocmctl.exe" ] && ok "the installed files are gone" ||
+[ ! -e "$PF/rocmd.exe" ] && [ ! -e "$PF/rocmctl.exe" ] && ok "the installed files are gone" || { ls -la "$PF" >"$OUT" 2>&1; false; } ||
 	bad "the installed files are gone"
 reg "$ENVKEY" /v PATH >"$OUT"
 grep -q 'Program Files\\rocmd' "$OUT" && bad "the PATH entry is gone" || ok "the PATH entry is gone"

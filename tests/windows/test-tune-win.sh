@@ -10,7 +10,8 @@
 # recorded as crashed and the job still finishes; `tune pause` yields a
 # running job; the tuned library is written under the state folder;
 # rocmtune.exe runs a budget of 10, and a candidate planted to hang is ended
-# at its time limit.
+# at its time limit; a session's input idleness reported by tune.input and by
+# rocmd-idle-agent.exe becomes tune status's input source.
 #
 # Usage: test-tune-win.sh BUILD-DIR     (a mingw-w64 build folder)
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
@@ -25,7 +26,8 @@ status_has() { ctl --json tune status >"$OUT" && grep -q -- "$1" "$OUT"; }
 state_is() { [ "$(ctl --json tune status | jstr state)" = "$1" ]; }
 job_state() { ctl --json tune status >"$OUT" && tr -d '\n\t ' <"$OUT" | grep -q "\"id\":$1,\"state\":\"$2\""; }
 
-cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/tools/rocmtune.exe" "$T/"
+cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/tools/rocmtune.exe" \
+	"$BUILD/client/rocmd-idle-agent.exe" "$T/"
 cat >"$T/tune.json" <<'JSON'
 {
 	"state_dir": "C:\\rocmd-tune\\state",
@@ -72,6 +74,28 @@ ctl tune pause >"$OUT" 2>&1
 wait_for "tune pause: the job yields" 60 has_event tune.yielded "yielded (paused)"
 wait_for "tune status: paused" 30 state_is paused
 ctl tune status | sed 's/^/#   /'
+
+# A session's agent reports its input idleness: the input source becomes
+# the session agent, with the idle time the least a fresh report says.
+ctl call tune.input '{"idle_ms": 600000}' >"$OUT" 2>&1 &&
+	ok "tune.input from this session is taken" || bad "tune.input from this session is taken"
+ctl --json tune status >"$OUT" 2>&1
+if grep -q '"input_source":[[:space:]]*"session agent (1)"' "$OUT" &&
+	grep -q '"input_idle_s":[[:space:]]*60[0-9]' "$OUT"; then
+	ok "tune status: input from the session agent, idle 600 s"
+else
+	bad "tune status: input from the session agent, idle 600 s"
+fi
+ctl call tune.input '{"idle_ms": -5}' >"$OUT" 2>&1 && bad "a negative idle time is refused" ||
+	ok "a negative idle time is refused"
+wine 'C:\rocmd-tune\rocmd-idle-agent.exe' --once >"$OUT" 2>&1 &&
+	ok "rocmd-idle-agent.exe --once reports (GetLastInputInfo)" ||
+	bad "rocmd-idle-agent.exe --once reports (GetLastInputInfo)"
+ctl --json tune status >"$OUT" 2>&1
+grep -q '"input_source":[[:space:]]*"session agent (1)"' "$OUT" &&
+	! grep -q '"input_idle_s":[[:space:]]*60[0-9]' "$OUT" &&
+	ok "the agent's report replaces the session's earlier one" ||
+	bad "the agent's report replaces the session's earlier one"
 
 ctl shutdown >/dev/null
 wait $DAEMON
