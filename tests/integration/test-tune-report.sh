@@ -31,6 +31,10 @@ EOF
 rocmd_start --root "$ROOT" --log-level info 2>>"$DIR/log" || bail "rocmd did not start"
 wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
 
+# (Beside the report: a session agent's input report has no use on Linux.)
+ctl call tune.input '{"idle_ms": 5}' >"$OUT" 2>&1 && bad "tune.input is refused on Linux" ||
+	{ grep -q "evdev and logind" "$OUT" && ok "tune.input is refused on Linux (rocmd reads evdev and logind)"; } ||
+	bad "tune.input is refused on Linux (rocmd reads evdev and logind)"
 ctl tune report --html "$DIR/empty.html" >"$OUT" 2>&1 && grep -q "No job has finished yet" "$DIR/empty.html" &&
 	ok "a report before any job finished says so" || bad "a report before any job finished says so"
 
