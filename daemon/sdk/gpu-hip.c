@@ -112,3 +112,40 @@ rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
 		snprintf(out->hip_status, sizeof(out->hip_status), "no answer from the probe");
 	return 0;
 }
+
+int
+rocmd_gpu_adapters_probe(const char *probe, int timeout_ms, struct rocmd_gpu_scan *out)
+{
+	char buf[8192], *argv[] = {(char *)probe, "--adapters", NULL}, *envp[] = {NULL};
+	size_t len = strlen(out->hip_status);
+	int st = 0, rc, n = 0;
+
+	rc = rocmd_child_run(argv, envp, timeout_ms, buf, sizeof(buf), &st);
+	if (rc < 0) {
+		snprintf(out->hip_status + len, sizeof(out->hip_status) - len,
+		         "; the display adapters cannot be listed: %s", rocmd_strerror(rc));
+		return 0;
+	}
+	for (char *line = buf, *nl; line != NULL && *line != '\0'; line = nl) {
+		unsigned vendor, device;
+		unsigned long long dedicated, shared;
+		char *name;
+
+		nl = strchr(line, '\n');
+		if (nl != NULL)
+			*nl++ = '\0';
+		len = strlen(out->hip_status);
+		if (strncmp(line, "error ", 6) == 0) {
+			snprintf(out->hip_status + len, sizeof(out->hip_status) - len, "; %s", line + 6);
+		} else if ((name = strchr(line, '\t')) != NULL &&
+		           sscanf(line, "adapter %x %x %llu %llu", &vendor, &device, &dedicated,
+		                  &shared) == 4) {
+			snprintf(out->hip_status + len, sizeof(out->hip_status) - len,
+			         "%s %s (%04x:%04x, %llu MiB dedicated, %llu MiB shared; not usable "
+			         "by HIP)",
+			         n++ == 0 ? "; display adapters:" : ",", name + 1, vendor, device,
+			         dedicated >> 20, shared >> 20);
+		}
+	}
+	return 0;
+}

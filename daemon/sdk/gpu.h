@@ -57,6 +57,9 @@ int rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out);
  */
 int rocmd_gpu_hip_probe(const char *probe, const char *runtime, int timeout_ms,
                         struct rocmd_gpu_scan *out);
+/* Windows without any HIP runtime: PROBE --adapters lists the display
+ * adapters (DXGI), appended to out->hip_status as not usable by HIP. */
+int rocmd_gpu_adapters_probe(const char *probe, int timeout_ms, struct rocmd_gpu_scan *out);
 void rocmd_gpu_scan_free(struct rocmd_gpu_scan *s);
 cJSON *rocmd_gpu_to_json(const struct rocmd_gpu *g);
 /* The name pci.ids (under ROOT, NULL = "/": /usr/share/misc/pci.ids, else

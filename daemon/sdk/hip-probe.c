@@ -9,6 +9,8 @@
  *                                hipDeviceGetAttribute(MultiprocessorCount)
  *   error <text>                 why nothing more could be said
  * Exit status 0 when the runtime answered (zero devices included), 1 otherwise.
+ * "rocmd-hip-probe --adapters" lists the display adapters instead, for a
+ * machine without any HIP runtime (adapters.h).
  *
  * hipDeviceProp_t changed layout between HIP 5 and 6 (and hipGetDeviceProperties
  * became hipGetDevicePropertiesR0600), so the struct is not declared here:
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adapters.h"
 #include "common/dl.h"
 
 typedef int (*count_fn)(int *);
@@ -67,9 +70,11 @@ main(int argc, char **argv)
 	int n = 0, rc;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: rocmd-hip-probe LIBAMDHIP64\n");
+		fprintf(stderr, "usage: rocmd-hip-probe LIBAMDHIP64 | --adapters\n");
 		return 2;
 	}
+	if (strcmp(argv[1], "--adapters") == 0)
+		return rocmd_probe_adapters();
 	path = rocmd_dl_arg(argv, 1);
 	h = rocmd_dl_open(path, why, sizeof(why));
 	if (h == NULL) {

@@ -43,6 +43,8 @@ rocmd_sdk_driver_runtime(const char *root, char *host, char *sys, size_t len)
 			found = 0;
 	}
 	free(dir);
+	if (found < 0)
+		host[0] = sys[0] = '\0';
 	return found;
 }
 

@@ -148,8 +148,16 @@ on_work(struct rocmd_job *b)
 			job->err = rocmd_gpu_hip_probe(job->m->probe, runtime,
 			                               job->probe_timeout_ms, &job->gpus);
 		} else {
-			snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status),
-			         "no HIP runtime: no SDK has one and the display driver has none");
+			if (!rocmd_sdk_native_windows) {
+				snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status),
+				         "no SDK with a HIP runtime");
+			} else {
+				snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status),
+				         "none: no SDK has one and the display driver "
+				         "has none");
+				rocmd_gpu_adapters_probe(job->m->probe, job->probe_timeout_ms,
+				                         &job->gpus);
+			}
 		}
 	} else if (job->gpus.hip_status[0] == '\0') {
 		snprintf(job->gpus.hip_status, sizeof(job->gpus.hip_status), "not probed");

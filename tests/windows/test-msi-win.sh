@@ -17,6 +17,8 @@
 #                    (System32\amdhip64_6.dll; a stand-in reporting a Radeon
 #                    780M, tests/windows/fake-amdhip64.c): arch, name, compute
 #                    units and the driver's HIP version in rocmctl gpu list;
+#                    without it, no HIP runtime said, and the DXGI adapters
+#                    listed (headless wine's DXGI has none: it says why);
 #   the zip          holds the same executables as the MSI.
 # What wine cannot show (MsiConfigureServices, the state folder's access list,
 # a real SCM's path quoting) is listed in docs/SERVICE.md.
@@ -124,6 +126,17 @@ ctl events --all >"$DIR/events.after" 2>&1
 [ -n "$FIRST" ] && grep -qxF -- "$FIRST" "$DIR/events.after" &&
 	ok "the upgrade kept the database (its first event is still listed)" ||
 	bad "the upgrade kept the database (its first event is still listed)"
+
+# No HIP runtime at all (the driver's taken away): the display adapters from
+# DXGI, as not usable by HIP; headless wine's DXGI lists none and says so.
+rm -f "$C/windows/system32/amdhip64_6.dll"
+ctl sdk rescan >/dev/null 2>&1
+no_runtime() { ctl gpu list >"$OUT" 2>&1 && grep -q "HIP runtime: none: no SDK has one and the display driver has none; " "$OUT"; }
+wait_for "no HIP runtime: gpu list says so" 60 no_runtime
+grep "HIP runtime" "$OUT" | sed 's/^/#   /'
+grep -q "display adapters: .*not usable by HIP\|DXGI lists no adapters here (CreateDXGIFactory1: 0x" "$OUT" &&
+	ok "and lists the display adapters from DXGI, or says why it cannot" ||
+	bad "and lists the display adapters from DXGI, or says why it cannot"
 
 echo "# uninstall"
 # Wine's StopServices asks the service to stop and returns at once, without
