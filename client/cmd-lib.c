@@ -8,29 +8,18 @@
  * exactly which variable to set; it is printed on its own line so scripts
  * can take it.
  */
-#include "cmd-lib.h"
-
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "cmd.h"
 #include "common/error.h"
-#include "output.h"
-
-struct lib_ctx {
-	struct rocmd_client **client;
-	const char *socket;
-	int json;
-	struct out_bar bar;
-};
 
 static int
 on_progress(const struct rocmd_rpc *msg, void *arg)
 {
-	struct lib_ctx *ctx = arg;
+	struct cmd_ctx *ctx = arg;
 	const cJSON *p = msg->params;
 	const char *phase;
 
@@ -49,93 +38,50 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 }
 
 static int
-call(struct lib_ctx *ctx, const char *method, cJSON *params, cJSON **result)
+call(struct cmd_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
-	int rc = out_call(ctx->client, ctx->socket, method, params, result, on_progress, ctx);
+	int rc = out_call(&ctx->client, ctx->socket, method, params, result, on_progress, ctx);
 
 	out_bar_clear(&ctx->bar);
 	return rc;
 }
 
-/* Parses [--target T] [--overlay] [--package ID] [--to original|previous]
- * [--limit N] into P; ALLOWED names the options this command takes. */
-static int
-parse_opts(int argc, char **argv, const char *allowed, cJSON *p, const char *usage)
+/* The request's parameters from the options the command table let through
+ * (each command takes its own subset); the one argument is the target. */
+static cJSON *
+lib_params(const struct cli_args *a)
 {
-	static const struct option opts[] = {
-	    {"target", required_argument, NULL, 't'},     {"overlay", no_argument, NULL, 'o'},
-	    {"package", required_argument, NULL, 'p'},    {"to", required_argument, NULL, 'T'},
-	    {"limit", required_argument, NULL, 'l'},      {"force", required_argument, NULL, 'f'},
-	    {"generation", required_argument, NULL, 'g'}, {"yes", no_argument, NULL, 'y'},
-	    {"dry-run", no_argument, NULL, 'n'},          {NULL, 0, NULL, 0},
-	};
-	cJSON *force;
-	char *end;
-	long long v;
-	int c;
+	static const char *const nums[] = {"package", "limit", "generation"};
+	cJSON *p = cJSON_CreateObject(), *force = NULL;
+	const char *v;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "t:op:T:l:f:g:yn", opts, NULL)) != -1) {
-		if (c == '?' || strchr(allowed, c) == NULL)
-			goto usage;
-		switch (c) {
-		case 't':
-			cJSON_AddStringToObject(p, "target", optarg);
-			break;
-		case 'o':
-			cJSON_AddBoolToObject(p, "overlay", 1);
-			break;
-		case 'p':
-		case 'l':
-		case 'g':
-			v = strtoll(optarg[0] == '#' ? optarg + 1 : optarg, &end, 10);
-			if (*end != '\0' || v <= 0)
-				goto usage;
-			cJSON_AddNumberToObject(p,
-			                        c == 'p'   ? "package"
-			                        : c == 'l' ? "limit"
-			                                   : "generation",
-			                        (double)v);
-			break;
-		case 'y':
-			/* the client's own: the confirmation given */
-			cJSON_AddBoolToObject(p, "yes", 1);
-			break;
-		case 'n':
-			cJSON_AddBoolToObject(p, "dry_run", 1);
-			break;
-		case 'T':
-			cJSON_AddStringToObject(p, "to", optarg);
-			break;
-		case 'f':
-			/* --force sdk,arch (or given again): the checks to skip. */
-			force = cJSON_GetObjectItemCaseSensitive(p, "force");
-			if (force == NULL)
-				force = cJSON_AddArrayToObject(p, "force");
-			for (char *s = optarg; *s != '\0';) {
-				size_t n = strcspn(s, ",");
-				char name[32];
-				snprintf(name, sizeof(name), "%.*s", (int)n, s);
-				if (n > 0)
-					cJSON_AddItemToArray(force, cJSON_CreateString(name));
-				s += n + (s[n] == ',');
-			}
-			break;
+	if ((v = cli_str(a, "target", a->npos > 0 ? a->pos[0] : NULL)) != NULL)
+		cJSON_AddStringToObject(p, "target", v);
+	if (cli_has(a, "overlay"))
+		cJSON_AddBoolToObject(p, "overlay", 1);
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (cli_has(a, nums[i]))
+			cJSON_AddNumberToObject(p, nums[i], (double)cli_int(a, nums[i], 0));
+	if (cli_has(a, "yes"))
+		cJSON_AddBoolToObject(p, "yes", 1); /* the client's own: the confirmation given */
+	if (cli_has(a, "dry-run"))
+		cJSON_AddBoolToObject(p, "dry_run", 1);
+	if ((v = cli_str(a, "to", NULL)) != NULL)
+		cJSON_AddStringToObject(p, "to", v);
+	/* --force sdk,arch (or given again): the checks to skip. */
+	for (int i = 0; (v = cli_nth(a, "force", i)) != NULL; i++) {
+		if (force == NULL)
+			force = cJSON_AddArrayToObject(p, "force");
+		for (const char *s = v; *s != '\0';) {
+			size_t n = strcspn(s, ",");
+			char name[32];
+			snprintf(name, sizeof(name), "%.*s", (int)n, s);
+			if (n > 0)
+				cJSON_AddItemToArray(force, cJSON_CreateString(name));
+			s += n + (s[n] == ',');
 		}
 	}
-	/* One bare argument is the target. */
-	if (optind - 1 < argc && strchr(allowed, 't') != NULL &&
-	    !cJSON_HasObjectItem(p, "target")) {
-		cJSON_AddStringToObject(p, "target", argv[optind - 1]);
-		optind++;
-	}
-	if (optind - 1 != argc)
-		goto usage;
-	return 0;
-usage:
-	fprintf(stderr, "rocmctl: usage: %s\n", usage);
-	return EXIT_USAGE;
+	return p;
 }
 
 /* A deploy or rollback that is in place but left something for the admin
@@ -177,10 +123,11 @@ print_problems(const cJSON *a)
 		printf("rocmctl lib ack marks %s seen\n", n == 1 ? "it" : "them");
 }
 
-static int
-lib_status(struct lib_ctx *ctx, int argc, char **argv)
+int
+cmd_lib_status(void *arg, const struct cli_args *args)
 {
-	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	struct cmd_ctx *ctx = arg;
+	cJSON *p = lib_params(args), *r = NULL;
 	const cJSON *it, *a;
 	struct out_table *t;
 	static const char *const hdr[] = {"TARGET", "KIND",   "SDK",   "LIBRARY", "DEPLOYED",
@@ -188,10 +135,6 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 	char archs[256] = "";
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "", p, "lib status")) != 0) {
-		cJSON_Delete(p);
-		return rc;
-	}
 	if ((rc = call(ctx, "lib.status", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -200,6 +143,7 @@ lib_status(struct lib_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	t = out_table_new(9, hdr);
+	out_table_state_col(t, 7);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "targets"))
 	{
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "deployed");
@@ -330,7 +274,7 @@ print_dry_run(const cJSON *r)
  * without kernels asks first (its dry run says which); -y skips the
  * question. 0 to go on. */
 static int
-confirm_lost_archs(struct lib_ctx *ctx, const cJSON *p)
+confirm_lost_archs(struct cmd_ctx *ctx, const cJSON *p)
 {
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(p, "force"), *it;
 	cJSON *q, *r = NULL;
@@ -368,20 +312,15 @@ confirm_lost_archs(struct lib_ctx *ctx, const cJSON *p)
 	return 0;
 }
 
-static int
-lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
+int
+cmd_lib_deploy(void *arg, const struct cli_args *args)
 {
-	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	struct cmd_ctx *ctx = arg;
+	cJSON *p = lib_params(args), *r = NULL;
 	const cJSON *t;
 	char a[32];
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "topfny", p,
-	                     "lib deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] "
-	                     "[--dry-run] [-y]")) != 0) {
-		cJSON_Delete(p);
-		return rc;
-	}
 	if (cJSON_HasObjectItem(p, "yes"))
 		cJSON_DeleteItemFromObject(p, "yes");
 	else if ((rc = confirm_lost_archs(ctx, p)) != 0) {
@@ -421,17 +360,14 @@ lib_deploy(struct lib_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-lib_verify(struct lib_ctx *ctx, int argc, char **argv)
+int
+cmd_lib_verify(void *arg, const struct cli_args *args)
 {
-	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	struct cmd_ctx *ctx = arg;
+	cJSON *p = lib_params(args), *r = NULL;
 	const cJSON *t;
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "to", p, "lib verify [TARGET] [--overlay]")) != 0) {
-		cJSON_Delete(p);
-		return rc;
-	}
 	if ((rc = call(ctx, "lib.verify", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -470,19 +406,14 @@ lib_verify(struct lib_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-lib_rollback(struct lib_ctx *ctx, int argc, char **argv)
+int
+cmd_lib_rollback(void *arg, const struct cli_args *args)
 {
-	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	struct cmd_ctx *ctx = arg;
+	cJSON *p = lib_params(args), *r = NULL;
 	const cJSON *t;
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "toTg", p,
-	                     "lib rollback [TARGET] [--overlay] [--to original|previous] "
-	                     "[--generation N]")) != 0) {
-		cJSON_Delete(p);
-		return rc;
-	}
 	if ((rc = call(ctx, "lib.rollback", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -491,9 +422,11 @@ lib_rollback(struct lib_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	t = cJSON_GetObjectItemCaseSensitive(r, "target");
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "nothing_to_do")))
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "nothing_to_do"))) {
 		printf("%s\n", out_str(r, "message"));
-	else if (cJSON_HasObjectItem(r, "package"))
+		cJSON_Delete(r);
+		return EXIT_NOTHING;
+	} else if (cJSON_HasObjectItem(r, "package"))
 		printf("Rolled %s back to the previous package #%.0f %s\n", out_str(t, "name"),
 		       out_num(r, "package"), out_str(r, "package_name"));
 	else
@@ -504,17 +437,14 @@ lib_rollback(struct lib_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-lib_recover(struct lib_ctx *ctx, int argc, char **argv)
+int
+cmd_lib_recover(void *arg, const struct cli_args *args)
 {
-	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	struct cmd_ctx *ctx = arg;
+	cJSON *p = lib_params(args), *r = NULL;
 	const cJSON *it;
 	int rc, n = 0;
 
-	if ((rc = parse_opts(argc, argv, "t", p, "lib recover [TARGET]")) != 0) {
-		cJSON_Delete(p);
-		return rc;
-	}
 	if ((rc = call(ctx, "lib.recover", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -527,9 +457,11 @@ lib_recover(struct lib_ctx *ctx, int argc, char **argv)
 		printf("%s: %s\n", out_str(it, "name"), out_str(it, "message"));
 		n++;
 	}
-	if (n == 0)
-		printf("Nothing to recover: no deploy was left unfinished\n");
 	cJSON_Delete(r);
+	if (n == 0) {
+		printf("Nothing to recover: no deploy was left unfinished\n");
+		return EXIT_NOTHING;
+	}
 	return 0;
 }
 
@@ -572,28 +504,25 @@ reason_words(const char *r)
 
 /* lib forget TARGET [--yes]: a target whose SDK is gone, with its backups;
  * asks first on a terminal, and needs --yes otherwise. */
-static int
-lib_forget(struct lib_ctx *ctx, int argc, char **argv)
+int
+cmd_lib_forget(void *arg, const struct cli_args *args)
 {
-	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	struct cmd_ctx *ctx = arg;
+	cJSON *p = lib_params(args), *r = NULL;
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "ty", p, "lib forget TARGET [--yes]")) != 0 ||
-	    !cJSON_HasObjectItem(p, "target")) {
-		if (rc == 0)
-			fprintf(stderr, "rocmctl: usage: lib forget TARGET [--yes]\n");
+	if (!cJSON_HasObjectItem(p, "target")) {
 		cJSON_Delete(p);
-		return EXIT_USAGE;
+		return out_usage("lib forget needs TARGET");
 	}
 	if (!cJSON_HasObjectItem(p, "yes")) {
 		char line[16] = "";
 		if (!isatty(STDIN_FILENO)) {
-			fprintf(stderr,
-			        "rocmctl: lib forget removes %s's backups of the originals and "
-			        "its history for good; give --yes to confirm\n",
-			        out_str(p, "target"));
+			rc = out_usage("lib forget removes %s's backups of the originals and its "
+			               "history for good; give --yes to confirm",
+			               out_str(p, "target"));
 			cJSON_Delete(p);
-			return EXIT_USAGE;
+			return rc;
 		}
 		fprintf(stderr,
 		        "Remove %s's backups of the originals and its history for good? "
@@ -617,22 +546,22 @@ lib_forget(struct lib_ctx *ctx, int argc, char **argv)
 }
 
 /* lib ack [ID]: the problems up to event ID (all when left out) are seen. */
-static int
-lib_ack(struct lib_ctx *ctx, int argc, char **argv)
+int
+cmd_lib_ack(void *arg, const struct cli_args *args)
 {
-	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	struct cmd_ctx *ctx = arg;
+	cJSON *p, *r = NULL;
 	char *end;
-	long long id;
+	long long id = 0;
 	int rc;
 
-	if (argc > 1 || (argc == 1 && ((id = strtoll(argv[0][0] == '#' ? argv[0] + 1 : argv[0],
-	                                             &end, 10)) <= 0 ||
-	                               *end != '\0'))) {
-		fprintf(stderr, "rocmctl: usage: lib ack [ID]\n");
-		cJSON_Delete(p);
-		return EXIT_USAGE;
-	}
-	if (argc == 1)
+	if (args->npos == 1 &&
+	    ((id = strtoll(args->pos[0][0] == '#' ? args->pos[0] + 1 : args->pos[0], &end, 10)) <= 0 ||
+	     *end != '\0'))
+		return out_usage("'%s' is not an event ID (a number, as lib status shows)",
+		                 args->pos[0]);
+	p = cJSON_CreateObject();
+	if (args->npos == 1)
 		cJSON_AddNumberToObject(p, "id", (double)id);
 	if ((rc = call(ctx, "lib.ack", p, &r)) != 0)
 		return rc;
@@ -646,20 +575,17 @@ lib_ack(struct lib_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-lib_history(struct lib_ctx *ctx, int argc, char **argv)
+int
+cmd_lib_history(void *arg, const struct cli_args *args)
 {
-	cJSON *p = cJSON_CreateObject(), *r = NULL;
+	struct cmd_ctx *ctx = arg;
+	cJSON *p = lib_params(args), *r = NULL;
 	const cJSON *it, *names;
 	static const char *const hdr[] = {"ID",      "TIME",   "TARGET", "ACTION",
 	                                  "OUTCOME", "CHANGE", "REASON", "MESSAGE"};
 	struct out_table *t;
 	int rc;
 
-	if ((rc = parse_opts(argc, argv, "tl", p, "lib history [TARGET] [--limit N]")) != 0) {
-		cJSON_Delete(p);
-		return rc;
-	}
 	if ((rc = call(ctx, "lib.history", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -669,6 +595,7 @@ lib_history(struct lib_ctx *ctx, int argc, char **argv)
 	}
 	names = cJSON_GetObjectItemCaseSensitive(r, "targets");
 	t = out_table_new(8, hdr);
+	out_table_state_col(t, 4);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "history"))
 	{
 		char id[24], when[32], tid[24], from[300], to[300], change[620] = "-";
@@ -696,64 +623,4 @@ lib_history(struct lib_ctx *ctx, int argc, char **argv)
 	out_table_free(t);
 	cJSON_Delete(r);
 	return 0;
-}
-
-static void
-lib_usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "Usage: rocmctl lib COMMAND\n"
-	    "  status                         every target: what is deployed, backups, drift,\n"
-	    "                                 the package that matches\n"
-	    "  deploy [TARGET] [--overlay] [--package ID] [--force CHECK,...] [--dry-run] [-y]\n"
-	    "                                 deploy the matching (or given) package (admin);\n"
-	    "                                 a package that fails a check (sdk, binary, arch,\n"
-	    "                                 platform) is refused; --force skips the checks\n"
-	    "                                 it names, never platform; --dry-run says what\n"
-	    "                                 would change (files, bytes, each GPU's arch)\n"
-	    "                                 and changes nothing; on a terminal a forced\n"
-	    "                                 deploy that loses a GPU's arch asks first\n"
-	    "                                 unless -y\n"
-	    "  verify [TARGET] [--overlay]    re-check hashes, arch, pairing, GEMM smoke test\n"
-	    "                                 (admin; a failure rolls back to the originals)\n"
-	    "  history [TARGET] [--limit N]   what was done to each target\n"
-	    "  rollback [TARGET] [--overlay] [--to original|previous] [--generation N]\n"
-	    "                                 one step back along the history, or the\n"
-	    "                                 originals; nothing to do exits 0 (admin);\n"
-	    "                                 --generation N: an older generation of them\n"
-	    "  recover [TARGET]               finish or undo a deploy left unfinished (every\n"
-	    "                                 target with one when TARGET is left out), or say\n"
-	    "                                 what stands in the way (admin)\n"
-	    "  forget TARGET [--yes]          remove a target whose SDK is gone: its backups of\n"
-	    "                                 the originals and its history (admin; asks first)\n"
-	    "  ack [ID]                       mark the problems rocmd reported (what it did on\n"
-	    "                                 its own, what failed) seen, up to event ID (admin)\n"
-	    "TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path or id; it may be left out\n"
-	    "when one SDK is present.\n");
-}
-
-int
-rocmctl_lib(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
-{
-	static const struct {
-		const char *name;
-		int (*fn)(struct lib_ctx *ctx, int argc, char **argv);
-	} subs[] = {
-	    {"status", lib_status},   {"deploy", lib_deploy},     {"verify", lib_verify},
-	    {"history", lib_history}, {"rollback", lib_rollback}, {"recover", lib_recover},
-	    {"ack", lib_ack},         {"forget", lib_forget},
-	};
-	struct lib_ctx ctx = {.client = client, .socket = socket, .json = json};
-
-	ctx.bar.on = !json && isatty(STDERR_FILENO);
-	if (argc < 1 || strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0) {
-		lib_usage(argc < 1 ? stderr : stdout);
-		return argc < 1 ? EXIT_USAGE : 0;
-	}
-	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
-		if (strcmp(argv[0], subs[i].name) == 0)
-			return subs[i].fn(&ctx, argc - 1, argv + 1);
-	fprintf(stderr, "rocmctl: unknown lib command '%s' (see rocmctl lib help)\n", argv[0]);
-	return EXIT_USAGE;
 }

@@ -5,33 +5,22 @@
  * bar. rocmctl.c hands its connection slot here so one connection serves
  * the whole command.
  */
-#include "cmd-pkg.h"
-
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "cmd.h"
 #include "common/error.h"
 #include "common/paths.h"
 #include "common/fs.h" /* the path resolution rocmd uses, UTF-8 on Windows too */
-#include "output.h"
-
-struct pkg_ctx {
-	struct rocmd_client **client;
-	const char *socket;
-	int json;
-	struct out_bar bar; /* a progress bar on stderr */
-};
 
 static int
 on_progress(const struct rocmd_rpc *msg, void *arg)
 {
-	struct pkg_ctx *ctx = arg;
+	struct cmd_ctx *ctx = arg;
 	const cJSON *p = msg->params;
 	const char *phase, *current;
 	int reading;
@@ -59,9 +48,9 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 }
 
 static int
-call(struct pkg_ctx *ctx, const char *method, cJSON *params, cJSON **result)
+call(struct cmd_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
-	int rc = out_call(ctx->client, ctx->socket, method, params, result, on_progress, ctx);
+	int rc = out_call(&ctx->client, ctx->socket, method, params, result, on_progress, ctx);
 
 	out_bar_clear(&ctx->bar);
 	return rc;
@@ -128,30 +117,19 @@ print_identity(const cJSON *r)
 	    printf("warning: %s\n", w->valuestring);
 }
 
-static int
-pkg_import(struct pkg_ctx *ctx, int argc, char **argv)
+int
+cmd_pkg_import(void *arg, const struct cli_args *args)
 {
-	static const struct option opts[] = {{"sdk", required_argument, NULL, 's'},
-	                                     {NULL, 0, NULL, 0}};
-	const char *sdk = NULL;
-	char abs[ROCMD_FS_PATH_MAX], a[32], b[32];
+	struct cmd_ctx *ctx = arg;
+	const char *sdk = cli_str(args, "sdk", NULL);
+	char abs[ROCMD_FS_PATH_MAX], a[32], b[32], msg[ROCMD_FS_PATH_MAX + 64];
 	cJSON *p, *r = NULL;
-	int c, rc;
+	int rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "s:", opts, NULL)) != -1) {
-		if (c != 's')
-			return EXIT_USAGE;
-		sdk = optarg;
-	}
-	if (optind - 1 != argc - 1) {
-		fprintf(stderr, "rocmctl: usage: pkg import PATH [--sdk X.Y[.Z]]\n");
-		return EXIT_USAGE;
-	}
 	/* The daemon opens the path itself: send it whole (UTF-8, links resolved). */
-	if ((rc = rocmd_fs_realpath(argv[optind - 1], abs, sizeof(abs))) < 0) {
-		fprintf(stderr, "rocmctl: %s: %s\n", argv[optind - 1], rocmd_strerror(rc));
-		return EXIT_ERROR;
+	if ((rc = rocmd_fs_realpath(args->pos[0], abs, sizeof(abs))) < 0) {
+		snprintf(msg, sizeof(msg), "%s: %s", args->pos[0], rocmd_strerror(rc));
+		return out_error(EXIT_ERROR, msg);
 	}
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "path", abs);
@@ -175,9 +153,10 @@ pkg_import(struct pkg_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-pkg_list(struct pkg_ctx *ctx, int argc, char **argv)
+int
+cmd_pkg_list(void *arg, const struct cli_args *args)
 {
+	struct cmd_ctx *ctx = arg;
 	static const char *const headers[] = {"ID",      "NAME",  "PLATFORM", "SDK",
 	                                      "VERSION", "ARCHS", "FILES",    "SIZE"};
 	const cJSON *it, *store;
@@ -186,10 +165,7 @@ pkg_list(struct pkg_ctx *ctx, int argc, char **argv)
 	char a[32], b[32];
 	int rc;
 
-	if (argc != 0) {
-		fprintf(stderr, "rocmctl: usage: pkg list\n");
-		return EXIT_USAGE;
-	}
+	(void)args;
 	if ((rc = call(ctx, "pkg.list", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -225,18 +201,18 @@ pkg_list(struct pkg_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-pkg_show(struct pkg_ctx *ctx, int argc, char **argv)
+int
+cmd_pkg_show(void *arg, const struct cli_args *args)
 {
+	struct cmd_ctx *ctx = arg;
 	long long id, offset = 0;
-	int files = argc == 2 && strcmp(argv[1], "--files") == 0, rc;
+	int files = cli_has(args, "files"), rc;
 	cJSON *p, *r = NULL, *all = NULL;
 	char when[32], size[32], count[24];
 
-	if ((argc != 1 && !files) || parse_id(argv[0], &id) < 0) {
-		fprintf(stderr, "rocmctl: usage: pkg show ID [--files]\n");
-		return EXIT_USAGE;
-	}
+	if (parse_id(args->pos[0], &id) < 0)
+		return out_usage("'%s' is not a package ID (a number, as pkg list shows)",
+		                 args->pos[0]);
 	/* Page through the file list until the daemon says there is no more. */
 	for (;;) {
 		const cJSON *more;
@@ -306,18 +282,18 @@ pkg_show(struct pkg_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-pkg_rm(struct pkg_ctx *ctx, int argc, char **argv)
+int
+cmd_pkg_rm(void *arg, const struct cli_args *args)
 {
+	struct cmd_ctx *ctx = arg;
 	long long id;
 	cJSON *p, *r = NULL;
 	char a[32];
 	int rc;
 
-	if (argc != 1 || parse_id(argv[0], &id) < 0) {
-		fprintf(stderr, "rocmctl: usage: pkg rm ID\n");
-		return EXIT_USAGE;
-	}
+	if (parse_id(args->pos[0], &id) < 0)
+		return out_usage("'%s' is not a package ID (a number, as pkg list shows)",
+		                 args->pos[0]);
 	p = cJSON_CreateObject();
 	cJSON_AddNumberToObject(p, "id", (double)id);
 	if ((rc = call(ctx, "pkg.rm", p, &r)) != 0)
@@ -332,19 +308,19 @@ pkg_rm(struct pkg_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-pkg_verify(struct pkg_ctx *ctx, int argc, char **argv)
+int
+cmd_pkg_verify(void *arg, const struct cli_args *args)
 {
+	struct cmd_ctx *ctx = arg;
 	long long id = 0;
 	cJSON *p = NULL, *r = NULL;
 	const cJSON *it;
 	char a[32];
 	int rc, bad;
 
-	if (argc > 1 || (argc == 1 && parse_id(argv[0], &id) < 0)) {
-		fprintf(stderr, "rocmctl: usage: pkg verify [ID]\n");
-		return EXIT_USAGE;
-	}
+	if (args->npos == 1 && parse_id(args->pos[0], &id) < 0)
+		return out_usage("'%s' is not a package ID (a number, as pkg list shows)",
+		                 args->pos[0]);
 	if (id > 0) {
 		p = cJSON_CreateObject();
 		cJSON_AddNumberToObject(p, "id", (double)id);
@@ -365,41 +341,16 @@ pkg_verify(struct pkg_ctx *ctx, int argc, char **argv)
 	return bad > 0 ? EXIT_ERROR : 0;
 }
 
-static int
-pkg_match(struct pkg_ctx *ctx, int argc, char **argv)
+int
+cmd_pkg_match(void *arg, const struct cli_args *args)
 {
-	static const struct option opts[] = {
-	    {"sdk", required_argument, NULL, 's'},
-	    {"arch", required_argument, NULL, 'a'},
-	    {"platform", required_argument, NULL, 'p'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *sdk = NULL, *arch = NULL, *platform = NULL;
+	struct cmd_ctx *ctx = arg;
+	const char *sdk = cli_str(args, "sdk", NULL), *arch = cli_str(args, "arch", NULL),
+	           *platform = cli_str(args, "platform", NULL);
 	const cJSON *it, *rule;
 	cJSON *p, *r = NULL;
-	int c, rc, chosen;
+	int rc, chosen;
 
-	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "s:a:p:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			sdk = optarg;
-			break;
-		case 'a':
-			arch = optarg;
-			break;
-		case 'p':
-			platform = optarg;
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (sdk == NULL || arch == NULL || optind - 1 != argc) {
-		fprintf(stderr, "rocmctl: usage: pkg match --sdk X.Y.Z --arch gfxNNNN "
-		                "[--platform windows|linux]\n");
-		return EXIT_USAGE;
-	}
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "sdk", sdk);
 	cJSON_AddStringToObject(p, "arch", arch);
@@ -433,43 +384,4 @@ pkg_match(struct pkg_ctx *ctx, int argc, char **argv)
 	}
 	cJSON_Delete(r);
 	return chosen ? 0 : EXIT_ERROR;
-}
-
-static void
-pkg_usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "Usage: rocmctl pkg COMMAND\n"
-	    "  import PATH [--sdk X.Y[.Z]]   import an archive (7z, zip, tar.*) or folder (admin)\n"
-	    "  list                          the stored packages and the store's size\n"
-	    "  show ID [--files]             one package: identity, warnings, files\n"
-	    "  rm ID                         remove a package not deployed (admin)\n"
-	    "  verify [ID]                   re-hash the store, or one package's files (admin)\n"
-	    "  match --sdk V --arch GFX [--platform windows|linux]\n"
-	    "                                which package fits, and why each other does not\n");
-}
-
-int
-rocmctl_pkg(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
-{
-	static const struct {
-		const char *name;
-		int (*fn)(struct pkg_ctx *ctx, int argc, char **argv);
-	} subs[] = {
-	    {"import", pkg_import}, {"list", pkg_list},     {"show", pkg_show},
-	    {"rm", pkg_rm},         {"verify", pkg_verify}, {"match", pkg_match},
-	};
-	struct pkg_ctx ctx = {.client = client, .socket = socket, .json = json};
-
-	ctx.bar.on = !json && isatty(STDERR_FILENO);
-	if (argc < 1 || strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0) {
-		pkg_usage(argc < 1 ? stderr : stdout);
-		return argc < 1 ? EXIT_USAGE : 0;
-	}
-	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
-		if (strcmp(argv[0], subs[i].name) == 0)
-			return subs[i].fn(&ctx, argc - 1, argv + 1);
-	fprintf(stderr, "rocmctl: unknown pkg command '%s' (see rocmctl pkg help)\n", argv[0]);
-	return EXIT_USAGE;
 }

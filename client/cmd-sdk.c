@@ -3,27 +3,18 @@
  * for people (client/output.h), the daemon's JSON with --json. A library
  * that lacks a GPU's arch is said in words, not left to be inferred.
  */
-#include "cmd-sdk.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
+#include "cmd.h"
 #include "common/error.h"
 #include "common/paths.h"
-#include "output.h"
-
-struct sdk_ctx {
-	struct rocmd_client **client;
-	const char *socket;
-	int json;
-};
 
 static int
-call(struct sdk_ctx *ctx, const char *method, cJSON *params, cJSON **result)
+call(struct cmd_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
-	return out_call(ctx->client, ctx->socket, method, params, result, NULL, NULL);
+	return out_call(&ctx->client, ctx->socket, method, params, result, NULL, NULL);
 }
 
 /* "gfx1030,gfx1100" from a JSON array of strings. */
@@ -62,9 +53,10 @@ coverage(const cJSON *sdk, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static int
-sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
+int
+cmd_sdk_list(void *arg, const struct cli_args *a)
 {
+	struct cmd_ctx *ctx = arg;
 	static const char *const hdr[] = {"ID",    "PATH",          "VERSION",    "FROM",
 	                                  "STATE", "ROCBLAS ARCHS", "GPU COVERED"};
 	cJSON *r = NULL;
@@ -72,8 +64,7 @@ sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
 	struct out_table *t;
 	int rc, n = 0;
 
-	if (argc != 0)
-		return out_fail(ROCMD_EINVAL, "sdk list takes no arguments");
+	(void)a;
 	if ((rc = call(ctx, "sdk.list", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -82,6 +73,7 @@ sdk_list(struct sdk_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	t = out_table_new(7, hdr);
+	out_table_state_col(t, 4);
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(r, "sdks"))
 	{
 		char id[24], archs[1024], cov[512], ver[64];
@@ -132,24 +124,22 @@ print_problems(const char *title, const char *text)
 	}
 }
 
-static int
-sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
+int
+cmd_sdk_show(void *arg, const struct cli_args *a)
 {
+	struct cmd_ctx *ctx = arg;
+	const char *id = a->pos[0];
 	cJSON *p, *r = NULL;
 	const cJSON *lib, *last, *c, *ver;
 	char first[32], seen[32], removed[32], archs[1024], co[1024], size[32], files[32],
 	    sources[1024] = "";
 	int rc;
 
-	if (argc != 1) {
-		fprintf(stderr, "rocmctl: usage: sdk show ID|PATH\n");
-		return EXIT_USAGE;
-	}
 	p = cJSON_CreateObject();
-	if (strspn(argv[0], "0123456789") == strlen(argv[0]))
-		cJSON_AddNumberToObject(p, "id", atof(argv[0]));
+	if (strspn(id, "0123456789") == strlen(id))
+		cJSON_AddNumberToObject(p, "id", atof(id));
 	else
-		cJSON_AddStringToObject(p, "path", argv[0]);
+		cJSON_AddStringToObject(p, "path", id);
 	if ((rc = call(ctx, "sdk.show", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -258,14 +248,14 @@ sdk_show(struct sdk_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-sdk_rescan(struct sdk_ctx *ctx, int argc, char **argv)
+int
+cmd_sdk_rescan(void *arg, const struct cli_args *a)
 {
+	struct cmd_ctx *ctx = arg;
 	cJSON *r = NULL;
 	int rc;
 
-	if (argc != 0)
-		return out_fail(ROCMD_EINVAL, "sdk rescan takes no arguments");
+	(void)a;
 	if ((rc = call(ctx, "sdk.rescan", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json)
@@ -277,47 +267,25 @@ sdk_rescan(struct sdk_ctx *ctx, int argc, char **argv)
 }
 
 int
-rocmctl_sdk(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
-{
-	struct sdk_ctx ctx = {client, socket, json};
-
-	if (argc >= 1 && strcmp(argv[0], "list") == 0)
-		return sdk_list(&ctx, argc - 1, argv + 1);
-	if (argc >= 1 && strcmp(argv[0], "show") == 0)
-		return sdk_show(&ctx, argc - 1, argv + 1);
-	if (argc >= 1 && strcmp(argv[0], "rescan") == 0)
-		return sdk_rescan(&ctx, argc - 1, argv + 1);
-	fprintf(argc < 1 ? stderr : stdout,
-	        "Usage: rocmctl [--json] sdk list | show ID|PATH | rescan\n"
-	        "  list     every HIP SDK install seen (removed ones too), its version and\n"
-	        "           where the version came from, its rocBLAS archs, GPU coverage\n"
-	        "  show     one install in detail: version sources, library, problems\n"
-	        "  rescan   scan now and wait for the result (admin)\n");
-	return argc < 1 || strcmp(argv[0], "help") != 0 ? EXIT_USAGE : 0;
-}
-
-int
-rocmctl_gpu(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
+cmd_gpu_list(void *arg, const struct cli_args *a)
 {
 	static const char *const hdr[] = {"ID", "ARCH", "NAME", "KIND", "CUs", "VRAM", "STATE"};
-	struct sdk_ctx ctx = {client, socket, json};
+	struct cmd_ctx *ctx = arg;
 	cJSON *r = NULL;
 	const cJSON *g;
 	struct out_table *t;
 	int rc, n = 0;
 
-	if (argc != 1 || strcmp(argv[0], "list") != 0) {
-		fprintf(stderr, "Usage: rocmctl [--json] gpu list\n");
-		return EXIT_USAGE;
-	}
-	if ((rc = call(&ctx, "gpu.list", NULL, &r)) != 0)
+	(void)a;
+	if ((rc = call(ctx, "gpu.list", NULL, &r)) != 0)
 		return rc;
-	if (json) {
+	if (ctx->json) {
 		out_json(r);
 		cJSON_Delete(r);
 		return 0;
 	}
 	t = out_table_new(7, hdr);
+	out_table_state_col(t, 6);
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(r, "gpus"))
 	{
 		char id[24], cus[24], vram[32];

@@ -19,10 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
+#include "cmd.h"
 #include "common/error.h"
 #include "kernels/vendor-log.h"
-#include "output.h"
 
 #define LOG_MAX (256u << 20) /* one log file read */
 
@@ -115,7 +114,7 @@ summary(FILE *f, const struct vendor_shapes *s)
 
 /* Sends S to the daemon: one tune.add_shapes per source and chunk. */
 static int
-send_shapes(struct tune_vctx *ctx, const struct vendor_shapes *s, const char *source,
+send_shapes(struct cmd_ctx *ctx, const struct vendor_shapes *s, const char *source,
             const char *detail)
 {
 	int queued = 0, existing = 0, targets = 0, rc = 0;
@@ -142,7 +141,7 @@ send_shapes(struct tune_vctx *ctx, const struct vendor_shapes *s, const char *so
 			}
 			cJSON_AddStringToObject(p, "source", src);
 			cJSON_AddStringToObject(p, "detail", detail);
-			rc = out_call(ctx->client, ctx->socket, "tune.add_shapes", p, &r, NULL, NULL);
+			rc = out_call(&ctx->client, ctx->socket, "tune.add_shapes", p, &r, NULL, NULL);
 			if (rc != 0)
 				break;
 			queued += (int)out_num(r, "queued");
@@ -195,20 +194,15 @@ keep_logs(const char *text, size_t len)
 }
 
 int
-tune_capture(struct tune_vctx *ctx, int argc, char **argv)
+cmd_tune_capture(void *arg, const struct cli_args *a)
 {
+	struct cmd_ctx *ctx = arg;
 	struct vendor_shapes s;
 	char detail[256] = "", why[256] = "";
-	char *logs = NULL;
+	char *logs = NULL, **argv = (char **)a->pos;
 	size_t len = 0;
-	int status = 0, rc;
+	int argc = a->npos, status = 0, rc;
 
-	if (argc > 0 && !strcmp(argv[0], "--")) {
-		argc--;
-		argv++;
-	}
-	if (argc < 1)
-		return out_fail(ROCMD_EINVAL, "usage: rocmctl tune capture -- PROGRAM [ARGS...]");
 	for (int i = 0; i < argc && strlen(detail) + 2 < sizeof(detail); i++)
 		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%s%s",
 		         i ? " " : "", argv[i]);
@@ -233,7 +227,7 @@ tune_capture(struct tune_vctx *ctx, int argc, char **argv)
 			printf("no rocBLAS or hipBLASLt GEMM was logged: nothing to queue\n");
 		vendor_shapes_free(&s);
 		free(logs);
-		return status == 0 ? 0 : 1;
+		return status == 0 ? EXIT_NOTHING : EXIT_ERROR;
 	}
 	rc = send_shapes(ctx, &s, "capture", detail);
 	if (rc != 0)
@@ -244,18 +238,18 @@ tune_capture(struct tune_vctx *ctx, int argc, char **argv)
 }
 
 int
-tune_import_log(struct tune_vctx *ctx, int argc, char **argv)
+cmd_tune_import_log(void *arg, const struct cli_args *a)
 {
+	struct cmd_ctx *ctx = arg;
 	struct vendor_shapes s;
-	char *text = NULL;
+	const char *const *argv = a->pos;
+	char *text = NULL, msg[4200];
 	size_t len = 0;
 	int rc;
 
-	if (argc != 1)
-		return out_fail(ROCMD_EINVAL, "usage: rocmctl tune import-log FILE");
 	if ((rc = tune_read_file(argv[0], &text, &len)) < 0) {
-		fprintf(stderr, "rocmctl: %s: %s\n", argv[0], rocmd_strerror(rc));
-		return 1;
+		snprintf(msg, sizeof(msg), "%s: %s", argv[0], rocmd_strerror(rc));
+		return out_error(EXIT_ERROR, msg);
 	}
 	memset(&s, 0, sizeof(s));
 	rc = vendor_log_parse(&s, text, len);
@@ -268,10 +262,9 @@ tune_import_log(struct tune_vctx *ctx, int argc, char **argv)
 		summary(stdout, &s);
 	if (s.n == 0) {
 		vendor_shapes_free(&s);
-		fprintf(stderr, "rocmctl: %s holds no rocblas-bench, hipblaslt-bench or TunableOp "
-		                "GEMM line\n",
-		        argv[0]);
-		return 1;
+		snprintf(msg, sizeof(msg),
+		         "%s holds no rocblas-bench, hipblaslt-bench or TunableOp GEMM line", argv[0]);
+		return out_error(EXIT_ERROR, msg);
 	}
 	rc = send_shapes(ctx, &s, "log", argv[0]);
 	vendor_shapes_free(&s);
@@ -349,7 +342,7 @@ print_overrides(const cJSON *ovs, const char *target)
 }
 
 int
-tune_results_vendor(struct tune_vctx *ctx, const cJSON *r, const char *target)
+tune_results_vendor(const cJSON *r, const char *target)
 {
 	static const char *const hdr[] = {"TARGET",  "LIBRARY", "PROBLEM", "CALLS",
 	                                  "DEFAULT MS", "TUNED MS", "SPEEDUP", "WON",
@@ -402,22 +395,20 @@ tune_results_vendor(struct tune_vctx *ctx, const cJSON *r, const char *target)
 		out_table_print(t, stdout);
 	out_table_free(t);
 	print_overrides(cJSON_GetObjectItemCaseSensitive(r, "overrides"), target);
-	(void)ctx;
 	return rows;
 }
 
 int
-tune_switch(struct tune_vctx *ctx, int on, int argc, char **argv)
+cmd_tune_switch(void *arg, const struct cli_args *a)
 {
+	struct cmd_ctx *ctx = arg;
+	const char *const *argv = a->pos;
+	int on = strcmp(cli_cmd_of(a)->name, "on") == 0, rc;
 	cJSON *p, *r = NULL;
-	int rc;
 
-	if (argc != 1)
-		return out_fail(ROCMD_EINVAL, on ? "usage: rocmctl tune on TARGET"
-		                                 : "usage: rocmctl tune off TARGET");
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "target", argv[0]);
-	if ((rc = out_call(ctx->client, ctx->socket, on ? "tune.on" : "tune.off", p, &r, NULL,
+	if ((rc = out_call(&ctx->client, ctx->socket, on ? "tune.on" : "tune.off", p, &r, NULL,
 	                   NULL)) != 0)
 		return rc;
 	if (ctx->json) {

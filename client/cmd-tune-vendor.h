@@ -1,7 +1,7 @@
 /*
- * rocmctl tune capture, import-log, results (the vendor part), off and on
- * (cmd-tune-vendor.c); the capture's program run is the platform's
- * (capture-unix.c, capture-win.c).
+ * The vendor part of rocmctl tune results (cmd-tune-vendor.c, whose capture,
+ * import-log, off and on handlers cmd.h declares); the capture's program run
+ * is the platform's (capture-unix.c, capture-win.c).
  */
 #ifndef ROCMD_CMD_TUNE_VENDOR_H
 #define ROCMD_CMD_TUNE_VENDOR_H
@@ -11,20 +11,9 @@
 
 #include <cjson/cJSON.h>
 
-struct rocmd_client;
-
-struct tune_vctx {
-	struct rocmd_client **client;
-	const char *socket;
-	int json;
-};
-
-int tune_capture(struct tune_vctx *ctx, int argc, char **argv);
-int tune_import_log(struct tune_vctx *ctx, int argc, char **argv);
 /* Prints tune.results' vendor jobs (of TARGET, NULL all) per target with
  * the overrides; returns how many rows. */
-int tune_results_vendor(struct tune_vctx *ctx, const cJSON *r, const char *target);
-int tune_switch(struct tune_vctx *ctx, int on, int argc, char **argv);
+int tune_results_vendor(const cJSON *r, const char *target);
 /* All of file PATH ("-": stdin), NUL-terminated. 0 or a negative error. */
 int tune_read_file(const char *path, char **out, size_t *len);
 

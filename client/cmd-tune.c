@@ -9,30 +9,21 @@
  * was seeded from). capture, import-log, off and on are cmd-tune-vendor.c's.
  * --json prints the daemon's JSON.
  */
-#include "cmd-tune.h"
-
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
 #include "cmd-tune-vendor.h"
+#include "cmd.h"
 #include "common/error.h"
-#include "output.h"
 #include "report-html.h"
 
-struct tune_ctx {
-	struct rocmd_client **client;
-	const char *socket;
-	int json;
-};
-
 static int
-call(struct tune_ctx *ctx, const char *method, cJSON *params, cJSON **result)
+call(struct cmd_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 {
-	return out_call(ctx->client, ctx->socket, method, params, result, NULL, NULL);
+	return out_call(&ctx->client, ctx->socket, method, params, result, NULL, NULL);
 }
 
 static const char *
@@ -132,6 +123,8 @@ print_jobs(const cJSON *arr)
 	                                  "SPEEDUP", "SEEDED", "WINNER"};
 	struct out_table *t = out_table_new(11, hdr);
 	const cJSON *j;
+
+	out_table_state_col(t, 1);
 	char b[8][64], problem[128];
 
 	cJSON_ArrayForEach(j, arr)
@@ -162,14 +155,14 @@ print_jobs(const cJSON *arr)
 	out_table_free(t);
 }
 
-static int
-t_status(struct tune_ctx *ctx, int argc, char **argv)
+int
+cmd_tune_status(void *arg, const struct cli_args *a)
 {
+	struct cmd_ctx *ctx = arg;
 	cJSON *r = NULL;
 	int rc;
 
-	if (argc != 0)
-		return out_fail(ROCMD_EINVAL, "tune status takes no arguments");
+	(void)a;
 	if ((rc = call(ctx, "tune.status", NULL, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -185,16 +178,15 @@ t_status(struct tune_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-t_control(struct tune_ctx *ctx, const char *what, int argc)
+int
+cmd_tune_control(void *arg, const struct cli_args *a)
 {
+	struct cmd_ctx *ctx = arg;
 	char method[32];
 	cJSON *r = NULL;
 	int rc;
 
-	if (argc != 0)
-		return out_fail(ROCMD_EINVAL, "tune start, pause and resume take no arguments");
-	snprintf(method, sizeof(method), "tune.%s", what);
+	snprintf(method, sizeof(method), "tune.%s", cli_cmd_of(a)->name);
 	if ((rc = call(ctx, method, NULL, &r)) != 0)
 		return rc;
 	if (ctx->json)
@@ -205,45 +197,31 @@ t_control(struct tune_ctx *ctx, const char *what, int argc)
 	return 0;
 }
 
-static int
-t_add(struct tune_ctx *ctx, int argc, char **argv)
+int
+cmd_tune_add(void *arg, const struct cli_args *a)
 {
-	const char *usage = "usage: rocmctl tune add MxNxK [--dtype fp32|fp16|bf16] "
-	                    "[--trans NN|NT|TN|TT] [--batch B] [--budget N]";
+	static const char *const opts[] = {"dtype", "trans"};
+	struct cmd_ctx *ctx = arg;
 	long long m, n, k;
 	char tail;
 	cJSON *p, *r = NULL;
 	int rc;
 
-	if (argc < 1 || sscanf(argv[0], "%llux%llux%llu%c", &m, &n, &k, &tail) != 3)
-		return out_fail(ROCMD_EINVAL, usage);
+	if (sscanf(a->pos[0], "%llux%llux%llu%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 ||
+	    k <= 0)
+		return out_usage("'%s' is not a GEMM shape: give MxNxK, as 4096x4096x4096",
+		                 a->pos[0]);
 	p = cJSON_CreateObject();
 	cJSON_AddNumberToObject(p, "m", (double)m);
 	cJSON_AddNumberToObject(p, "n", (double)n);
 	cJSON_AddNumberToObject(p, "k", (double)k);
-	for (int i = 1; i < argc; i += 2) {
-		if (i + 1 >= argc) {
-			cJSON_Delete(p);
-			return out_fail(ROCMD_EINVAL, usage);
-		}
-		if (!strcmp(argv[i], "--dtype")) {
-			cJSON_AddStringToObject(p, "dtype", argv[i + 1]);
-		} else if (!strcmp(argv[i], "--trans")) {
-			cJSON_AddStringToObject(p, "trans", argv[i + 1]);
-		} else if (!strcmp(argv[i], "--batch") || !strcmp(argv[i], "--budget")) {
-			char *end;
-			long long v = strtoll(argv[i + 1], &end, 10);
-
-			if (*end != '\0') {
-				cJSON_Delete(p);
-				return out_fail(ROCMD_EINVAL, usage);
-			}
-			cJSON_AddNumberToObject(p, argv[i] + 2, (double)v);
-		} else {
-			cJSON_Delete(p);
-			return out_fail(ROCMD_EINVAL, usage);
-		}
-	}
+	for (int i = 0; i < 2; i++)
+		if (cli_has(a, opts[i]))
+			cJSON_AddStringToObject(p, opts[i], cli_str(a, opts[i], ""));
+	if (cli_has(a, "batch"))
+		cJSON_AddNumberToObject(p, "batch", (double)cli_int(a, "batch", 1));
+	if (cli_has(a, "budget"))
+		cJSON_AddNumberToObject(p, "budget", (double)cli_int(a, "budget", 1));
 	if ((rc = call(ctx, "tune.add", p, &r)) != 0)
 		return rc;
 	if (ctx->json)
@@ -280,25 +258,18 @@ print_failures(const cJSON *jobs, const char *target)
 	}
 }
 
-static int
-t_results(struct tune_ctx *ctx, int argc, char **argv)
+int
+cmd_tune_results(void *arg, const struct cli_args *a)
 {
-	struct tune_vctx v = {ctx->client, ctx->socket, ctx->json};
-	const char *target = NULL;
+	struct cmd_ctx *ctx = arg;
+	const char *target = a->npos > 0 ? a->pos[0] : NULL;
 	cJSON *p = cJSON_CreateObject(), *r = NULL, *kernel, *j;
 	int rc;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--all")) {
-			cJSON_AddBoolToObject(p, "all", 1);
-		} else if (argv[i][0] != '-' && target == NULL) {
-			target = argv[i];
-			cJSON_AddStringToObject(p, "target", target);
-		} else {
-			cJSON_Delete(p);
-			return out_fail(ROCMD_EINVAL, "usage: rocmctl tune results [TARGET] [--all]");
-		}
-	}
+	if (cli_has(a, "all"))
+		cJSON_AddBoolToObject(p, "all", 1);
+	if (target != NULL)
+		cJSON_AddStringToObject(p, "target", target);
 	if ((rc = call(ctx, "tune.results", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -313,7 +284,7 @@ t_results(struct tune_ctx *ctx, int argc, char **argv)
 		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "target")))
 			cJSON_AddItemToArray(kernel, cJSON_Duplicate(j, 1));
 	}
-	if (tune_results_vendor(&v, r, target) > 0 && cJSON_GetArraySize(kernel) > 0)
+	if (tune_results_vendor(r, target) > 0 && cJSON_GetArraySize(kernel) > 0)
 		printf("\n");
 	if (target == NULL && cJSON_GetArraySize(kernel) > 0)
 		print_jobs(kernel);
@@ -323,26 +294,19 @@ t_results(struct tune_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-t_report(struct tune_ctx *ctx, int argc, char **argv)
+int
+cmd_tune_report(void *arg, const struct cli_args *a)
 {
-	const char *file = NULL;
+	struct cmd_ctx *ctx = arg;
+	const char *file = cli_str(a, "html", NULL);
+	char msg[4200];
 	cJSON *p, *r = NULL;
 	FILE *f;
-	int rc, plots;
+	int rc, plots = 0;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--html") && i + 1 < argc)
-			file = argv[++i];
-		else if (!strcmp(argv[i], "--all"))
-			;
-		else
-			return out_fail(ROCMD_EINVAL, "usage: rocmctl tune report --html FILE [--all]");
-	}
 	p = cJSON_CreateObject();
-	for (int i = 0; i < argc; i++)
-		if (!strcmp(argv[i], "--all"))
-			cJSON_AddBoolToObject(p, "all", 1);
+	if (cli_has(a, "all"))
+		cJSON_AddBoolToObject(p, "all", 1);
 	if ((rc = call(ctx, "tune.report", p, &r)) != 0)
 		return rc;
 	if (ctx->json || file == NULL) {
@@ -350,16 +314,10 @@ t_report(struct tune_ctx *ctx, int argc, char **argv)
 		cJSON_Delete(r);
 		return 0;
 	}
-	if ((f = fopen(file, "w")) == NULL) {
-		fprintf(stderr, "rocmctl: %s: %s\n", file, strerror(errno));
+	if ((f = fopen(file, "w")) == NULL || (plots = report_html_write(f, r), fclose(f) != 0)) {
+		snprintf(msg, sizeof(msg), "%s: %s", file, strerror(errno));
 		cJSON_Delete(r);
-		return 1;
-	}
-	plots = report_html_write(f, r);
-	if (fclose(f) != 0) {
-		fprintf(stderr, "rocmctl: %s: %s\n", file, strerror(errno));
-		cJSON_Delete(r);
-		return 1;
+		return out_error(EXIT_ERROR, msg);
 	}
 	fprintf(stderr, "%d plot(s) of %d job(s) written to %s\n", plots,
 	        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "jobs")), file);
@@ -367,38 +325,25 @@ t_report(struct tune_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-t_export(struct tune_ctx *ctx, int argc, char **argv)
+int
+cmd_tune_export(void *arg, const struct cli_args *a)
 {
-	const char *format = "json", *file = NULL;
+	struct cmd_ctx *ctx = arg;
+	const char *format = cli_str(a, "format", "json"), *file = cli_str(a, "output", NULL);
+	char msg[4200];
 	cJSON *p, *r = NULL;
 	FILE *f;
 	int rc;
 
-	for (int i = 0; i < argc; i += 2) {
-		if (i + 1 < argc && !strcmp(argv[i], "--format"))
-			format = argv[i + 1];
-		else if (i + 1 < argc && !strcmp(argv[i], "-o"))
-			file = argv[i + 1];
-		else
-			return out_fail(ROCMD_EINVAL,
-			                "usage: rocmctl tune export [--format json|csv] [-o FILE]");
-	}
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "format", format);
 	if ((rc = call(ctx, "tune.export", p, &r)) != 0)
 		return rc;
 	f = file != NULL ? fopen(file, "w") : stdout;
-	if (f == NULL) {
-		fprintf(stderr, "rocmctl: %s: %s\n", file, strerror(errno));
+	if (f == NULL || (fputs(out_str(r, "data"), f), file != NULL && fclose(f) != 0)) {
+		snprintf(msg, sizeof(msg), "%s: %s", file, strerror(errno));
 		cJSON_Delete(r);
-		return 1;
-	}
-	fputs(out_str(r, "data"), f);
-	if (file != NULL && fclose(f) != 0) {
-		fprintf(stderr, "rocmctl: %s: %s\n", file, strerror(errno));
-		cJSON_Delete(r);
-		return 1;
+		return out_error(EXIT_ERROR, msg);
 	}
 	if (file != NULL)
 		fprintf(stderr, "%.0f tuned shape(s) written to %s\n", out_num(r, "shapes"), file);
@@ -406,21 +351,20 @@ t_export(struct tune_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int
-t_import(struct tune_ctx *ctx, int argc, char **argv)
+int
+cmd_tune_import(void *arg, const struct cli_args *a)
 {
-	char *data = NULL;
+	struct cmd_ctx *ctx = arg;
+	char *data = NULL, msg[4200];
 	size_t len = 0, cap = 0, n;
 	cJSON *p, *r = NULL;
 	FILE *f;
 	int rc;
 
-	if (argc != 1)
-		return out_fail(ROCMD_EINVAL, "usage: rocmctl tune import FILE");
-	f = !strcmp(argv[0], "-") ? stdin : fopen(argv[0], "r");
+	f = !strcmp(a->pos[0], "-") ? stdin : fopen(a->pos[0], "r");
 	if (f == NULL) {
-		fprintf(stderr, "rocmctl: %s: %s\n", argv[0], strerror(errno));
-		return 1;
+		snprintf(msg, sizeof(msg), "%s: %s", a->pos[0], strerror(errno));
+		return out_error(EXIT_ERROR, msg);
 	}
 	do {
 		if (len + 4096 + 1 > cap) {
@@ -451,43 +395,4 @@ t_import(struct tune_ctx *ctx, int argc, char **argv)
 		printf("%.0f tuned shape(s) imported\n", out_num(r, "stored"));
 	cJSON_Delete(r);
 	return 0;
-}
-
-int
-rocmctl_tune(struct rocmd_client **client, const char *socket, int json, int argc, char **argv)
-{
-	struct tune_ctx ctx = {client, socket, json};
-	const char *sub = argc > 0 ? argv[0] : "status";
-
-	argc = argc > 0 ? argc - 1 : 0;
-	argv = argv + (argc > 0 || sub != NULL ? 1 : 0);
-	if (!strcmp(sub, "status"))
-		return t_status(&ctx, argc, argv);
-	if (!strcmp(sub, "start") || !strcmp(sub, "pause") || !strcmp(sub, "resume"))
-		return t_control(&ctx, sub, argc);
-	if (!strcmp(sub, "add"))
-		return t_add(&ctx, argc, argv);
-	if (!strcmp(sub, "results"))
-		return t_results(&ctx, argc, argv);
-	if (!strcmp(sub, "export"))
-		return t_export(&ctx, argc, argv);
-	if (!strcmp(sub, "report"))
-		return t_report(&ctx, argc, argv);
-	if (!strcmp(sub, "import"))
-		return t_import(&ctx, argc, argv);
-	{
-		struct tune_vctx v = {client, socket, json};
-
-		if (!strcmp(sub, "capture"))
-			return tune_capture(&v, argc, argv);
-		if (!strcmp(sub, "import-log"))
-			return tune_import_log(&v, argc, argv);
-		if (!strcmp(sub, "off") || !strcmp(sub, "on"))
-			return tune_switch(&v, !strcmp(sub, "on"), argc, argv);
-	}
-	fprintf(stderr,
-	        "rocmctl: unknown tune command '%s'\nusage: rocmctl tune "
-	        "status|start|pause|resume|add|results|export|import|capture|import-log|off|on\n",
-	        sub);
-	return 2;
 }

@@ -13,7 +13,6 @@
  * 4 another instance holds the state folder, 5 database cannot be opened.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 
 #include <uv.h>
 
+#include "common/cli.h"
 #include "common/config.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -42,6 +42,8 @@
 #include "kernels/tune.h"
 #include "version.h"
 
+extern const struct cli_prog rocmd_prog; /* main-table.c */
+
 enum { EXIT_USAGE = 2, EXIT_CONFIG = 3, EXIT_LOCKED = 4, EXIT_DB = 5 };
 
 struct options {
@@ -53,25 +55,6 @@ struct options {
 	const char *root;   /* --root: system paths resolve under this folder */
 	int windows_layout; /* --sdk-layout windows */
 };
-
-static void
-usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: rocmd [OPTIONS]\n"
-		"Keeps tuned rocBLAS libraries in sync with the HIP SDKs on this machine.\n\n"
-		"  -f, --foreground        stay in the foreground (as under systemd)\n"
-		"  -s, --state-dir DIR     state folder (database, lock, package store)\n"
-		"  -S, --socket PATH       Unix socket to listen on\n"
-		"  -c, --config FILE       configuration file (JSON, see docs/CONFIG.md)\n"
-		"  -l, --log-level LEVEL   error, warning, notice, info or debug\n"
-		"  -r, --root DIR          find SDKs and GPUs under DIR instead of / (/opt, /usr,\n"
-		"                          /sys, /etc and Windows drives as DIR/c/...)\n"
-		"      --sdk-layout KIND   linux (default) or windows: which SDK layout rules\n"
-		"                          apply under --root (windows is for tests on Linux)\n"
-		"  -V, --version           print the version and exit\n"
-		"  -h, --help              print this help and exit\n");
-}
 
 /* Why start-up failed (fail_start), for the waiting parent. */
 static char start_failure[1024];
@@ -93,65 +76,34 @@ fail_start(const char *fmt, ...)
 	rocmd_service_status("Failed to start: %s", start_failure);
 }
 
+/* The options from the command table (main-table.c); --help and --version
+ * exit here. */
 static int
 parse_args(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{"foreground", no_argument, NULL, 'f'}, {"state-dir", required_argument, NULL, 's'},
-		{"socket", required_argument, NULL, 'S'}, {"config", required_argument, NULL, 'c'},
-		{"log-level", required_argument, NULL, 'l'}, {"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'}, {"root", required_argument, NULL, 'r'},
-		{"sdk-layout", required_argument, NULL, 'L'}, {NULL, 0, NULL, 0},
-	};
-	int c;
+	struct cli_args a;
+	char why[512];
+	int rc = cli_parse(&rocmd_prog, argc, argv, &a, why, sizeof(why));
 
-	while ((c = getopt_long(argc, argv, "fs:S:c:l:r:Vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o->foreground = 1;
-			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'S':
-			o->socket = optarg;
-			break;
-		case 'c':
-			o->config = optarg;
-			break;
-		case 'r':
-			o->root = optarg;
-			break;
-		case 'L':
-			if (strcmp(optarg, "windows") != 0 && strcmp(optarg, "linux") != 0) {
-				fprintf(stderr, "rocmd: --sdk-layout takes linux or windows\n");
-				return EXIT_USAGE;
-			}
-			o->windows_layout = strcmp(optarg, "windows") == 0;
-			break;
-		case 'l':
-			if (rocmd_log_level_parse(optarg) < 0) {
-				fprintf(stderr, "rocmd: unknown log level '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			o->log_level = optarg;
-			break;
-		case 'V':
-			printf("rocmd %s (protocol %d)\n", ROCMD_VERSION_STRING, ROCMD_PROTO_VERSION);
-			exit(0);
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "rocmd: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+	if (rc == CLI_USAGE) {
+		fprintf(stderr, "rocmd: %s\nSee 'rocmd --help'.\n", why);
 		return EXIT_USAGE;
 	}
+	if (rc == CLI_HELP) {
+		cli_help(&a, stdout);
+		exit(0);
+	}
+	if (cli_has(&a, "version")) {
+		printf("rocmd %s (protocol %d)\n", ROCMD_VERSION_STRING, ROCMD_PROTO_VERSION);
+		exit(0);
+	}
+	o->foreground = cli_has(&a, "foreground");
+	o->state_dir = cli_str(&a, "state-dir", NULL);
+	o->socket = cli_str(&a, "socket", NULL);
+	o->config = cli_str(&a, "config", NULL);
+	o->log_level = cli_str(&a, "log-level", NULL);
+	o->root = cli_str(&a, "root", NULL);
+	o->windows_layout = strcmp(cli_str(&a, "sdk-layout", "linux"), "windows") == 0;
 	if (o->root != NULL && rocmd_fs_kind(o->root, NULL, NULL) != 'd') {
 		fprintf(stderr, "rocmd: --root %s is not a folder\n", o->root);
 		return EXIT_USAGE;

@@ -13,19 +13,23 @@
  * Exit status: 0 done, 1 failure, 2 usage, 3 backend not available.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/cli.h"
 #include "common/error.h"
 #include "kernels/backend.h"
 #include "rocmtune.h"
 #include "kernels/tune.h"
+#include "version.h"
+
+extern const struct cli_prog rocmtune_prog; /* rocmtune-table.c */
 
 #define MAX_FIX 16
 
@@ -67,65 +71,44 @@ on_signal(int sig)
 	cancel_flag = 1;
 }
 
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-		"usage: rocmtune run --backend B --shape MxNxK[:bN] [--dtype fp32|fp16|bf16] [--trans NN]\n"
-		"                    [--strategy exhaustive|random|ls|ga|sa|sar|surr] [--budget N] [--seconds S]\n"
-		"                    [--seed N] [--db FILE] [--record FILE.csv] [--fix NAME=V]...\n"
-		"                    [--timeout MS] [--runs N] [--warmup MS] [--topk K] [--retime R]\n"
-		"                    [--no-isolate] [--no-seeds] [--alpha A] [--beta B] [--device N] [--json] [--quiet]\n"
-		"                    [--library PATH] [--tensile-dir DIR] [--sysroot DIR]  (rocblas, hipblaslt, cublaslt)\n"
-		"       rocmtune replay --landscape FILE --strategy S[,S...] [--runs N] [--budget N]\n"
-		"                    [--seed N] [--json]\n"
-		"       rocmtune space --backend B [--shape ...] [--dtype ...] [--fix NAME=V]... [--list N]\n"
-		"                    [--json]\n"
-		"       rocmtune lib build|show|query|export|import ...  (rocmtune lib help)\n");
-}
-
+/* The arguments from the command table (rocmtune-table.c): 0, or the exit
+ * code of a usage error (2) or of --help and --version (0, printed) as
+ * 1000 + code. */
 static int
 parse_args(int argc, char **argv, struct args *a)
 {
-	enum {
-		O_BACKEND = 256, O_SHAPE, O_DTYPE, O_TRANS, O_STRATEGY, O_BUDGET, O_SECONDS, O_SEED,
-		O_DB, O_RECORD, O_LANDSCAPE, O_FIX, O_RUNS, O_TIMEOUT, O_WARMUP, O_TOPK, O_NOISO,
-		O_NOSEEDS, O_JSON, O_QUIET, O_LIST, O_DEVICE, O_ALPHA, O_BETA, O_HELP, O_RETIME,
-		O_LIBRARY, O_TENSILE, O_SYSROOT
+	static const struct {
+		const char *name;
+		int kind; /* 0 string, 1 int, 2 double */
+		size_t off;
+	} map[] = {
+		{"backend", 0, offsetof(struct args, backend)},
+		{"shape", 0, offsetof(struct args, shape)},
+		{"dtype", 0, offsetof(struct args, dtype)},
+		{"trans", 0, offsetof(struct args, trans)},
+		{"strategy", 0, offsetof(struct args, strategy)},
+		{"db", 0, offsetof(struct args, db)},
+		{"record", 0, offsetof(struct args, record)},
+		{"landscape", 0, offsetof(struct args, landscape)},
+		{"library", 0, offsetof(struct args, library)},
+		{"tensile-dir", 0, offsetof(struct args, tensile_dir)},
+		{"sysroot", 0, offsetof(struct args, sysroot)},
+		{"budget", 1, offsetof(struct args, budget)},
+		{"runs", 1, offsetof(struct args, runs)},
+		{"topk", 1, offsetof(struct args, topk)},
+		{"retime", 1, offsetof(struct args, retime)},
+		{"list", 1, offsetof(struct args, list)},
+		{"device", 1, offsetof(struct args, device)},
+		{"seconds", 2, offsetof(struct args, seconds)},
+		{"timeout", 2, offsetof(struct args, timeout_ms)},
+		{"warmup", 2, offsetof(struct args, warmup_ms)},
+		{"alpha", 2, offsetof(struct args, alpha)},
+		{"beta", 2, offsetof(struct args, beta)},
 	};
-	static const struct option opts[] = {
-		{"backend", required_argument, NULL, O_BACKEND},
-		{"shape", required_argument, NULL, O_SHAPE},
-		{"dtype", required_argument, NULL, O_DTYPE},
-		{"trans", required_argument, NULL, O_TRANS},
-		{"strategy", required_argument, NULL, O_STRATEGY},
-		{"budget", required_argument, NULL, O_BUDGET},
-		{"seconds", required_argument, NULL, O_SECONDS},
-		{"seed", required_argument, NULL, O_SEED},
-		{"db", required_argument, NULL, O_DB},
-		{"record", required_argument, NULL, O_RECORD},
-		{"landscape", required_argument, NULL, O_LANDSCAPE},
-		{"fix", required_argument, NULL, O_FIX},
-		{"runs", required_argument, NULL, O_RUNS},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"warmup", required_argument, NULL, O_WARMUP},
-		{"topk", required_argument, NULL, O_TOPK},
-		{"retime", required_argument, NULL, O_RETIME},
-		{"no-isolate", no_argument, NULL, O_NOISO},
-		{"no-seeds", no_argument, NULL, O_NOSEEDS},
-		{"json", no_argument, NULL, O_JSON},
-		{"quiet", no_argument, NULL, O_QUIET},
-		{"list", required_argument, NULL, O_LIST},
-		{"device", required_argument, NULL, O_DEVICE},
-		{"alpha", required_argument, NULL, O_ALPHA},
-		{"beta", required_argument, NULL, O_BETA},
-		{"help", no_argument, NULL, O_HELP},
-		{"library", required_argument, NULL, O_LIBRARY},
-		{"tensile-dir", required_argument, NULL, O_TENSILE},
-		{"sysroot", required_argument, NULL, O_SYSROOT},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
+	struct cli_args c;
+	char why[512];
+	const char *v;
+	int rc = cli_parse(&rocmtune_prog, argc, argv, &c, why, sizeof(why));
 
 	memset(a, 0, sizeof(*a));
 	a->backend = "cpu";
@@ -134,49 +117,44 @@ parse_args(int argc, char **argv, struct args *a)
 	a->seed = 1;
 	a->alpha = 1.0;
 	a->beta = 0.0;
-	if (argc < 2)
-		return -1;
-	a->cmd = argv[1];
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case O_BACKEND: a->backend = optarg; break;
-		case O_SHAPE: a->shape = optarg; break;
-		case O_DTYPE: a->dtype = optarg; break;
-		case O_TRANS: a->trans = optarg; break;
-		case O_STRATEGY: a->strategy = optarg; break;
-		case O_BUDGET: a->budget = atoi(optarg); break;
-		case O_SECONDS: a->seconds = atof(optarg); break;
-		case O_SEED: a->seed = strtoull(optarg, NULL, 10); break;
-		case O_DB: a->db = optarg; break;
-		case O_RECORD: a->record = optarg; break;
-		case O_LANDSCAPE: a->landscape = optarg; break;
-		case O_FIX:
-			if (a->nfix >= MAX_FIX)
-				return -1;
-			a->fix[a->nfix++] = optarg;
-			break;
-		case O_RUNS: a->runs = atoi(optarg); break;
-		case O_TIMEOUT: a->timeout_ms = atof(optarg); break;
-		case O_WARMUP: a->warmup_ms = atof(optarg); break;
-		case O_TOPK: a->topk = atoi(optarg); break;
-		case O_RETIME: a->retime = atoi(optarg); break;
-		case O_NOISO: a->isolate = -1; break;
-		case O_NOSEEDS: a->no_seeds = 1; break;
-		case O_JSON: a->json = 1; break;
-		case O_QUIET: a->quiet = 1; break;
-		case O_LIST: a->list = atoi(optarg); break;
-		case O_DEVICE: a->device = atoi(optarg); break;
-		case O_ALPHA: a->alpha = atof(optarg); break;
-		case O_BETA: a->beta = atof(optarg); break;
-		case O_LIBRARY: a->library = optarg; break;
-		case O_TENSILE: a->tensile_dir = optarg; break;
-		case O_SYSROOT: a->sysroot = optarg; break;
-		case O_HELP: usage(stdout); exit(0);
-		default: return -1;
-		}
+	if (rc == CLI_USAGE) {
+		fprintf(stderr, "rocmtune: %s\nSee 'rocmtune --help'.\n", why);
+		return 2;
 	}
-	return optind == argc ? 0 : -1;
+	if (rc == CLI_HELP || cli_has(&c, "version")) {
+		if (rc == CLI_HELP)
+			cli_help(&c, stdout);
+		else
+			printf("rocmtune %s\n", ROCMD_VERSION_STRING);
+		return 1000;
+	}
+	a->cmd = cli_cmd_of(&c)->name;
+	if (c.depth > 1) /* rocmtune lib ...: rocmtune-tunedlib.c reads its own */
+		return 0;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		char *field = (char *)a + map[i].off;
+		if ((v = cli_str(&c, map[i].name, NULL)) == NULL)
+			continue;
+		if (map[i].kind == 0)
+			memcpy(field, &v, sizeof(v));
+		else if (map[i].kind == 1)
+			*(int *)(void *)field = atoi(v);
+		else
+			*(double *)(void *)field = atof(v);
+	}
+	a->seed = strtoull(cli_str(&c, "seed", "1"), NULL, 10);
+	a->isolate = cli_has(&c, "no-isolate") ? -1 : 0;
+	a->no_seeds = cli_has(&c, "no-seeds");
+	a->json = cli_has(&c, "json");
+	a->quiet = cli_has(&c, "quiet");
+	for (int i = 0; (v = cli_nth(&c, "fix", i)) != NULL; i++) {
+		if (a->nfix >= MAX_FIX) {
+			fprintf(stderr, "rocmtune: at most %d --fix\n", MAX_FIX);
+			return 2;
+		}
+		a->fix[a->nfix++] = v;
+	}
+	return 0;
 }
 
 static int
@@ -594,12 +572,10 @@ main(int argc, char **argv)
 	/* The evaluation process is this program again (kernels/measure-proc.c). */
 	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
 		return rc;
+	if ((rc = parse_args(argc, argv, &a)) != 0)
+		return rc >= 1000 ? rc - 1000 : rc;
 	if (argc >= 2 && !strcmp(argv[1], "lib"))
 		return rocmtune_lib(argc - 1, argv + 1);
-	if (parse_args(argc, argv, &a) < 0) {
-		usage(stderr);
-		return 2;
-	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!strcmp(a.cmd, "run"))
@@ -608,11 +584,5 @@ main(int argc, char **argv)
 		return cmd_replay(&a);
 	if (!strcmp(a.cmd, "space"))
 		return cmd_space(&a);
-	if (!strcmp(a.cmd, "help") || !strcmp(a.cmd, "--help")) {
-		usage(stdout);
-		return 0;
-	}
-	fprintf(stderr, "rocmtune: unknown command '%s'\n", a.cmd);
-	usage(stderr);
-	return 2;
+	return 2; /* the table has no other command */
 }

@@ -134,7 +134,7 @@ same "library = package 1's again" "$P1/library" "$LIB"
 check "rollback to the originals" 0 ctl lib rollback --to original
 contains "rollback says originals" "$DIR/out" "back to the originals"
 same "the whole /usr is the original, byte for byte" "$T/usr" "$ROOT/usr"
-check "nothing left to roll back: exit 0, said so" 0 ctl lib rollback
+check "nothing left to roll back: exit 5 (nothing to do), said so" 5 ctl lib rollback
 contains "it says there is nothing to roll back" "$DIR/out" "nothing to roll back"
 check "redeploy" 0 ctl lib deploy sdk-1 --package 1
 same "redeployed library = package 1's" "$P1/library" "$LIB"
@@ -434,7 +434,7 @@ if [ "$(id -u)" -eq 0 ] && command -v chattr >/dev/null; then
 		if [ -e "$(dirname "$LIB")/.rocmd-stage-sdk-1" ]; then bad "the old library is gone"; else
 			ok "the old library is gone"; fi
 		same "library = package 2's after the recovery" "$P2/library" "$LIB"
-		check "recovering everything again finds nothing" 0 ctl lib recover
+		check "recovering everything again finds nothing (exit 5)" 5 ctl lib recover
 		contains "it says so" "$DIR/out" "Nothing to recover"
 		check "deploys work again" 0 ctl lib deploy --package 1
 		same "library = package 1's" "$P1/library" "$LIB"

@@ -108,8 +108,8 @@ part_checks() {
 	contains "the binary check is named" "$ERR" "binary check: its binary is librocblas.so.4 (SONAME), but the SDK's programs load librocblas.so.0"
 	unchanged "after the binary refusal"
 
-	check "an unknown check is refused" 1 ctl lib deploy --package 2 --force speed
-	contains "it is named" "$ERR" "unknown check 'speed'"
+	check "an unknown check is a usage error" 2 ctl lib deploy --package 2 --force speed
+	contains "it is named" "$ERR" "not .speed."
 	check "--force sdk deploys the 6.1.2 package" 0 ctl lib deploy --package 2 --force sdk
 	same "library = package 2's" "$P2/library" "$LIB"
 	check "history says it was forced" 0 ctl --json lib history
@@ -176,7 +176,7 @@ part_history() {
 	check "rollback again: the originals" 0 ctl lib rollback
 	contains "back to the originals" "$OUT" "back to the originals"
 	same "the whole /usr is the original" "$T/usr" "$ROOT/usr"
-	check "a rollback with nothing to do exits 0" 0 ctl lib rollback
+	check "a rollback with nothing to do exits 5" 5 ctl lib rollback
 	contains "and says so" "$OUT" "nothing to roll back: nothing rocmd deployed is in place at sdk-1"
 	check "a second rollback --to original exits 0" 0 ctl lib rollback --to original
 	contains "and says so too" "$OUT" "nothing to roll back"

@@ -1,0 +1,18 @@
+/*
+ * The terminal's width on Unix (output.h): the window size of the terminal
+ * on a file descriptor.
+ */
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "output.h"
+
+int
+out_term_columns(int fd)
+{
+	struct winsize ws;
+
+	if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
+		return 0;
+	return ws.ws_col;
+}
