@@ -133,7 +133,7 @@ out_table_row(struct out_table *t, const char *const *cells)
 }
 
 /* Narrows the widest columns of W (NCOLS) until the row fits WIDTH; a column
- * keeps at least its header's width and 6 characters. */
+ * keeps at least 5 characters, or its header's width when that is less. */
 static void
 fit_columns(const struct out_table *t, int *w, int width)
 {
@@ -142,8 +142,8 @@ fit_columns(const struct out_table *t, int *w, int width)
 		for (int c = 0; c < t->ncols; c++) {
 			int floor = text_width(t->cells[c], (size_t)-1);
 			total += w[c];
-			if (floor < 6)
-				floor = 6;
+			if (floor > 5)
+				floor = 5;
 			if (w[c] > floor && (widest < 0 || w[c] > w[widest]))
 				widest = c;
 		}

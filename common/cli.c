@@ -98,7 +98,10 @@ suggest_opt(const struct cli_args *a, const char *word, char *why, size_t whylen
 				best_name = o->name;
 	/* An option of another command of this group, or of a sub-command. */
 	if (best_name == NULL)
-		for (const struct cli_cmd *s = cli_cmd_of(a)->subs; s != NULL && s->name != NULL; s++)
+		for (const struct cli_cmd *s = a->depth > 0 && cli_cmd_of(a)->subs == NULL
+						       ? a->path[a->depth - 1]->subs
+						       : cli_cmd_of(a)->subs;
+		     s != NULL && s->name != NULL; s++)
 			for (const struct cli_opt *o = s->opts; o != NULL && o->name != NULL; o++)
 				if (strcmp(w, o->name) == 0) {
 					snprintf(why + strlen(why), whylen - strlen(why),

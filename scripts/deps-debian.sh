@@ -9,7 +9,8 @@ libuv1-dev libsqlite3-dev libcjson-dev libarchive-dev libssl-dev libmsgpack-dev
 libcmocka-dev libsystemd-dev sqlite3
 redis-server redis-tools util-linux procps clang
 p7zip-full zip pci.ids chromium zlib1g-dev
-clang-19 lld-19 libclang-rt-19-dev"
+clang-19 lld-19 libclang-rt-19-dev
+zsh fish"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -9,6 +9,7 @@
 # store (what the figures in docs/PERF.md used; G = build-dir/generated):
 #   cc -std=c11 -D_GNU_SOURCE -O3 -DNDEBUG -I. -IG -c kernels/backend-cpu.c -o cpu.o
 #   cc -std=c11 -D_GNU_SOURCE -O2 -DNDEBUG -DROCMTUNE_NO_DB -I. -IG tools/rocmtune.c \
+#      tools/rocmtune-table.c tools/rocmtune-tunedlib.c common/cli.c \
 #      kernels/gemm.c kernels/space.c kernels/backend.c kernels/measure.c kernels/tune.c \
 #      kernels/landscape.c kernels/strategy*.c common/error.c common/error-unix.c cpu.o \
 #      -static -lm -lpthread -ldl -o rocmtune

@@ -22,6 +22,9 @@ failed=0
 skipped=0
 # Only the folder harness_init made is ever removed (never one from the environment).
 HARNESS_DIR=
+# rocmctl cuts its tables to COLUMNS and colours with NO_COLOR unset on a
+# terminal: the tests read its output as a pipe gets it, whatever the caller's.
+unset COLUMNS NO_COLOR
 # Waits try every WAIT_STEP tenths of a second, SECONDS*10/WAIT_STEP times (a
 # loaded machine gets more time, as these tests always had); with WAIT_CLOCK
 # set, until SECONDS have passed on the clock (harness-wine.sh: a wine call
