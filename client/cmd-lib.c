@@ -23,7 +23,7 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 	const cJSON *p = msg->params;
 	const char *phase;
 
-	if (!ctx->bar.on || strcmp(msg->method, "progress") != 0 || p == NULL)
+	if ((!ctx->bar.on && !ctx->bar.plain) || strcmp(msg->method, "progress") != 0 || p == NULL)
 		return 0;
 	phase = out_str(p, "phase");
 	if (strcmp(phase, "queued") == 0)

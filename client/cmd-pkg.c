@@ -26,7 +26,7 @@ on_progress(const struct rocmd_rpc *msg, void *arg)
 	int reading;
 	char a[32];
 
-	if (!ctx->bar.on || strcmp(msg->method, "progress") != 0 || p == NULL)
+	if ((!ctx->bar.on && !ctx->bar.plain) || strcmp(msg->method, "progress") != 0 || p == NULL)
 		return 0;
 	phase = out_str(p, "phase");
 	current = strcmp(out_str(p, "current"), "-") ? out_str(p, "current") : "";

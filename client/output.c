@@ -383,11 +383,20 @@ out_bar_text(struct out_bar *b, const char *fmt, ...)
 	char line[512];
 	va_list ap;
 
-	if (!b->on)
+	if (!b->on && !b->plain)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (!b->on) {
+		/* One line per phase: a text of a new kind (its first word). */
+		size_t n = strcspn(line, " ");
+		if (strlen(b->label) != n || strncmp(b->label, line, n) != 0) {
+			snprintf(b->label, sizeof(b->label), "%.*s", (int)n, line);
+			fprintf(stderr, "rocmctl: %s\n", line);
+		}
+		return;
+	}
 	fprintf(stderr, "\r\033[K%.*s", (int)text_bytes(line, (term > 0 ? term : 80) - 1), line);
 	fflush(stderr);
 	b->drawn = 1;
@@ -414,8 +423,14 @@ out_bar_draw(struct out_bar *b, int width, const char *label, double done, doubl
 	int cols, fill, term = out_term_columns(STDERR_FILENO);
 	va_list ap;
 
-	if (!b->on)
+	if (!b->on) {
+		if (b->plain && strcmp(b->label, label) != 0) {
+			snprintf(b->label, sizeof(b->label), "%s", label);
+			fprintf(stderr, "rocmctl: %s: %s of %s\n", label, out_size(done, x, sizeof(x)),
+				total > 0 ? out_size(total, y, sizeof(y)) : "?");
+		}
 		return;
+	}
 	if (term <= 0)
 		term = 80;
 	if (strcmp(b->label, label) != 0) {

@@ -79,9 +79,11 @@ const char *out_size(double bytes, char *buf, size_t len);
 
 /* A progress line on stderr, redrawn in place; ON when stderr is a terminal
  * and the output is not JSON. Cleared before anything else is printed. The
- * rate and the time left are measured from the first draw of each label. */
+ * rate and the time left are measured from the first draw of each label.
+ * PLAIN (stderr not a terminal, not JSON): a plain line instead, once per
+ * phase (label or text). */
 struct out_bar {
-	int on;
+	int on, plain;
 	int drawn;
 	char label[32];
 	double t0, done0; /* when LABEL was first drawn, and its DONE then */

@@ -63,7 +63,8 @@ static const struct cli_opt tune_add_opts[] = {
 };
 
 static const struct cli_opt tune_results_opts[] = {
-	{"all", 0, CLI_FLAG, NULL, "every job, not only the finished ones", NULL, 0, 0, 0},
+	{"all", 0, CLI_FLAG, NULL, "stale results too (their software has changed since)", NULL,
+	 0, 0, 0},
 	END,
 };
 

@@ -58,6 +58,7 @@ main(int argc, char **argv)
 	ctx.socket = cli_str(&a, "socket", NULL);
 	ctx.json = cli_has(&a, "json");
 	ctx.bar.on = !ctx.json && isatty(STDERR_FILENO);
+	ctx.bar.plain = !ctx.json && !ctx.bar.on;
 	rc = cli_cmd_of(&a)->run(&ctx, &a);
 	rocmd_client_close(ctx.client);
 	return rc;

@@ -69,7 +69,8 @@ for f in usr/sbin/rocmd usr/bin/rocmctl lib/systemd/system/rocmd.service \
 	lib/systemd/system/rocmd.socket lib/systemd/system-generators/rocmd-systemd-generator \
 	usr/lib/sysusers.d/rocmd.conf usr/lib/tmpfiles.d/rocmd.conf etc/rocmd/rocmd.json \
 	usr/share/bash-completion/completions/rocmctl usr/share/man/man8/rocmd.8.gz \
-	usr/share/man/man1/rocmctl.1.gz; do
+	usr/share/man/man1/rocmctl.1.gz usr/share/man/man1/rocmtune.1.gz \
+	usr/share/zsh/vendor-completions/_rocmctl usr/share/fish/vendor_completions.d/rocmctl.fish; do
 	if [ -e "$DIR/dest/$f" ]; then ok "installs /$f"; else
 		: >"$OUT"
 		bad "installs /$f"

@@ -203,13 +203,36 @@ test_progress_bar(void **state)
 	assert_non_null(strstr(s, "100%"));
 }
 
+static void
+draw_plain(void)
+{
+	struct out_bar b = {.plain = 1};
+
+	out_bar_draw(&b, 10, "reading", 1, 100, "%s", "a");
+	out_bar_draw(&b, 10, "reading", 50, 100, "%s", "b");
+	out_bar_draw(&b, 10, "hashing", 1, 100, "%s", "c");
+	out_bar_text(&b, "waiting for %d store job(s) ahead", 1);
+	out_bar_text(&b, "waiting for %d store job(s) ahead", 2);
+}
+
+/* Off a terminal: a plain line per phase, never a redrawn one. */
+static void
+test_progress_plain(void **state)
+{
+	char *s = capture(stderr, draw_plain);
+
+	assert_string_equal(s, "rocmctl: reading: 1 B of 100 B\n"
+			       "rocmctl: hashing: 1 B of 100 B\n"
+			       "rocmctl: waiting for 1 store job(s) ahead\n");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options_anywhere), cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_distance),	 cmocka_unit_test(test_table_width),
-		cmocka_unit_test(test_progress_bar),
+		cmocka_unit_test(test_progress_bar),	 cmocka_unit_test(test_progress_plain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
