@@ -24,7 +24,7 @@ cmd_status(void *arg, const struct cli_args *a)
 	cJSON *r = NULL;
 	const cJSON *counts;
 	char pid[32], up[32], started[32], schema[16], conns[48], sdks[16], pkgs[16], deps[16],
-		jobs[16], events[24];
+	    jobs[16], events[24];
 	int rc;
 
 	if ((rc = call(ctx, "status", NULL, &r)) != 0)
@@ -40,24 +40,36 @@ cmd_status(void *arg, const struct cli_args *a)
 	out_time((long long)out_num(r, "started_at_ms"), started, sizeof(started));
 	snprintf(schema, sizeof(schema), "%.0f", out_num(r, "schema_version"));
 	snprintf(conns, sizeof(conns), "%.0f (limit %.0f)", out_num(r, "connections"),
-		 out_num(r, "max_connections"));
+	         out_num(r, "max_connections"));
 	snprintf(sdks, sizeof(sdks), "%.0f", out_num(counts, "sdks"));
 	snprintf(pkgs, sizeof(pkgs), "%.0f", out_num(counts, "packages"));
 	snprintf(deps, sizeof(deps), "%.0f", out_num(counts, "deployments"));
 	snprintf(jobs, sizeof(jobs), "%.0f", out_num(counts, "tune_jobs"));
 	snprintf(events, sizeof(events), "%.0f", out_num(counts, "events"));
 	{
-		const cJSON *clean = cJSON_GetObjectItemCaseSensitive(r, "previous_run_clean"), *note;
-		const char *keys[] = {"Version", "PID", "Uptime", "Started", "State dir", "Socket",
-				      "Schema version", "Connections", "Previous stop", "SDKs",
-				      "Packages", "Deployments", "Tuning jobs", "Events"};
-		const char *vals[] = {out_str(r, "version"), pid, up, started, out_str(r, "state_dir"),
-				      out_str(r, "socket"), schema, conns,
-				      strcmp(out_str(r, "previous_run"), "unknown") == 0
-					      ? "unknown (the database is new, the state folder is not)"
-				      : cJSON_IsTrue(clean) ? "clean"
-							    : "unclean (crash or kill)",
-				      sdks, pkgs, deps, jobs, events};
+		const cJSON *clean = cJSON_GetObjectItemCaseSensitive(r, "previous_run_clean"),
+		            *note;
+		const char *keys[] = {"Version",       "PID",    "Uptime",         "Started",
+		                      "State dir",     "Socket", "Schema version", "Connections",
+		                      "Previous stop", "SDKs",   "Packages",       "Deployments",
+		                      "Tuning jobs",   "Events"};
+		const char *vals[] = {out_str(r, "version"),
+		                      pid,
+		                      up,
+		                      started,
+		                      out_str(r, "state_dir"),
+		                      out_str(r, "socket"),
+		                      schema,
+		                      conns,
+		                      strcmp(out_str(r, "previous_run"), "unknown") == 0
+		                          ? "unknown (the database is new, the state folder is not)"
+		                      : cJSON_IsTrue(clean) ? "clean"
+		                                            : "unclean (crash or kill)",
+		                      sdks,
+		                      pkgs,
+		                      deps,
+		                      jobs,
+		                      events};
 		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
 		cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(r, "notes"))
 		{
@@ -81,8 +93,8 @@ print_event(const cJSON *ev, int json)
 		free(s);
 	} else {
 		snprintf(id, sizeof(id), "%.0f", out_num(ev, "id"));
-		printf("%-6s %s  %-26s %s\n", id, out_time((long long)out_num(ev, "time_ms"), when,
-							  sizeof(when)),
+		printf("%-6s %s  %-26s %s\n", id,
+		       out_time((long long)out_num(ev, "time_ms"), when, sizeof(when)),
 		       out_str(ev, "kind"), out_str(ev, "message"));
 	}
 	fflush(stdout);
@@ -164,7 +176,7 @@ cmd_events(void *arg, const struct cli_args *a)
 		if (kind != NULL)
 			cJSON_AddStringToObject(p, "kind", kind);
 		rc = rocmd_client_call(ctx->client, "events.subscribe", p, &r, NULL, on_event, ctx,
-				       why, sizeof(why));
+		                       why, sizeof(why));
 		cJSON_Delete(r);
 		if (rc < 0)
 			return out_fail(rc, why);
@@ -203,7 +215,7 @@ cmd_log_level(void *arg, const struct cli_args *a)
 		known |= strcmp(a->pos[0], levels[i]) == 0;
 	if (!known)
 		return out_usage("unknown log level '%s' (error, warning, notice, info or debug)",
-				 a->pos[0]);
+		                 a->pos[0]);
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "level", a->pos[0]);
 	if ((rc = call(ctx, "daemon.set_log_level", p, &r)) != 0)
@@ -250,4 +262,3 @@ cmd_rpc(void *arg, const struct cli_args *a)
 	cJSON_Delete(r);
 	return 0;
 }
-

@@ -556,7 +556,8 @@ cmd_lib_ack(void *arg, const struct cli_args *args)
 	int rc;
 
 	if (args->npos == 1 &&
-	    ((id = strtoll(args->pos[0][0] == '#' ? args->pos[0] + 1 : args->pos[0], &end, 10)) <= 0 ||
+	    ((id = strtoll(args->pos[0][0] == '#' ? args->pos[0] + 1 : args->pos[0], &end, 10)) <=
+	         0 ||
 	     *end != '\0'))
 		return out_usage("'%s' is not an event ID (a number, as lib status shows)",
 		                 args->pos[0]);

@@ -141,7 +141,8 @@ send_shapes(struct cmd_ctx *ctx, const struct vendor_shapes *s, const char *sour
 			}
 			cJSON_AddStringToObject(p, "source", src);
 			cJSON_AddStringToObject(p, "detail", detail);
-			rc = out_call(&ctx->client, ctx->socket, "tune.add_shapes", p, &r, NULL, NULL);
+			rc = out_call(&ctx->client, ctx->socket, "tune.add_shapes", p, &r, NULL,
+			              NULL);
 			if (rc != 0)
 				break;
 			queued += (int)out_num(r, "queued");
@@ -263,7 +264,8 @@ cmd_tune_import_log(void *arg, const struct cli_args *a)
 	if (s.n == 0) {
 		vendor_shapes_free(&s);
 		snprintf(msg, sizeof(msg),
-		         "%s holds no rocblas-bench, hipblaslt-bench or TunableOp GEMM line", argv[0]);
+		         "%s holds no rocblas-bench, hipblaslt-bench or TunableOp GEMM line",
+		         argv[0]);
 		return out_error(EXIT_ERROR, msg);
 	}
 	rc = send_shapes(ctx, &s, "log", argv[0]);

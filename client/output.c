@@ -25,8 +25,9 @@ out_init(int json)
 
 	mode.json = json;
 	mode.colour = !json && tty && (nc == NULL || nc[0] == '\0');
-	mode.width = cols != NULL && atoi(cols) > 0 ? atoi(cols) : tty ? out_term_columns(STDOUT_FILENO)
-								       : 0;
+	mode.width = cols != NULL && atoi(cols) > 0 ? atoi(cols)
+	             : tty                          ? out_term_columns(STDOUT_FILENO)
+	                                            : 0;
 }
 
 int
@@ -38,19 +39,20 @@ out_width(void)
 int
 out_severity(const char *w)
 {
-	static const char *const good[] = {"ok", "done", "live", "present", "covered", "clean",
-					   "yes", "written", "deployed", "applied", "serving", NULL};
-	static const char *const warn[] = {"queued", "paused", "running", "deferred", "stale",
-					   "interrupted", "warning", "waiting", "idle", NULL};
-	static const char *const bad[] = {"failed", "error", "removed", "NO", "YES", "NOT covered",
-					  "missing", "corrupt", "unclean", "LOST", "refused",
-					  "rolled back", NULL};
+	static const char *const good[] = {"ok",       "done",    "live",    "present",
+	                                   "covered",  "clean",   "yes",     "written",
+	                                   "deployed", "applied", "serving", NULL};
+	static const char *const warn[] = {"queued",      "paused",  "running", "deferred", "stale",
+	                                   "interrupted", "warning", "waiting", "idle",     NULL};
+	static const char *const bad[] = {
+	    "failed",  "error",   "removed", "NO",      "YES",         "NOT covered", "missing",
+	    "corrupt", "unclean", "LOST",    "refused", "rolled back", NULL};
 	const char *const *lists[] = {good, warn, bad};
 
 	for (int s = 0; s < 3; s++)
 		for (const char *const *x = lists[s]; *x != NULL; x++)
 			if (strcmp(w, *x) == 0 || (strncmp(w, *x, strlen(*x)) == 0 &&
-						   (w[strlen(*x)] == ' ' || w[strlen(*x)] == ',')))
+			                           (w[strlen(*x)] == ' ' || w[strlen(*x)] == ',')))
 				return s + 1;
 	return 0;
 }
@@ -68,7 +70,7 @@ out_paint(const char *word, int severity, char *buf, size_t len)
 
 struct out_table {
 	int ncols, nrows, cap;
-	char **cells;	   /* nrows+1 rows (headers first) of ncols cells */
+	char **cells;        /* nrows+1 rows (headers first) of ncols cells */
 	unsigned state_cols; /* a bit per column: colour by severity */
 };
 
@@ -197,7 +199,7 @@ out_table_print(struct out_table *t, FILE *f)
 		for (int c = 0; c < t->ncols; c++) {
 			const char *s = t->cells[r * t->ncols + c];
 			print_cell(f, s != NULL ? s : "", w[c], c == t->ncols - 1,
-				   (t->state_cols >> c) & 1, r == 0);
+			           (t->state_cols >> c) & 1, r == 0);
 		}
 	free(w);
 }
@@ -265,8 +267,8 @@ out_exit_for(int err)
 int
 out_error(int code, const char *msg)
 {
-	static const char *const kinds[] = {"ok", "error", "usage", "unreachable", "denied",
-					    "nothing"};
+	static const char *const kinds[] = {"ok",          "error",  "usage",
+	                                    "unreachable", "denied", "nothing"};
 
 	if (mode.json) {
 		cJSON *o = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(o, "error");
@@ -426,8 +428,9 @@ out_bar_draw(struct out_bar *b, int width, const char *label, double done, doubl
 	if (!b->on) {
 		if (b->plain && strcmp(b->label, label) != 0) {
 			snprintf(b->label, sizeof(b->label), "%s", label);
-			fprintf(stderr, "rocmctl: %s: %s of %s\n", label, out_size(done, x, sizeof(x)),
-				total > 0 ? out_size(total, y, sizeof(y)) : "?");
+			fprintf(stderr, "rocmctl: %s: %s of %s\n", label,
+			        out_size(done, x, sizeof(x)),
+			        total > 0 ? out_size(total, y, sizeof(y)) : "?");
 		}
 		return;
 	}
@@ -448,8 +451,8 @@ out_bar_draw(struct out_bar *b, int width, const char *label, double done, doubl
 		}
 	}
 	snprintf(info, sizeof(info), " %3.0f%%  %s of %s%s%s", 100.0 * frac,
-		 out_size(done, x, sizeof(x)), total > 0 ? out_size(total, y, sizeof(y)) : "?", rate,
-		 eta);
+	         out_size(done, x, sizeof(x)), total > 0 ? out_size(total, y, sizeof(y)) : "?",
+	         rate, eta);
 	va_start(ap, tail);
 	vsnprintf(rest, sizeof(rest), tail, ap);
 	va_end(ap);

@@ -8,6 +8,9 @@
 
 #include "common/paths.h"
 
+/* The table is laid out by hand, a row per option. */
+/* clang-format off */
+
 #define END {NULL, 0, CLI_FLAG, NULL, NULL, NULL, 0, 0, 0}
 #define NOOPTS NULL
 #define LEAF(name, args, min, max, complete, help, about, opts, fn)                                 \
@@ -57,8 +60,8 @@ static const struct cli_opt tune_add_opts[] = {
 	 0, 0},
 	{"trans", 0, CLI_CHOICE, "TT", "the transposes of A and B (NN by default)", "NN|NT|TN|TT",
 	 0, 0, 0},
-	{"batch", 0, CLI_INT, "B", "the batch count", NULL, 1, 1 << 20, 0},
-	{"budget", 0, CLI_INT, "N", "the number of evaluations", NULL, 1, 1 << 20, 0},
+	{"batch", 0, CLI_INT, "B", "the batch count", NULL, 1, 1 << 16, 0},
+	{"budget", 0, CLI_INT, "N", "the number of evaluations", NULL, 1, 100000, 0},
 	END,
 };
 
@@ -314,3 +317,4 @@ const struct cli_prog rocmctl_prog = {
 	"  rocmctl --json lib status | jq '.targets[].drift'\tfor scripts.",
 	"rocmd(8), rocmtune(1)",
 };
+/* clang-format on */

@@ -157,9 +157,9 @@ cli_doc_man(const struct cli_prog *prog, const char *version, const char *date, 
 			upper[i] = (char)(upper[i] - 'a' + 'A');
 	upper[sizeof(upper) - 1] = '\0';
 	fprintf(f, ".\\\" %s(%d): generated from the command table by cli-doc; do not edit.\n",
-		prog->name, prog->section);
+	        prog->name, prog->section);
 	fprintf(f, ".TH %s %d \"%s\" \"rocmd %s\" \"%s\"\n", upper, prog->section, date, version,
-		prog->section == 8 ? "System Administration" : "User Commands");
+	        prog->section == 8 ? "System Administration" : "User Commands");
 	fputs(".SH NAME\n", f);
 	roff(prog->name, f);
 	fputs(" \\- ", f);
@@ -243,13 +243,13 @@ model_cmd(enum shell sh, const char *prog, const char *key, const struct cli_cmd
 
 	for (const struct cli_cmd *s = c->subs; s != NULL && s->name != NULL; s++)
 		snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s",
-			 words[0] ? " " : "", s->name);
+		         words[0] ? " " : "", s->name);
 	if (words[0])
 		emit(sh, prog, "subs", key, words, f);
 	words[0] = '\0';
 	for (const struct cli_opt *o = c->opts; o != NULL && o->name != NULL; o++) {
 		snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s--%s",
-			 words[0] ? " " : "", o->name);
+		         words[0] ? " " : "", o->name);
 		if (o->kind == CLI_FLAG)
 			continue;
 		value_words(o, v, sizeof(v));
@@ -279,27 +279,27 @@ model_cmd(enum shell sh, const char *prog, const char *key, const struct cli_cmd
 /* The walk over the words typed so far, in bash (zsh runs it too: the
  * arrays are its words, 1-based there). */
 static const char *const walk_sh =
-	"\tlocal cmdpath=. npos=0 restp=0 want= w p i\n"
-	"\tfor ((i = FIRST; i < CUR; i++)); do\n"
-	"\t\tw=${WORDS[i]}\n"
-	"\t\t((restp)) && continue\n"
-	"\t\tif [[ $w == -?* ]]; then\n"
-	"\t\t\tfor p in \"${(@)PREFIXES}\"; do\n"
-	"\t\t\t\tif [[ -n ${vals[$p|$w]+x} ]]; then\n"
-	"\t\t\t\t\t((i + 1 == CUR)) && want=${vals[$p|$w]}\n"
-	"\t\t\t\t\t((i++))\n"
-	"\t\t\t\t\tbreak\n"
-	"\t\t\t\tfi\n"
-	"\t\t\tdone\n"
-	"\t\t\tcontinue\n"
-	"\t\tfi\n"
-	"\t\tif ((npos == 0)) && [[ \" ${subs[$cmdpath]} \" == *\" $w \"* ]]; then\n"
-	"\t\t\tcmdpath=\"$cmdpath $w\"\n"
-	"\t\t\tcontinue\n"
-	"\t\tfi\n"
-	"\t\t((npos++))\n"
-	"\t\t[[ -n ${rest[$cmdpath]} ]] && restp=1\n"
-	"\tdone\n";
+    "\tlocal cmdpath=. npos=0 restp=0 want= w p i\n"
+    "\tfor ((i = FIRST; i < CUR; i++)); do\n"
+    "\t\tw=${WORDS[i]}\n"
+    "\t\t((restp)) && continue\n"
+    "\t\tif [[ $w == -?* ]]; then\n"
+    "\t\t\tfor p in \"${(@)PREFIXES}\"; do\n"
+    "\t\t\t\tif [[ -n ${vals[$p|$w]+x} ]]; then\n"
+    "\t\t\t\t\t((i + 1 == CUR)) && want=${vals[$p|$w]}\n"
+    "\t\t\t\t\t((i++))\n"
+    "\t\t\t\t\tbreak\n"
+    "\t\t\t\tfi\n"
+    "\t\t\tdone\n"
+    "\t\t\tcontinue\n"
+    "\t\tfi\n"
+    "\t\tif ((npos == 0)) && [[ \" ${subs[$cmdpath]} \" == *\" $w \"* ]]; then\n"
+    "\t\t\tcmdpath=\"$cmdpath $w\"\n"
+    "\t\t\tcontinue\n"
+    "\t\tfi\n"
+    "\t\t((npos++))\n"
+    "\t\t[[ -n ${rest[$cmdpath]} ]] && restp=1\n"
+    "\tdone\n";
 
 /* WALK with its placeholders filled for SH. */
 static void
@@ -318,7 +318,8 @@ emit_walk(enum shell sh, FILE *f)
 			fputs(sh == BASH ? "COMP_WORDS" : "words", f);
 			s += 5;
 		} else if (strncmp(s, "\"${(@)PREFIXES}\"", 16) == 0) {
-			fputs(sh == BASH ? "$(_prefixes \"$cmdpath\")" : "${(f)\"$(_prefixes $cmdpath)\"}",
+			fputs(sh == BASH ? "$(_prefixes \"$cmdpath\")"
+			                 : "${(f)\"$(_prefixes $cmdpath)\"}",
 			      f);
 			s += 16;
 		} else {
@@ -332,13 +333,18 @@ cli_doc_bash(const struct cli_prog *prog, FILE *f)
 {
 	const char *n = prog->name;
 
-	fprintf(f, "# bash completion for %s, generated from its command table by cli-doc: do not "
-		   "edit.\n", n);
-	fprintf(f, "_%s()\n{\n\tlocal cur=${COMP_WORDS[COMP_CWORD]}\n"
-		   "\tlocal -A subs opts vals args rest\n", n);
+	fprintf(f,
+	        "# bash completion for %s, generated from its command table by cli-doc: do not "
+	        "edit.\n",
+	        n);
+	fprintf(f,
+	        "_%s()\n{\n\tlocal cur=${COMP_WORDS[COMP_CWORD]}\n"
+	        "\tlocal -A subs opts vals args rest\n",
+	        n);
 	model_cmd(BASH, n, ".", prog->root, f);
 	fputs("\tlocal IFS=$'\\n'\n"
-	      "\t_prefixes() { local IFS=' ' p= w; for w in $1; do p=${p:+$p }$w; echo \"$p\"; done; }\n"
+	      "\t_prefixes() { local IFS=' ' p= w; for w in $1; do p=${p:+$p }$w; echo \"$p\"; "
+	      "done; }\n"
 	      "\t_words() { COMPREPLY=($(compgen -W \"${1// /$'\\n'}\" -- \"$cur\")); }\n",
 	      f);
 	emit_walk(BASH, f);
@@ -377,12 +383,15 @@ cli_doc_zsh(const struct cli_prog *prog, FILE *f)
 {
 	const char *n = prog->name;
 
-	fprintf(f, "#compdef %s\n# zsh completion for %s, generated from its command table by "
-		   "cli-doc: do not edit.\n", n, n);
+	fprintf(f,
+	        "#compdef %s\n# zsh completion for %s, generated from its command table by "
+	        "cli-doc: do not edit.\n",
+	        n, n);
 	fprintf(f, "_%s()\n{\n\tlocal cur=${words[CURRENT]}\n\tlocal -A subs opts vals args rest\n",
-		n);
+	        n);
 	model_cmd(ZSH, n, ".", prog->root, f);
-	fputs("\t_prefixes() { local p= w; for w in ${=1}; do p=${p:+$p }$w; print -r -- \"$p\"; done; }\n",
+	fputs("\t_prefixes() { local p= w; for w in ${=1}; do p=${p:+$p }$w; print -r -- \"$p\"; "
+	      "done; }\n",
 	      f);
 	emit_walk(ZSH, f);
 	fputs("\tif ((restp)); then\n"
@@ -419,72 +428,76 @@ cli_doc_fish(const struct cli_prog *prog, FILE *f)
 {
 	const char *n = prog->name;
 
-	fprintf(f, "# fish completion for %s, generated from its command table by cli-doc: do not "
-		   "edit.\n", n);
+	fprintf(f,
+	        "# fish completion for %s, generated from its command table by cli-doc: do not "
+	        "edit.\n",
+	        n);
 	model_cmd(FISH, n, ".", prog->root, f);
 	/* fish has no maps: a key's table is the variable __PROG_TABLE_KEY. */
 	fprintf(f,
-		"function __%s_get\n"
-		"\tset -l v __%s_$argv[1](string replace -ra '[^a-z0-9]' _ -- (string replace -r '^[.]' '' -- $argv[2]))\n"
-		"\tset -q $v; and echo $$v\n"
-		"end\n"
-		"function __%s_complete\n"
-		"\tset -l words (commandline -opc)\n"
-		"\tset -l cur (commandline -ct)\n"
-		"\tset -l cmdpath .; set -l npos 0; set -l restp 0; set -l want; set -l skip 0\n"
-		"\tfor i in (seq 2 (count $words))\n"
-		"\t\tset -l w $words[$i]\n"
-		"\t\tif test $skip = 1; set skip 0; continue; end\n"
-		"\t\tif test $restp = 1; continue; end\n"
-		"\t\tif string match -qr -- '^-.' $w\n"
-		"\t\t\tset -l p .\n"
-		"\t\t\tfor part in (string split ' ' -- $cmdpath)\n"
-		"\t\t\t\ttest $part = .; or set p \"$p $part\"\n"
-		"\t\t\t\tset -l v (__%s_get vals \"$p|$w\")\n"
-		"\t\t\t\tif test -n \"$v\"\n"
-		"\t\t\t\t\tset skip 1\n"
-		"\t\t\t\t\ttest $i = (count $words); and set want $v\n"
-		"\t\t\t\t\tbreak\n"
-		"\t\t\t\tend\n"
-		"\t\t\tend\n"
-		"\t\t\tcontinue\n"
-		"\t\tend\n"
-		"\t\tif test $npos = 0; and contains -- $w (string split ' ' -- (__%s_get subs $cmdpath))\n"
-		"\t\t\tset cmdpath \"$cmdpath $w\"\n"
-		"\t\t\tcontinue\n"
-		"\t\tend\n"
-		"\t\tset npos (math $npos + 1)\n"
-		"\t\ttest -n \"$(__%s_get rest $cmdpath)\"; and set restp 1\n"
-		"\tend\n"
-		"\tif test $restp = 1\n"
-		"\t\t__fish_complete_path $cur\n"
-		"\telse if test -n \"$want\"\n"
-		"\t\tswitch $want\n"
-		"\t\t\tcase @file @dir; __fish_complete_path $cur\n"
-		"\t\t\tcase @none\n"
-		"\t\t\tcase '*'; string split ' ' -- $want\n"
-		"\t\tend\n"
-		"\telse if string match -qr -- '^-' $cur\n"
-		"\t\tset -l p .\n"
-		"\t\tfor part in (string split ' ' -- $cmdpath)\n"
-		"\t\t\ttest $part = .; or set p \"$p $part\"\n"
-		"\t\t\tstring split ' ' -- (__%s_get opts $p)\n"
-		"\t\tend\n"
-		"\t\techo --help\n"
-		"\telse if test $npos = 0; and test -n \"$(__%s_get subs $cmdpath)\"\n"
-		"\t\tstring split ' ' -- (__%s_get subs $cmdpath)\n"
-		"\telse\n"
-		"\t\tset -l a (__%s_get args $cmdpath)\n"
-		"\t\tswitch \"$a\"\n"
-		"\t\t\tcase @file @dir; __fish_complete_path $cur\n"
-		"\t\t\tcase @command; __fish_complete_command\n"
-		"\t\t\tcase ''\n"
-		"\t\t\tcase '*'; string split ' ' -- $a\n"
-		"\t\tend\n"
-		"\tend\n"
-		"end\n"
-		"complete -c %s -f -a '(__%s_complete)'\n",
-		n, n, n, n, n, n, n, n, n, n, n, n);
+	        "function __%s_get\n"
+	        "\tset -l v __%s_$argv[1](string replace -ra '[^a-z0-9]' _ -- (string replace -r "
+	        "'^[.]' '' -- $argv[2]))\n"
+	        "\tset -q $v; and echo $$v\n"
+	        "end\n"
+	        "function __%s_complete\n"
+	        "\tset -l words (commandline -opc)\n"
+	        "\tset -l cur (commandline -ct)\n"
+	        "\tset -l cmdpath .; set -l npos 0; set -l restp 0; set -l want; set -l skip 0\n"
+	        "\tfor i in (seq 2 (count $words))\n"
+	        "\t\tset -l w $words[$i]\n"
+	        "\t\tif test $skip = 1; set skip 0; continue; end\n"
+	        "\t\tif test $restp = 1; continue; end\n"
+	        "\t\tif string match -qr -- '^-.' $w\n"
+	        "\t\t\tset -l p .\n"
+	        "\t\t\tfor part in (string split ' ' -- $cmdpath)\n"
+	        "\t\t\t\ttest $part = .; or set p \"$p $part\"\n"
+	        "\t\t\t\tset -l v (__%s_get vals \"$p|$w\")\n"
+	        "\t\t\t\tif test -n \"$v\"\n"
+	        "\t\t\t\t\tset skip 1\n"
+	        "\t\t\t\t\ttest $i = (count $words); and set want $v\n"
+	        "\t\t\t\t\tbreak\n"
+	        "\t\t\t\tend\n"
+	        "\t\t\tend\n"
+	        "\t\t\tcontinue\n"
+	        "\t\tend\n"
+	        "\t\tif test $npos = 0; and contains -- $w (string split ' ' -- (__%s_get subs "
+	        "$cmdpath))\n"
+	        "\t\t\tset cmdpath \"$cmdpath $w\"\n"
+	        "\t\t\tcontinue\n"
+	        "\t\tend\n"
+	        "\t\tset npos (math $npos + 1)\n"
+	        "\t\ttest -n \"$(__%s_get rest $cmdpath)\"; and set restp 1\n"
+	        "\tend\n"
+	        "\tif test $restp = 1\n"
+	        "\t\t__fish_complete_path $cur\n"
+	        "\telse if test -n \"$want\"\n"
+	        "\t\tswitch $want\n"
+	        "\t\t\tcase @file @dir; __fish_complete_path $cur\n"
+	        "\t\t\tcase @none\n"
+	        "\t\t\tcase '*'; string split ' ' -- $want\n"
+	        "\t\tend\n"
+	        "\telse if string match -qr -- '^-' $cur\n"
+	        "\t\tset -l p .\n"
+	        "\t\tfor part in (string split ' ' -- $cmdpath)\n"
+	        "\t\t\ttest $part = .; or set p \"$p $part\"\n"
+	        "\t\t\tstring split ' ' -- (__%s_get opts $p)\n"
+	        "\t\tend\n"
+	        "\t\techo --help\n"
+	        "\telse if test $npos = 0; and test -n \"$(__%s_get subs $cmdpath)\"\n"
+	        "\t\tstring split ' ' -- (__%s_get subs $cmdpath)\n"
+	        "\telse\n"
+	        "\t\tset -l a (__%s_get args $cmdpath)\n"
+	        "\t\tswitch \"$a\"\n"
+	        "\t\t\tcase @file @dir; __fish_complete_path $cur\n"
+	        "\t\t\tcase @command; __fish_complete_command\n"
+	        "\t\t\tcase ''\n"
+	        "\t\t\tcase '*'; string split ' ' -- $a\n"
+	        "\t\tend\n"
+	        "\tend\n"
+	        "end\n"
+	        "complete -c %s -f -a '(__%s_complete)'\n",
+	        n, n, n, n, n, n, n, n, n, n, n, n);
 }
 
 static void
@@ -493,7 +506,7 @@ list_cmd(const char *path, const struct cli_cmd *c, FILE *f)
 	char here[256];
 
 	snprintf(here, sizeof(here), "%s%s%s", path, path[0] && c->name[0] ? " " : "",
-		 path[0] || c->name[0] ? c->name : "");
+	         path[0] || c->name[0] ? c->name : "");
 	if (here[0])
 		fprintf(f, "%s\n", here);
 	for (const struct cli_opt *o = c->opts; o != NULL && o->name != NULL; o++)

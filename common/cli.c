@@ -75,8 +75,10 @@ static const struct cli_opt *
 find_opt(const struct cli_args *a, const char *name, size_t len, char shortname)
 {
 	for (int i = 0; i <= a->depth; i++)
-		for (const struct cli_opt *o = a->path[i]->opts; o != NULL && o->name != NULL; o++) {
-			if (name != NULL && strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+		for (const struct cli_opt *o = a->path[i]->opts; o != NULL && o->name != NULL;
+		     o++) {
+			if (name != NULL && strlen(o->name) == len &&
+			    strncmp(o->name, name, len) == 0)
 				return o;
 			if (name == NULL && shortname != 0 && o->shortname == shortname)
 				return o;
@@ -99,22 +101,23 @@ suggest_opt(const struct cli_args *a, const char *word, char *why, size_t whylen
 	/* An option of another command of this group, or of a sub-command. */
 	if (best_name == NULL)
 		for (const struct cli_cmd *s = a->depth > 0 && cli_cmd_of(a)->subs == NULL
-						       ? a->path[a->depth - 1]->subs
-						       : cli_cmd_of(a)->subs;
+		                                   ? a->path[a->depth - 1]->subs
+		                                   : cli_cmd_of(a)->subs;
 		     s != NULL && s->name != NULL; s++)
 			for (const struct cli_opt *o = s->opts; o != NULL && o->name != NULL; o++)
 				if (strcmp(w, o->name) == 0) {
 					snprintf(why + strlen(why), whylen - strlen(why),
-						 " (--%s is an option of '%s')", o->name, s->name);
+					         " (--%s is an option of '%s')", o->name, s->name);
 					return;
 				}
 	if (best_name != NULL)
-		snprintf(why + strlen(why), whylen - strlen(why), "; did you mean --%s?", best_name);
+		snprintf(why + strlen(why), whylen - strlen(why), "; did you mean --%s?",
+		         best_name);
 }
 
 static int
 usage_error(const struct cli_args *a, char *why, size_t whylen, const char *fmt, const char *x,
-	    const char *y)
+            const char *y)
 {
 	snprintf(why, whylen, fmt, x, y != NULL ? y : "");
 	(void)a;
@@ -124,7 +127,7 @@ usage_error(const struct cli_args *a, char *why, size_t whylen, const char *fmt,
 /* Checks VALUE against O's kind. */
 static int
 check_value(const struct cli_args *a, const struct cli_opt *o, const char *value, char *why,
-	    size_t whylen)
+            size_t whylen)
 {
 	char *end, opt[80];
 
@@ -132,12 +135,14 @@ check_value(const struct cli_args *a, const struct cli_opt *o, const char *value
 	if (o->kind == CLI_INT || o->kind == CLI_NUMBER) {
 		const char *s = value[0] == '#' && o->kind == CLI_INT ? value + 1 : value;
 		double v = o->kind == CLI_INT ? (double)strtoll(s, &end, 10) : strtod(s, &end);
-		if (s[0] == '\0' || *end != '\0' || (o->min < o->max && (v < o->min || v > o->max))) {
+		if (s[0] == '\0' || *end != '\0' ||
+		    (o->min < o->max && (v < o->min || v > o->max))) {
 			char range[96] = "";
 			if (o->min < o->max)
-				snprintf(range, sizeof(range), " from %lld to %lld", o->min, o->max);
+				snprintf(range, sizeof(range), " from %lld to %lld", o->min,
+				         o->max);
 			snprintf(why, whylen, "%s takes a %s%s, not '%s'", opt,
-				 o->kind == CLI_INT ? "whole number" : "number", range, value);
+			         o->kind == CLI_INT ? "whole number" : "number", range, value);
 			return CLI_USAGE;
 		}
 	}
@@ -161,12 +166,13 @@ check_value(const struct cli_args *a, const struct cli_opt *o, const char *value
 					char name[64];
 					snprintf(name, sizeof(name), "%.*s", (int)m, c);
 					if (close_to(bad, name, &best))
-						snprintf(best_s, sizeof(best_s), "; did you mean %s?", name);
+						snprintf(best_s, sizeof(best_s),
+						         "; did you mean %s?", name);
 					c += m + (c[m] == '|');
 				}
 				snprintf(why, whylen, "%s takes %s%s, not '%s'%s", opt,
-					 o->kind == CLI_LIST ? "one or more of " : "", o->choices, bad,
-					 best_s);
+				         o->kind == CLI_LIST ? "one or more of " : "", o->choices,
+				         bad, best_s);
 				for (char *p = why; (p = strchr(p, '|')) != NULL;)
 					*p = '/';
 				return CLI_USAGE;
@@ -179,8 +185,7 @@ check_value(const struct cli_args *a, const struct cli_opt *o, const char *value
 }
 
 static int
-add_value(struct cli_args *a, const struct cli_opt *o, const char *value, char *why,
-	  size_t whylen)
+add_value(struct cli_args *a, const struct cli_opt *o, const char *value, char *why, size_t whylen)
 {
 	if (o->kind != CLI_FLAG && check_value(a, o, value, why, whylen) != CLI_OK)
 		return CLI_USAGE;
@@ -214,7 +219,7 @@ parse_option(struct cli_args *a, int argc, char **argv, int *i, char *why, size_
 				return CLI_OK;
 			}
 			snprintf(why, whylen, "unknown option '--%.*s' for '%s'", (int)len, name,
-				 cli_cmd_of(a)->name);
+			         cli_cmd_of(a)->name);
 			if (a->depth == 0)
 				snprintf(why, whylen, "unknown option '--%.*s'", (int)len, name);
 			suggest_opt(a, name, why, whylen);
@@ -222,13 +227,15 @@ parse_option(struct cli_args *a, int argc, char **argv, int *i, char *why, size_
 		}
 		if (o->kind == CLI_FLAG) {
 			if (eq != NULL)
-				return usage_error(a, why, whylen, "--%s takes no value", o->name, NULL);
+				return usage_error(a, why, whylen, "--%s takes no value", o->name,
+				                   NULL);
 			return add_value(a, o, "", why, whylen);
 		}
 		if (eq != NULL)
 			return add_value(a, o, eq + 1, why, whylen);
 		if (*i + 1 >= argc)
-			return usage_error(a, why, whylen, "--%s needs a value (%s)", o->name, o->arg);
+			return usage_error(a, why, whylen, "--%s needs a value (%s)", o->name,
+			                   o->arg);
 		return add_value(a, o, argv[++*i], why, whylen);
 	}
 	for (const char *s = w + 1; *s != '\0'; s++) {
@@ -271,9 +278,10 @@ unknown_command(const struct cli_args *a, const char *w, char *why, size_t whyle
 		snprintf(why, whylen, "unknown command '%s'", w);
 	else
 		snprintf(why, whylen, "unknown command '%s %s'", where + strlen(a->prog->name) + 1,
-			 w);
+		         w);
 	if (best_name != NULL)
-		snprintf(why + strlen(why), whylen - strlen(why), "; did you mean '%s'?", best_name);
+		snprintf(why + strlen(why), whylen - strlen(why), "; did you mean '%s'?",
+		         best_name);
 	return CLI_USAGE;
 }
 
@@ -291,35 +299,36 @@ parse_end(struct cli_args *a, int rest, char *why, size_t whylen)
 	if (a->help)
 		return CLI_HELP;
 	if (c->subs != NULL && c->run == NULL && a->npos == 0 && !rest) {
-		const struct cli_cmd *d = c->default_sub != NULL ? find_sub(c, c->default_sub) : NULL;
+		const struct cli_cmd *d =
+		    c->default_sub != NULL ? find_sub(c, c->default_sub) : NULL;
 		if (d == NULL)
 			return usage_error(a, why, whylen, "%s needs a command (see --help)",
-					   a->depth == 0 ? a->prog->name : c->name, NULL);
+			                   a->depth == 0 ? a->prog->name : c->name, NULL);
 		a->path[++a->depth] = d;
 		c = d;
 	}
 	cli_path_name(a, where, sizeof(where));
 	if (a->npos < c->min_args)
 		return usage_error(a, why, whylen, "%s needs %s", where + strlen(a->prog->name) + 1,
-				   c->args);
+		                   c->args);
 	if (c->max_args >= 0 && a->npos > c->max_args) {
 		if (c->max_args == 0)
 			return usage_error(a, why, whylen, "%s takes no arguments (got '%s')",
-					   where + strlen(a->prog->name) + 1, a->pos[0]);
+			                   where + strlen(a->prog->name) + 1, a->pos[0]);
 		return usage_error(a, why, whylen, "unexpected argument '%s' (usage: %s)",
-				   a->pos[c->max_args], c->args);
+		                   a->pos[c->max_args], c->args);
 	}
 	for (int d = 0; d <= a->depth; d++)
 		for (const struct cli_opt *o = a->path[d]->opts; o != NULL && o->name != NULL; o++)
 			if ((o->flags & CLI_OPT_REQUIRED) && !cli_has(a, o->name))
 				return usage_error(a, why, whylen, "%s needs --%s",
-						   where + strlen(a->prog->name) + 1, o->name);
+				                   where + strlen(a->prog->name) + 1, o->name);
 	return CLI_OK;
 }
 
 int
 cli_parse(const struct cli_prog *prog, int argc, char **argv, struct cli_args *a, char *why,
-	  size_t whylen)
+          size_t whylen)
 {
 	int rest = 0, rc;
 
@@ -418,7 +427,7 @@ help_opts(const struct cli_opt *opts, FILE *f)
 		if (o->kind != CLI_FLAG)
 			n += snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->arg);
 		snprintf(text, sizeof(text), "%s%s", o->help,
-			 o->flags & CLI_OPT_REQUIRED ? " (required)" : "");
+		         o->flags & CLI_OPT_REQUIRED ? " (required)" : "");
 		fprintf(f, "%s", left);
 		if (n > 27) {
 			fputc('\n', f);
@@ -480,8 +489,8 @@ cli_help(const struct cli_args *a, FILE *f)
 
 	cli_path_name(a, where, sizeof(where));
 	fprintf(f, "Usage: %s%s%s%s%s\n", where, a->depth == 0 ? " [OPTIONS]" : "",
-		c->subs != NULL ? " COMMAND" : "", c->args != NULL && c->args[0] ? " " : "",
-		c->args != NULL ? c->args : "");
+	        c->subs != NULL ? " COMMAND" : "", c->args != NULL && c->args[0] ? " " : "",
+	        c->args != NULL ? c->args : "");
 	if (a->depth > 0 && c->opts != NULL)
 		fprintf(f, "       (options may stand anywhere after the command)\n");
 	fputc('\n', f);
@@ -491,8 +500,8 @@ cli_help(const struct cli_args *a, FILE *f)
 		for (const struct cli_cmd *s = c->subs; s->name != NULL; s++) {
 			char left[96];
 			int n = snprintf(left, sizeof(left), "  %s%s%s", s->name,
-					 s->args != NULL && s->args[0] ? " " : "",
-					 s->args != NULL ? s->args : "");
+			                 s->args != NULL && s->args[0] ? " " : "",
+			                 s->args != NULL ? s->args : "");
 			if (n > 27) {
 				fprintf(f, "%s\n", left);
 				n = 0;

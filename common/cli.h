@@ -98,8 +98,8 @@ struct cli_args {
  * print cli_help for A's command) or CLI_USAGE with the reason in WHY; A
  * holds what was parsed up to the error either way.
  */
-int cli_parse(const struct cli_prog *prog, int argc, char **argv, struct cli_args *a,
-	      char *why, size_t whylen);
+int cli_parse(const struct cli_prog *prog, int argc, char **argv, struct cli_args *a, char *why,
+              size_t whylen);
 
 /* The command A reached. */
 const struct cli_cmd *cli_cmd_of(const struct cli_args *a);

@@ -6,6 +6,9 @@
 #include "common/cli.h"
 #include "common/paths.h"
 
+/* The table is laid out by hand, a row per option. */
+/* clang-format off */
+
 extern const struct cli_prog rocmd_prog;
 
 static const struct cli_opt opts[] = {
@@ -76,3 +79,4 @@ const struct cli_prog rocmd_prog = {
 	"  systemctl enable --now rocmd\tthe service.",
 	"rocmctl(1), rocmtune(1), systemd.exec(5), sd_notify(3)",
 };
+/* clang-format on */

@@ -22,7 +22,7 @@ main(int argc, char **argv)
 			p = progs[i];
 	if (p == NULL) {
 		fprintf(stderr, "usage: cli-doc rocmctl|rocmd|rocmtune man|bash|zsh|fish|list "
-				"[VERSION [DATE]]\n");
+		                "[VERSION [DATE]]\n");
 		return 2;
 	}
 	if (strcmp(argv[2], "man") == 0)

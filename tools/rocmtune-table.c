@@ -6,6 +6,9 @@
  */
 #include "common/cli.h"
 
+/* The table is laid out by hand, a row per option. */
+/* clang-format off */
+
 extern const struct cli_prog rocmtune_prog;
 
 #define END {NULL, 0, CLI_FLAG, NULL, NULL, NULL, 0, 0, 0}
@@ -136,3 +139,4 @@ const struct cli_prog rocmtune_prog = {
 	"NVIDIA GPU.",
 	"rocmd(8), rocmctl(1)",
 };
+/* clang-format on */

@@ -17,6 +17,7 @@
 #include "common/proto.h"
 #include "db/db-tune-override.h"
 #include "db/db-tune-queue.h"
+#include "kernels/gemm.h"
 #include "kernels/tunedlib.h"
 #include "daemon/core/server.h"
 #include "tune-sched.h"
@@ -280,6 +281,20 @@ m_add(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, s
 	    (rc = opt(rocmd_param_int(params, "budget", 0, 1, 100000, &budget, why, whylen))) < 0 ||
 	    (rc = need_tune(conn, &t, why, whylen)) < 0)
 		return rc;
+	/* Checked here, in words, rather than by the queue table's CHECK constraint. */
+	{
+		enum gemm_dtype dt;
+		if (gemm_dtype_parse(dtype, &dt) < 0) {
+			snprintf(why, whylen, "param 'dtype' must be fp32, fp16 or bf16, not '%s'",
+			         dtype);
+			return ROCMD_EPARAMS;
+		}
+		if (strlen(trans) != 2 || strspn(trans, "NT") != 2) {
+			snprintf(why, whylen, "param 'trans' must be NN, NT, TN or TT, not '%s'",
+			         trans);
+			return ROCMD_EPARAMS;
+		}
+	}
 	rc = rocmd_tune_add(t, dtype, trans, m, n, k, batch, budget, &id, &created, why, whylen);
 	if (rc < 0)
 		return rc;

@@ -208,6 +208,13 @@ for s in 4096x4096x4096 2048x1024x4096 1024x1024x1024; do
 	# (until the tuning device is probed)
 	harness_retry /dev/null 30 ctl tune add $s --dtype fp16 --trans NT --budget 5 || bad "tune add $s"
 done
+# A raw call past the client's checks: the daemon says what is wrong in
+# words, not in SQL (it answered "CHECK constraint failed: trans IN ...").
+check "tune.add with a bad transpose is refused" 1 ctl call tune.add '{"m": 64, "n": 64, "k": 64, "trans": "XY"}'
+contains "in words" "$ERR" "param 'trans' must be NN, NT, TN or TT, not 'XY'"
+lacks "not in SQL" "$ERR" "CHECK constraint"
+check "tune.add with a bad dtype is refused" 1 ctl call tune.add '{"m": 64, "n": 64, "k": 64, "dtype": "fp8"}'
+contains "in words" "$ERR" "param 'dtype' must be fp32, fp16 or bf16"
 tune_table() { ctl tune status | sed -n '/^ID /,$p'; }
 tune_table >"$DIR/wide"
 awk 'length > 80 { n++ } END { exit !n }' "$DIR/wide" && ok "piped, the queue's table is not cut" ||

@@ -178,7 +178,7 @@ part_history() {
 	same "the whole /usr is the original" "$T/usr" "$ROOT/usr"
 	check "a rollback with nothing to do exits 5" 5 ctl lib rollback
 	contains "and says so" "$OUT" "nothing to roll back: nothing rocmd deployed is in place at sdk-1"
-	check "a second rollback --to original exits 0" 0 ctl lib rollback --to original
+	check "a second rollback --to original exits 5 too" 5 ctl lib rollback --to original
 	contains "and says so too" "$OUT" "nothing to roll back"
 	same "still the original" "$T/usr" "$ROOT/usr"
 

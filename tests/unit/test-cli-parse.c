@@ -43,8 +43,8 @@ test_options_anywhere(void **state)
 	assert_int_equal(parse(&a, why, sizeof(why), "lib", "status", "--json", NULL), CLI_OK);
 	assert_true(cli_has(&a, "json"));
 	assert_int_equal(parse(&a, why, sizeof(why), "lib", "deploy", "sdk-1", "-ny", "--force=sdk",
-			       "-f", "arch", "--package", "#3", NULL),
-			 CLI_OK);
+	                       "-f", "arch", "--package", "#3", NULL),
+	                 CLI_OK);
 	assert_string_equal(a.pos[0], "sdk-1");
 	assert_true(cli_has(&a, "dry-run") && cli_has(&a, "yes"));
 	assert_string_equal(cli_nth(&a, "force", 0), "sdk");
@@ -52,7 +52,7 @@ test_options_anywhere(void **state)
 	assert_int_equal(cli_int(&a, "package", 0), 3);
 	/* Everything after the program is its own. */
 	assert_int_equal(parse(&a, why, sizeof(why), "tune", "capture", "ls", "-l", "--json", NULL),
-			 CLI_OK);
+	                 CLI_OK);
 	assert_int_equal(a.npos, 3);
 	assert_false(cli_has(&a, "json"));
 	/* A group's default command. */
@@ -66,19 +66,19 @@ test_usage_errors(void **state)
 	static const struct {
 		const char *args[6], *says;
 	} cases[] = {
-		{{"statsu"}, "did you mean 'status'?"},
-		{{"lib", "deplyo"}, "did you mean 'deploy'?"},
-		{{"lib", "deploy", "--dryrun"}, "did you mean --dry-run?"},
-		{{"lib", "rollback", "--to", "orignal"}, "did you mean original?"},
-		{{"events", "--limit", "abc"}, "--limit takes a whole number from 1 to 1000"},
-		{{"events", "--limit", "0"}, "not '0'"},
-		{{"status", "extra"}, "status takes no arguments"},
-		{{"tune", "add", "1x2x3", "--trans"}, "--trans needs a value"},
-		{{"tune", "add", "1x2x3", "--trans", "XY"}, "--trans takes NN/NT/TN/TT"},
-		{{"pkg", "match", "--sdk", "6.2"}, "needs --arch"},
-		{{"pkg"}, "pkg needs a command"},
-		{{"lib", "status", "--package", "1"}, "--package is an option of 'deploy'"},
-		{{"--json", "--frobnicate"}, "unknown option '--frobnicate'"},
+	    {{"statsu"}, "did you mean 'status'?"},
+	    {{"lib", "deplyo"}, "did you mean 'deploy'?"},
+	    {{"lib", "deploy", "--dryrun"}, "did you mean --dry-run?"},
+	    {{"lib", "rollback", "--to", "orignal"}, "did you mean original?"},
+	    {{"events", "--limit", "abc"}, "--limit takes a whole number from 1 to 1000"},
+	    {{"events", "--limit", "0"}, "not '0'"},
+	    {{"status", "extra"}, "status takes no arguments"},
+	    {{"tune", "add", "1x2x3", "--trans"}, "--trans needs a value"},
+	    {{"tune", "add", "1x2x3", "--trans", "XY"}, "--trans takes NN/NT/TN/TT"},
+	    {{"pkg", "match", "--sdk", "6.2"}, "needs --arch"},
+	    {{"pkg"}, "pkg needs a command"},
+	    {{"lib", "status", "--package", "1"}, "--package is an option of 'deploy'"},
+	    {{"--json", "--frobnicate"}, "unknown option '--frobnicate'"},
 	};
 	struct cli_args a;
 	char why[256];
@@ -87,7 +87,8 @@ test_usage_errors(void **state)
 		const char *const *w = cases[i].args;
 		int rc = parse(&a, why, sizeof(why), w[0], w[1], w[2], w[3], w[4], NULL);
 		if (rc != CLI_USAGE || strstr(why, cases[i].says) == NULL)
-			fail_msg("case %zu (%s %s): rc %d, '%s'", i, w[0], w[1] ? w[1] : "", rc, why);
+			fail_msg("case %zu (%s %s): rc %d, '%s'", i, w[0], w[1] ? w[1] : "", rc,
+			         why);
 	}
 	assert_int_equal(parse(&a, why, sizeof(why), "lib", "--help", NULL), CLI_HELP);
 	assert_string_equal(cli_cmd_of(&a)->name, "lib");
@@ -136,8 +137,8 @@ static void
 print_table(void)
 {
 	static const char *const hdr[] = {"TARGET", "LIBRARY", "STATE"};
-	static const char *const row[] = {"sdk-1", "/opt/rocm-6.2.4/lib/rocblas/library/a/long/path",
-					  "deployed"};
+	static const char *const row[] = {
+	    "sdk-1", "/opt/rocm-6.2.4/lib/rocblas/library/a/long/path", "deployed"};
 	struct out_table *t = out_table_new(3, hdr);
 
 	out_table_state_col(t, 2);
@@ -160,7 +161,7 @@ test_table_width(void **state)
 	out_init(0);
 	s = capture(stdout, print_table);
 	assert_non_null(strstr(s, "a/long/path")); /* not a terminal: never cut */
-	assert_null(strstr(s, "\033[")); /* nor coloured */
+	assert_null(strstr(s, "\033["));           /* nor coloured */
 }
 
 static struct out_bar bar;
@@ -170,8 +171,8 @@ draw(void)
 {
 	/* An import's bytes unpacked run past the archive's size: 100 % at most. */
 	out_bar_draw(&bar, 10, "reading", 546.0 * 1048576, 142.0 * 1048576, "%s",
-		     "library/TensileLibrary_lazy_gfx1103.dat and a long tail of text that "
-		     "must be cut to the width");
+	             "library/TensileLibrary_lazy_gfx1103.dat and a long tail of text that "
+	             "must be cut to the width");
 }
 
 static void
@@ -222,17 +223,17 @@ test_progress_plain(void **state)
 	char *s = capture(stderr, draw_plain);
 
 	assert_string_equal(s, "rocmctl: reading: 1 B of 100 B\n"
-			       "rocmctl: hashing: 1 B of 100 B\n"
-			       "rocmctl: waiting for 1 store job(s) ahead\n");
+	                       "rocmctl: hashing: 1 B of 100 B\n"
+	                       "rocmctl: waiting for 1 store job(s) ahead\n");
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_options_anywhere), cmocka_unit_test(test_usage_errors),
-		cmocka_unit_test(test_distance),	 cmocka_unit_test(test_table_width),
-		cmocka_unit_test(test_progress_bar),	 cmocka_unit_test(test_progress_plain),
+	    cmocka_unit_test(test_options_anywhere), cmocka_unit_test(test_usage_errors),
+	    cmocka_unit_test(test_distance),         cmocka_unit_test(test_table_width),
+	    cmocka_unit_test(test_progress_bar),     cmocka_unit_test(test_progress_plain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
