@@ -412,43 +412,58 @@ cli_num(const struct cli_args *a, const char *name, double def)
 	return v != NULL ? strtod(v, NULL) : def;
 }
 
-/* "  -t, --target TARGET" and its help, wrapped at 80 columns. */
+/* LEFT, then TEXT in lines of up to 80 columns from column 28 (on the next
+ * line when LEFT reaches it). */
+static void
+help_line(const char *left, const char *text, FILE *f)
+{
+	int n = (int)strlen(left);
+
+	fprintf(f, "%s", left);
+	if (n > 26) {
+		fputc('\n', f);
+		n = 0;
+	}
+	for (const char *p = text; *p != '\0';) {
+		size_t len = strlen(p), cut = len;
+		if (len > 52) {
+			cut = 52;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = len;
+		}
+		fprintf(f, "%*s%.*s\n", 28 - n, "", (int)cut, p);
+		n = 0;
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+/* "  -t, --target TARGET" and its help, the choices of a CHOICE named. */
 static void
 help_opts(const struct cli_opt *opts, FILE *f)
 {
 	for (const struct cli_opt *o = opts; o != NULL && o->name != NULL; o++) {
-		char left[96], text[512];
-		const char *p;
+		char left[96], text[640];
 		int n;
 		if (o->shortname)
 			n = snprintf(left, sizeof(left), "  -%c, --%s", o->shortname, o->name);
 		else
 			n = snprintf(left, sizeof(left), "      --%s", o->name);
 		if (o->kind != CLI_FLAG)
-			n += snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->arg);
-		snprintf(text, sizeof(text), "%s%s", o->help,
-		         o->flags & CLI_OPT_REQUIRED ? " (required)" : "");
-		fprintf(f, "%s", left);
-		if (n > 27) {
-			fputc('\n', f);
-			n = 0;
+			snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->arg);
+		n = snprintf(text, sizeof(text), "%s", o->help);
+		if (o->kind == CLI_CHOICE || o->kind == CLI_LIST) {
+			n += snprintf(text + n, sizeof(text) - (size_t)n, " (%s", o->choices);
+			for (char *p = text; (p = strchr(p, '|')) != NULL;)
+				*p = '/';
+			snprintf(text + n, sizeof(text) - (size_t)n, ")");
 		}
-		/* The help in lines of up to 80 columns, from column 28. */
-		for (p = text; *p != '\0';) {
-			size_t len = strlen(p), cut = len;
-			if (len > 52) {
-				cut = 52;
-				while (cut > 0 && p[cut] != ' ')
-					cut--;
-				if (cut == 0)
-					cut = len;
-			}
-			fprintf(f, "%*s%.*s\n", 28 - n, "", (int)cut, p);
-			n = 0;
-			p += cut;
-			while (*p == ' ')
-				p++;
-		}
+		if (o->flags & CLI_OPT_REQUIRED)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), " (required)");
+		help_line(left, text, f);
 	}
 }
 
@@ -499,15 +514,9 @@ cli_help(const struct cli_args *a, FILE *f)
 		fprintf(f, "\nCommands:\n");
 		for (const struct cli_cmd *s = c->subs; s->name != NULL; s++) {
 			char left[96];
-			int n = snprintf(left, sizeof(left), "  %s%s%s", s->name,
-			                 s->args != NULL && s->args[0] ? " " : "",
-			                 s->args != NULL ? s->args : "");
-			if (n > 27) {
-				fprintf(f, "%s\n", left);
-				n = 0;
-				left[0] = '\0';
-			}
-			fprintf(f, "%s%*s%s\n", left, 28 - n, "", s->help);
+			snprintf(left, sizeof(left), "  %s%s%s", s->name,
+			         s->args != NULL && s->args[0] ? " " : "", s->args != NULL ? s->args : "");
+			help_line(left, s->help, f);
 		}
 		if (c->default_sub != NULL)
 			fprintf(f, "Without a command: %s.\n", c->default_sub);
