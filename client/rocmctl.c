@@ -57,6 +57,7 @@ main(int argc, char **argv)
 	}
 	ctx.socket = cli_str(&a, "socket", NULL);
 	ctx.json = cli_has(&a, "json");
+	out_init(ctx.json); /* what was parsed: a program's own --json is not ours */
 	ctx.bar.on = !ctx.json && isatty(STDERR_FILENO);
 	ctx.bar.plain = !ctx.json && !ctx.bar.on;
 	rc = cli_cmd_of(&a)->run(&ctx, &a);
