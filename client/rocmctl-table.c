@@ -80,7 +80,7 @@ static const struct cli_opt tune_export_opts[] = {
 
 static const struct cli_opt tune_report_opts[] = {
 	{"html", 0, CLI_VALUE, "FILE", "write the page to FILE (without it: the report's JSON)", "@file", 0, 0, 0},
-	{"all", 0, CLI_FLAG, NULL, "stale jobs too", NULL, 0, 0, 0},
+	{"all", 0, CLI_FLAG, NULL, "stale jobs too (superseded by a re-tune)", NULL, 0, 0, 0},
 	END,
 };
 
