@@ -227,6 +227,17 @@ static const struct config_key config_keys[] = {
 		       "`null` for none.",
 	},
 	{
+		.path = "sdk.runtime_roots",
+		.type = KEY_STRING,
+		.nullable = 1,
+		.offset = OFF(sdk_runtime_roots),
+		.doc = "More folders holding Python environments (venv, conda) or applications with "
+		       "a private ROCm runtime (llama.cpp ROCm builds), searched 3 levels deep without "
+		       "following symlinks, besides every home's `.venv*`, `venv*`, `.virtualenvs`, "
+		       "`miniconda3`, `anaconda3`, `.local/lib/python3*`, ollama's and LM Studio's "
+		       "folders; separated by `:` (`;` on Windows); `null` for none.",
+	},
+	{
 		.path = "sdk.rescan_interval_s",
 		.type = KEY_INT,
 		.min = 0,

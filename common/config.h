@@ -33,6 +33,7 @@ struct rocmd_config {
 	int64_t store_drop_folder; /* 1: import archives put in <state>/drop */
 	char *store_match_rules;   /* user's matching rules, or NULL */
 	char *sdk_extra_roots;     /* more SDK install roots, ':'-separated, or NULL */
+	char *sdk_runtime_roots;   /* folders of Python envs and apps, ':'-separated, or NULL */
 	int64_t sdk_rescan_interval_s; /* 0: rescan on file system events only */
 	int64_t sdk_debounce_ms;   /* quiet time before a rescan */
 	int64_t sdk_probe_timeout_ms; /* HIP runtime probe and hipconfig; 0: never run them */

@@ -24,26 +24,14 @@
 #include "common/fs.h"
 #include "registry.h"
 #include "sysroot.h"
+#include "discover-internal.h"
+#include "runtime-discover.h"
 
-#define MAX_CANDIDATES 256
+#define MAX_CANDIDATES ROCMD_DISC_MAX_CANDIDATES
 #define VERSION_FILE_MAX 4096
 
-struct candidate {
-	char sys[PATH_MAX]; /* as named by its rule */
-	const char *layout;
-	char envname[ROCMD_VERSION_MAX];  /* from HIP_PATH_NN */
-	char registry[ROCMD_VERSION_MAX]; /* from the registry key */
-	int from_user;                    /* env or config: report when missing */
-	const char *origin;               /* "ROCM_PATH", "HIP_PATH_62", "registry 6.2", ... */
-};
-
-struct scan_ctx {
-	const struct rocmd_sdk_scan_opts *o;
-	struct rocmd_sdk_scan *out;
-	struct candidate cand[MAX_CANDIDATES];
-	size_t ncand;
-	int err;
-};
+#define candidate rocmd_disc_candidate
+#define scan_ctx rocmd_disc
 
 const char *
 rocmd_sdk_env_get(char *const *env, const char *name)
@@ -187,6 +175,43 @@ add_watch(struct scan_ctx *s, const char *sys)
 		return;
 	}
 	grown[++s->out->nwatch] = NULL;
+}
+
+int
+rocmd_disc_host(const struct rocmd_disc *s, const char *sys, const char *rel, char *out,
+                size_t outlen)
+{
+	return host(s->o, sys, rel, out, outlen);
+}
+
+void
+rocmd_disc_join(const char *sys, const char *rel, char *out, size_t outlen)
+{
+	sys_join(sys, rel, out, outlen);
+}
+
+void
+rocmd_disc_to_sys(const struct rocmd_disc *s, const char *h, char *out, size_t outlen)
+{
+	to_sys(s->o, h, out, outlen);
+}
+
+int
+rocmd_disc_is_dir(const char *h)
+{
+	return is_dir(h);
+}
+
+int
+rocmd_disc_exists(const char *h)
+{
+	return exists(h);
+}
+
+void
+rocmd_disc_watch(struct rocmd_disc *s, const char *sys)
+{
+	add_watch(s, sys);
 }
 
 /* ---- candidates ---- */
@@ -352,8 +377,8 @@ windows_candidates(struct scan_ctx *s)
 
 /* ---- examining one install ---- */
 
-static int
-read_small(const char *h, char *buf, size_t len)
+int
+rocmd_disc_read_small(const char *h, char *buf, size_t len)
 {
 	FILE *f = rocmd_fs_fopen(h, "rb");
 	size_t n;
@@ -406,7 +431,7 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
 	const char *base;
 
 	if (host(o, f->path, ".info/version", h, sizeof(h)) == 0 &&
-	    read_small(h, buf, sizeof(buf)) == 0 &&
+	    rocmd_disc_read_small(h, buf, sizeof(buf)) == 0 &&
 	    rocmd_version_normalize(buf, 0, v->found[ROCMD_VSRC_INFO], ROCMD_VERSION_MAX) < 0)
 		rocmd_text_addf(&f->problems, ".info/version does not hold a version");
 	/* Debian/Ubuntu: the runtime package's changelog names the release. */
@@ -427,12 +452,12 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
 			rocmd_dir_close(d);
 	}
 	if (host(o, f->path, "bin/.hipVersion", h, sizeof(h)) == 0 &&
-	    read_small(h, buf, sizeof(buf)) == 0 &&
+	    rocmd_disc_read_small(h, buf, sizeof(buf)) == 0 &&
 	    rocmd_version_parse_hip_lines(buf, v->found[ROCMD_VSRC_HIPVERSION], ROCMD_VERSION_MAX) <
 	        0)
 		rocmd_text_addf(&f->problems, "bin/.hipVersion has no HIP_VERSION_MAJOR/MINOR");
 	if (host(o, f->path, "share/hip/version", h, sizeof(h)) == 0 &&
-	    read_small(h, buf, sizeof(buf)) == 0 &&
+	    rocmd_disc_read_small(h, buf, sizeof(buf)) == 0 &&
 	    rocmd_version_parse_hip_lines(buf, v->found[ROCMD_VSRC_HIPFILE], ROCMD_VERSION_MAX) < 0)
 		rocmd_text_addf(&f->problems, "share/hip/version has no HIP_VERSION_MAJOR/MINOR");
 	base = strrchr(f->path, o->windows ? '\\' : '/');
@@ -440,6 +465,7 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
 		rocmd_version_from_folder(base + 1, v->found[ROCMD_VSRC_FOLDER], ROCMD_VERSION_MAX);
 	snprintf(v->found[ROCMD_VSRC_ENVNAME], ROCMD_VERSION_MAX, "%s", c->envname);
 	snprintf(v->found[ROCMD_VSRC_REGISTRY], ROCMD_VERSION_MAX, "%s", c->registry);
+	rocmd_therock_version(s, f, f->path);
 	rocmd_version_reconcile(v);
 	/* hipconfig only when nothing else names a version: it is slow and may hang. */
 	if (v->source < 0 && !o->windows && o->hipconfig_timeout_ms > 0 &&
@@ -462,8 +488,8 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
  * ("libamdhip64.so.5", "amdhip64_6.dll") over a bare one, and among those the
  * shortest ("libamdhip64.so.5" over "libamdhip64.so.5.7.31921"). With an
  * empty SUFFIX only PREFIX and PREFIX.* match. */
-static int
-find_named(const char *h, const char *prefix, const char *suffix, char *name, size_t namelen)
+int
+rocmd_disc_find_named(const char *h, const char *prefix, const char *suffix, char *name, size_t namelen)
 {
 	struct rocmd_dir *d = rocmd_dir_open(h);
 	struct rocmd_dirent *de;
@@ -494,8 +520,8 @@ find_named(const char *h, const char *prefix, const char *suffix, char *name, si
 	return name[0] != '\0';
 }
 
-static void
-set_str(char **dst, const char *src, int *err)
+void
+rocmd_disc_set_str(char **dst, const char *src, int *err)
 {
 	free(*dst);
 	*dst = strdup(src);
@@ -503,11 +529,12 @@ set_str(char **dst, const char *src, int *err)
 		*err = ROCMD_ENOMEM;
 }
 
-static void
-inspect_library(struct scan_ctx *s, struct rocmd_sdk_found *f, const char *binary_dir_h)
+void
+rocmd_disc_inspect_library(struct scan_ctx *s, struct rocmd_sdk_found *f, const char *binary_dir_h,
+                           int use_env)
 {
 	const struct rocmd_sdk_scan_opts *o = s->o;
-	const char *env = rocmd_sdk_env_get(o->env, "ROCBLAS_TENSILE_LIBPATH");
+	const char *env = use_env ? rocmd_sdk_env_get(o->env, "ROCBLAS_TENSILE_LIBPATH") : NULL;
 	char envh[PATH_MAX] = "", dir[PATH_MAX], sys[PATH_MAX], why[1024];
 	int rc;
 
@@ -522,7 +549,7 @@ inspect_library(struct scan_ctx *s, struct rocmd_sdk_found *f, const char *binar
 		return;
 	}
 	to_sys(o, dir, sys, sizeof(sys));
-	set_str(&f->rocblas_dir, sys, &s->err);
+	rocmd_disc_set_str(&f->rocblas_dir, sys, &s->err);
 	rc = rocmd_rocblas_inspect(dir, o->lib_flags, o->cache, &f->lib, why, sizeof(why));
 	if (rc == ROCMD_ENOMEM) {
 		s->err = rc;
@@ -543,7 +570,7 @@ examine_linux(struct scan_ctx *s, struct rocmd_sdk_found *f)
 
 	/* The folder with the runtime: lib/, or lib/<triplet>/ in the distribution layout. */
 	if (host(o, f->path, "lib", h, sizeof(h)) == 0 &&
-	    find_named(h, "libamdhip64.so", "", name, sizeof(name))) {
+	    rocmd_disc_find_named(h, "libamdhip64.so", "", name, sizeof(name))) {
 		snprintf(libdir, sizeof(libdir), "%s", h);
 	} else if (host(o, f->path, "lib", h, sizeof(h)) == 0) {
 		struct rocmd_dir *d = rocmd_dir_open(h);
@@ -553,8 +580,8 @@ examine_linux(struct scan_ctx *s, struct rocmd_sdk_found *f)
 			if (strstr(de->d_name, "-linux-") == NULL)
 				continue;
 			rocmd_pathf(sub, sizeof(sub), "%s/%s", h, de->d_name);
-			if (find_named(sub, "libamdhip64.so", "", name, sizeof(name)) ||
-			    find_named(sub, "librocblas.so", "", name, sizeof(name))) {
+			if (rocmd_disc_find_named(sub, "libamdhip64.so", "", name, sizeof(name)) ||
+			    rocmd_disc_find_named(sub, "librocblas.so", "", name, sizeof(name))) {
 				snprintf(libdir, sizeof(libdir), "%s", sub);
 				break;
 			}
@@ -566,21 +593,53 @@ examine_linux(struct scan_ctx *s, struct rocmd_sdk_found *f)
 		rocmd_text_addf(&f->problems, "no HIP runtime (libamdhip64.so) found");
 		return;
 	}
-	if (find_named(libdir, "libamdhip64.so", "", name, sizeof(name))) {
+	if (rocmd_disc_find_named(libdir, "libamdhip64.so", "", name, sizeof(name))) {
 		snprintf(h, sizeof(h), "%s/%s", libdir, name);
 		to_sys(o, h, sys, sizeof(sys));
-		set_str(&f->hip_runtime, sys, &s->err);
+		rocmd_disc_set_str(&f->hip_runtime, sys, &s->err);
 	} else {
 		rocmd_text_addf(&f->problems, "no HIP runtime (libamdhip64.so) found");
 	}
-	if (find_named(libdir, "librocblas.so", "", name, sizeof(name))) {
+	if (rocmd_disc_find_named(libdir, "librocblas.so", "", name, sizeof(name))) {
 		snprintf(h, sizeof(h), "%s/%s", libdir, name);
 		to_sys(o, h, sys, sizeof(sys));
-		set_str(&f->rocblas_binary, sys, &s->err);
+		rocmd_disc_set_str(&f->rocblas_binary, sys, &s->err);
 	}
 	to_sys(o, libdir, sys, sizeof(sys));
 	add_watch(s, sys);
-	inspect_library(s, f, libdir);
+	rocmd_disc_inspect_library(s, f, libdir, 1);
+}
+
+void
+rocmd_disc_runtime_files(struct scan_ctx *s, struct rocmd_sdk_found *f, const char *dir_h)
+{
+	char name[256], h[PATH_MAX], sys[PATH_MAX];
+	const char *hip = s->o->windows ? "amdhip64" : "libamdhip64.so";
+	const char *hsfx = s->o->windows ? ".dll" : "";
+
+	if (rocmd_disc_find_named(dir_h, hip, hsfx, name, sizeof(name))) {
+		rocmd_pathf(h, sizeof(h), "%s/%s", dir_h, name);
+		to_sys(s->o, h, sys, sizeof(sys));
+		rocmd_disc_set_str(&f->hip_runtime, sys, &s->err);
+	}
+	if (s->o->windows) {
+		rocmd_pathf(h, sizeof(h), "%s/rocblas.dll", dir_h);
+		if (!exists(h))
+			h[0] = '\0';
+	} else if (rocmd_disc_find_named(dir_h, "librocblas.so", "", name, sizeof(name))) {
+		rocmd_pathf(h, sizeof(h), "%s/%s", dir_h, name);
+	} else {
+		h[0] = '\0';
+	}
+	if (h[0] != '\0') {
+		to_sys(s->o, h, sys, sizeof(sys));
+		rocmd_disc_set_str(&f->rocblas_binary, sys, &s->err);
+	}
+	to_sys(s->o, dir_h, sys, sizeof(sys));
+	add_watch(s, sys);
+	rocmd_disc_inspect_library(s, f, dir_h, 0);
+	if (f->rocblas_dir != NULL)
+		add_watch(s, f->rocblas_dir);
 }
 
 int
@@ -609,20 +668,20 @@ examine_windows(struct scan_ctx *s, struct rocmd_sdk_found *f)
 		rocmd_text_addf(&f->problems, "no bin folder");
 		return;
 	}
-	if (find_named(bin, "amdhip64", ".dll", name, sizeof(name))) {
+	if (rocmd_disc_find_named(bin, "amdhip64", ".dll", name, sizeof(name))) {
 		char bin_sys[PATH_MAX];
 		sys_join(f->path, "bin", bin_sys, sizeof(bin_sys));
 		sys_join(bin_sys, name, sys, sizeof(sys));
-		set_str(&f->hip_runtime, sys, &s->err);
+		rocmd_disc_set_str(&f->hip_runtime, sys, &s->err);
 	} else {
 		rocmd_text_addf(&f->problems, "no HIP runtime (bin\\amdhip64*.dll) found");
 	}
-	if (find_named(bin, "hiprtc", ".dll", name, sizeof(name)) &&
+	if (rocmd_disc_find_named(bin, "hiprtc", ".dll", name, sizeof(name)) &&
 	    strncasecmp(name, "hiprtc-builtins", 15) != 0) {
 		char bin_sys[PATH_MAX];
 		sys_join(f->path, "bin", bin_sys, sizeof(bin_sys));
 		sys_join(bin_sys, name, sys, sizeof(sys));
-		set_str(&f->hiprtc, sys, &s->err);
+		rocmd_disc_set_str(&f->hiprtc, sys, &s->err);
 	}
 	/* Each SDK generation has its own runtime names; a mismatch means a
 	 * half-replaced or mislabelled install. */
@@ -645,14 +704,14 @@ examine_windows(struct scan_ctx *s, struct rocmd_sdk_found *f)
 		rocmd_pathf(dll, sizeof(dll), "%s/rocblas.dll", bin);
 		if (exists(dll)) {
 			sys_join(f->path, "bin\\rocblas.dll", sys, sizeof(sys));
-			set_str(&f->rocblas_binary, sys, &s->err);
+			rocmd_disc_set_str(&f->rocblas_binary, sys, &s->err);
 		}
 	}
 	sys_join(f->path, "bin", sys, sizeof(sys));
 	add_watch(s, sys);
 	sys_join(f->path, "bin\\rocblas", sys, sizeof(sys));
 	add_watch(s, sys);
-	inspect_library(s, f, bin);
+	rocmd_disc_inspect_library(s, f, bin, 1);
 }
 
 /* True when the folder looks like a HIP SDK at all. */
@@ -662,11 +721,13 @@ looks_like_sdk(const struct rocmd_sdk_scan_opts *o, const char *sys)
 	static const char *const linux_marks[] = {".info/version",      "bin/hipcc",
 	                                          "bin/hipconfig",      "share/hip/version",
 	                                          "bin/.hipVersion",    "include/hip/hip_version.h",
-	                                          "lib/libamdhip64.so", NULL};
+	                                          "lib/libamdhip64.so",
+	                                          "share/therock/therock_manifest.json", NULL};
 	static const char *const win_marks[] = {
 	    "bin/.hipVersion",    "bin/hipcc.bin.exe",  "bin/hipcc.exe",
 	    "bin/hipcc",          "bin/rocblas.dll",    "bin/amdhip64.dll",
-	    "bin/amdhip64_6.dll", "bin/amdhip64_7.dll", NULL};
+	    "bin/amdhip64_6.dll", "bin/amdhip64_7.dll", "share/therock/therock_manifest.json",
+	    NULL};
 	const char *const *marks = o->windows ? win_marks : linux_marks;
 	char h[PATH_MAX], name[256];
 
@@ -675,7 +736,7 @@ looks_like_sdk(const struct rocmd_sdk_scan_opts *o, const char *sys)
 			return 1;
 	if (o->windows)
 		return host(o, sys, "bin", h, sizeof(h)) == 0 &&
-		       find_named(h, "amdhip64", ".dll", name, sizeof(name));
+		       rocmd_disc_find_named(h, "amdhip64", ".dll", name, sizeof(name));
 	/* The distribution layout has its runtime under lib/<triplet>. */
 	if (host(o, sys, "lib", h, sizeof(h)) == 0) {
 		struct rocmd_dir *d = rocmd_dir_open(h);
@@ -686,7 +747,7 @@ looks_like_sdk(const struct rocmd_sdk_scan_opts *o, const char *sys)
 			if (strstr(de->d_name, "-linux-") == NULL)
 				continue;
 			rocmd_pathf(sub, sizeof(sub), "%s/%s", h, de->d_name);
-			found = find_named(sub, "libamdhip64.so", "", name, sizeof(name));
+			found = rocmd_disc_find_named(sub, "libamdhip64.so", "", name, sizeof(name));
 		}
 		if (d != NULL)
 			rocmd_dir_close(d);
@@ -723,11 +784,66 @@ add_alias(struct rocmd_sdk_found *f, const char *name, int *err)
 		*err = ROCMD_ENOMEM;
 }
 
+/* Adds the install at canonical system path CANON, named SYS by its rule. */
+static struct rocmd_sdk_found *
+new_found(struct scan_ctx *s, const char *canon, const char *layout, const char *sys)
+{
+	struct rocmd_sdk_found *f, *grown;
+
+	grown = realloc(s->out->sdks, (s->out->nsdks + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		s->err = ROCMD_ENOMEM;
+		return NULL;
+	}
+	s->out->sdks = grown;
+	f = &grown[s->out->nsdks++];
+	memset(f, 0, sizeof(*f));
+	f->ver.source = -1;
+	f->layout = layout;
+	f->path = strdup(canon);
+	if (f->path == NULL) {
+		s->err = ROCMD_ENOMEM;
+		return NULL;
+	}
+	add_alias(f, sys, &s->err);
+	add_watch(s, canon);
+	return f;
+}
+
+struct rocmd_sdk_found *
+rocmd_disc_add_found(struct rocmd_disc *s, const char *sys, const char *layout,
+                     const char *origin)
+{
+	struct rocmd_sdk_found *f;
+	char canon[PATH_MAX], h[PATH_MAX];
+	int rc = rocmd_sysroot_resolve(root_of(s->o), sys, canon, sizeof(canon));
+
+	if (rc == -ENOENT || rc == -ENOTDIR)
+		return NULL;
+	if (rc < 0) {
+		rocmd_text_addf(&s->out->problems, "%s (%s): %s", sys, origin, rocmd_strerror(rc));
+		return NULL;
+	}
+	if (host(s->o, canon, NULL, h, sizeof(h)) < 0 || !is_dir(h))
+		return NULL;
+	if ((f = find_sdk(s->out, canon)) != NULL) {
+		add_alias(f, sys, &s->err);
+		return NULL;
+	}
+	f = new_found(s, canon, layout, sys);
+	if (f != NULL && (rc = rocmd_fs_dir_readable(h)) != 0) {
+		f->unreadable = 1;
+		rocmd_text_addf(&f->problems, "%s: cannot read folder: %s", canon, strerror(-rc));
+		return NULL;
+	}
+	return f;
+}
+
 static void
 examine(struct scan_ctx *s, const struct candidate *c)
 {
 	const struct rocmd_sdk_scan_opts *o = s->o;
-	struct rocmd_sdk_found *f, *grown;
+	struct rocmd_sdk_found *f;
 	char canon[PATH_MAX], h[PATH_MAX];
 	int rc;
 
@@ -767,10 +883,8 @@ examine(struct scan_ctx *s, const struct candidate *c)
 		}
 		return;
 	}
-	if (rocmd_fs_dir_readable(h) == -EACCES) {
-		grown = NULL;
+	if (rocmd_fs_dir_readable(h) == -EACCES)
 		goto add_unreadable;
-	}
 	if (!looks_like_sdk(o, canon)) {
 		if (c->from_user)
 			rocmd_text_addf(&s->out->problems, "%s (from %s): not a HIP SDK", c->sys,
@@ -778,29 +892,16 @@ examine(struct scan_ctx *s, const struct candidate *c)
 		return;
 	}
 add_unreadable:
-	grown = realloc(s->out->sdks, (s->out->nsdks + 1) * sizeof(*grown));
-	if (grown == NULL) {
-		s->err = ROCMD_ENOMEM;
+	f = new_found(s, canon, c->layout, c->sys);
+	if (f == NULL)
 		return;
-	}
-	s->out->sdks = grown;
-	f = &grown[s->out->nsdks++];
-	memset(f, 0, sizeof(*f));
-	f->ver.source = -1;
-	f->layout = c->layout;
-	f->path = strdup(canon);
-	if (f->path == NULL) {
-		s->err = ROCMD_ENOMEM;
-		return;
-	}
-	add_alias(f, c->sys, &s->err);
-	add_watch(s, canon);
 	if ((rc = rocmd_fs_dir_readable(h)) != 0) {
 		f->unreadable = 1;
 		rocmd_text_addf(&f->problems, "%s: cannot read folder: %s", canon, strerror(-rc));
 		return;
 	}
 	read_versions(s, c, f);
+	rocmd_therock_examine(s, f);
 	if (f->ver.problem[0] != '\0')
 		rocmd_text_addf(&f->problems, "%s", f->ver.problem);
 	if (o->windows) {
@@ -852,6 +953,8 @@ rocmd_sdk_discover(const struct rocmd_sdk_scan_opts *o, struct rocmd_sdk_scan *o
 		if (strcmp(s->cand[i].layout, "env") == 0 ||
 		    strcmp(s->cand[i].sys, "/opt/rocm") == 0)
 			examine(s, &s->cand[i]);
+	if (s->err == 0)
+		rocmd_runtime_discover(s);
 	if (out->nsdks > 1)
 		qsort(out->sdks, out->nsdks, sizeof(*out->sdks), cmp_found);
 	err = s->err;
@@ -872,6 +975,11 @@ rocmd_sdk_scan_free(struct rocmd_sdk_scan *s)
 		free(f->hiprtc);
 		free(f->rocblas_binary);
 		free(f->rocblas_dir);
+		free(f->release_from);
+		free(f->owner_record);
+		free(f->built_for);
+		free(f->hipblaslt_dir);
+		free(f->packages);
 		rocmd_rocblas_lib_free(&f->lib);
 		free(f->problems);
 	}
@@ -922,6 +1030,7 @@ rocmd_sdk_found_to_json(const struct rocmd_sdk_found *f, int files)
 	} else {
 		cJSON_AddNullToObject(o, "rocblas");
 	}
+	rocmd_runtime_to_json(f, o);
 	add_str_or_null(o, "problems", f->problems);
 	return o;
 }

@@ -33,12 +33,17 @@ struct rocmd_sdk_scan_opts {
 	int hipconfig_timeout_ms;       /* 0: never run hipconfig */
 	struct rocmd_hash_cache *cache; /* file hashes between scans; may be NULL */
 	unsigned lib_flags;             /* ROCMD_ROCBLAS_* for each library */
+	char *const *runtime_roots;     /* sdk.runtime_roots (system paths); may be NULL */
+	int no_homes;                   /* 1: skip the per-user places (tests of one rule) */
 };
 
 struct rocmd_sdk_found {
 	char *path;         /* canonical system path of the install */
 	char *aliases;      /* other names leading here ("/opt/rocm"), '\n'-separated, or NULL */
-	const char *layout; /* "opt", "distro", "windows", "env" or "config" */
+	/* "opt", "distro", "windows", "env", "config", or a runtime outside an SDK
+	 * install (runtime-discover.h): "therock", "rocm-wheels", "torch",
+	 * "ollama", "lmstudio", "llama.cpp". */
+	const char *layout;
 	int unreadable;     /* the folder exists but cannot be read */
 	struct rocmd_sdk_version ver;
 	char *hip_runtime;    /* system path of libamdhip64.so.N / amdhip64*.dll, or NULL */
@@ -48,6 +53,15 @@ struct rocmd_sdk_found {
 	int have_lib;
 	struct rocmd_rocblas_lib lib; /* when have_lib; lib.dir is the host path */
 	char *problems;               /* one sentence per line, or NULL */
+	/* Runtimes outside SDK installs (runtime-discover.h); all may be empty. */
+	char release[64];    /* the full release named by the files ("7.10.0a20251124") */
+	char *release_from;  /* the file that named it (system path), or NULL */
+	const char *owner;   /* "pip" when a RECORD lists the files, else NULL */
+	char *owner_record;  /* that RECORD (system path), or NULL */
+	char *built_for;     /* TheRock's dist_info.json targets ("gfx1100;gfx1103"), or NULL */
+	int nkpack;          /* TheRock .kpack archives present (their format is not read) */
+	char *hipblaslt_dir; /* hipBLASLt's library folder (system path), or NULL */
+	char *packages;      /* wheels seen beside it, "name version" per line, or NULL */
 };
 
 struct rocmd_sdk_scan {

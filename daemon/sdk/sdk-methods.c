@@ -62,6 +62,22 @@ struct list_ctx {
 	int full;
 };
 
+/* What the last scan said of a runtime outside an SDK install
+ * (runtime-discover.h): its release, owner, targets, hipBLASLt folder. */
+static void
+add_runtime_fields(cJSON *o, const cJSON *detail)
+{
+	static const char *const keys[] = {"release",        "owner",         "built_for",
+	                                   "kpack_archives", "hipblaslt_dir", "packages",
+	                                   NULL};
+
+	for (size_t i = 0; keys[i] != NULL; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(detail, keys[i]);
+		if (v != NULL)
+			cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(v, 1));
+	}
+}
+
 static cJSON *
 sdk_row_json(struct rocmd_sdk *m, const struct rocmd_db_sdk *s, int full)
 {
@@ -123,9 +139,13 @@ sdk_row_json(struct rocmd_sdk *m, const struct rocmd_db_sdk *s, int full)
 		}
 	}
 	cJSON_Delete(gpus);
-	if (full) {
+	{
 		cJSON *d = s->detail != NULL ? cJSON_Parse(s->detail) : NULL;
-		cJSON_AddItemToObject(o, "last_scan", d != NULL ? d : cJSON_CreateNull());
+		add_runtime_fields(o, d);
+		if (full)
+			cJSON_AddItemToObject(o, "last_scan", d != NULL ? d : cJSON_CreateNull());
+		else
+			cJSON_Delete(d);
 	}
 	return o;
 }

@@ -16,6 +16,8 @@ static const char *const source_names[ROCMD_VERSION_SOURCES] = {
     [ROCMD_VSRC_HIPVERSION] = ".hipVersion", [ROCMD_VSRC_HIPFILE] = "hip version file",
     [ROCMD_VSRC_FOLDER] = "folder name",     [ROCMD_VSRC_ENVNAME] = "HIP_PATH_NN",
     [ROCMD_VSRC_REGISTRY] = "registry",      [ROCMD_VSRC_HIPCONFIG] = "hipconfig",
+    [ROCMD_VSRC_THEROCK] = "TheRock manifest", [ROCMD_VSRC_WHEEL] = "wheel METADATA",
+    [ROCMD_VSRC_TORCH] = "torch version.py",
 };
 
 /* A HIP patch level this large is a build number, not a release. */
@@ -127,6 +129,51 @@ rocmd_version_from_folder(const char *name, char *out, size_t outlen)
 }
 
 int
+rocmd_version_release(const char *text, char *out, size_t outlen, char *release,
+                      size_t releaselen)
+{
+	unsigned long parts[3] = {0};
+	const char *end, *p;
+	size_t n;
+
+	if (outlen > 0)
+		out[0] = '\0';
+	if (releaselen > 0)
+		release[0] = '\0';
+	if (text == NULL)
+		return ROCMD_EINVAL;
+	while (isspace((unsigned char)*text))
+		text++;
+	if (parse_parts(text, parts, &end) != 3)
+		return ROCMD_EINVAL;
+	p = end;
+	if (strncmp(p, "rc", 2) == 0 && isdigit((unsigned char)p[2])) {
+		for (p += 2; isdigit((unsigned char)*p); p++)
+			;
+	} else if (*p == 'a' && isdigit((unsigned char)p[1])) {
+		size_t digits = 0;
+		for (p++; isdigit((unsigned char)*p); p++)
+			digits++;
+		if (digits != 8) /* a nightly's date, YYYYMMDD */
+			return ROCMD_EINVAL;
+	} else if (strncmp(p, ".dev", 4) == 0 && isdigit((unsigned char)p[4])) {
+		for (p += 4; isdigit((unsigned char)*p); p++)
+			;
+		if (*p == '+')
+			for (p++; isalnum((unsigned char)*p) || *p == '.'; p++)
+				;
+	}
+	if (*p != '\0' && !isspace((unsigned char)*p) && *p != '"')
+		return ROCMD_EINVAL;
+	n = (size_t)(p - text);
+	if (n >= releaselen)
+		return ROCMD_EINVAL;
+	memcpy(release, text, n);
+	release[n] = '\0';
+	return format_parts(parts, 3, out, outlen);
+}
+
+int
 rocmd_version_from_changelog(const char *text, char *out, size_t outlen)
 {
 	const char *open = strchr(text, '('), *nl = strchr(text, '\n');
@@ -193,7 +240,8 @@ rocmd_version_reconcile(struct rocmd_sdk_version *v)
 	if (win < 0) {
 		snprintf(v->problem, sizeof(v->problem),
 		         "no version found (no .info/version, HIP version file, .hipVersion, "
-		         "versioned folder name or working hipconfig)");
+		         "TheRock manifest, wheel METADATA, torch version.py, versioned folder "
+		         "name or working hipconfig)");
 		return;
 	}
 	v->source = win;

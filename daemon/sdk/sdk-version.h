@@ -6,6 +6,10 @@
  *                        whose first line names the upstream version ("5.2.3-8")
  *   .hipVersion          bin/.hipVersion (AMD, Windows), HIP_VERSION_* lines
  *   hip version file     share/hip/version, HIP_VERSION_* lines
+ *   TheRock manifest     share/therock/therock_manifest.json: rocm_package_version,
+ *                        else rocm_version (TheRock tarballs and rocm-sdk-core)
+ *   wheel METADATA       the "Version:" line of pip's <name>-<ver>.dist-info/METADATA
+ *   torch version.py     torch/version.py's hip = '6.2.41134-...' (PyTorch ROCm wheels)
  *   folder name          /opt/rocm-5.7.1, ROCm\6.2
  *   HIP_PATH_NN          the Windows variable's name (HIP_PATH_62 → 6.2)
  *   registry             the Windows registry key name (ROCm\6.2)
@@ -26,13 +30,16 @@
 #include <cjson/cJSON.h>
 
 #define ROCMD_VERSION_MAX 32
-#define ROCMD_VERSION_SOURCES 8
+#define ROCMD_VERSION_SOURCES 11
 
 enum rocmd_version_source {
 	ROCMD_VSRC_INFO = 0,   /* .info/version */
 	ROCMD_VSRC_CHANGELOG,  /* package changelog */
 	ROCMD_VSRC_HIPVERSION, /* bin/.hipVersion */
 	ROCMD_VSRC_HIPFILE,    /* share/hip/version */
+	ROCMD_VSRC_THEROCK,    /* share/therock/therock_manifest.json */
+	ROCMD_VSRC_WHEEL,      /* <wheel>.dist-info/METADATA */
+	ROCMD_VSRC_TORCH,      /* torch/version.py */
 	ROCMD_VSRC_FOLDER,     /* folder name */
 	ROCMD_VSRC_ENVNAME,    /* HIP_PATH_NN */
 	ROCMD_VSRC_REGISTRY,   /* registry key */
@@ -58,6 +65,11 @@ int rocmd_version_normalize(const char *text, int hip, char *out, size_t outlen)
 int rocmd_version_parse_hip_lines(const char *text, char *out, size_t outlen);
 /* Parses the version from a folder name: "rocm-5.7.1", "6.2", "rocm-6.0.0-beta". */
 int rocmd_version_from_folder(const char *name, char *out, size_t outlen);
+/* Checks a release as TheRock names it: X.Y.Z, X.Y.ZrcN, X.Y.ZaYYYYMMDD, or
+ * X.Y.Z.devN+hash; copies it to RELEASE and its X.Y.Z to OUT. Returns 0 or
+ * ROCMD_EINVAL. */
+int rocmd_version_release(const char *text, char *out, size_t outlen, char *release,
+                          size_t releaselen);
 /* Parses the first line of a Debian changelog ("rocm-hipamd (5.2.3-8) unstable; ..."). */
 int rocmd_version_from_changelog(const char *text, char *out, size_t outlen);
 /* 1 when A and B agree to the less precise one's precision. */

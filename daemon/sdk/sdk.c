@@ -177,6 +177,7 @@ job_free(struct sdk_job *job)
 		finish_waiters(job->waiters, ROCMD_ESHUTDOWN, "rocmd is shutting down", job->m);
 	rocmd_job_fini(&job->base);
 	rocmd_sdk_free_strv((char **)job->opts.extra_roots);
+	rocmd_sdk_free_strv((char **)job->opts.runtime_roots);
 	rocmd_sdk_free_strv(job->settle);
 	rocmd_sdk_scan_free(&job->scan);
 	rocmd_gpu_scan_free(&job->gpus);
@@ -219,6 +220,16 @@ queue_change(int64_t sdk_id, const char *kind)
 	c->kind = kind;
 	*change_tail = c;
 	change_tail = &c->next;
+}
+
+/* A copy that pip owns is never overwritten (pip's RECORD and the next
+ * pip install would undo it), so the modules that act on a library's changes
+ * (deploy.sync) do not hear of it; its events are still said. */
+static void
+queue_change_if(const struct rocmd_sdk_found *f, int64_t sdk_id, const char *kind)
+{
+	if (f->owner == NULL)
+		queue_change(sdk_id, kind);
 }
 
 void
@@ -507,7 +518,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		 * later pass will see it change, so the modules that act on an
 		 * inspected library (auto-sync) hear of it now. */
 		if (deep && f->have_lib)
-			queue_change(id, "sdk.library_inspected");
+			queue_change_if(f, id, "sdk.library_inspected");
 	} else if (k != NULL && strcmp(k->state, row.state) != 0) {
 		queue_event(f->unreadable ? "sdk.unreadable" : "sdk.readable",
 		            json != NULL ? cJSON_Duplicate(json, 1) : NULL, "%s %s", f->path,
@@ -521,7 +532,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		cJSON_AddStringToObject(d, "from", version_text(k->version));
 		cJSON_AddStringToObject(d, "to", version_text(row.version));
 		cJSON_AddStringToObject(d, "source", row.version_source);
-		queue_change(id, "sdk.version_changed");
+		queue_change_if(f, id, "sdk.version_changed");
 		queue_event("sdk.version_changed", d,
 		            "HIP SDK at %s changed from %s to %s (version from %s)", f->path,
 		            version_text(k->version), version_text(row.version),
@@ -535,7 +546,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		if (f->have_lib)
 			cJSON_AddItemToObject(d, "rocblas", rocmd_rocblas_lib_to_json(&f->lib, 0));
 		if (f->have_lib)
-			queue_change(id, "sdk.library_inspected");
+			queue_change_if(f, id, "sdk.library_inspected");
 		if (f->have_lib)
 			queue_event("sdk.library_inspected", d,
 			            "rocBLAS library of %s covers %s%s%s", f->path,
@@ -555,7 +566,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 				                      rocmd_rocblas_lib_to_json(&f->lib, 0));
 			else
 				cJSON_AddNullToObject(d, "rocblas");
-			queue_change(id, "sdk.library_changed");
+			queue_change_if(f, id, "sdk.library_changed");
 			queue_event(
 			    "sdk.library_changed", d, "rocBLAS library of %s %s%s%s%s%s%s%s",
 			    f->path, f->have_lib ? "changed; covers " : "is gone",
@@ -850,6 +861,7 @@ schedule_job(struct rocmd_sdk *m, int deep, int settle)
 	job->opts.windows = m->windows;
 	job->opts.env = m->env;
 	job->opts.extra_roots = split_roots(cfg->sdk_extra_roots);
+	job->opts.runtime_roots = split_roots(cfg->sdk_runtime_roots);
 	job->opts.hipconfig_timeout_ms = (int)cfg->sdk_probe_timeout_ms;
 	job->opts.cache = m->cache;
 	job->opts.lib_flags = deep ? ROCMD_ROCBLAS_FINGERPRINT : ROCMD_ROCBLAS_SKIP_DAT;

@@ -201,6 +201,32 @@ test_version_reconcile(void **state)
 	assert_non_null(strstr(v.problem, "no version found"));
 }
 
+/* TheRock's release names (build_tools/compute_rocm_package_version.py):
+ * the X.Y.Z matched on, the whole name kept. */
+static void
+test_version_release(void **state)
+{
+	static const struct {
+		const char *in, *ver, *rel;
+	} ok[] = {
+	    {"7.10.0", "7.10.0", "7.10.0"},
+	    {"7.9.0rc1", "7.9.0", "7.9.0rc1"},
+	    {"7.10.0a20251124\n", "7.10.0", "7.10.0a20251124"},
+	    {"7.10.0.dev0+f689a8ea", "7.10.0", "7.10.0.dev0+f689a8ea"},
+	};
+	static const char *const bad[] = {"7.10", "7.10.0a2025", "7.10.0beta", "v7", "", NULL};
+	char ver[ROCMD_VERSION_MAX], rel[64];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(rocmd_version_release(ok[i].in, ver, sizeof(ver), rel, sizeof(rel)), 0);
+		assert_string_equal(ver, ok[i].ver);
+		assert_string_equal(rel, ok[i].rel);
+	}
+	for (size_t i = 0; bad[i] != NULL; i++)
+		assert_int_equal(rocmd_version_release(bad[i], ver, sizeof(ver), rel, sizeof(rel)),
+		                 ROCMD_EINVAL);
+}
+
 /* ---- sysroot ---- */
 
 static void
@@ -799,6 +825,7 @@ main(void)
 	    cmocka_unit_test(test_version_parsing),
 	    cmocka_unit_test(test_version_reconcile),
 	    cmocka_unit_test_setup_teardown(test_sysroot, setup, teardown),
+	    cmocka_unit_test(test_version_release),
 	    cmocka_unit_test(test_amdgpu_elf),
 	    cmocka_unit_test_setup_teardown(test_kfd, setup, teardown),
 	    cmocka_unit_test(test_pci_ids_system),
