@@ -106,7 +106,7 @@ note_owner(struct rocmd_disc *s, struct rocmd_sdk_found *f, const char *sp, cons
 
 	if (info[0] == '\0')
 		return;
-	snprintf(rel, sizeof(rel), "%s%sRECORD", info, s->o->windows ? "\\" : "/");
+	snprintf(rel, sizeof(rel), "%s/RECORD", info);
 	if (rocmd_disc_host(s, sp, rel, h, sizeof(h)) < 0 || !rocmd_disc_exists(h))
 		return;
 	rocmd_disc_join(sp, rel, sys, sizeof(sys));

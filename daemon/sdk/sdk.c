@@ -35,15 +35,12 @@ rocmd_sdk_free_strv(char **v)
 	free(v);
 }
 
-/* sdk.extra_roots: "/a:/b" (';' on Windows) into a NULL-terminated list. */
+/* sdk.extra_roots: "/a:/b" (';' under the Windows layout, whose paths hold
+ * ':') into a NULL-terminated list. */
 static char **
-split_roots(const char *list)
+split_roots(const char *list, int windows)
 {
-#ifdef _WIN32
-	const char sep = ';';
-#else
-	const char sep = ':';
-#endif
+	const char sep = windows ? ';' : ':';
 	char **out = calloc(1, sizeof(*out));
 	size_t n = 0;
 
@@ -860,8 +857,8 @@ schedule_job(struct rocmd_sdk *m, int deep, int settle)
 	job->opts.root = m->root;
 	job->opts.windows = m->windows;
 	job->opts.env = m->env;
-	job->opts.extra_roots = split_roots(cfg->sdk_extra_roots);
-	job->opts.runtime_roots = split_roots(cfg->sdk_runtime_roots);
+	job->opts.extra_roots = split_roots(cfg->sdk_extra_roots, m->windows);
+	job->opts.runtime_roots = split_roots(cfg->sdk_runtime_roots, m->windows);
 	job->opts.hipconfig_timeout_ms = (int)cfg->sdk_probe_timeout_ms;
 	job->opts.cache = m->cache;
 	job->opts.lib_flags = deep ? ROCMD_ROCBLAS_FINGERPRINT : ROCMD_ROCBLAS_SKIP_DAT;
