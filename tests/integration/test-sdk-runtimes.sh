@@ -49,6 +49,18 @@ dist_info() {
 	printf '%s-%s.dist-info/METADATA,,\n' "$2" "$3" >"$d/RECORD"
 }
 
+# torch_version DIR VERSION HIP: torch/version.py as PyTorch's
+# tools/generate_torch_version.py writes it.
+torch_version() {
+	{
+		printf 'from typing import Optional\n\n'
+		printf "__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
+		printf "__version__ = '%s'\ndebug = False\ncuda: Optional[str] = None\n" "$2"
+		printf "git_version = '1c7aa1ff9d3bd4d45fc1b2a5e1bb3e1a8d0d8f59'\n"
+		printf "hip: Optional[str] = '%s'\n" "$3"
+	} >"$1/version.py"
+}
+
 # ---- Linux ----
 ROOT=$DIR/root
 # A TheRock tarball (therock-dist-linux-gfx110X-all-7.10.0a20251124.tar.gz) unpacked
@@ -82,7 +94,7 @@ stub "$TP/torch/lib/libamdhip64.so" "$TP/torch/lib/librocblas.so" "$TP/torch/lib
 	"$TP/torch/lib/libtorch_hip.so" "$TP/torch/__init__.py" \
 	"$TP/torch/lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat"
 library "$TP/torch/lib/rocblas/library"
-printf "__version__ = '2.5.1+rocm6.2'\ndebug = False\ncuda: Optional[str] = None\nhip: Optional[str] = '6.2.41133-dd7f95766'\n" >"$TP/torch/version.py"
+torch_version "$TP/torch" 2.5.1+rocm6.2 6.2.41133-dd7f95766
 dist_info "$TP" torch 2.5.1+rocm6.2
 # A CPU torch in another venv: no rocBLAS, not listed.
 stub "$ROOT/home/alice/venv-cpu/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so"
@@ -93,7 +105,7 @@ mkdir -p "$RP"
 : >"$ROOT/data/apps/sdnext/venv/pyvenv.cfg"
 stub "$RP/torch/lib/librocblas.so" "$RP/torch/lib/libamdhip64.so"
 library "$RP/torch/lib/rocblas/library"
-printf "__version__ = '2.4.1+rocm6.1'\nhip = '6.1.40091-a8dbc0c19'\n" >"$RP/torch/version.py"
+torch_version "$RP/torch" 2.4.1+rocm6.1 6.1.40091-a8dbc0c19
 mkdir -p "$ROOT/elsewhere/venv/lib/python3.12/site-packages/torch/lib"
 : >"$ROOT/elsewhere/venv/pyvenv.cfg"
 cp -al "$RP/torch/lib/"* "$ROOT/elsewhere/venv/lib/python3.12/site-packages/torch/lib/"
