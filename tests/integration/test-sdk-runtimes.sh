@@ -144,6 +144,13 @@ contains "device wheel listed" "$DIR/list.json" '"rocm_sdk_device_gfx1103 7.10.0
 ctl sdk show /srv/therock >"$DIR/show"
 contains "code object archs from ELF" "$DIR/show" "Code object archs .*gfx1030,gfx803"
 
+# deploy.sync (report, the default) hears of a user's copy, never of pip's.
+wait_for "deploy.sync told of ollama's copy" 60 has_event lib.sync "/usr/lib/ollama/rocm"
+ctl events --all --kind lib.sync >"$DIR/sync"
+lacks "deploy.sync not told of the pip-owned wheels" "$DIR/sync" "_rocm_sdk_libraries"
+lacks "deploy.sync not told of the pip-owned torch" "$DIR/sync" "envs/comfy"
+contains "deploy.sync told of TheRock's tarball" "$DIR/sync" "/srv/therock"
+
 # A pip update overwriting the wheel's library is noticed like an SDK update.
 rm "$SP/_rocm_sdk_libraries/lib/rocblas/library/Kernels.so-000-gfx1030.hsaco"
 wait_for "pip-owned library change noticed" 60 has_event sdk.library_changed "_rocm_sdk_libraries"
