@@ -443,6 +443,19 @@ clear_fresh(struct rocmd_sdk *m)
 	m->nfresh = 0;
 }
 
+/* What an install is called in events: an SDK, or a runtime outside one
+ * (runtime-discover.h). */
+static const char *
+noun(const struct rocmd_sdk_found *f)
+{
+	static const char *const sdk_layouts[] = {"opt", "distro", "windows", "env", "config", NULL};
+
+	for (size_t i = 0; sdk_layouts[i] != NULL; i++)
+		if (strcmp(f->layout, sdk_layouts[i]) == 0)
+			return "HIP SDK";
+	return strcmp(f->layout, "therock") == 0 ? "TheRock ROCm" : "ROCm runtime";
+}
+
 /* Writes one install; emits its events. The quick pass (DEEP 0) records the
  * install and its version; the deep pass also its library's contents. */
 static int
@@ -498,7 +511,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 			add_fresh(m, f->path);
 		queue_change(id, "sdk.added");
 		queue_event("sdk.added", json != NULL ? cJSON_Duplicate(json, 1) : NULL,
-		            "HIP SDK %s %s at %s (%s layout, version from %s)%s%s%s%s%s",
+		            "%s %s %s at %s (%s layout, version from %s)%s%s%s%s%s", noun(f),
 		            version_text(row.version), created ? "found" : "is back", f->path,
 		            f->layout, row.version_source,
 		            !f->have_lib ? "; no rocBLAS library"

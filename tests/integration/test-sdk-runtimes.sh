@@ -141,6 +141,9 @@ contains "TheRock's targets" "$DIR/list.json" '"built_for":[[:space:]]*\[[[:spac
 contains "kpack archives counted" "$DIR/list.json" '"kpack_archives":[[:space:]]*2'
 contains "hipBLASLt folder beside" "$DIR/list.json" '"hipblaslt_dir":[[:space:]]*"/srv/therock/lib/hipblaslt/library"'
 contains "device wheel listed" "$DIR/list.json" '"rocm_sdk_device_gfx1103 7.10.0a20251124"'
+ctl events --all --kind sdk.added >"$DIR/added"
+contains "an application's runtime is no HIP SDK in events" "$DIR/added" "ROCm runtime unknown found at /usr/lib/ollama/rocm (ollama layout, version from none)"
+contains "TheRock named in events" "$DIR/added" "TheRock ROCm 7.10.0 found at /srv/therock (therock layout, version from TheRock manifest)"
 ctl sdk show /srv/therock >"$DIR/show"
 contains "code object archs from ELF" "$DIR/show" "Code object archs .*gfx1030,gfx803"
 
