@@ -146,6 +146,12 @@ contains "an application's runtime is no HIP SDK in events" "$DIR/added" "ROCm r
 contains "TheRock named in events" "$DIR/added" "TheRock ROCm 7.10.0 found at /srv/therock (therock layout, version from TheRock manifest)"
 ctl sdk show /srv/therock >"$DIR/show"
 contains "code object archs from ELF" "$DIR/show" "Code object archs .*gfx1030,gfx803"
+contains "sdk show: the release and its file" "$DIR/show" "Release  *7.10.0a20251124 (from /srv/therock/share/therock/therock_manifest.json)"
+contains "sdk show: TheRock's targets" "$DIR/show" "Built for  *gfx1100,gfx1101,gfx1102,gfx1103"
+ctl sdk show /home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_libraries >"$DIR/show-wheels"
+contains "sdk show: pip owns the wheels" "$DIR/show-wheels" "Owner  *pip (/home/alice/.venv/lib/python3.12/site-packages/rocm_sdk_libraries-7.10.0a20251124.dist-info/RECORD)"
+contains "sdk show: hipBLASLt beside" "$DIR/show-wheels" "hipBLASLt library  */home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_libraries/lib/hipblaslt/library"
+contains "sdk show: the HIP runtime from rocm-sdk-core" "$DIR/show-wheels" "HIP runtime  */home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_core/lib/libamdhip64.so.7"
 
 # deploy.sync (report, the default) hears of a user's copy, never of pip's.
 wait_for "deploy.sync told of ollama's copy" 60 has_event lib.sync "/usr/lib/ollama/rocm"
@@ -196,6 +202,9 @@ contains "TheRock at %HIP_PATH%" "$DIR/winlist" 'C:\\therock  *therock  *7.10.0 
 contains "Windows rocm-sdk wheels" "$DIR/winlist" 'C:\\Users\\alice\\venv-rocm\\Lib\\site-packages\\_rocm_sdk_libraries  *rocm-wheels, owned by pip  *7.2.1  *wheel METADATA  *present  *'"$A"
 contains "ollama for Windows" "$DIR/winlist" 'C:\\Users\\alice\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\rocm  *ollama  .* present  *'"$A"
 contains "llama.cpp ROCm build" "$DIR/winlist" 'D:\\llama\\llama-b6000-bin-win-hip-radeon-x64  *llama.cpp  .* present  *'"$A"
+ctl sdk show 'C:\Users\alice\venv-rocm\Lib\site-packages\_rocm_sdk_libraries' >"$DIR/winshow"
+contains "Windows wheels: the core's runtime" "$DIR/winshow" 'HIP runtime  *C:\\Users\\alice\\venv-rocm\\Lib\\site-packages\\_rocm_sdk_core\\bin\\amdhip64_7.dll'
+contains "Windows wheels: the RECORD" "$DIR/winshow" 'Owner  *pip (C:\\Users\\alice\\venv-rocm\\Lib\\site-packages\\rocm_sdk_libraries-7.2.1.dist-info\\RECORD)'
 rocmd_stop
 
 harness_done
