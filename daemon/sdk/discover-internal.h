@@ -58,7 +58,6 @@ void rocmd_disc_inspect_library(struct rocmd_disc *s, struct rocmd_sdk_found *f,
                                 const char *binary_dir_h, int use_env);
 /* Sets F's runtime and rocBLAS binary from host folder DIR_H (lib/ or bin/
  * of a runtime) and inspects the library beside the binary. */
-void rocmd_disc_runtime_files(struct rocmd_disc *s, struct rocmd_sdk_found *f,
-                              const char *dir_h);
+void rocmd_disc_runtime_files(struct rocmd_disc *s, struct rocmd_sdk_found *f, const char *dir_h);
 
 #endif

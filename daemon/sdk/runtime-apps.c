@@ -122,8 +122,8 @@ rocmd_apps_discover(struct rocmd_disc *s, char *const *homes)
 	}
 	for (size_t i = 0; homes[i] != NULL; i++) {
 		if (s->o->windows) {
-			rocmd_disc_join(homes[i], "AppData\\Local\\Programs\\Ollama\\lib\\ollama", p,
-			                sizeof(p));
+			rocmd_disc_join(homes[i], "AppData\\Local\\Programs\\Ollama\\lib\\ollama",
+			                p, sizeof(p));
 			each_runtime(s, p, "rocm", "ollama", "ollama");
 		}
 		rocmd_disc_join(homes[i],

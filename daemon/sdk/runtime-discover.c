@@ -99,19 +99,21 @@ rocmd_runtime_discover(struct rocmd_disc *s)
 		char h[PATH_MAX];
 		size_t budget = ROCMD_RUNTIME_ROOT_DIRS;
 		struct rocmd_fsinfo st;
-		if (rocmd_disc_host(s, r, NULL, h, sizeof(h)) < 0 || rocmd_fsinfo_get(h, 0, &st) < 0 ||
-		    st.type != ROCMD_FS_DIR) {
+		if (rocmd_disc_host(s, r, NULL, h, sizeof(h)) < 0 ||
+		    rocmd_fsinfo_get(h, 0, &st) < 0 || st.type != ROCMD_FS_DIR) {
 			rocmd_text_addf(&s->out->problems,
-			                "%s (from sdk.runtime_roots): not found or not a folder", r);
+			                "%s (from sdk.runtime_roots): not found or not a folder",
+			                r);
 			continue;
 		}
 		rocmd_disc_watch(s, r);
 		walk_root(s, h, r, ROCMD_RUNTIME_ROOT_DEPTH, &budget);
 		if (budget == 0)
-			rocmd_text_addf(&s->out->problems,
-			                "%s (from sdk.runtime_roots): more than %d folders; the rest "
-			                "was not searched",
-			                r, ROCMD_RUNTIME_ROOT_DIRS);
+			rocmd_text_addf(
+			    &s->out->problems,
+			    "%s (from sdk.runtime_roots): more than %d folders; the rest "
+			    "was not searched",
+			    r, ROCMD_RUNTIME_ROOT_DIRS);
 	}
 	for (size_t i = 0; i < nhomes; i++)
 		free(homes[i]);

@@ -25,7 +25,7 @@
 #define META_MAX 8192
 
 struct site {
-	char core[256], libs[256];                       /* package folders */
+	char core[256], libs[256];                            /* package folders */
 	char core_info[256], libs_info[256], torch_info[256]; /* dist-info folders */
 	int torch;
 	char *packages; /* "name version" of each ROCm wheel, per line */
@@ -81,7 +81,8 @@ list_site(const char *sp_h, struct site *site)
 		int info = has_suffix(n, ".dist-info");
 		if (!info && strncmp(n, "_rocm_sdk_core", 14) == 0 && site->core[0] == '\0')
 			keep(site->core, sizeof(site->core), n);
-		else if (!info && strncmp(n, "_rocm_sdk_libraries", 19) == 0 && site->libs[0] == '\0')
+		else if (!info && strncmp(n, "_rocm_sdk_libraries", 19) == 0 &&
+		         site->libs[0] == '\0')
 			keep(site->libs, sizeof(site->libs), n);
 		else if (!info && strcmp(n, "torch") == 0)
 			site->torch = 1;
@@ -210,9 +211,11 @@ torch_version(struct rocmd_disc *s, struct rocmd_sdk_found *f, const char *torch
 	if (rocmd_disc_host(s, torch, "version.py", h, sizeof(h)) < 0 ||
 	    rocmd_disc_read_small(h, buf, sizeof(buf)) < 0)
 		return;
-	for (char *line = buf; line != NULL; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+	for (char *line = buf; line != NULL;
+	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		char *eq, *q, *end;
-		if (strncmp(line, "hip", 3) != 0 || (line[3] != ' ' && line[3] != ':' && line[3] != '='))
+		if (strncmp(line, "hip", 3) != 0 ||
+		    (line[3] != ' ' && line[3] != ':' && line[3] != '='))
 			continue;
 		if ((eq = strchr(line, '=')) == NULL)
 			continue;
@@ -221,7 +224,8 @@ torch_version(struct rocmd_disc *s, struct rocmd_sdk_found *f, const char *torch
 		if ((*q != '\'' && *q != '"') || (end = strchr(q + 1, *q)) == NULL)
 			continue;
 		*end = '\0';
-		rocmd_version_normalize(q + 1, 1, f->ver.found[ROCMD_VSRC_TORCH], ROCMD_VERSION_MAX);
+		rocmd_version_normalize(q + 1, 1, f->ver.found[ROCMD_VSRC_TORCH],
+		                        ROCMD_VERSION_MAX);
 		break;
 	}
 }
@@ -287,8 +291,8 @@ each_dir(struct rocmd_disc *s, const char *dir, const char *prefix, const char *
 	if (rocmd_disc_host(s, dir, NULL, h, sizeof(h)) < 0 || (d = rocmd_dir_open(h)) == NULL)
 		return;
 	while ((de = rocmd_dir_read(d)) != NULL) {
-		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 || strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+		    strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		rocmd_pathf(ch, sizeof(ch), "%s/%s", h, de->d_name);
 		if (!real_dir(ch))

@@ -26,8 +26,9 @@ rocmd_therock_version(struct rocmd_disc *s, struct rocmd_sdk_found *f, const cha
 	if (rocmd_disc_host(s, root, "share/therock/therock_manifest.json", h, sizeof(h)) < 0 ||
 	    !rocmd_disc_exists(h))
 		return;
-	rocmd_disc_join(root, s->o->windows ? "share\\therock\\therock_manifest.json"
-	                                    : "share/therock/therock_manifest.json",
+	rocmd_disc_join(root,
+	                s->o->windows ? "share\\therock\\therock_manifest.json"
+	                              : "share/therock/therock_manifest.json",
 	                sys, sizeof(sys));
 	if ((j = rocmd_runtime_read_json(h)) == NULL) {
 		rocmd_text_addf(&f->problems, "%s is not JSON", sys);

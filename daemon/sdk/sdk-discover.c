@@ -489,7 +489,8 @@ read_versions(struct scan_ctx *s, const struct candidate *c, struct rocmd_sdk_fo
  * shortest ("libamdhip64.so.5" over "libamdhip64.so.5.7.31921"). With an
  * empty SUFFIX only PREFIX and PREFIX.* match. */
 int
-rocmd_disc_find_named(const char *h, const char *prefix, const char *suffix, char *name, size_t namelen)
+rocmd_disc_find_named(const char *h, const char *prefix, const char *suffix, char *name,
+                      size_t namelen)
 {
 	struct rocmd_dir *d = rocmd_dir_open(h);
 	struct rocmd_dirent *de;
@@ -718,16 +719,25 @@ examine_windows(struct scan_ctx *s, struct rocmd_sdk_found *f)
 static int
 looks_like_sdk(const struct rocmd_sdk_scan_opts *o, const char *sys)
 {
-	static const char *const linux_marks[] = {".info/version",      "bin/hipcc",
-	                                          "bin/hipconfig",      "share/hip/version",
-	                                          "bin/.hipVersion",    "include/hip/hip_version.h",
+	static const char *const linux_marks[] = {".info/version",
+	                                          "bin/hipcc",
+	                                          "bin/hipconfig",
+	                                          "share/hip/version",
+	                                          "bin/.hipVersion",
+	                                          "include/hip/hip_version.h",
 	                                          "lib/libamdhip64.so",
-	                                          "share/therock/therock_manifest.json", NULL};
-	static const char *const win_marks[] = {
-	    "bin/.hipVersion",    "bin/hipcc.bin.exe",  "bin/hipcc.exe",
-	    "bin/hipcc",          "bin/rocblas.dll",    "bin/amdhip64.dll",
-	    "bin/amdhip64_6.dll", "bin/amdhip64_7.dll", "share/therock/therock_manifest.json",
-	    NULL};
+	                                          "share/therock/therock_manifest.json",
+	                                          NULL};
+	static const char *const win_marks[] = {"bin/.hipVersion",
+	                                        "bin/hipcc.bin.exe",
+	                                        "bin/hipcc.exe",
+	                                        "bin/hipcc",
+	                                        "bin/rocblas.dll",
+	                                        "bin/amdhip64.dll",
+	                                        "bin/amdhip64_6.dll",
+	                                        "bin/amdhip64_7.dll",
+	                                        "share/therock/therock_manifest.json",
+	                                        NULL};
 	const char *const *marks = o->windows ? win_marks : linux_marks;
 	char h[PATH_MAX], name[256];
 
@@ -747,7 +757,8 @@ looks_like_sdk(const struct rocmd_sdk_scan_opts *o, const char *sys)
 			if (strstr(de->d_name, "-linux-") == NULL)
 				continue;
 			rocmd_pathf(sub, sizeof(sub), "%s/%s", h, de->d_name);
-			found = rocmd_disc_find_named(sub, "libamdhip64.so", "", name, sizeof(name));
+			found =
+			    rocmd_disc_find_named(sub, "libamdhip64.so", "", name, sizeof(name));
 		}
 		if (d != NULL)
 			rocmd_dir_close(d);
@@ -811,8 +822,7 @@ new_found(struct scan_ctx *s, const char *canon, const char *layout, const char 
 }
 
 struct rocmd_sdk_found *
-rocmd_disc_add_found(struct rocmd_disc *s, const char *sys, const char *layout,
-                     const char *origin)
+rocmd_disc_add_found(struct rocmd_disc *s, const char *sys, const char *layout, const char *origin)
 {
 	struct rocmd_sdk_found *f;
 	char canon[PATH_MAX], h[PATH_MAX];

@@ -12,10 +12,10 @@
 #include "common/error.h"
 
 static const char *const source_names[ROCMD_VERSION_SOURCES] = {
-    [ROCMD_VSRC_INFO] = ".info/version",     [ROCMD_VSRC_CHANGELOG] = "package changelog",
-    [ROCMD_VSRC_HIPVERSION] = ".hipVersion", [ROCMD_VSRC_HIPFILE] = "hip version file",
-    [ROCMD_VSRC_FOLDER] = "folder name",     [ROCMD_VSRC_ENVNAME] = "HIP_PATH_NN",
-    [ROCMD_VSRC_REGISTRY] = "registry",      [ROCMD_VSRC_HIPCONFIG] = "hipconfig",
+    [ROCMD_VSRC_INFO] = ".info/version",       [ROCMD_VSRC_CHANGELOG] = "package changelog",
+    [ROCMD_VSRC_HIPVERSION] = ".hipVersion",   [ROCMD_VSRC_HIPFILE] = "hip version file",
+    [ROCMD_VSRC_FOLDER] = "folder name",       [ROCMD_VSRC_ENVNAME] = "HIP_PATH_NN",
+    [ROCMD_VSRC_REGISTRY] = "registry",        [ROCMD_VSRC_HIPCONFIG] = "hipconfig",
     [ROCMD_VSRC_THEROCK] = "TheRock manifest", [ROCMD_VSRC_WHEEL] = "wheel METADATA",
     [ROCMD_VSRC_TORCH] = "torch version.py",
 };
@@ -129,8 +129,7 @@ rocmd_version_from_folder(const char *name, char *out, size_t outlen)
 }
 
 int
-rocmd_version_release(const char *text, char *out, size_t outlen, char *release,
-                      size_t releaselen)
+rocmd_version_release(const char *text, char *out, size_t outlen, char *release, size_t releaselen)
 {
 	unsigned long parts[3] = {0};
 	const char *end, *p;

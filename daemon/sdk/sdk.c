@@ -448,7 +448,8 @@ clear_fresh(struct rocmd_sdk *m)
 static const char *
 noun(const struct rocmd_sdk_found *f)
 {
-	static const char *const sdk_layouts[] = {"opt", "distro", "windows", "env", "config", NULL};
+	static const char *const sdk_layouts[] = {"opt", "distro", "windows",
+	                                          "env", "config", NULL};
 
 	for (size_t i = 0; sdk_layouts[i] != NULL; i++)
 		if (strcmp(f->layout, sdk_layouts[i]) == 0)

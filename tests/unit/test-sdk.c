@@ -218,7 +218,8 @@ test_version_release(void **state)
 	char ver[ROCMD_VERSION_MAX], rel[64];
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		assert_int_equal(rocmd_version_release(ok[i].in, ver, sizeof(ver), rel, sizeof(rel)), 0);
+		assert_int_equal(
+		    rocmd_version_release(ok[i].in, ver, sizeof(ver), rel, sizeof(rel)), 0);
 		assert_string_equal(ver, ok[i].ver);
 		assert_string_equal(rel, ok[i].rel);
 	}
