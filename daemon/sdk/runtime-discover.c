@@ -180,8 +180,10 @@ rocmd_runtime_to_json(const struct rocmd_sdk_found *f, cJSON *o)
 	}
 	if (f->built_for != NULL)
 		cJSON_AddItemToObject(o, "built_for", split(f->built_for, "; ,\t\n"));
-	if (strcmp(f->layout, "therock") == 0)
+	if (strcmp(f->layout, "therock") == 0) {
 		cJSON_AddNumberToObject(o, "kpack_archives", f->nkpack);
+		cJSON_AddItemToObject(o, "kpack_archs", split(f->kpack_archs, "\n"));
+	}
 	if (f->hipblaslt_dir != NULL)
 		cJSON_AddStringToObject(o, "hipblaslt_dir", f->hipblaslt_dir);
 	if (f->packages != NULL)

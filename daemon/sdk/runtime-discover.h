@@ -2,7 +2,8 @@
  * ROCm outside the SDK installers' layouts (docs/LAYOUTS.md), each reported
  * as an install of its own layout beside the SDKs of sdk-discover.h:
  *   therock      a TheRock tarball unpacked anywhere an SDK rule looks
- *                (share/therock/therock_manifest.json marks it);
+ *                (share/therock/therock_manifest.json marks it; its .kpack
+ *                archives' tables of contents are read, runtime-kpack.c);
  *   rocm-wheels  a Python environment holding TheRock's rocm-sdk-core /
  *                rocm-sdk-libraries / rocm-sdk-device-gfxNNNN wheels;
  *   torch        a PyTorch ROCm wheel carrying its own rocBLAS in torch/lib;
@@ -40,6 +41,11 @@ void rocmd_python_env(struct rocmd_disc *s, const char *env, const char *origin)
 void rocmd_apps_discover(struct rocmd_disc *s, char *const *homes);
 /* A folder (system path) holding llama-server beside a rocBLAS: 1 when added. */
 int rocmd_apps_llamacpp(struct rocmd_disc *s, const char *dir);
+
+/* The archs kpack archive H (host path) holds kernels for, added to the
+ * list *ARCHS, one per line (runtime-kpack.c). Returns 0, or a negative error code
+ * with WHY set. */
+int rocmd_kpack_archs(const char *h, char **archs, char *why, size_t whylen);
 
 /* A small JSON file (host path) parsed, or NULL. */
 cJSON *rocmd_runtime_read_json(const char *h);

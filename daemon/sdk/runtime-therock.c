@@ -71,23 +71,26 @@ read_targets(struct rocmd_disc *s, struct rocmd_sdk_found *f, const char *root)
 	cJSON_Delete(j);
 }
 
-/* The .kpack archives of the install: counted and said, not read (their
- * format is TheRock's rocm-kpack, which rocmd does not parse). */
-static int
-count_kpack(const char *h)
+/* The .kpack archives in host folder H: counted, and the archs of each
+ * one's table of contents gathered (runtime-kpack.c). */
+static void
+read_kpack(struct rocmd_sdk_found *f, const char *h)
 {
 	struct rocmd_dirent *de;
 	struct rocmd_dir *d = rocmd_dir_open(h);
-	int n = 0;
 
 	while (d != NULL && (de = rocmd_dir_read(d)) != NULL) {
 		size_t len = strlen(de->d_name);
-		if (len > 6 && strcmp(de->d_name + len - 6, ".kpack") == 0)
-			n++;
+		char p[PATH_MAX], why[256];
+		if (len <= 6 || strcmp(de->d_name + len - 6, ".kpack") != 0)
+			continue;
+		f->nkpack++;
+		rocmd_pathf(p, sizeof(p), "%s/%s", h, de->d_name);
+		if (rocmd_kpack_archs(p, &f->kpack_archs, why, sizeof(why)) < 0)
+			rocmd_text_addf(&f->problems, ".kpack/%s: %s", de->d_name, why);
 	}
 	if (d != NULL)
 		rocmd_dir_close(d);
-	return n;
 }
 
 void
@@ -104,7 +107,7 @@ rocmd_therock_examine(struct rocmd_disc *s, struct rocmd_sdk_found *f)
 		rocmd_therock_version(s, f, f->path);
 	read_targets(s, f, f->path);
 	if (rocmd_disc_host(s, f->path, ".kpack", h, sizeof(h)) == 0 && rocmd_disc_is_dir(h))
-		f->nkpack = count_kpack(h);
+		read_kpack(f, h);
 	if (rocmd_disc_host(s, f->path, lt, h, sizeof(h)) == 0 && rocmd_disc_is_dir(h)) {
 		rocmd_disc_join(f->path, lt, sys, sizeof(sys));
 		rocmd_disc_set_str(&f->hipblaslt_dir, sys, &s->err);

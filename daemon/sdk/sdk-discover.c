@@ -988,6 +988,7 @@ rocmd_sdk_scan_free(struct rocmd_sdk_scan *s)
 		free(f->release_from);
 		free(f->owner_record);
 		free(f->built_for);
+		free(f->kpack_archs);
 		free(f->hipblaslt_dir);
 		free(f->packages);
 		rocmd_rocblas_lib_free(&f->lib);

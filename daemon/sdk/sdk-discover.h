@@ -59,7 +59,8 @@ struct rocmd_sdk_found {
 	const char *owner;   /* "pip" when a RECORD lists the files, else NULL */
 	char *owner_record;  /* that RECORD (system path), or NULL */
 	char *built_for;     /* TheRock's dist_info.json targets ("gfx1100;gfx1103"), or NULL */
-	int nkpack;          /* TheRock .kpack archives present (their format is not read) */
+	int nkpack;          /* TheRock .kpack archives present */
+	char *kpack_archs;   /* archs their tables of contents hold kernels for, per line */
 	char *hipblaslt_dir; /* hipBLASLt's library folder (system path), or NULL */
 	char *packages;      /* wheels seen beside it, "name version" per line, or NULL */
 };

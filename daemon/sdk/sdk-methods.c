@@ -67,8 +67,9 @@ struct list_ctx {
 static void
 add_runtime_fields(cJSON *o, const cJSON *detail)
 {
-	static const char *const keys[] = {
-	    "release", "owner", "built_for", "kpack_archives", "hipblaslt_dir", "packages", NULL};
+	static const char *const keys[] = {"release",        "owner",       "built_for",
+	                                   "kpack_archives", "kpack_archs", "hipblaslt_dir",
+	                                   "packages",       NULL};
 
 	for (size_t i = 0; keys[i] != NULL; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(detail, keys[i]);

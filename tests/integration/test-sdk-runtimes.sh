@@ -40,6 +40,33 @@ manifest() {
 		"$(echo "$2" | sed 's/\(rc\|a\).*//')" "$2" >"$1/share/therock/therock_manifest.json"
 	printf '{"dist_amdgpu_targets": "gfx1100;gfx1101;gfx1102;gfx1103"}\n' >"$1/share/therock/dist_info.json"
 }
+# kpack FILE ARCH BLOB: a .kpack archive as rocm-kpack's PackedKernelArchive writes it
+# (python/rocm_kpack/kpack.py): "KPAK", format version 1 and the TOC's offset
+# (little-endian), BLOB (a real code object) at offset 64, then the MessagePack TOC
+# naming it as lib/librocblas.so.5's kernel for ARCH.
+byte() { printf "\\$(printf '%03o' "$1")"; }
+le() { _v=$1; _i=0; while [ $_i -lt "$2" ]; do byte $((_v % 256)); _v=$((_v / 256)); _i=$((_i + 1)); done; }
+u32be() { byte 0xce; byte $(($1 >> 24 & 255)); byte $(($1 >> 16 & 255)); byte $(($1 >> 8 & 255)); byte $(($1 & 255)); }
+mstr() { byte $((0xa0 + ${#1})); printf '%s' "$1"; }
+kpack() {
+	_size=$(wc -c <"$3")
+	{
+		printf 'KPAK'
+		le 1 4
+		le $((64 + _size)) 8
+		le 0 48
+		cat "$3"
+		byte $((0x80 + 7))
+		mstr format_version; byte 1
+		mstr group_name; mstr blas
+		mstr gfx_arch_family; mstr "$(echo "$2" | sed 's/.$/X/')"
+		mstr gfx_arches; byte $((0x91)); mstr "$2"
+		mstr compression_scheme; mstr none
+		mstr blobs; byte $((0x91)); byte $((0x82)); mstr offset; byte 64; mstr size; u32be "$_size"
+		mstr toc; byte $((0x81)); mstr lib/librocblas.so.5; byte $((0x81)); mstr "$2"
+		byte $((0x82)); mstr type; mstr hsaco; mstr ordinal; byte 0
+	} >"$1"
+}
 # dist_info SITE NAME VERSION: a wheel's .dist-info folder as pip installs it.
 dist_info() {
 	d=$1/$2-$3.dist-info
@@ -69,8 +96,9 @@ therock_linux() {
 	t=$1
 	mkdir -p "$t/bin" "$t/include/hip" "$t/.kpack"
 	stub "$t/bin/hipcc" "$t/lib/libamdhip64.so.7" "$t/lib/librocblas.so.5" \
-		"$t/lib/libhipblaslt.so.1" "$t/lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat" \
-		"$t/.kpack/blas_lib_gfx1100.kpack" "$t/.kpack/blas_lib_gfx1103.kpack"
+		"$t/lib/libhipblaslt.so.1" "$t/lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat"
+	kpack "$t/.kpack/blas_lib_gfx803.kpack" gfx803 "$LIB/TensileLibrary_gfx803.co"
+	kpack "$t/.kpack/blas_lib_gfx1030.kpack" gfx1030 "$LIB/Kernels.so-000-gfx1030.hsaco"
 	library "$t/lib/rocblas/library"
 	manifest "$t" "$2"
 }
@@ -139,6 +167,8 @@ contains "the RECORD named" "$DIR/list.json" '"record":[[:space:]]*"/home/alice/
 contains "the release's file named" "$DIR/list.json" '"from":[[:space:]]*"/srv/therock/share/therock/therock_manifest.json"'
 contains "TheRock's targets" "$DIR/list.json" '"built_for":[[:space:]]*\[[[:space:]]*"gfx1100",[[:space:]]*"gfx1101",[[:space:]]*"gfx1102",[[:space:]]*"gfx1103"'
 contains "kpack archives counted" "$DIR/list.json" '"kpack_archives":[[:space:]]*2'
+contains "kpack archs from their tables of contents (gfx803)" "$DIR/list.json" '"kpack_archs":[[:space:]]*\[[^]]*"gfx803"'
+contains "kpack archs from their tables of contents (gfx1030)" "$DIR/list.json" '"kpack_archs":[[:space:]]*\[[^]]*"gfx1030"'
 contains "hipBLASLt folder beside" "$DIR/list.json" '"hipblaslt_dir":[[:space:]]*"/srv/therock/lib/hipblaslt/library"'
 contains "device wheel listed" "$DIR/list.json" '"rocm_sdk_device_gfx1103 7.10.0a20251124"'
 ctl events --all --kind sdk.added >"$DIR/added"
@@ -148,6 +178,7 @@ ctl sdk show /srv/therock >"$DIR/show"
 contains "code object archs from ELF" "$DIR/show" "Code object archs .*gfx1030,gfx803"
 contains "sdk show: the release and its file" "$DIR/show" "Release  *7.10.0a20251124 (from /srv/therock/share/therock/therock_manifest.json)"
 contains "sdk show: TheRock's targets" "$DIR/show" "Built for  *gfx1100,gfx1101,gfx1102,gfx1103"
+contains "sdk show: kpack archs" "$DIR/show" "kpack archives  *2, kernels for .*gfx803"
 ctl sdk show /home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_libraries >"$DIR/show-wheels"
 contains "sdk show: pip owns the wheels" "$DIR/show-wheels" "Owner  *pip (/home/alice/.venv/lib/python3.12/site-packages/rocm_sdk_libraries-7.10.0a20251124.dist-info/RECORD)"
 contains "sdk show: hipBLASLt beside" "$DIR/show-wheels" "hipBLASLt library  */home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_libraries/lib/hipblaslt/library"
@@ -202,6 +233,8 @@ contains "TheRock at %HIP_PATH%" "$DIR/winlist" 'C:\\therock  *therock  *7.10.0 
 contains "Windows rocm-sdk wheels" "$DIR/winlist" 'C:\\Users\\alice\\venv-rocm\\Lib\\site-packages\\_rocm_sdk_libraries  *rocm-wheels, owned by pip  *7.2.1  *wheel METADATA  *present  *'"$A"
 contains "ollama for Windows" "$DIR/winlist" 'C:\\Users\\alice\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\rocm  *ollama  .* present  *'"$A"
 contains "llama.cpp ROCm build" "$DIR/winlist" 'D:\\llama\\llama-b6000-bin-win-hip-radeon-x64  *llama.cpp  .* present  *'"$A"
+ctl sdk show 'C:\therock' >"$DIR/winshow-rock"
+contains "a kpack that is not one is said" "$DIR/winshow-rock" ".kpack/blas_lib_gfx1151.kpack: not a kpack archive (no KPAK header)"
 ctl sdk show 'C:\Users\alice\venv-rocm\Lib\site-packages\_rocm_sdk_libraries' >"$DIR/winshow"
 contains "Windows wheels: the core's runtime" "$DIR/winshow" 'HIP runtime  *C:\\Users\\alice\\venv-rocm\\Lib\\site-packages\\_rocm_sdk_core\\bin\\amdhip64_7.dll'
 contains "Windows wheels: the RECORD" "$DIR/winshow" 'Owner  *pip (C:\\Users\\alice\\venv-rocm\\Lib\\site-packages\\rocm_sdk_libraries-7.2.1.dist-info\\RECORD)'
