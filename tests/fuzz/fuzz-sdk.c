@@ -1,8 +1,8 @@
 /*
  * Fuzz target for SDK discovery's parsers of files found on disk: HIP version
  * files (HIP_VERSION_* lines), version strings, folder names, Debian changelog
- * heads, registry exports (.reg), a TensileLibrary.dat (MessagePack) and AMD
- * code-object ELF headers. The first byte picks the parser; the rest is the
+ * heads, registry exports (.reg), a TensileLibrary.dat (MessagePack), AMD
+ * code-object ELF headers, TheRock's .kpack archives and release names. The first byte picks the parser; the rest is the
  * file. Every parser must return a code and bounded text, never crash, leak
  * or read out of bounds. Parsers that read files get the input through a
  * file in a private temporary folder.
@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "daemon/sdk/registry.h"
 #include "daemon/sdk/rocblas-library.h"
+#include "daemon/sdk/runtime-discover.h"
 #include "daemon/sdk/sdk-version.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -48,6 +49,8 @@ cleanup(void)
 	snprintf(path, sizeof(path), "%s/registry", dir);
 	rmdir(path);
 	snprintf(path, sizeof(path), "%s/TensileLibrary.dat", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/a.kpack", dir);
 	unlink(path);
 	rmdir(dir);
 }
@@ -88,7 +91,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	which = data[0] % 6;
+	which = data[0] % 8;
 	data++;
 	size--;
 	if (dir[0] == '\0') {
@@ -140,6 +143,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			free(archs);
 		}
+		break;
+	}
+	case 6: {
+		char *archs = NULL, why[256];
+		snprintf(path, sizeof(path), "%s/a.kpack", dir);
+		if (write_file(path, data, size) == 0 &&
+		    rocmd_kpack_archs(path, &archs, why, sizeof(why)) == 0) {
+			for (const char *p = archs; p != NULL && *p != '\0';) {
+				if (strncmp(p, "gfx", 3) != 0)
+					abort();
+				p = strchr(p, '\n');
+				p = p != NULL ? p + 1 : NULL;
+			}
+		}
+		free(archs);
+		break;
+	}
+	case 7: {
+		char rel[64];
+		int rc = rocmd_version_release(text, v, sizeof(v), rel, sizeof(rel));
+		check_version(rc, v);
+		if (rc == 0 && (rel[0] == '\0' || strlen(rel) >= sizeof(rel)))
+			abort();
 		break;
 	}
 	default: {
