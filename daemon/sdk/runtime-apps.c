@@ -124,12 +124,14 @@ rocmd_apps_discover(struct rocmd_disc *s, char *const *homes)
 		if (s->o->windows) {
 			rocmd_disc_join(homes[i], "AppData\\Local\\Programs\\Ollama\\lib\\ollama",
 			                p, sizeof(p));
-			each_runtime(s, p, "rocm", "ollama", "ollama");
+			if (rocmd_disc_real_below(s, homes[i], p))
+				each_runtime(s, p, "rocm", "ollama", "ollama");
 		}
 		rocmd_disc_join(homes[i],
 		                s->o->windows ? ".lmstudio\\extensions\\backends\\vendor"
 		                              : ".lmstudio/extensions/backends/vendor",
 		                p, sizeof(p));
-		each_runtime(s, p, "rocm", "lmstudio", "LM Studio");
+		if (rocmd_disc_real_below(s, homes[i], p))
+			each_runtime(s, p, "rocm", "lmstudio", "LM Studio");
 	}
 }

@@ -119,6 +119,27 @@ rocmd_runtime_discover(struct rocmd_disc *s)
 		free(homes[i]);
 }
 
+int
+rocmd_disc_real_below(const struct rocmd_disc *s, const char *top, const char *sys)
+{
+	size_t n = strlen(top), end;
+	char part[PATH_MAX], h[PATH_MAX];
+
+	if (strncmp(sys, top, n) != 0 || strlen(sys) >= sizeof(part))
+		return 0;
+	for (end = n; sys[end] != '\0';) {
+		struct rocmd_fsinfo st;
+		end++;
+		end += strcspn(sys + end, "/\\");
+		memcpy(part, sys, end);
+		part[end] = '\0';
+		if (rocmd_disc_host(s, part, NULL, h, sizeof(h)) < 0 || rocmd_fsinfo_get(h, 0, &st) < 0 ||
+		    st.type != ROCMD_FS_DIR)
+			return 0;
+	}
+	return 1;
+}
+
 cJSON *
 rocmd_runtime_read_json(const char *h)
 {

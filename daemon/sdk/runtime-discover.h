@@ -47,6 +47,10 @@ int rocmd_apps_llamacpp(struct rocmd_disc *s, const char *dir);
  * with WHY set. */
 int rocmd_kpack_archs(const char *h, char **archs, char *why, size_t whylen);
 
+/* 1 when every component of system path SYS below its prefix TOP is a real
+ * folder, not a symlink: a user's link must not lead discovery elsewhere. */
+int rocmd_disc_real_below(const struct rocmd_disc *s, const char *top, const char *sys);
+
 /* A small JSON file (host path) parsed, or NULL. */
 cJSON *rocmd_runtime_read_json(const char *h);
 /* The runtime fields of F added to O (sdk-discover.c's JSON of an install). */

@@ -320,11 +320,13 @@ rocmd_python_env(struct rocmd_disc *s, const char *env, const char *origin)
 
 	if (s->o->windows) {
 		rocmd_disc_join(env, "Lib\\site-packages", lib, sizeof(lib));
-		examine_site(s, lib, origin);
+		if (rocmd_disc_real_below(s, env, lib))
+			examine_site(s, lib, origin);
 		return;
 	}
 	rocmd_disc_join(env, "lib", lib, sizeof(lib));
-	each_dir(s, lib, "python3", origin, python_lib);
+	if (rocmd_disc_real_below(s, env, lib))
+		each_dir(s, lib, "python3", origin, python_lib);
 }
 
 static void
@@ -342,21 +344,22 @@ rocmd_python_discover(struct rocmd_disc *s, char *const *homes)
 		each_dir(s, home, ".venv", "home", env_fn);
 		each_dir(s, home, "venv", "home", env_fn);
 		rocmd_disc_join(home, ".virtualenvs", p, sizeof(p));
-		each_dir(s, p, "", "home", env_fn);
+		if (rocmd_disc_real_below(s, home, p))
+			each_dir(s, p, "", "home", env_fn);
 		for (int k = 0; k < 2; k++) {
 			const char *conda = k == 0 ? "miniconda3" : "anaconda3";
 			char envs[PATH_MAX];
 			rocmd_disc_join(home, conda, p, sizeof(p));
+			if (!rocmd_disc_real_below(s, home, p))
+				continue;
 			rocmd_python_env(s, p, "home");
 			rocmd_disc_join(p, "envs", envs, sizeof(envs));
-			each_dir(s, envs, "", "home", env_fn);
+			if (rocmd_disc_real_below(s, p, envs))
+				each_dir(s, envs, "", "home", env_fn);
 		}
-		if (s->o->windows) {
-			rocmd_disc_join(home, "AppData\\Roaming\\Python", p, sizeof(p));
-			each_dir(s, p, "Python3", "home", python_lib);
-		} else {
-			rocmd_disc_join(home, ".local/lib", p, sizeof(p));
-			each_dir(s, p, "python3", "home", python_lib);
-		}
+		rocmd_disc_join(home, s->o->windows ? "AppData\\Roaming\\Python" : ".local/lib", p,
+		                sizeof(p));
+		if (rocmd_disc_real_below(s, home, p))
+			each_dir(s, p, s->o->windows ? "Python3" : "python3", "home", python_lib);
 	}
 }

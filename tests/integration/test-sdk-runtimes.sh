@@ -137,7 +137,11 @@ torch_version "$RP/torch" 2.4.1+rocm6.1 6.1.40091-a8dbc0c19
 mkdir -p "$ROOT/elsewhere/venv/lib/python3.12/site-packages/torch/lib"
 : >"$ROOT/elsewhere/venv/pyvenv.cfg"
 cp -al "$RP/torch/lib/"* "$ROOT/elsewhere/venv/lib/python3.12/site-packages/torch/lib/"
-ln -s /elsewhere "$ROOT/data/apps/link"
+ln -s ../../elsewhere "$ROOT/data/apps/link"
+# Links in a home folder are not followed either: bob's venv and conda base lead elsewhere.
+mkdir -p "$ROOT/home/bob"
+ln -s ../../elsewhere/venv "$ROOT/home/bob/.venv"
+ln -s ../../elsewhere/venv "$ROOT/home/bob/miniconda3"
 # ollama's lib/ollama/rocm (its CMakeLists.txt: ggml-hip, the runtime libraries, rocblas/).
 O=$ROOT/usr/lib/ollama/rocm
 stub "$O/libggml-hip.so" "$O/librocblas.so.4" "$O/libamdhip64.so.6" "$O/libhipblas.so.2" "$ROOT/usr/bin/ollama"
@@ -162,7 +166,7 @@ contains "PyTorch under sdk.runtime_roots" "$DIR/list" "/data/apps/sdnext/venv/l
 contains "ollama's runtime" "$DIR/list" "/usr/lib/ollama/rocm  *ollama  *-  *none  *present  *$A"
 contains "LM Studio's runtime pack" "$DIR/list" "/home/alice/.lmstudio/extensions/backends/vendor/linux-llama-rocm-vendor-v3  *lmstudio  .* present  *$A"
 lacks "a CPU torch is no runtime" "$DIR/list" "venv-cpu"
-lacks "no symlink followed out of a runtime root" "$DIR/list" "elsewhere"
+lacks "no symlink followed out of a runtime root or a home" "$DIR/list" "elsewhere"
 contains "the RECORD named" "$DIR/list.json" '"record":[[:space:]]*"/home/alice/.venv/lib/python3.12/site-packages/rocm_sdk_libraries-7.10.0a20251124.dist-info/RECORD"'
 contains "the release's file named" "$DIR/list.json" '"from":[[:space:]]*"/srv/therock/share/therock/therock_manifest.json"'
 contains "TheRock's targets" "$DIR/list.json" '"built_for":[[:space:]]*\[[[:space:]]*"gfx1100",[[:space:]]*"gfx1101",[[:space:]]*"gfx1102",[[:space:]]*"gfx1103"'
