@@ -90,7 +90,7 @@ void
 rocmd_runtime_discover(struct rocmd_disc *s)
 {
 	char *homes[MAX_HOMES + 1] = {0};
-	size_t nhomes = s->o->no_homes ? 0 : list_homes(s, homes, MAX_HOMES);
+	size_t nhomes = list_homes(s, homes, MAX_HOMES);
 
 	rocmd_python_discover(s, homes);
 	rocmd_apps_discover(s, homes);

@@ -34,7 +34,6 @@ struct rocmd_sdk_scan_opts {
 	struct rocmd_hash_cache *cache; /* file hashes between scans; may be NULL */
 	unsigned lib_flags;             /* ROCMD_ROCBLAS_* for each library */
 	char *const *runtime_roots;     /* sdk.runtime_roots (system paths); may be NULL */
-	int no_homes;                   /* 1: skip the per-user places (tests of one rule) */
 };
 
 struct rocmd_sdk_found {
