@@ -53,12 +53,28 @@ coverage(const cJSON *sdk, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* The version, with a release it does not say all of ("7.10.0a20251124")
+ * beside it, and a conflict marked. */
+static void
+version_cell(const cJSON *sdk, char *buf, size_t len)
+{
+	const cJSON *rel = cJSON_GetObjectItemCaseSensitive(sdk, "release");
+	const char *v = out_str(sdk, "version"),
+	           *name = cJSON_IsObject(rel) ? out_str(rel, "name") : v;
+	int extra = strcmp(name, v) != 0;
+
+	snprintf(buf, len, "%s%s%s%s%s", v, extra ? " (" : "", extra ? name : "", extra ? ")" : "",
+	         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sdk, "version_conflict"))
+	             ? " (conflict)"
+	             : "");
+}
+
 int
 cmd_sdk_list(void *arg, const struct cli_args *a)
 {
 	struct cmd_ctx *ctx = arg;
-	static const char *const hdr[] = {"ID",    "PATH",          "VERSION",    "FROM",
-	                                  "STATE", "ROCBLAS ARCHS", "GPU COVERED"};
+	static const char *const hdr[] = {"ID",   "PATH",  "LAYOUT",        "VERSION",
+	                                  "FROM", "STATE", "ROCBLAS ARCHS", "GPU COVERED"};
 	cJSON *r = NULL;
 	const cJSON *s, *scan;
 	struct out_table *t;
@@ -72,18 +88,20 @@ cmd_sdk_list(void *arg, const struct cli_args *a)
 		cJSON_Delete(r);
 		return 0;
 	}
-	t = out_table_new(7, hdr);
-	out_table_state_col(t, 4);
+	t = out_table_new((int)(sizeof(hdr) / sizeof(hdr[0])), hdr);
+	out_table_state_col(t, 5);
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(r, "sdks"))
 	{
 		char id[24], archs[1024], cov[512], ver[64];
 		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(s, "rocblas");
-		const char *row[7];
+		const cJSON *own = cJSON_GetObjectItemCaseSensitive(s, "owner");
+		char layout[64];
+		const char *row[8];
 		snprintf(id, sizeof(id), "%.0f", out_num(s, "id"));
-		snprintf(ver, sizeof(ver), "%s%s", out_str(s, "version"),
-		         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "version_conflict"))
-		             ? " (conflict)"
-		             : "");
+		version_cell(s, ver, sizeof(ver));
+		snprintf(layout, sizeof(layout), "%s%s%s", out_str(s, "layout"),
+		         cJSON_IsObject(own) ? ", owned by " : "",
+		         cJSON_IsObject(own) ? out_str(own, "by") : "");
 		if (cJSON_IsObject(lib))
 			join(cJSON_GetObjectItemCaseSensitive(lib, "archs"), archs, sizeof(archs));
 		else
@@ -91,11 +109,12 @@ cmd_sdk_list(void *arg, const struct cli_args *a)
 		coverage(s, cov, sizeof(cov));
 		row[0] = id;
 		row[1] = out_str(s, "path");
-		row[2] = ver;
-		row[3] = out_str(s, "version_source");
-		row[4] = out_str(s, "state");
-		row[5] = archs;
-		row[6] = cov;
+		row[2] = layout;
+		row[3] = ver;
+		row[4] = out_str(s, "version_source");
+		row[5] = out_str(s, "state");
+		row[6] = archs;
+		row[7] = cov;
 		out_table_row(t, row);
 		n++;
 	}
@@ -122,6 +141,54 @@ print_problems(const char *title, const char *text)
 		printf("  %.*s\n", (int)(nl != NULL ? nl - p : (long)strlen(p)), p);
 		p = nl != NULL ? nl + 1 : NULL;
 	}
+}
+
+/* What sdk.show says of a runtime outside an SDK install (docs/LAYOUTS.md). */
+static void
+print_runtime(const cJSON *r)
+{
+	const cJSON *rel = cJSON_GetObjectItemCaseSensitive(r, "release");
+	const cJSON *own = cJSON_GetObjectItemCaseSensitive(r, "owner");
+	const char *keys[6], *vals[6];
+	char release[1024], owner[1024], built[1024], kpack[640], pkgs[2048];
+	int n = 0;
+
+	if (cJSON_IsObject(rel)) {
+		snprintf(release, sizeof(release), "%s (from %s)", out_str(rel, "name"),
+		         out_str(rel, "from"));
+		keys[n] = "Release";
+		vals[n++] = release;
+	}
+	if (cJSON_IsObject(own)) {
+		snprintf(owner, sizeof(owner), "%s (%s): never overwritten", out_str(own, "by"),
+		         out_str(own, "record"));
+		keys[n] = "Owner";
+		vals[n++] = owner;
+	}
+	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "built_for"))) {
+		join(cJSON_GetObjectItemCaseSensitive(r, "built_for"), built, sizeof(built));
+		keys[n] = "Built for";
+		vals[n++] = built;
+	}
+	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "kpack_archives"))) {
+		char ka[512];
+		join(cJSON_GetObjectItemCaseSensitive(r, "kpack_archs"), ka, sizeof(ka));
+		snprintf(kpack, sizeof(kpack), "%.0f, kernels for %s", out_num(r, "kpack_archives"),
+		         ka);
+		keys[n] = "kpack archives";
+		vals[n++] = kpack;
+	}
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "hipblaslt_dir"))) {
+		keys[n] = "hipBLASLt library";
+		vals[n++] = out_str(r, "hipblaslt_dir");
+	}
+	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "packages"))) {
+		join(cJSON_GetObjectItemCaseSensitive(r, "packages"), pkgs, sizeof(pkgs));
+		keys[n] = "Wheels";
+		vals[n++] = pkgs;
+	}
+	if (n > 0)
+		out_kv(stdout, n, keys, vals);
 }
 
 int
@@ -214,6 +281,7 @@ cmd_sdk_show(void *arg, const struct cli_args *a)
 		                      removed};
 		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);
 	}
+	print_runtime(r);
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "gpu_coverage"))
 	{
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered")))
@@ -284,7 +352,7 @@ cmd_gpu_list(void *arg, const struct cli_args *a)
 		cJSON_Delete(r);
 		return 0;
 	}
-	t = out_table_new(7, hdr);
+	t = out_table_new((int)(sizeof(hdr) / sizeof(hdr[0])), hdr);
 	out_table_state_col(t, 6);
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(r, "gpus"))
 	{
