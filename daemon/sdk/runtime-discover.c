@@ -133,8 +133,8 @@ rocmd_disc_real_below(const struct rocmd_disc *s, const char *top, const char *s
 		end += strcspn(sys + end, "/\\");
 		memcpy(part, sys, end);
 		part[end] = '\0';
-		if (rocmd_disc_host(s, part, NULL, h, sizeof(h)) < 0 || rocmd_fsinfo_get(h, 0, &st) < 0 ||
-		    st.type != ROCMD_FS_DIR)
+		if (rocmd_disc_host(s, part, NULL, h, sizeof(h)) < 0 ||
+		    rocmd_fsinfo_get(h, 0, &st) < 0 || st.type != ROCMD_FS_DIR)
 			return 0;
 	}
 	return 1;

@@ -2,9 +2,9 @@
  * Fuzz target for SDK discovery's parsers of files found on disk: HIP version
  * files (HIP_VERSION_* lines), version strings, folder names, Debian changelog
  * heads, registry exports (.reg), a TensileLibrary.dat (MessagePack), AMD
- * code-object ELF headers, TheRock's .kpack archives and release names. The first byte picks the parser; the rest is the
- * file. Every parser must return a code and bounded text, never crash, leak
- * or read out of bounds. Parsers that read files get the input through a
+ * code-object ELF headers, TheRock's .kpack archives and release names. The
+ * first byte picks the parser; the rest is the file. Every parser must return
+ * a code and bounded text, never crash, leak or read out of bounds. Parsers that read files get the input through a
  * file in a private temporary folder.
  */
 #include <stdint.h>
