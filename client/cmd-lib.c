@@ -66,6 +66,8 @@ lib_params(const struct cli_args *a)
 		cJSON_AddBoolToObject(p, "yes", 1); /* the client's own: the confirmation given */
 	if (cli_has(a, "dry-run"))
 		cJSON_AddBoolToObject(p, "dry_run", 1);
+	if (cli_has(a, "no-merge"))
+		cJSON_AddBoolToObject(p, "no_merge", 1);
 	if ((v = cli_str(a, "to", NULL)) != NULL)
 		cJSON_AddStringToObject(p, "to", v);
 	/* --force sdk,arch (or given again): the checks to skip. */
@@ -123,6 +125,26 @@ print_problems(const cJSON *a)
 		printf("rocmctl lib ack marks %s seen\n", n == 1 ? "it" : "them");
 }
 
+/* A merged library (the files kept from the library in place): one line. */
+static void
+print_merged(const cJSON *r, const char *what)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "merged"), *a;
+	char archs[256] = "", sz[32];
+
+	if (!cJSON_IsObject(m))
+		return;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(m, "archs"))
+	{
+		if (cJSON_IsString(a))
+			snprintf(archs + strlen(archs), sizeof(archs) - strlen(archs), "%s%s",
+			         archs[0] ? ", " : "", a->valuestring);
+	}
+	printf("%s: the package's files plus %.0f files (%s) for %s from %s\n", what,
+	       out_num(m, "files"), out_size(out_num(m, "bytes"), sz, sizeof(sz)), archs,
+	       out_str(m, "from"));
+}
+
 int
 cmd_lib_status(void *arg, const struct cli_args *args)
 {
@@ -153,7 +175,8 @@ cmd_lib_status(void *arg, const struct cli_args *args)
 		     sdk[160];
 		snprintf(sdk, sizeof(sdk), "%s %s", out_str(it, "sdk"), out_str(it, "sdk_version"));
 		if (cJSON_IsObject(d)) {
-			snprintf(dep, sizeof(dep), "package #%.0f", out_num(d, "package"));
+			snprintf(dep, sizeof(dep), "package #%.0f%s", out_num(d, "package"),
+			         cJSON_HasObjectItem(d, "merged") ? " (merged)" : "");
 			if (cJSON_HasObjectItem(d, "since_ms"))
 				out_time((long long)out_num(d, "since_ms"), since, sizeof(since));
 		}
@@ -218,6 +241,15 @@ cmd_lib_status(void *arg, const struct cli_args *args)
 			       out_str(it, "name"));
 		if (cJSON_HasObjectItem(it, "match_problem"))
 			printf("%s: %s\n", out_str(it, "name"), out_str(it, "match_problem"));
+		{
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "deployed");
+			char line[64];
+			if (cJSON_IsObject(d) && cJSON_HasObjectItem(d, "merged")) {
+				snprintf(line, sizeof(line), "%s: package #%.0f is merged",
+				         out_str(it, "name"), out_num(d, "package"));
+				print_merged(d, line);
+			}
+		}
 	}
 	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(r, "gpu_archs"))
 	{
@@ -245,9 +277,13 @@ print_dry_run(const cJSON *r)
 	       out_str(r, "package_name"), out_str(t, "name"), out_str(t, "library"));
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(f, "list"))
 	{
-		printf("  %-8s %s (%s)\n", out_str(it, "action"), out_str(it, "path"),
-		       out_size(out_num(it, "bytes"), sz, sizeof(sz)));
+		const char *from = out_str(it, "from");
+		int pkg = strcmp(from, "") == 0 || strcmp(from, "the package") == 0;
+		printf("  %-8s %s (%s)%s%s\n", out_str(it, "action"), out_str(it, "path"),
+		       out_size(out_num(it, "bytes"), sz, sizeof(sz)), pkg ? "" : " from ",
+		       pkg ? "" : from);
 	}
+	print_merged(r, "Merged library");
 	printf("Files: %.0f added, %.0f replaced, %.0f kept, %.0f removed%s; %s to copy%s\n",
 	       out_num(f, "add"), out_num(f, "replace"), out_num(f, "keep"), out_num(f, "remove"),
 	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "compared_by_hash"))
@@ -270,9 +306,9 @@ print_dry_run(const cJSON *r)
 	}
 }
 
-/* On a terminal, a deploy forced past the arch check that would leave a GPU
- * without kernels asks first (its dry run says which); -y skips the
- * question. 0 to go on. */
+/* On a terminal, a deploy forced past the arch check (or replacing the
+ * whole folder: --no-merge) that would leave a GPU without kernels asks first
+ * (its dry run says which); -y skips the question. 0 to go on. */
 static int
 confirm_lost_archs(struct cmd_ctx *ctx, const cJSON *p)
 {
@@ -285,6 +321,7 @@ confirm_lost_archs(struct cmd_ctx *ctx, const cJSON *p)
 	{
 		arch |= cJSON_IsString(it) && strcmp(it->valuestring, "arch") == 0;
 	}
+	arch |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "no_merge"));
 	if (!arch || ctx->json || cJSON_HasObjectItem(p, "dry_run") || !isatty(STDIN_FILENO))
 		return 0;
 	q = cJSON_Duplicate(p, 1);
@@ -345,6 +382,7 @@ cmd_lib_deploy(void *arg, const struct cli_args *args)
 	       out_str(t, "library"), out_num(r, "files"),
 	       out_size(out_num(r, "bytes"), a, sizeof(a)),
 	       (out_num(r, "stage_us") + out_num(r, "swap_us") + out_num(r, "verify_us")) / 1e6);
+	print_merged(r, "Merged");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_made")))
 		printf("The originals were backed up%s\n",
 		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_adopted"))

@@ -175,9 +175,12 @@ static const struct cli_opt lib_deploy_opts[] = {
 	{"force", 'f', CLI_LIST, "CHECK,...", "skip these checks (platform is never skipped)",
 	 "sdk|binary|arch|platform",
 	 0, 0, 0},
+	{"no-merge", 0, CLI_FLAG, NULL,
+	 "replace the whole library folder: no merged library keeps a GPU's arch the package lacks",
+	 NULL, 0, 0, 0},
 	{"dry-run", 'n', CLI_FLAG, NULL, "say what would change and change nothing", NULL, 0, 0, 0},
-	{"yes", 'y', CLI_FLAG, NULL, "do not ask before a forced deploy loses a GPU's arch", NULL, 0,
-	 0, 0},
+	{"yes", 'y', CLI_FLAG, NULL,
+	 "do not ask before a forced or --no-merge deploy loses a GPU's arch", NULL, 0, 0, 0},
 	END,
 };
 
@@ -213,7 +216,10 @@ static const struct cli_cmd lib_cmds[] = {
 	     "Deploys the package that matches the target's SDK and every GPU's arch, or the one "
 	     "--package names, after backing up the vendor's originals (admin). A package that "
 	     "fails a check (sdk, binary, arch, platform) is refused; --force skips the checks it "
-	     "names, never platform. On a terminal a forced deploy that leaves a GPU without its "
+	     "names, never platform. A GPU's arch the package lacks that the library in place "
+	     "serves is kept: the package's files plus that library's files for it (a merged "
+	     "library), when the rocBLAS binary is built for it; --no-merge replaces the whole "
+	     "folder. On a terminal a forced or --no-merge deploy that leaves a GPU without its "
 	     "kernels asks first unless -y. TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path "
 	     "or id; it may be left out when one SDK is present.",
 	     lib_deploy_opts, cmd_lib_deploy),

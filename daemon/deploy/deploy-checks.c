@@ -153,15 +153,36 @@ check_binary(const struct deploy_tgt *t, const struct pkg_facts *f, char *out, s
 	}
 }
 
+/* Whether a merged library keeps arch ONE for target T: the library in
+ * place serves it and the binary after the deploy was built for it (read
+ * once into BIN, "-" when it cannot be told; why into BWHY). */
+static int
+mergeable(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t pkg_id,
+          const struct pkg_facts *f, const char *one, char *bin, size_t binlen, char *bname,
+          size_t bnamelen, char *bwhy, size_t bwhylen)
+{
+	if (!deploy_arch_listed(t->sdk_archs, one))
+		return 0;
+	if (bin[0] == '\0' &&
+	    deploy_merge_binary_archs(ds, t, pkg_id, f->binary, f->platform, bin, binlen, bname,
+	                              bnamelen, bwhy, bwhylen) < 0)
+		deploy_copy(bin, binlen, "-");
+	return deploy_arch_listed(bin, one);
+}
+
 int
 deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t pkg_id,
-                     const char *arch, unsigned force, char *why, size_t whylen)
+                     const char *arch, unsigned force, int merge, char *merged, size_t mergedlen,
+                     char *why, size_t whylen)
 {
 	struct pkg_facts f = {0};
 	char fails[1536] = "", what[768], gen[16] = "", pgen[16] = "";
+	char bin[512] = "", bname[PATH_MAX + 16] = "", bwhy[PATH_MAX + 64] = "";
 	unsigned failed = 0;
 	int rc;
 
+	if (merged != NULL && mergedlen > 0)
+		merged[0] = '\0';
 	rc = rocmd_pkg_db_list(ds->pdb, pkg_id, facts_row, &f);
 	if (rc < 0 || !f.found) {
 		snprintf(why, whylen, "no package #%lld in the store", (long long)pkg_id);
@@ -194,11 +215,33 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		a += l + (a[l] == ',');
 		if (one[0] == '\0' || deploy_arch_listed(f.archs, one))
 			continue;
-		if (deploy_arch_listed(t->sdk_archs, one))
+		if (merge && mergeable(ds, t, pkg_id, &f, one, bin, sizeof(bin), bname,
+		                       sizeof(bname), bwhy, sizeof(bwhy))) {
+			/* The merged library keeps the files in place for it. */
+			size_t k = merged != NULL ? strlen(merged) : 0;
+			if (merged != NULL)
+				deploy_fmt(merged + k, mergedlen - k, "%s%s", k ? "," : "", one);
+			continue;
+		}
+		if (deploy_arch_listed(t->sdk_archs, one) && !merge)
 			deploy_fmt(what, sizeof(what),
 			           "it has no library for this machine's %s (it has %s), which the "
-			           "library in place serves: that GPU would lose its kernels",
+			           "library in place serves: that GPU would lose its kernels "
+			           "(--no-merge: the whole folder is replaced)",
 			           one, f.archs[0] ? f.archs : "none");
+		else if (deploy_arch_listed(t->sdk_archs, one) && strcmp(bin, "-") == 0)
+			deploy_fmt(what, sizeof(what),
+			           "it has no library for this machine's %s (it has %s), which the "
+			           "library in place serves: that GPU would lose its kernels, and "
+			           "no merged library can keep them: %s",
+			           one, f.archs[0] ? f.archs : "none", bwhy);
+		else if (deploy_arch_listed(t->sdk_archs, one))
+			deploy_fmt(what, sizeof(what),
+			           "it has no library for this machine's %s (it has %s), which the "
+			           "library in place serves: that GPU would lose its kernels, and "
+			           "no merged library can keep them: %s is not built for %s (it is "
+			           "for %s)",
+			           one, f.archs[0] ? f.archs : "none", bname, one, bin);
 		else
 			deploy_fmt(what, sizeof(what),
 			           "it has no library for this machine's %s (it has %s)", one,
@@ -237,13 +280,8 @@ deploy_check_gpus(struct deploy_job *j)
 	    rocmd_rocblas_inspect(j->t.host_lib, 0, NULL, &lib, why, sizeof(why)) < 0)
 		return;
 	for (int i = 0; i < j->gpus.n && i < 8; i++) {
-		/* Served: in the index, and with code objects for it where the
-		 * folder has any (an index naming an arch whose kernels are not
-		 * there serves nothing: the package reader says the same). */
-		int co = lib.nco_archs == 0;
-		for (size_t k = 0; k < lib.nco_archs && !co; k++)
-			co = strcmp(lib.co_archs[k], j->gpus.archs[i]) == 0;
-		j->gpu_covered[i] = rocmd_rocblas_covers(&lib, j->gpus.archs[i]) && co;
+		/* Served as package import says of a package (one rule). */
+		j->gpu_covered[i] = rocmd_rocblas_serves(&lib, j->gpus.archs[i]);
 		if (!j->gpu_covered[i]) {
 			size_t l = strlen(lost);
 			deploy_fmt(lost + l, sizeof(lost) - l, "%s%s", l ? ", " : "",

@@ -6,7 +6,9 @@
  * else the folder's names and sizes (metadata only: a file of the same name
  * is counted as replaced). Each file is added, replaced, kept (same content)
  * or removed; each GPU's arch is served before and after, from discovery's
- * archs of the library in place and the package's. Loop thread.
+ * archs of the library in place and the package's (with the archs a merged
+ * library keeps); each file says where it comes from, the package or the
+ * library in place (deploy-merge.c). Loop thread.
  */
 #include "deploy-jobs.h"
 
@@ -65,13 +67,15 @@ current_files(struct deploy_job *j, struct rocmd_deploy_files *cur, int *hashed)
 }
 
 static void
-add_file(cJSON *list, const char *action, const char *path, uint64_t size)
+add_file(cJSON *list, const char *action, const char *path, uint64_t size, const char *from)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "action", action);
 	cJSON_AddStringToObject(o, "path", path);
 	cJSON_AddNumberToObject(o, "bytes", (double)size);
+	if (from != NULL)
+		cJSON_AddStringToObject(o, "from", from);
 	cJSON_AddItemToArray(list, o);
 }
 
@@ -99,9 +103,14 @@ deploy_dry_run(struct deploy_job *j)
 		const struct rocmd_deploy_file *f = &j->files[i];
 		const struct rocmd_deploy_file *c =
 		    bsearch(f, cur.files, cur.n, sizeof(*cur.files), deploy_file_cmp);
-		int same = c != NULL && hashed && f->kind == ROCMD_DEPLOY_FILE &&
-		           c->kind == ROCMD_DEPLOY_FILE && strcmp(c->sha256, f->sha256) == 0;
-		add_file(list, c == NULL ? "add" : same ? "keep" : "replace", f->path, f->size);
+		int merged = deploy_merge_has(j, f->path);
+		/* A file of the merge is the one in place (or the backup's copy
+		 * of it): kept. */
+		int same = c != NULL && (merged || (hashed && f->kind == ROCMD_DEPLOY_FILE &&
+		                                    c->kind == ROCMD_DEPLOY_FILE &&
+		                                    strcmp(c->sha256, f->sha256) == 0));
+		add_file(list, c == NULL ? "add" : same ? "keep" : "replace", f->path, f->size,
+		         merged ? j->merge_from : "the package");
 		if (!same)
 			copy += f->size;
 		if (c == NULL)
@@ -114,7 +123,7 @@ deploy_dry_run(struct deploy_job *j)
 	for (size_t i = 0; i < cur.n; i++)
 		if (bsearch(&cur.files[i], j->files, j->nfiles, sizeof(*j->files),
 		            deploy_file_cmp) == NULL) {
-			add_file(list, "remove", cur.files[i].path, cur.files[i].size);
+			add_file(list, "remove", cur.files[i].path, cur.files[i].size, NULL);
 			nrem++;
 		}
 	cJSON_AddNumberToObject(files, "add", nadd);
@@ -127,6 +136,15 @@ deploy_dry_run(struct deploy_job *j)
 	rocmd_deploy_files_free(&cur);
 	/* Each GPU: served by the library in place, and after. */
 	rocmd_pkg_db_list(j->ds->pdb, j->pkg_id, pkg_archs, after);
+	{
+		cJSON *m = deploy_merge_json(j);
+		size_t l = strlen(after);
+		if (m != NULL) {
+			cJSON_AddItemToObject(r, "merged", m);
+			deploy_fmt(after + l, sizeof(after) - l, "%s%s", l ? "," : "", j->merge_archs);
+		}
+		cJSON_AddBoolToObject(r, "no_merge", j->no_merge);
+	}
 	deploy_gpu_archs(j->ds, &g);
 	gpus = cJSON_AddArrayToObject(r, "gpus");
 	for (int i = 0; i < g.n; i++) {

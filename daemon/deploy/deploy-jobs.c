@@ -188,6 +188,9 @@ deploy_job_free(struct deploy_job *j)
 	free(j->binary);
 	rocmd_deploy_files_free(&j->loaded);
 	rocmd_deploy_files_free(&j->ours);
+	for (size_t i = 0; i < j->nmpaths; i++)
+		free(j->mpaths[i]);
+	free(j->mpaths);
 	free(j->recover);
 	rocmd_job_fini(&j->base);
 	free(j);
@@ -508,6 +511,8 @@ deploy_work(struct rocmd_job *b)
 		req.arch = NULL; /* the vendor's library may well lack the arch */
 		req.flags = 0;
 	} else {
+		if ((j->base.rc = deploy_merge_hash(j)) < 0)
+			return;
 		req.files = j->files;
 		req.nfiles = j->nfiles;
 		req.binary = j->binary;
@@ -554,7 +559,7 @@ deploy_work(struct rocmd_job *b)
 static cJSON *
 result_json(const struct deploy_job *j)
 {
-	cJSON *r = cJSON_CreateObject(), *t, *s;
+	cJSON *r = cJSON_CreateObject(), *t, *s, *m;
 
 	t = cJSON_AddObjectToObject(r, "target");
 	cJSON_AddStringToObject(t, "name", j->t.name);
@@ -572,6 +577,10 @@ result_json(const struct deploy_job *j)
 	}
 	if (j->arch[0])
 		cJSON_AddStringToObject(r, "arch", j->arch);
+	if (j->type != JOB_VERIFY && (m = deploy_merge_json(j)) != NULL)
+		cJSON_AddItemToObject(r, "merged", m);
+	if (j->no_merge && j->type == JOB_DEPLOY)
+		cJSON_AddBoolToObject(r, "no_merge", 1);
 	if (j->force != 0 && j->type == JOB_DEPLOY) {
 		cJSON *f = cJSON_AddArrayToObject(r, "forced");
 		if (j->force & DEPLOY_CHECK_SDK)
@@ -760,9 +769,11 @@ record_deploy(struct deploy_job *j, cJSON *result)
 	if (j->base.rc == 0) {
 		d.state = "live";
 		char msg[320];
-		deploy_fmt(msg, sizeof(msg), "%s package #%lld %s",
+		deploy_fmt(msg, sizeof(msg), "%s package #%lld %s%s%s%s%s",
 		           j->type == JOB_ROLLBACK ? "rolled back to the previous" : "deployed",
-		           (long long)j->pkg_id, j->pkg_name);
+		           (long long)j->pkg_id, j->pkg_name,
+		           j->nmpaths ? ", merged with " : "", j->nmpaths ? j->merge_archs : "",
+		           j->nmpaths ? " from " : "", j->nmpaths ? j->merge_from : "");
 		rc = rocmd_deploy_db_record(
 		    ds->db, &d, j->type == JOB_ROLLBACK ? "rolled_back" : "superseded",
 		    j->type == JOB_ROLLBACK ? "rollback" : "deploy", "ok", msg, &dep_id);
@@ -1031,31 +1042,29 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 	struct rocmd_deploy_service *ds = j->ds;
 	int rc;
 
+	struct deploy_gpu_archs g;
+	char all[512];
+
+	deploy_gpu_archs(ds, &g);
+	deploy_gpu_list(&g, all, sizeof(all));
 	if (pkg_id > 0) {
-		struct deploy_gpu_archs g;
 		j->pkg_id = pkg_id;
-		deploy_gpu_archs(ds, &g);
-		if (g.n > 0)
-			deploy_copy(j->arch, sizeof(j->arch), g.archs[0]);
 	} else {
+		char first[32];
 		rc = deploy_match_package(ds, &j->t, &j->pkg_id, j->pkg_name, sizeof(j->pkg_name),
-		                          j->arch, sizeof(j->arch), why, whylen);
+		                          first, sizeof(first), why, whylen);
 		if (rc < 0)
 			return rc;
 	}
 	/* The same checks for the package matching chose and the one named,
-	 * for every GPU of the machine. */
-	{
-		struct deploy_gpu_archs g;
-		char all[512];
-		deploy_gpu_archs(ds, &g);
-		deploy_gpu_list(&g, all, sizeof(all));
-		if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, all, j->force, why, whylen)) <
-		    0)
-			return rc;
-	}
-	if (j->force & DEPLOY_CHECK_ARCH)
-		j->arch[0] = '\0'; /* forced: the verification does not ask for it either */
+	 * for every GPU of the machine; an arch the package lacks that a merged
+	 * library keeps passes (deploy-merge.c). */
+	if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, all, j->force, !j->no_merge,
+	                               j->merge_archs, sizeof(j->merge_archs), why, whylen)) < 0)
+		return rc;
+	/* After the swap every GPU's arch is asked of the library, unless the
+	 * arch check was forced. */
+	deploy_copy(j->arch, sizeof(j->arch), (j->force & DEPLOY_CHECK_ARCH) ? "" : all);
 	if ((rc = build_files(j, why, whylen)) < 0)
 		return rc;
 	j->flags = strcmp(j->t.kind, "overlay") == 0
@@ -1076,6 +1085,8 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 			}
 		}
 	}
+	if ((rc = deploy_merge_build(j, why, whylen)) < 0)
+		return rc;
 	if (j->dry_run)
 		return 0; /* nothing recorded either */
 	if ((rc = deploy_target_record(ds, &j->t, &j->target_id)) < 0) {

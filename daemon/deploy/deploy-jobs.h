@@ -74,8 +74,19 @@ struct deploy_job {
 	int64_t pkg_id;
 	char pkg_name[256];
 	char pkg_digest[72];
-	char arch[32];
+	/* The archs the library must serve after the swap: every GPU's,
+	 * comma-separated ("" when the arch check was forced). */
+	char arch[512];
 	unsigned force; /* DEPLOY_CHECK_* the user overrode (--force) */
+	int no_merge;   /* lib deploy --no-merge: the whole folder replaced */
+	/* The merged library (deploy-merge.c): the GPUs' archs kept from the
+	 * base, what the base is, the paths of its files that joined (sorted)
+	 * and their bytes. */
+	char merge_archs[256];
+	char merge_from[128];
+	char **mpaths;
+	size_t nmpaths;
+	uint64_t merge_bytes;
 	int dry_run;    /* lib deploy --dry-run: prepared, answered, never run */
 	int generation; /* rollback --to original: 0 the originals in use, N backup.<N> */
 	int pruned;     /* older generations removed after this job made a new one */
@@ -168,10 +179,13 @@ int deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whyle
 /* 0 when package PKG_ID passes every check for target T and ARCHS (the
  * machine's GPUs' archs, comma-separated; NULL or "": no GPU known) but
  * those in FORCE; else ROCMD_EINVAL with WHY naming each failed check
- * (ROCMD_ENOTFOUND: no such package). */
+ * (ROCMD_ENOTFOUND: no such package). With MERGE an arch the package lacks
+ * passes when a merged library keeps it (the library in place serves it and
+ * the rocBLAS binary in place after the deploy was built for it); those archs
+ * go to MERGED (may be NULL). */
 int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
-                         int64_t pkg_id, const char *arch, unsigned force, char *why,
-                         size_t whylen);
+                         int64_t pkg_id, const char *arch, unsigned force, int merge,
+                         char *merged, size_t mergedlen, char *why, size_t whylen);
 /* Worker, in lib verify: whether the deployed library serves each of
  * J->gpus (J->gpu_covered); one it does not fails the job (ROCMD_ECORRUPT)
  * unless the deploy forced the arch check. */
@@ -241,6 +255,26 @@ void deploy_backups_verify(struct deploy_job *j);
 cJSON *deploy_backups_json(struct rocmd_deploy_service *ds, const char *name);
 int deploy_m_forget(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
                     size_t whylen);
+
+/* ---- deploy-merge.c ---- */
+
+/* The archs (comma-separated, into ARCHS) of the rocBLAS binary that serves
+ * target T after package PKG_ID is deployed: the package's (PKG_BINARY, its
+ * path in the package, on PKG_PLATFORM) or the target's own; BIN says
+ * which. ROCMD_ENOTFOUND with WHY when it names none. */
+int deploy_merge_binary_archs(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
+                              int64_t pkg_id, const char *pkg_binary, const char *pkg_platform,
+                              char *archs, size_t alen, char *bin, size_t binlen, char *why,
+                              size_t whylen);
+/* Adds the base's files for J->merge_archs to J's file list (J->mpaths,
+ * J->merge_from); nothing without merge archs. */
+int deploy_merge_build(struct deploy_job *j, char *why, size_t whylen);
+/* Worker: hashes the joined files read from the target (J->base.why). */
+int deploy_merge_hash(struct deploy_job *j);
+/* Whether library path PATH of J comes from the base. */
+int deploy_merge_has(const struct deploy_job *j, const char *path);
+/* {"from", "archs", "files", "bytes"}, or NULL: not merged. */
+cJSON *deploy_merge_json(const struct deploy_job *j);
 
 /* ---- deploy-dryrun.c ---- */
 

@@ -25,16 +25,18 @@ static int
 m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	struct rocmd_deploy_service *ds = conn->srv->deploy;
-	static const char *const keys[] = {"target", "package", "overlay",
-	                                   "force",  "dry_run", NULL};
+	static const char *const keys[] = {"target",  "package",  "overlay", "force",
+	                                   "dry_run", "no_merge", NULL};
 	const cJSON *force = cJSON_GetObjectItemCaseSensitive(params, "force"), *it;
 	const char *spec = NULL;
 	unsigned forced = 0;
 	int64_t pkg = 0;
-	int overlay = 0, dry = 0, rc;
+	int overlay = 0, dry = 0, no_merge = 0, rc;
 	struct deploy_job *j;
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
+	    ((rc = rocmd_param_bool(params, "no_merge", 0, &no_merge, why, whylen)) < 0 &&
+	     rc != ROCMD_ENOTFOUND) ||
 	    ((rc = rocmd_param_string(params, "target", 0, &spec, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND) ||
 	    ((rc = rocmd_param_int(params, "package", 0, 1, INT64_MAX, &pkg, why, whylen)) < 0 &&
@@ -63,6 +65,7 @@ m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	deploy_copy(j->reason, sizeof(j->reason), "user");
 	j->force = forced;
 	j->dry_run = dry;
+	j->no_merge = no_merge;
 	if ((rc = deploy_resolve_target(ds, spec, overlay, &j->t, why, whylen)) < 0 ||
 	    (rc = deploy_job_prepare(j, pkg, why, whylen)) < 0) {
 		deploy_job_free(j);
@@ -244,8 +247,7 @@ m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	j->target_id = row.id;
 	j->pkg_id = row.live_pkg;
 	deploy_gpu_archs(ds, &g);
-	if (g.n > 0)
-		deploy_copy(j->arch, sizeof(j->arch), g.archs[0]);
+	deploy_gpu_list(&g, j->arch, sizeof(j->arch)); /* every GPU's */
 	j->gpus = g;
 	/* A deploy that forced the arch check is not failed for it now. */
 	rocmd_deploy_db_deployments(ds->db, row.id, 0, live_forced, j);
@@ -327,8 +329,23 @@ struct status_ctx {
 	int64_t id;
 };
 
+/* The live deployment's "merged" (its detail) into the status object. */
+static int
+live_merged(const struct rocmd_db_deployment *d, void *arg)
+{
+	cJSON *live = arg, *det;
+
+	if (strcmp(d->state, "live") != 0)
+		return 0;
+	det = cJSON_Parse(d->detail != NULL ? d->detail : "{}");
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(det, "merged")))
+		cJSON_AddItemToObject(live, "merged", cJSON_DetachItemFromObject(det, "merged"));
+	cJSON_Delete(det);
+	return 1;
+}
+
 static void
-add_live(cJSON *o, const struct rocmd_db_target *t)
+add_live(struct rocmd_deploy_service *ds, cJSON *o, const struct rocmd_db_target *t)
 {
 	cJSON *live;
 
@@ -342,6 +359,7 @@ add_live(cJSON *o, const struct rocmd_db_target *t)
 	cJSON_AddNumberToObject(live, "since_ms", (double)t->live_finished_ms);
 	if (t->live_fingerprint != NULL)
 		cJSON_AddStringToObject(live, "fingerprint", t->live_fingerprint);
+	rocmd_deploy_db_deployments(ds->db, t->id, 0, live_merged, live);
 }
 
 static cJSON *
@@ -374,7 +392,7 @@ status_target(const struct rocmd_db_target *t, void *arg)
 		cJSON_AddItemToArray(c->targets, o);
 	}
 	cJSON_DeleteItemFromObject(o, "deployed");
-	add_live(o, t);
+	add_live(c->ds, o, t);
 	if (t->backup_path != NULL) {
 		b = cJSON_AddObjectToObject(o, "backup");
 		cJSON_AddStringToObject(b, "path", t->backup_path);

@@ -20,6 +20,7 @@
 #include "common/fs.h"
 #include "daemon/sdk/sdk.h"
 #include "daemon/sdk/sysroot.h"
+#include "daemon/sdk/rocblas-library.h"
 #include "db/db-deploy.h"
 #include "db/db-sdk.h"
 #include "deploy-jobs-os.h"
@@ -131,7 +132,9 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 	deploy_copy(t->sys_bin, sizeof(t->sys_bin), s->rocblas_binary);
 	deploy_copy(t->sdk_fingerprint, sizeof(t->sdk_fingerprint), s->lib_fingerprint);
 	t->sdk_fingerprint_ms = s->lib_first_seen_ms;
-	deploy_copy(t->sdk_archs, sizeof(t->sdk_archs), s->lib_archs);
+	/* What the library in place serves, by the rule lib verify and package
+	 * import use (its index's archs with code objects for them). */
+	rocmd_rocblas_served_csv(s->lib_archs, s->lib_co_archs, t->sdk_archs, sizeof(t->sdk_archs));
 	if (s->lib_path != NULL) {
 		deploy_copy(t->sys_lib, sizeof(t->sys_lib), s->lib_path);
 	} else if (t->windows) {
@@ -467,7 +470,8 @@ deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		if (rc < 0)
 			goto out;
 		if (chosen < 0 ||
-		    deploy_check_package(ds, t, l.c[chosen].id, all, 0, cwhy, sizeof(cwhy)) == 0)
+		    deploy_check_package(ds, t, l.c[chosen].id, all, 0, 1, NULL, 0, cwhy,
+		                         sizeof(cwhy)) == 0)
 			break;
 		log_debug("%s: not matched: %s", t->name, cwhy);
 		if (first_refusal[0] == '\0')

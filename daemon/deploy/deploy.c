@@ -578,6 +578,31 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 	return rocmd_fs_fsync_dir_in(t->lroot, t->parent);
 }
 
+/* Which of the comma-separated ARCHS the library folder LIB does not serve
+ * (rocmd_rocblas_serves: the rule package import uses), into LOST ("" all
+ * served). */
+static int
+archs_served(const char *lib, const char *archs, char *lost, size_t lostlen, char *why,
+             size_t whylen)
+{
+	struct rocmd_rocblas_lib l;
+	int rc;
+
+	lost[0] = '\0';
+	if ((rc = rocmd_rocblas_inspect(lib, 0, NULL, &l, why, whylen)) < 0)
+		return rc;
+	for (const char *a = archs; *a != '\0';) {
+		size_t n = strcspn(a, ","), k = strlen(lost);
+		char one[ROCMD_GFX_MAX];
+		snprintf(one, sizeof(one), "%.*s", (int)n, a);
+		a += n + (a[n] == ',');
+		if (one[0] != '\0' && !rocmd_rocblas_serves(&l, one))
+			snprintf(lost + k, lostlen - k, "%s%s", k ? ", " : "", one);
+	}
+	rocmd_rocblas_lib_free(&l);
+	return 0;
+}
+
 /* Hashes the swapped-in tree and binary against the manifest and checks the
  * arch; 0 or ROCMD_ECORRUPT with WHY. */
 static int
@@ -608,14 +633,14 @@ verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why,
 		}
 	}
 	if (req->arch != NULL && req->arch[0] != '\0') {
-		struct rocmd_rocblas_lib lib;
-		int covers;
-		if ((rc = rocmd_rocblas_inspect(t->lib, 0, NULL, &lib, why, whylen)) < 0)
+		char lost[256];
+		if ((rc = archs_served(t->lib, req->arch, lost, sizeof(lost), why, whylen)) < 0)
 			return rc;
-		covers = rocmd_rocblas_covers(&lib, req->arch);
-		rocmd_rocblas_lib_free(&lib);
-		if (!covers) {
-			snprintf(why, whylen, "the deployed library does not cover %s", req->arch);
+		if (lost[0] != '\0') {
+			snprintf(why, whylen,
+			         "verification failed: the deployed library does not serve %s "
+			         "(every GPU is asked)",
+			         lost);
 			return ROCMD_ECORRUPT;
 		}
 	}
@@ -1057,11 +1082,10 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 		rc = 0;
 	}
 	if (arch != NULL && arch[0] != '\0') {
-		struct rocmd_rocblas_lib lib;
-		if ((rc = rocmd_rocblas_inspect(t.lib, 0, NULL, &lib, why, whylen)) < 0)
+		char lost[256];
+		if ((rc = archs_served(t.lib, arch, lost, sizeof(lost), why, whylen)) < 0)
 			goto out;
-		rep->arch_ok = rocmd_rocblas_covers(&lib, arch);
-		rocmd_rocblas_lib_free(&lib);
+		rep->arch_ok = lost[0] == '\0';
 	}
 	if (rep->files_bad > 0 || rep->arch_ok == 0 || rep->pair_ok == 0) {
 		snprintf(why, whylen, "%s differs from what was deployed: %s", t.name,

@@ -122,7 +122,9 @@ struct rocmd_deploy_request {
 	/* Recorded in the journal and current.json (e.g. "pkg 12 <digest>",
 	 * "original"); the daemon's own reference to what was deployed. */
 	const char *label;
-	const char *arch; /* GPU arch the library must cover ("gfx1103"), or NULL */
+	/* The GPU archs the library must serve, comma-separated ("gfx1103" or
+	 * "gfx1030,gfx803": every GPU's), or NULL; checked after the swap. */
+	const char *arch;
 	unsigned flags;   /* ROCMD_DEPLOY_* */
 	rocmd_deploy_progress_fn progress;
 	rocmd_deploy_check_fn check; /* may be NULL */
@@ -222,7 +224,8 @@ struct rocmd_deploy_verify_report {
 /*
  * Checks target NAME against its current.json: every file's size and hash
  * (and that no other file exists), the binary's hash, that the library
- * covers ARCH (may be NULL) through rocblas-library.h. 0 when all is well,
+ * serves each of the comma-separated ARCH (may be NULL) through
+ * rocblas-library.h. 0 when all is well,
  * ROCMD_ECORRUPT when something differs (REPORT says what), ROCMD_ENOTFOUND
  * when nothing was deployed there.
  */

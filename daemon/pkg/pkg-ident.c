@@ -384,26 +384,6 @@ is_library_file(const char *name)
 	       is_code_object(name);
 }
 
-/* The gfx name in a library file name: "TensileLibrary_lazy_gfx1103.dat",
- * "Kernels.so-000-gfx90a-xnack+.hsaco" → gfx1103, gfx90a. */
-static int
-arch_from_name(const char *name, char *out, size_t outlen)
-{
-	for (const char *p = strstr(name, "gfx"); p != NULL; p = strstr(p + 3, "gfx")) {
-		size_t n = 3;
-		if (p != name && p[-1] != '_' && p[-1] != '-')
-			continue;
-		while (isalnum((unsigned char)p[n]))
-			n++;
-		if (n == 3 || !isdigit((unsigned char)p[3]) || n >= outlen)
-			continue;
-		memcpy(out, p, n);
-		out[n] = '\0';
-		return 0;
-	}
-	return ROCMD_ENOTFOUND;
-}
-
 /* A set of short strings (arch names): added to, then sorted once. */
 struct strset {
 	char **v;
@@ -686,12 +666,12 @@ collect_archs(struct ident *x, const char *libdir, cJSON *warnings)
 			continue;
 		libfiles++;
 		sp = e->kind == ROCMD_PKG_FILE ? staged_path(x, e) : NULL;
-		if (is_index_file(b) && arch_from_name(b, arch, sizeof(arch)) == 0)
+		if (is_index_file(b) && rocmd_rocblas_name_arch(b, arch, sizeof(arch)) == 0)
 			x->oom |= strset_add(&x->from_names, arch) < 0;
 		if (is_code_object(b)) {
 			/* The ELF header says; the name only when it cannot be read. */
 			if ((sp != NULL && rocmd_amdgpu_file_arch(sp, arch, sizeof(arch)) == 0) ||
-			    arch_from_name(b, arch, sizeof(arch)) == 0) {
+			    rocmd_rocblas_name_arch(b, arch, sizeof(arch)) == 0) {
 				arch[strcspn(arch, ":")] = '\0'; /* gfx90a:xnack+ serves gfx90a */
 				x->oom |= strset_add(&x->from_objects, arch) < 0;
 			}
@@ -729,9 +709,9 @@ arch_warnings_more(cJSON *warnings, size_t count, const char *what)
 	cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
 }
 
-/* An arch is served when an index covers it and code objects for it are
- * there; each half alone is worth a warning. ARCHS gets the served ones,
- * sorted. */
+/* An arch is served as rocmd_rocblas_arch_served says (the rule lib verify
+ * applies to the deployed folder); each half alone is worth a warning. ARCHS
+ * gets the served ones, sorted. */
 static int
 served_archs(struct ident *x, struct strset *archs, size_t libfiles, cJSON *warnings)
 {
@@ -739,7 +719,8 @@ served_archs(struct ident *x, struct strset *archs, size_t libfiles, cJSON *warn
 	size_t no_objects = 0, no_index = 0;
 
 	for (size_t i = 0; i < names->n; i++) {
-		if (objects->n == 0 || strset_has(objects, names->v[i])) {
+		if (rocmd_rocblas_arch_served(names->v, names->n, objects->v, objects->n,
+		                              names->v[i])) {
 			if (strset_add(archs, names->v[i]) < 0)
 				return ROCMD_ENOMEM;
 		} else {
@@ -751,15 +732,11 @@ served_archs(struct ident *x, struct strset *archs, size_t libfiles, cJSON *warn
 	}
 	arch_warnings_more(warnings, no_objects, "named by the index have no code objects");
 	for (size_t i = 0; i < objects->n; i++) {
-		if (names->n == 0) {
-			if (strset_add(archs, objects->v[i]) < 0)
-				return ROCMD_ENOMEM;
-		} else if (!strset_has(names, objects->v[i])) {
+		if (!strset_has(names, objects->v[i]))
 			arch_warning(warnings, &no_index,
 			             "code objects for %s are present but no index covers it: "
 			             "not served",
 			             objects->v[i]);
-		}
 	}
 	arch_warnings_more(warnings, no_index, "have code objects but no index");
 	strset_sort(archs);

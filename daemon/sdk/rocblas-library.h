@@ -116,4 +116,31 @@ cJSON *rocmd_rocblas_lib_to_json(const struct rocmd_rocblas_lib *lib, int files)
 int rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *why,
                             size_t whylen);
 
+/* ---- which archs are served (rocblas-archs.c) ---- */
+
+/*
+ * The one rule for whether a library folder serves arch GFX: an index names
+ * it (INDEX: the index archs; none, and rocBLAS aborts) and, where the folder
+ * has code objects at all (CO), some are for it. Features are ignored
+ * ("gfx90a:xnack+" serves gfx90a). pkg import records the archs this says of
+ * a package; discovery, lib verify and a deploy's own verification ask it of
+ * the folder on disk, so the answers cannot disagree.
+ */
+int rocmd_rocblas_arch_served(char *const *index, size_t nindex, char *const *co, size_t nco,
+                              const char *gfx);
+/* The same for an inspected folder. */
+int rocmd_rocblas_serves(const struct rocmd_rocblas_lib *lib, const char *gfx);
+/* The same over comma-separated lists (the database's columns): the served
+ * archs of INDEX_CSV, bare names, into OUT as a list. */
+void rocmd_rocblas_served_csv(const char *index_csv, const char *co_csv, char *out,
+                              size_t outlen);
+/* The arch a library file's name is for ("TensileLibrary_lazy_gfx1103.dat",
+ * "Kernels.so-000-gfx90a-xnack+.hsaco": gfx1103, gfx90a); ROCMD_ENOTFOUND. */
+int rocmd_rocblas_name_arch(const char *name, char *out, size_t outlen);
+/* The archs the rocBLAS binary at PATH (librocblas.so, rocblas.dll) was
+ * built for, from its clang offload bundles' entries, bare and sorted (free
+ * each and the array); ROCMD_ENOTFOUND with WHY when it holds none. */
+int rocmd_rocblas_binary_archs(const char *path, char ***archs, size_t *narchs, char *why,
+                               size_t whylen);
+
 #endif

@@ -123,7 +123,12 @@ sdk_row_json(struct rocmd_sdk *m, const struct rocmd_db_sdk *s, int full)
 		{
 			const char *arch = cJSON_GetObjectItem(g, "arch")->valuestring;
 			cJSON *c = cJSON_CreateObject();
-			int ok = s->lib_path != NULL && covers(s->lib_archs, arch);
+			char served[512];
+			int ok;
+			/* Served by the rule package import and lib verify use. */
+			rocmd_rocblas_served_csv(s->lib_archs, s->lib_co_archs, served,
+			                         sizeof(served));
+			ok = s->lib_path != NULL && covers(served, arch);
 			cJSON_AddStringToObject(c, "arch", arch);
 			cJSON_AddBoolToObject(c, "covered", ok);
 			if (!ok)

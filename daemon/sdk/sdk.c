@@ -354,7 +354,7 @@ missing_archs(struct rocmd_sdk *m, const struct rocmd_sdk_found *f)
 		return NULL;
 	for (size_t i = 0; i < m->last_gpus.n; i++) {
 		const char *gfx = m->last_gpus.gpus[i].gfx;
-		if (!rocmd_rocblas_covers(&f->lib, gfx) &&
+		if (!rocmd_rocblas_serves(&f->lib, gfx) &&
 		    (out == NULL || strstr(out, gfx) == NULL))
 			rocmd_text_addf(&out, "%s", gfx);
 	}

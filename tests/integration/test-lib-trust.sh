@@ -25,7 +25,18 @@
 #            deploys it (on a terminal after asking) and lib verify says
 #            gfx803 is not covered; lib deploy
 #            --dry-run says what would change (files,
-#            bytes, each GPU's arch) and changes nothing
+#            bytes, each GPU's arch) and changes nothing (all with --no-merge,
+#            the whole folder replaced)
+#   merge    with the same two GPUs, a gfx1030-only package is deployed as a
+#            merged library (its files plus the vendor's gfx803 ones, from
+#            the originals in place, their backup, or the deployment in
+#            place); the dry run, lib status and lib history say so; a package
+#            whose rocBLAS binary is not built for gfx803 is refused naming it
+#   verify   the verification inside a deploy asks every GPU's arch: a
+#            --no-merge deploy whose package row claims gfx803 (its files do
+#            not serve it) fails and is rolled back
+#   archs    pkg import's archs and lib verify's answer for the deployed
+#            folder agree (code objects without an index serve nothing)
 #
 # Usage: test-lib-trust.sh ROCMD ROCMCTL PART
 set -u
@@ -449,24 +460,28 @@ part_backups() {
 	if [ -d "$B/backup" ]; then ok "sdk-1's backups stay"; else bad "sdk-1's backups stay"; fi
 }
 
-part_gpus() {
-	# A second GPU, a gfx803 (Polaris), which the vendor's library serves.
+# second_gpu: a second GPU, a gfx803 (Polaris), which the vendor's library serves.
+second_gpu() {
 	n=$ROOT/sys/class/kfd/kfd/topology/nodes
 	mkdir -p "$n/2/mem_banks/0"
 	printf 'cpu_cores_count 0\nsimd_count 36\nsimd_per_cu 4\ngfx_target_version 80003\nvendor_id 4098\ndevice_id 26591\nlocation_id 768\n' >"$n/2/properties"
 	printf 'heap_type 1\nsize_in_bytes 4294967296\n' >"$n/2/mem_banks/0/properties"
+}
+
+part_gpus() {
+	second_gpu
 	two_packages
 	check "lib status" 0 ctl --json lib status
 	contains "both GPUs are known" "$OUT" '"gfx1030",[[:space:]]*"gfx803"'
-	contains "no package serves both: the match says why" "$OUT" "match_problem.*no stored package fits SDK 5.7.1 and every GPU (gfx1030,gfx803).*gfx803.*would lose its kernels"
-	check "lib deploy (the automatic choice) is refused" 1 ctl lib deploy
-	contains "it names the GPU that would lose its kernels" "$ERR" "this machine's gfx803 (it has gfx1030), which the library in place serves: that GPU would lose its kernels"
-	check "lib deploy --package 1 is refused" 1 ctl lib deploy --package 1
+	lacks "a merged library serves both: no match problem" "$OUT" "match_problem"
+	check "lib deploy --no-merge (the automatic choice) is refused" 1 ctl lib deploy --no-merge
+	contains "it names the GPU that would lose its kernels" "$ERR" "this machine's gfx803 (it has gfx1030), which the library in place serves: that GPU would lose its kernels (--no-merge"
+	check "lib deploy --package 1 --no-merge is refused" 1 ctl lib deploy --package 1 --no-merge
 	contains "the arch check names gfx803" "$ERR" "arch check: it has no library for this machine's gfx803"
 	unchanged "after the refusals"
 
-	check "--dry-run with the refusal is refused the same way" 1 ctl lib deploy --package 1 --dry-run
-	check "--dry-run --force arch" 0 ctl lib deploy --package 1 --force arch --dry-run
+	check "--dry-run with the refusal is refused the same way" 1 ctl lib deploy --package 1 --no-merge --dry-run
+	check "--dry-run --force arch" 0 ctl lib deploy --package 1 --no-merge --force arch --dry-run
 	contains "it says it changed nothing" "$OUT" "Dry run, nothing changed: package #1"
 	contains "the gfx803 code object would go" "$OUT" "remove .*TensileLibrary_gfx803.co"
 	contains "the index would be replaced" "$OUT" "replace .*TensileLibrary.dat"
@@ -478,7 +493,7 @@ part_gpus() {
 	unchanged "after the dry run"
 	if [ -e "$STATE/deploy/sdk-1" ]; then bad "a dry run writes no state"; ls -R "$STATE/deploy" | sed 's/^/#   /'
 	else ok "a dry run writes no state"; fi
-	check "--dry-run --json" 0 ctl --json lib deploy --package 1 --force arch --dry-run
+	check "--dry-run --json" 0 ctl --json lib deploy --package 1 --no-merge --force arch --dry-run
 	tr -d ' \t\n' <"$OUT" >"$DIR/dry.json"
 	contains "per GPU in the JSON" "$DIR/dry.json" '"arch":"gfx803","before":true,"after":false'
 
@@ -486,7 +501,7 @@ part_gpus() {
 	# arch asks first.
 	if command -v script >/dev/null 2>&1; then
 		rc=0
-		printf 'no\n' | script -qec "\"$CTL\" --socket \"$SOCK\" lib deploy --package 1 --force arch" \
+		printf 'no\n' | script -qec "\"$CTL\" --socket \"$SOCK\" lib deploy --package 1 --no-merge --force arch" \
 			/dev/null >"$DIR/tty.out" 2>&1 || rc=$?
 		if [ "$rc" -eq 1 ]; then ok "on a terminal, answered no: exit 1"; else
 			bad "on a terminal, answered no: exit 1 (exit $rc)" "$DIR/tty.out"; fi
@@ -496,15 +511,147 @@ part_gpus() {
 	else
 		skip "a deploy that loses an arch asks first on a terminal" "no script(1)"
 	fi
-	check "--force arch deploys it (not a terminal: no question)" 0 ctl lib deploy --package 1 --force arch
+	check "--no-merge --force arch deploys it (not a terminal: no question)" 0 ctl lib deploy --package 1 --no-merge --force arch
 	same "library = package 1's" "$P1/library" "$LIB"
 	check "lib verify asks the library for every GPU (forced: not failed for it)" 0 ctl lib verify sdk-1
 	contains "gfx1030 is covered" "$OUT" "GPU arch gfx1030: covered"
 	contains "gfx803 is said not to be" "$OUT" "GPU arch gfx803: NOT covered"
-	check "a dry run of package 2 over package 1" 0 ctl lib deploy --package 2 --force arch --dry-run
+	check "a dry run of package 2 over package 1" 0 ctl lib deploy --package 2 --no-merge --force arch --dry-run
 	contains "compared by hash: the index is kept" "$OUT" "keep .*TensileLibrary.dat"
 	contains "the manifest differs" "$OUT" "replace .*TensileManifest.txt"
 	same "still package 1's" "$P1/library" "$LIB"
+}
+
+# merged_tree DIR PKG: what a merged deploy of package folder PKG makes on
+# this sandbox (its files plus the vendor's gfx803 ones), in DIR.
+merged_tree() {
+	rm -rf "$1" && mkdir -p "$1"
+	cp -a "$2/library/." "$1/"
+	cp -a "$T/$LIBREL/TensileLibrary_gfx803.co" "$T/$LIBREL/Kernels.so-000-gfx803.hsaco" "$1/"
+}
+
+part_merge() {
+	second_gpu
+	two_packages
+	# A package whose librocblas.so.0 was built for gfx1030 only (its one
+	# offload bundle names that arch), which no merge can serve gfx803 with.
+	P3=$DIR/pkg/rocm.gfx1030.V1.0.for.hip.sdk.5.7
+	sandbox_pkg "$P3" "gfx1030 binary"
+	mkdir -p "$DIR/so"
+	cat >"$DIR/so/rb.c" <<-'EOF'
+		struct __attribute__((packed)) bundle {
+			char magic[24]; unsigned long long n;
+			unsigned long long o1, s1, l1; char id1[27];
+			unsigned long long o2, s2, l2; char id2[32];
+		};
+		__attribute__((used)) const struct bundle rocmd_test_bundle = {
+			"__CLANG_OFFLOAD_BUNDLE__", 2,
+			0, 0, 27, "host-x86_64-unknown-linux--",
+			0, 0, 32, "hipv4-amdgcn-amd-amdhsa--gfx1030"};
+		int hipMalloc(void **p, unsigned long n);
+		int rocblas_create_handle(void **h) { return hipMalloc(h, 64); }
+	EOF
+	cc -shared -fPIC -Wl,-soname,librocblas.so.0 -o "$P3/librocblas.so.0" "$DIR/so/rb.c" \
+		"$T/usr/lib/x86_64-linux-gnu/libamdhip64.so.5" || bail "cannot build librocblas.so.0"
+	import 3 "$P3"
+
+	check "lib status" 0 ctl --json lib status
+	lacks "a merged library serves both GPUs: no match problem" "$OUT" "match_problem"
+	check "a dry run of package 1 shows the merge" 0 ctl lib deploy --package 1 --dry-run
+	contains "it names what is kept from the originals" "$OUT" "^Merged library: the package's files plus 2 files (.*) for gfx803 from the originals (in place)"
+	contains "the vendor's gfx803 code object comes from the originals" "$OUT" "keep .*TensileLibrary_gfx803.co (.*) from the originals (in place)"
+	contains "and its Kernels.so" "$OUT" "keep .*Kernels.so-000-gfx803.hsaco (.*) from the originals"
+	contains "nothing is removed" "$OUT" "Files: .* 0 removed"
+	contains "gfx803 is kept" "$OUT" "GPU gfx803: kept"
+	unchanged "after the dry run"
+	check "the dry run in JSON" 0 ctl --json lib deploy --package 1 --dry-run
+	tr -d ' \t\n' <"$OUT" >"$DIR/dry.json"
+	contains "each file says where it is from" "$DIR/dry.json" '"path":"TensileLibrary_gfx803.co","bytes":[0-9]*,"from":"theoriginals(inplace)"'
+	contains "the package's files too" "$DIR/dry.json" '"path":"Kernels.so-000-gfx1030.hsaco","bytes":[0-9]*,"from":"thepackage"'
+
+	check "lib deploy --package 1: a merged library" 0 ctl lib deploy --package 1
+	contains "it says it merged" "$OUT" "^Merged: the package's files plus 2 files (.*) for gfx803 from the originals (in place)"
+	merged_tree "$DIR/want1" "$P1"
+	same "library = package 1's files + the vendor's gfx803 files" "$DIR/want1" "$LIB"
+	check "lib verify" 0 ctl lib verify sdk-1
+	contains "gfx1030 is covered" "$OUT" "GPU arch gfx1030: covered"
+	contains "gfx803 is covered" "$OUT" "GPU arch gfx803: covered"
+	check "lib status" 0 ctl lib status
+	contains "lib status says it is merged" "$OUT" "package #1 (merged)"
+	contains "and from what" "$OUT" "^sdk-1: package #1 is merged: the package's files plus 2 files (.*) for gfx803 from the originals (in place)"
+	check "lib status --json" 0 ctl --json lib status
+	tr -d ' \t\n' <"$OUT" >"$DIR/st.json"
+	contains "the JSON too" "$DIR/st.json" '"merged":{"from":"theoriginals(inplace)","archs":\["gfx803"\],"files":2'
+	check "lib history" 0 ctl lib history
+	contains "lib history says it is merged and from what" "$OUT" "deployed package #1 rocm.gfx1030.V3.for.hip.sdk.5.7, merged with gfx803 from the originals (in place)"
+
+	check "package 2 over the merged package 1" 0 ctl lib deploy --package 2
+	contains "merged from the deployment in place" "$OUT" "for gfx803 from the deployment in place (package #1)"
+	merged_tree "$DIR/want2" "$P2"
+	same "library = package 2's files + the gfx803 files" "$DIR/want2" "$LIB"
+	check "rollback to the originals" 0 ctl lib rollback --to original
+	same "the whole /usr is the original" "$T/usr" "$ROOT/usr"
+	check "package 1 over the originals (from their backup now)" 0 ctl lib deploy --package 1
+	contains "merged from the backup" "$OUT" "for gfx803 from the originals (their backup)"
+	same "library = the merged tree again" "$DIR/want1" "$LIB"
+	check "rollback to the originals" 0 ctl lib rollback --to original
+
+	check "a package whose binary lacks gfx803 is refused" 1 ctl lib deploy --package 3
+	contains "it names the arch and the binary" "$ERR" "gfx803 .*that GPU would lose its kernels, and no merged library can keep them: the package's librocblas.so.0 is not built for gfx803 (it is for gfx1030)"
+	unchanged "after the binary refusal"
+	check "--no-merge --force arch replaces the whole folder" 0 ctl lib deploy --package 1 --no-merge --force arch
+	same "library = package 1's alone" "$P1/library" "$LIB"
+	lacks "not merged" "$OUT" "Merged"
+}
+
+part_verify() {
+	second_gpu
+	two_packages
+	# A package row that claims gfx803 (as one an earlier reader recorded):
+	# only the verification after the swap can tell that gfx803 has no
+	# kernels then.
+	rocmd_stop
+	DB=$STATE/rocmd.db
+	sql "UPDATE package SET archs = 'gfx1030,gfx803' WHERE id = 2" || bail "cannot update the package row"
+	start
+	wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
+	check "a --no-merge deploy leaving gfx803 without kernels fails" 1 ctl lib deploy --package 2 --no-merge
+	contains "the verification names the second GPU's arch" "$ERR" "the deployed library does not serve gfx803"
+	unchanged "it was rolled back"
+	check "lib history" 0 ctl lib history
+	contains "the failed deploy is in the history" "$OUT" "deploy .*failed"
+	check "lib status --json" 0 ctl --json lib status
+	contains "nothing is deployed" "$OUT" '"deployed":[[:space:]]*null'
+	check "the same deploy with --force arch is kept" 0 ctl lib deploy --package 2 --no-merge --force arch
+	same "library = package 2's" "$P2/library" "$LIB"
+}
+
+part_archs() {
+	# Code objects for gfx1030 and no index: rocBLAS would abort loading it.
+	P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
+	mkdir -p "$P1/library"
+	cp -l "$T/$LIBREL/Kernels.so-000-gfx1030.hsaco" "$P1/library/"
+	echo "no index" >"$P1/library/TensileManifest.txt"
+	P2=$DIR/pkg/rocm.gfx1030.V2.0.for.hip.sdk.5.7
+	sandbox_pkg "$P2" "whole"
+	start
+	wait_for "the SDK and its library are found" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$P1"
+	import 2 "$P2"
+	for id in 1 2; do
+		check "pkg show $id" 0 ctl --json pkg show $id
+		tr -d ' \t\n' <"$OUT" >"$DIR/pkg$id.json"
+		if grep -q '"archs":"[^"]*gfx1030' "$DIR/pkg$id.json"; then pkg=yes; else pkg=no; fi
+		check "deploy package $id (forced: the verification answers)" 0 ctl lib deploy --package $id --force arch
+		check "lib verify of package $id" 0 ctl --json lib verify sdk-1
+		tr -d ' \t\n' <"$OUT" >"$DIR/ver$id.json"
+		if grep -q '"arch":"gfx1030","covered":true' "$DIR/ver$id.json"; then ver=yes; else ver=no; fi
+		if [ "$pkg" = "$ver" ]; then ok "package $id: pkg import and lib verify agree on gfx1030 ($pkg)"
+		else bad "package $id: pkg import says gfx1030 $pkg, lib verify of the deployed folder $ver" "$DIR/pkg$id.json"; fi
+	done
+	if grep -q '"archs":""' "$DIR/pkg1.json"; then ok "code objects without an index serve nothing"; else
+		bad "code objects without an index serve nothing" "$DIR/pkg1.json"; fi
+	if [ "$ver" = yes ]; then ok "the whole package serves gfx1030"; else bad "the whole package serves gfx1030"; fi
 }
 
 case $PART in
@@ -516,6 +663,9 @@ drift) part_drift ;;
 originals) part_originals ;;
 backups) part_backups ;;
 gpus) part_gpus ;;
+merge) part_merge ;;
+verify) part_verify ;;
+archs) part_archs ;;
 *) bail "unknown part '$PART'" ;;
 esac
 harness_done "$PART"
