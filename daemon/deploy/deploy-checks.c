@@ -153,6 +153,21 @@ check_binary(const struct deploy_tgt *t, const struct pkg_facts *f, char *out, s
 	}
 }
 
+/* Whether comma-separated LIST names one of the comma-separated ARCHS. */
+static int
+serves_one(const char *list, const char *archs)
+{
+	for (const char *a = archs; a != NULL && *a != '\0';) {
+		size_t l = strcspn(a, ",");
+		char one[32];
+		deploy_fmt(one, sizeof(one), "%.*s", (int)l, a);
+		a += l + (a[l] == ',');
+		if (one[0] != '\0' && deploy_arch_listed(list, one))
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether a merged library keeps arch ONE for target T: the library in
  * place serves it and the binary after the deploy was built for it (read
  * once into BIN, "-" when it cannot be told; why into BWHY). */
@@ -179,7 +194,7 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 	char fails[1536] = "", what[768], gen[16] = "", pgen[16] = "";
 	char bin[512] = "", bname[PATH_MAX + 16] = "", bwhy[PATH_MAX + 64] = "";
 	unsigned failed = 0;
-	int rc;
+	int rc, can_merge;
 
 	if (merged != NULL && mergedlen > 0)
 		merged[0] = '\0';
@@ -207,6 +222,9 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_SDK, what);
 	}
 	check_binary(t, &f, fails, sizeof(fails), &failed);
+	/* A merge completes a package for some of the machine's GPUs; one that
+	 * serves none of them is no package for this machine. */
+	can_merge = merge && serves_one(f.archs, arch);
 	/* Every GPU counts: each arch of the machine the package lacks fails. */
 	for (const char *a = arch; a != NULL && *a != '\0';) {
 		size_t l = strcspn(a, ",");
@@ -215,8 +233,8 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		a += l + (a[l] == ',');
 		if (one[0] == '\0' || deploy_arch_listed(f.archs, one))
 			continue;
-		if (merge && mergeable(ds, t, pkg_id, &f, one, bin, sizeof(bin), bname,
-		                       sizeof(bname), bwhy, sizeof(bwhy))) {
+		if (can_merge && mergeable(ds, t, pkg_id, &f, one, bin, sizeof(bin), bname,
+		                           sizeof(bname), bwhy, sizeof(bwhy))) {
 			/* The merged library keeps the files in place for it. */
 			size_t k = merged != NULL ? strlen(merged) : 0;
 			if (merged != NULL)
@@ -228,6 +246,11 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 			           "it has no library for this machine's %s (it has %s), which the "
 			           "library in place serves: that GPU would lose its kernels "
 			           "(--no-merge: the whole folder is replaced)",
+			           one, f.archs[0] ? f.archs : "none");
+		else if (deploy_arch_listed(t->sdk_archs, one) && !can_merge)
+			deploy_fmt(what, sizeof(what),
+			           "it has no library for this machine's %s (it has %s), which the "
+			           "library in place serves: that GPU would lose its kernels",
 			           one, f.archs[0] ? f.archs : "none");
 		else if (deploy_arch_listed(t->sdk_archs, one) && strcmp(bin, "-") == 0)
 			deploy_fmt(what, sizeof(what),

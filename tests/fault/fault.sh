@@ -15,6 +15,9 @@
 #   restore    lib rollback --to original
 #   recover    start-up recovery of a redeploy killed after its swap (undo)
 #   finish     start-up recovery of a redeploy killed after its commit record
+#   merge      lib deploy --package 1 with a second GPU, a gfx803 the package
+#              lacks (sandbox_gpu2): a merged library, the package's files and
+#              the vendor's gfx803 ones, from the originals in place
 #   start      start-up with the store and a deployment (the database's reads
 #              and writes at start)
 #   stop       shutdown (the database's writes at close)
@@ -63,6 +66,8 @@
 #            ROCMD ROCMCTL PRELOAD | BUILD_DIR
 #   --ops LIST     comma-separated operations (default: all of the above)
 #   --kinds LIST   comma-separated kinds (default: crash,eio,enospc,eacces,short)
+#   --srcs LIST    comma-separated sources of points (default: fp,db,kp; kp
+#                  alone: a kill at every step the deploy engine journals)
 #   --max N        at most N points per operation, spread evenly (0: all)
 #   --all          every hit a point (no collapsing of repeated runs and
 #                  contexts; import alone has about 1,700)
@@ -78,9 +83,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../lib/harness.sh"
 . "$HERE/sandbox.sh"
 
-OPS_ALL="import deploy redeploy rollback restore recover finish start stop"
+OPS_ALL="import deploy redeploy rollback restore recover finish start stop merge"
 OPS=$OPS_ALL
 KINDS="crash eio enospc eacces short"
+SRCS="fp db kp"
 MAX=0
 ALL=0
 RETRY=1
@@ -92,6 +98,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--ops) OPS=$(echo "$2" | tr ',' ' '); shift ;;
 	--kinds) KINDS=$(echo "$2" | tr ',' ' '); shift ;;
+	--srcs) SRCS=$(echo "$2" | tr ',' ' '); shift ;;
 	--max) MAX=$2; shift ;;
 	--all) ALL=1 ;;
 	--quick) OPS="redeploy recover stop" KINDS="crash eio short" MAX=4 ;;
@@ -183,9 +190,10 @@ fp_originals() {
 		cksum <"$2" 2>/dev/null
 	} | cksum | cut -d' ' -f1
 }
-# outside: every entry of the root but the target, with inode, size and time.
+# outside: every entry of the root but the target, with inode, size and time
+# (the GPU topology is the test's own: the merge operation adds a GPU).
 outside() {
-	(cd "$ROOT" && find . -path "./$LIBREL" -prune -o -path "./$BINREL" -prune -o \
+	(cd "$ROOT" && find . -path "./$LIBREL" -prune -o -path "./$BINREL" -prune -o -path ./sys -prune -o \
 		\( -type d -printf '%P d\n' \) -o \( -type l -printf '%P l %l\n' \) -o \
 		-printf '%P %y %i %s %T@\n') | LC_ALL=C sort
 }
@@ -235,6 +243,8 @@ start_daemon() {
 }
 # target_known: discovery has found the SDK's target (deploys name it).
 target_known() { deployed_label >/dev/null; }
+# gpu2_known: discovery has found the second GPU and the library serving it.
+gpu2_known() { ctl --json sdk list 2>/dev/null | tr -d ' \t\n' | grep -q '"arch":"gfx803","covered":true'; }
 # stop_daemon: shutdown, then the exit status in STOPPED ("exit N", "signal N",
 # "hang" when it had not ended 30 s after).
 stop_daemon() {
@@ -299,6 +309,7 @@ base_of() {
 	rollback) echo redeployed ;;
 	restore) echo rolledback ;;
 	recover | finish | start | stop) echo deployed ;;
+	merge) echo imported ;;
 	esac
 }
 # commands OP: the rocmctl commands of OP, one a line.
@@ -309,6 +320,7 @@ commands() {
 	redeploy) echo "lib deploy --package 2" ;;
 	rollback) echo "lib rollback" ;;
 	restore) echo "lib rollback --to original" ;;
+	merge) echo "lib deploy --package 1" ;;
 	stop) echo "shutdown" ;;
 	esac
 }
@@ -327,6 +339,7 @@ run_op() {
 	case $_op in
 	recover) crash_redeploy swap.folder ;;
 	finish) crash_redeploy commit.current ;;
+	merge) sandbox_gpu2 "$ROOT" ;;
 	esac
 	rm -f "$FPLOG" "$RUN/rcs"
 	: >"$RUN/out"
@@ -341,6 +354,7 @@ run_op() {
 	fi
 	[ "$_st" -eq 0 ] || { DIED=hang; kill -9 "$PID"; reap; return 0; }
 	at_start "$_op" || harness_retry /dev/null 30 target_known
+	[ "$_op" != merge ] || harness_retry /dev/null 30 gpu2_known
 	echo "mark ready" >>"$FPLOG"
 	commands "$_op" | while IFS= read -r _c; do
 		_rc=0
@@ -457,6 +471,10 @@ count() {
 	finish) [ "$_f" = "$(cat "$BASE/$_op.new")" ] || bail "recovery of a commit journal did not finish it" ;;
 	*) echo "$_f" >"$BASE/$_op.new" ;;
 	esac
+	# A merged tree: the vendor's gfx803 files beside the package's.
+	if [ "$_op" = merge ] && ! cmp -s "$ROOT/$LIBREL/TensileLibrary_gfx803.co" "$T/$LIBREL/TensileLibrary_gfx803.co"; then
+		bail "merge: the deployed library is not a merged one" "$RUN/out"
+	fi
 	case $_op in
 	import) save imported ;;
 	deploy) save deployed ;;
@@ -643,7 +661,7 @@ fault() {
 				[ "$(sqlite3 -cmd ".timeout 5000" "$DB" "SELECT count(*) FROM package")" = 2 ] ||
 					echo "retry: the store does not hold both packages" >>"$RUN/why"
 				;;
-			deploy | redeploy | rollback | restore)
+			deploy | redeploy | rollback | restore | merge)
 				if [ "$TSTATE" = old ]; then
 					commands "$_op" >"$RUN/cmd"
 					# shellcheck disable=SC2046
@@ -686,6 +704,7 @@ for o in $OPS; do
 	rollback) need="$need import deploy redeploy rollback" ;;
 	restore) need="$need import deploy redeploy rollback restore" ;;
 	recover | finish) need="$need import deploy redeploy" ;;
+	merge) need="$need import" ;;
 	esac
 	need="$need $o"
 done
@@ -713,6 +732,7 @@ for o in $OPS; do
 	else
 		cat "$BASE/$o.points"
 	fi | while read -r src num name; do
+		case " $SRCS " in *" $src "*) ;; *) continue ;; esac
 		for k in $KINDS; do
 			[ "$src" != kp ] || [ "$k" = crash ] || continue
 			[ "$k" != short ] || case $name in *.write) ;; *) continue ;; esac

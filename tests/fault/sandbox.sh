@@ -10,6 +10,7 @@
 #	. "$HERE/../fault/sandbox.sh"
 #	sandbox_check || exit 77     # T, LIBREL, BINLINK, BINREL set
 #	sandbox_root "$ROOT"
+#	sandbox_gpu2 "$ROOT"          # a second GPU, a gfx803
 #	sandbox_pkg "$DIR/pkg/NAME" "MANIFEST TEXT" [binary]
 
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
@@ -34,6 +35,16 @@ sandbox_root() {
 	printf 'cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n' >"$_n/0/properties"
 	printf 'cpu_cores_count 0\nsimd_count 24\nsimd_per_cu 2\ngfx_target_version 100300\nvendor_id 4098\ndevice_id 29631\nlocation_id 49408\n' >"$_n/1/properties"
 	printf 'heap_type 1\nsize_in_bytes 536870912\n' >"$_n/1/mem_banks/0/properties"
+}
+
+# sandbox_gpu2 ROOT: a second GPU under ROOT, a gfx803 (Polaris), which the
+# vendor's library serves and the packages lack: a deploy of either is a
+# merged library then.
+sandbox_gpu2() {
+	_n=$1/sys/class/kfd/kfd/topology/nodes
+	mkdir -p "$_n/2/mem_banks/0"
+	printf 'cpu_cores_count 0\nsimd_count 36\nsimd_per_cu 4\ngfx_target_version 80003\nvendor_id 4098\ndevice_id 26591\nlocation_id 768\n' >"$_n/2/properties"
+	printf 'heap_type 1\nsize_in_bytes 4294967296\n' >"$_n/2/mem_banks/0/properties"
 }
 
 # sandbox_pkg DIR MANIFEST [binary]: a package folder of the real library

@@ -461,12 +461,7 @@ part_backups() {
 }
 
 # second_gpu: a second GPU, a gfx803 (Polaris), which the vendor's library serves.
-second_gpu() {
-	n=$ROOT/sys/class/kfd/kfd/topology/nodes
-	mkdir -p "$n/2/mem_banks/0"
-	printf 'cpu_cores_count 0\nsimd_count 36\nsimd_per_cu 4\ngfx_target_version 80003\nvendor_id 4098\ndevice_id 26591\nlocation_id 768\n' >"$n/2/properties"
-	printf 'heap_type 1\nsize_in_bytes 4294967296\n' >"$n/2/mem_banks/0/properties"
-}
+second_gpu() { sandbox_gpu2 "$ROOT"; }
 
 part_gpus() {
 	second_gpu
