@@ -270,6 +270,15 @@ real_entries(struct fx *f, const char *top, struct mk_entry *e, char names[][512
 		e[n] = (struct mk_entry){.kind = MK_FILE, .name = names[n], .src = srcs[n]};
 		n++;
 	}
+	/* An index for each arch (rocBLAS serves no arch without one): lazy
+	 * index files, whose names are what is read of them; their bytes are
+	 * the manifest's, so they add no object to the counts below. */
+	for (int i = 0; i < 1 + extra; i++) {
+		snprintf(names[n], 512, "%slibrary/TensileLibrary_lazy_%s.dat", top,
+		         i == 0 ? "gfx803" : "gfx1030");
+		e[n] = (struct mk_entry){.kind = MK_FILE, .name = names[n], .src = manifest};
+		n++;
+	}
 	snprintf(names[n], 512, "%slibrary/TensileManifest.txt", top);
 	e[n] = (struct mk_entry){.kind = MK_FILE, .name = names[n], .src = manifest};
 	n++;
