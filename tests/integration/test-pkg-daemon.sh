@@ -32,12 +32,19 @@ else
 	head -c 100000 /dev/urandom >"$DIR/src/c"
 	A=$DIR/src/a B=$DIR/src/b C=$DIR/src/c
 fi
+# A lazy index for each arch: rocBLAS serves no arch without an index (its
+# bytes are not read here, its name is).
+mkdir -p "$DIR/src"
+printf 'index' >"$DIR/src/index"
+IDX=$DIR/src/index
 GOOD="$DIR/rocm.gfx803.AMD.V3.for.hip.sdk.5.7.7z"
 check "build a solid LZMA2 7z" 0 "$MK" 7z-fast "$GOOD" "f:library/TensileLibrary_gfx803.co=$A" \
-	"f:library/Kernels.so-000-gfx803.hsaco=$B"
+	"f:library/Kernels.so-000-gfx803.hsaco=$B" "f:library/TensileLibrary_lazy_gfx803.dat=$IDX"
 check "build a zip under a top folder with spaces" 0 "$MK" zip "$DIR/gfx803 gfx1030 (for HIP SDK 5.7).zip" \
 	"f:rocBLAS gfx803 (HIP 5.7)/library/TensileLibrary_gfx803.co=$A" \
-	"f:rocBLAS gfx803 (HIP 5.7)/library/Kernels.so-000-gfx1030.hsaco=$C"
+	"f:rocBLAS gfx803 (HIP 5.7)/library/Kernels.so-000-gfx1030.hsaco=$C" \
+	"f:rocBLAS gfx803 (HIP 5.7)/library/TensileLibrary_lazy_gfx803.dat=$IDX" \
+	"f:rocBLAS gfx803 (HIP 5.7)/library/TensileLibrary_lazy_gfx1030.dat=$IDX"
 check "build a zip-slip archive" 0 "$MK" zip "$DIR/slip.zip" "f:library/TensileLibrary_gfx803.co=$A" \
 	"z:../../evil.dll=100"
 check "build a bomb" 0 "$MK" 7z "$DIR/bomb.7z" "f:library/TensileLibrary_gfx803.co=$A" \
