@@ -43,6 +43,46 @@ bin_row(const struct rocmd_db_pkg_file *f, void *arg)
 	return 0;
 }
 
+/* The last binaries read (lib status asks at every call, through matching):
+ * their archs by path, size, modification and inode. Loop thread only. */
+static struct bin_cache {
+	char path[PATH_MAX];
+	struct rocmd_fsinfo st;
+	char archs[512];
+} bin_cache[4];
+static unsigned bin_cache_next;
+
+static int
+cache_get(const char *path, char *archs, size_t alen)
+{
+	struct rocmd_fsinfo st;
+
+	if (rocmd_fsinfo_get(path, 1, &st) != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(bin_cache) / sizeof(bin_cache[0]); i++) {
+		const struct bin_cache *c = &bin_cache[i];
+		if (strcmp(c->path, path) == 0 && c->st.size == st.size &&
+		    c->st.mtime_ns == st.mtime_ns && c->st.ino == st.ino && c->st.dev == st.dev) {
+			deploy_copy(archs, alen, c->archs);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+cache_put(const char *path, const char *archs)
+{
+	struct bin_cache *c = &bin_cache[bin_cache_next++ % 4];
+
+	if (rocmd_fsinfo_get(path, 1, &c->st) != 0) {
+		c->path[0] = '\0';
+		return;
+	}
+	deploy_copy(c->path, sizeof(c->path), path);
+	deploy_copy(c->archs, sizeof(c->archs), archs);
+}
+
 int
 deploy_merge_binary_archs(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
                           int64_t pkg_id, const char *pkg_binary, const char *pkg_platform,
@@ -71,6 +111,8 @@ deploy_merge_binary_archs(struct rocmd_deploy_service *ds, const struct deploy_t
 		deploy_copy(path, sizeof(path), t->host_bin);
 		deploy_fmt(bin, binlen, "the SDK's %s", t->sys_bin);
 	}
+	if (cache_get(path, archs, alen))
+		return 0;
 	if ((rc = rocmd_rocblas_binary_archs(path, &v, &n, why, whylen)) < 0)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
@@ -79,6 +121,7 @@ deploy_merge_binary_archs(struct rocmd_deploy_service *ds, const struct deploy_t
 		free(v[i]);
 	}
 	free(v);
+	cache_put(path, archs);
 	return 0;
 }
 
