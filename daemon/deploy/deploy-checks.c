@@ -178,9 +178,8 @@ mergeable(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t p
 {
 	if (!deploy_arch_listed(t->sdk_archs, one))
 		return 0;
-	if (bin[0] == '\0' &&
-	    deploy_merge_binary_archs(ds, t, pkg_id, f->binary, f->platform, bin, binlen, bname,
-	                              bnamelen, bwhy, bwhylen) < 0)
+	if (bin[0] == '\0' && deploy_merge_binary_archs(ds, t, pkg_id, f->binary, f->platform, bin,
+	                                                binlen, bname, bnamelen, bwhy, bwhylen) < 0)
 		deploy_copy(bin, binlen, "-");
 	return deploy_arch_listed(bin, one);
 }

@@ -109,8 +109,11 @@ deploy_dry_run(struct deploy_job *j)
 		int same = c != NULL && (merged || (hashed && f->kind == ROCMD_DEPLOY_FILE &&
 		                                    c->kind == ROCMD_DEPLOY_FILE &&
 		                                    strcmp(c->sha256, f->sha256) == 0));
-		add_file(list, c == NULL ? "add" : same ? "keep" : "replace", f->path, f->size,
-		         merged ? j->merge_from : "the package");
+		add_file(list,
+		         c == NULL ? "add"
+		         : same    ? "keep"
+		                   : "replace",
+		         f->path, f->size, merged ? j->merge_from : "the package");
 		if (!same)
 			copy += f->size;
 		if (c == NULL)
@@ -141,7 +144,8 @@ deploy_dry_run(struct deploy_job *j)
 		size_t l = strlen(after);
 		if (m != NULL) {
 			cJSON_AddItemToObject(r, "merged", m);
-			deploy_fmt(after + l, sizeof(after) - l, "%s%s", l ? "," : "", j->merge_archs);
+			deploy_fmt(after + l, sizeof(after) - l, "%s%s", l ? "," : "",
+			           j->merge_archs);
 		}
 		cJSON_AddBoolToObject(r, "no_merge", j->no_merge);
 	}

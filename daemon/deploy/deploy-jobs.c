@@ -771,9 +771,9 @@ record_deploy(struct deploy_job *j, cJSON *result)
 		char msg[320];
 		deploy_fmt(msg, sizeof(msg), "%s package #%lld %s%s%s%s%s",
 		           j->type == JOB_ROLLBACK ? "rolled back to the previous" : "deployed",
-		           (long long)j->pkg_id, j->pkg_name,
-		           j->nmpaths ? ", merged with " : "", j->nmpaths ? j->merge_archs : "",
-		           j->nmpaths ? " from " : "", j->nmpaths ? j->merge_from : "");
+		           (long long)j->pkg_id, j->pkg_name, j->nmpaths ? ", merged with " : "",
+		           j->nmpaths ? j->merge_archs : "", j->nmpaths ? " from " : "",
+		           j->nmpaths ? j->merge_from : "");
 		rc = rocmd_deploy_db_record(
 		    ds->db, &d, j->type == JOB_ROLLBACK ? "rolled_back" : "superseded",
 		    j->type == JOB_ROLLBACK ? "rollback" : "deploy", "ok", msg, &dep_id);

@@ -184,8 +184,8 @@ int deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whyle
  * the rocBLAS binary in place after the deploy was built for it); those archs
  * go to MERGED (may be NULL). */
 int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
-                         int64_t pkg_id, const char *arch, unsigned force, int merge,
-                         char *merged, size_t mergedlen, char *why, size_t whylen);
+                         int64_t pkg_id, const char *arch, unsigned force, int merge, char *merged,
+                         size_t mergedlen, char *why, size_t whylen);
 /* Worker, in lib verify: whether the deployed library serves each of
  * J->gpus (J->gpu_covered); one it does not fails the job (ROCMD_ECORRUPT)
  * unless the deploy forced the arch check. */

@@ -55,8 +55,8 @@ rocmd_rocblas_arch_served(char *const *index, size_t nindex, char *const *co, si
 int
 rocmd_rocblas_serves(const struct rocmd_rocblas_lib *lib, const char *gfx)
 {
-	return lib != NULL &&
-	       rocmd_rocblas_arch_served(lib->archs, lib->narchs, lib->co_archs, lib->nco_archs, gfx);
+	return lib != NULL && rocmd_rocblas_arch_served(lib->archs, lib->narchs, lib->co_archs,
+	                                                lib->nco_archs, gfx);
 }
 
 /* Splits comma-separated S into at most MAX names in BUF (N bytes). */

@@ -132,8 +132,7 @@ int rocmd_rocblas_arch_served(char *const *index, size_t nindex, char *const *co
 int rocmd_rocblas_serves(const struct rocmd_rocblas_lib *lib, const char *gfx);
 /* The same over comma-separated lists (the database's columns): the served
  * archs of INDEX_CSV, bare names, into OUT as a list. */
-void rocmd_rocblas_served_csv(const char *index_csv, const char *co_csv, char *out,
-                              size_t outlen);
+void rocmd_rocblas_served_csv(const char *index_csv, const char *co_csv, char *out, size_t outlen);
 /* The arch a library file's name is for ("TensileLibrary_lazy_gfx1103.dat",
  * "Kernels.so-000-gfx90a-xnack+.hsaco": gfx1103, gfx90a); ROCMD_ENOTFOUND. */
 int rocmd_rocblas_name_arch(const char *name, char *out, size_t outlen);
