@@ -2,10 +2,11 @@
  * Fuzz target for SDK discovery's parsers of files found on disk: HIP version
  * files (HIP_VERSION_* lines), version strings, folder names, Debian changelog
  * heads, registry exports (.reg), a TensileLibrary.dat (MessagePack), AMD
- * code-object ELF headers, TheRock's .kpack archives and release names. The
- * first byte picks the parser; the rest is the file. Every parser must return
- * a code and bounded text, never crash, leak or read out of bounds. Parsers that read files get the input through a
- * file in a private temporary folder.
+ * code-object ELF headers, TheRock's .kpack archives and release names, and a
+ * rocBLAS binary's clang offload bundles. The first byte picks the parser; the
+ * rest is the file. Every parser must return a code and bounded text, never
+ * crash, leak or read out of bounds. Parsers that read files get the input
+ * through a file in a private temporary folder.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -91,7 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	which = data[0] % 8;
+	which = data[0] % 9;
 	data++;
 	size--;
 	if (dir[0] == '\0') {
@@ -166,6 +167,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_version(rc, v);
 		if (rc == 0 && (rel[0] == '\0' || strlen(rel) >= sizeof(rel)))
 			abort();
+		break;
+	}
+	case 8: {
+		/* A rocBLAS binary's offload bundles (the merged library's check). */
+		char **archs = NULL, why[512];
+		size_t n = 0;
+		snprintf(path, sizeof(path), "%s/librocblas.so.0", dir);
+		if (write_file(path, data, size) == 0 &&
+		    rocmd_rocblas_binary_archs(path, &archs, &n, why, sizeof(why)) == 0) {
+			for (size_t i = 0; i < n; i++) {
+				if (strncmp(archs[i], "gfx", 3) != 0)
+					abort();
+				free(archs[i]);
+			}
+			free(archs);
+		}
 		break;
 	}
 	default: {
