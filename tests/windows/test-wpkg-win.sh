@@ -56,10 +56,17 @@ else
 fi
 GOOD=rocm.gfx803.AMD.V3.for.hip.sdk.5.7.7z
 TOP="gfx803 gfx1030 (for HIP SDK 5.7).zip"
+# A lazy index for each arch: rocBLAS serves no arch without an index (its
+# bytes are not read here, its name is).
+printf 'index' >"$T/a/index"
+IDX=$T/a/index
 "$MK" 7z "$T/a/$GOOD" "f:library/TensileLibrary_gfx803.co=$A" \
-	"f:library/Kernels.so-000-gfx803.hsaco=$B" >"$ERR" 2>&1 || bad "build $GOOD"
+	"f:library/Kernels.so-000-gfx803.hsaco=$B" "f:library/TensileLibrary_lazy_gfx803.dat=$IDX" \
+	>"$ERR" 2>&1 || bad "build $GOOD"
 "$MK" zip "$T/a/$TOP" "f:rocBLAS gfx803 (HIP 5.7)/library/TensileLibrary_gfx803.co=$A" \
-	"f:rocBLAS gfx803 (HIP 5.7)/library/Kernels.so-000-gfx1030.hsaco=$C1" >"$ERR" 2>&1 ||
+	"f:rocBLAS gfx803 (HIP 5.7)/library/Kernels.so-000-gfx1030.hsaco=$C1" \
+	"f:rocBLAS gfx803 (HIP 5.7)/library/TensileLibrary_lazy_gfx803.dat=$IDX" \
+	"f:rocBLAS gfx803 (HIP 5.7)/library/TensileLibrary_lazy_gfx1030.dat=$IDX" >"$ERR" 2>&1 ||
 	bad "build $TOP"
 # A Windows package: a real PE rocblas.dll importing amdhip64_6.dll, with a VERSIONINFO.
 W=$T/a/w
@@ -126,6 +133,8 @@ if command -v 7z >/dev/null 2>&1; then
 	mkdir -p "$T/a/7zip/library"
 	cp "$A" "$T/a/7zip/library/TensileLibrary_gfx803.co"
 	cp "$C1" "$T/a/7zip/library/Kernels.so-000-gfx1030.hsaco"
+	cp "$IDX" "$T/a/7zip/library/TensileLibrary_lazy_gfx803.dat"
+	cp "$IDX" "$T/a/7zip/library/TensileLibrary_lazy_gfx1030.dat"
 	(cd "$T/a/7zip" && 7z a -bd -bso0 -m0=lzma2 -ms=on ../rocm.gfx1030.V2.0.for.hip.sdk.5.7.7z library)
 	check "pkg import of a 7z made by 7-Zip itself" 0 ctl pkg import 'C:\rocmd-pkg\a\rocm.gfx1030.V2.0.for.hip.sdk.5.7.7z'
 	contains "the same files as the zip: the same package, by content" "$OUT" "Already stored: package #2"
