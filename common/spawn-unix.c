@@ -10,7 +10,9 @@
  *
  * A child started with rocmd_child_start gets its two pipe ends as
  * descriptors 3 and 4 and its parent's pid as its last argument; it asks to
- * be killed when the thread that started it dies (rocmd_child_attach). A
+ * be killed when the thread that started it dies (rocmd_child_attach). This
+ * program started again is exec'd through the descriptor of its own file
+ * that rocmd_self_init kept (see there for why). A
  * helper run to its end (rocmd_child_run, spawn.c) gets the null device as
  * stdin and stderr and the pipe as stdout.
  */
@@ -18,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -33,11 +36,13 @@
 
 #include "error.h"
 
-#define SELF_EXE "/proc/self/exe"
 #define CHILD_RFD 3 /* the child's request pipe */
 #define CHILD_WFD 4 /* its reply pipe */
+#define CHILD_EXE 5 /* this program's file, while it is exec'd again */
 #define MIN_FD 10   /* parent-side pipe ends sit above both */
 #define KEEP_MAX 8
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 extern char **environ;
 
@@ -240,6 +245,74 @@ make_pipes(int to_child[2], int from_child[2])
 	return 0;
 }
 
+/* ---- this program ---- */
+
+/*
+ * This program's file, found once by rocmd_self_init: its path from
+ * readlink("/proc/self/exe") and the file itself, kept open (read-only,
+ * close-on-exec). Why this and not a look at /proc/self/exe when a child
+ * starts, nor argv[0]:
+ * - Under valgrind, /proc/self/exe named to execve is valgrind's own tool,
+ *   which refuses to run ("valgrind: You cannot run ... directly"), while
+ *   valgrind answers readlink and open of /proc/self/exe with the program it
+ *   runs. So the look is a readlink and an open, done here, never an exec.
+ * - A package upgrade replaces the file at our path while we run. The
+ *   evaluation process must be the build that runs now (it speaks this
+ *   build's messages): it is exec'd through the kept descriptor, which holds
+ *   the file we were started from whatever the path names now. The helpers
+ *   beside us are looked up in the folder of the path kept at start: a later
+ *   readlink would say "PATH (deleted)" once an upgrade replaced the file.
+ * - argv[0] is whatever the starter wrote there, and resolving it against
+ *   PATH or the current folder breaks once a daemon detached and changed
+ *   folder; no option or variable is needed that a test harness must set.
+ */
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+static char self_path[PATH_MAX];
+static int self_fd = -1;
+
+static void
+self_resolve(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path));
+
+	if (n <= 0 || (size_t)n >= sizeof(self_path))
+		n = 0;
+	self_path[n] = '\0';
+	self_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	/* Above the slots a child's descriptors are moved into. */
+	if (self_fd >= 0 && self_fd < MIN_FD && move_high(&self_fd) < 0) {
+		close(self_fd);
+		self_fd = -1;
+	}
+}
+
+void
+rocmd_self_init(void)
+{
+	pthread_once(&self_once, self_resolve);
+}
+
+const char *
+rocmd_self_exe(void)
+{
+	rocmd_self_init();
+	return self_path;
+}
+
+int
+rocmd_self_beside(const char *name, char *out, size_t outlen)
+{
+	const char *slash = strrchr(rocmd_self_exe(), '/');
+	int len = slash != NULL ? (int)(slash - self_path) : 0;
+
+	if (slash == NULL || (size_t)snprintf(out, outlen, "%.*s/%s", len, self_path, name) >= outlen) {
+		if (outlen > 0)
+			out[0] = '\0';
+		return ROCMD_ENOTFOUND;
+	}
+	return access(out, X_OK) == 0 ? 0 : ROCMD_ENOTFOUND;
+}
+
 /* The parent's ends of the pipes, once the child PID has the other two. */
 static void
 adopt(struct rocmd_child *c, pid_t pid, int to_child[2], int from_child[2])
@@ -261,7 +334,9 @@ rocmd_child_os_start(struct rocmd_child *c, const char *exe, char *const argv[],
 	int to_child[2] = {-1, -1}, from_child[2] = {-1, -1}, err;
 	posix_spawn_file_actions_t fa;
 	char parent[24], **args;
+	const char *shown = NULL;
 	size_t n = 0;
+	int self = 0;
 	pid_t pid;
 
 	while (argv[n] != NULL)
@@ -276,8 +351,17 @@ rocmd_child_os_start(struct rocmd_child *c, const char *exe, char *const argv[],
 		snprintf(parent, sizeof(parent), "%ld", (long)getpid());
 		args[n] = parent;
 	}
-	if (exe == NULL)
-		exe = SELF_EXE;
+	if (exe == NULL) {
+		rocmd_self_init();
+		self = self_fd >= 0;
+		exe = self ? "/proc/self/fd/" STR(CHILD_EXE) : self_path;
+		shown = self_path;
+		if (!self && self_path[0] == '\0') {
+			snprintf(why, whylen, "no path for this program: /proc/self/exe unreadable");
+			err = ROCMD_ENOTFOUND;
+			goto fail;
+		}
+	}
 	err = capture ? (pipe2(from_child, O_CLOEXEC) < 0 ? -errno : 0)
 	              : make_pipes(to_child, from_child);
 	if (err < 0) {
@@ -286,6 +370,9 @@ rocmd_child_os_start(struct rocmd_child *c, const char *exe, char *const argv[],
 	}
 	/* Only stdin/out/err and the pipe ends reach the child. */
 	posix_spawn_file_actions_init(&fa);
+	/* What the child is exec'd through; self_fd sits above every slot. */
+	if (self)
+		posix_spawn_file_actions_adddup2(&fa, self_fd, CHILD_EXE);
 	if (capture) {
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 		posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
@@ -294,10 +381,11 @@ rocmd_child_os_start(struct rocmd_child *c, const char *exe, char *const argv[],
 		posix_spawn_file_actions_adddup2(&fa, to_child[0], CHILD_RFD);
 		posix_spawn_file_actions_adddup2(&fa, from_child[1], CHILD_WFD);
 	}
-	err = spawn(&pid, exe, &fa, capture ? 2 : CHILD_WFD, args, envp != NULL ? envp : environ);
+	err = spawn(&pid, exe, &fa, self ? CHILD_EXE : capture ? 2 : CHILD_WFD, args,
+	            envp != NULL ? envp : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err < 0) {
-		snprintf(why, whylen, "%s: %s", exe, strerror(-err));
+		snprintf(why, whylen, "%s: %s", shown != NULL ? shown : exe, strerror(-err));
 		goto fail;
 	}
 	adopt(c, pid, to_child, from_child);
@@ -440,6 +528,8 @@ rocmd_child_attach(int argc, char **argv, struct rocmd_child_chan *ch)
 	/* Ctrl-C is for the parent, which stops cleanly; a child killed by it
 	 * would look like a crash. */
 	signal(SIGINT, SIG_IGN);
+	/* The file we were exec'd through (rocmd_child_os_start), if it was. */
+	close(CHILD_EXE);
 	ch->rd = CHILD_RFD;
 	ch->wr = CHILD_WFD;
 	return 0;

@@ -330,6 +330,62 @@ rocmd_child_describe(int status, char *what, size_t whatlen)
 		snprintf(what, whatlen, "exited with %u", (unsigned)status);
 }
 
+/* ---- this program ---- */
+
+/* This program's path, found once (rocmd_self_init). Windows does not let a
+ * running program's file be replaced, only renamed aside, so the path names
+ * the file that runs for as long as it runs from there. */
+static INIT_ONCE self_once = INIT_ONCE_STATIC_INIT;
+static char *self_path;
+
+static BOOL CALLBACK
+self_resolve(INIT_ONCE *once, void *param, void **ctx)
+{
+	static wchar_t exe[32768];
+	DWORD n = GetModuleFileNameW(NULL, exe, sizeof(exe) / sizeof(exe[0]));
+
+	(void)once;
+	(void)param;
+	(void)ctx;
+	if (n > 0 && n < sizeof(exe) / sizeof(exe[0]))
+		self_path = rocmd_win_utf8(exe);
+	return TRUE;
+}
+
+void
+rocmd_self_init(void)
+{
+	InitOnceExecuteOnce(&self_once, self_resolve, NULL, NULL);
+}
+
+const char *
+rocmd_self_exe(void)
+{
+	rocmd_self_init();
+	return self_path != NULL ? self_path : "";
+}
+
+int
+rocmd_self_beside(const char *name, char *out, size_t outlen)
+{
+	const char *exe = rocmd_self_exe(), *slash = strrchr(exe, '\\');
+	int len = slash != NULL ? (int)(slash - exe) : 0;
+	wchar_t *w;
+	DWORD attr;
+
+	if (slash == NULL || (size_t)snprintf(out, outlen, "%.*s\\%s", len, exe, name) >= outlen) {
+		if (outlen > 0)
+			out[0] = '\0';
+		return ROCMD_ENOTFOUND;
+	}
+	if ((w = rocmd_win_wide(out)) == NULL)
+		return ROCMD_ENOTFOUND;
+	attr = GetFileAttributesW(w);
+	free(w);
+	return attr != INVALID_FILE_ATTRIBUTES && !(attr & FILE_ATTRIBUTE_DIRECTORY) ? 0
+	                                                                             : ROCMD_ENOTFOUND;
+}
+
 /* ---- a child serving requests over a pipe each way ---- */
 
 int
@@ -371,23 +427,17 @@ rocmd_child_os_start(struct rocmd_child *c, const char *exe, char *const argv[],
 {
 	SECURITY_ATTRIBUTES sa = {sizeof(sa), NULL, TRUE};
 	HANDLE child_rd = NULL, child_wr = NULL, nul = INVALID_HANDLE_VALUE, inherit[3], stdio[3];
-	wchar_t self[MAX_PATH * 2], *exew = NULL, *cmdw = NULL, *envw = NULL;
+	wchar_t *exew = NULL, *cmdw = NULL, *envw = NULL;
 	char *cmd = NULL, *path = NULL, handles[48];
 	size_t cmdlen = 0, ninherit;
-	DWORD n, err = 0;
+	DWORD err = 0;
 	int rc = 0;
 
-	if (exe == NULL) {
-		n = GetModuleFileNameW(NULL, self, sizeof(self) / sizeof(self[0]));
-		if (n == 0 || n >= sizeof(self) / sizeof(self[0])) {
-			snprintf(why, whylen, "no path for this program (Windows error %lu)",
-			         (unsigned long)GetLastError());
-			return ROCMD_EIO;
-		}
-		path = rocmd_win_utf8(self);
-	} else {
-		path = strdup(exe);
+	if (exe == NULL && *(exe = rocmd_self_exe()) == '\0') {
+		snprintf(why, whylen, "no path for this program (GetModuleFileNameW failed)");
+		return ROCMD_EIO;
 	}
+	path = strdup(exe);
 	if (path == NULL || (envp != NULL && (envw = env_block(envp)) == NULL)) {
 		snprintf(why, whylen, "out of memory");
 		free(path);

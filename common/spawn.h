@@ -65,6 +65,23 @@ void rocmd_child_describe(int status, char *what, size_t whatlen);
 /* Monotonic milliseconds: the clock of the deadlines below. */
 double rocmd_child_now_ms(void);
 
+/* ---- this program ---- */
+
+/*
+ * Resolves this program's own executable, once: main() calls it first thing,
+ * before it detaches, changes folder or starts a thread; the functions below
+ * and rocmd_child_start call it themselves in a program whose main() did not.
+ * Every start of this program again and every helper found beside it goes
+ * through what it kept, never through a fresh look at /proc/self/exe.
+ */
+void rocmd_self_init(void);
+/* The path this program was started from ("" when it cannot be known). */
+const char *rocmd_self_exe(void);
+/* The path of NAME in this program's folder, into OUT: 0 when that file is
+ * there (POSIX: executable), ROCMD_ENOTFOUND when not (OUT still the path) or
+ * when the folder is unknown (OUT empty). */
+int rocmd_self_beside(const char *name, char *out, size_t outlen);
+
 /* ---- a child serving requests over a pipe each way ---- */
 
 /* One slot for such a child, which may be started, stopped and started
@@ -75,8 +92,8 @@ int rocmd_child_new(struct rocmd_child **out);
 /* Stops the child (waiting for it to exit) and frees. NULL is fine. */
 void rocmd_child_free(struct rocmd_child *c);
 /*
- * Starts EXE (NULL: this program again, /proc/self/exe or
- * GetModuleFileNameW) with the arguments ARGV[1..] followed by those that
+ * Starts EXE (NULL: this program again, the very file rocmd_self_init found)
+ * with the arguments ARGV[1..] followed by those that
  * tell it where its pipes are, for rocmd_child_attach: POSIX the parent's
  * pid (the pipes are the child's descriptors 3 and 4), Windows the values
  * of the two pipe handles it inherits. It inherits this process's

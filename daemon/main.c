@@ -28,6 +28,7 @@
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/paths.h"
+#include "common/spawn.h"
 #include "db/db.h"
 #include "daemon/core/ipc.h"
 #include "daemon/deploy/deploy-sync.h"
@@ -359,6 +360,9 @@ main(int argc, char **argv)
 {
 	int rc;
 
+	/* Which file runs, before anything can change what /proc/self/exe or
+	 * the current folder say (common/spawn.h). */
+	rocmd_self_init();
 	/* The tuner's evaluation process is rocmd again, with a hidden first
 	 * argument (kernels/measure-proc.c); else this is -1. */
 	if ((rc = tune_evaluator_child(argc, argv)) >= 0)

@@ -1,9 +1,9 @@
 /*
  * The evaluation process of the tuner's evaluator (see measure-proc.h): this
  * same program started again through the child-process layer
- * (common/spawn.h: posix_spawn of /proc/self/exe, CreateProcessW of
- * GetModuleFileNameW in a kill-on-close job object) with the hidden
- * argument --rocmd-tune-eval; main() hands such a command line to
+ * (common/spawn.h: posix_spawn of the file rocmd_self_init kept open,
+ * CreateProcessW of the path it found, in a kill-on-close job object) with
+ * the hidden argument --rocmd-tune-eval; main() hands such a command line to
  * tune_evaluator_child() before anything else. Never fork() without exec:
  * a daemon is multi-threaded (a forked copy may find another thread's lock
  * held forever) and a forked copy holds every descriptor of the daemon, its

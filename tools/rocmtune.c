@@ -24,6 +24,7 @@
 
 #include "common/cli.h"
 #include "common/error.h"
+#include "common/spawn.h"
 #include "kernels/backend.h"
 #include "rocmtune.h"
 #include "kernels/tune.h"
@@ -569,7 +570,9 @@ main(int argc, char **argv)
 	struct args a;
 	int rc;
 
-	/* The evaluation process is this program again (kernels/measure-proc.c). */
+	/* The evaluation process is this program again (kernels/measure-proc.c),
+	 * the file that runs now (common/spawn.h). */
+	rocmd_self_init();
 	if ((rc = tune_evaluator_child(argc, argv)) >= 0)
 		return rc;
 	if ((rc = parse_args(argc, argv, &a)) != 0)

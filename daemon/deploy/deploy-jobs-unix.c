@@ -1,6 +1,7 @@
 /*
  * Deploy in the daemon, POSIX part (deploy-jobs-os.h): the smoke test program
- * found through /proc/self/exe, and librocblas.so.N symlinks resolved.
+ * found beside rocmd (common/spawn.h rocmd_self_beside) or in libexec, and
+ * librocblas.so.N symlinks resolved.
  */
 #include "deploy-jobs-os.h"
 
@@ -8,7 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "common/spawn.h"
 
 const int rocmd_deploy_native_windows = 0;
 const int rocmd_deploy_busy_retries = 0;
@@ -16,20 +18,8 @@ const int rocmd_deploy_busy_retries = 0;
 void
 rocmd_deploy_smoke_find(char *out, size_t n)
 {
-	char exe[PATH_MAX], *slash;
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
-
-	if (len > 0) {
-		exe[len] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash != NULL) {
-			strcpy(slash + 1, "rocmd-rocblas-smoke");
-			if (access(exe, X_OK) == 0) {
-				snprintf(out, n, "%s", exe);
-				return;
-			}
-		}
-	}
+	if (rocmd_self_beside("rocmd-rocblas-smoke", out, n) == 0)
+		return;
 	snprintf(out, n, "%s/rocmd/rocmd-rocblas-smoke", ROCMD_LIBEXECDIR);
 }
 

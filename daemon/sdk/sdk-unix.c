@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "common/spawn.h"
 #include "sdk-internal.h"
 
 extern char **environ;
@@ -39,19 +39,10 @@ rocmd_sdk_discovery_env(void)
 char *
 rocmd_sdk_find_probe(void)
 {
-	char exe[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
-	char *out = NULL;
+	char exe[PATH_MAX], *out = NULL;
 
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash != NULL) {
-			strcpy(slash + 1, "rocmd-hip-probe");
-			if (access(exe, X_OK) == 0)
-				return strdup(exe);
-		}
-	}
+	if (rocmd_self_beside("rocmd-hip-probe", exe, sizeof(exe)) == 0)
+		return strdup(exe);
 	if (asprintf(&out, "%s/rocmd/rocmd-hip-probe", ROCMD_LIBEXECDIR) < 0)
 		return NULL;
 	return out;

@@ -13,6 +13,7 @@
 
 #include <windows.h>
 
+#include "common/spawn.h"
 #include "common/win-util.h"
 #include "sdk-internal.h"
 #include "sysroot.h"
@@ -70,14 +71,15 @@ rocmd_sdk_discovery_env(void)
 char *
 rocmd_sdk_find_probe(void)
 {
-	wchar_t exe[32768];
-	DWORD n = GetModuleFileNameW(NULL, exe, sizeof(exe) / sizeof(exe[0]) - 32);
-	wchar_t *slash;
+	size_t len = strlen(rocmd_self_exe()) + 32;
+	char *out = malloc(len);
 
-	if (n == 0 || n >= sizeof(exe) / sizeof(exe[0]) - 32)
-		return strdup("rocmd-hip-probe.exe");
-	exe[n] = L'\0';
-	slash = wcsrchr(exe, L'\\');
-	wcscpy(slash != NULL ? slash + 1 : exe, L"rocmd-hip-probe.exe");
-	return rocmd_win_utf8(exe);
+	if (out == NULL)
+		return NULL;
+	/* The path beside rocmd.exe even when the file is missing: the error
+	 * then names where it should be. */
+	rocmd_self_beside("rocmd-hip-probe.exe", out, len);
+	if (out[0] == '\0')
+		snprintf(out, len, "rocmd-hip-probe.exe");
+	return out;
 }
