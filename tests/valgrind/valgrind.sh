@@ -6,31 +6,27 @@
 # the wrapper; ROCMD_VALGRIND tells the shell harness (tests/lib/harness.sh)
 # to wait longer, as everything runs 10 to 50 times slower. One test at a
 # time. Prints each test's result and, per test, the rocmd processes whose
-# report was read (one killed on purpose with SIGKILL leaves none; the
-# children rocmd forks leave valgrind at their exec and are not counted),
+# report was read (one killed on purpose with SIGKILL leaves none; a child
+# that leaves valgrind at its exec of a helper program is not counted),
 # their errors and definitely lost bytes; exits 1 when a test failed or a
 # report counts an error.
 #
-# What cannot run under valgrind: rocmd starts the tuner's evaluation
-# process as posix_spawn("/proc/self/exe"), which under valgrind is
-# valgrind's own tool ("valgrind: You cannot run ... directly"), so tuning
-# has no backend (tune jobs fail; test-tune-daemon and test-tune-vendor are
-# left out by default), and that message reaches a detached daemon's
-# terminal (test-rocmctl's check "the detached daemon wrote nothing to its
-# terminal" fails for it); test-service times sd_notify datagrams in fixed
-# windows of 0.5-1.5 s, which memcheck's start-up exceeds.
+# The tuner's evaluation process is rocmd again and runs under memcheck too
+# (rocmd-valgrind.sh); its reports are counted with the daemon's.
 #
 # usage: tests/valgrind/valgrind.sh BUILD-DIR [CTEST-REGEX]
-#   CTEST-REGEX  the tests to run (default: the integration tests that start
-#                rocmd, but for the three above: test-ipc, test-rocmctl,
-#                test-pkg-daemon, test-sdk-daemon, test-lib-windows,
-#                test-lib-daemon, test-lib-trust-*)
+#   CTEST-REGEX  the tests to run (default: every test that starts rocmd
+#                but test-fault, whose runs kill rocmd at each fault point:
+#                test-ipc, test-rocmctl, test-service, test-pkg-daemon,
+#                test-sdk-daemon, test-lib-windows, test-lib-daemon,
+#                test-lib-trust-*, test-tune-daemon, test-tune-vendor,
+#                test-rocblas-smoke)
 # Installs valgrind (apt-get) when it is missing.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 BUILD=$(cd "$1" && pwd)
-REGEX=${2:-'^(test-ipc|test-rocmctl|test-pkg-daemon|test-sdk-daemon|test-lib-windows|test-lib-daemon|test-lib-trust-.*)$'}
+REGEX=${2:-'^(test-ipc|test-rocmctl|test-service|test-pkg-daemon|test-sdk-daemon|test-lib-windows|test-lib-daemon|test-lib-trust-.*|test-tune-daemon|test-tune-vendor|test-rocblas-smoke)$'}
 ROCMD_BIN=$BUILD/daemon/rocmd
 [ -x "$ROCMD_BIN" ] || { echo "valgrind.sh: $ROCMD_BIN not built" >&2; exit 2; }
 if ! command -v valgrind >/dev/null 2>&1; then
