@@ -6,8 +6,9 @@
 # the wrapper; ROCMD_VALGRIND tells the shell harness (tests/lib/harness.sh)
 # to wait longer, as everything runs 10 to 50 times slower. One test at a
 # time. Prints each test's result and, per test, the rocmd processes whose
-# report was read (one killed on purpose with SIGKILL leaves none; a child
-# that leaves valgrind at its exec of a helper program is not counted),
+# report was read (one killed on purpose with SIGKILL leaves none), the
+# children without one (an exec of a helper program leaves valgrind; an
+# evaluation process cancelled or timed out is killed),
 # their errors and definitely lost bytes; exits 1 when a test failed or a
 # report counts an error.
 #
@@ -19,14 +20,13 @@
 #                but test-fault, whose runs kill rocmd at each fault point:
 #                test-ipc, test-rocmctl, test-service, test-pkg-daemon,
 #                test-sdk-daemon, test-lib-windows, test-lib-daemon,
-#                test-lib-trust-*, test-tune-daemon, test-tune-vendor,
-#                test-rocblas-smoke)
+#                test-lib-trust-*, test-tune-daemon, test-tune-vendor)
 # Installs valgrind (apt-get) when it is missing.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 BUILD=$(cd "$1" && pwd)
-REGEX=${2:-'^(test-ipc|test-rocmctl|test-service|test-pkg-daemon|test-sdk-daemon|test-lib-windows|test-lib-daemon|test-lib-trust-.*|test-tune-daemon|test-tune-vendor|test-rocblas-smoke)$'}
+REGEX=${2:-'^(test-ipc|test-rocmctl|test-service|test-pkg-daemon|test-sdk-daemon|test-lib-windows|test-lib-daemon|test-lib-trust-.*|test-tune-daemon|test-tune-vendor)$'}
 ROCMD_BIN=$BUILD/daemon/rocmd
 [ -x "$ROCMD_BIN" ] || { echo "valgrind.sh: $ROCMD_BIN not built" >&2; exit 2; }
 if ! command -v valgrind >/dev/null 2>&1; then
@@ -70,8 +70,9 @@ while IFS=$TAB read -r name cwd env line; do
 		[ -f "$f" ] || continue
 		e=$(sed -n 's/.*ERROR SUMMARY: \([0-9,]*\) errors.*/\1/p' "$f" | tr -d , | tail -n 1)
 		if [ -z "$e" ]; then
-			# A child rocmd forked (its parent's log is here) leaves
-			# valgrind at its exec; any other was killed.
+			# A child rocmd started (its parent's log is here) that
+			# left valgrind at its exec of a helper, or an evaluation
+			# process killed on purpose; any other was killed.
 			pp=$(sed -n 's/.*Parent PID: \([0-9]*\).*/\1/p' "$f" | head -n 1)
 			if [ -f "$OUTDIR/$name/rocmd.$pp.log" ]; then children=$((children + 1)); else
 				n=$((n + 1)) noverdict=$((noverdict + 1)); fi
@@ -87,8 +88,8 @@ while IFS=$TAB read -r name cwd env line; do
 	[ "$rc" -ne 77 ] || verdict=skip
 	[ "$nerr" -eq 0 ] || verdict="$verdict, $nerr valgrind errors"
 	case $verdict in pass | skip) ;; *) bad=1 ;; esac
-	printf '%-22s %-10s %4d s  rocmd: %3d reports, %2d killed (no report); errors %d; definitely lost %d bytes\n' \
-		"$name" "$verdict" "$t" "$((n - noverdict))" "$noverdict" "$nerr" "$lost"
+	printf '%-22s %-10s %4d s  rocmd: %3d reports, %2d killed (no report), %2d children without one; errors %d; definitely lost %d bytes\n' \
+		"$name" "$verdict" "$t" "$((n - noverdict))" "$noverdict" "$children" "$nerr" "$lost"
 	if [ "$nerr" -gt 0 ]; then
 		grep -l 'ERROR SUMMARY: [1-9]' "$OUTDIR/$name"/rocmd.*.log | head -n 3 | sed 's/^/  see /'
 	fi
