@@ -137,8 +137,8 @@ struct rocmd_child_chan {
  * PR_SET_PDEATHSIG, then a check that the parent is still there; Windows:
  * the job object does it), makes a crash end it visibly (POSIX: crash
  * signals at their defaults, whatever handlers a sanitizer installed;
- * Windows: no error dialog, no debugger), leaves Ctrl-C to the parent, and
- * fills CH. Returns 0, ROCMD_EINVAL when the arguments are not such, or
+ * Windows: no error dialog, no debugger), leaves Ctrl-C to the parent,
+ * closes the descriptor it was exec'd through (POSIX) and fills CH. Returns 0, ROCMD_EINVAL when the arguments are not such, or
  * ROCMD_ECLOSED when the parent is already gone.
  */
 int rocmd_child_attach(int argc, char **argv, struct rocmd_child_chan *ch);
