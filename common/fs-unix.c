@@ -1008,14 +1008,16 @@ rocmd_fs_map(const char *path, const void **data, size_t *len)
 
 	*data = NULL;
 	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO in a folder someone else owns must not hang the
+	 * reader; it is then refused as not a regular file. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return rocmd_err_errno(errno);
 	if (fstat(fd, &st) != 0) {
 		rc = rocmd_err_errno(errno);
 		goto out;
 	}
-	if (st.st_size == 0) {
+	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
 		rc = ROCMD_ECORRUPT;
 		goto out;
 	}

@@ -573,6 +573,32 @@ rocmd_fs_replace(const char *path, const char *tmp, const void *data, size_t len
 	return rc;
 }
 
+/* Opening a FIFO for reading waits for a writer: O_NONBLOCK returns at once,
+ * and the regular-file check then refuses it (no FIFOs on Windows). */
+#ifndef O_NONBLOCK
+#define O_NONBLOCK 0
+#endif
+
+int
+rocmd_fs_read_head(const char *path, char *buf, size_t len)
+{
+	uint64_t size = 0;
+	size_t got = 0, n;
+	int fd, rc, regular = 0;
+
+	buf[0] = '\0';
+	if ((fd = rocmd_fs_open(path, O_RDONLY | O_NONBLOCK, 0)) < 0)
+		return fd;
+	if ((rc = rocmd_fs_os_fstat(fd, &size, &regular)) == 0 && !regular)
+		rc = ROCMD_ECORRUPT;
+	while (rc == 0 && got + 1 < len &&
+	       (rc = rocmd_fs_read(fd, buf + got, len - 1 - got, &n)) == 0 && n > 0)
+		got += n;
+	buf[got] = '\0';
+	rocmd_fs_close(fd);
+	return rc;
+}
+
 int
 rocmd_fs_read_file(const char *path, size_t max, char **out, size_t *len)
 {
@@ -584,7 +610,7 @@ rocmd_fs_read_file(const char *path, size_t max, char **out, size_t *len)
 	*out = NULL;
 	if (len != NULL)
 		*len = 0;
-	if ((fd = rocmd_fs_open(path, O_RDONLY, 0)) < 0)
+	if ((fd = rocmd_fs_open(path, O_RDONLY | O_NONBLOCK, 0)) < 0)
 		return fd;
 	if ((rc = rocmd_fs_os_fstat(fd, &size, &regular)) < 0)
 		goto out;

@@ -198,6 +198,10 @@ int rocmd_fs_rename_sync(const char *from, const char *to);
  * finds the old file or the new one, whole. */
 int rocmd_fs_replace(const char *path, const char *tmp, const void *data, size_t len,
                      unsigned mode);
+/* The first LEN - 1 bytes (at most) of regular file PATH into BUF, NUL-ended:
+ * never through a link, never waiting on a FIFO (ROCMD_ECORRUPT: not a
+ * regular file), for reading files in folders other users own. */
+int rocmd_fs_read_head(const char *path, char *buf, size_t len);
 /* Reads all of regular file PATH (never through a link) into *OUT (malloc'd,
  * NUL-terminated) and its length into *LEN (may be NULL): 0, -ENOENT when it
  * is absent, ROCMD_ECORRUPT when it is longer than MAX or not a regular file. */

@@ -140,25 +140,16 @@ rocmd_disc_real_below(const struct rocmd_disc *s, const char *top, const char *s
 	return 1;
 }
 
+/* Never through a link nor waiting on a FIFO (rocmd_fs_read_file). */
 cJSON *
 rocmd_runtime_read_json(const char *h)
 {
-	FILE *f = rocmd_fs_fopen(h, "rb");
-	char *buf;
-	size_t n;
+	char *buf = NULL;
 	cJSON *j;
 
-	if (f == NULL)
+	if (rocmd_fs_read_file(h, JSON_FILE_MAX, &buf, NULL) < 0)
 		return NULL;
-	buf = malloc(JSON_FILE_MAX + 1);
-	if (buf == NULL) {
-		fclose(f);
-		return NULL;
-	}
-	n = fread(buf, 1, JSON_FILE_MAX, f);
-	fclose(f);
-	buf[n] = '\0';
-	j = n < JSON_FILE_MAX ? cJSON_Parse(buf) : NULL;
+	j = cJSON_Parse(buf);
 	free(buf);
 	return j;
 }

@@ -377,19 +377,12 @@ windows_candidates(struct scan_ctx *s)
 
 /* ---- examining one install ---- */
 
+/* Never through a link nor blocking on a FIFO: runtimes are found in other
+ * users' homes too (a version.py that is a FIFO hung every scan). */
 int
 rocmd_disc_read_small(const char *h, char *buf, size_t len)
 {
-	FILE *f = rocmd_fs_fopen(h, "rb");
-	size_t n;
-
-	buf[0] = '\0';
-	if (f == NULL)
-		return rocmd_err_errno(errno);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return 0;
+	return rocmd_fs_read_head(h, buf, len);
 }
 
 /* The first bytes of a gzip file, through libarchive's raw format. */

@@ -142,6 +142,22 @@ ln -s ../../elsewhere "$ROOT/data/apps/link"
 mkdir -p "$ROOT/home/bob"
 ln -s ../../elsewhere/venv "$ROOT/home/bob/.venv"
 ln -s ../../elsewhere/venv "$ROOT/home/bob/miniconda3"
+# Hostile users' environments: rocmd reads files in other people's homes, so
+# mallory's torch/version.py is a FIFO (an open that blocks until a writer
+# comes, which would hang every scan) and eve's a link to a file only root
+# may read: neither is read, both torches are still listed.
+for who in mallory eve; do
+	HP=$ROOT/home/$who/.venv/lib/python3.12/site-packages
+	mkdir -p "$HP"
+	: >"$ROOT/home/$who/.venv/pyvenv.cfg"
+	stub "$HP/torch/lib/librocblas.so" "$HP/torch/lib/libamdhip64.so"
+	library "$HP/torch/lib/rocblas/library"
+done
+mkfifo "$ROOT/home/mallory/.venv/lib/python3.12/site-packages/torch/version.py"
+mkdir -p "$ROOT/root-only"
+printf "hip = '9.9.1-secret'\n" >"$ROOT/root-only/shadow"
+chmod 600 "$ROOT/root-only/shadow"
+ln -s ../../../../../../../root-only/shadow "$ROOT/home/eve/.venv/lib/python3.12/site-packages/torch/version.py"
 # ollama's lib/ollama/rocm (its CMakeLists.txt: ggml-hip, the runtime libraries, rocblas/).
 O=$ROOT/usr/lib/ollama/rocm
 stub "$O/libggml-hip.so" "$O/librocblas.so.4" "$O/libamdhip64.so.6" "$O/libhipblas.so.2" "$ROOT/usr/bin/ollama"
@@ -166,6 +182,9 @@ contains "PyTorch under sdk.runtime_roots" "$DIR/list" "/data/apps/sdnext/venv/l
 contains "ollama's runtime" "$DIR/list" "/usr/lib/ollama/rocm  *ollama  *-  *none  *present  *$A"
 contains "LM Studio's runtime pack" "$DIR/list" "/home/alice/.lmstudio/extensions/backends/vendor/linux-llama-rocm-vendor-v3  *lmstudio  .* present  *$A"
 lacks "a CPU torch is no runtime" "$DIR/list" "venv-cpu"
+contains "a FIFO for version.py: the scan ends, the torch listed without a version" "$DIR/list" "/home/mallory/.venv/lib/python3.12/site-packages/torch  *torch  *-  *none  *present"
+contains "a link for version.py: not followed, no version from it" "$DIR/list" "/home/eve/.venv/lib/python3.12/site-packages/torch  *torch  *-  *none  *present"
+lacks "nothing read through the link" "$DIR/list.json" "secret\\|9\\.9\\.1"
 lacks "no symlink followed out of a runtime root or a home" "$DIR/list" "elsewhere"
 contains "the RECORD named" "$DIR/list.json" '"record":[[:space:]]*"/home/alice/.venv/lib/python3.12/site-packages/rocm_sdk_libraries-7.10.0a20251124.dist-info/RECORD"'
 contains "the release's file named" "$DIR/list.json" '"from":[[:space:]]*"/srv/therock/share/therock/therock_manifest.json"'
