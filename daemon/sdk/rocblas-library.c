@@ -17,6 +17,7 @@
  * with the file hash.
  */
 #include "rocblas-library.h"
+#include "mpwalk.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -522,128 +523,18 @@ co_arch(const char *path, char *out, size_t outlen)
  * Nesting deeper than 64 is skipped without recursion; every length is
  * checked against the bytes left.
  */
-enum { MP_SCALAR, MP_STR, MP_ARRAY, MP_MAP };
-
-struct mp_cur {
-	const uint8_t *p;
-	size_t n, off;
-};
-
-static int
-mp_be(struct mp_cur *c, unsigned bytes, uint64_t *out)
-{
-	*out = 0;
-	if (c->n - c->off < bytes)
-		return ROCMD_ECORRUPT;
-	for (unsigned i = 0; i < bytes; i++)
-		*out = *out << 8 | c->p[c->off++];
-	return 0;
-}
-
-static int
-mp_skip(struct mp_cur *c, uint64_t bytes)
-{
-	if (c->n - c->off < bytes)
-		return ROCMD_ECORRUPT;
-	c->off += (size_t)bytes;
-	return 0;
-}
-
-/* Reads one header: strings, bin, ext and numbers are consumed whole; for an
- * array or map *LEN is its item or pair count. */
-static int
-mp_head(struct mp_cur *c, int *kind, uint64_t *len, const char **str)
-{
-	static const uint8_t fixed[] = {
-	    [0xca - 0xc0] = 4, [0xcb - 0xc0] = 8, [0xcc - 0xc0] = 1, [0xcd - 0xc0] = 2,
-	    [0xce - 0xc0] = 4, [0xcf - 0xc0] = 8, [0xd0 - 0xc0] = 1, [0xd1 - 0xc0] = 2,
-	    [0xd2 - 0xc0] = 4, [0xd3 - 0xc0] = 8, [0xd4 - 0xc0] = 2, [0xd5 - 0xc0] = 3,
-	    [0xd6 - 0xc0] = 5, [0xd7 - 0xc0] = 9, [0xd8 - 0xc0] = 17,
-	};
-	uint8_t b;
-	int rc = 0;
-
-	*kind = MP_SCALAR;
-	*len = 0;
-	if (c->off >= c->n)
-		return ROCMD_ECORRUPT;
-	b = c->p[c->off++];
-	if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
-		return 0;
-	if (b <= 0x8f || (b >= 0xde && b <= 0xdf)) {
-		*kind = MP_MAP;
-		if (b <= 0x8f)
-			*len = b & 0x0f;
-		else
-			rc = mp_be(c, b == 0xde ? 2 : 4, len);
-		return rc;
-	}
-	if (b <= 0x9f || (b >= 0xdc && b <= 0xdd)) {
-		*kind = MP_ARRAY;
-		if (b <= 0x9f)
-			*len = b & 0x0f;
-		else
-			rc = mp_be(c, b == 0xdc ? 2 : 4, len);
-		return rc;
-	}
-	if (b <= 0xbf || (b >= 0xd9 && b <= 0xdb)) {
-		*kind = MP_STR;
-		if (b <= 0xbf)
-			*len = b & 0x1f;
-		else
-			rc = mp_be(c, 1u << (b - 0xd9), len);
-		if (rc == 0 && c->n - c->off < *len)
-			rc = ROCMD_ECORRUPT;
-		if (rc == 0) {
-			*str = (const char *)c->p + c->off;
-			c->off += (size_t)*len;
-		}
-		return rc;
-	}
-	if (b >= 0xc4 && b <= 0xc6) /* bin 8/16/32 */
-		return (rc = mp_be(c, 1u << (b - 0xc4), len)) < 0 ? rc : mp_skip(c, *len);
-	if (b >= 0xc7 && b <= 0xc9) /* ext 8/16/32: length, type, data */
-		return (rc = mp_be(c, 1u << (b - 0xc7), len)) < 0 ? rc : mp_skip(c, *len + 1);
-	if (b >= 0xca && b <= 0xd8)
-		return mp_skip(c, fixed[b - 0xc0]);
-	return ROCMD_ECORRUPT; /* 0xc1: never used */
-}
-
-/* Skips COUNT whole values without recursion (each is at least one byte). */
-static int
-mp_skip_items(struct mp_cur *c, uint64_t count)
-{
-	while (count > 0) {
-		const char *s;
-		uint64_t len;
-		int kind, rc;
-
-		if (count > c->n - c->off)
-			return ROCMD_ECORRUPT;
-		if ((rc = mp_head(c, &kind, &len, &s)) < 0)
-			return rc;
-		count--;
-		if (kind == MP_ARRAY || kind == MP_MAP) {
-			if (len > c->n - c->off)
-				return ROCMD_ECORRUPT;
-			count += kind == MP_MAP ? 2 * len : len;
-		}
-	}
-	return 0;
-}
-
-static int mp_fast_value(struct mp_cur *c, int depth, char ***archs, size_t *n,
+static int mp_fast_value(struct rocmd_mp_cur *c, int depth, char ***archs, size_t *n,
                          const char **str, uint64_t *slen);
 
 static int
-mp_fast_body(struct mp_cur *c, int kind, uint64_t len, int depth, char ***archs, size_t *n)
+mp_fast_body(struct rocmd_mp_cur *c, int kind, uint64_t len, int depth, char ***archs, size_t *n)
 {
 	const char *type = NULL, *value = NULL, *s = NULL;
 	uint64_t tlen = 0, vlen = 0, slen = 0;
 	int rc = 0;
 
 	if (depth > 64)
-		return mp_skip_items(c, kind == MP_MAP ? 2 * len : len);
+		return rocmd_mp_skip_items(c, kind == MP_MAP ? 2 * len : len);
 	for (uint64_t i = 0; i < len && rc == 0; i++) {
 		const char *key = NULL;
 		uint64_t klen = 0;
@@ -652,10 +543,10 @@ mp_fast_body(struct mp_cur *c, int kind, uint64_t len, int depth, char ***archs,
 			rc = mp_fast_value(c, depth + 1, archs, n, &s, &slen);
 			continue;
 		}
-		if ((rc = mp_head(c, &kkind, &klen, &key)) < 0)
+		if ((rc = rocmd_mp_head(c, &kkind, &klen, &key)) < 0)
 			break;
 		if (kkind == MP_ARRAY || kkind == MP_MAP) {
-			rc = mp_skip_items(c, kkind == MP_MAP ? 2 * klen : klen);
+			rc = rocmd_mp_skip_items(c, kkind == MP_MAP ? 2 * klen : klen);
 			key = NULL;
 		} else if (kkind != MP_STR) {
 			key = NULL;
@@ -680,14 +571,14 @@ mp_fast_body(struct mp_cur *c, int kind, uint64_t len, int depth, char ***archs,
 
 /* Walks one value; *STR is set when it is a string, NULL otherwise. */
 static int
-mp_fast_value(struct mp_cur *c, int depth, char ***archs, size_t *n, const char **str,
+mp_fast_value(struct rocmd_mp_cur *c, int depth, char ***archs, size_t *n, const char **str,
               uint64_t *slen)
 {
 	uint64_t len;
 	int kind, rc;
 
 	*str = NULL;
-	if ((rc = mp_head(c, &kind, &len, str)) < 0)
+	if ((rc = rocmd_mp_head(c, &kind, &len, str)) < 0)
 		return rc;
 	if (kind == MP_STR) {
 		*slen = len;
@@ -718,7 +609,7 @@ rocmd_rocblas_dat_archs(const char *path, char ***archs, size_t *narchs, char *w
 		return rc;
 	}
 	{
-		struct mp_cur c = {map, len, 0};
+		struct rocmd_mp_cur c = {map, len, 0};
 		const char *str;
 		uint64_t slen;
 		rc = mp_fast_value(&c, 0, archs, narchs, &str, &slen);

@@ -8,11 +8,12 @@
  * table of contents), the blobs, then the TOC as one MessagePack map whose
  * "toc" maps each binary's path to a map from gfx arch to its kernel's
  * entry. The archs read here are those keys: the archs the archive really
- * holds kernels for ("gfx_arches" is what it was built to hold).
+ * holds kernels for ("gfx_arches" is what it was built to hold). The TOC is
+ * walked over its bytes (mpwalk.h), never unpacked into a tree: msgpack-c
+ * would allocate what a hostile count claims before reading a byte of it.
  */
 #include "runtime-discover.h"
 
-#include <msgpack.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/text.h"
+#include "mpwalk.h"
 
 #define KPACK_HEADER 16
 #define KPACK_VERSION 1
@@ -38,71 +40,98 @@ le(const uint8_t *p, int n)
 }
 
 static int
-is_arch(const msgpack_object *o)
+is_arch(const char *s, uint64_t n)
 {
-	const char *s = o->via.str.ptr;
-	uint32_t n = o->via.str.size;
-
-	if (o->type != MSGPACK_OBJECT_STR || n < 4 || n > 24 || memcmp(s, "gfx", 3) != 0)
+	if (n < 4 || n > 24 || memcmp(s, "gfx", 3) != 0)
 		return 0;
-	for (uint32_t i = 3; i < n; i++)
+	for (uint64_t i = 3; i < n; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return 1;
 }
 
-/* Adds arch O to *ARCHS (one per line) once. */
+/* Adds arch S (N bytes) to *ARCHS (one per line) once. */
 static void
-add_arch(char **archs, const msgpack_object *o)
+add_arch(char **archs, const char *s, uint64_t n)
 {
 	const char *p = *archs;
-	uint32_t n = o->via.str.size;
 
 	while (p != NULL && *p != '\0') {
 		size_t k = strcspn(p, "\n");
-		if (k == n && memcmp(p, o->via.str.ptr, n) == 0)
+		if (k == n && memcmp(p, s, (size_t)n) == 0)
 			return;
 		p += k + (p[k] == '\n');
 	}
-	rocmd_text_addf(archs, "%.*s", (int)n, o->via.str.ptr);
+	rocmd_text_addf(archs, "%.*s", (int)n, s);
 }
 
-/* The TOC's "toc" map of DATA (LEN bytes from the TOC offset): its archs. */
+/* One binary's map of the "toc": its keys that are archs go to *ARCHS. */
+static int
+binary_archs(struct rocmd_mp_cur *c, char **archs)
+{
+	const char *s = NULL;
+	uint64_t len, klen;
+	int kind, kkind, rc;
+
+	if ((rc = rocmd_mp_head(c, &kind, &len, &s)) < 0 || kind != MP_MAP)
+		return rc < 0 ? rc : rocmd_mp_skip_body(c, kind, len);
+	for (uint64_t j = 0; j < len && rc == 0; j++) {
+		if ((rc = rocmd_mp_head(c, &kkind, &klen, &s)) < 0)
+			break;
+		if (kkind == MP_STR && is_arch(s, klen))
+			add_arch(archs, s, klen);
+		else
+			rc = rocmd_mp_skip_body(c, kkind, klen);
+		if (rc == 0)
+			rc = rocmd_mp_skip_items(c, 1); /* the kernel's entry */
+	}
+	return rc;
+}
+
+/* The TOC's "toc" map of DATA (LEN bytes from the TOC offset): its archs,
+ * walked over the bytes (mpwalk.h): nothing is allocated for what the
+ * counts claim. */
 static int
 toc_archs(const char *data, size_t len, char **archs, char *why, size_t whylen)
 {
-	msgpack_unpacked u;
-	const msgpack_object *toc = NULL;
-	int rc = ROCMD_ECORRUPT;
+	struct rocmd_mp_cur c = {(const uint8_t *)data, len, 0};
+	const char *s = NULL;
+	uint64_t n, m, klen;
+	int kind, rc, found = 0;
 
-	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, data, len, NULL) != MSGPACK_UNPACK_SUCCESS ||
-	    u.data.type != MSGPACK_OBJECT_MAP) {
+	if (rocmd_mp_head(&c, &kind, &n, &s) < 0 || kind != MP_MAP) {
 		snprintf(why, whylen, "its table of contents is not a MessagePack map");
-		goto out;
-	}
-	for (uint32_t i = 0; i < u.data.via.map.size; i++) {
-		const msgpack_object *k = &u.data.via.map.ptr[i].key;
-		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == 3 &&
-		    memcmp(k->via.str.ptr, "toc", 3) == 0)
-			toc = &u.data.via.map.ptr[i].val;
-	}
-	if (toc == NULL || toc->type != MSGPACK_OBJECT_MAP) {
-		snprintf(why, whylen, "its table of contents has no \"toc\" map");
-		goto out;
-	}
-	for (uint32_t i = 0; i < toc->via.map.size; i++) {
-		const msgpack_object *bin = &toc->via.map.ptr[i].val;
-		if (bin->type != MSGPACK_OBJECT_MAP)
-			continue;
-		for (uint32_t j = 0; j < bin->via.map.size; j++)
-			if (is_arch(&bin->via.map.ptr[j].key))
-				add_arch(archs, &bin->via.map.ptr[j].key);
+		return ROCMD_ECORRUPT;
 	}
 	rc = 0;
-out:
-	msgpack_unpacked_destroy(&u);
-	return rc;
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
+		if ((rc = rocmd_mp_head(&c, &kind, &klen, &s)) < 0)
+			break;
+		if (kind != MP_STR || klen != 3 || memcmp(s, "toc", 3) != 0) {
+			if ((rc = rocmd_mp_skip_body(&c, kind, klen)) == 0)
+				rc = rocmd_mp_skip_items(&c, 1);
+			continue;
+		}
+		if ((rc = rocmd_mp_head(&c, &kind, &m, &s)) < 0)
+			break;
+		if (kind != MP_MAP) {
+			rc = rocmd_mp_skip_body(&c, kind, m);
+			continue;
+		}
+		found = 1;
+		for (uint64_t j = 0; j < m && rc == 0; j++)
+			if ((rc = rocmd_mp_skip_items(&c, 1)) == 0) /* the binary's path */
+				rc = binary_archs(&c, archs);
+	}
+	if (rc < 0) {
+		snprintf(why, whylen, "its table of contents is cut short or malformed");
+		return ROCMD_ECORRUPT;
+	}
+	if (!found) {
+		snprintf(why, whylen, "its table of contents has no \"toc\" map");
+		return ROCMD_ECORRUPT;
+	}
+	return 0;
 }
 
 int
