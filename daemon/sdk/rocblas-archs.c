@@ -18,26 +18,13 @@
 #include "common/error.h"
 #include "common/fs.h"
 
-/* The length of the bare arch at S ("gfx90a" of "gfx90a:xnack+"), 0 none. */
-static size_t
-bare_len(const char *s)
-{
-	size_t n = 3;
-
-	if (strncmp(s, "gfx", 3) != 0 || !isxdigit((unsigned char)s[3]))
-		return 0;
-	while (isxdigit((unsigned char)s[n]))
-		n++;
-	return n;
-}
-
 static int
 listed(char *const *v, size_t n, const char *gfx)
 {
-	size_t b = bare_len(gfx);
+	size_t b = rocmd_gfx_bare_len(gfx);
 
 	for (size_t i = 0; b > 0 && i < n; i++)
-		if (bare_len(v[i]) == b && strncmp(v[i], gfx, b) == 0)
+		if (rocmd_gfx_bare_len(v[i]) == b && strncmp(v[i], gfx, b) == 0)
 			return 1;
 	return 0;
 }
@@ -87,7 +74,7 @@ rocmd_rocblas_served_csv(const char *index_csv, const char *co_csv, char *out, s
 	if (outlen > 0)
 		out[0] = '\0';
 	for (size_t i = 0; i < ni; i++) {
-		size_t b = bare_len(iv[i]);
+		size_t b = rocmd_gfx_bare_len(iv[i]);
 		if (b == 0 || !rocmd_rocblas_arch_served(iv, ni, cv, nc, iv[i]))
 			continue;
 		if (l + b + 2 > outlen)
@@ -185,8 +172,8 @@ read_bundle(const unsigned char *d, size_t len, size_t off, char ***archs, size_
 			                  id[b] == '+' || id[b] == '-'))
 				b++;
 			snprintf(one, sizeof(one), "%.*s", (int)(b - a), id + a);
-			one[bare_len(one)] = '\0';
-			if (bare_len(one) > 0 && !listed(*archs, *n, one)) {
+			one[rocmd_gfx_bare_len(one)] = '\0';
+			if (rocmd_gfx_bare_len(one) > 0 && !listed(*archs, *n, one)) {
 				char **v = realloc(*archs, (*n + 1) * sizeof(**archs));
 				if (v == NULL || (v[*n] = strdup(one)) == NULL) {
 					if (v != NULL)

@@ -258,10 +258,8 @@ cache_get_archs(struct rocmd_hash_cache *c, const struct file_key *k, char ***ar
 
 /* ---- arch names ---- */
 
-/* "gfx" + hex digits, then optional features (":xnack+", "-xnack-"). Returns
- * the length of the bare name, 0 when S does not start with one. */
-static size_t
-gfx_len(const char *s)
+size_t
+rocmd_gfx_bare_len(const char *s)
 {
 	size_t n = 3;
 
@@ -276,7 +274,7 @@ gfx_len(const char *s)
 static int
 is_gfx_name(const char *name, size_t len)
 {
-	size_t n = gfx_len(name);
+	size_t n = rocmd_gfx_bare_len(name);
 
 	if (n == 0 || n > len)
 		return 0;
@@ -679,7 +677,7 @@ index_from_names(struct rocmd_rocblas_lib *lib, int *single)
 static size_t
 base_len(const char *gfx)
 {
-	return gfx_len(gfx);
+	return rocmd_gfx_bare_len(gfx);
 }
 
 static int

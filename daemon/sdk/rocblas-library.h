@@ -142,4 +142,9 @@ int rocmd_rocblas_name_arch(const char *name, char *out, size_t outlen);
 int rocmd_rocblas_binary_archs(const char *path, char ***archs, size_t *narchs, char *why,
                                size_t whylen);
 
+/* "gfx" + hex digits, then optional features (":xnack+", "-xnack-"): the
+ * length of the bare name at S ("gfx90a" of "gfx90a:xnack+"), 0 when S does
+ * not start with one. */
+size_t rocmd_gfx_bare_len(const char *s);
+
 #endif
