@@ -111,10 +111,17 @@ struct cand {
 	struct lt_algo algo;
 };
 
+/* One problem as cuBLASLt sees it: the operation and the three layouts. */
+struct lt_plan {
+	void *desc, *la, *lb, *lc;
+};
+
 struct backend_ctx {
 	struct backend_ctx *cuda; /* the CUDA backend's own context (opaque here) */
 	struct lt_api api;
-	void *handle, *desc, *la, *lb, *lc, *pref;
+	void *handle, *pref;
+	struct lt_plan plan;      /* the problem last given to space() */
+	struct gemm_problem prob; /* that problem */
 	int type;
 	int64_t default_sol; /* the default's packed configuration: not listed again */
 	uint64_t ws;
@@ -125,8 +132,13 @@ struct backend_ctx {
 	struct space_def space;
 };
 
+/* A candidate for one problem: its own plan and algorithm, so that modules of
+ * several problems can run side by side (librocmd-gemm keeps one per shape). */
 struct backend_module {
 	int64_t sol;
+	struct lt_plan plan;
+	struct lt_algo algo;
+	struct gemm_problem prob; /* the problem PLAN describes */
 };
 
 /* ---- the packed configuration ---- */
@@ -212,19 +224,25 @@ static const char *const lt_names[] = {"libcublasLt.so.13",
                                        NULL};
 
 static void
-lt_descs_free(struct backend_ctx *ctx)
+lt_plan_free(const struct lt_api *api, struct lt_plan *pl)
 {
-	void **l[] = {&ctx->la, &ctx->lb, &ctx->lc};
+	void **l[] = {&pl->la, &pl->lb, &pl->lc};
 
 	for (int i = 0; i < 3; i++)
 		if (*l[i] != NULL) {
-			ctx->api.layout_destroy(*l[i]);
+			api->layout_destroy(*l[i]);
 			*l[i] = NULL;
 		}
-	if (ctx->desc != NULL) {
-		ctx->api.desc_destroy(ctx->desc);
-		ctx->desc = NULL;
+	if (pl->desc != NULL) {
+		api->desc_destroy(pl->desc);
+		pl->desc = NULL;
 	}
+}
+
+static void
+lt_descs_free(struct backend_ctx *ctx)
+{
+	lt_plan_free(&ctx->api, &ctx->plan);
 	ctx->ncand = 0;
 	ctx->default_sol = 0;
 }
@@ -379,27 +397,35 @@ lt_layout(struct backend_ctx *ctx, void **out, int64_t rows, int64_t cols, int64
 	return 0;
 }
 
+/* PL for problem P (PL empty before; freed by the caller on failure too). */
 static int
-lt_describe(struct backend_ctx *ctx, const struct gemm_problem *p)
+lt_plan_make(struct backend_ctx *ctx, const struct gemm_problem *p, struct lt_plan *pl)
 {
 	int32_t ta = p->ta == GEMM_T ? LT_OP_T : LT_OP_N, tb = p->tb == GEMM_T ? LT_OP_T : LT_OP_N;
 
-	lt_descs_free(ctx);
 	ctx->type = lt_type(p->dtype);
-	if (p->batch > INT32_MAX || ctx->api.desc_create(&ctx->desc, LT_COMPUTE_32F, LT_R_32F) != 0) {
-		ctx->desc = NULL;
+	if (p->batch > INT32_MAX || ctx->api.desc_create(&pl->desc, LT_COMPUTE_32F, LT_R_32F) != 0) {
+		pl->desc = NULL;
 		return ROCMD_EINVAL;
 	}
-	if (ctx->api.desc_set(ctx->desc, LT_DESC_TRANSA, &ta, sizeof(ta)) != 0 ||
-	    ctx->api.desc_set(ctx->desc, LT_DESC_TRANSB, &tb, sizeof(tb)) != 0)
+	if (ctx->api.desc_set(pl->desc, LT_DESC_TRANSA, &ta, sizeof(ta)) != 0 ||
+	    ctx->api.desc_set(pl->desc, LT_DESC_TRANSB, &tb, sizeof(tb)) != 0)
 		return ROCMD_EINVAL;
-	if (lt_layout(ctx, &ctx->la, gemm_rows_a(p), gemm_cols_a(p), p->lda, p->batch,
+	if (lt_layout(ctx, &pl->la, gemm_rows_a(p), gemm_cols_a(p), p->lda, p->batch,
 	              p->stride_a) < 0 ||
-	    lt_layout(ctx, &ctx->lb, gemm_rows_b(p), gemm_cols_b(p), p->ldb, p->batch,
+	    lt_layout(ctx, &pl->lb, gemm_rows_b(p), gemm_cols_b(p), p->ldb, p->batch,
 	              p->stride_b) < 0 ||
-	    lt_layout(ctx, &ctx->lc, p->m, p->n, p->ldc, p->batch, p->stride_c) < 0)
+	    lt_layout(ctx, &pl->lc, p->m, p->n, p->ldc, p->batch, p->stride_c) < 0)
 		return ROCMD_EINVAL;
 	return 0;
+}
+
+static int
+lt_describe(struct backend_ctx *ctx, const struct gemm_problem *p)
+{
+	lt_descs_free(ctx);
+	ctx->prob = *p;
+	return lt_plan_make(ctx, p, &ctx->plan);
 }
 
 /* Whether ALGO runs this problem within the workspace. */
@@ -409,7 +435,7 @@ lt_check(struct backend_ctx *ctx, const struct lt_algo *algo)
 	struct lt_result r;
 
 	memset(&r, 0, sizeof(r));
-	return ctx->api.algo_check(ctx->handle, ctx->desc, ctx->la, ctx->lb, ctx->lc, ctx->lc, algo,
+	return ctx->api.algo_check(ctx->handle, ctx->plan.desc, ctx->plan.la, ctx->plan.lb, ctx->plan.lc, ctx->plan.lc, algo,
 	                           &r) == 0 &&
 	       r.workspace <= LT_WORKSPACE;
 }
@@ -532,7 +558,7 @@ lt_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 	if (res == NULL || lt_describe(ctx, p) < 0)
 		goto out;
 	/* The default: the heuristic's first choice when asked for one. */
-	if (ctx->api.heuristic(ctx->handle, ctx->desc, ctx->la, ctx->lb, ctx->lc, ctx->lc, ctx->pref,
+	if (ctx->api.heuristic(ctx->handle, ctx->plan.desc, ctx->plan.la, ctx->plan.lb, ctx->plan.lc, ctx->plan.lc, ctx->pref,
 	                       1, res, &n) != 0 ||
 	    n < 1 || res[0].state != 0)
 		goto out;
@@ -541,7 +567,7 @@ lt_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 	ctx->ncand = 1;
 	ctx->default_sol = sol_pack(&ctx->api, &res[0].algo);
 	n = 0;
-	if (ctx->api.heuristic(ctx->handle, ctx->desc, ctx->la, ctx->lb, ctx->lc, ctx->lc, ctx->pref,
+	if (ctx->api.heuristic(ctx->handle, ctx->plan.desc, ctx->plan.la, ctx->plan.lb, ctx->plan.lc, ctx->plan.lc, ctx->pref,
 	                       LT_REQUEST, res, &n) != 0)
 		n = 0;
 	for (int i = 0; i < n; i++)
@@ -566,34 +592,6 @@ lt_kernel_source(struct backend_ctx *ctx, size_t *len)
 	return ctx->source;
 }
 
-static int
-lt_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
-           int ndefines, struct backend_module **out, char *log, size_t loglen)
-{
-	struct backend_module *m;
-	int64_t sol;
-	int r;
-
-	(void)ctx;
-	(void)src;
-	(void)len;
-	*out = NULL;
-	if ((r = vendor_defines_sol(defines, ndefines, &sol, log, loglen)) < 0)
-		return r;
-	if ((m = calloc(1, sizeof(*m))) == NULL)
-		return ROCMD_ENOMEM;
-	m->sol = sol;
-	*out = m;
-	return 0;
-}
-
-static void
-lt_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
-{
-	(void)ctx;
-	free(mod);
-}
-
 /* The algo of SOL, one of the problem's candidates. */
 static int
 lt_algo_of(struct backend_ctx *ctx, int64_t sol, struct lt_algo *out)
@@ -607,34 +605,96 @@ lt_algo_of(struct backend_ctx *ctx, int64_t sol, struct lt_algo *out)
 }
 
 static int
-lt_call(struct backend_ctx *ctx, int64_t sol, const struct gemm_problem *p,
-        const struct gemm_bufs *bufs)
+lt_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *const *defines,
+           int ndefines, struct backend_module **out, char *log, size_t loglen)
+{
+	struct backend_module *m;
+	struct lt_algo algo;
+	int64_t sol;
+	int r;
+
+	(void)src;
+	(void)len;
+	*out = NULL;
+	if ((r = vendor_defines_sol(defines, ndefines, &sol, log, loglen)) < 0)
+		return r;
+	if (ctx->plan.desc == NULL || ctx->ncand == 0 || lt_algo_of(ctx, sol, &algo) < 0) {
+		snprintf(log, loglen, "SOL=%lld is not a candidate of the problem last described",
+		         (long long)sol);
+		return ROCMD_EINVAL;
+	}
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return ROCMD_ENOMEM;
+	m->sol = sol;
+	m->algo = algo;
+	m->prob = ctx->prob;
+	if (lt_plan_make(ctx, &ctx->prob, &m->plan) < 0) {
+		lt_plan_free(&ctx->api, &m->plan);
+		free(m);
+		snprintf(log, loglen, "cuBLASLt refused the problem's layouts");
+		return ROCMD_EINVAL;
+	}
+	*out = m;
+	return 0;
+}
+
+static void
+lt_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
+{
+	if (mod == NULL)
+		return;
+	lt_plan_free(&ctx->api, &mod->plan);
+	free(mod);
+}
+
+static int
+lt_call(struct backend_ctx *ctx, const struct lt_plan *pl, const struct lt_algo *algo,
+        const struct gemm_problem *p, const struct gemm_bufs *bufs)
 {
 	float alpha = p->alpha, beta = p->beta;
 	void *c = (void *)(uintptr_t)bufs->c;
-	struct lt_algo algo;
 
-	if (ctx->desc == NULL || ctx->ncand == 0 || lt_algo_of(ctx, sol, &algo) < 0)
-		return ROCMD_EINVAL;
-	return ctx->api.matmul(ctx->handle, ctx->desc, &alpha, (void *)(uintptr_t)bufs->a, ctx->la,
-	                       (void *)(uintptr_t)bufs->b, ctx->lb, &beta, c, ctx->lc, c, ctx->lc,
-	                       &algo, (void *)(uintptr_t)ctx->ws, LT_WORKSPACE, NULL) == 0
+	return ctx->api.matmul(ctx->handle, pl->desc, &alpha, (void *)(uintptr_t)bufs->a, pl->la,
+	                       (void *)(uintptr_t)bufs->b, pl->lb, &beta, c, pl->lc, c, pl->lc,
+	                       algo, (void *)(uintptr_t)ctx->ws, LT_WORKSPACE, NULL) == 0
 	           ? 0
 	           : ROCMD_EIO;
 }
 
+/* Whether A and B are the same problem to cuBLASLt (alpha and beta aside). */
+static int
+lt_same(const struct gemm_problem *a, const struct gemm_problem *b)
+{
+	return a->dtype == b->dtype && a->ta == b->ta && a->tb == b->tb && a->m == b->m &&
+	       a->n == b->n && a->k == b->k && a->batch == b->batch && a->lda == b->lda &&
+	       a->ldb == b->ldb && a->ldc == b->ldc && a->stride_a == b->stride_a &&
+	       a->stride_b == b->stride_b && a->stride_c == b->stride_c;
+}
+
+/* MOD's own plan for the problem it was made for; a module the compile cache
+ * hands out again for another problem (the tuner's measurer keeps its cache
+ * across problems, and a candidate's defines are only its SOL) runs that SOL
+ * in the plan of the problem last described. */
 static int
 lt_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_config *cfg,
         const struct gemm_problem *p, const struct gemm_bufs *bufs)
 {
+	struct lt_algo algo;
+
 	(void)cfg;
-	return lt_call(ctx, mod->sol, p, bufs);
+	if (lt_same(&mod->prob, p))
+		return lt_call(ctx, &mod->plan, &mod->algo, p, bufs);
+	if (ctx->plan.desc == NULL || !lt_same(&ctx->prob, p) || lt_algo_of(ctx, mod->sol, &algo) < 0)
+		return ROCMD_EINVAL;
+	return lt_call(ctx, &ctx->plan, &algo, p, bufs);
 }
 
 static int
 lt_gemm_default(struct backend_ctx *ctx, const struct gemm_problem *p, const struct gemm_bufs *bufs)
 {
-	return lt_call(ctx, 0, p, bufs);
+	if (ctx->plan.desc == NULL || ctx->ncand == 0)
+		return ROCMD_EINVAL;
+	return lt_call(ctx, &ctx->plan, &ctx->cand[0].algo, p, bufs);
 }
 
 /* ---- the CUDA backend's memory, events and stream ---- */

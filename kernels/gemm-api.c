@@ -10,6 +10,15 @@
  * Unlike the tuner, the API runs the backend in the caller's process: the
  * kernels it runs were checked against a reference when they were tuned.
  *
+ * A library entry that is a vendor library's solution (tunedlib.h: cuBLASLt's
+ * algorithm that beat rocmd's kernels on that problem) runs through that
+ * vendor's backend, opened on the same device the first time such an entry is
+ * chosen: its candidates for the problem are listed once, the entry's SOL is
+ * found among them and kept with the problem's choice. It is used only when
+ * the vendor library loaded is the one the entry was tuned with (its SHA-256)
+ * and the operands are 256-byte aligned (what cuBLASLt's heuristic assumes);
+ * else the problem runs rocmd's own kernels, the reason in the choice.
+ *
  * Per call, after a shape's first: one lookup in the handle's choice cache
  * (keyed by dtype, transposes, M, N, K, leading dimensions and alignment),
  * which holds the chosen configuration, its space and its module, then the
@@ -42,6 +51,7 @@ struct choice_key {
 	enum gemm_dtype dt;
 	enum gemm_trans ta, tb;
 	int unaligned;
+	int vendor_ok; /* the operands are 256-byte aligned */
 	int64_t m, n, k, lda, ldb, ldc;
 };
 
@@ -54,6 +64,7 @@ struct choice_slot {
 	struct space_def *space;    /* a copy of the space CH is a point of (owned) */
 	struct tune_config cfg;     /* CH's values in *space */
 	struct backend_module *mod; /* NULL until the first GEMM; owned by the cache or loaded[] */
+	int vendor;                 /* 1: MOD is the vendor backend's, owned by the slot */
 };
 
 struct loaded_entry {
@@ -65,6 +76,13 @@ struct rocmd_gemm {
 	const struct backend_ops *ops;
 	struct backend_ctx *ctx;
 	struct backend_device_info dev;
+	int device;
+	/* The vendor-solution backend, opened at the first vendor entry chosen. */
+	const struct backend_ops *vops;
+	struct backend_ctx *vctx;
+	struct backend_device_info vdev;
+	int vtried;
+	char vwhy[200]; /* why it could not be opened */
 	struct tunedlib *lib; /* NULL: defaults only */
 	struct loaded_entry *loaded;
 	struct backend_cache *cache;
@@ -116,8 +134,13 @@ rocmd_gemm_close(rocmd_gemm_t *h)
 		return;
 	unload_entries(h);
 	if (h->choices != NULL)
-		for (i = 0; i < CHOICE_SETS * CHOICE_WAYS; i++)
+		for (i = 0; i < CHOICE_SETS * CHOICE_WAYS; i++) {
+			if (h->choices[i].vendor && h->choices[i].mod != NULL)
+				h->vops->module_unload(h->vctx, h->choices[i].mod);
 			free(h->choices[i].space);
+		}
+	if (h->vctx != NULL)
+		h->vops->close(h->vctx);
 	if (h->cache != NULL)
 		backend_cache_free(h->cache);
 	if (h->ctx != NULL)
@@ -155,6 +178,7 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
 		err = ROCMD_EUNSUPPORTED;
 		goto fail;
 	}
+	h->device = device;
 	if ((err = h->ops->open(device, &h->ctx, &h->dev, why, sizeof(why))) < 0) {
 		h->ctx = NULL;
 		goto fail;
@@ -285,23 +309,106 @@ make_problem(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op op
 	return 0;
 }
 
+/* The vendor backend that runs entry E, opened once; NULL (the reason in
+ * WHY) when it cannot run E here. */
+static const struct backend_ops *
+vendor_for(rocmd_gemm_t *h, const struct tunedlib_entry *e, char *why, size_t whylen)
+{
+	if (!h->vtried) {
+		h->vtried = 1;
+		h->vops = backend_find(e->vendor);
+		if (h->vops == NULL || !h->vops->vendor)
+			snprintf(h->vwhy, sizeof(h->vwhy), "backend %s is not in this build",
+			         e->vendor);
+		else if (h->vops->open(h->device, &h->vctx, &h->vdev, h->vwhy, sizeof(h->vwhy)) < 0)
+			h->vctx = NULL;
+	}
+	if (h->vctx == NULL) {
+		snprintf(why, whylen, "%.190s", h->vwhy);
+		return NULL;
+	}
+	if (strcmp(h->vops->name, e->vendor) != 0) {
+		snprintf(why, whylen, "the handle runs %s's solutions, not %s's", h->vops->name,
+		         e->vendor);
+		return NULL;
+	}
+	if (strcmp(h->vdev.library_digest, e->vendor_sha256) != 0) {
+		snprintf(why, whylen, "%.100s is not the build the solution was tuned with",
+		         h->vdev.library);
+		return NULL;
+	}
+	return h->vops;
+}
+
+/* Fills SL with vendor entry VE's solution for P; 0, or a negative code with
+ * the reason in WHY (rocmd's own kernels run instead). */
+static int
+vendor_choose(rocmd_gemm_t *h, const struct gemm_problem *p, int vendor_ok, int ve,
+              struct choice_slot *sl, char *why, size_t whylen)
+{
+	const struct tunedlib_entry *e = tunedlib_entry_at(h->lib, ve);
+	char store[SPACE_MAX_PARAMS][40], log[512];
+	const char *defs[SPACE_MAX_PARAMS], *src;
+	const struct backend_ops *vops;
+	struct backend_module *mod = NULL;
+	struct space_point pt;
+	size_t srclen = 0;
+	int nd;
+
+	if (!vendor_ok) {
+		snprintf(why, whylen, "the operands are not 256-byte aligned");
+		return ROCMD_EINVAL;
+	}
+	if ((vops = vendor_for(h, e, why, whylen)) == NULL)
+		return ROCMD_EUNSUPPORTED;
+	*sl->space = *vops->space(h->vctx, p);
+	if (space_key_parse(sl->space, e->config, &pt) < 0) {
+		snprintf(why, whylen, "%s no longer lists %.60s for it", vops->name, e->config);
+		return ROCMD_ENOTFOUND;
+	}
+	nd = space_defines(sl->space, &pt, store, defs);
+	src = vops->kernel_source(h->vctx, &srclen);
+	h->stats.modules++;
+	if (vops->compile(h->vctx, src, srclen, defs, nd, &mod, log, sizeof(log)) < 0) {
+		snprintf(why, whylen, "%.190s", log);
+		return ROCMD_EINVAL;
+	}
+	sl->mod = mod;
+	sl->vendor = 1;
+	sl->err = 0;
+	memset(&sl->ch, 0, sizeof(sl->ch));
+	sl->ch.how = TUNEDLIB_EXACT;
+	sl->ch.entry = ve;
+	sl->ch.pt = pt;
+	snprintf(sl->ch.config, sizeof(sl->ch.config), "%.15s:%.200s", vops->name, e->config);
+	snprintf(sl->ch.why, sizeof(sl->ch.why),
+	         "%s was tuned: %s's solution won, %.4f ms (rocmd's default %.4f ms)", e->problem,
+	         vops->name, e->winner_ms, e->default_ms);
+	space_config(sl->space, &pt, &sl->cfg);
+	return 0;
+}
+
 /*
  * The cache slot of P, filled on a miss: the backend's space for P (copied,
  * so that the slot's configuration keeps pointing at it) and
- * tunedlib_select()'s choice in it. NULL only when out of memory.
+ * tunedlib_select()'s choice in it, or a vendor entry's solution (VENDOR_OK:
+ * the operands allow it). NULL only when out of memory.
  */
 static struct choice_slot *
-choose(rocmd_gemm_t *h, const struct gemm_problem *p)
+choose(rocmd_gemm_t *h, const struct gemm_problem *p, int vendor_ok)
 {
 	struct choice_key key;
 	struct choice_slot *set, *sl;
+	char vwhy[200] = "";
 	unsigned w, set_i;
+	int ve;
 
 	memset(&key, 0, sizeof(key));
 	key.dt = p->dtype;
 	key.ta = p->ta;
 	key.tb = p->tb;
 	key.unaligned = p->unaligned;
+	key.vendor_ok = vendor_ok;
 	key.m = p->m;
 	key.n = p->n;
 	key.k = p->k;
@@ -321,14 +428,27 @@ choose(rocmd_gemm_t *h, const struct gemm_problem *p)
 	sl = &set[w];
 	if (sl->space == NULL && (sl->space = malloc(sizeof(*sl->space))) == NULL)
 		return NULL;
+	if (sl->vendor && sl->mod != NULL)
+		h->vops->module_unload(h->vctx, sl->mod);
 	h->stats.selections++;
 	sl->used = 1;
 	sl->epoch = h->epoch;
 	sl->key = key;
 	sl->mod = NULL;
+	sl->vendor = 0;
+	ve = tunedlib_vendor_entry(h->lib, p);
+	if (ve >= 0 && vendor_choose(h, p, vendor_ok, ve, sl, vwhy, sizeof(vwhy)) == 0)
+		return sl;
 	*sl->space = *h->ops->space(h->ctx, p);
 	sl->err = tunedlib_select(h->lib, sl->space, p, &h->dev, &sl->ch);
 	space_config(sl->space, &sl->ch.pt, &sl->cfg);
+	if (ve >= 0) {
+		size_t n = strlen(sl->ch.why);
+
+		snprintf(sl->ch.why + n, sizeof(sl->ch.why) - n,
+		         "; the tuned %s solution cannot run: %s",
+		         tunedlib_entry_at(h->lib, ve)->vendor, vwhy);
+	}
 	return sl;
 }
 
@@ -364,7 +484,7 @@ rocmd_gemm_query(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_o
 		return ROCMD_EINVAL;
 	if ((err = make_problem(h, dtype, opa, opb, m, n, k, lda, ldb, ldc, &p)) < 0)
 		return err;
-	if ((sl = choose(h, &p)) == NULL)
+	if ((sl = choose(h, &p, 1)) == NULL)
 		return fail(h, ROCMD_ENOMEM, "out of memory");
 	fill_choice(h, &sl->ch, out);
 	return sl->err < 0 ? fail(h, sl->err, "%s", sl->ch.why) : 0;
@@ -434,7 +554,7 @@ rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
 	/* The matrix-core paths copy A and B in 16-byte chunks. */
 	p.unaligned = (((uintptr_t)a | (uintptr_t)b) & 15) != 0;
 	h->stats.calls++;
-	if ((sl = choose(h, &p)) == NULL)
+	if ((sl = choose(h, &p, (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) & 255) == 0)) == NULL)
 		return fail(h, ROCMD_ENOMEM, "out of memory");
 	if (sl->err < 0)
 		return fail(h, sl->err, "%s", sl->ch.why);
@@ -443,7 +563,11 @@ rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
 	bufs.a = (uint64_t)(uintptr_t)a;
 	bufs.b = (uint64_t)(uintptr_t)b;
 	bufs.c = (uint64_t)(uintptr_t)c;
-	if ((err = h->ops->gemm(h->ctx, sl->mod, &sl->cfg, &p, &bufs)) < 0)
+	if (sl->vendor)
+		err = h->vops->gemm(h->vctx, sl->mod, &sl->cfg, &p, &bufs);
+	else
+		err = h->ops->gemm(h->ctx, sl->mod, &sl->cfg, &p, &bufs);
+	if (err < 0)
 		return fail(h, err, "the GEMM failed to launch (%s)", sl->ch.config);
 	return 0;
 }

@@ -95,6 +95,27 @@ tunedlib_entry_at(const struct tunedlib *lib, int i)
 	return i >= 0 && i < lib->n ? &lib->e[i] : NULL;
 }
 
+static int
+printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* Whether S is exactly N hex digits. */
+static int
+valid_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return s[n] == '\0';
+}
+
 /* Index of PROBLEM, or -(insertion point) - 1. */
 static int
 entry_search(const struct tunedlib *lib, const char *problem)
@@ -224,6 +245,45 @@ tunedlib_add(struct tunedlib *lib, const char *problem, const char *config, doub
 	return 0;
 }
 
+int
+tunedlib_offer_vendor(struct tunedlib *lib, const char *problem, const char *vendor,
+                      const char *sha256, const char *config, double winner_ms, char *why,
+                      size_t whylen)
+{
+	const struct tunedlib_entry *old = tunedlib_find(lib, problem);
+	double dflt = old != NULL ? old->default_ms : 0;
+	struct tunedlib_entry *e;
+	int err;
+
+	if (vendor == NULL || !vendor[0] || strlen(vendor) >= sizeof(old->vendor) ||
+	    !printable(vendor) || sha256 == NULL || !valid_hex(sha256, 64)) {
+		snprintf(why, whylen, "%s: invalid vendor solution (backend '%.20s')", problem,
+		         vendor ? vendor : "(none)");
+		return ROCMD_EINVAL;
+	}
+	if (old != NULL && old->winner_ms <= winner_ms)
+		return 0;
+	if ((err = tunedlib_add(lib, problem, config, winner_ms, dflt, why, whylen)) < 0)
+		return err;
+	e = &lib->e[entry_search(lib, problem)];
+	snprintf(e->vendor, sizeof(e->vendor), "%s", vendor);
+	snprintf(e->vendor_sha256, sizeof(e->vendor_sha256), "%s", sha256);
+	return 1;
+}
+
+int
+tunedlib_vendor_entry(const struct tunedlib *lib, const struct gemm_problem *p)
+{
+	char key[64];
+	int i;
+
+	if (lib == NULL)
+		return -1;
+	gemm_problem_key(p, key, sizeof(key));
+	i = entry_search(lib, key);
+	return i >= 0 && lib->e[i].vendor[0] ? i : -1;
+}
+
 static int
 valid_kind(const char *kind)
 {
@@ -279,6 +339,48 @@ tunedlib_set_code(struct tunedlib *lib, const char *problem, const char *kind, c
 }
 
 /* ---- from a results store ---- */
+
+struct vendor_walk {
+	struct tunedlib *lib;
+	const char *vendor, *sha256;
+	char *why;
+	size_t whylen;
+	int err, taken;
+};
+
+static int
+vendor_cb(void *ctx, const char *problem, const char *config, double median_ms)
+{
+	struct vendor_walk *w = ctx;
+	int r;
+
+	if (strchr(problem, '@') != NULL)
+		return 0; /* a program's own layout: no library entry has it */
+	r = tunedlib_offer_vendor(w->lib, problem, w->vendor, w->sha256, config, median_ms,
+	                              w->why, w->whylen);
+
+	if (r < 0)
+		w->err = r;
+	w->taken += r > 0;
+	return r < 0;
+}
+
+int
+tunedlib_merge_vendor(struct tunedlib *lib, struct tune_store *st, const struct tune_key *vkey,
+                      const char *vendor, const char *sha256, int *taken, char *why,
+                      size_t whylen)
+{
+	struct vendor_walk w = {lib, vendor, sha256, why, whylen, 0, 0};
+	int err = st->winners(st->ctx, vkey, 0, vendor_cb, &w);
+
+	if (taken != NULL)
+		*taken = w.taken;
+	if (w.err < 0)
+		return w.err;
+	if (err < 0)
+		snprintf(why, whylen, "cannot read the vendor's winners from the results store");
+	return err;
+}
 
 struct store_walk {
 	struct tunedlib *lib;
@@ -369,8 +471,8 @@ tunedlib_compile(struct tunedlib *lib, const char *hiprtc_path, char *why, size_
 			size_t n = 0;
 			int nd;
 
-			if (e->code != NULL)
-				continue;
+			if (e->code != NULL || e->vendor[0])
+				continue; /* compiled, or the vendor library's own code */
 			backend_cuda_space_for(&sd, &e->p, 1, 1);
 			if (space_key_parse(&sd, e->config, &pt) < 0) {
 				snprintf(why, whylen,
@@ -541,6 +643,10 @@ lib_json(const struct tunedlib *lib, const char *format, int with_code)
 		cJSON_AddStringToObject(o, "config", e->config);
 		cJSON_AddNumberToObject(o, "winner_ms", e->winner_ms);
 		cJSON_AddNumberToObject(o, "default_ms", e->default_ms);
+		if (e->vendor[0]) {
+			cJSON_AddStringToObject(o, "vendor", e->vendor);
+			cJSON_AddStringToObject(o, "vendor_sha256", e->vendor_sha256);
+		}
 		if (with_code && e->code != NULL) {
 			cJSON_AddStringToObject(o, "code_kind", e->code_kind);
 			cJSON_AddStringToObject(o, "code_sha256", e->code_sha256);
@@ -679,14 +785,6 @@ out:
 
 /* ---- reading ---- */
 
-static int
-printable(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 0;
-	return 1;
-}
 
 static int
 get_str(const cJSON *o, const char *name, char *dst, size_t len, int empty_ok, char *why,
@@ -718,16 +816,6 @@ get_num(const cJSON *o, const char *name, double lo, double hi, double *out, cha
 	return 0;
 }
 
-static int
-valid_hash16(const char *s)
-{
-	int i;
-
-	for (i = 0; i < 16; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return 0;
-	return s[16] == '\0';
-}
 
 static int
 parse_id(const cJSON *o, struct tune_key *id, char *why, size_t whylen)
@@ -756,7 +844,7 @@ parse_id(const cJSON *o, struct tune_key *id, char *why, size_t whylen)
 		return ROCMD_ECORRUPT;
 	}
 	id->compute_units = (int)cu;
-	if (!valid_hash16(id->source_hash)) {
+	if (!valid_hex(id->source_hash, 16)) {
 		snprintf(why, whylen, "field 'source_hash' is not 16 hex digits");
 		return ROCMD_ECORRUPT;
 	}
@@ -842,6 +930,24 @@ parse_json(const char *text, size_t len, const char *format, const char *dir, st
 		if ((err = tunedlib_add(lib, problem, config, wms, dms, msg, sizeof(msg))) < 0) {
 			err = err == ROCMD_ENOMEM ? err : ROCMD_ECORRUPT;
 			goto bad_entry;
+		}
+		if (cJSON_GetObjectItemCaseSensitive(it, "vendor") != NULL) {
+			char vendor[16], vsha[65];
+			struct tunedlib_entry *ve;
+
+			if ((err = get_str(it, "vendor", vendor, sizeof(vendor), 0, msg,
+			                   sizeof(msg))) < 0 ||
+			    (err = get_str(it, "vendor_sha256", vsha, sizeof(vsha), 0, msg,
+			                   sizeof(msg))) < 0)
+				goto bad_entry;
+			if (!valid_hex(vsha, 64) || !printable(vendor)) {
+				snprintf(msg, sizeof(msg), "invalid vendor or vendor_sha256");
+				err = ROCMD_ECORRUPT;
+				goto bad_entry;
+			}
+			ve = &lib->e[entry_search(lib, problem)];
+			snprintf(ve->vendor, sizeof(ve->vendor), "%s", vendor);
+			snprintf(ve->vendor_sha256, sizeof(ve->vendor_sha256), "%s", vsha);
 		}
 		ck = cJSON_GetObjectItemCaseSensitive(it, "code_kind");
 		if (ck == NULL)
@@ -1034,6 +1140,8 @@ pick_entries(const struct tunedlib *lib, const struct space_def *space,
 		const struct tunedlib_entry *e = &lib->e[i];
 		double d = shape_distance(p, &e->p), pred = 0;
 
+		if (e->vendor[0])
+			continue; /* runs through its vendor's backend, on its own shape only */
 		if (!isfinite(d) || (!model && (d > near->distance || (d == near->distance &&
 		                                                       near->entry >= 0))))
 			continue;
@@ -1260,8 +1368,9 @@ tunedlib_export_csv(const struct tunedlib *lib, char **out, size_t *len)
 		sb_addf(&b, "# %s=%s\n", csv_id_fields[i], id_field(&lib->id, i, num, sizeof(num)));
 	sb_addf(&b, "problem,config,winner_ms,default_ms\n");
 	for (i = 0; i < lib->n; i++)
-		sb_addf(&b, "%s,%s,%.9g,%.9g\n", lib->e[i].problem, lib->e[i].config,
-		        lib->e[i].winner_ms, lib->e[i].default_ms);
+		if (!lib->e[i].vendor[0]) /* a vendor's solution is not a result of ours */
+			sb_addf(&b, "%s,%s,%.9g,%.9g\n", lib->e[i].problem, lib->e[i].config,
+			        lib->e[i].winner_ms, lib->e[i].default_ms);
 	if (b.oom || b.buf == NULL) {
 		free(b.buf);
 		return ROCMD_ENOMEM;
@@ -1390,7 +1499,7 @@ csv_header(struct csv_state *st, const char *line, int lineno, char *why, size_t
 		return ROCMD_ECORRUPT;
 	}
 	if (id->backend[0] == '\0' || id->arch[0] == '\0' || id->device[0] == '\0' ||
-	    !valid_hash16(id->source_hash)) {
+	    !valid_hex(id->source_hash, 16)) {
 		snprintf(why, whylen, "invalid backend, arch, device or source_hash");
 		return ROCMD_ECORRUPT;
 	}
@@ -1544,6 +1653,8 @@ tunedlib_to_store(const struct tunedlib *lib, struct tune_store *st, int *stored
 	if (stored != NULL)
 		*stored = 0;
 	for (i = 0; i < lib->n; i++) {
+		if (lib->e[i].vendor[0])
+			continue; /* its results live under the vendor backend's key */
 		snprintf(k.problem, sizeof(k.problem), "%s", lib->e[i].problem);
 		err = st->set_winner(st->ctx, &k, lib->e[i].config, lib->e[i].winner_ms,
 		                     lib->e[i].default_ms > 0 ? lib->e[i].default_ms : INFINITY);

@@ -18,6 +18,12 @@
  * previous generation is kept one round for readers that read CURRENT just
  * before the switch; older ones and crash leftovers are removed.
  *
+ * Vendor solutions: where a vendor library (cuBLASLt, rocBLAS, hipBLASLt)
+ * was tuned on the same device, its winner for a problem replaces rocmd's when
+ * it is faster (tunedlib_offer_vendor()); such an entry applies only to its own
+ * problem, through that vendor's backend (librocmd-gemm runs it), never as
+ * the nearest shape of another.
+ *
  * Selection (tunedlib_select(), DESIGN §5): the entry of the same problem
  * when its configuration is valid for it; else, among the tuned shapes of the
  * same dtype and transposes whose configuration the space's predicate accepts
@@ -65,6 +71,13 @@ struct tunedlib_entry {
 	char config[SPACE_KEY_MAX]; /* the winner, space_key() form */
 	double winner_ms;           /* > 0 */
 	double default_ms;          /* the default re-timed alongside; 0 when unknown */
+	/* A vendor library's solution that beat rocmd's kernels on this problem:
+	 * the vendor-solution backend that runs it ("cublaslt", "rocblas",
+	 * "hipblaslt"; config is then that backend's "SOL=<n>") and the SHA-256 of
+	 * the library it was tuned with (another build of it: the entry is not
+	 * used). "" for rocmd's own kernels. */
+	char vendor[16];
+	char vendor_sha256[65];
 	char code_kind[8];          /* "cubin", "hsaco", or "" (none: CPU backend) */
 	char code_sha256[65];       /* hex, "" when no code object */
 	const void *code;
@@ -94,6 +107,27 @@ const struct tunedlib_entry *tunedlib_find(const struct tunedlib *lib, const cha
  */
 int tunedlib_add(struct tunedlib *lib, const char *problem, const char *config, double winner_ms,
                  double default_ms, char *why, size_t whylen);
+/*
+ * Offers a vendor library's tuned solution for PROBLEM (vendor-solution
+ * backend VENDOR, library digest SHA256, configuration CONFIG, measured
+ * WINNER_MS): it becomes PROBLEM's entry when the problem has none or when it
+ * is faster than the entry's winner, so that a tuned problem never runs slower
+ * than the vendor's best. The entry's default time is kept (it is rocmd's
+ * default). 1 when taken, 0 when rocmd's winner stays, or a negative code.
+ */
+int tunedlib_offer_vendor(struct tunedlib *lib, const char *problem, const char *vendor,
+                          const char *sha256, const char *config, double winner_ms, char *why,
+                          size_t whylen);
+/* The entry of P that is a vendor's solution (exact problem), or -1. */
+int tunedlib_vendor_entry(const struct tunedlib *lib, const struct gemm_problem *p);
+/*
+ * Offers every winner of VKEY in ST (a vendor-solution backend's results for
+ * the same device, VENDOR's library with digest SHA256) to LIB, as
+ * tunedlib_offer_vendor(). *TAKEN (may be NULL) gets the count taken.
+ */
+int tunedlib_merge_vendor(struct tunedlib *lib, struct tune_store *st, const struct tune_key *vkey,
+                          const char *vendor, const char *sha256, int *taken, char *why,
+                          size_t whylen);
 /* Attaches a code object (copied) of KIND ("cubin", "hsaco") to PROBLEM. */
 int tunedlib_set_code(struct tunedlib *lib, const char *problem, const char *kind, const void *code,
                       size_t len);

@@ -109,6 +109,15 @@ struct rocmd_tune {
 	struct tune_job *job; /* the run in progress, or NULL */
 	int running;          /* a run is queued or in progress */
 	struct run run;
+	/* The worker's (one run at a time): the key of the tuned library last
+	 * written, and the last vendor-solution results of a device of the same
+	 * arch, whose winners that library takes where they are faster. */
+	struct tune_key lib_key;
+	int have_lib_key;
+	struct tune_key vendor_key;
+	char vendor_name[16];
+	char vendor_sha[65];
+	int have_vendor;
 	int64_t run_started_ms;
 	int yielding;
 	uint64_t yield_signal_ns; /* when the input that stopped it was read */

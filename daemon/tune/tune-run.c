@@ -251,18 +251,34 @@ driver_override(struct backend_device_info *dev)
 	fclose(f);
 }
 
+/* Whether two keys are of one device (arch, name, units, driver). */
+static int
+same_device(const struct tune_key *a, const struct tune_key *b)
+{
+	return !strcmp(a->arch, b->arch) && !strcmp(a->device, b->device) &&
+	       a->compute_units == b->compute_units && !strcmp(a->driver, b->driver);
+}
+
 /* On the worker: every winner of this device and software into a new
- * generation of the tuned library. Failures are reported, not fatal: the
- * results stay in the store and the next job writes the library again. */
+ * generation of the tuned library, with the vendor's winners of the same
+ * device where they are faster (tunedlib_merge_vendor). Failures are
+ * reported, not fatal: the results stay in the store and the next job writes
+ * the library again. */
 static void
 write_library(struct rocmd_tune *t, const struct tune_key *key)
 {
 	struct run *r = &t->run;
 	struct tunedlib *lib = NULL;
 	char name[128], dir[1200], why[256] = "";
-	int rc;
+	int rc, taken = 0;
 
+	t->lib_key = *key;
+	t->lib_key.problem[0] = '\0';
+	t->have_lib_key = 1;
 	rc = tunedlib_from_store(&t->proxy, key, &lib, why, sizeof(why));
+	if (rc == 0 && t->have_vendor && same_device(&t->vendor_key, key))
+		rc = tunedlib_merge_vendor(lib, &t->proxy, &t->vendor_key, t->vendor_name,
+		                           t->vendor_sha, &taken, why, sizeof(why));
 	if (rc == 0)
 		rc = tunedlib_compile(lib, NULL, why, sizeof(why));
 	if (rc == 0)
@@ -273,8 +289,10 @@ write_library(struct rocmd_tune *t, const struct tune_key *key)
 	}
 	if (rc == 0) {
 		r->lib_generation = (int)tunedlib_generation(lib);
-		snprintf(r->lib_why, sizeof(r->lib_why), "%.200s (generation %d, %d shapes)", dir,
-		         r->lib_generation, tunedlib_count(lib));
+		snprintf(r->lib_why, sizeof(r->lib_why),
+		         "%.160s (generation %d, %d shapes, %d of them %.15s's solutions)", dir,
+		         r->lib_generation, tunedlib_count(lib), taken,
+		         taken ? t->vendor_name : "a vendor");
 	} else {
 		r->lib_generation = -1;
 		snprintf(r->lib_why, sizeof(r->lib_why), "%.250s",
@@ -411,6 +429,16 @@ worker(struct rocmd_job *job)
 		snprintf(r->hash, sizeof(r->hash), "%s", hash);
 	if (r->rc == 0 && !r->probe && r->job.target[0] == '\0')
 		write_library(t, &key);
+	if (r->rc == 0 && !r->probe && r->job.target[0] != '\0' && r->dev.library_digest[0]) {
+		/* A vendor's winners: offered to rocmd's library of this device. */
+		t->vendor_key = key;
+		t->vendor_key.problem[0] = '\0';
+		snprintf(t->vendor_name, sizeof(t->vendor_name), "%s", r->backend);
+		snprintf(t->vendor_sha, sizeof(t->vendor_sha), "%s", r->dev.library_digest);
+		t->have_vendor = 1;
+		if (t->have_lib_key && same_device(&t->lib_key, &key))
+			write_library(t, &t->lib_key);
+	}
 	r->stopped_ns = uv_hrtime();
 	uv_mutex_lock(&t->lock);
 	t->ev = NULL;

@@ -488,6 +488,100 @@ test_from_store(void **state)
 	tune_store_mem_free(&st);
 }
 
+#define VSHA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+/* A vendor's winner replaces rocmd's only where faster; it is kept on disk,
+ * selected for its own problem only, never as another shape's nearest, and
+ * never declared a winner of rocmd's own key. */
+static void
+test_vendor_entries(void **state)
+{
+	struct tunedlib *lib = make_lib(0), *back = NULL;
+	struct backend_device_info dev;
+	struct tunedlib_choice ch;
+	struct gemm_problem p;
+	struct tune_store st;
+	struct tune_key vk;
+	char why[256], *csv = NULL;
+	size_t len = 0;
+	int n = 0, taken = -1;
+
+	memset(&dev, 0, sizeof(dev));
+	dev.compute_units = 2;
+	/* Slower than rocmd's 4.0 ms on 300^3: refused; faster on 128^3: taken. */
+	assert_int_equal(tunedlib_offer_vendor(lib, "fp32:NN:300x300x300:b1", "cublaslt", VSHA,
+	                                       "SOL=77", 4.5, why, sizeof(why)),
+	                 0);
+	assert_string_equal(tunedlib_find(lib, "fp32:NN:300x300x300:b1")->vendor, "");
+	assert_int_equal(tunedlib_offer_vendor(lib, "fp32:NN:128x128x128:b1", "cublaslt", VSHA,
+	                                       "SOL=77", 0.25, why, sizeof(why)),
+	                 1);
+	assert_string_equal(tunedlib_find(lib, "fp32:NN:128x128x128:b1")->vendor, "cublaslt");
+	assert_true(tunedlib_find(lib, "fp32:NN:128x128x128:b1")->default_ms == 0.9); /* kept */
+	/* A problem nobody tuned takes the vendor's. Bad offers are refused. */
+	assert_int_equal(tunedlib_offer_vendor(lib, "fp32:TN:64x64x64:b1", "cublaslt", VSHA,
+	                                       "SOL=5", 0.01, why, sizeof(why)),
+	                 1);
+	assert_true(tunedlib_offer_vendor(lib, "fp32:TN:64x64x64:b1", "cublaslt", "zz", "SOL=5",
+	                                  0.001, why, sizeof(why)) < 0);
+	assert_true(tunedlib_offer_vendor(lib, "fp32:TN:64x64x64:b1", "", VSHA, "SOL=5", 0.001,
+	                                  why, sizeof(why)) < 0);
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 128, 128, 128, 1);
+	assert_int_equal(tunedlib_vendor_entry(lib, &p), 1); /* fp16:NT:64, then fp32:NN:128 */
+	/* 120^3 would be nearest to 128^3's entry: a vendor solution is not
+	 * another shape's kernel, so 300^3's (valid) one runs. */
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 120, 120, 120, 1);
+	assert_int_equal(tunedlib_vendor_entry(lib, &p), -1);
+	assert_int_equal(tunedlib_select(lib, space_cpu(), &p, &dev, &ch), 0);
+	assert_true(ch.how != TUNEDLIB_EXACT);
+	assert_true(ch.entry < 0 || !tunedlib_entry_at(lib, ch.entry)->vendor[0]);
+	/* On disk and back. */
+	assert_int_equal(tunedlib_write(lib, tmpdir, why, sizeof(why)), 0);
+	assert_int_equal(tunedlib_open(tmpdir, &back, why, sizeof(why)), 0);
+	assert_string_equal(tunedlib_find(back, "fp32:NN:128x128x128:b1")->vendor, "cublaslt");
+	assert_string_equal(tunedlib_find(back, "fp32:NN:128x128x128:b1")->vendor_sha256, VSHA);
+	assert_string_equal(tunedlib_find(back, "fp32:NN:128x128x128:b1")->config, "SOL=77");
+	/* Not a result of rocmd's: left out of the CSV and of the store. */
+	assert_int_equal(tunedlib_export_csv(back, &csv, &len), 0);
+	assert_null(strstr(csv, "SOL=77"));
+	free(csv);
+	assert_int_equal(tune_store_mem_new(&st), 0);
+	assert_int_equal(tunedlib_to_store(back, &st, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, tunedlib_count(back) - 2);
+	/* Merging a store's vendor winners: the faster one only. */
+	make_id(&vk);
+	snprintf(vk.backend, sizeof(vk.backend), "cublaslt");
+	snprintf(vk.problem, sizeof(vk.problem), "fp32:NN:300x300x300:b1");
+	assert_int_equal(st.set_winner(st.ctx, &vk, "SOL=9", 3.0, 3.5), 0);
+	snprintf(vk.problem, sizeof(vk.problem), "fp16:NT:64x64x64:b1");
+	assert_int_equal(st.set_winner(st.ctx, &vk, "SOL=10", 0.5, 0.5), 0); /* slower */
+	snprintf(vk.problem, sizeof(vk.problem), "fp16:NT:64x64x64:b1@ld=80.64.64");
+	assert_int_equal(st.set_winner(st.ctx, &vk, "SOL=11", 0.01, 0.01), 0); /* a layout */
+	vk.problem[0] = '\0';
+	assert_int_equal(tunedlib_merge_vendor(lib, &st, &vk, "cublaslt", VSHA, &taken, why,
+	                                       sizeof(why)),
+	                 0);
+	assert_int_equal(taken, 1);
+	assert_string_equal(tunedlib_find(lib, "fp32:NN:300x300x300:b1")->config, "SOL=9");
+	assert_string_equal(tunedlib_find(lib, "fp16:NT:64x64x64:b1")->vendor, "");
+	/* A damaged vendor field is refused as corrupt. */
+	{
+		char path[300], cmd[1200];
+
+		snprintf(path, sizeof(path), "%s/v1/index.json", tmpdir);
+		snprintf(cmd, sizeof(cmd), "chmod u+w '%s' '%s/v1' && sed -i 's/\"%s\"/\"xyz\"/' '%s'",
+		         path, tmpdir, VSHA, path);
+		assert_int_equal(system(cmd), 0);
+		tunedlib_free(back);
+		back = NULL;
+		assert_int_equal(tunedlib_open(tmpdir, &back, why, sizeof(why)), ROCMD_ECORRUPT);
+		assert_non_null(strstr(why, "vendor"));
+	}
+	tune_store_mem_free(&st);
+	tunedlib_free(back);
+	tunedlib_free(lib);
+}
+
 static void
 test_dir_name(void **state)
 {
@@ -517,6 +611,7 @@ main(void)
 	    cmocka_unit_test(test_select),
 	    cmocka_unit_test(test_export_import),
 	    cmocka_unit_test(test_from_store),
+	    cmocka_unit_test_setup_teardown(test_vendor_entries, setup, teardown),
 	    cmocka_unit_test(test_dir_name),
 	};
 
