@@ -20,15 +20,21 @@
  * divided by CALLS (the GPU is not waited for; the queue is deep enough for
  * them), for a few small shapes where launch cost matters.
  *
- *   bench-gemm-api-cublas [--lib DIR | --best FILE] [--dtype fp32,fp16,bf16]
- *                         [--rounds 3] [--calls 200] [--no-suite] [--device N]
- *                         [--backend cpu --limit MACS]
+ *   bench-gemm-api-cublas [--lib DIR | --best FILE] [--vendor BUDGET]
+ *                         [--dtype fp32,fp16,bf16] [--rounds 3] [--calls 200]
+ *                         [--no-suite] [--device N] [--backend cpu --limit MACS]
  *
  * --best FILE (bench/gpu-gemm/best-h200.txt: "problem config [ms]" lines)
  * writes those configurations as a tuned library into a temporary folder and
  * opens the handle on it: exact, nearest by predicted time or default, as an
  * application with that library gets them (no code objects: each compiled
  * on first use).
+ *
+ * --vendor BUDGET adds vendor candidates (vendor-lib.h): on every problem of
+ * the suite rocmd's choice from the library so far and cuBLASLt's tuned
+ * solution (up to BUDGET candidates) are measured by the tuner, the faster
+ * becomes the problem's entry, and the suite runs on that library: cuBLASLt's
+ * winners through librocmd-gemm's vendor path, the rest on rocmd's kernels.
  *
  * --backend cpu tries the program without a GPU: rocmd's CPU backend stands
  * in for both libraries, on the problems of at most MACS multiply-adds.
@@ -43,6 +49,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/gemm-api/vendor-lib.h"
 #include "bench/gpu-gemm/cublas.h"
 #include "bench/gpu-gemm/suite.h"
 #include "kernels/gemm.h"
@@ -184,7 +191,7 @@ one_problem(struct ctx *c, const struct problem *pr, double *ratio)
 	rocmd_gemm_query(c->h, (enum rocmd_gemm_dtype)p.dtype, (enum rocmd_gemm_op)p.ta,
 	                 (enum rocmd_gemm_op)p.tb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, &ch);
 	*ratio = med[1] / med[0];
-	printf("%9.4f %9.4f %6.3f  %s: %s\n", med[0], med[1], *ratio,
+	printf("%9.4f %9.4f %6.3f  %s: %.200s\n", med[0], med[1], *ratio,
 	       ch.how == ROCMD_GEMM_EXACT     ? "exact"
 	       : ch.how == ROCMD_GEMM_NEAREST ? "nearest"
 	                                      : "default",
@@ -352,13 +359,14 @@ main(int argc, char **argv)
 	    {"rounds", required_argument, NULL, 'r'}, {"calls", required_argument, NULL, 'c'},
 	    {"no-suite", no_argument, NULL, 'n'},    {"device", required_argument, NULL, 'D'},
 	    {"backend", required_argument, NULL, 'b'}, {"limit", required_argument, NULL, 'L'},
-	    {"best", required_argument, NULL, 'B'},  {NULL, 0, NULL, 0},
+	    {"best", required_argument, NULL, 'B'},  {"vendor", required_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ctx c = {.filled = -1, .rounds = 3, .calls = 200, .limit = 1e30};
 	const char *backend = "cuda";
 	const char *lib = NULL, *best = NULL;
-	char err[512], ver[64], bestdir[64] = "", *tok, *save = NULL;
-	int dtypes[GEMM_DTYPE_COUNT] = {1, 1, 1}, suite = 1, device = 0, o, rc = 0;
+	char err[512], ver[64], bestdir[64] = "", vdir[64] = "", *tok, *save = NULL;
+	int dtypes[GEMM_DTYPE_COUNT] = {1, 1, 1}, suite = 1, device = 0, o, rc = 0, vbudget = 0;
 	/* The largest operand of the suite: 8192 x 8192 fp32. */
 	size_t bytes = (size_t)8192 * 8192 * 4;
 	enum gemm_dtype dt;
@@ -400,6 +408,11 @@ main(int argc, char **argv)
 		case 'B':
 			best = optarg;
 			break;
+		case 'V':
+			vbudget = atoi(optarg);
+			if (vbudget < 1)
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
@@ -423,6 +436,16 @@ main(int argc, char **argv)
 		if (best_library(best, backend, arch, bestdir, sizeof(bestdir)) < 0)
 			return 1;
 		if (rocmd_gemm_open(bestdir, backend, device, &c.h, err, sizeof(err)) < 0) {
+			printf("bench-gemm-api-cublas: %s\n", err);
+			return 1;
+		}
+	}
+	if (vbudget > 0 && !c.cpu) {
+		if (vendor_library(c.h, bestdir[0] ? bestdir : lib, dtypes, c.limit, vbudget, vdir,
+		                   sizeof(vdir)) < 0)
+			return 1;
+		rocmd_gemm_close(c.h);
+		if (rocmd_gemm_open(vdir, backend, device, &c.h, err, sizeof(err)) < 0) {
 			printf("bench-gemm-api-cublas: %s\n", err);
 			return 1;
 		}
@@ -456,19 +479,20 @@ main(int argc, char **argv)
 	rocmd_gemm_free(c.h, c.b);
 	rocmd_gemm_free(c.h, c.c);
 	rocmd_gemm_close(c.h);
-	if (bestdir[0] != '\0') {
+	for (o = 0; o < 2; o++) {
+		const char *d = o ? vdir : bestdir;
 		char cmd[128];
 
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bestdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "bench-gemm-api-cublas: %s left behind\n", bestdir);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+		if (d[0] != '\0' && system(cmd) != 0)
+			fprintf(stderr, "bench-gemm-api-cublas: %s left behind\n", d);
 	}
 	free(c.ha);
 	free(c.hb);
 	free(c.hc);
 	return rc;
 usage:
-	fprintf(stderr, "usage: bench-gemm-api-cublas [--lib DIR | --best FILE] "
+	fprintf(stderr, "usage: bench-gemm-api-cublas [--lib DIR | --best FILE] [--vendor BUDGET] "
 	                "[--dtype fp32,fp16,bf16] [--rounds 3] [--calls 200] [--no-suite] "
 	                "[--device N] [--backend cpu --limit MACS]\n");
 	return 2;

@@ -26,9 +26,12 @@ if [ "${1:-}" = "--pack" ]; then
 	cmake --build build --target bench-gemm-api-cublas rocmd-gemm test-gemm-gpu >/dev/null
 	rm -rf "$D"
 	mkdir -p "$D"
+	cmake --build build --target rocmd rocmctl >/dev/null
 	cp build/bench/bench-gemm-api-cublas build/tests/gpu/test-gemm-gpu "$D/"
+	cp build/daemon/rocmd build/client/rocmctl "$D/" # for bench/gemm-api/daemon.sh
 	cp -L build/kernels/librocmd-gemm.so.1 "$D/" # its SONAME, a plain file: no links to carry
-	LD_LIBRARY_PATH="$D" ldd "$D/bench-gemm-api-cublas" "$D/test-gemm-gpu" "$D/librocmd-gemm.so.1" |
+	LD_LIBRARY_PATH="$D" ldd "$D/bench-gemm-api-cublas" "$D/test-gemm-gpu" "$D/librocmd-gemm.so.1" \
+		"$D/rocmd" "$D/rocmctl" |
 		awk '/=> \// {print $3}' | sort -u |
 		grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s)\.so|/ld-linux' |
 		grep -v "$D/" | while read -r lib; do cp -L "$lib" "$D/"; done

@@ -1,0 +1,163 @@
+/*
+ * bench-gemm-api-cublas --vendor: the tuned library with vendor candidates
+ * (vendor-lib.h). Both sides are measured the same way, by the tuner's own
+ * measurement in this process (kernels/measure.h: input sets rotated past the
+ * L2, checked against the double reference, median of timed runs), rocmd's on
+ * the CUDA backend and cuBLASLt's on the cublaslt backend, both on the
+ * device's primary context.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/gemm-api/vendor-lib.h"
+#include "bench/gpu-gemm/suite.h"
+#include "kernels/backend.h"
+#include "kernels/measure.h"
+#include "kernels/tunedlib.h"
+
+/* The library to extend: LIBDIR's, else an empty one for DEV. */
+static int
+start_library(const char *libdir, const struct backend_device_info *dev, const char *hash,
+              struct tunedlib **lib, char *why, size_t whylen)
+{
+	struct gemm_problem any;
+	struct tune_key id;
+
+	if (libdir != NULL)
+		return tunedlib_open(libdir, lib, why, whylen);
+	gemm_problem_init(&any, GEMM_FP32, GEMM_N, GEMM_N, 1, 1, 1, 1);
+	tune_key_init(&id, dev, hash, &any);
+	return tunedlib_new(&id, lib);
+}
+
+/* rocmd's choice for P (BASE's query) measured on MC: its median ms, or < 0. */
+static double
+own_ms(rocmd_gemm_t *base, struct measure *mc, const struct gemm_problem *p, char *cfg,
+       size_t cfglen)
+{
+	const struct space_def *space;
+	struct rocmd_gemm_choice ch;
+	struct tune_result r;
+	char why[256];
+	double rel;
+
+	if (rocmd_gemm_query(base, (enum rocmd_gemm_dtype)p->dtype, (enum rocmd_gemm_op)p->ta,
+	                     (enum rocmd_gemm_op)p->tb, p->m, p->n, p->k, p->lda, p->ldb, p->ldc,
+	                     &ch) < 0 ||
+	    measure_local_set_problem(mc, p, &space, why, sizeof(why)) < 0 ||
+	    measure_local_eval(mc, ch.config, 0, &r, &rel) < 0 || r.outcome != TUNE_OK)
+		return -1;
+	snprintf(cfg, cfglen, "%s", ch.config);
+	return r.median_ms;
+}
+
+/* cuBLASLt's candidates for P tuned on MV into *SUM. */
+static int
+vendor_tune(struct measure *mv, const struct backend_device_info *vdev, const char *vhash,
+            const struct gemm_problem *p, int budget, struct tune_summary *sum, char *why,
+            size_t whylen)
+{
+	struct space_def *space = malloc(sizeof(*space));
+	struct tune_evaluator *ev = NULL;
+	struct tune_store st;
+	struct tune_key key;
+	struct tune_opts to;
+	int rc;
+
+	if (space == NULL || tune_store_mem_new(&st) < 0) {
+		free(space);
+		return -1;
+	}
+	rc = measure_local_evaluator(mv, p, &ev, space, why, whylen);
+	if (rc == 0) {
+		tune_key_init(&key, vdev, vhash, p);
+		memset(&to, 0, sizeof(to));
+		to.strategy = "exhaustive";
+		to.budget = budget;
+		to.topk = 3;
+		to.store = &st;
+		rc = tune_run(ev, &key, space, p, vdev, &to, sum, why, whylen);
+	}
+	tune_evaluator_close(ev);
+	tune_store_mem_free(&st);
+	free(space);
+	return rc;
+}
+
+int
+vendor_library(rocmd_gemm_t *base, const char *libdir, const int *dtypes, double limit,
+               int budget, char *dir, size_t dlen)
+{
+	const struct backend_ops *cuda = backend_find("cuda"), *lt = backend_find("cublaslt");
+	struct backend_device_info dev, vdev;
+	struct measure *mc = NULL, *mv = NULL;
+	struct tune_measure_opts mo;
+	struct tunedlib *lib = NULL;
+	char hash[17], vhash[17], why[512] = "";
+	int d, i, n, rc = -1, taken = 0, total = 0;
+
+	memset(&mo, 0, sizeof(mo));
+	mo.seed = 5;
+	if (cuda == NULL || lt == NULL) {
+		printf("bench-gemm-api-cublas: no cuda or cublaslt backend in this build\n");
+		return -1;
+	}
+	if (measure_local_open(cuda, 0, &mo, &mc, &dev, hash, why, sizeof(why)) < 0 ||
+	    measure_local_open(lt, 0, &mo, &mv, &vdev, vhash, why, sizeof(why)) < 0 ||
+	    start_library(libdir, &dev, hash, &lib, why, sizeof(why)) < 0) {
+		printf("bench-gemm-api-cublas: %s\n", why);
+		goto out;
+	}
+	printf("# vendor candidates: rocmd's choice and %s's tuned solution (exhaustive up to %d, "
+	       "best 3 re-timed), both by the tuner's measurement; %s sha256:%.16s\n",
+	       vdev.runtime_version, budget, vdev.library, vdev.library_digest);
+	for (d = 0; d < GEMM_DTYPE_COUNT; d++) {
+		struct problem prs[64];
+
+		if (!dtypes[d])
+			continue;
+		n = suite_problems((enum gemm_dtype)d, prs, 64);
+		for (i = 0; i < n; i++) {
+			struct gemm_problem p;
+			struct tune_summary sum;
+			char key[64], cfg[SPACE_KEY_MAX];
+			double own;
+			int r;
+
+			if ((double)prs[i].m * (double)prs[i].n * (double)prs[i].k > limit)
+				continue;
+			gemm_problem_init(&p, prs[i].dt, prs[i].op[0] == 'T' ? GEMM_T : GEMM_N,
+			                  prs[i].op[1] == 'T' ? GEMM_T : GEMM_N, prs[i].m, prs[i].n,
+			                  prs[i].k, 1);
+			gemm_problem_key(&p, key, sizeof(key));
+			total++;
+			own = own_ms(base, mc, &p, cfg, sizeof(cfg));
+			if (own > 0 && tunedlib_add(lib, key, cfg, own, 0, why, sizeof(why)) < 0)
+				own = -1;
+			memset(&sum, 0, sizeof(sum));
+			if (vendor_tune(mv, &vdev, vhash, &p, budget, &sum, why, sizeof(why)) < 0) {
+				printf("# %-24s rocmd %9.4f  cuBLASLt failed: %.200s\n", key, own, why);
+				continue;
+			}
+			r = tunedlib_offer_vendor(lib, key, "cublaslt", vdev.library_digest, sum.best,
+			                          sum.best_ms, why, sizeof(why));
+			taken += r > 0;
+			printf("# %-24s rocmd %9.4f  cuBLASLt %9.4f (%s)  -> %s\n", key, own,
+			       sum.best_ms, sum.best, r > 0 ? "cuBLASLt" : r == 0 ? "rocmd" : why);
+		}
+	}
+	printf("# vendor candidates: %d problems, cuBLASLt's solution taken for %d\n", total, taken);
+	snprintf(dir, dlen, "/tmp/rocmd-vendor-XXXXXX");
+	if (mkdtemp(dir) == NULL || tunedlib_write(lib, dir, why, sizeof(why)) < 0) {
+		printf("bench-gemm-api-cublas: cannot write the library: %s\n", why);
+		dir[0] = '\0';
+		goto out;
+	}
+	rc = 0;
+out:
+	tunedlib_free(lib);
+	measure_local_close(mv);
+	measure_local_close(mc);
+	return rc;
+}
