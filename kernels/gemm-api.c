@@ -82,6 +82,7 @@ struct rocmd_gemm {
 	struct backend_ctx *vctx;
 	struct backend_device_info vdev;
 	int vtried;
+	int has_vendor; /* the library has vendor entries: alignment enters the choice */
 	char vwhy[200]; /* why it could not be opened */
 	struct tunedlib *lib; /* NULL: defaults only */
 	struct loaded_entry *loaded;
@@ -109,6 +110,16 @@ fail(rocmd_gemm_t *h, int err, const char *fmt, ...)
 	vsnprintf(h->err, sizeof(h->err), fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+/* Whether LIB holds a vendor library's solution. */
+static int
+has_vendor_entries(const struct tunedlib *lib)
+{
+	for (int i = 0; i < tunedlib_count(lib); i++)
+		if (tunedlib_entry_at(lib, i)->vendor[0])
+			return 1;
+	return 0;
 }
 
 /* Unloads the modules of the library's entries (the code objects loaded). */
@@ -196,6 +207,7 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
 			err = ROCMD_EINVAL;
 			goto fail;
 		}
+		h->has_vendor = has_vendor_entries(h->lib);
 		h->loaded = calloc((size_t)tunedlib_count(h->lib) + 1, sizeof(*h->loaded));
 		if (h->loaded == NULL) {
 			err = ROCMD_ENOMEM;
@@ -408,7 +420,7 @@ choose(rocmd_gemm_t *h, const struct gemm_problem *p, int vendor_ok)
 	key.ta = p->ta;
 	key.tb = p->tb;
 	key.unaligned = p->unaligned;
-	key.vendor_ok = vendor_ok;
+	key.vendor_ok = h->has_vendor ? vendor_ok : 0;
 	key.m = p->m;
 	key.n = p->n;
 	key.k = p->k;
@@ -618,6 +630,7 @@ rocmd_gemm_reload(rocmd_gemm_t *h, int *changed)
 	tunedlib_free(h->lib);
 	h->loaded = loaded;
 	h->lib = lib;
+	h->has_vendor = has_vendor_entries(lib);
 	h->epoch++;
 	snprintf(h->desc, sizeof(h->desc), "%s %s %s, library v%llu (%d shapes)", h->dev.backend,
 	         h->dev.arch, h->dev.name, (unsigned long long)tunedlib_generation(h->lib),

@@ -463,6 +463,42 @@ test_corrupt_library_refused(void **state)
 	}
 }
 
+/*
+ * A library entry that is a vendor's solution (cuBLASLt's, tunedlib.h) runs
+ * only through that vendor's backend with the very library build it was
+ * tuned with; where it cannot (no cuBLASLt or no GPU here, another build of
+ * it there: the digest below is no real library's), the problem runs rocmd's
+ * own kernels, correctly, and the choice says why.
+ */
+static void
+test_vendor_entry_fallback(void **state)
+{
+	static const struct shape vs = {GEMM_FP32, GEMM_N, GEMM_N, 96, 80, 72};
+	struct tunedlib *lib = NULL;
+	struct rocmd_gemm_choice ch;
+	rocmd_gemm_t *h = NULL;
+	char why[256], err[512], dir[300];
+
+	snprintf(dir, sizeof(dir), "%s/with-vendor", libdir);
+	assert_int_equal(tunedlib_new(&lib_id, &lib), 0);
+	assert_int_equal(tunedlib_offer_vendor(lib, "fp32:NN:96x80x72:b1", "cublaslt",
+	                                       "0123456789abcdef0123456789abcdef0123456789abcdef"
+	                                       "0123456789abcdef",
+	                                       "SOL=12345", 0.001, why, sizeof(why)),
+	                 1);
+	assert_int_equal(tunedlib_write(lib, dir, why, sizeof(why)), 0);
+	tunedlib_free(lib);
+	assert_int_equal(rocmd_gemm_open(dir, ROCMD_TEST_BACKEND, 0, &h, err, sizeof(err)), 0);
+	assert_int_equal(rocmd_gemm_query(h, ROCMD_GEMM_F32, ROCMD_GEMM_OP_N, ROCMD_GEMM_OP_N, 96,
+	                                  80, 72, 96, 72, 96, &ch),
+	                 0);
+	assert_int_equal(ch.how, ROCMD_GEMM_DEFAULT);
+	assert_null(strstr(ch.config, "SOL="));
+	assert_non_null(strstr(ch.reason, "the tuned cublaslt solution cannot run"));
+	run_case(h, &vs, ROCMD_GEMM_DEFAULT, NULL); /* checked against the reference */
+	rocmd_gemm_close(h);
+}
+
 int
 main(void)
 {
@@ -473,6 +509,7 @@ main(void)
 	    cmocka_unit_test(test_untuned_sizes),
 	    cmocka_unit_test(test_no_library),
 	    cmocka_unit_test(test_choice_cache),
+	    cmocka_unit_test(test_vendor_entry_fallback),
 	    cmocka_unit_test(test_corrupt_library_refused), /* last: it damages the folder */
 	};
 	const struct backend_ops *ops = backend_find(ROCMD_TEST_BACKEND);
