@@ -117,12 +117,33 @@ print_identity(const cJSON *r)
 	    printf("warning: %s\n", w->valuestring);
 }
 
+/* An import's (or a fetch's) reply R, consumed. */
+static void
+print_imported(struct cmd_ctx *ctx, cJSON *r, const char *verb)
+{
+	char a[32], b[32];
+
+	if (ctx->json) {
+		out_json(r);
+	} else {
+		printf("%s package #%.0f %s: %.0f files, %s (%s new in the store) in %.1f s\n",
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "already_stored"))
+		           ? "Already stored:"
+		           : verb,
+		       out_num(r, "id"), out_str(r, "name"), out_num(r, "files"),
+		       out_size(out_num(r, "bytes"), a, sizeof(a)),
+		       out_size(out_num(r, "new_bytes"), b, sizeof(b)), out_num(r, "seconds"));
+		print_identity(r);
+	}
+	cJSON_Delete(r);
+}
+
 int
 cmd_pkg_import(void *arg, const struct cli_args *args)
 {
 	struct cmd_ctx *ctx = arg;
 	const char *sdk = cli_str(args, "sdk", NULL);
-	char abs[ROCMD_FS_PATH_MAX], a[32], b[32], msg[ROCMD_FS_PATH_MAX + 64];
+	char abs[ROCMD_FS_PATH_MAX], msg[ROCMD_FS_PATH_MAX + 64];
 	cJSON *p, *r = NULL;
 	int rc;
 
@@ -137,19 +158,7 @@ cmd_pkg_import(void *arg, const struct cli_args *args)
 		cJSON_AddStringToObject(p, "sdk", sdk);
 	if ((rc = call(ctx, "pkg.import", p, &r)) != 0)
 		return rc;
-	if (ctx->json) {
-		out_json(r);
-	} else {
-		printf("%s package #%.0f %s: %.0f files, %s (%s new in the store) in %.1f s\n",
-		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "already_stored"))
-		           ? "Already stored:"
-		           : "Imported",
-		       out_num(r, "id"), out_str(r, "name"), out_num(r, "files"),
-		       out_size(out_num(r, "bytes"), a, sizeof(a)),
-		       out_size(out_num(r, "new_bytes"), b, sizeof(b)), out_num(r, "seconds"));
-		print_identity(r);
-	}
-	cJSON_Delete(r);
+	print_imported(ctx, r, "Imported");
 	return 0;
 }
 
@@ -384,4 +393,151 @@ cmd_pkg_match(void *arg, const struct cli_args *args)
 	}
 	cJSON_Delete(r);
 	return chosen ? 0 : EXIT_ERROR;
+}
+
+/* ---- feeds (docs/FEEDS.md) ---- */
+
+int
+cmd_pkg_refresh(void *arg, const struct cli_args *args)
+{
+	struct cmd_ctx *ctx = arg;
+	const cJSON *it;
+	cJSON *r = NULL;
+	int rc, failed;
+
+	(void)args;
+	if ((rc = call(ctx, "pkg.refresh", NULL, &r)) != 0)
+		return rc;
+	failed = (int)out_num(r, "failed");
+	if (ctx->json) {
+		out_json(r);
+		cJSON_Delete(r);
+		return failed > 0 ? EXIT_ERROR : 0;
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "offline")))
+		printf("No network: no feed could be reached. The store and the last metadata "
+		       "fetched still serve.\n");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "remotes"))
+	{
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "why"));
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "enabled")))
+			printf("%s: disabled\n", out_str(it, "remote"));
+		else if (why != NULL)
+			printf("%s: failed, last good copy kept: %s\n", out_str(it, "remote"), why);
+		else
+			printf("%s: %.0f package(s)%s\n", out_str(it, "remote"), out_num(it, "packages"),
+			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "changed"))
+			           ? ""
+			           : " (not modified)");
+	}
+	cJSON_Delete(r);
+	return failed > 0 ? EXIT_ERROR : 0;
+}
+
+int
+cmd_pkg_available(void *arg, const struct cli_args *args)
+{
+	static const char *const headers[] = {"REMOTE", "NAME", "PLATFORM", "SDK",
+	                                      "VERSION", "ARCHS", "SIZE", "STATE"};
+	struct cmd_ctx *ctx = arg;
+	const char *sdk = cli_str(args, "sdk", NULL), *arch = cli_str(args, "arch", NULL),
+	           *platform = cli_str(args, "platform", NULL);
+	const cJSON *it;
+	struct out_table *t;
+	cJSON *p, *r = NULL;
+	int rc;
+
+	if ((sdk == NULL) != (arch == NULL))
+		return out_usage("--sdk and --arch go together");
+	p = cJSON_CreateObject();
+	if (sdk != NULL) {
+		cJSON_AddStringToObject(p, "sdk", sdk);
+		cJSON_AddStringToObject(p, "arch", arch);
+	}
+	if (platform != NULL)
+		cJSON_AddStringToObject(p, "platform", platform);
+	if ((rc = call(ctx, "pkg.available", p, &r)) != 0)
+		return rc;
+	if (ctx->json) {
+		out_json(r);
+		cJSON_Delete(r);
+		return 0;
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "remotes"))
+	{
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "why"));
+		if (why != NULL)
+			printf("remote %s: %s\n", out_str(it, "remote"), why);
+	}
+	t = out_table_new(8, headers);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "packages"))
+	{
+		char size[32], state[64];
+		const char *cells[8];
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(it, "stored")))
+			snprintf(state, sizeof(state), "stored #%.0f", out_num(it, "stored"));
+		else
+			snprintf(state, sizeof(state), "%s",
+			         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "fetchable"))
+			             ? "fetchable"
+			             : "never chosen");
+		cells[0] = out_str(it, "remote");
+		cells[1] = out_str(it, "name");
+		cells[2] = out_str(it, "platform");
+		cells[3] = out_str(it, "sdk");
+		cells[4] = out_str(it, "version");
+		cells[5] = out_str(it, "archs");
+		cells[6] = out_size(out_num(it, "size"), size, sizeof(size));
+		cells[7] = state;
+		out_table_row(t, cells);
+	}
+	out_table_print(t, stdout);
+	out_table_free(t);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "packages"))
+	{
+		const cJSON *why;
+		const char *no = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "why_not"));
+		if (no != NULL)
+			printf("%s: %s\n", out_str(it, "name"), no);
+		if (sdk == NULL)
+			continue;
+		printf("\n%s (%s): %s\n", out_str(it, "name"), out_str(it, "remote"),
+		       out_str(it, "verdict"));
+		cJSON_ArrayForEach(why, cJSON_GetObjectItemCaseSensitive(it, "reasons"))
+		    printf("  - %s\n", why->valuestring);
+	}
+	if (sdk != NULL) {
+		const char *chosen = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "chosen"));
+		printf("\nSDK %s, %s, %s: %s%s\n", sdk, arch, out_str(r, "platform"),
+		       chosen != NULL ? "would fetch " : "no package a feed offers fits",
+		       chosen != NULL ? chosen : "");
+	}
+	cJSON_Delete(r);
+	return 0;
+}
+
+int
+cmd_pkg_fetch(void *arg, const struct cli_args *args)
+{
+	struct cmd_ctx *ctx = arg;
+	const char *sdk = cli_str(args, "sdk", NULL), *arch = cli_str(args, "arch", NULL),
+	           *platform = cli_str(args, "platform", NULL);
+	cJSON *p, *r = NULL;
+	int rc;
+
+	if ((args->npos == 1) == (sdk != NULL) || (sdk == NULL) != (arch == NULL))
+		return out_usage("give a package NAME, or --sdk and --arch");
+	p = cJSON_CreateObject();
+	if (args->npos == 1)
+		cJSON_AddStringToObject(p, "name", args->pos[0]);
+	if (sdk != NULL) {
+		cJSON_AddStringToObject(p, "sdk", sdk);
+		cJSON_AddStringToObject(p, "arch", arch);
+	}
+	if (platform != NULL)
+		cJSON_AddStringToObject(p, "platform", platform);
+	if ((rc = call(ctx, "pkg.fetch", p, &r)) != 0)
+		return rc;
+	print_imported(ctx, r, "Fetched and imported");
+	return 0;
 }

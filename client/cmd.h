@@ -52,6 +52,9 @@ CMD(cmd_pkg_show);
 CMD(cmd_pkg_rm);
 CMD(cmd_pkg_verify);
 CMD(cmd_pkg_match);
+CMD(cmd_pkg_refresh);
+CMD(cmd_pkg_available);
+CMD(cmd_pkg_fetch);
 /* cmd-lib.c */
 CMD(cmd_lib_status);
 CMD(cmd_lib_deploy);

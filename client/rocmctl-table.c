@@ -145,6 +145,14 @@ static const struct cli_opt pkg_match_opts[] = {
 	END,
 };
 
+static const struct cli_opt pkg_available_opts[] = {
+	{"sdk", 0, CLI_VALUE, "X.Y.Z", "match for this SDK version (with --arch)", NULL, 0, 0, 0},
+	{"arch", 0, CLI_VALUE, "GFX", "match for this GPU arch (with --sdk)", NULL, 0, 0, 0},
+	{"platform", 0, CLI_CHOICE, "OS", "windows or linux (this machine's by default)",
+	 "windows|linux", 0, 0, 0},
+	END,
+};
+
 static const struct cli_cmd pkg_cmds[] = {
 	LEAF("import", "PATH", 1, 1, "@file", "import an archive (7z, zip, tar.*) or folder (admin)",
 	     NULL, pkg_import_opts, cmd_pkg_import),
@@ -158,6 +166,13 @@ static const struct cli_cmd pkg_cmds[] = {
 	     NOOPTS, cmd_pkg_verify),
 	LEAF("match", "", 0, 0, NULL, "which package fits an SDK and arch, and why each other does not",
 	     NULL, pkg_match_opts, cmd_pkg_match),
+	LEAF("refresh", "", 0, 0, NULL, "fetch every feed's metadata, checked, into the cache (admin)",
+	     NULL, NOOPTS, cmd_pkg_refresh),
+	LEAF("available", "", 0, 0, NULL, "what the feeds offer, and what would match an SDK and arch",
+	     NULL, pkg_available_opts, cmd_pkg_available),
+	LEAF("fetch", "[NAME]", 0, 1, NULL,
+	     "download a feed's package, verify it and import it (admin)", NULL, pkg_available_opts,
+	     cmd_pkg_fetch),
 	{NULL},
 };
 
@@ -268,7 +283,7 @@ static const struct cli_cmd commands[] = {
 	      "overrides that apply them (start, pause, resume, add, import, capture, off, on: "
 	      "admin).",
 	      tune_cmds, "status"),
-	GROUP("pkg", "", "the package store: import, list, show, rm, verify, match", NULL, pkg_cmds,
+	GROUP("pkg", "", "the package store: import, list, show, rm, verify, match; feeds: refresh, available, fetch", NULL, pkg_cmds,
 	      NULL),
 	GROUP("lib", "", "deployed rocBLAS libraries: status, deploy, verify, history, rollback",
 	      "The rocBLAS (and hipBLASLt) libraries rocmd manages: each SDK's, application "

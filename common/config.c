@@ -53,6 +53,7 @@ static const char *const gpu_busy_choices[] = {"refuse", "defer", NULL};
 static const char *const sync_choices[] = {"off", "report", "deploy", NULL};
 
 static char *default_state_dir(void);
+static char *default_remotes_dir(void);
 
 #define OFF(field) offsetof(struct rocmd_config, field)
 
@@ -216,6 +217,53 @@ static const struct config_key config_keys[] = {
 		.doc = "Package matching rules tried before the shipped defaults, e.g. "
 		       "`6.2=V5.0,V4.0; 5.7@windows/gfx1103=V3,!V2.0; 6.4=#12` (see "
 		       "docs/PROTOCOL.md, `pkg.match`); `null` for the defaults only.",
+	},
+	{
+		.path = "pkg.remotes_dir",
+		.type = KEY_PATH,
+		.def_fn = default_remotes_dir,
+		.def_doc = "`remotes.d` beside the default configuration file (`/etc/rocmd/remotes.d` "
+			   "as root)",
+		.offset = OFF(pkg_remotes_dir),
+		.doc = "Folder of remote files, one `NAME.conf` per package feed (docs/FEEDS.md); a "
+		       "missing folder is no feeds.",
+	},
+	{
+		.path = "pkg.ca_bundle",
+		.type = KEY_PATH,
+		.nullable = 1,
+		.offset = OFF(pkg_ca_bundle),
+		.doc = "CA certificates (PEM) the feeds' https servers are checked against; `null` "
+		       "for the system's.",
+	},
+	{
+		.path = "pkg.connect_timeout_s",
+		.type = KEY_INT,
+		.min = 1,
+		.max = 600,
+		.def_int = 30,
+		.offset = OFF(pkg_connect_timeout_s),
+		.doc = "A feed's server that has not accepted the connection by then is given up.",
+	},
+	{
+		.path = "pkg.stall_timeout_s",
+		.type = KEY_INT,
+		.min = 1,
+		.max = 3600,
+		.def_int = 60,
+		.offset = OFF(pkg_stall_timeout_s),
+		.doc = "A transfer slower than 1 KiB/s for this long is cut (a download keeps what "
+		       "came and resumes from it at the next `pkg fetch`).",
+	},
+	{
+		.path = "pkg.allow_loopback_http",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 1,
+		.def_int = 0,
+		.offset = OFF(pkg_allow_loopback_http),
+		.doc = "1: remotes and packages may use plain `http://127.0.0.1` (tests); 0: https "
+		       "only.",
 	},
 	{
 		.path = "sdk.extra_roots",
@@ -551,6 +599,24 @@ static char *
 default_state_dir(void)
 {
 	return rocmd_paths_default_state_dir();
+}
+
+/* remotes.d beside the configuration file read when none is given. */
+static char *
+default_remotes_dir(void)
+{
+	char buf[4096], out[4096];
+	const char *conf = rocmd_paths_default_config(buf, sizeof(buf));
+	const char *slash = conf != NULL ? strrchr(conf, '/') : NULL;
+#ifdef _WIN32
+	const char *bs = conf != NULL ? strrchr(conf, '\\') : NULL;
+	if (bs != NULL && (slash == NULL || bs > slash))
+		slash = bs;
+#endif
+	if (slash == NULL)
+		return strdup("/etc/rocmd/remotes.d");
+	snprintf(out, sizeof(out), "%.*s%cremotes.d", (int)(slash - conf), conf, *slash);
+	return strdup(out);
 }
 
 void

@@ -32,6 +32,11 @@ struct rocmd_config {
 	int64_t store_max_files;   /* entries of one package */
 	int64_t store_drop_folder; /* 1: import archives put in <state>/drop */
 	char *store_match_rules;   /* user's matching rules, or NULL */
+	char *pkg_remotes_dir;     /* remotes.d: one file per package feed */
+	char *pkg_ca_bundle;       /* CA file for the feeds, or NULL: the system's */
+	int64_t pkg_connect_timeout_s;
+	int64_t pkg_stall_timeout_s; /* under 1 KiB/s this long cuts a transfer */
+	int64_t pkg_allow_loopback_http; /* 1: http://127.0.0.1 remotes (tests) */
 	char *sdk_extra_roots;     /* more SDK install roots, ':'-separated, or NULL */
 	char *sdk_runtime_roots;   /* folders of Python envs and apps, ':'-separated, or NULL */
 	int64_t sdk_rescan_interval_s; /* 0: rescan on file system events only */

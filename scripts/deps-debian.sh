@@ -6,7 +6,7 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PKGS="build-essential cmake pkg-config ninja-build git
 libuv1-dev libsqlite3-dev libcjson-dev libarchive-dev libssl-dev libmsgpack-dev
-libcmocka-dev libsystemd-dev sqlite3
+libcmocka-dev libsystemd-dev sqlite3 libcurl4-openssl-dev
 redis-server redis-tools util-linux procps clang
 p7zip-full zip pci.ids chromium zlib1g-dev
 clang-19 lld-19 libclang-rt-19-dev

@@ -1,7 +1,9 @@
 /*
  * The package store's jobs (see pkg-service.h): importing an archive or a
  * folder (read, identify, move into the store), verifying stored objects,
- * collecting the ones no package names. They run on the daemon's job runner
+ * collecting the ones no package names, and fetching a package a feed
+ * offers (downloaded into store/partial/, checked, then imported as any
+ * archive is). They run on the daemon's job runner
  * (daemon/core/jobs.h), one at a time in arrival order, so an import never
  * races a collection. A worker touches only its job's fields (the progress
  * counters under the job's lock); the database is read on the loop thread
@@ -20,6 +22,8 @@
 #include "common/paths.h"
 #include "daemon/core/server.h"
 #include "db/db-pkg.h"
+#include "feed.h"
+#include "version.h"
 
 #define TICK_MS 250
 
@@ -33,6 +37,11 @@ struct pkg_job {
 	char *source, *name, *sdk;
 	struct rocmd_pkg_cred *cred; /* the importer's rights, or NULL */
 	int from_drop;
+	/* fetch: the archive's address, size and hash, the partial file */
+	char *url, *partial;
+	uint64_t size;
+	char sha256[ROCMD_SHA256_HEX];
+	int kept; /* the partial file was kept for a resume */
 	struct rocmd_pkg_contents contents;
 	cJSON *identity;
 	char digest[ROCMD_SHA256_HEX];
@@ -53,7 +62,7 @@ struct pkg_job {
 	int not_run; /* the references could not be read: nothing collected */
 	/* shared with the worker, under base.lock */
 	struct rocmd_pkg_progress pr;
-	int phase; /* 0 reading, 1 storing, 2 verifying, 3 collecting */
+	int phase; /* 0 reading, 1 storing, 2 verifying, 3 collecting, 4 downloading */
 };
 
 static const struct rocmd_job_ops import_ops, verify_ops, gc_ops;
@@ -69,6 +78,8 @@ job_free(struct rocmd_job *b)
 	free(j->source);
 	free(j->name);
 	free(j->sdk);
+	free(j->url);
+	free(j->partial);
 	rocmd_pkg_cred_free(j->cred);
 	free(j->objs);
 	for (size_t i = 0; i < j->nkeep; i++)
@@ -135,7 +146,8 @@ set_phase(struct pkg_job *j, int phase)
 static cJSON *
 job_progress(struct rocmd_job *b)
 {
-	static const char *const phases[] = {"reading", "storing", "verifying", "collecting"};
+	static const char *const phases[] = {"reading", "storing", "verifying", "collecting",
+	                                     "downloading"};
 	struct pkg_job *j = (struct pkg_job *)b;
 	struct rocmd_pkg_progress pr;
 	cJSON *p;
@@ -163,6 +175,41 @@ job_canceled(void *job)
 	return rocmd_job_canceled(job);
 }
 
+static int
+on_download_progress(const struct rocmd_feed_progress *p, void *ctx)
+{
+	struct pkg_job *j = ctx;
+
+	uv_mutex_lock(&j->base.lock);
+	j->pr.bytes_in = j->pr.bytes_out = p->done;
+	j->pr.bytes_total = p->total;
+	uv_mutex_unlock(&j->base.lock);
+	return rocmd_job_canceled(&j->base);
+}
+
+/* Worker, for a fetch: the archive into store/partial/<sha256>, whole and
+ * with the feed's hash, before anything reads it. */
+static int
+fetch_download(struct pkg_job *j)
+{
+	const struct rocmd_config *cfg = j->ps->srv->cfg;
+	struct rocmd_feed_http h = {
+	    .ca_bundle = cfg->pkg_ca_bundle,
+	    .connect_timeout_s = (long)cfg->pkg_connect_timeout_s,
+	    .stall_timeout_s = (long)cfg->pkg_stall_timeout_s,
+	    .allow_loopback_http = (int)cfg->pkg_allow_loopback_http,
+	    .user_agent = "rocmd/" ROCMD_VERSION_STRING,
+	};
+
+	set_phase(j, 4);
+	uv_mutex_lock(&j->base.lock);
+	snprintf(j->pr.current, sizeof(j->pr.current), "%s", j->name);
+	uv_mutex_unlock(&j->base.lock);
+	return rocmd_feed_download(&h, j->url, j->partial, j->size, j->sha256,
+	                           on_download_progress, j, &j->kept, j->base.why,
+	                           sizeof(j->base.why));
+}
+
 /* Worker: read, identify, store. */
 static void
 import_work(struct rocmd_job *b)
@@ -182,6 +229,8 @@ import_work(struct rocmd_job *b)
 	};
 	char staging[4096];
 
+	if (j->url != NULL && (b->rc = fetch_download(j)) < 0)
+		return;
 	b->rc = rocmd_store_staging_new(ps->store, staging, sizeof(staging));
 	if (b->rc < 0) {
 		snprintf(b->why, sizeof(b->why),
@@ -189,7 +238,11 @@ import_work(struct rocmd_job *b)
 		         rocmd_strerror(b->rc));
 		return;
 	}
-	b->rc = rocmd_pkg_read(j->source, staging, &opts, &j->contents, b->why, sizeof(b->why));
+	b->rc = rocmd_pkg_read(j->url != NULL ? j->partial : j->source, staging, &opts, &j->contents,
+	                       b->why, sizeof(b->why));
+	/* A fetched archive has served its purpose once read: nothing of it stays. */
+	if (j->url != NULL)
+		rocmd_fs_unlink(j->partial);
 	if (b->rc < 0)
 		return;
 	b->rc = rocmd_pkg_identify(&j->contents, j->name, j->sdk, job_canceled, b, &j->identity,
@@ -378,7 +431,8 @@ import_done(struct pkg_job *j, cJSON **out)
 	detail = cJSON_CreateObject();
 	cJSON_AddNumberToObject(detail, "id", (double)id);
 	cJSON_AddStringToObject(detail, "name", j->name);
-	cJSON_AddStringToObject(detail, "source", j->from_drop ? "drop" : "request");
+	cJSON_AddStringToObject(detail, "source",
+	                        j->from_drop ? "drop" : j->url != NULL ? "feed" : "request");
 	cJSON_AddStringToObject(detail, "archs", archs);
 	cJSON_AddStringToObject(detail, "sdk", sdk != NULL ? sdk : "");
 	if (existed)
@@ -401,8 +455,15 @@ refused:
 	cJSON_AddStringToObject(detail, "source", j->from_drop ? "drop" : "request");
 	cJSON_AddStringToObject(detail, "error", rocmd_err_name(rc));
 	cJSON_AddStringToObject(detail, "why", j->base.why);
-	rocmd_server_event(srv, "pkg.refused", detail, "import of %s refused: %s", j->name,
-	                   j->base.why);
+	if (j->url != NULL) {
+		cJSON_AddStringToObject(detail, "url", j->url);
+		cJSON_AddBoolToObject(detail, "resumable", j->kept);
+	}
+	rocmd_server_event(srv, "pkg.refused", detail, "%s of %s refused: %s",
+	                   j->url != NULL ? "fetch" : "import", j->name, j->base.why);
+	if (j->kept)
+		snprintf(j->base.why + strlen(j->base.why), sizeof(j->base.why) - strlen(j->base.why),
+		         "; what came is kept: `rocmctl pkg fetch` again resumes it");
 	if (j->from_drop)
 		rocmd_pkg_drop_done(ps, j->name, 0, j->base.why);
 	j->base.rc = rc;
@@ -690,6 +751,37 @@ rocmd_pkg_queue_import(struct rocmd_pkg_service *ps, const char *path, const cha
 }
 
 int
+rocmd_pkg_queue_fetch(struct rocmd_pkg_service *ps, const struct rocmd_feed_pkg *p,
+                      struct rocmd_conn *conn)
+{
+	struct pkg_job *j = job_new(ps, JOB_IMPORT);
+	char partial[4096];
+	int rc;
+
+	if (j == NULL)
+		return ROCMD_ENOMEM;
+	if (rocmd_fs_fmt(partial, sizeof(partial), "%s/partial/%s", ps->store, p->sha256) >=
+	    (int)sizeof(partial)) {
+		job_free(&j->base);
+		return ROCMD_EINVAL;
+	}
+	j->source = strdup(p->url);
+	j->url = strdup(p->url);
+	j->name = strdup(p->name);
+	j->partial = strdup(partial);
+	j->size = p->size;
+	memcpy(j->sha256, p->sha256, sizeof(j->sha256));
+	if (j->source == NULL || j->url == NULL || j->name == NULL || j->partial == NULL ||
+	    (conn != NULL && rocmd_job_defer_reply(&j->base, conn) < 0)) {
+		job_free(&j->base);
+		return ROCMD_ENOMEM;
+	}
+	rc = conn != NULL ? ROCMD_METHOD_DEFERRED : 0;
+	rocmd_jobs_submit(&ps->jobs, &j->base);
+	return rc;
+}
+
+int
 rocmd_pkg_queue_verify(struct rocmd_pkg_service *ps, int64_t id, struct rocmd_conn *conn, char *why,
                        size_t whylen)
 {
@@ -751,6 +843,7 @@ rocmd_pkg_start(struct rocmd_server *srv, struct rocmd_pkg_service **out, char *
 	ps->srv = srv;
 	snprintf(ps->store, sizeof(ps->store), "%s/store", srv->cfg->state_dir);
 	snprintf(ps->drop, sizeof(ps->drop), "%s/drop", srv->cfg->state_dir);
+	snprintf(ps->feeds, sizeof(ps->feeds), "%s/feeds", srv->cfg->state_dir);
 	if ((rc = rocmd_store_open(ps->store, why, whylen)) < 0 ||
 	    (rc = rocmd_pkg_db_attach(srv->db, &ps->db)) < 0) {
 		free(ps);

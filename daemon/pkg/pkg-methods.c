@@ -383,5 +383,8 @@ const struct rocmd_method rocmd_methods_pkg[] = {
     {"pkg.rm", ROCMD_METHOD_MUTATING, m_rm},
     {"pkg.verify", ROCMD_METHOD_MUTATING, m_verify},
     {"pkg.match", 0, m_match},
+    {"pkg.refresh", ROCMD_METHOD_MUTATING, rocmd_feed_m_refresh},
+    {"pkg.available", 0, rocmd_feed_m_available},
+    {"pkg.fetch", ROCMD_METHOD_MUTATING, rocmd_feed_m_fetch},
     {NULL, 0, NULL},
 };

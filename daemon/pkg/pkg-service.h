@@ -37,6 +37,10 @@ struct rocmd_pkg_service {
 	/* What the start-up reconciliation (pkg-adopt.c) found, for the log and
 	 * `rocmctl status`; "" when the store and the database agreed. */
 	char note[2048];
+	/* The feeds (feed-service.c): <state>/feeds, the cached metadata; whether
+	 * "no network" was said since the network was last seen. */
+	char feeds[4096];
+	int offline_said;
 };
 
 extern const struct rocmd_method rocmd_methods_pkg[];
@@ -61,6 +65,20 @@ int rocmd_pkg_cred_of(struct rocmd_conn *conn, struct rocmd_pkg_cred **out);
  * or NULL for the drop folder's (0). */
 int rocmd_pkg_queue_import(struct rocmd_pkg_service *ps, const char *path, const char *name,
                            const char *sdk, struct rocmd_pkg_cred *cred, struct rocmd_conn *conn);
+/* Queues the fetch of feed package P (its URL, size and hash; feed.h):
+ * downloaded into store/partial/<sha256> and imported as NAME. CONN as for
+ * an import. */
+struct rocmd_feed_pkg;
+int rocmd_pkg_queue_fetch(struct rocmd_pkg_service *ps, const struct rocmd_feed_pkg *p,
+                          struct rocmd_conn *conn);
+/* The pkg.refresh, pkg.available and pkg.fetch methods (feed-service.c). */
+int rocmd_feed_m_refresh(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
+                         size_t whylen);
+int rocmd_feed_m_available(struct rocmd_conn *conn, const cJSON *params, cJSON **result,
+                           char *why, size_t whylen);
+int rocmd_feed_m_fetch(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
+                       size_t whylen);
+
 /* Queues the verification of package ID's objects (0: the whole store) for
  * CONN's request. Returns ROCMD_METHOD_DEFERRED or an error with WHY. */
 int rocmd_pkg_queue_verify(struct rocmd_pkg_service *ps, int64_t id, struct rocmd_conn *conn,

@@ -78,6 +78,12 @@ rocmd_store_open(const char *store, char *why, size_t whylen)
 		snprintf(why, whylen, "cannot create %s: %s", path, rocmd_strerror(rc));
 		return rc;
 	}
+	/* Downloads cut short are kept (partial/<sha256>), to be resumed. */
+	snprintf(path, sizeof(path), "%s/partial", store);
+	if ((rc = rocmd_paths_mkdir_p(path, 0700)) < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", path, rocmd_strerror(rc));
+		return rc;
+	}
 	return 0;
 }
 

@@ -76,6 +76,19 @@ static const char *const archive_exts[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".t
                                            ".tgz",    ".txz",    ".tar",     ".7z",
                                            ".zip",    ".rar",    NULL};
 
+size_t
+rocmd_pkg_archive_ext(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (int i = 0; archive_exts[i] != NULL; i++) {
+		size_t n = strlen(archive_exts[i]);
+		if (len > n && rocmd_pkg_name_casecmp(name + len - n, archive_exts[i]) == 0)
+			return n;
+	}
+	return 0;
+}
+
 /* Copies a version "6.2.4" starting at P (digits and dots, no trailing dot). */
 static size_t
 take_version(const char *p, char *out, size_t outlen)
@@ -110,14 +123,8 @@ rocmd_pkg_name_hints(const char *name, struct rocmd_pkg_name_hints *out)
 	for (char *p = s; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	len = strlen(s);
-	for (int i = 0; archive_exts[i] != NULL; i++) {
-		size_t n = strlen(archive_exts[i]);
-		if (len > n && strcmp(s + len - n, archive_exts[i]) == 0) {
-			s[len - n] = '\0';
-			len -= n;
-			break;
-		}
-	}
+	len -= rocmd_pkg_archive_ext(s);
+	s[len] = '\0';
 	/* SDK: after "sdk" (or the real-world typo "skd"), else after "hip" or "rocm". */
 	static const char *const keys[] = {"sdk", "skd", "hip", "rocm", NULL};
 	for (int k = 0; keys[k] != NULL && out->sdk[0] == '\0'; k++) {

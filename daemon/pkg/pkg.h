@@ -13,6 +13,7 @@
  * Store layout under <state>/store:
  *   objects/ab/cdef...   one file per distinct content, named by its SHA-256
  *   staging/<name>/      an import in progress; removed on success or refusal
+ *   partial/<sha256>     a feed download cut short, kept to be resumed (feed.h)
  */
 #ifndef ROCMD_PKG_H
 #define ROCMD_PKG_H
@@ -158,6 +159,9 @@ struct rocmd_pkg_name_hints {
 	char archs[128];  /* "gfx1103,gfx1150" as named, or "" */
 };
 void rocmd_pkg_name_hints(const char *name, struct rocmd_pkg_name_hints *out);
+/* The length of NAME's archive extension (".7z", ".tar.gz", any case), or 0
+ * when NAME is not named as an archive the store reads. */
+size_t rocmd_pkg_archive_ext(const char *name);
 
 /* A parsed dotted version; parts missing are -1. */
 struct rocmd_pkg_version {
