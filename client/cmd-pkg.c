@@ -467,7 +467,7 @@ cmd_pkg_available(void *arg, const struct cli_args *args)
 	{
 		const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "why"));
 		if (why != NULL)
-			printf("remote %s: %s\n", out_str(it, "remote"), why);
+			printf("%s\n", why);
 	}
 	t = out_table_new(8, headers);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "packages"))

@@ -394,7 +394,8 @@ rocmd_feed_download(const struct rocmd_feed_http *h, const char *url, const char
 		if (e == CURLE_PARTIAL_FILE || e == CURLE_RECV_ERROR || e == CURLE_GOT_NOTHING ||
 		    e == CURLE_OPERATION_TIMEDOUT || is_offline(e)) {
 			curl_why(x.c, e, url, err, why, whylen);
-			rc = e == CURLE_OPERATION_TIMEDOUT ? ROCMD_ETIMEDOUT : ROCMD_ECONNECT;
+			/* Not ROCMD_ECONNECT: that says rocmd itself is unreachable. */
+			rc = e == CURLE_OPERATION_TIMEDOUT ? ROCMD_ETIMEDOUT : ROCMD_EIO;
 			goto cut;
 		}
 		if (e != CURLE_OK) {
@@ -409,7 +410,12 @@ rocmd_feed_download(const struct rocmd_feed_http *h, const char *url, const char
 		rc = ROCMD_ETRUNCATED;
 		goto fail;
 	}
-	rocmd_sha256_final(x.sha, digest);
+	rc = rocmd_sha256_final(x.sha, digest); /* frees it */
+	x.sha = NULL;
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot hash %.300s: %s", partial, rocmd_strerror(rc));
+		goto fail;
+	}
 	rocmd_sha256_hex(digest, hex);
 	if (strcmp(hex, sha256) != 0) {
 		snprintf(why, whylen, "%.300s: its SHA-256 is %s, the feed says %s: wrong hash", url,

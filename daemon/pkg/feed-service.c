@@ -444,7 +444,11 @@ avail_load(struct rocmd_server *srv, const char *sdk, const char *arch, const ch
 		                                       .sdk = p->sdk,
 		                                       .version_hint = p->version,
 		                                       .archs = p->archs,
-		                                       .imported_ms = 0};
+		                                       /* Among equals the one a feed
+		                                        * lists first (the newest
+		                                        * release) wins, as the
+		                                        * newest import does. */
+		                                       .imported_ms = (int64_t)(a->l.n - i)};
 	}
 	rc = rocmd_pkg_match(sdk, platform, arch, c, nc, srv->cfg->store_match_rules, &chosen,
 	                     &a->explain, why, whylen);

@@ -1,0 +1,208 @@
+#!/bin/sh
+# Package feeds through the real rocmd and rocmctl (docs/FEEDS.md), against
+# a loopback HTTPS server this test starts (feed-server.py, 127.0.0.1 only,
+# a self-signed certificate made by the openssl CLI and given to rocmd as
+# its CA bundle, bounded in requests and time) serving a release listing in
+# GitHub's shape, a catalogue signed with an Ed25519 key made here, and real
+# archives made by pkg-mkarchive: refresh (and its validators), available
+# with its reasons, fetch by name and by SDK and arch, resume after a cut
+# connection; refusals with nothing imported for a bad signature, an unknown
+# key, a wrong hash, a wrong size, a truncated body, a redirect loop, a
+# stalled server, a 404, an asset over the cap and a package marked bad;
+# the server gone: no network said once, the last good copy kept.
+#
+# Usage: test-pkg-feed.sh ROCMD ROCMCTL PKG-MKARCHIVE
+set -u
+. "$(dirname "$0")/../lib/harness.sh"
+harness_init feed
+ROCMD=$1
+CTL=$2
+MK=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
+command -v python3 >/dev/null || { skip "feeds" "python3 is not installed"; harness_done; exit 0; }
+
+SRV=$DIR/srv
+mkdir -p "$SRV/files" "$SRV/cat" "$SRV/badsig" "$SRV/otherkey" "$DIR/remotes.d" "$DIR/src"
+npkgs() { ctl --json pkg list | grep -o '"digest"' | wc -l; }
+nobjects() { find "$STATE/store/objects" -type f | wc -l; }
+npartial() { find "$STATE/store/partial" -type f | wc -l; }
+staging_empty() { [ -z "$(ls -A "$STATE/store/staging")" ]; }
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+size() { wc -c <"$1" | tr -d ' '; }
+
+# ---- archives, keys, the certificate ----
+head -c 400000 /dev/urandom >"$DIR/src/a"
+head -c 300000 /dev/urandom >"$DIR/src/b"
+printf 'index' >"$DIR/src/index"
+check "build the release feed's 7z" 0 "$MK" 7z-fast "$SRV/files/rocm.gfx803.for.hip.sdk.5.7.7z" \
+	"f:library/TensileLibrary_gfx803.co=$DIR/src/a" "f:library/TensileLibrary_lazy_gfx803.dat=$DIR/src/index"
+check "build the catalogue's zip" 0 "$MK" zip "$SRV/files/cat.gfx1030.V3.zip" \
+	"f:library/TensileLibrary_gfx1030.co=$DIR/src/b" "f:library/TensileLibrary_lazy_gfx1030.dat=$DIR/src/index"
+REL=$SRV/files/rocm.gfx803.for.hip.sdk.5.7.7z
+CAT=$SRV/files/cat.gfx1030.V3.zip
+check "a certificate for 127.0.0.1" 0 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+	-nodes -keyout "$DIR/key.pem" -out "$DIR/cert.pem" -days 2 -subj /CN=127.0.0.1 \
+	-addext subjectAltName=IP:127.0.0.1
+check "the catalogue's key" 0 openssl genpkey -algorithm ed25519 -out "$DIR/k1.pem"
+check "a key no remote names" 0 openssl genpkey -algorithm ed25519 -out "$DIR/k2.pem"
+K1=$(openssl pkey -in "$DIR/k1.pem" -pubout -outform DER | tail -c 32 | base64 -w0)
+signed() { # signed KEY BODY: BODY.sig, the base64 of BODY's Ed25519 signature
+	openssl pkeyutl -sign -rawin -inkey "$1" -in "$2" -out "$2.bin" && base64 -w0 "$2.bin" >"$2.sig" &&
+		rm "$2.bin"
+}
+
+# ---- the server ----
+python3 "$HERE/feed-server.py" "$SRV" "$DIR/cert.pem" "$DIR/key.pem" "$DIR/port" "$DIR/requests" 300 240 \
+	>"$DIR/server.log" 2>&1 &
+SERVER=$!
+on_exit() { kill "$SERVER" 2>/dev/null; }
+wait_until 10 test -s "$DIR/port" || bail "the server did not start" "$DIR/server.log"
+PORT=$(cat "$DIR/port")
+U=https://127.0.0.1:$PORT
+
+# The release listing: SDK 5.7 from the asset's name; the second archive's
+# SDK from the release's title.
+cat >"$SRV/releases" <<JSON
+[{"tag_name": "v0.5.7", "name": "ROCmLibs for HIP SDK 5.7", "draft": false, "prerelease": false,
+  "body": "Tensile libraries.\r\n", "assets": [
+  {"name": "rocm.gfx803.for.hip.sdk.5.7.7z", "size": $(size "$REL"), "digest": "sha256:$(sha "$REL")",
+   "browser_download_url": "$U/rocm.gfx803.for.hip.sdk.5.7.7z", "content_type": "application/x-7z-compressed"},
+  {"name": "notes.txt", "size": 10, "digest": null, "browser_download_url": "$U/notes.txt"}]}]
+JSON
+cp "$REL" "$SRV/rocm.gfx803.for.hip.sdk.5.7.7z"
+# The signed catalogue: the good package, then one of each misbehaviour, all
+# over the same real zip.
+cs=$(size "$CAT") ch=$(sha "$CAT")
+entry() { # entry NAME URL SIZE SHA [EXTRA]
+	printf '{"name": "%s", "version": "V3", "sdk": ["6.2.4"], "platforms": ["linux"], "archs": ["gfx1030"], "url": "%s", "size": %s, "sha256": "%s"%s}' \
+		"$1" "$2" "$3" "$4" "${5:-}"
+}
+{
+	printf '{"format": 1, "packages": [\n'
+	entry cat.gfx1030.V3.zip "$U/files/cat.gfx1030.V3.zip" "$cs" "$ch"
+	printf ',\n'
+	entry resume.gfx1030.zip "$U/cut/files/cat.gfx1030.V3.zip" "$cs" "$ch"
+	printf ',\n'
+	entry wronghash.zip "$U/files/cat.gfx1030.V3.zip" "$cs" "0000000000000000000000000000000000000000000000000000000000000000"
+	printf ',\n'
+	entry wrongsize.zip "$U/files/cat.gfx1030.V3.zip" "$((cs + 100))" "$ch"
+	printf ',\n'
+	entry truncated.zip "$U/trunc/files/cat.gfx1030.V3.zip" "$cs" "$ch"
+	printf ',\n'
+	entry loop.zip "$U/loop" "$cs" "$ch"
+	printf ',\n'
+	entry slow.zip "$U/slow/files/cat.gfx1030.V3.zip" "$cs" "$ch"
+	printf ',\n'
+	entry missing.zip "$U/files/nothing-here.zip" "$cs" "$ch"
+	printf ',\n'
+	entry overcap.zip "$U/chunked/files/cat.gfx1030.V3.zip" "$cs" "$ch"
+	printf ',\n'
+	entry withdrawn.gfx1030.zip "$U/files/cat.gfx1030.V3.zip" "$cs" "$ch" ', "bad": "its kernels give wrong results"'
+	printf '\n]}\n'
+} >"$SRV/cat/catalogue.json"
+check "sign the catalogue" 0 signed "$DIR/k1.pem" "$SRV/cat/catalogue.json"
+# A catalogue whose signature is of other bytes, and one signed by a key the remote does not name.
+printf '{"format": 1, "packages": [%s]}\n' "$(entry evil-a.zip "$U/files/cat.gfx1030.V3.zip" "$cs" "$ch")" \
+	>"$SRV/badsig/catalogue.json"
+cp "$SRV/cat/catalogue.json.sig" "$SRV/badsig/catalogue.json.sig"
+printf '{"format": 1, "packages": [%s]}\n' "$(entry evil-b.zip "$U/files/cat.gfx1030.V3.zip" "$cs" "$ch")" \
+	>"$SRV/otherkey/catalogue.json"
+check "sign it with the other key" 0 signed "$DIR/k2.pem" "$SRV/otherkey/catalogue.json"
+
+printf 'kind = releases\nurl = %s/releases\nplatform = linux\n' "$U" >"$DIR/remotes.d/rel.conf"
+for r in cat badsig otherkey; do
+	printf '# %s\nkind = catalogue\nurl = %s/%s/catalogue.json\nkey = ed25519:%s\n' "$r" "$U" "$r" "$K1" \
+		>"$DIR/remotes.d/$r.conf"
+done
+printf '{"pkg": {"remotes_dir": "%s/remotes.d", "ca_bundle": "%s/cert.pem", "stall_timeout_s": 2, "connect_timeout_s": 5}}\n' \
+	"$DIR" "$DIR" >"$CONF"
+check "daemon starts" 0 rocmd_start
+wait_until 10 test -d "$STATE/store/partial"
+
+# ---- refresh, available ----
+check "available before any refresh says so" 0 ctl pkg available
+contains "not fetched yet" "$OUT" "remote rel: not fetched yet"
+check "pkg refresh: two remotes are refused" 1 ctl pkg refresh
+contains "the release feed is read" "$OUT" "^rel: 1 package(s)"
+contains "the catalogue is read" "$OUT" "^cat: 10 package(s)"
+contains "a bad signature is refused" "$OUT" "^badsig: failed.*not made by any of the 1 key(s)"
+contains "an unknown key is refused" "$OUT" "^otherkey: failed.*not made by any of the 1 key(s)"
+check "their cache holds nothing" 1 test -e "$STATE/feeds/badsig.body"
+check "pkg refresh again" 1 ctl pkg refresh
+contains "an unchanged listing is not fetched again" "$OUT" "^rel: 1 package(s) (not modified)"
+contains "the validator went out" "$DIR/requests" '^/releases range=None inm="'
+check "pkg available" 0 ctl pkg available
+contains "the release's archive is offered" "$OUT" "rel .*rocm.gfx803.for.hip.sdk.5.7.7z.*linux.*5.7.*gfx803.*fetchable"
+lacks "notes are not offered" "$OUT" "notes.txt"
+contains "the withdrawn one is never chosen" "$OUT" "withdrawn.gfx1030.zip: marked bad by remote cat: its kernels"
+lacks "nothing of a catalogue with a bad signature" "$OUT" "evil-"
+check "pkg available --sdk --arch" 0 ctl pkg available --sdk 6.2.4 --arch gfx1030
+contains "it names what it would fetch" "$OUT" "would fetch cat.gfx1030.V3.zip"
+contains "with the match's reasons" "$OUT" "^cat.gfx1030.V3.zip (cat): chosen"
+contains "and why the bad one is not" "$OUT" "^withdrawn.gfx1030.zip (cat): never chosen"
+check "pkg available --json" 0 ctl --json pkg available --sdk 5.7.1 --arch gfx803
+contains "json names the choice" "$OUT" '"chosen":[[:space:]]*"rocm.gfx803.for.hip.sdk.5.7.7z"'
+
+# ---- refusals: nothing imported, nothing left ----
+O=$(nobjects)
+refused() { # refused NAME TEXT
+	check "fetch $1 is refused" 1 ctl pkg fetch "$1"
+	contains "fetch $1: $2" "$ERR" "$2"
+	check "fetch $1: nothing imported" 0 test "$(npkgs)" -eq 0 -a "$(nobjects)" -eq "$O"
+	check "fetch $1: staging is empty" 0 staging_empty
+}
+refused wronghash.zip "wrong hash"
+refused wrongsize.zip "wrong size"
+refused truncated.zip "truncated"
+refused loop.zip "more than 5 redirects"
+refused slow.zip "timed out"
+# (Every entry here is the same zip: one partial file, named by its hash.)
+find "$STATE/store/partial" -type f -size -17c >"$DIR/kept"
+check "the stalled download's 16 bytes are kept, to resume" 0 test "$(npartial)" -eq 1 -a "$(wc -l <"$DIR/kept")" -eq 1
+rm -f "$STATE"/store/partial/*
+refused missing.zip "HTTP 404"
+refused overcap.zip "over the cap"
+refused withdrawn.gfx1030.zip "marked bad by remote cat"
+refused evil-a.zip "no feed offers a package named evil-a.zip"
+check "no refusal left a partial file" 0 test "$(npartial)" -eq 0
+check "fetch without a name or an SDK is a usage error" 2 ctl pkg fetch
+
+# ---- fetch, resume ----
+check "fetch cut short" 1 ctl pkg fetch resume.gfx1030.zip
+contains "the cut is said, and that it resumes" "$ERR" "pkg fetch. again resumes it"
+check "what came is kept" 0 test "$(npartial)" -eq 1
+check "fetch it again" 0 ctl pkg fetch resume.gfx1030.zip
+contains "it is imported" "$OUT" "Fetched and imported package #1 resume.gfx1030.zip"
+contains "the second request resumed" "$DIR/requests" "^/cut/files/cat.gfx1030.V3.zip range=bytes=[1-9]"
+check "nothing partial is left" 0 test "$(npartial)" -eq 0
+check "fetch by SDK and arch" 0 ctl pkg fetch --sdk 5.7.1 --arch gfx803
+contains "the matching archive is fetched" "$OUT" "Fetched and imported package #2 rocm.gfx803.for.hip.sdk.5.7.7z"
+contains "and identified from its content" "$OUT" "gfx803"
+check "pkg list has both" 0 test "$(npkgs)" -eq 2
+check "available knows what is stored" 0 ctl pkg available
+contains "stored is shown" "$OUT" "rocm.gfx803.for.hip.sdk.5.7.7z.*stored #2"
+check "events: the fetch is an import from a feed" 0 has_event pkg.imported "rocm.gfx803"
+
+# ---- rights: available for all, refresh and fetch for admins ----
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+	chmod 755 "$DIR"
+	nob() { setpriv --reuid nobody --regid nogroup --clear-groups "$CTL" --socket "$SOCK" "$@"; }
+	check "a user may list what is available" 0 nob pkg available
+	check "a user may not refresh" 4 nob pkg refresh
+	check "a user may not fetch" 4 nob pkg fetch cat.gfx1030.V3.zip
+else
+	skip "rights" "needs root, nobody and setpriv"
+fi
+
+# ---- the server gone ----
+kill "$SERVER"
+wait_gone "$SERVER" 10
+check "refresh with no server" 1 ctl pkg refresh
+contains "no network is said" "$OUT" "^No network"
+check "refresh again with no server" 1 ctl pkg refresh
+check "available still has the last good copy" 0 ctl pkg available
+contains "cached packages still listed" "$OUT" "cat.gfx1030.V3.zip"
+check "no network is an event once" 0 test "$(ctl events --all --kind pkg.offline | grep -c 'no network')" -eq 1
+rocmd_stop
+harness_done
