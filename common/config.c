@@ -266,6 +266,18 @@ static const struct config_key config_keys[] = {
 		       "only.",
 	},
 	{
+		.path = "pkg.auto_fetch",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 1,
+		.def_int = 0,
+		.offset = OFF(pkg_auto_fetch),
+		.doc = "1: with `deploy.sync` = `deploy`, an SDK added or upgraded that no stored "
+		       "package fits gets the one the cached feeds offer that fits (never one marked "
+		       "bad), fetched, imported and deployed, each step an event; 0: it is only "
+		       "reported.",
+	},
+	{
 		.path = "sdk.extra_roots",
 		.type = KEY_STRING,
 		.nullable = 1,

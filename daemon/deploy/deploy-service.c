@@ -161,6 +161,29 @@ rocmd_deploy_svc_match_sdk(struct rocmd_deploy_service *ds, int64_t sdk_id, int6
 }
 
 int
+rocmd_deploy_svc_sdk_wants(struct rocmd_deploy_service *ds, int64_t sdk_id, char *version,
+                           char *platform, char *arch, char *why, size_t whylen)
+{
+	struct deploy_gpu_archs g;
+	struct deploy_tgt t;
+
+	version[0] = platform[0] = arch[0] = '\0';
+	if (deploy_sdk_target(ds, sdk_id, 0, &t) < 0) {
+		snprintf(why, whylen, "SDK #%lld is not present", (long long)sdk_id);
+		return ROCMD_ENOTFOUND;
+	}
+	deploy_gpu_archs(ds, &g);
+	if (g.n == 0 || t.sdk_version[0] == '\0') {
+		snprintf(why, whylen, "%s", g.n == 0 ? "no AMD GPU is known" : "the SDK's version is unknown");
+		return ROCMD_ENOTFOUND;
+	}
+	deploy_copy(version, 32, t.sdk_version);
+	deploy_copy(platform, 32, t.platform);
+	deploy_copy(arch, 32, g.archs[0]);
+	return 0;
+}
+
+int
 rocmd_deploy_svc_queue_sdk(struct rocmd_deploy_service *ds, int64_t sdk_id, int64_t pkg_id,
                            const char *reason, char *why, size_t whylen)
 {

@@ -95,6 +95,12 @@ int rocmd_deploy_svc_sdk_view(struct rocmd_deploy_service *ds, int64_t sdk_id,
  * name in NAME; ROCMD_ENOTFOUND with WHY when none matches or no GPU is known. */
 int rocmd_deploy_svc_match_sdk(struct rocmd_deploy_service *ds, int64_t sdk_id, int64_t *pkg_id,
                                char *name, size_t namelen, char *why, size_t whylen);
+/* What a package for SDK SDK_ID must fit, as matching asks it: the SDK's
+ * version, the target's platform and the first GPU's arch (each NUL-ended,
+ * 32 bytes); ROCMD_ENOTFOUND with WHY when the SDK, its version or a GPU is
+ * not known. */
+int rocmd_deploy_svc_sdk_wants(struct rocmd_deploy_service *ds, int64_t sdk_id, char *version,
+                               char *platform, char *arch, char *why, size_t whylen);
 /* Queues a deploy of package PKG_ID to SDK SDK_ID's own rocBLAS, nobody
  * waiting on it; REASON is recorded ("sync", "drift"). */
 int rocmd_deploy_svc_queue_sdk(struct rocmd_deploy_service *ds, int64_t sdk_id, int64_t pkg_id,

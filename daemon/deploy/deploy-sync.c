@@ -9,7 +9,9 @@
  *           outcome is an event of its own ("lib.deployed", ...).
  *
  * An SDK added or upgraded gets the package rocmd_pkg_match picks for its
- * version and this machine's GPUs. An SDK whose library changed other than by
+ * version and this machine's GPUs; when none is stored and pkg.auto_fetch
+ * is 1, the one the cached feeds offer is fetched and then deployed
+ * (feed-service.c, rocmd_feed_auto_fetch). An SDK whose library changed other than by
  * rocmd is checked for drift: when rocmd had deployed there and discovery's
  * fingerprint of the library is no longer the deployed one, an update
  * overwrote it, and the package is deployed again (re-matched when the
@@ -18,6 +20,7 @@
  */
 #include "deploy-sync.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +29,45 @@
 #include "deploy-service.h"
 #include "daemon/sdk/sdk.h"
 #include "daemon/core/server.h"
+#include "daemon/pkg/pkg-service.h"
+
+/* The automatic fetch ended: deploy what came (the deploy job checks and
+ * verifies it as any deploy does). */
+static void
+sync_fetched(struct rocmd_server *srv, int64_t pkg_id, const char *why, void *ctx)
+{
+	int64_t sdk_id = (int64_t)(intptr_t)ctx;
+	char dwhy[1024];
+
+	(void)why; /* the fetch's own event said it */
+	if (pkg_id == 0)
+		return;
+	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, pkg_id, "sync", dwhy, sizeof(dwhy)) < 0)
+		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+		           "SDK #%lld: fetched package #%lld, but cannot deploy it: %s",
+		           (long long)sdk_id, (long long)pkg_id, dwhy);
+	else
+		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+		           "SDK #%lld: deploying fetched package #%lld (deploy.sync is deploy, "
+		           "pkg.auto_fetch is 1)",
+		           (long long)sdk_id, (long long)pkg_id);
+}
+
+/* No stored package fits: the feeds may have one (pkg.auto_fetch). */
+static void
+sync_fetch(struct rocmd_server *srv, int64_t sdk_id, const struct rocmd_deploy_sdk_view *v)
+{
+	char version[32], platform[32], arch[32], why[1024];
+
+	if (srv->pkg == NULL)
+		return;
+	if (rocmd_deploy_svc_sdk_wants(srv->deploy, sdk_id, version, platform, arch, why,
+	                               sizeof(why)) < 0 ||
+	    rocmd_feed_auto_fetch(srv, sdk_id, version, platform, arch, sync_fetched,
+	                          (void *)(intptr_t)sdk_id, why, sizeof(why)) < 0)
+		deploy_say(srv, ROCMD_LOG_NOTICE, "pkg.auto_fetch", NULL,
+		           "HIP SDK %s %s: nothing to fetch: %s", v->sdk_version, v->sdk_path, why);
+}
 
 static void
 sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
@@ -40,6 +82,8 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
 		           "HIP SDK %s %s: nothing to deploy: %s",
 		           v.sdk_version[0] ? v.sdk_version : "(version unknown)", v.sdk_path, why);
+		if (deploy && srv->cfg->pkg_auto_fetch)
+			sync_fetch(srv, sdk_id, &v);
 		return;
 	}
 	if (v.live_package_id == pkg && v.live_fingerprint[0] != '\0' &&

@@ -640,10 +640,71 @@ rocmd_feed_m_fetch(struct rocmd_conn *conn, const cJSON *params, cJSON **result,
 	} else {
 		p = &a.l.p[a.chosen];
 	}
-	rc = rocmd_pkg_queue_fetch(conn->srv->pkg, p, conn);
+	rc = rocmd_pkg_queue_fetch(conn->srv->pkg, p, conn, NULL, NULL);
 out:
 	avail_free(&a);
 out_params:
 	cJSON_Delete(remotes);
+	return rc;
+}
+
+/* ---- deploy.sync's automatic fetch ---- */
+
+/* Loop thread, the automatic fetch ended: the caller is told. */
+static void
+auto_fetched(struct rocmd_server *srv, int64_t pkg_id, const char *why, void *ctx)
+{
+	struct rocmd_pkg_service *ps = srv->pkg;
+	rocmd_pkg_fetched_fn then = ps->auto_then;
+
+	(void)ctx;
+	ps->auto_sdk = 0;
+	ps->auto_then = NULL;
+	if (pkg_id == 0)
+		rocmd_server_event(srv, "pkg.auto_fetch", NULL, "the automatic fetch failed: %s",
+		                   why);
+	if (then != NULL)
+		then(srv, pkg_id, why, ps->auto_ctx);
+}
+
+int
+rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *version,
+                      const char *platform, const char *arch, rocmd_pkg_fetched_fn then,
+                      void *ctx, char *why, size_t whylen)
+{
+	struct rocmd_pkg_service *ps = srv->pkg;
+	cJSON *remotes = cJSON_CreateArray();
+	struct avail a;
+	int rc;
+
+	if (ps->auto_sdk != 0) {
+		cJSON_Delete(remotes);
+		if (ps->auto_sdk == sdk_id)
+			return 0; /* already under way */
+		snprintf(why, whylen, "an automatic fetch for SDK #%lld runs; the next SDK change "
+		         "tries again", (long long)ps->auto_sdk);
+		return ROCMD_EBUSY;
+	}
+	rc = avail_load(srv, version, arch, platform, remotes, &a, why, whylen);
+	cJSON_Delete(remotes);
+	if (rc == 0 && a.chosen < 0) {
+		snprintf(why, whylen, "no package the feeds offer fits SDK %s and %s on %s", version,
+		         arch, platform);
+		rc = ROCMD_ENOTFOUND;
+	}
+	if (rc == 0 &&
+	    (rc = rocmd_pkg_queue_fetch(ps, &a.l.p[a.chosen], NULL, auto_fetched, NULL)) < 0)
+		snprintf(why, whylen, "cannot queue the fetch: %s", rocmd_strerror(rc));
+	if (rc == 0) {
+		ps->auto_sdk = sdk_id;
+		ps->auto_then = then;
+		ps->auto_ctx = ctx;
+		rocmd_server_event(srv, "pkg.auto_fetch", NULL,
+		                   "SDK #%lld (%s, %s, %s): no stored package fits; fetching %s "
+		                   "from remote %s",
+		                   (long long)sdk_id, version, platform, arch, a.l.p[a.chosen].name,
+		                   a.l.p[a.chosen].remote);
+	}
+	avail_free(&a);
 	return rc;
 }

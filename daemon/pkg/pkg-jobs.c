@@ -42,6 +42,8 @@ struct pkg_job {
 	uint64_t size;
 	char sha256[ROCMD_SHA256_HEX];
 	int kept; /* the partial file was kept for a resume */
+	rocmd_pkg_fetched_fn then; /* told how the fetch ended, or NULL */
+	void *then_ctx;
 	struct rocmd_pkg_contents contents;
 	cJSON *identity;
 	char digest[ROCMD_SHA256_HEX];
@@ -445,6 +447,8 @@ import_done(struct pkg_job *j, cJSON **out)
 		                   archs[0] ? archs : "no archs", sdk != NULL ? sdk : "unknown");
 	if (j->from_drop)
 		rocmd_pkg_drop_done(ps, j->name, 1, NULL);
+	if (j->then != NULL)
+		j->then(srv, id, NULL, j->then_ctx);
 	/* Staged entries are in the store now; nothing of the staging is left. */
 	*out = result;
 	goto out;
@@ -466,6 +470,8 @@ refused:
 		         "; what came is kept: `rocmctl pkg fetch` again resumes it");
 	if (j->from_drop)
 		rocmd_pkg_drop_done(ps, j->name, 0, j->base.why);
+	if (j->then != NULL)
+		j->then(srv, 0, j->base.why, j->then_ctx);
 	j->base.rc = rc;
 out:
 	free(archs);
@@ -752,7 +758,7 @@ rocmd_pkg_queue_import(struct rocmd_pkg_service *ps, const char *path, const cha
 
 int
 rocmd_pkg_queue_fetch(struct rocmd_pkg_service *ps, const struct rocmd_feed_pkg *p,
-                      struct rocmd_conn *conn)
+                      struct rocmd_conn *conn, rocmd_pkg_fetched_fn then, void *then_ctx)
 {
 	struct pkg_job *j = job_new(ps, JOB_IMPORT);
 	char partial[4096];
@@ -770,6 +776,8 @@ rocmd_pkg_queue_fetch(struct rocmd_pkg_service *ps, const struct rocmd_feed_pkg 
 	j->name = strdup(p->name);
 	j->partial = strdup(partial);
 	j->size = p->size;
+	j->then = then;
+	j->then_ctx = then_ctx;
 	memcpy(j->sha256, p->sha256, sizeof(j->sha256));
 	if (j->source == NULL || j->url == NULL || j->name == NULL || j->partial == NULL ||
 	    (conn != NULL && rocmd_job_defer_reply(&j->base, conn) < 0)) {

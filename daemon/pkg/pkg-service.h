@@ -24,6 +24,11 @@ struct rocmd_conn;
 struct rocmd_pkg_db;
 struct pkg_drop_file;
 
+/* How a fetch ended (rocmd_pkg_queue_fetch): the stored package's id, or 0
+ * and why it was refused. */
+typedef void (*rocmd_pkg_fetched_fn)(struct rocmd_server *srv, int64_t pkg_id, const char *why,
+                                     void *ctx);
+
 struct rocmd_pkg_service {
 	struct rocmd_server *srv;
 	struct rocmd_pkg_db *db;
@@ -41,6 +46,9 @@ struct rocmd_pkg_service {
 	 * "no network" was said since the network was last seen. */
 	char feeds[4096];
 	int offline_said;
+	int64_t auto_sdk; /* the SDK an automatic fetch runs for, or 0 */
+	rocmd_pkg_fetched_fn auto_then;
+	void *auto_ctx;
 };
 
 extern const struct rocmd_method rocmd_methods_pkg[];
@@ -67,10 +75,19 @@ int rocmd_pkg_queue_import(struct rocmd_pkg_service *ps, const char *path, const
                            const char *sdk, struct rocmd_pkg_cred *cred, struct rocmd_conn *conn);
 /* Queues the fetch of feed package P (its URL, size and hash; feed.h):
  * downloaded into store/partial/<sha256> and imported as NAME. CONN as for
- * an import. */
+ * an import. THEN (may be NULL) is called on the loop thread when it ends:
+ * with the stored package's id, or 0 and why it was refused. */
 struct rocmd_feed_pkg;
 int rocmd_pkg_queue_fetch(struct rocmd_pkg_service *ps, const struct rocmd_feed_pkg *p,
-                          struct rocmd_conn *conn);
+                          struct rocmd_conn *conn, rocmd_pkg_fetched_fn then, void *then_ctx);
+/* deploy.sync's automatic fetch (feed-service.c): the package the cached
+ * feeds offer for SDK SDK_ID (VERSION, PLATFORM, ARCH), chosen by the
+ * store's rules and never one marked bad, is fetched; THEN(CTX) is told how
+ * it ended (deploy-sync.c deploys it). One runs at a time: 0 when a fetch
+ * was queued (or one for that SDK already runs), else an error with WHY. */
+int rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *version,
+                          const char *platform, const char *arch, rocmd_pkg_fetched_fn then,
+                          void *ctx, char *why, size_t whylen);
 /* The pkg.refresh, pkg.available and pkg.fetch methods (feed-service.c). */
 int rocmd_feed_m_refresh(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
                          size_t whylen);

@@ -9,7 +9,11 @@
 # connection; refusals with nothing imported for a bad signature, an unknown
 # key, a wrong hash, a wrong size, a truncated body, a redirect loop, a
 # stalled server, a 404, an asset over the cap and a package marked bad;
-# the server gone: no network said once, the last good copy kept.
+# the server gone: no network said once, the last good copy kept. Then
+# (with the real Debian SDK trees) the automatic fetch: an in-place upgrade
+# of /usr from HIP 5.2.3 to 5.7.1 with deploy.sync = deploy and
+# pkg.auto_fetch = 1 fetches, imports and deploys the matching package, and
+# never the one marked bad that is listed first.
 #
 # Usage: test-pkg-feed.sh ROCMD ROCMCTL PKG-MKARCHIVE
 set -u
@@ -195,6 +199,62 @@ else
 	skip "rights" "needs root, nobody and setpriv"
 fi
 
+LAST_GOOD=cat.gfx1030.V3.zip
+
+# ---- automatic: an in-place SDK upgrade fetches, imports and deploys ----
+# A second rocmd on a sandbox: Debian bookworm's HIP 5.2.3 under /usr, a
+# gfx1030 GPU in a fake KFD topology, deploy.sync = deploy and
+# pkg.auto_fetch = 1, one remote whose catalogue lists a package marked bad
+# first and then the one built from trixie's real rocBLAS files; /usr is
+# then upgraded in place to trixie's HIP 5.7.1.
+TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
+T=$TREES/trixie
+LIBREL=usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
+if [ -f "$T/$LIBREL/TensileLibrary.dat" ] && [ -f "$T/usr/lib/x86_64-linux-gnu/librocblas.so.0.1" ] &&
+	[ -f "$TREES/bookworm/usr/share/hip/version" ]; then
+	rocmd_stop
+	ROOT=$DIR/root
+	mkdir -p "$ROOT" "$DIR/auto.d" "$SRV/auto" "$DIR/p5/library"
+	cp -al "$TREES/bookworm/usr" "$ROOT/usr"
+	n=$ROOT/sys/class/kfd/kfd/topology/nodes
+	mkdir -p "$n/0" "$n/1/mem_banks/0" "$ROOT/sys/class/kfd/kfd/proc"
+	printf 'cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n' >"$n/0/properties"
+	printf 'cpu_cores_count 0\nsimd_count 24\nsimd_per_cu 2\ngfx_target_version 100300\nvendor_id 4098\ndevice_id 29631\nlocation_id 49408\n' >"$n/1/properties"
+	printf 'heap_type 1\nsize_in_bytes 536870912\n' >"$n/1/mem_banks/0/properties"
+	cp "$T/$LIBREL/TensileLibrary.dat" "$T/$LIBREL/Kernels.so-000-gfx1030.hsaco" "$DIR/p5/library/"
+	echo "fetched package" >"$DIR/p5/library/TensileManifest.txt"
+	cp "$T/usr/lib/x86_64-linux-gnu/librocblas.so.0.1" "$DIR/p5/librocblas.so.0"
+	A5=$SRV/files/rocm.gfx1030.V3.for.hip.sdk.5.7.zip
+	(cd "$DIR/p5" && zip -0 -qr "$A5" .) || bad "zip the package (stored: quick to make)"
+	{
+		printf '{"format": 1, "packages": [\n'
+		printf '{"name": "bad.gfx1030.for.hip.sdk.5.7.zip", "sdk": ["5.7"], "platforms": ["linux"], "archs": ["gfx1030"], "url": "%s/files/rocm.gfx1030.V3.for.hip.sdk.5.7.zip", "size": %s, "sha256": "%s", "bad": "withdrawn"},\n' \
+			"$U" "$(size "$A5")" "$(sha "$A5")"
+		printf '{"name": "rocm.gfx1030.V3.for.hip.sdk.5.7.zip", "version": "V3", "sdk": ["5.7"], "platforms": ["linux"], "archs": ["gfx1030"], "url": "%s/files/rocm.gfx1030.V3.for.hip.sdk.5.7.zip", "size": %s, "sha256": "%s"}\n]}\n' \
+			"$U" "$(size "$A5")" "$(sha "$A5")"
+	} >"$SRV/auto/catalogue.json"
+	check "sign the automatic catalogue" 0 signed "$DIR/k1.pem" "$SRV/auto/catalogue.json"
+	printf 'kind = catalogue\nurl = %s/auto/catalogue.json\nkey = ed25519:%s\n' "$U" "$K1" >"$DIR/auto.d/auto.conf"
+	STATE=$DIR/state2
+	printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "deploy", "smoke_timeout_ms": 20000}, "pkg": {"remotes_dir": "%s/auto.d", "ca_bundle": "%s/cert.pem", "auto_fetch": 1}}\n' \
+		"$DIR" "$DIR" >"$CONF"
+	rocmd_start --root "$ROOT" || bail "the second rocmd did not start"
+	wait_for "HIP 5.2.3 is found" 30 has_event sdk.added "/usr"
+	check "refresh the automatic catalogue" 0 ctl pkg refresh
+	check "the store is empty" 0 test "$(npkgs)" -eq 0
+	cp -al --remove-destination "$T/usr/." "$ROOT/usr/"
+	wait_for "the upgrade is noticed" 30 has_event sdk.version_changed "from 5.2.3 to 5.7.1"
+	wait_for "the matching package is fetched" 60 has_event pkg.auto_fetch "fetching rocm.gfx1030.V3.for.hip.sdk.5.7.zip from remote auto"
+	wait_for "it is imported from the feed" 60 has_event pkg.imported "rocm.gfx1030.V3.for.hip.sdk.5.7.zip"
+	wait_for "and deployed by the sync" 120 has_event lib.deployed "(sync)"
+	same "the library is the fetched package's" "$DIR/p5/library" "$ROOT/$LIBREL"
+	check "pkg list" 0 ctl pkg list
+	lacks "the package marked bad was never chosen" "$OUT" "bad.gfx1030"
+	LAST_GOOD=rocm.gfx1030.V3.for.hip.sdk.5.7.zip
+else
+	skip "automatic fetch" "no real SDK trees in $TREES (tests/fixtures/make-trees.sh)"
+fi
+
 # ---- the server gone ----
 kill "$SERVER"
 wait_gone "$SERVER" 10
@@ -202,7 +262,7 @@ check "refresh with no server" 1 ctl pkg refresh
 contains "no network is said" "$OUT" "^No network"
 check "refresh again with no server" 1 ctl pkg refresh
 check "available still has the last good copy" 0 ctl pkg available
-contains "cached packages still listed" "$OUT" "cat.gfx1030.V3.zip"
+contains "cached packages still listed" "$OUT" "$LAST_GOOD"
 check "no network is an event once" 0 test "$(ctl events --all --kind pkg.offline | grep -c 'no network')" -eq 1
 rocmd_stop
 harness_done
