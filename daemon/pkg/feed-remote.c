@@ -16,6 +16,11 @@
 #include "common/error.h"
 #include "common/fs.h"
 
+#ifndef _WIN32
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 #define REMOTE_MAX_FILE (64u << 10)
 
 static int
@@ -280,6 +285,34 @@ rocmd_feed_remote_parse(const char *name, const char *path, const char *text, si
 	return 0;
 }
 
+/* A remote names what rocmd trusts: only its owner (root, or the user a
+ * user's daemon runs as) may change it or its folder. Windows: the folder's
+ * ACL decides (%ProgramData%\rocmd is admin-writable). */
+static int
+remote_owned(const char *path, char *why, size_t whylen)
+{
+#ifndef _WIN32
+	struct stat st;
+
+	if (lstat(path, &st) != 0) {
+		snprintf(why, whylen, "%.300s: %s", path, strerror(errno));
+		return ROCMD_ECONFIG;
+	}
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, whylen,
+		         "%.300s: a remote's file and folder must be owned by root (or rocmd's user) "
+		         "and writable by nobody else; it is not used",
+		         path);
+		return ROCMD_ECONFIG;
+	}
+#else
+	(void)path;
+	(void)why;
+	(void)whylen;
+#endif
+	return 0;
+}
+
 static int
 cmp_remote(const void *a, const void *b)
 {
@@ -305,6 +338,10 @@ rocmd_feed_remotes_load(const char *dir, int allow_loopback_http, struct rocmd_f
 		snprintf(why, whylen, "cannot list the remotes folder %s: %s", dir, strerror(errno));
 		return ROCMD_ECONFIG;
 	}
+	if ((rc = remote_owned(dir, why, whylen)) < 0) {
+		rocmd_dir_close(d);
+		return rc;
+	}
 	while (rc == 0 && (e = rocmd_dir_read(d)) != NULL) {
 		size_t len = strlen(e->d_name), tlen = 0;
 		char path[4096], name[128], *text = NULL;
@@ -328,6 +365,8 @@ rocmd_feed_remotes_load(const char *dir, int allow_loopback_http, struct rocmd_f
 			v = nv;
 			cap = ncap;
 		}
+		if ((rc = remote_owned(path, why, whylen)) < 0)
+			break;
 		rc = rocmd_fs_read_file(path, REMOTE_MAX_FILE, &text, &tlen);
 		if (rc < 0) {
 			snprintf(why, whylen, "%s: cannot read it: %s", path,

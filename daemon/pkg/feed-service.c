@@ -138,7 +138,7 @@ refresh_one(struct refresh_job *j, const struct rocmd_feed_remote *r, cJSON *o, 
 	struct rocmd_feed_list l = {0};
 	struct rocmd_feed_http h;
 	cJSON *meta = NULL, *old = NULL;
-	char path[4096], sig[4096];
+	char path[4096];
 	int rc;
 
 	http_of(cfg, &h);
@@ -203,7 +203,6 @@ count:
 io:
 	snprintf(why, whylen, "cannot write the cache %.300s: %s", path, rocmd_strerror(rc));
 out:
-	(void)sig;
 	rocmd_feed_list_free(&l);
 	cJSON_Delete(meta);
 	cJSON_Delete(old);

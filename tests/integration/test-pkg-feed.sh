@@ -133,6 +133,15 @@ contains "the catalogue is read" "$OUT" "^cat: 10 package(s)"
 contains "a bad signature is refused" "$OUT" "^badsig: failed.*not made by any of the 1 key(s)"
 contains "an unknown key is refused" "$OUT" "^otherkey: failed.*not made by any of the 1 key(s)"
 check "their cache holds nothing" 1 test -e "$STATE/feeds/badsig.body"
+# A remote file others may write is not trusted: nothing is refreshed.
+chmod g+w "$DIR/remotes.d/cat.conf"
+check "a remote file writable by its group is refused" 1 ctl pkg refresh
+contains "the refusal names the file" "$ERR" "remotes.d/cat.conf: a remote's file and folder must be owned by root"
+chmod g-w "$DIR/remotes.d/cat.conf"
+printf 'kind = releases\nurl = %s/releases\ncolour = red\n' "$U" >"$DIR/remotes.d/zz.conf"
+check "a remote file with an unknown key is refused" 1 ctl pkg refresh
+contains "the refusal names the file and the line" "$ERR" "remotes.d/zz.conf:3: unknown key \"colour\""
+rm "$DIR/remotes.d/zz.conf"
 check "pkg refresh again" 1 ctl pkg refresh
 contains "an unchanged listing is not fetched again" "$OUT" "^rel: 1 package(s) (not modified)"
 contains "the validator went out" "$DIR/requests" '^/releases range=None inm="'
