@@ -308,9 +308,10 @@ print_dry_run(const cJSON *r)
 
 /* On a terminal, a deploy forced past the arch check (or replacing the
  * whole folder: --no-merge) that would leave a GPU without kernels asks first
- * (its dry run says which); -y skips the question. 0 to go on. */
+ * (its dry run says which); -y skips the question. 0 to go on; *CONFIRMED
+ * set when the user answered yes. */
 static int
-confirm_lost_archs(struct cmd_ctx *ctx, const cJSON *p)
+confirm_lost_archs(struct cmd_ctx *ctx, const cJSON *p, int *confirmed)
 {
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(p, "force"), *it;
 	cJSON *q, *r = NULL;
@@ -346,6 +347,7 @@ confirm_lost_archs(struct cmd_ctx *ctx, const cJSON *p)
 		fprintf(stderr, "rocmctl: nothing deployed\n");
 		return EXIT_ERROR;
 	}
+	*confirmed = 1;
 	return 0;
 }
 
@@ -356,14 +358,20 @@ cmd_lib_deploy(void *arg, const struct cli_args *args)
 	cJSON *p = lib_params(args), *r = NULL;
 	const cJSON *t;
 	char a[32];
-	int rc;
+	int rc, confirmed;
 
-	if (cJSON_HasObjectItem(p, "yes"))
-		cJSON_DeleteItemFromObject(p, "yes");
-	else if ((rc = confirm_lost_archs(ctx, p)) != 0) {
+	confirmed = cJSON_HasObjectItem(p, "yes");
+	cJSON_DeleteItemFromObject(p, "yes");
+	if (!confirmed && (rc = confirm_lost_archs(ctx, p, &confirmed)) != 0) {
 		cJSON_Delete(p);
 		return rc;
 	}
+	/* -y, or the question answered: the GPUs a --no-merge deploy leaves
+	 * without kernels are accepted (without either the daemon refuses,
+	 * naming -y). */
+	if (confirmed && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "no_merge")) &&
+	    !cJSON_HasObjectItem(p, "dry_run"))
+		cJSON_AddBoolToObject(p, "accept_loss", 1);
 	if ((rc = call(ctx, "lib.deploy", p, &r)) != 0)
 		return rc;
 	if (ctx->json) {
@@ -383,6 +391,10 @@ cmd_lib_deploy(void *arg, const struct cli_args *args)
 	       out_size(out_num(r, "bytes"), a, sizeof(a)),
 	       (out_num(r, "stage_us") + out_num(r, "swap_us") + out_num(r, "verify_us")) / 1e6);
 	print_merged(r, "Merged");
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "lost")))
+		printf("This machine's %s has no kernels in this library now (--no-merge, "
+		       "confirmed)\n",
+		       out_str(r, "lost"));
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_made")))
 		printf("The originals were backed up%s\n",
 		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_adopted"))

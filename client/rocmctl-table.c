@@ -195,7 +195,9 @@ static const struct cli_opt lib_deploy_opts[] = {
 	 NULL, 0, 0, 0},
 	{"dry-run", 'n', CLI_FLAG, NULL, "say what would change and change nothing", NULL, 0, 0, 0},
 	{"yes", 'y', CLI_FLAG, NULL,
-	 "do not ask before a forced or --no-merge deploy loses a GPU's arch", NULL, 0, 0, 0},
+	 "do not ask before a forced or --no-merge deploy loses a GPU's arch (a --no-merge "
+	 "deploy that loses one needs it when not on a terminal)",
+	 NULL, 0, 0, 0},
 	END,
 };
 
@@ -234,8 +236,9 @@ static const struct cli_cmd lib_cmds[] = {
 	     "names, never platform. A GPU's arch the package lacks that the library in place "
 	     "serves is kept: the package's files plus that library's files for it (a merged "
 	     "library), when the rocBLAS binary is built for it; --no-merge replaces the whole "
-	     "folder. On a terminal a forced or --no-merge deploy that leaves a GPU without its "
-	     "kernels asks first unless -y. TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path "
+	     "folder after confirmation: on a terminal a forced or --no-merge deploy that leaves "
+	     "a GPU without its kernels asks first unless -y, and off a terminal a --no-merge "
+	     "deploy that would needs -y. TARGET is sdk-N, overlay-N, app-NAME, or an SDK's path "
 	     "or id; it may be left out when one SDK is present.",
 	     lib_deploy_opts, cmd_lib_deploy),
 	LEAF("verify", "[TARGET]", 0, 1, NULL, "re-check hashes, arch, pairing and the GEMM smoke test (admin)",

@@ -371,15 +371,6 @@ vendor_choose(rocmd_gemm_t *h, const struct gemm_problem *p, int vendor_ok, int 
 		snprintf(why, whylen, "the operands are not 256-byte aligned");
 		return ROCMD_EINVAL;
 	}
-	/* cuBLASLt's default solution gave a wrong result on the H200 through
-	 * this path for fp16/bf16 NN 333x4096x4096 (lda of 666 bytes): until that
-	 * is understood, columns must start on 16-byte boundaries. */
-	if ((p->lda * (int64_t)gemm_dtype_size(p->dtype)) % 16 != 0 ||
-	    (p->ldb * (int64_t)gemm_dtype_size(p->dtype)) % 16 != 0 ||
-	    (p->ldc * (int64_t)gemm_dtype_size(p->dtype)) % 16 != 0) {
-		snprintf(why, whylen, "a leading dimension is not a multiple of 16 bytes");
-		return ROCMD_EINVAL;
-	}
 	if ((vops = vendor_for(h, e, why, whylen)) == NULL)
 		return ROCMD_EUNSUPPORTED;
 	*sl->space = *vops->space(h->vctx, p);

@@ -197,6 +197,9 @@ fail:
  * own default choice on the same inputs (set 0): its output replaces the
  * double reference of every checked entry (whose term scale stays), and a
  * candidate may differ from it by twice the tolerance (measure_run_timed).
+ * The default itself is first checked against the double reference, with the
+ * tolerance rocmd's own kernels meet: a problem the vendor's default gets
+ * wrong is refused, so no vendor entry is ever made for it.
  */
 static int
 measure_vendor_reference(struct measure *m, char *why, size_t whylen)
@@ -217,6 +220,17 @@ measure_vendor_reference(struct measure *m, char *why, size_t whylen)
 	}
 	if ((err = m->ops->copy_d2h(m->ctx, m->hout, m->sets[0].c, m->sc)) < 0)
 		return err;
+	for (k = 0; k < m->nchk; k++) {
+		double got = gemm_load(m->p.dtype, m->hout, m->chk_pos[k]);
+
+		if (!gemm_within_tol_of(&m->p, got, m->chk_ref[k], m->chk_scale[k], 1.0)) {
+			snprintf(why, whylen,
+				 "the library's default solution gives a wrong result for this "
+				 "problem (an entry %g, the double reference %g)",
+				 got, m->chk_ref[k]);
+			return ROCMD_ECORRUPT;
+		}
+	}
 	for (k = 0; k < m->nchk; k++)
 		m->chk_ref[k] = gemm_load(m->p.dtype, m->hout, m->chk_pos[k]);
 	return m->ops->copy_h2d(m->ctx, m->sets[0].c, m->hc_init, m->sc);

@@ -261,7 +261,9 @@ tunedlib_offer_vendor(struct tunedlib *lib, const char *problem, const char *ven
 		         vendor ? vendor : "(none)");
 		return ROCMD_EINVAL;
 	}
-	if (old != NULL && old->winner_ms <= winner_ms)
+	/* rocmd's winner stays only when clearly faster: within the measurement's
+	 * spread the vendor's solution is the one known to be no slower. */
+	if (old != NULL && old->winner_ms < winner_ms * (1.0 - TUNEDLIB_VENDOR_MARGIN))
 		return 0;
 	if ((err = tunedlib_add(lib, problem, config, winner_ms, dflt, why, whylen)) < 0)
 		return err;

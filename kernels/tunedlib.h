@@ -107,13 +107,18 @@ const struct tunedlib_entry *tunedlib_find(const struct tunedlib *lib, const cha
  */
 int tunedlib_add(struct tunedlib *lib, const char *problem, const char *config, double winner_ms,
                  double default_ms, char *why, size_t whylen);
+/* How much faster rocmd's winner must be than a vendor's solution to stay:
+ * two medians measured apart differ by a few percent on a GPU (clocks, the
+ * other process's load), and the goal is never slower than the vendor. */
+#define TUNEDLIB_VENDOR_MARGIN 0.03
 /*
  * Offers a vendor library's tuned solution for PROBLEM (vendor-solution
  * backend VENDOR, library digest SHA256, configuration CONFIG, measured
- * WINNER_MS): it becomes PROBLEM's entry when the problem has none or when it
- * is faster than the entry's winner, so that a tuned problem never runs slower
- * than the vendor's best. The entry's default time is kept (it is rocmd's
- * default). 1 when taken, 0 when rocmd's winner stays, or a negative code.
+ * WINNER_MS): it becomes PROBLEM's entry when the problem has none or when the
+ * entry's winner is not at least TUNEDLIB_VENDOR_MARGIN faster, so that a
+ * tuned problem never runs slower than the vendor's best. The entry's default
+ * time is kept (it is rocmd's default). 1 when taken, 0 when rocmd's winner
+ * stays, or a negative code.
  */
 int tunedlib_offer_vendor(struct tunedlib *lib, const char *problem, const char *vendor,
                           const char *sha256, const char *config, double winner_ms, char *why,

@@ -360,12 +360,12 @@ main(int argc, char **argv)
 	    {"no-suite", no_argument, NULL, 'n'},    {"device", required_argument, NULL, 'D'},
 	    {"backend", required_argument, NULL, 'b'}, {"limit", required_argument, NULL, 'L'},
 	    {"best", required_argument, NULL, 'B'},  {"vendor", required_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    {"vendor-out", required_argument, NULL, 'O'}, {NULL, 0, NULL, 0},
 	};
 	struct ctx c = {.filled = -1, .rounds = 3, .calls = 200, .limit = 1e30};
 	const char *backend = "cuda";
 	const char *lib = NULL, *best = NULL;
-	char err[512], ver[64], bestdir[64] = "", vdir[64] = "", *tok, *save = NULL;
+	char err[512], ver[64], bestdir[64] = "", vdir[256] = "", *tok, *save = NULL;
 	int dtypes[GEMM_DTYPE_COUNT] = {1, 1, 1}, suite = 1, device = 0, o, rc = 0, vbudget = 0;
 	/* The largest operand of the suite: 8192 x 8192 fp32. */
 	size_t bytes = (size_t)8192 * 8192 * 4;
@@ -407,6 +407,9 @@ main(int argc, char **argv)
 			break;
 		case 'B':
 			best = optarg;
+			break;
+		case 'O':
+			snprintf(vdir, sizeof(vdir), "%s", optarg);
 			break;
 		case 'V':
 			vbudget = atoi(optarg);
@@ -492,8 +495,8 @@ main(int argc, char **argv)
 	free(c.hc);
 	return rc;
 usage:
-	fprintf(stderr, "usage: bench-gemm-api-cublas [--lib DIR | --best FILE] [--vendor BUDGET] "
-	                "[--dtype fp32,fp16,bf16] [--rounds 3] [--calls 200] [--no-suite] "
+	fprintf(stderr, "usage: bench-gemm-api-cublas [--lib DIR | --best FILE] [--vendor BUDGET "
+	                "[--vendor-out DIR]] [--dtype fp32,fp16,bf16] [--rounds 3] [--calls 200] [--no-suite] "
 	                "[--device N] [--backend cpu --limit MACS]\n");
 	return 2;
 }

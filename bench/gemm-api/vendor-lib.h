@@ -17,8 +17,10 @@
  * multiply-adds): BASE's choice for it (exact, nearest or default) timed by
  * the tuner's measurement on the CUDA backend; cuBLASLt's candidates tuned by
  * tune_run (exhaustive up to BUDGET, the best three re-timed); the two
- * offered to a library that starts as BASE's (LIBDIR, or none). Written into
- * a new folder under /tmp, its name in DIR. One line per problem on stdout.
+ * offered to a library that starts as BASE's (LIBDIR, or none); rocmd's and
+ * cuBLASLt's re-timed side by side in alternating rounds before the offer.
+ * Written into DIR when it names a folder (--vendor-out), else into a new
+ * folder under /tmp, its name in DIR. One line per problem on stdout.
  * 0, or -1 with the reason printed.
  */
 int vendor_library(rocmd_gemm_t *base, const char *libdir, const int *dtypes, double limit,

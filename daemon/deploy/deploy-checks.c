@@ -99,6 +99,21 @@ deploy_arch_listed(const char *list, const char *arch)
 	return 0;
 }
 
+void
+deploy_arch_minus(const char *all, const char *minus, char *out, size_t n)
+{
+	if (n > 0)
+		out[0] = '\0';
+	for (const char *a = all; a != NULL && *a != '\0';) {
+		size_t l = strcspn(a, ","), k = strlen(out);
+		char one[32];
+		deploy_fmt(one, sizeof(one), "%.*s", (int)l, a);
+		a += l + (a[l] == ',');
+		if (one[0] != '\0' && !deploy_arch_listed(minus, one))
+			deploy_fmt(out + k, n - k, "%s%s", k ? "," : "", one);
+	}
+}
+
 static const char *
 base_name(const char *p)
 {
@@ -117,7 +132,7 @@ fail(char *out, size_t n, unsigned *failed, unsigned bit, const char *what)
 	const char *name = "";
 
 	for (size_t i = 0; i < sizeof(check_names) / sizeof(check_names[0]); i++)
-		if (check_names[i].bit == bit)
+		if (check_names[i].bit == (bit == DEPLOY_CHECK_LOSS ? DEPLOY_CHECK_ARCH : bit))
 			name = check_names[i].name;
 	*failed |= bit;
 	deploy_fmt(out + l, n - l, "%s%s check: %s", l ? "; " : "", name, what);
@@ -187,7 +202,7 @@ mergeable(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t p
 int
 deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t pkg_id,
                      const char *arch, unsigned force, int merge, char *merged, size_t mergedlen,
-                     char *why, size_t whylen)
+                     char *lost, size_t lostlen, char *why, size_t whylen)
 {
 	struct pkg_facts f = {0};
 	char fails[1536] = "", what[768], gen[16] = "", pgen[16] = "";
@@ -197,6 +212,8 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 
 	if (merged != NULL && mergedlen > 0)
 		merged[0] = '\0';
+	if (lost != NULL && lostlen > 0)
+		lost[0] = '\0';
 	rc = rocmd_pkg_db_list(ds->pdb, pkg_id, facts_row, &f);
 	if (rc < 0 || !f.found) {
 		snprintf(why, whylen, "no package #%lld in the store", (long long)pkg_id);
@@ -240,13 +257,20 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 				deploy_fmt(merged + k, mergedlen - k, "%s%s", k ? "," : "", one);
 			continue;
 		}
-		if (deploy_arch_listed(t->sdk_archs, one) && !merge)
+		if (deploy_arch_listed(t->sdk_archs, one) && !merge) {
+			/* A loss the user may confirm (DEPLOY_CHECK_LOSS). */
+			size_t k = lost != NULL ? strlen(lost) : 0;
+			if (lost != NULL)
+				deploy_fmt(lost + k, lostlen - k, "%s%s", k ? "," : "", one);
 			deploy_fmt(what, sizeof(what),
 			           "it has no library for this machine's %s (it has %s), which the "
 			           "library in place serves: that GPU would lose its kernels "
 			           "(--no-merge: the whole folder is replaced)",
 			           one, f.archs[0] ? f.archs : "none");
-		else if (deploy_arch_listed(t->sdk_archs, one) && !can_merge)
+			fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_LOSS, what);
+			continue;
+		}
+		if (deploy_arch_listed(t->sdk_archs, one) && !can_merge)
 			deploy_fmt(what, sizeof(what),
 			           "it has no library for this machine's %s (it has %s), which the "
 			           "library in place serves: that GPU would lose its kernels",
@@ -270,6 +294,9 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 			           f.archs[0] ? f.archs : "none");
 		fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_ARCH, what);
 	}
+	/* Forcing the arch check waives a confirmed loss too. */
+	if (force & DEPLOY_CHECK_ARCH)
+		force |= DEPLOY_CHECK_LOSS;
 	failed &= ~force;
 	if (failed == 0)
 		return 0;
@@ -278,7 +305,15 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		           "refused: package #%lld (%s) does not fit %s: %s; the platform check "
 		           "cannot be forced",
 		           (long long)pkg_id, f.name, t->name, fails);
-	else
+	else if (failed == DEPLOY_CHECK_LOSS)
+		deploy_fmt(why, whylen,
+		           "refused: package #%lld (%s) does not fit %s: %s; -y confirms the loss "
+		           "(rocmctl asks first on a terminal), or deploy without --no-merge for a "
+		           "merged library",
+		           (long long)pkg_id, f.name, t->name, fails);
+	else {
+		if (failed & DEPLOY_CHECK_LOSS)
+			failed = (failed & ~DEPLOY_CHECK_LOSS) | DEPLOY_CHECK_ARCH;
 		deploy_fmt(why, whylen,
 		           "refused: package #%lld (%s) does not fit %s: %s; --force %s%s%s%s%s "
 		           "deploys it anyway",
@@ -289,7 +324,26 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		           (failed & DEPLOY_CHECK_BINARY) && (failed & DEPLOY_CHECK_ARCH) ? ","
 		                                                                          : "",
 		           failed & DEPLOY_CHECK_ARCH ? "arch" : "");
+	}
 	return ROCMD_EINVAL;
+}
+
+void
+deploy_served_now(const char *dir, char *out, size_t n)
+{
+	struct rocmd_rocblas_lib lib;
+	char why[256];
+
+	if (n > 0)
+		out[0] = '\0';
+	if (rocmd_rocblas_inspect(dir, 0, NULL, &lib, why, sizeof(why)) < 0)
+		return;
+	for (size_t i = 0; i < lib.narchs; i++) {
+		size_t k = strlen(out);
+		if (rocmd_rocblas_serves(&lib, lib.archs[i]) && !deploy_arch_listed(out, lib.archs[i]))
+			deploy_fmt(out + k, n - k, "%s%s", k ? "," : "", lib.archs[i]);
+	}
+	rocmd_rocblas_lib_free(&lib);
 }
 
 void
@@ -304,7 +358,8 @@ deploy_check_gpus(struct deploy_job *j)
 	for (int i = 0; i < j->gpus.n && i < 8; i++) {
 		/* Served as package import says of a package (one rule). */
 		j->gpu_covered[i] = rocmd_rocblas_serves(&lib, j->gpus.archs[i]);
-		if (!j->gpu_covered[i]) {
+		/* A loss the user confirmed is reported, not failed. */
+		if (!j->gpu_covered[i] && !deploy_arch_listed(j->lost, j->gpus.archs[i])) {
 			size_t l = strlen(lost);
 			deploy_fmt(lost + l, sizeof(lost) - l, "%s%s", l ? ", " : "",
 			           j->gpus.archs[i]);

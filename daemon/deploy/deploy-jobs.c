@@ -581,6 +581,8 @@ result_json(const struct deploy_job *j)
 		cJSON_AddItemToObject(r, "merged", m);
 	if (j->no_merge && j->type == JOB_DEPLOY)
 		cJSON_AddBoolToObject(r, "no_merge", 1);
+	if (j->lost[0] != '\0' && j->type == JOB_DEPLOY)
+		cJSON_AddStringToObject(r, "lost", j->lost); /* confirmed: verify reports them */
 	if (j->force != 0 && j->type == JOB_DEPLOY) {
 		cJSON *f = cJSON_AddArrayToObject(r, "forced");
 		if (j->force & DEPLOY_CHECK_SDK)
@@ -1047,6 +1049,10 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 
 	deploy_gpu_archs(ds, &g);
 	deploy_gpu_list(&g, all, sizeof(all));
+	/* An application's copy has no discovery row: what its library in
+	 * place serves is read now, so a merge can keep it (every GPU counts). */
+	if (strcmp(j->t.kind, "app") == 0 && j->t.sdk_archs[0] == '\0')
+		deploy_served_now(j->t.host_lib, j->t.sdk_archs, sizeof(j->t.sdk_archs));
 	if (pkg_id > 0) {
 		j->pkg_id = pkg_id;
 	} else {
@@ -1059,12 +1065,15 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 	/* The same checks for the package matching chose and the one named,
 	 * for every GPU of the machine; an arch the package lacks that a merged
 	 * library keeps passes (deploy-merge.c). */
-	if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, all, j->force, !j->no_merge,
-	                               j->merge_archs, sizeof(j->merge_archs), why, whylen)) < 0)
+	if ((rc = deploy_check_package(ds, &j->t, j->pkg_id, all,
+	                               j->force | (j->dry_run || j->accept_loss ? DEPLOY_CHECK_LOSS : 0),
+	                               !j->no_merge, j->merge_archs, sizeof(j->merge_archs), j->lost,
+	                               sizeof(j->lost), why, whylen)) < 0)
 		return rc;
 	/* After the swap every GPU's arch is asked of the library, unless the
-	 * arch check was forced. */
-	deploy_copy(j->arch, sizeof(j->arch), (j->force & DEPLOY_CHECK_ARCH) ? "" : all);
+	 * arch check was forced; not those whose loss the user confirmed. */
+	deploy_arch_minus((j->force & DEPLOY_CHECK_ARCH) ? "" : all, j->lost, j->arch,
+	                  sizeof(j->arch));
 	if ((rc = build_files(j, why, whylen)) < 0)
 		return rc;
 	j->flags = strcmp(j->t.kind, "overlay") == 0

@@ -79,6 +79,10 @@ struct deploy_job {
 	char arch[512];
 	unsigned force; /* DEPLOY_CHECK_* the user overrode (--force) */
 	int no_merge;   /* lib deploy --no-merge: the whole folder replaced */
+	int accept_loss; /* lib deploy --no-merge -y: the GPUs' archs it drops accepted */
+	/* The GPUs' archs a confirmed --no-merge deploy drops (comma-separated);
+	 * verify reports them, it does not fail for them. */
+	char lost[256];
 	/* The merged library (deploy-merge.c): the GPUs' archs kept from the
 	 * base, what the base is, the paths of its files that joined (sorted)
 	 * and their bytes. */
@@ -173,6 +177,11 @@ void deploy_files_fingerprint(const struct rocmd_deploy_file *files, size_t n, i
 #define DEPLOY_CHECK_SDK 2u
 #define DEPLOY_CHECK_BINARY 4u
 #define DEPLOY_CHECK_ARCH 8u
+/* Not a --force name: an arch the library in place serves that a --no-merge
+ * deploy drops. Waived by the user's confirmation (lib.deploy's accept_loss,
+ * rocmctl's -y or its question), in a dry run (which reports it) and by
+ * forcing the arch check. */
+#define DEPLOY_CHECK_LOSS 16u
 /* Adds the check NAME ("sdk", "binary", "arch") to *BITS; ROCMD_EPARAMS with
  * WHY for an unknown name and for "platform", which is never forced. */
 int deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whylen);
@@ -182,16 +191,23 @@ int deploy_check_parse(const char *name, unsigned *bits, char *why, size_t whyle
  * (ROCMD_ENOTFOUND: no such package). With MERGE an arch the package lacks
  * passes when a merged library keeps it (the library in place serves it and
  * the rocBLAS binary in place after the deploy was built for it); those archs
- * go to MERGED (may be NULL). */
+ * go to MERGED (may be NULL). Without MERGE the archs the library in place
+ * serves that the package lacks go to LOST (may be NULL), each a
+ * DEPLOY_CHECK_LOSS failure. */
 int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
                          int64_t pkg_id, const char *arch, unsigned force, int merge, char *merged,
-                         size_t mergedlen, char *why, size_t whylen);
+                         size_t mergedlen, char *lost, size_t lostlen, char *why, size_t whylen);
 /* Worker, in lib verify: whether the deployed library serves each of
  * J->gpus (J->gpu_covered); one it does not fails the job (ROCMD_ECORRUPT)
  * unless the deploy forced the arch check. */
 void deploy_check_gpus(struct deploy_job *j);
 /* Whether comma-separated LIST names ARCH. */
 int deploy_arch_listed(const char *list, const char *arch);
+/* OUT: the archs library folder DIR serves now, read from its files
+ * (comma-separated; "" when it cannot be read). */
+void deploy_served_now(const char *dir, char *out, size_t n);
+/* OUT: the archs of comma-separated ALL that MINUS does not name. */
+void deploy_arch_minus(const char *all, const char *minus, char *out, size_t n);
 
 /* ---- deploy-history.c ---- */
 

@@ -25,17 +25,19 @@ static int
 m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	struct rocmd_deploy_service *ds = conn->srv->deploy;
-	static const char *const keys[] = {"target",  "package",  "overlay", "force",
-	                                   "dry_run", "no_merge", NULL};
+	static const char *const keys[] = {"target",   "package",     "overlay", "force",
+	                                   "dry_run",  "no_merge",    "accept_loss", NULL};
 	const cJSON *force = cJSON_GetObjectItemCaseSensitive(params, "force"), *it;
 	const char *spec = NULL;
 	unsigned forced = 0;
 	int64_t pkg = 0;
-	int overlay = 0, dry = 0, no_merge = 0, rc;
+	int overlay = 0, dry = 0, no_merge = 0, accept = 0, rc;
 	struct deploy_job *j;
 
 	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
 	    ((rc = rocmd_param_bool(params, "no_merge", 0, &no_merge, why, whylen)) < 0 &&
+	     rc != ROCMD_ENOTFOUND) ||
+	    ((rc = rocmd_param_bool(params, "accept_loss", 0, &accept, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND) ||
 	    ((rc = rocmd_param_string(params, "target", 0, &spec, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND) ||
@@ -46,6 +48,11 @@ m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	    ((rc = rocmd_param_bool(params, "dry_run", 0, &dry, why, whylen)) < 0 &&
 	     rc != ROCMD_ENOTFOUND))
 		return rc;
+	if (accept && !no_merge) {
+		snprintf(why, whylen, "param 'accept_loss' confirms a --no-merge deploy: give "
+		                      "'no_merge' too");
+		return ROCMD_EPARAMS;
+	}
 	if (force != NULL && !cJSON_IsArray(force)) {
 		snprintf(why, whylen, "param 'force' must be an array of check names");
 		return ROCMD_EPARAMS;
@@ -66,6 +73,7 @@ m_deploy(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	j->force = forced;
 	j->dry_run = dry;
 	j->no_merge = no_merge;
+	j->accept_loss = accept;
 	if ((rc = deploy_resolve_target(ds, spec, overlay, &j->t, why, whylen)) < 0 ||
 	    (rc = deploy_job_prepare(j, pkg, why, whylen)) < 0) {
 		deploy_job_free(j);
@@ -194,7 +202,8 @@ fail:
 	return rc;
 }
 
-/* The live deployment's "forced" checks (its detail) into the verify job. */
+/* The live deployment's "forced" checks and the archs whose loss was
+ * confirmed ("lost", its detail) into the verify job. */
 static int
 live_forced(const struct rocmd_db_deployment *d, void *arg)
 {
@@ -209,6 +218,9 @@ live_forced(const struct rocmd_db_deployment *d, void *arg)
 		if (cJSON_IsString(it) && strcmp(it->valuestring, "arch") == 0)
 			j->force |= DEPLOY_CHECK_ARCH;
 	}
+	it = cJSON_GetObjectItemCaseSensitive(det, "lost");
+	if (cJSON_IsString(it))
+		deploy_copy(j->lost, sizeof(j->lost), it->valuestring);
 	cJSON_Delete(det);
 	return 1;
 }
@@ -247,12 +259,16 @@ m_verify(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	j->target_id = row.id;
 	j->pkg_id = row.live_pkg;
 	deploy_gpu_archs(ds, &g);
-	deploy_gpu_list(&g, j->arch, sizeof(j->arch)); /* every GPU's */
 	j->gpus = g;
-	/* A deploy that forced the arch check is not failed for it now. */
+	/* A deploy that forced the arch check is not failed for it now, nor
+	 * for an arch whose loss was confirmed. */
 	rocmd_deploy_db_deployments(ds->db, row.id, 0, live_forced, j);
-	if (j->force & DEPLOY_CHECK_ARCH)
-		j->arch[0] = '\0';
+	{
+		char all[512];
+		deploy_gpu_list(&g, all, sizeof(all)); /* every GPU's */
+		deploy_arch_minus((j->force & DEPLOY_CHECK_ARCH) ? "" : all, j->lost, j->arch,
+		                  sizeof(j->arch));
+	}
 	return deploy_job_submit(j, conn);
 }
 

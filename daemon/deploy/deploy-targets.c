@@ -469,7 +469,7 @@ deploy_match_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		                     ds->srv->cfg->store_match_rules, &chosen, NULL, why, whylen);
 		if (rc < 0)
 			goto out;
-		if (chosen < 0 || deploy_check_package(ds, t, l.c[chosen].id, all, 0, 1, NULL, 0,
+		if (chosen < 0 || deploy_check_package(ds, t, l.c[chosen].id, all, 0, 1, NULL, 0, NULL, 0,
 		                                       cwhy, sizeof(cwhy)) == 0)
 			break;
 		log_debug("%s: not matched: %s", t->name, cwhy);

@@ -97,6 +97,7 @@ struct rocmd_tune {
 
 	/* control */
 	int forced; /* `tune start`: ignore the idle policy */
+	int last_vendor; /* the last job started was a vendor library's (job_waiting) */
 	int paused; /* `tune pause` */
 	int wanted; /* watching: there is work and tuning may happen */
 	char decision[160];
@@ -181,6 +182,10 @@ int tune_vendor_add_shapes(struct rocmd_tune *t, const struct vendor_shapes *s, 
 int tune_vendor_job_problem(const struct rocmd_tune_job *j, struct gemm_problem *p);
 
 /* ---- tune-override.c ---- */
+
+/* Whether vendor library KIND reads an override file programs load with it
+ * (rocBLAS, hipBLASLt); cuBLASLt's winners reach only librocmd-gemm. */
+int tune_override_reaches_programs(const char *kind);
 
 /* Writes the override file of TARGET's library KIND again from the jobs done
  * on the library it holds now, and makes it visible (or not). */

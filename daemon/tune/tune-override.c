@@ -73,8 +73,8 @@ vkind(const char *kind)
 	return !strcmp(kind, "rocblas") ? VENDOR_ROCBLAS : VENDOR_HIPBLASLT;
 }
 
-static int
-has_override(const char *kind)
+int
+tune_override_reaches_programs(const char *kind)
 {
 	return !strcmp(kind, "rocblas") || !strcmp(kind, "hipblaslt");
 }
@@ -385,7 +385,7 @@ tune_override_refresh(struct rocmd_tune *t, const char *target, const char *kind
 	struct rocmd_tune_override o;
 	int cus = 0;
 
-	if (!has_override(kind) || tune_vendor_target_find(t, target, kind, &tg) < 0)
+	if (!tune_override_reaches_programs(kind) || tune_vendor_target_find(t, target, kind, &tg) < 0)
 		return;
 	memset(&l, 0, sizeof(l));
 	l.target = target;
@@ -407,7 +407,7 @@ tune_override_after_job(struct rocmd_tune *t)
 	const struct run *r = &t->run;
 	struct tune_target tg;
 
-	if (!has_override(r->job.backend) ||
+	if (!tune_override_reaches_programs(r->job.backend) ||
 	    tune_vendor_target_find(t, r->job.target, r->job.backend, &tg) < 0)
 		return;
 	write_override(t, &tg, r->job.backend, r->dev.library_digest, r->dev.arch, r->dev.name,

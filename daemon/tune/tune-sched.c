@@ -297,7 +297,10 @@ queue_defaults(struct rocmd_tune *t)
  * vendor jobs (those of the programs someone captured or imported first:
  * their calls x time order them; then the LLM shape families), then rocmd's
  * own kernel jobs. A vendor library's override reaches the programs that
- * load it; rocmd's tuned library reaches only librocmd-gemm's callers.
+ * load it; rocmd's tuned library reaches only librocmd-gemm's callers. A
+ * vendor whose winners reach no program either (cuBLASLt: they become
+ * entries of rocmd's tuned library) takes turns with rocmd's own jobs, so
+ * that its hundreds of family jobs do not hold back the library for hours.
  */
 static int
 job_waiting(struct rocmd_tune *t, struct rocmd_tune_job *j)
@@ -315,6 +318,8 @@ job_waiting(struct rocmd_tune *t, struct rocmd_tune_job *j)
 	if (hv && strcmp(v.state, "running") != 0 && tune_fenced(t, v.target))
 		hv = 0;
 	if (hk && !strcmp(k.state, "running"))
+		*j = k;
+	else if (hv && hk && t->last_vendor && !tune_override_reaches_programs(v.backend))
 		*j = k;
 	else if (hv)
 		*j = v;
@@ -346,6 +351,7 @@ start_job(struct rocmd_tune *t, const struct rocmd_tune_job *j)
 		snprintf(t->run.tensile_dir, sizeof(t->run.tensile_dir), "%s", tg.tensile_dir);
 		snprintf(t->run.sysroot, sizeof(t->run.sysroot), "%.255s", t->root);
 	}
+	t->last_vendor = j->target[0] != '\0';
 	rocmd_tune_queue_set_state(t->q, j->id, "running", NULL, rocmd_now_ms());
 	log_info("tune: job %lld (%s%s%s %s %s %lldx%lldx%lld) starts: %s", (long long)j->id,
 	         j->target, j->target[0] ? " " : "", j->backend, j->dtype, j->trans,

@@ -475,7 +475,9 @@ part_gpus() {
 	contains "the arch check names gfx803" "$ERR" "arch check: it has no library for this machine's gfx803"
 	unchanged "after the refusals"
 
-	check "--dry-run with the refusal is refused the same way" 1 ctl lib deploy --package 1 --no-merge --dry-run
+	contains "the refusal names the confirmation" "$ERR" "-y confirms the loss"
+	check "--dry-run of it says what would be lost" 0 ctl lib deploy --package 1 --no-merge --dry-run
+	contains "gfx803 would be lost" "$OUT" "GPU gfx803: LOST"
 	check "--dry-run --force arch" 0 ctl lib deploy --package 1 --no-merge --force arch --dry-run
 	contains "it says it changed nothing" "$OUT" "Dry run, nothing changed: package #1"
 	contains "the gfx803 code object would go" "$OUT" "remove .*TensileLibrary_gfx803.co"
@@ -503,14 +505,38 @@ part_gpus() {
 		contains "it asks first, naming the arch" "$DIR/tty.out" "leaves this machine's gfx803 without kernels"
 		contains "and deploys nothing" "$DIR/tty.out" "nothing deployed"
 		unchanged "after the answer no"
+		rc=0
+		printf 'no\n' | script -qec "\"$CTL\" --socket \"$SOCK\" lib deploy --package 1 --no-merge" \
+			/dev/null >"$DIR/tty.out" 2>&1 || rc=$?
+		if [ "$rc" -eq 1 ]; then ok "--no-merge alone on a terminal asks too: no, exit 1"; else
+			bad "--no-merge alone on a terminal asks too: no, exit 1 (exit $rc)" "$DIR/tty.out"; fi
+		contains "it names the arch" "$DIR/tty.out" "leaves this machine's gfx803 without kernels"
+		unchanged "after that answer no"
 	else
 		skip "a deploy that loses an arch asks first on a terminal" "no script(1)"
 	fi
-	check "--no-merge --force arch deploys it (not a terminal: no question)" 0 ctl lib deploy --package 1 --no-merge --force arch
+	check "--no-merge -y deploys it (the loss confirmed, no --force)" 0 ctl lib deploy --package 1 --no-merge -y
+	contains "it says which GPU has no kernels now" "$OUT" "This machine's gfx803 has no kernels in this library now"
 	same "library = package 1's" "$P1/library" "$LIB"
-	check "lib verify asks the library for every GPU (forced: not failed for it)" 0 ctl lib verify sdk-1
+	check "lib verify asks the library for every GPU (the loss confirmed: not failed for it)" 0 ctl lib verify sdk-1
 	contains "gfx1030 is covered" "$OUT" "GPU arch gfx1030: covered"
 	contains "gfx803 is said not to be" "$OUT" "GPU arch gfx803: NOT covered"
+	check "a confirmed --no-merge is no forced check" 0 ctl --json lib history sdk-1
+	tr -d ' \t\n' <"$OUT" >"$DIR/hist.json"
+	contains "history records the loss" "$DIR/hist.json" '"lost":"gfx803"'
+	lacks "and no forced arch check" "$DIR/hist.json" '"forced":\["arch"\]'
+	if command -v script >/dev/null 2>&1; then
+		check "back to the originals" 0 ctl lib rollback sdk-1 --to original
+		wait_for "discovery reads the originals again (gfx803 served)" 60 \
+			sh -c '"$1" --socket "$2" lib deploy --package 1 --no-merge --dry-run | grep -q "GPU gfx803: LOST"' \
+			sh "$CTL" "$SOCK"
+		rc=0
+		printf 'yes\n' | script -qec "\"$CTL\" --socket \"$SOCK\" lib deploy --package 1 --no-merge" \
+			/dev/null >"$DIR/tty.out" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ]; then ok "--no-merge on a terminal, answered yes: deployed"; else
+			bad "--no-merge on a terminal, answered yes: deployed (exit $rc)" "$DIR/tty.out"; fi
+		same "library = package 1's" "$P1/library" "$LIB"
+	fi
 	check "a dry run of package 2 over package 1" 0 ctl lib deploy --package 2 --no-merge --force arch --dry-run
 	contains "compared by hash: the index is kept" "$OUT" "keep .*TensileLibrary.dat"
 	contains "the manifest differs" "$OUT" "replace .*TensileManifest.txt"
@@ -597,6 +623,28 @@ part_merge() {
 	check "--no-merge --force arch replaces the whole folder" 0 ctl lib deploy --package 1 --no-merge --force arch
 	same "library = package 1's alone" "$P1/library" "$LIB"
 	lacks "not merged" "$OUT" "Merged"
+
+	# An application's private copy (as ollama ships one: the vendor's
+	# library for both archs beside its librocblas), merged the same way.
+	APP=$ROOT/opt/ollama/lib/ollama/rocm
+	mkdir -p "$APP/rocblas"
+	cp -a "$T/$LIBREL" "$APP/rocblas/library"
+	cp -a "$T/$BINREL" "$APP/librocblas.so.0"
+	cp -a "$APP" "$DIR/app-original"
+	rocmd_stop
+	write_conf '"app_targets": "ollama=/opt/ollama/lib/ollama/rocm@5.7"'
+	start
+	wait_for "the application's copy is found" 60 sh -c '"$1" --socket "$2" lib status | grep -q "^app-ollama "' sh "$CTL" "$SOCK"
+	check "a dry run to the app shows the merge" 0 ctl lib deploy app-ollama --package 1 --dry-run
+	contains "the app's gfx803 files are kept" "$OUT" "keep .*TensileLibrary_gfx803.co (.*) from the originals (in place)"
+	contains "gfx803 is kept there" "$OUT" "GPU gfx803: kept"
+	check "lib deploy app-ollama --package 1: a merged library" 0 ctl lib deploy app-ollama --package 1
+	contains "it says it merged" "$OUT" "^Merged: the package's files plus 2 files (.*) for gfx803 from the originals (in place)"
+	same "the app's library = package 1's files + its gfx803 files" "$DIR/want1" "$APP/rocblas/library"
+	check "lib verify app-ollama" 0 ctl lib verify app-ollama
+	contains "gfx803 is covered in the app" "$OUT" "GPU arch gfx803: covered"
+	check "the app back to its originals" 0 ctl lib rollback app-ollama --to original
+	same "the app's copy is its original again" "$DIR/app-original" "$APP"
 }
 
 part_verify() {

@@ -518,6 +518,16 @@ test_vendor_entries(void **state)
 	                 1);
 	assert_string_equal(tunedlib_find(lib, "fp32:NN:128x128x128:b1")->vendor, "cublaslt");
 	assert_true(tunedlib_find(lib, "fp32:NN:128x128x128:b1")->default_ms == 0.9); /* kept */
+	/* rocmd's 4.0 ms against the vendor's 4.1: within the margin, the
+	 * vendor's is taken (then 300^3 is put back as rocmd's for the rest). */
+	assert_int_equal(tunedlib_offer_vendor(lib, "fp32:NN:300x300x300:b1", "cublaslt", VSHA,
+	                                       "SOL=78", 4.1, why, sizeof(why)),
+	                 1);
+	assert_string_equal(tunedlib_find(lib, "fp32:NN:300x300x300:b1")->vendor, "cublaslt");
+	assert_int_equal(tunedlib_add(lib, "fp32:NN:300x300x300:b1", CFG_BIG, 4.0, 5.5, why,
+	                              sizeof(why)),
+	                 0);
+	assert_string_equal(tunedlib_find(lib, "fp32:NN:300x300x300:b1")->vendor, "");
 	/* A problem nobody tuned takes the vendor's. Bad offers are refused. */
 	assert_int_equal(tunedlib_offer_vendor(lib, "fp32:TN:64x64x64:b1", "cublaslt", VSHA,
 	                                       "SOL=5", 0.01, why, sizeof(why)),
