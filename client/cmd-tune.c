@@ -178,6 +178,75 @@ cmd_tune_status(void *arg, const struct cli_args *a)
 	return 0;
 }
 
+/* tune watch: tune.status twice a second; the running job's evaluations
+ * as a progress bar (a line per job when not on a terminal) until the queue
+ * is empty. 0 when it emptied with no job failed, 1 when some failed, 5
+ * when nothing would run (an empty queue, tuning paused or off). */
+int
+cmd_tune_watch(void *arg, const struct cli_args *a)
+{
+	struct cmd_ctx *ctx = arg;
+	double failed0 = -1, done0 = -1;
+	char best[32];
+	int rc;
+
+	(void)a;
+	ctx->bar.unit = "evaluations";
+	for (;;) {
+		cJSON *r = NULL;
+		const cJSON *jobs, *cur;
+		double queued, running, failed, done;
+		const char *state;
+
+		if ((rc = call(ctx, "tune.status", NULL, &r)) != 0) {
+			out_bar_clear(&ctx->bar);
+			return rc;
+		}
+		jobs = cJSON_GetObjectItemCaseSensitive(r, "jobs");
+		cur = cJSON_GetObjectItemCaseSensitive(r, "current");
+		state = out_str(r, "state");
+		queued = out_num(jobs, "queued") + out_num(jobs, "paused");
+		running = out_num(jobs, "running");
+		failed = out_num(jobs, "failed");
+		done = out_num(jobs, "done");
+		if (failed0 < 0) {
+			failed0 = failed;
+			done0 = done;
+		}
+		if (cur != NULL && !strcmp(state, "tuning")) {
+			char label[32];
+
+			snprintf(label, sizeof(label), "job %.0f", out_num(cur, "job"));
+			out_bar_draw(&ctx->bar, 10, label, out_num(cur, "evaluations"),
+			             out_num(cur, "budget"), "best %s ms, %.0f queued",
+			             num_or(cur, "best_ms", "%.4f", best, sizeof(best)), queued);
+		} else if (queued + running > 0 && strcmp(state, "paused") != 0 &&
+		           strcmp(state, "idle") != 0) {
+			out_bar_text(&ctx->bar, "%s: %s", state, out_str(r, "decision"));
+		} else {
+			int nothing = done == done0 && failed == failed0;
+
+			out_bar_clear(&ctx->bar);
+			if (ctx->json)
+				out_json(r);
+			else if (queued + running > 0)
+				printf("Not tuning: %s; %.0f job(s) waiting\n", out_str(r, "decision"),
+				       queued + running);
+			else
+				printf("The tuning queue is empty: %.0f job(s) done, %.0f failed while "
+				       "watching%s\n",
+				       done - done0, failed - failed0,
+				       failed > failed0 ? " (rocmctl tune results says why)" : "");
+			cJSON_Delete(r);
+			if (nothing)
+				return EXIT_NOTHING;
+			return failed > failed0 ? EXIT_ERROR : 0;
+		}
+		cJSON_Delete(r);
+		out_sleep_ms(500);
+	}
+}
+
 int
 cmd_tune_control(void *arg, const struct cli_args *a)
 {

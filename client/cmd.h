@@ -37,6 +37,7 @@ CMD(cmd_gpu_list);
 /* cmd-tune.c, cmd-tune-vendor.c */
 CMD(cmd_tune_status);
 CMD(cmd_tune_control);
+CMD(cmd_tune_watch);
 CMD(cmd_tune_add);
 CMD(cmd_tune_results);
 CMD(cmd_tune_export);

@@ -404,6 +404,16 @@ out_bar_text(struct out_bar *b, const char *fmt, ...)
 	b->drawn = 1;
 }
 
+/* V as the bar counts it: a size, or a count of B->unit. */
+static const char *
+bar_amount(const struct out_bar *b, double v, char *buf, size_t len)
+{
+	if (b->unit == NULL)
+		return out_size(v, buf, len);
+	snprintf(buf, len, v >= 100 || v == (double)(long long)v ? "%.0f" : "%.1f", v);
+	return buf;
+}
+
 /* "1:05" or "2:03:10". */
 static void
 clock_text(double s, char *buf, size_t len)
@@ -428,9 +438,10 @@ out_bar_draw(struct out_bar *b, int width, const char *label, double done, doubl
 	if (!b->on) {
 		if (b->plain && strcmp(b->label, label) != 0) {
 			snprintf(b->label, sizeof(b->label), "%s", label);
-			fprintf(stderr, "rocmctl: %s: %s of %s\n", label,
-			        out_size(done, x, sizeof(x)),
-			        total > 0 ? out_size(total, y, sizeof(y)) : "?");
+			fprintf(stderr, "rocmctl: %s: %s of %s%s%s\n", label,
+			        bar_amount(b, done, x, sizeof(x)),
+			        total > 0 ? bar_amount(b, total, y, sizeof(y)) : "?",
+			        b->unit ? " " : "", b->unit ? b->unit : "");
 		}
 		return;
 	}
@@ -444,15 +455,16 @@ out_bar_draw(struct out_bar *b, int width, const char *label, double done, doubl
 	frac = total > 0 ? (done < total ? (done > 0 ? done / total : 0) : 1.0) : 0;
 	if (now - b->t0 >= 0.5 && done > b->done0) {
 		double r = (done - b->done0) / (now - b->t0);
-		snprintf(rate, sizeof(rate), "  %s/s", out_size(r, x, sizeof(x)));
+		snprintf(rate, sizeof(rate), "  %s/s", bar_amount(b, r, x, sizeof(x)));
 		if (total > done) {
 			clock_text((total - done) / r, y, sizeof(y));
 			snprintf(eta, sizeof(eta), "  ETA %s", y);
 		}
 	}
-	snprintf(info, sizeof(info), " %3.0f%%  %s of %s%s%s", 100.0 * frac,
-	         out_size(done, x, sizeof(x)), total > 0 ? out_size(total, y, sizeof(y)) : "?",
-	         rate, eta);
+	snprintf(info, sizeof(info), " %3.0f%%  %s of %s%s%s%s%s", 100.0 * frac,
+	         bar_amount(b, done, x, sizeof(x)),
+	         total > 0 ? bar_amount(b, total, y, sizeof(y)) : "?", b->unit ? " " : "",
+	         b->unit ? b->unit : "", rate, eta);
 	va_start(ap, tail);
 	vsnprintf(rest, sizeof(rest), tail, ap);
 	va_end(ap);

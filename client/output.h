@@ -25,6 +25,8 @@ void out_init(int json);
 int out_width(void);
 /* The terminal's columns on FD (term-unix.c, term-win.c); 0 when FD is not one. */
 int out_term_columns(int fd);
+/* Waits MS milliseconds (term-unix.c, term-win.c). */
+void out_sleep_ms(int ms);
 
 struct out_table;
 
@@ -87,13 +89,15 @@ struct out_bar {
 	int drawn;
 	char label[32];
 	double t0, done0; /* when LABEL was first drawn, and its DONE then */
+	const char *unit; /* NULL: DONE and TOTAL are bytes; else counts of UNIT */
 };
 void out_bar_clear(struct out_bar *b);
 /* A line of text in the bar's place (printf format). */
 void out_bar_text(struct out_bar *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* LABEL padded to WIDTH, a bar filled DONE/TOTAL (empty when TOTAL is not
- * positive), the percentage (0 to 100), "X of Y" in bytes, the rate and the
+ * positive), the percentage (0 to 100), "X of Y" in bytes (or in B->unit),
+ * the rate and the
  * time left, then TAIL (format); the bar takes what the terminal's width
  * leaves, and TAIL is cut to fit. */
 void out_bar_draw(struct out_bar *b, int width, const char *label, double done, double total,

@@ -89,6 +89,13 @@ static const struct cli_cmd tune_cmds[] = {
 	     "Every idle signal next to the policy, the decision with its reason, the running "
 	     "job's progress, the preemption latencies and the queue.",
 	     NOOPTS, cmd_tune_status),
+	LEAF("watch", "", 0, 0, NULL, "follow the tuning with a progress bar until the queue is empty",
+	     "Shows the running job's evaluations as a progress bar (percentage, rate, time left; "
+	     "a line per job when not on a terminal) and what tuning waits for, until the queue is "
+	     "empty. Exit 0 when it emptied, 1 when a job failed meanwhile, 5 when nothing would "
+	     "run (the queue empty, tuning paused, or off: rocmctl tune start). Ctrl-C stops the "
+	     "watch, not the tuning.",
+	     NOOPTS, cmd_tune_watch),
 	LEAF("start", "", 0, 0, NULL, "tune now, idle or not (admin)", NULL, NOOPTS,
 	     cmd_tune_control),
 	LEAF("pause", "", 0, 0, NULL, "stop tuning until resumed (admin)", NULL, NOOPTS,

@@ -1,7 +1,7 @@
 /*
  * The terminal's width on Windows (output.h): the console window's columns.
  * The console is switched to process ANSI sequences (the progress bar's and
- * the colours) the first time it is asked.
+ * the colours) the first time it is asked. And a pause between polls.
  */
 #include <io.h>
 #include <windows.h>
@@ -20,4 +20,10 @@ out_term_columns(int fd)
 	if (GetConsoleMode(h, &mode))
 		SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
 	return info.srWindow.Right - info.srWindow.Left + 1;
+}
+
+void
+out_sleep_ms(int ms)
+{
+	Sleep((DWORD)ms);
 }

@@ -89,6 +89,29 @@ wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --j
 # The default shapes first: a job a user adds goes ahead of queued ones.
 wait_for "default shapes done" 60 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE origin <> 'user' AND state = 'done'\") -ge 2 ]"
 
+# tune watch: nothing to watch with an empty queue (exit 5); a small job
+# followed to its end, a plain line per job off a terminal; on a terminal
+# (script(1)) a bar that never passes 100 %.
+wait_for "the queue is empty" 60 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE state IN ('queued', 'running')\") -eq 0 ]"
+check "tune watch with an empty queue: nothing to do" 5 ctl tune watch
+contains "it says the queue is empty" "$OUT" "The tuning queue is empty"
+ctl tune add 96x96x96 --budget 12 >/dev/null 2>&1
+check "tune watch follows the job to its end" 0 timeout 120 "$CTL" --socket "$SOCK" tune watch
+contains "a plain line for the job, in evaluations" "$ERR" "^rocmctl: job [0-9]*: [0-9]* of 12 evaluations"
+contains "then the end" "$OUT" "The tuning queue is empty: 1 job(s) done, 0 failed"
+if command -v script >/dev/null 2>&1; then
+	ctl tune add 80x80x80 --budget 12 >/dev/null 2>&1
+	rc=0
+	COLUMNS=100 script -qec "timeout 120 \"$CTL\" --socket \"$SOCK\" tune watch" /dev/null >"$DIR/watch.tty" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ]; then ok "tune watch on a terminal: exit 0"; else
+		bad "tune watch on a terminal: exit 0 (exit $rc)" "$DIR/watch.tty"; fi
+	tr '\r' '\n' <"$DIR/watch.tty" >"$DIR/watch.lines"
+	contains "a bar with its percentage and evaluations" "$DIR/watch.lines" "job [0-9]* *\[[#.]*\] *[0-9]*%  [0-9]* of 12 evaluations"
+	lacks "never past 100 %" "$DIR/watch.lines" "\] *\(1[0-9][1-9]\|1[1-9][0-9]\|[2-9][0-9][0-9]\)%"
+else
+	skip "tune watch on a terminal" "no script(1)"
+fi
+
 # A long user job, so that there is something to interrupt.
 ctl tune add 256x512x512 --budget 20000 >"$DIR/add" 2>&1
 grep -q "queued" "$DIR/add" && ok "tune add queues a job" || bad "tune add queues a job"
