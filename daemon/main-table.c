@@ -57,7 +57,8 @@ const struct cli_prog rocmd_prog = {
 	"Run it as the service it is: systemctl enable --now rocmd on Linux (rocmd.service, "
 	"Type=notify, with a watchdog; optional socket activation through rocmd.socket), or rocmd "
 	"install and rocmd start from an elevated prompt on Windows (rocmd.exe install, uninstall, "
-	"start, stop).\n\n"
+	"start, stop, and purge, which removes %ProgramData%\\rocmd: the database, the package "
+	"store and the backups of the originals).\n\n"
 	"SIGTERM and SIGINT stop rocmd gracefully (replies in flight get 5 seconds); SIGHUP reopens "
 	"the log file.",
 	"  0\ta clean stop.\n\n"

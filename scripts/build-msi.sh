@@ -44,6 +44,17 @@ command -v zip >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive $SUDO apt-get i
 # "ROCMD" in UTF-16LE), read for Users: local users may read, only admins
 # and the service change.
 STATE_SDDL='D:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;0x1301bf;;;S-1-5-80-3164843249-3576408877-936424211-2145795740-1747293153)(A;OICI;0x1200a9;;;BU)'
+# msiexec /x ... PURGE=1: rocmd.exe purge removes %ProgramData%\rocmd after
+# the service is stopped and removed, before the files go (sequence 3450,
+# between DeleteServices and RemoveFiles). The only custom action: deferred,
+# in the system's context (the state folder is not the user's to remove), run
+# only in an uninstall that is not an upgrade's removal of the old product,
+# which needs an administrator; a repair never runs it. Its exit code is
+# ignored: a purge that fails leaves the state and the uninstall ends.
+# Type 3154 = an exe from an installed file (2 + 16) + exit code ignored (64)
+# + deferred (1024) + no impersonation (2048).
+PURGE_TYPE=3154
+PURGE_IF='REMOVE="ALL" AND PURGE="1" AND NOT UPGRADINGPRODUCTCODE'
 NAME=rocmd-$VERSION-x64
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
@@ -67,7 +78,10 @@ msibuild "$STAGE/$NAME.msi" \
 	-q "INSERT INTO \`MsiLockPermissionsEx\` (\`MsiLockPermissionsEx\`, \`LockObject\`, \`Table\`, \`SDDLText\`) VALUES ('StateDir', 'STATEDIR', 'CreateFolder', '$STATE_SDDL')" \
 	-q "INSERT INTO \`InstallExecuteSequence\` (\`Action\`, \`Sequence\`) VALUES ('RemoveEnvironmentStrings', 3300)" \
 	-q "INSERT INTO \`InstallExecuteSequence\` (\`Action\`, \`Sequence\`) VALUES ('WriteEnvironmentStrings', 5200)" \
-	-q "INSERT INTO \`InstallExecuteSequence\` (\`Action\`, \`Condition\`, \`Sequence\`) VALUES ('MsiConfigureServices', 'VersionNT >= 600', 5850)"
+	-q "INSERT INTO \`InstallExecuteSequence\` (\`Action\`, \`Condition\`, \`Sequence\`) VALUES ('MsiConfigureServices', 'VersionNT >= 600', 5850)" \
+	-q "CREATE TABLE \`CustomAction\` (\`Action\` CHAR(72) NOT NULL, \`Type\` SHORT NOT NULL, \`Source\` CHAR(72), \`Target\` CHAR(255), \`ExtendedType\` LONG PRIMARY KEY \`Action\`)" \
+	-q "INSERT INTO \`CustomAction\` (\`Action\`, \`Type\`, \`Source\`, \`Target\`) VALUES ('PurgeState', $PURGE_TYPE, 'rocmd.exe', 'purge')" \
+	-q "INSERT INTO \`InstallExecuteSequence\` (\`Action\`, \`Condition\`, \`Sequence\`) VALUES ('PurgeState', '$PURGE_IF', 3450)"
 mv "$STAGE/$NAME.msi" "$OUT/$NAME.msi"
 
 # The portable zip: the same files in a folder of the release's name.

@@ -21,7 +21,8 @@
  * with an unrestricted service SID (NT SERVICE\rocmd), only the
  * SeChangeNotifyPrivilege, recovery actions and a pre-shutdown timeout, and
  * grants NT SERVICE\rocmd modify rights on %ProgramData%\rocmd;
- * "uninstall", "start" and "stop" do what they say.
+ * "uninstall", "start" and "stop" do what they say; "purge" removes the
+ * state folder (the MSI's uninstall with PURGE=1 runs it).
  */
 #include "service.h"
 
@@ -35,10 +36,13 @@
 
 #include <uv.h>
 
+#include "common/error.h"
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/paths.h"
 #include "common/win-util.h"
 #include "daemon/tune/idle.h"
+#include "daemon/core/lockfile.h"
 #include "daemon/core/server.h"
 
 #define SERVICE_NAME L"rocmd"
@@ -402,6 +406,50 @@ cmd_uninstall(SC_HANDLE scm)
 	return 0;
 }
 
+/* purge: the state folder removed (the database, the package store, the
+ * backups of the originals, overlays, tuned libraries) once the service has
+ * stopped; refused while a rocmd holds the folder's lock. The MSI runs it at
+ * uninstall when asked (msiexec /x ... PURGE=1). Links and junctions inside
+ * are removed, never followed (rocmd_fs_remove_tree_in). */
+static int
+cmd_purge(SC_HANDLE scm)
+{
+	char *dir = rocmd_paths_default_state_dir(), lock[MAX_PATH + 32];
+	struct rocmd_fs_fail ff;
+	pid_t holder = 0;
+	int fd, rc;
+
+	if (dir == NULL) {
+		fprintf(stderr, "rocmd: out of memory\n");
+		return 1;
+	}
+	cmd_stop(scm, 1);
+	if (rocmd_fs_kind_in(NULL, dir, NULL, NULL) <= 0) {
+		printf("nothing to purge: %s does not exist\n", dir);
+		free(dir);
+		return 0;
+	}
+	snprintf(lock, sizeof(lock), "%s\\rocmd.lock", dir);
+	if ((fd = rocmd_lockfile_acquire(lock, &holder)) < 0) {
+		fprintf(stderr, "rocmd: a rocmd (process %ld) still uses %s: nothing removed\n",
+		        (long)holder, dir);
+		free(dir);
+		return 1;
+	}
+	rocmd_lockfile_release(fd);
+	memset(&ff, 0, sizeof(ff));
+	if ((rc = rocmd_fs_remove_tree_in(NULL, dir, &ff)) < 0) {
+		fprintf(stderr, "rocmd: cannot remove %s: %s%s%s\n", dir, rocmd_strerror(rc),
+		        ff.err ? "; first at " : "", ff.err ? ff.path : "");
+		free(dir);
+		return 1;
+	}
+	printf("purged %s (the database, the package store and the backups of the originals)\n",
+	       dir);
+	free(dir);
+	return 0;
+}
+
 static int
 manage(const char *cmd)
 {
@@ -416,6 +464,8 @@ manage(const char *cmd)
 		rc = cmd_uninstall(scm);
 	else if (strcmp(cmd, "start") == 0)
 		rc = cmd_start(scm);
+	else if (strcmp(cmd, "purge") == 0)
+		rc = cmd_purge(scm);
 	else
 		rc = cmd_stop(scm, 0);
 	CloseServiceHandle(scm);
@@ -429,7 +479,8 @@ rocmd_service_run(int argc, char **argv, rocmd_service_main_fn main_fn)
 
 	InitializeCriticalSection(&svc.lock);
 	if (argc == 2 && (strcmp(argv[1], "install") == 0 || strcmp(argv[1], "uninstall") == 0 ||
-			  strcmp(argv[1], "start") == 0 || strcmp(argv[1], "stop") == 0))
+			  strcmp(argv[1], "start") == 0 || strcmp(argv[1], "stop") == 0 ||
+			  strcmp(argv[1], "purge") == 0))
 		return manage(argv[1]);
 	svc.main_fn = main_fn;
 	svc.argc = argc;

@@ -12,7 +12,8 @@
 #                    the new version, the service running on the same database
 #                    (its events from before the upgrade still listed);
 #   msiexec /x /qn   the service removed, the files and the PATH entry gone,
-#                    C:\ProgramData\rocmd (database, store, backups) kept.
+#                    C:\ProgramData\rocmd (database, store, backups) kept;
+#   msiexec /x PURGE=1  after installing again: the state folder gone too.
 #   no SDK           the GPU found through the display driver's HIP runtime
 #                    (System32\amdhip64_6.dll; a stand-in reporting a Radeon
 #                    780M, tests/windows/fake-amdhip64.c): arch, name, compute
@@ -154,6 +155,22 @@ reg "$ENVKEY" /v PATH >"$OUT"
 grep -q 'Program Files\\rocmd' "$OUT" && bad "the PATH entry is gone" || ok "the PATH entry is gone"
 [ -f "$C/ProgramData/rocmd/rocmd.db" ] && ok "C:\\ProgramData\\rocmd and its database are kept" ||
 	bad "C:\\ProgramData\\rocmd and its database are kept"
+
+# Installed again over the kept state, then removed with PURGE=1: the
+# state folder goes too.
+msi /i "C:\\rocmd-msi\\rocmd-$V2-x64.msi" /l*v 'C:\rocmd-msi\install2.log' &&
+	ok "msiexec /i over the kept state (exit 0)" || bad "msiexec /i over the kept state"
+wait_until 30 running && wait_until 30 ctl status >/dev/null 2>&1 &&
+	ok "the service runs on the kept state" || bad "the service runs on the kept state"
+wine sc stop rocmd >/dev/null 2>&1
+wait_until 30 sh -c "wine sc query rocmd 2>/dev/null | tr -d '\r' | grep -q 'STATE *: *1 '"
+msi /x "C:\\rocmd-msi\\rocmd-$V2-x64.msi" PURGE=1 /l*v 'C:\rocmd-msi\purge.log' &&
+	ok "msiexec /x PURGE=1 uninstalls (exit 0)" || bad "msiexec /x PURGE=1 uninstalls"
+wine sc query rocmd >"$OUT" 2>&1 && bad "the service is removed again" || ok "the service is removed again"
+[ ! -e "$C/ProgramData/rocmd" ] && ok "PURGE=1: C:\\ProgramData\\rocmd is gone" || {
+	ls -laR "$C/ProgramData/rocmd" >"$OUT" 2>&1
+	bad "PURGE=1: C:\\ProgramData\\rocmd is gone" "$OUT"
+}
 
 touch "$T/stop-keepalive"
 wait $KEEPALIVE
