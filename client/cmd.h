@@ -65,6 +65,8 @@ CMD(cmd_lib_rollback);
 CMD(cmd_lib_recover);
 CMD(cmd_lib_ack);
 CMD(cmd_lib_forget);
+/* cmd-doctor.c */
+CMD(cmd_doctor);
 #undef CMD
 
 #endif

@@ -59,7 +59,8 @@ enum {
 	EXIT_USAGE = 2,
 	EXIT_UNREACHABLE = 3,
 	EXIT_DENIED = 4,
-	EXIT_NOTHING = 5 /* a valid request with nothing to do */
+	EXIT_NOTHING = 5, /* a valid request with nothing to do */
+	EXIT_FINDINGS = 6 /* doctor found a problem of severity error */
 };
 /* The exit code for a rocmd error: unreachable 3, permission denied 4, else 1. */
 int out_exit_for(int err);

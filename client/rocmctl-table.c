@@ -272,6 +272,13 @@ static const struct cli_cmd lib_cmds[] = {
 	{NULL},
 };
 
+static const struct cli_opt doctor_opts[] = {
+	{"fix", 0, CLI_FLAG, NULL,
+	 "apply the fixes rocmd can make safely (deploys: admin), wait for them, check again",
+	 NULL, 0, 0, 0},
+	END,
+};
+
 #define GROUP(name, args, help, about, subs, def)                                                  \
 	{name, args, 0, 0, NULL, help, about, NULL, subs, def, NULL, 0}
 
@@ -299,6 +306,18 @@ static const struct cli_cmd commands[] = {
 	      "The rocBLAS (and hipBLASLt) libraries rocmd manages: each SDK's, application "
 	      "copies and overlays; deploy, verify, roll back and inspect them.",
 	      lib_cmds, NULL),
+	LEAF("doctor", "", 0, 0, NULL, "find what breaks rocBLAS here, with the evidence and the fix",
+	     "Looks for what makes rocBLAS fail or slow here, and prints each finding with its "
+	     "severity (error, warning, info), a plain explanation, the evidence (paths, versions, "
+	     "archs) and the fix: a deployed package built for another SDK; an SDK upgraded since "
+	     "the deploy; a library lacking a GPU's arch (every GPU); a missing or damaged backup "
+	     "of the originals; stale files in a library folder; programs still running a replaced "
+	     "rocBLAS (Linux), named with their pid; and this shell's HSA_OVERRIDE_GFX_VERSION, "
+	     "HIP_VISIBLE_DEVICES and ROCBLAS_TENSILE_LIBPATH. --fix (admin) queues the fixes rocmd "
+	     "can make safely, each a deploy with its backup, verification and rollback (the "
+	     "matching package, or the one in place again), waits for them, says how each ended "
+	     "and checks again. Exits 6 when an error-severity finding remains.",
+	     doctor_opts, cmd_doctor),
 	LEAF("call", "METHOD [PARAMS-JSON]", 1, 2, NULL, "send one raw JSON-RPC request", NULL,
 	     NOOPTS, cmd_rpc),
 	{NULL},
@@ -333,7 +352,8 @@ const struct cli_prog rocmctl_prog = {
 	"  3\tthe daemon is unreachable (not running, or no access to its socket).\n\n"
 	"  4\tpermission denied: the command needs an admin.\n\n"
 	"  5\tnothing to do: the request was valid and nothing needed changing (lib rollback "
-	"with nothing to roll back, lib recover with nothing unfinished).",
+	"with nothing to roll back, lib recover with nothing unfinished).\n\n"
+	"  6\tdoctor found a problem of severity error (after --fix: one that remains).",
 	"  ROCMD_SOCKET\tthe daemon's socket when --socket is not given.\n\n"
 	"  ROCMD_CLIENT_TIMEOUT_S\thow long to wait for a silent daemon (60 s; 0 waits for ever).\n\n"
 	"  COLUMNS\tthe width tables are cut to.\n\n"
@@ -345,6 +365,8 @@ const struct cli_prog rocmctl_prog = {
 	"  sudo rocmctl lib deploy\tdeploy it, with a backup of the originals.\n\n"
 	"  rocmctl lib rollback --to original\tput the vendor's files back.\n\n"
 	"  rocmctl tune capture -- ollama run llama3\tqueue the GEMMs a program calls.\n\n"
+	"  rocmctl doctor\twhat is wrong here, and how to fix it.\n\n"
+	"  sudo rocmctl doctor --fix\tapply the fixes rocmd can make safely.\n\n"
 	"  rocmctl --json lib status | jq '.targets[].drift'\tfor scripts.",
 	"rocmd(8), rocmtune(1)",
 };

@@ -378,6 +378,7 @@ static const struct rocmd_method *const method_tables[] = {
 	rocmd_methods_pkg,
 	rocmd_methods_sdk,
 	rocmd_methods_lib,
+	rocmd_methods_doctor,
 	rocmd_methods_tune,
 };
 

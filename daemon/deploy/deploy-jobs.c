@@ -571,6 +571,9 @@ result_json(const struct deploy_job *j)
 		cJSON_AddNullToObject(t, "binary");
 	if (j->t.sdk_path[0])
 		cJSON_AddStringToObject(t, "sdk", j->t.sdk_path);
+	/* The SDK's version at deploy time: doctor tells an SDK upgraded since. */
+	if (j->t.sdk_version[0])
+		cJSON_AddStringToObject(t, "sdk_version", j->t.sdk_version);
 	if (j->pkg_id > 0) {
 		cJSON_AddNumberToObject(r, "package", (double)j->pkg_id);
 		cJSON_AddStringToObject(r, "package_name", j->pkg_name);
@@ -1130,7 +1133,8 @@ deploy_job_submit(struct deploy_job *j, struct rocmd_conn *conn)
 static int
 same_target(struct rocmd_job *b, void *name)
 {
-	return strcmp(((struct deploy_job *)b)->t.name, name) == 0;
+	/* The queue runs doctor's jobs too (doctor.c): only deploy jobs count. */
+	return b->ops == &job_ops && strcmp(((struct deploy_job *)b)->t.name, name) == 0;
 }
 
 int

@@ -66,6 +66,8 @@ void deploy_say(struct rocmd_server *srv, int level, const char *kind, cJSON *de
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 extern const struct rocmd_method rocmd_methods_lib[];
+/* doctor.run (doctor.c). */
+extern const struct rocmd_method rocmd_methods_doctor[];
 extern const struct rocmd_engine_ops rocmd_deploy_engine;
 
 struct rocmd_deploy_svc_opts {
