@@ -42,20 +42,23 @@ evidence_sdk(cJSON *ev, const struct doctor_target *dt)
 	cJSON_AddStringToObject(ev, "library", dt->t.sys_lib);
 }
 
-/* The matching package can replace what is in place: a fix. */
+/* The matching package can replace what is in place: a fix. SAME: a deploy
+ * of the package in place again fixes it too (the SDK changed under it). */
 static int
-matching_fix(const struct doctor_target *dt)
+matching_fix(const struct doctor_target *dt, int same)
 {
-	return dt->match_pkg > 0 && (dt->row.live_id == 0 || dt->match_pkg != dt->row.live_pkg)
+	return dt->match_pkg > 0 &&
+	               (same || dt->row.live_id == 0 || dt->match_pkg != dt->row.live_pkg)
 	           ? DOCTOR_FIX_MATCHING
 	           : DOCTOR_FIX_NONE;
 }
 
 /* The fix's words when the matching package is the fix. */
 static const char *
-matching_text(const struct doctor_target *dt, char *buf, size_t len, const char *otherwise)
+matching_text(const struct doctor_target *dt, int same, char *buf, size_t len,
+              const char *otherwise)
 {
-	if (matching_fix(dt) != DOCTOR_FIX_NONE)
+	if (matching_fix(dt, same) != DOCTOR_FIX_NONE)
 		deploy_fmt(buf, len, "deploy the package that matches now, #%lld (%s): rocmctl lib "
 		           "deploy %s (--fix does)",
 		           (long long)dt->match_pkg, dt->match_name, dt->t.name);
@@ -89,8 +92,8 @@ check_package_sdk(struct doctor *d, struct doctor_target *dt)
 	}
 	if (strcmp(gen, pgen) == 0)
 		return;
-	ev = doctor_add(d, "package-sdk", DOCTOR_ERROR, dt, matching_fix(dt),
-	                matching_text(dt, fix, sizeof(fix),
+	ev = doctor_add(d, "package-sdk", DOCTOR_ERROR, dt, matching_fix(dt, 0),
+	                matching_text(dt, 0, fix, sizeof(fix),
 	                              "import a package built for this SDK, or roll back: "
 	                              "rocmctl lib rollback --to original"),
 	                "the package deployed at %s, #%lld (%s), was built for SDK %s, but the "
@@ -112,8 +115,8 @@ check_sdk_upgraded(struct doctor *d, struct doctor_target *dt)
 	if (!dt->row.found || strcmp(dt->t.kind, "sdk") != 0)
 		return;
 	if (dt->originals_changed) {
-		ev = doctor_add(d, "sdk-upgraded", DOCTOR_WARNING, dt, matching_fix(dt),
-		                matching_text(dt, fix, sizeof(fix),
+		ev = doctor_add(d, "sdk-upgraded", DOCTOR_WARNING, dt, matching_fix(dt, 1),
+		                matching_text(dt, 1, fix, sizeof(fix),
 		                              "import a package built for this SDK and deploy it"),
 		                "an SDK update replaced the library rocmd had deployed at %s with the "
 		                "SDK's own files (SDK %s now): what rocmd deployed there is no longer "
@@ -127,8 +130,8 @@ check_sdk_upgraded(struct doctor *d, struct doctor_target *dt)
 	if (dt->row.live_id == 0 || dt->deployed_sdk[0] == '\0' || dt->t.sdk_version[0] == '\0' ||
 	    strcmp(dt->deployed_sdk, dt->t.sdk_version) == 0)
 		return;
-	ev = doctor_add(d, "sdk-upgraded", DOCTOR_WARNING, dt, matching_fix(dt),
-	                matching_text(dt, fix, sizeof(fix),
+	ev = doctor_add(d, "sdk-upgraded", DOCTOR_WARNING, dt, matching_fix(dt, 1),
+	                matching_text(dt, 1, fix, sizeof(fix),
 	                              "check that the package fits the new SDK (rocmctl pkg "
 	                              "match), else roll back"),
 	                "the SDK at %s was upgraded from %s to %s since package #%lld (%s) was "
@@ -157,8 +160,8 @@ check_gpu_arch(struct doctor *d, struct doctor_target *dt)
 			continue;
 		deploy_fmt(want, sizeof(want), "import a package built for %s and SDK %s, then "
 		           "rocmctl lib deploy", g->arch, dt->t.sdk_version);
-		ev = doctor_add(d, "gpu-arch", DOCTOR_ERROR, dt, matching_fix(dt),
-		                matching_text(dt, fix, sizeof(fix), want),
+		ev = doctor_add(d, "gpu-arch", DOCTOR_ERROR, dt, matching_fix(dt, 0),
+		                matching_text(dt, 0, fix, sizeof(fix), want),
 		                "the library at %s has no kernels for the %s (%s): rocBLAS finds no "
 		                "Tensile library for that GPU, so its GEMMs fail there",
 		                dt->t.sys_lib, g->name[0] ? g->name : "GPU", g->arch);

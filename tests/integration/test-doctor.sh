@@ -1,0 +1,216 @@
+#!/bin/sh
+# rocmctl doctor (issue 20) through the real rocmd (--root on the trixie
+# sandbox of tests/fault/sandbox.sh: Debian's HIP 5.7.1 + rocBLAS 5.5.1 under
+# /usr, KFD GPUs) and rocmctl. One part per run, named by PART; each breaks
+# the real tree the way a user's gets broken and checks that doctor names it
+# (exit 6 for an error), with its evidence and fix, and that --fix (where it
+# can) repairs it through a deploy:
+#   sdk      a package built for SDK 6.2 deployed with --force sdk
+#            (package-sdk, fixed by deploying the matching #1); the SDK
+#            upgraded in place to 5.7.2 (its changelog) with rocmd's files left
+#            (sdk-upgraded, fixed by deploying again); an SDK update that
+#            overwrites the deployed library with the vendor's files
+#            (sdk-upgraded); --fix by a non-admin is refused (exit 4)
+#   gpus     a Radeon 780M (gfx1103, the iGPU, HIP device 0) beside a
+#            gfx1030: the vendor's library lacks gfx1103 (gpu-arch, not
+#            fixable without a package); HIP_VISIBLE_DEVICES unset
+#            (hip-visible-devices names device 1); HSA_OVERRIDE_GFX_VERSION
+#            10.3.0 (an error: known to crash gfx1103), 11.0.0 (a warning),
+#            on Windows (no effect); ROCBLAS_TENSILE_LIBPATH missing, lacking
+#            an arch, or neither the SDK's library nor its overlay
+#   backup   the backup of the originals damaged (a file replaced), then
+#            missing (its folder removed): named, not fixable
+#   stale    a file of another arch copied into the deployed library folder
+#            (stale-files), --fix deploys the package again and it is gone
+#   maps     a running program (python3) that mapped librocblas.so.0.1 before
+#            an update replaced it (a new file renamed over it, as dpkg
+#            does) is named with its pid; not while it maps the current
+#            file, nor once it has ended
+#
+# Usage: test-doctor.sh ROCMD ROCMCTL PART
+set -u
+HERE=$(dirname "$0")
+. "$HERE/../lib/harness.sh"
+. "$HERE/../fault/sandbox.sh"
+ROCMD=$1
+CTL=$2
+PART=$3
+sandbox_check || exit 77
+harness_init "doctor-$PART"
+ROOT=$DIR/root
+LIB=$ROOT/$LIBREL
+BIN=$ROOT/$BINREL
+CHILD=
+on_exit() { [ -z "$CHILD" ] || kill "$CHILD" 2>/dev/null; }
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+sandbox_root "$ROOT"
+printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000}}\n' >"$CONF"
+# The checks see only this shell's variables that the test sets.
+unset HSA_OVERRIDE_GFX_VERSION HIP_VISIBLE_DEVICES ROCBLAS_TENSILE_LIBPATH
+start() { rocmd_start --root "$ROOT" || bail "rocmd did not start"; }
+import() {
+	check "import package #$1 ($(basename "$2"))" 0 ctl pkg import "$2"
+	contains "it is package #$1" "$OUT" "Imported package #$1 "
+}
+clean() { # clean NAME: doctor finds nothing, exit 0
+	check "$1: doctor exits 0" 0 ctl doctor
+	contains "$1: no problems" "$OUT" "^No problems found"
+}
+
+case $PART in
+sdk)
+	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7" "package one" binary
+	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V1.for.hip.sdk.6.2" "package for 6.2"
+	start
+	wait_for "the SDK's library is inspected" 60 has_event sdk.library_inspected "/usr"
+	clean "the originals"
+	import 1 "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7"
+	import 2 "$DIR/pkg/rocm.gfx1030.V1.for.hip.sdk.6.2"
+	check "deploy the 6.2 package, forced" 0 ctl lib deploy --package 2 --force sdk
+	check "doctor: an error, exit 6" 6 ctl doctor
+	contains "package-sdk is named for sdk-1" "$OUT" "^error *package-sdk *sdk-1"
+	contains "it says which SDK each is for" "$OUT" "was built for SDK 6.2, but the SDK is 5.7.1"
+	contains "the evidence names the package" "$OUT" "package: id 2, name rocm.gfx1030.V1.for.hip.sdk.6.2, sdk 6.2"
+	contains "the fix is the matching package" "$OUT" "fix: deploy the package that matches now, #1 .*\[--fix applies it\]"
+	check "doctor --json: exit 6" 6 ctl doctor --json
+	contains "json: the finding's id" "$OUT" '"id":[[:space:]]*"package-sdk"'
+	contains "json: its severity" "$OUT" '"severity":[[:space:]]*"error"'
+	contains "json: fixable" "$OUT" '"fixable":[[:space:]]*true'
+	check "a non-admin may look" 6 as_nobody "$CTL" --socket "$SOCK" doctor
+	check "a non-admin may not fix: exit 4" 4 as_nobody "$CTL" --socket "$SOCK" doctor --fix
+	contains "denied, saying why" "$ERR" "permission denied"
+	same "nothing changed: the 6.2 package is in place" "$DIR/pkg/rocm.gfx1030.V1.for.hip.sdk.6.2/library" "$LIB"
+	check "doctor --fix" 0 ctl doctor --fix
+	contains "it says what it queued" "$OUT" "done: queued a deploy of package #1 (rocm.gfx1030.V3.for.hip.sdk.5.7) to sdk-1"
+	contains "it says how the deploy ended" "$OUT" "sdk-1: deploy ok: deployed package #1"
+	contains "nothing is left" "$OUT" "^No problems found"
+	same "the matching package is in place" "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7/library" "$LIB"
+
+	# An in-place upgrade to 5.7.2 that leaves rocmd's files (only the
+	# changelog the version comes from is new).
+	CL=$ROOT/usr/share/doc/libamdhip64-5/changelog.Debian.gz
+	{
+		printf 'rocm-hipamd (5.7.2-1) trixie; urgency=medium\n\n  * New upstream release.\n\n -- Test <t@example.org>  Thu, 03 Dec 2026 10:00:00 +0000\n\n'
+		zcat "$CL"
+	} | gzip -n >"$DIR/changelog.gz"
+	rm -f "$CL" && cp "$DIR/changelog.gz" "$CL"
+	check "rescan" 0 ctl sdk rescan
+	wait_for "the upgrade is noticed" 30 has_event sdk.version_changed "from 5.7.1 to 5.7.2"
+	check "doctor after the upgrade: a warning, exit 0" 0 ctl doctor
+	contains "sdk-upgraded names both versions" "$OUT" "was upgraded from 5.7.1 to 5.7.2 since package #1"
+	contains "the evidence has the version at deploy time" "$OUT" "sdk_at_deploy: 5.7.1"
+	check "doctor --fix deploys again" 0 ctl doctor --fix
+	contains "the deploy ended well" "$OUT" "sdk-1: deploy ok"
+	contains "the upgrade is dealt with" "$OUT" "^No problems found"
+
+	# An SDK update that writes the vendor's files over the deployed library.
+	cp -al --remove-destination "$T/$LIBREL/." "$LIB/"
+	check "rescan after the overwrite" 0 ctl sdk rescan
+	check "doctor after the overwrite" 0 ctl doctor
+	contains "the SDK's own files replaced rocmd's" "$OUT" "an SDK update replaced the library rocmd had deployed at sdk-1"
+	;;
+gpus)
+	# Node 1: the Radeon 780M (gfx1103, an APU: CPU cores on the node);
+	# node 2: a discrete gfx1030.
+	n=$ROOT/sys/class/kfd/kfd/topology/nodes
+	printf 'cpu_cores_count 8\nsimd_count 24\nsimd_per_cu 2\ngfx_target_version 110003\nvendor_id 4098\ndevice_id 5567\nlocation_id 49920\n' >"$n/1/properties"
+	mkdir -p "$n/2/mem_banks/0"
+	printf 'cpu_cores_count 0\nsimd_count 80\nsimd_per_cu 2\ngfx_target_version 100300\nvendor_id 4098\ndevice_id 29631\nlocation_id 768\n' >"$n/2/properties"
+	printf 'heap_type 1\nsize_in_bytes 17179869184\n' >"$n/2/mem_banks/0/properties"
+	mkdir -p "$ROOT/opt/other"
+	cp -l "$LIB/TensileLibrary.dat" "$LIB/Kernels.so-000-gfx1030.hsaco" "$ROOT/opt/other/"
+	start
+	wait_for "the SDK's library is inspected" 60 has_event sdk.library_inspected "/usr"
+	check "doctor: an error, exit 6" 6 ctl doctor
+	contains "gpu-arch names gfx1103" "$OUT" "the library at /$LIBREL has no kernels for the .* (gfx1103)"
+	contains "the evidence lists the library's archs" "$OUT" "library_archs: .*gfx1030"
+	contains "no package: the fix says to import one" "$OUT" "import a package built for gfx1103 and SDK 5.7.1"
+	lacks "the gfx1030 is served" "$OUT" "(gfx1030): rocBLAS finds no"
+	contains "HIP's device 0 is the iGPU" "$OUT" "HIP's device 0, which most programs use, is the integrated"
+	contains "the fix picks device 1" "$OUT" "export HIP_VISIBLE_DEVICES=1"
+	HIP_VISIBLE_DEVICES=1 check "with HIP_VISIBLE_DEVICES set" 6 ctl doctor
+	lacks "no device-order warning" "$OUT" "hip-visible-devices"
+	HSA_OVERRIDE_GFX_VERSION=10.3.0 check "HSA_OVERRIDE_GFX_VERSION=10.3.0" 6 ctl doctor
+	contains "it makes HIP treat the 780M as gfx1030" "$OUT" "makes HIP treat the .* (gfx1103) as gfx1030"
+	contains "an error: known to crash gfx1103" "$OUT" "10.3.0 above all, is known to crash"
+	contains "the override is an error" "$OUT" "^error *hsa-override"
+	HSA_OVERRIDE_GFX_VERSION=11.0.0 check "HSA_OVERRIDE_GFX_VERSION=11.0.0" 6 ctl doctor
+	contains "11.0.0: a warning" "$OUT" "^warning *hsa-override"
+	contains "treated as gfx1100" "$OUT" "(gfx1103) as gfx1100"
+	lacks "11.0.0 is not said to crash" "$OUT" "known to crash"
+	check "on Windows" 0 ctl --json call doctor.run '{"env": {"platform": "windows", "HSA_OVERRIDE_GFX_VERSION": "11.0.0"}}'
+	contains "no effect on Windows" "$OUT" "has no effect on Windows"
+	check "a bad env param is refused" 1 ctl call doctor.run '{"env": {"PATH": "/bin"}}'
+	ROCBLAS_TENSILE_LIBPATH=/nonexistent check "ROCBLAS_TENSILE_LIBPATH missing" 6 ctl doctor
+	contains "it names no folder" "$OUT" "ROCBLAS_TENSILE_LIBPATH=/nonexistent names no folder"
+	ROCBLAS_TENSILE_LIBPATH=/$LIBREL check "ROCBLAS_TENSILE_LIBPATH = the SDK's library" 6 ctl doctor
+	contains "it lacks the 780M's arch" "$OUT" "ROCBLAS_TENSILE_LIBPATH=/$LIBREL has no kernels for the .* (gfx1103)"
+	lacks "the SDK's own library is known" "$OUT" "neither an SDK's library folder"
+	ROCBLAS_TENSILE_LIBPATH=/opt/other check "ROCBLAS_TENSILE_LIBPATH elsewhere" 6 ctl doctor
+	contains "it is not the SDK's" "$OUT" "ROCBLAS_TENSILE_LIBPATH=/opt/other is neither an SDK's library folder nor its overlay"
+	;;
+backup)
+	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7" "package one" binary
+	start
+	wait_for "the SDK's library is inspected" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7"
+	check "deploy" 0 ctl lib deploy
+	clean "after the deploy"
+	B=$STATE/deploy/sdk-1/backup
+	f=$B/library/TensileLibrary_gfx803.co
+	[ -f "$f" ] || bail "the backup holds $f"
+	rm -f "$f" && echo "not the vendor's" >"$f"
+	check "doctor: a damaged backup, exit 6" 6 ctl doctor
+	contains "it is damaged" "$OUT" "^error *backup *sdk-1"
+	contains "the file is named" "$OUT" "first library/TensileLibrary_gfx803.co"
+	lacks "not fixable" "$OUT" "\[--fix applies it\]"
+	rm -rf "$B"
+	check "doctor: a missing backup, exit 6" 6 ctl doctor
+	contains "it is missing" "$OUT" "original rocBLAS is missing"
+	;;
+stale)
+	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7" "package one" binary
+	start
+	wait_for "the SDK's library is inspected" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7"
+	check "deploy" 0 ctl lib deploy
+	clean "after the deploy"
+	cp "$T/$LIBREL/TensileLibrary_gfx803.co" "$LIB/"
+	check "doctor: a stale file, a warning" 0 ctl doctor
+	contains "stale-files for sdk-1" "$OUT" "^warning *stale-files *sdk-1"
+	contains "the file is named" "$OUT" "files: TensileLibrary_gfx803.co"
+	check "doctor --fix" 0 ctl doctor --fix
+	contains "it deploys the package again" "$OUT" "done: queued a deploy of package #1"
+	contains "nothing is left" "$OUT" "^No problems found"
+	if [ -e "$LIB/TensileLibrary_gfx803.co" ]; then bad "the stale file is gone"; else ok "the stale file is gone"; fi
+	same "the folder is the package's" "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7/library" "$LIB"
+	;;
+maps)
+	start
+	wait_for "the SDK's library is inspected" 60 has_event sdk.library_inspected "/usr"
+	python3 -c 'import mmap, sys, time
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+f.close()
+print("mapped", flush=True)
+time.sleep(600)' "$BIN" >"$DIR/child.out" &
+	CHILD=$!
+	wait_for "the program maps librocblas.so.0.1" 10 grep -q mapped "$DIR/child.out"
+	clean "while it maps the current file"
+	# An update replaces the binary the dpkg way: a new file renamed over it.
+	cp "$T/$BINREL" "$BIN.new" && mv "$BIN.new" "$BIN"
+	check "doctor: the old library mapped, a warning" 0 ctl doctor
+	contains "it names the pid and program" "$OUT" "$CHILD (python3)"
+	contains "it says why it matters" "$OUT" "still runs the rocBLAS that was at /$BINLINK\|still runs the rocBLAS that was at /$BINREL"
+	contains "the fix is a restart" "$OUT" "fix: restart them"
+	kill "$CHILD"
+	wait_gone "$CHILD"
+	CHILD=
+	clean "once it has ended"
+	;;
+*)
+	bail "unknown part $PART"
+	;;
+esac
+rocmd_stop
+harness_done "$PART"
