@@ -120,8 +120,9 @@ print_result(const cJSON *r)
 		print_finding(f);
 	}
 	if (n == 0)
-		printf("No problems found (%.0f targets, %.0f GPUs checked).\n", out_num(r, "targets"),
-		       out_num(r, "gpus"));
+		printf("No problems found (%.0f target%s, %.0f GPU%s checked).\n",
+		       out_num(r, "targets"), out_num(r, "targets") == 1 ? "" : "s",
+		       out_num(r, "gpus"), out_num(r, "gpus") == 1 ? "" : "s");
 	else
 		printf("\n%d finding%s: %d error%s, %.0f warning%s.\n", n, n == 1 ? "" : "s", errors,
 		       errors == 1 ? "" : "s", out_num(c, "warning"),
