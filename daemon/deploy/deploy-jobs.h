@@ -150,6 +150,9 @@ int deploy_sdk_target(struct rocmd_deploy_service *ds, int64_t sdk_id, int overl
                       struct deploy_tgt *t);
 /* Application target NAME of deploy.app_targets; ROCMD_ENOTFOUND when none. */
 int deploy_app_target(struct rocmd_deploy_service *ds, const char *name, struct deploy_tgt *t);
+/* Calls FN for each application target of deploy.app_targets that resolves. */
+int deploy_app_target_each(struct rocmd_deploy_service *ds,
+                           void (*fn)(const struct deploy_tgt *t, void *ctx), void *ctx);
 void deploy_target_engine(const struct deploy_tgt *t, struct rocmd_deploy_target *e);
 int deploy_target_record(struct rocmd_deploy_service *ds, const struct deploy_tgt *t, int64_t *id);
 void deploy_target_lookup(struct rocmd_deploy_service *ds, const char *name, struct deploy_row *r);

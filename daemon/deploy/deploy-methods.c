@@ -498,13 +498,18 @@ status_sdk(const struct rocmd_db_sdk *s, void *arg)
 	return 0;
 }
 
+static void
+status_app(const struct deploy_tgt *t, void *targets)
+{
+	cJSON_AddItemToArray(targets, target_json(t));
+}
+
 static int
 m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why, size_t whylen)
 {
 	struct rocmd_deploy_service *ds = conn->srv->deploy;
 	static const char *const keys[] = {NULL};
 	struct status_ctx c = {.ds = ds};
-	const char *s = ds->srv->cfg->deploy_app_targets;
 	struct deploy_gpu_archs g;
 	cJSON *r, *ga;
 	int rc;
@@ -515,18 +520,7 @@ m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 	c.targets = cJSON_AddArrayToObject(r, "targets");
 	if (ds->srv->sdk != NULL)
 		rocmd_sdk_db_list(rocmd_sdk_db(ds->srv->sdk), 0, NULL, status_sdk, &c);
-	while (s != NULL && *s != '\0') {
-		size_t n = strcspn(s, ";");
-		char name[128];
-		struct deploy_tgt t;
-		const char *eq = memchr(s, '=', n);
-		if (eq != NULL) {
-			snprintf(name, sizeof(name), "%.*s", (int)(eq - s), s);
-			if (deploy_app_target(ds, name, &t) == 0)
-				cJSON_AddItemToArray(c.targets, target_json(&t));
-		}
-		s += n + (s[n] == ';');
-	}
+	deploy_app_target_each(ds, status_app, c.targets);
 	/* Overlays and targets from earlier deploys. */
 	rc = rocmd_deploy_db_targets(ds->db, 0, NULL, status_target, &c);
 	if (rc < 0) {

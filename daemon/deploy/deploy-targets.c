@@ -249,6 +249,30 @@ rocmd_deploy_svc_apps(struct rocmd_deploy_service *ds,
 	return rc;
 }
 
+int
+deploy_app_target_each(struct rocmd_deploy_service *ds,
+                       void (*fn)(const struct deploy_tgt *t, void *ctx), void *ctx)
+{
+	const char *s = ds->srv->cfg->deploy_app_targets;
+	struct deploy_tgt *t = malloc(sizeof(*t));
+
+	if (t == NULL)
+		return ROCMD_ENOMEM;
+	while (s != NULL && *s != '\0') {
+		size_t n = strcspn(s, ";");
+		char name[128];
+		const char *eq = memchr(s, '=', n);
+		if (eq != NULL) {
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - s), s);
+			if (deploy_app_target(ds, name, t) == 0)
+				fn(t, ctx);
+		}
+		s += n + (s[n] == ';');
+	}
+	free(t);
+	return 0;
+}
+
 /* Finds NAME's entry in deploy.app_targets: "NAME=DIR@SDK;...". */
 int
 deploy_app_target(struct rocmd_deploy_service *ds, const char *name, struct deploy_tgt *t)

@@ -3,9 +3,11 @@
  * the SDK's version, an SDK upgraded since the deploy, every GPU's arch in
  * the library in place, the backup of the originals (hashed again, as lib
  * verify does), files in the library folder that neither the deployed
- * package nor rocmd put there, and (Linux) programs still running the
- * replaced rocBLAS. The first two read the database (loop thread), the
- * others read files (the worker).
+ * package nor rocmd put there, a binary not deployed with the library in
+ * place (lib verify's comparison), application copies that are not the
+ * deployed package, and (Linux) programs still running the replaced
+ * rocBLAS. Those that read only the database run on the loop thread, the
+ * others on the worker.
  */
 #include "doctor.h"
 
@@ -293,12 +295,94 @@ check_stale(struct doctor *d, struct doctor_target *dt)
 	cJSON_AddNumberToObject(ev, "count", (double)n);
 }
 
+/* 6 and 9: what is in place against what rocmd deployed there (lib verify's
+ * comparison with current.json): a rocBLAS binary that is not the one
+ * deployed with the library (a half-replaced install), an application's
+ * copy changed since. */
+static void
+check_deployed(struct doctor *d, struct doctor_target *dt)
+{
+	struct rocmd_deploy_target e;
+	struct rocmd_deploy_verify_report rep;
+	char why[1024];
+	cJSON *ev;
+	int app = strcmp(dt->t.kind, "app") == 0;
+
+	if (!dt->row.found || dt->row.live_id == 0 || dt->originals_changed)
+		return;
+	deploy_target_engine(&dt->t, &e);
+	if (rocmd_deploy_verify(d->ds->srv->cfg->state_dir, &e, NULL, NULL, NULL, &rep, why,
+	                        sizeof(why)) != ROCMD_ECORRUPT)
+		return;
+	if (rep.pair_ok == 0 && rep.files_bad == 1) {
+		ev = doctor_add(d, "half-replaced", DOCTOR_ERROR, dt,
+		                dt->row.live_pkg > 0 ? DOCTOR_FIX_LIVE : DOCTOR_FIX_NONE,
+		                "deploy the package in place again, binary and library together "
+		                "(--fix does)",
+		                "the rocBLAS binary %s is not the one deployed with the library at %s "
+		                "(package #%lld, %s): binary and library come from different "
+		                "packages, and rocBLAS may fail to load its kernels or crash",
+		                dt->t.sys_bin, dt->t.sys_lib, (long long)dt->row.live_pkg,
+		                dt->pkg_name);
+		cJSON_AddStringToObject(ev, "binary", dt->t.sys_bin);
+		cJSON_AddStringToObject(ev, "library", dt->t.sys_lib);
+		evidence_package(ev, dt);
+		return;
+	}
+	if (!app)
+		return;
+	ev = doctor_add(d, "app-copy", DOCTOR_WARNING, dt,
+	                dt->row.live_pkg > 0 ? DOCTOR_FIX_LIVE : DOCTOR_FIX_NONE,
+	                "deploy the package there again (--fix does); an application update that "
+	                "brought its own rocBLAS replaces it again",
+	                "the application's rocBLAS copy at %s differs from package #%lld (%s) that "
+	                "rocmd deployed there (%llu of %llu files; first %s)",
+	                dt->t.sys_lib, (long long)dt->row.live_pkg, dt->pkg_name,
+	                (unsigned long long)rep.files_bad, (unsigned long long)rep.files_checked,
+	                rep.first_bad);
+	cJSON_AddStringToObject(ev, "library", dt->t.sys_lib);
+	cJSON_AddStringToObject(ev, "first_difference", rep.first_bad);
+	evidence_package(ev, dt);
+}
+
+/* 9: an application's own rocBLAS copy while an SDK has a package deployed:
+ * the application does not use it. */
+static void
+check_app_undeployed(struct doctor *d, struct doctor_target *dt)
+{
+	const struct doctor_target *sdk = NULL;
+	char fix[1536];
+	cJSON *ev;
+
+	if (strcmp(dt->t.kind, "app") != 0 || (dt->row.found && dt->row.live_id != 0) ||
+	    !deploy_exists(dt->t.host_lib))
+		return;
+	for (size_t i = 0; i < d->ntg && sdk == NULL; i++)
+		if (strcmp(d->tg[i].t.kind, "sdk") == 0 && d->tg[i].row.live_id != 0 &&
+		    !d->tg[i].originals_changed)
+			sdk = &d->tg[i];
+	if (sdk == NULL)
+		return;
+	ev = doctor_add(d, "app-copy", DOCTOR_WARNING, dt, matching_fix(dt, 0),
+	                matching_text(dt, 0, fix, sizeof(fix),
+	                              "import a package for the application's SDK and deploy it "
+	                              "there"),
+	                "the application's own rocBLAS at %s is not package #%lld (%s) that rocmd "
+	                "deployed to %s: the application loads its copy, not the package",
+	                dt->t.sys_lib, (long long)sdk->row.live_pkg, sdk->pkg_name, sdk->t.name);
+	cJSON_AddStringToObject(ev, "library", dt->t.sys_lib);
+	cJSON_AddStringToObject(ev, "deployed_to", sdk->t.name);
+	cJSON_AddNumberToObject(ev, "deployed_package", (double)sdk->row.live_pkg);
+}
+
 const struct doctor_check doctor_checks_targets[] = {
     {"package-sdk", 0, check_package_sdk, NULL},
     {"sdk-upgraded", 0, check_sdk_upgraded, NULL},
     {"gpu-arch", 1, check_gpu_arch, NULL},
     {"backup", 1, check_backup, NULL},
     {"stale-files", 1, check_stale, NULL},
+    {"half-replaced", 1, check_deployed, NULL},
+    {"app-copy", 0, check_app_undeployed, NULL},
 #ifndef _WIN32
     {"old-library-mapped", 1, doctor_check_old_mapped, NULL},
 #endif

@@ -98,7 +98,7 @@ gather_target(struct doctor *d, struct doctor_target *dt)
 	struct deploy_tgt ov;
 
 	deploy_target_lookup(ds, dt->t.name, &dt->row);
-	if (deploy_sdk_target(ds, dt->t.sdk_id, 1, &ov) == 0)
+	if (strcmp(dt->t.kind, "sdk") == 0 && deploy_sdk_target(ds, dt->t.sdk_id, 1, &ov) == 0)
 		deploy_copy(dt->overlay_lib, sizeof(dt->overlay_lib), ov.sys_lib);
 	if (dt->row.found && dt->row.live_id != 0) {
 		if (dt->row.live_pkg > 0)
@@ -127,6 +127,17 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 		return 0;
 	d->ntg++;
 	return 0;
+}
+
+static void
+app_target(const struct deploy_tgt *t, void *arg)
+{
+	struct doctor *d = arg;
+
+	if (d->ntg >= DOCTOR_TARGETS_MAX)
+		return;
+	memset(&d->tg[d->ntg], 0, sizeof(d->tg[0]));
+	d->tg[d->ntg++].t = *t;
 }
 
 static int
@@ -180,6 +191,7 @@ doctor_start(struct rocmd_job *b)
 		rocmd_sdk_db_list(rocmd_sdk_db(sdk), 0, NULL, sdk_row, d);
 		rocmd_sdk_db_gpu_list(rocmd_sdk_db(sdk), gpu_row, d);
 	}
+	deploy_app_target_each(d->ds, app_target, d);
 	qsort(d->gpus, (size_t)d->ngpus, sizeof(d->gpus[0]), gpu_cmp);
 	for (size_t i = 0; i < d->ntg; i++)
 		gather_target(d, &d->tg[i]);

@@ -22,6 +22,11 @@
 #            missing (its folder removed): named, not fixable
 #   stale    a file of another arch copied into the deployed library folder
 #            (stale-files), --fix deploys the package again and it is gone
+#   half     package 2's binary copied over package 1's, the library left
+#            (half-replaced), --fix deploys package 1 again
+#   app      an application's own copy (deploy.app_targets) while the SDK has
+#            the package (app-copy, --fix deploys it there), then changed by
+#            an application update (app-copy)
 #   maps     a running program (python3) that mapped librocblas.so.0.1 before
 #            an update replaced it (a new file renamed over it, as dpkg
 #            does) is named with its pid; not while it maps the current
@@ -184,6 +189,56 @@ stale)
 	contains "nothing is left" "$OUT" "^No problems found"
 	if [ -e "$LIB/TensileLibrary_gfx803.co" ]; then bad "the stale file is gone"; else ok "the stale file is gone"; fi
 	same "the folder is the package's" "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7/library" "$LIB"
+	;;
+half)
+	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7" "package one" binary
+	# Package 2's binary is another build (one byte more).
+	P2=$DIR/pkg/rocm.gfx1030.V2.0.for.hip.sdk.5.7
+	sandbox_pkg "$P2" "package two"
+	cat "$T/$BINREL" >"$P2/librocblas.so.0" && printf x >>"$P2/librocblas.so.0"
+	start
+	wait_for "the SDK's library is inspected" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7"
+	import 2 "$P2"
+	check "deploy package 1" 0 ctl lib deploy --package 1
+	clean "after the deploy"
+	# A user copies package 2's binary over, the library left as it is.
+	cp "$P2/librocblas.so.0" "$BIN.new" && mv "$BIN.new" "$BIN"
+	check "doctor: half-replaced, exit 6" 6 ctl doctor
+	contains "half-replaced for sdk-1" "$OUT" "^error *half-replaced *sdk-1"
+	contains "it names the binary and the package" "$OUT" "the rocBLAS binary /$BINLINK is not the one deployed with the library at /$LIBREL (package #1"
+	check "doctor --fix" 0 ctl doctor --fix
+	contains "it deploys package 1 again" "$OUT" "done: queued a deploy of package #1"
+	contains "nothing is left" "$OUT" "^No problems found"
+	if cmp -s "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7/librocblas.so.0" "$BIN"; then
+		ok "the binary is package 1's again"
+	else bad "the binary is package 1's again"; fi
+	;;
+app)
+	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7" "package one" binary
+	# An application's private copy (as ollama ships one), managed as app-ollama.
+	APP=$ROOT/opt/ollama/lib/ollama/rocm
+	mkdir -p "$APP/rocblas/library"
+	cp -l "$LIB/TensileLibrary.dat" "$LIB/Kernels.so-000-gfx1030.hsaco" "$APP/rocblas/library/"
+	printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000, "app_targets": "ollama=/opt/ollama/lib/ollama/rocm@5.7"}}\n' >"$CONF"
+	start
+	wait_for "the SDK's library is inspected" 60 has_event sdk.library_inspected "/usr"
+	import 1 "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7"
+	clean "nothing deployed yet"
+	check "deploy to the SDK" 0 ctl lib deploy sdk-1
+	check "doctor: the application's copy, a warning" 0 ctl doctor
+	contains "app-copy for app-ollama" "$OUT" "^warning *app-copy *app-ollama"
+	contains "it says the application loads its own" "$OUT" "the application's own rocBLAS at /opt/ollama/lib/ollama/rocm/rocblas/library is not package #1"
+	check "doctor --fix" 0 ctl doctor --fix
+	contains "it deploys the package to the application" "$OUT" "done: queued a deploy of package #1 (rocm.gfx1030.V3.for.hip.sdk.5.7) to app-ollama"
+	contains "nothing is left" "$OUT" "^No problems found"
+	same "the application's copy is the package's" "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7/library" "$APP/rocblas/library"
+	# An application update brings its own file back.
+	rm -f "$APP/rocblas/library/TensileManifest.txt"
+	echo "the application's" >"$APP/rocblas/library/TensileManifest.txt"
+	check "doctor: the copy changed" 0 ctl doctor
+	contains "it differs from the package" "$OUT" "copy at /opt/ollama/lib/ollama/rocm/rocblas/library differs from package #1"
+	contains "the file is named" "$OUT" "TensileManifest.txt"
 	;;
 maps)
 	start
