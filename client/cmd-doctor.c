@@ -164,10 +164,15 @@ print_outcomes(struct cmd_ctx *ctx, const cJSON *r)
 			continue;
 		p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "target", out_str(f, "target"));
-		cJSON_AddNumberToObject(p, "limit", 1);
+		cJSON_AddNumberToObject(p, "limit", 5);
 		if (call(ctx, "lib.history", p, &h) != 0)
 			continue;
-		last = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(h, "history"), 0);
+		/* The newest deploy step (a backup of new originals may follow it). */
+		cJSON_ArrayForEach(last, cJSON_GetObjectItemCaseSensitive(h, "history"))
+		{
+			if (strcmp(out_str(last, "action"), "deploy") == 0)
+				break;
+		}
 		if (last != NULL) {
 			char paint[64];
 			const char *o = out_str(last, "outcome");

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "common/error.h"
+#include "common/hash.h"
 #include "daemon/core/server.h"
 #include "daemon/pkg/pkg.h"
 #include "daemon/sdk/rocblas-library.h"
@@ -220,11 +221,41 @@ check_backup(struct doctor *d, struct doctor_target *dt)
 	cJSON_AddStringToObject(ev, "first_bad", c.first_bad[0] ? c.first_bad : why);
 }
 
-/* Lists the entries below folder HOST/REL that FILES (sorted by path) lacks
- * into STALE; the count. Folders are walked, never followed. */
+/* A file beside the deployed package's: not in its list L. */
+static int
+not_listed(const char *path, const char *rel, const struct rocmd_deploy_files *l)
+{
+	struct rocmd_deploy_file key = {.path = rel};
+
+	(void)path;
+	return bsearch(&key, l->files, l->n, sizeof(*l->files), deploy_file_cmp) == NULL;
+}
+
+/* A file rocmd put there that an SDK update left: in L (what rocmd ever
+ * deployed, never the originals) with the same content. */
+static int
+left_by_rocmd(const char *path, const char *rel, const struct rocmd_deploy_files *l)
+{
+	struct rocmd_deploy_file key = {.path = rel};
+	const struct rocmd_deploy_file *f =
+	    bsearch(&key, l->files, l->n, sizeof(*l->files), deploy_file_cmp);
+	uint8_t dg[ROCMD_SHA256_LEN];
+	char hex[ROCMD_SHA256_HEX];
+	uint64_t size = 0;
+
+	/* deploy_ours_load gives path and hash (no size). */
+	if (f == NULL || f->kind != ROCMD_DEPLOY_FILE || rocmd_sha256_file(path, dg, &size) < 0)
+		return 0;
+	rocmd_sha256_hex(dg, hex);
+	return strcmp(hex, f->sha256) == 0;
+}
+
+/* Lists the files below folder HOST/REL for which IS_STALE holds into
+ * STALE; the count. Folders are walked, never followed. */
 static size_t
-stale_walk(const char *host, const char *rel, const struct rocmd_deploy_files *cur, cJSON *stale,
-           int depth)
+stale_walk(const char *host, const char *rel, const struct rocmd_deploy_files *l,
+           int (*is_stale)(const char *, const char *, const struct rocmd_deploy_files *),
+           cJSON *stale, int depth)
 {
 	char dir[PATH_MAX], path[PATH_MAX], sub[PATH_MAX];
 	struct dirent *e;
@@ -235,7 +266,6 @@ stale_walk(const char *host, const char *rel, const struct rocmd_deploy_files *c
 	if (depth > 8 || (dp = opendir(dir)) == NULL)
 		return 0;
 	while ((e = readdir(dp)) != NULL) {
-		struct rocmd_deploy_file key = {.path = sub};
 		struct stat st;
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
@@ -248,10 +278,10 @@ stale_walk(const char *host, const char *rel, const struct rocmd_deploy_files *c
 #endif
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			n += stale_walk(host, sub, cur, stale, depth + 1);
+			n += stale_walk(host, sub, l, is_stale, stale, depth + 1);
 			continue;
 		}
-		if (bsearch(&key, cur->files, cur->n, sizeof(*cur->files), deploy_file_cmp) != NULL)
+		if (!is_stale(path, sub, l))
 			continue;
 		if (n++ < STALE_SHOWN)
 			cJSON_AddItemToArray(stale, cJSON_CreateString(sub));
@@ -260,36 +290,59 @@ stale_walk(const char *host, const char *rel, const struct rocmd_deploy_files *c
 	return n;
 }
 
-/* 5. Files in the library folder beside the deployed package's. */
+/* 5. Files in the library folder from neither the package in place nor the
+ * vendor: beside the deployed package's, or (after an SDK update replaced
+ * rocmd's files) those of rocmd's that the update left. */
 static void
 check_stale(struct doctor *d, struct doctor_target *dt)
 {
 	struct rocmd_deploy_files cur = {0};
+	int left = dt->originals_changed;
 	char why[512];
 	cJSON *stale, *ev;
 	size_t n;
 
-	if (!dt->row.found || dt->row.live_id == 0 || dt->originals_changed ||
-	    rocmd_deploy_current_load(d->ds->srv->cfg->state_dir, dt->t.name, &cur, why,
-	                              sizeof(why)) < 0)
+	if (!dt->row.found || (!left && dt->row.live_id == 0))
 		return;
-	qsort(cur.files, cur.n, sizeof(*cur.files), deploy_file_cmp);
+	if (!left && rocmd_deploy_current_load(d->ds->srv->cfg->state_dir, dt->t.name, &cur, why,
+	                                       sizeof(why)) < 0)
+		return;
+	if (left && dt->ours.n == 0)
+		return;
+	if (left)
+		qsort(dt->ours.files, dt->ours.n, sizeof(*dt->ours.files), deploy_file_cmp);
+	else
+		qsort(cur.files, cur.n, sizeof(*cur.files), deploy_file_cmp);
 	stale = cJSON_CreateArray();
-	n = stale_walk(dt->t.host_lib, "", &cur, stale, 0);
+	n = stale_walk(dt->t.host_lib, "", left ? &dt->ours : &cur,
+	               left ? left_by_rocmd : not_listed, stale, 0);
 	rocmd_deploy_files_free(&cur);
 	if (n == 0) {
 		cJSON_Delete(stale);
 		return;
 	}
-	ev = doctor_add(d, "stale-files", DOCTOR_WARNING, dt,
-	                dt->row.live_pkg > 0 ? DOCTOR_FIX_LIVE : DOCTOR_FIX_NONE,
-	                "deploy the package in place again: the whole folder is replaced by its "
-	                "files (--fix does), or remove them",
-	                "%zu file%s in the library folder %s %s from neither the deployed package "
-	                "#%lld (%s) nor the vendor's originals: rocBLAS may load them (a library "
-	                "file of another package or SDK) in place of the package's",
-	                n, n == 1 ? "" : "s", dt->t.sys_lib, n == 1 ? "is" : "are",
-	                (long long)dt->row.live_pkg, dt->pkg_name);
+	if (left) {
+		char fix[1536];
+		ev = doctor_add(d, "stale-files", DOCTOR_WARNING, dt, matching_fix(dt, 1),
+		                matching_text(dt, 1, fix, sizeof(fix),
+		                              "remove them (rocmd put them there; the vendor's "
+		                              "files do not need them)"),
+		                "%zu file%s in the library folder %s %s rocmd's, left by the SDK "
+		                "update that replaced the rest with the vendor's files: the "
+		                "vendor's library now holds files of a package",
+		                n, n == 1 ? "" : "s", dt->t.sys_lib, n == 1 ? "is" : "are");
+	} else {
+		ev = doctor_add(d, "stale-files", DOCTOR_WARNING, dt,
+		                dt->row.live_pkg > 0 ? DOCTOR_FIX_LIVE : DOCTOR_FIX_NONE,
+		                "deploy the package in place again: the whole folder is replaced by "
+		                "its files (--fix does), or remove them",
+		                "%zu file%s in the library folder %s %s from neither the deployed "
+		                "package #%lld (%s) nor the vendor's originals: rocBLAS may load "
+		                "them (a library file of another package or SDK) in place of the "
+		                "package's",
+		                n, n == 1 ? "" : "s", dt->t.sys_lib, n == 1 ? "is" : "are",
+		                (long long)dt->row.live_pkg, dt->pkg_name);
+	}
 	cJSON_AddStringToObject(ev, "library", dt->t.sys_lib);
 	cJSON_AddItemToObject(ev, "files", stale);
 	cJSON_AddNumberToObject(ev, "count", (double)n);

@@ -107,6 +107,8 @@ gather_target(struct doctor *d, struct doctor_target *dt)
 	}
 	if (dt->row.found)
 		dt->originals_changed = deploy_originals_changed(ds, &dt->t, &dt->row);
+	if (dt->originals_changed)
+		deploy_ours_load(ds, dt->t.name, dt->row.id, &dt->ours);
 	if (deploy_match_package(ds, &dt->t, &dt->match_pkg, dt->match_name,
 	                         sizeof(dt->match_name), arch, sizeof(arch), dt->match_why,
 	                         sizeof(dt->match_why)) < 0)
@@ -297,6 +299,8 @@ doctor_free(struct rocmd_job *b)
 	struct doctor *d = (struct doctor *)b;
 
 	cJSON_Delete(d->findings);
+	for (size_t i = 0; d->tg != NULL && i < d->ntg; i++)
+		rocmd_deploy_files_free(&d->tg[i].ours);
 	free(d->tg);
 	free(d->env.hsa_override);
 	free(d->env.hip_visible);

@@ -40,6 +40,9 @@ struct doctor_target {
 	/* the SDK's version when the live deploy ran ("": not recorded) */
 	char deployed_sdk[32];
 	int originals_changed; /* an SDK update replaced what rocmd deployed */
+	/* with ORIGINALS_CHANGED: every file rocmd deployed there that is not
+	 * the originals' (deploy_ours_load) */
+	struct rocmd_deploy_files ours;
 	/* the package that matches now (0: none, MATCH_WHY says why) */
 	int64_t match_pkg;
 	char match_name[256], match_why[1024];

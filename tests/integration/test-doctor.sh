@@ -9,8 +9,9 @@
 #            (package-sdk, fixed by deploying the matching #1); the SDK
 #            upgraded in place to 5.7.2 (its changelog) with rocmd's files left
 #            (sdk-upgraded, fixed by deploying again); an SDK update that
-#            overwrites the deployed library with the vendor's files
-#            (sdk-upgraded); --fix by a non-admin is refused (exit 4)
+#            overwrites the deployed library with the vendor's files, leaving
+#            a file only the package has (sdk-upgraded, stale-files: one
+#            deploy fixes both); --fix by a non-admin is refused (exit 4)
 #   gpus     a Radeon 780M (gfx1103, the iGPU, HIP device 0) beside a
 #            gfx1030: the vendor's library lacks gfx1103 (gpu-arch, not
 #            fixable without a package); HIP_VISIBLE_DEVICES unset
@@ -65,6 +66,8 @@ clean() { # clean NAME: doctor finds nothing, exit 0
 case $PART in
 sdk)
 	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7" "package one" binary
+	# A file of the package that the vendor's library does not have.
+	echo "tuned by the community" >"$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7/library/README.package"
 	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V1.for.hip.sdk.6.2" "package for 6.2"
 	start
 	wait_for "the SDK's library is inspected" 60 has_event sdk.library_inspected "/usr"
@@ -113,6 +116,15 @@ sdk)
 	check "rescan after the overwrite" 0 ctl sdk rescan
 	check "doctor after the overwrite" 0 ctl doctor
 	contains "the SDK's own files replaced rocmd's" "$OUT" "an SDK update replaced the library rocmd had deployed at sdk-1"
+	contains "the package's file the update left is named" "$OUT" "^warning *stale-files *sdk-1"
+	contains "as rocmd's" "$OUT" "files: .*README.package"
+	check "doctor --fix after the overwrite" 0 ctl doctor --fix
+	contains "one deploy for both findings" "$OUT" "done: by the deploy queued for this target above"
+	contains "the overwrite is dealt with" "$OUT" "^No problems found"
+	same "the package is in place again" "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7/library" "$LIB"
+	check "rollback to the originals" 0 ctl lib rollback --to original
+	if [ -e "$LIB/README.package" ]; then bad "the new originals leave rocmd's file out"; else ok "the new originals leave rocmd's file out"; fi
+	clean "the new originals"
 	;;
 gpus)
 	# Node 1: the Radeon 780M (gfx1103, an APU: CPU cores on the node);
