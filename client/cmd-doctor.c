@@ -74,6 +74,35 @@ value_text(const cJSON *v, char *buf, size_t len)
 	}
 }
 
+/* PREFIX then TEXT, wrapped at spaces to the terminal's width (out_width),
+ * each further line indented by HANG spaces; one line off a terminal. */
+static void
+print_wrapped(int indent, int hang, const char *prefix, const char *text)
+{
+	int width = out_width(), col = indent + (int)strlen(prefix), first = 1;
+
+	printf("%*s%s", indent, "", prefix);
+	while (*text != '\0') {
+		int n;
+		while (*text == ' ')
+			text++;
+		if ((n = (int)strcspn(text, " ")) == 0)
+			break;
+		if (!first && width > 0 && col + 1 + n >= width) {
+			printf("\n%*s", hang, "");
+			col = hang;
+		} else if (!first) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", n, text);
+		col += n;
+		text += n;
+		first = 0;
+	}
+	putchar('\n');
+}
+
 static void
 print_finding(const cJSON *f)
 {
@@ -88,22 +117,26 @@ print_finding(const cJSON *f)
 	       out_str(f, "id"), cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "target")) ? "  " : "",
 	       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "target")) ? out_str(f, "target")
 	                                                                      : "");
-	printf("  %s\n", out_str(f, "explanation"));
+	print_wrapped(2, 2, "", out_str(f, "explanation"));
 	cJSON_ArrayForEach(it, ev)
 	{
+		char key[128];
 		value_text(it, val, sizeof(val));
-		printf("    %s: %s\n", it->string, val[0] ? val : "-");
+		snprintf(key, sizeof(key), "%s: ", it->string);
+		print_wrapped(4, 6, key, val[0] ? val : "-");
 	}
-	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "fix")))
-		printf("  fix: %s%s\n", out_str(f, "fix"),
-		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "fixable")) &&
-		               !cJSON_IsString(fixed)
-		           ? " [--fix applies it]"
-		           : "");
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "fix"))) {
+		snprintf(val, sizeof(val), "%s%s", out_str(f, "fix"),
+		         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "fixable")) &&
+		                 !cJSON_IsString(fixed)
+		             ? " [--fix applies it]"
+		             : "");
+		print_wrapped(2, 4, "fix: ", val);
+	}
 	if (cJSON_IsString(fixed))
-		printf("  done: %s\n", fixed->valuestring);
+		print_wrapped(2, 4, "done: ", fixed->valuestring);
 	if (cJSON_IsString(failed))
-		printf("  not fixed: %s\n", failed->valuestring);
+		print_wrapped(2, 4, "not fixed: ", failed->valuestring);
 }
 
 /* Prints the findings and the counts; the exit code they call for. */

@@ -318,7 +318,9 @@ static const struct cli_cmd commands[] = {
 	     "HIP_VISIBLE_DEVICES and ROCBLAS_TENSILE_LIBPATH. --fix (admin) queues the fixes rocmd "
 	     "can make safely, each a deploy with its backup, verification and rollback (the "
 	     "matching package, or the one in place again), waits for them, says how each ended "
-	     "and checks again. Exits 6 when an error-severity finding remains.",
+	     "and checks again; with --json the daemon's result is printed at once, the fixes queued. "
+	     "On a terminal the lines are wrapped to its width. Exits 6 when an error-severity "
+	     "finding remains.",
 	     doctor_opts, cmd_doctor),
 	LEAF("call", "METHOD [PARAMS-JSON]", 1, 2, NULL, "send one raw JSON-RPC request", NULL,
 	     NOOPTS, cmd_rpc),

@@ -145,6 +145,10 @@ gpus)
 	lacks "the gfx1030 is served" "$OUT" "(gfx1030): rocBLAS finds no"
 	contains "HIP's device 0 is the iGPU" "$OUT" "HIP's device 0, which most programs use, is the integrated"
 	contains "the fix picks device 1" "$OUT" "export HIP_VISIBLE_DEVICES=1"
+	awk 'length > 100 { found = 1 } END { exit !found }' "$OUT" && ok "off a terminal a finding is one line" || bad "off a terminal a finding is one line" "$OUT"
+	COLUMNS=100 check "doctor cut to COLUMNS=100" 6 ctl doctor
+	awk 'length > 100 { found = 1 } END { exit found }' "$OUT" && ok "every line fits 100 columns" || bad "every line fits 100 columns" "$OUT"
+	contains "the evidence still follows" "$OUT" "^    gpu_arch: gfx1103"
 	HIP_VISIBLE_DEVICES=1 check "with HIP_VISIBLE_DEVICES set" 6 ctl doctor
 	lacks "no device-order warning" "$OUT" "hip-visible-devices"
 	HSA_OVERRIDE_GFX_VERSION=10.3.0 check "HSA_OVERRIDE_GFX_VERSION=10.3.0" 6 ctl doctor
