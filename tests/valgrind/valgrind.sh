@@ -20,13 +20,13 @@
 #                but test-fault, whose runs kill rocmd at each fault point:
 #                test-ipc, test-rocmctl, test-service, test-pkg-daemon,
 #                test-sdk-daemon, test-lib-windows, test-lib-daemon,
-#                test-lib-trust-*, test-tune-daemon, test-tune-vendor)
+#                test-lib-trust-*, test-doctor-*, test-tune-daemon, test-tune-vendor)
 # Installs valgrind (apt-get) when it is missing.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 BUILD=$(cd "$1" && pwd)
-REGEX=${2:-'^(test-ipc|test-rocmctl|test-service|test-pkg-daemon|test-sdk-daemon|test-lib-windows|test-lib-daemon|test-lib-trust-.*|test-tune-daemon|test-tune-vendor)$'}
+REGEX=${2:-'^(test-ipc|test-rocmctl|test-service|test-pkg-daemon|test-sdk-daemon|test-lib-windows|test-lib-daemon|test-lib-trust-.*|test-doctor-.*|test-tune-daemon|test-tune-vendor)$'}
 ROCMD_BIN=$BUILD/daemon/rocmd
 [ -x "$ROCMD_BIN" ] || { echo "valgrind.sh: $ROCMD_BIN not built" >&2; exit 2; }
 if ! command -v valgrind >/dev/null 2>&1; then
