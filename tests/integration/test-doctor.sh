@@ -149,6 +149,19 @@ gpus)
 	COLUMNS=100 check "doctor cut to COLUMNS=100" 6 ctl doctor
 	awk 'length > 100 { found = 1 } END { exit found }' "$OUT" && ok "every line fits 100 columns" || bad "every line fits 100 columns" "$OUT"
 	contains "the evidence still follows" "$OUT" "^    gpu_arch: gfx1103"
+	# On a terminal (script(1)) the severity is coloured (red for an error);
+	# under NO_COLOR or a pipe not.
+	esc=$(printf '\033')
+	if command -v script >/dev/null; then
+		script -qec "\"$CTL\" --socket \"$SOCK\" doctor" /dev/null </dev/null >"$DIR/tty" 2>&1
+		grep -q "^$esc\[1;31merror" "$DIR/tty" && ok "on a terminal an error is red" ||
+			bad "on a terminal an error is red" "$DIR/tty"
+		NO_COLOR=1 script -qec "\"$CTL\" --socket \"$SOCK\" doctor" /dev/null </dev/null >"$DIR/tty" 2>&1
+		grep -q "$esc\[" "$DIR/tty" && bad "NO_COLOR: no colour" "$DIR/tty" || ok "NO_COLOR: no colour"
+	else
+		skip "colour on a terminal" "script(1) is not installed"
+	fi
+	grep -q "$esc\[" "$OUT" && bad "piped: no colour" "$OUT" || ok "piped: no colour"
 	HIP_VISIBLE_DEVICES=1 check "with HIP_VISIBLE_DEVICES set" 6 ctl doctor
 	lacks "no device-order warning" "$OUT" "hip-visible-devices"
 	HSA_OVERRIDE_GFX_VERSION=10.3.0 check "HSA_OVERRIDE_GFX_VERSION=10.3.0" 6 ctl doctor
