@@ -11,6 +11,7 @@
  */
 #include "doctor.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,17 +158,21 @@ gpu_row(const struct rocmd_db_gpu *g, void *arg)
 	deploy_copy(o->name, sizeof(o->name), g->name != NULL ? g->name : "");
 	o->igpu = g->kind != NULL && strcmp(g->kind, "igpu") == 0;
 	det = cJSON_Parse(g->detail != NULL ? g->detail : "{}");
-	node = cJSON_GetObjectItemCaseSensitive(det, "node");
+	node = cJSON_GetObjectItemCaseSensitive(det, "kfd_node");
 	o->node = cJSON_IsNumber(node) ? node->valueint : -1;
+	o->order = d->ngpus;
 	cJSON_Delete(det);
 	return 0;
 }
 
-/* HIP numbers the GPUs in KFD node order. */
+/* HIP numbers the GPUs in KFD node order (one seen by HIP only: last, as listed). */
 static int
 gpu_cmp(const void *a, const void *b)
 {
-	return ((const struct doctor_gpu *)a)->node - ((const struct doctor_gpu *)b)->node;
+	const struct doctor_gpu *x = a, *y = b;
+	int nx = x->node < 0 ? INT_MAX : x->node, ny = y->node < 0 ? INT_MAX : y->node;
+
+	return nx != ny ? (nx < ny ? -1 : 1) : x->order - y->order;
 }
 
 static void

@@ -53,7 +53,8 @@ struct doctor_target {
 struct doctor_gpu {
 	char arch[32], name[128];
 	int igpu;
-	int node; /* KFD node: HIP's device order; -1 unknown */
+	int node;  /* KFD node: HIP's device order; -1 unknown */
+	int order; /* as the database lists them */
 };
 
 /* The caller's environment, as rocmctl sent it (unset: NULL). */

@@ -182,6 +182,13 @@ gpus)
 	lacks "the SDK's own library is known" "$OUT" "neither an SDK's library folder"
 	ROCBLAS_TENSILE_LIBPATH=/opt/other check "ROCBLAS_TENSILE_LIBPATH elsewhere" 6 ctl doctor
 	contains "it is not the SDK's" "$OUT" "ROCBLAS_TENSILE_LIBPATH=/opt/other is neither an SDK's library folder nor its overlay"
+	# The discrete GPU on the first node: HIP's device 0 is no iGPU then.
+	rocmd_stop
+	mv "$n/1/properties" "$DIR/igpu" && mv "$n/2/properties" "$n/1/properties" && mv "$DIR/igpu" "$n/2/properties"
+	start
+	no_igpu_first() { ctl doctor >"$OUT" 2>&1; ! grep -q "hip-visible-devices" "$OUT"; }
+	wait_for "with the dGPU first (KFD node order), no device-order warning" 30 no_igpu_first
+	contains "the 780M still lacks its arch" "$OUT" "(gfx1103): rocBLAS finds no"
 	;;
 backup)
 	sandbox_pkg "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7" "package one" binary
