@@ -44,11 +44,18 @@ coverage(const cJSON *sdk, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sdk, "gpu_coverage")) used +=
-	    (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
-	                     used > 0 ? ", " : "", out_str(c, "arch"),
-	                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered")) ? "yes"
-	                                                                                  : "NO");
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(sdk, "gpu_coverage"))
+	{
+		const cJSON *lt = cJSON_GetObjectItemCaseSensitive(c, "hipblaslt");
+		used += (size_t)snprintf(
+		    buf + used, used < len ? len - used : 0, "%s%s %s%s", used > 0 ? ", " : "",
+		    out_str(c, "arch"),
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered")) ? "yes" : "NO",
+		    !cJSON_IsObject(lt) ? ""
+		    : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lt, "covered"))
+		        ? " (hipBLASLt yes)"
+		        : " (hipBLASLt NO)");
+	}
 	if (buf[0] == '\0')
 		snprintf(buf, len, "-");
 }
@@ -149,8 +156,9 @@ print_runtime(const cJSON *r)
 {
 	const cJSON *rel = cJSON_GetObjectItemCaseSensitive(r, "release");
 	const cJSON *own = cJSON_GetObjectItemCaseSensitive(r, "owner");
-	const char *keys[6], *vals[6];
-	char release[1024], owner[1024], built[1024], kpack[640], pkgs[2048];
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(r, "hipblaslt");
+	const char *keys[8], *vals[8];
+	char release[1024], owner[1024], built[1024], kpack[640], pkgs[2048], lt_archs[1100];
 	int n = 0;
 
 	if (cJSON_IsObject(rel)) {
@@ -181,6 +189,18 @@ print_runtime(const cJSON *r)
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "hipblaslt_dir"))) {
 		keys[n] = "hipBLASLt library";
 		vals[n++] = out_str(r, "hipblaslt_dir");
+	}
+	if (cJSON_IsObject(lt)) {
+		char ia[512], ca[512];
+		join(cJSON_GetObjectItemCaseSensitive(lt, "archs"), ia, sizeof(ia));
+		join(cJSON_GetObjectItemCaseSensitive(lt, "code_object_archs"), ca, sizeof(ca));
+		snprintf(lt_archs, sizeof(lt_archs), "%s (code objects: %s)", ia, ca);
+		keys[n] = "hipBLASLt archs";
+		vals[n++] = lt_archs;
+		keys[n] = "hipBLASLt print";
+		vals[n++] = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(lt, "fingerprint"))
+		                ? out_str(lt, "fingerprint")
+		                : "not yet computed";
 	}
 	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "packages"))) {
 		join(cJSON_GetObjectItemCaseSensitive(r, "packages"), pkgs, sizeof(pkgs));
@@ -284,10 +304,16 @@ cmd_sdk_show(void *arg, const struct cli_args *a)
 	print_runtime(r);
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "gpu_coverage"))
 	{
+		const cJSON *lt = cJSON_GetObjectItemCaseSensitive(c, "hipblaslt");
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "covered")))
 			printf("GPU %s: covered by this rocBLAS library\n", out_str(c, "arch"));
 		else
 			printf("GPU %s: NOT covered: %s\n", out_str(c, "arch"), out_str(c, "why"));
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lt, "covered")))
+			printf("GPU %s: covered by this hipBLASLt library\n", out_str(c, "arch"));
+		else if (cJSON_IsObject(lt))
+			printf("GPU %s: NOT covered by hipBLASLt: %s\n", out_str(c, "arch"),
+			       out_str(lt, "why"));
 	}
 	{
 		const cJSON *h;

@@ -641,17 +641,39 @@ ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Index archs from the file names of the top folder; sets lib->index. */
+/* The file name of NAME when it is <gfx>/TensileLibrary_lazy_<gfx>.dat, the
+ * per-arch subfolder hipBLASLt descends into when it exists (its
+ * tensile_host.cpp: path + "/" + processor); else NULL. */
+static const char *
+arch_subdir_index(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	size_t d;
+
+	if (slash == NULL || strchr(slash + 1, '/') != NULL)
+		return NULL;
+	d = (size_t)(slash - name);
+	if (!is_gfx_name(name, d) || strncmp(slash + 1, "TensileLibrary_lazy_", 20) != 0 ||
+	    strlen(slash + 21) != d + 4 || strncmp(slash + 21, name, d) != 0)
+		return NULL;
+	return slash + 1;
+}
+
+/* Index archs from the file names of the top folder (and, with
+ * ROCMD_ROCBLAS_ARCH_SUBDIRS, of per-arch subfolders); sets lib->index. */
 static int
-index_from_names(struct rocmd_rocblas_lib *lib, int *single)
+index_from_names(struct rocmd_rocblas_lib *lib, unsigned flags, int *single)
 {
 	int lazy = 0, per_arch = 0, rc = 0;
 
 	*single = 0;
 	for (size_t i = 0; i < lib->nfiles && rc == 0; i++) {
 		const char *name = lib->files[i].relpath;
-		size_t len = strlen(name);
+		size_t len;
 
+		if ((flags & ROCMD_ROCBLAS_ARCH_SUBDIRS) && arch_subdir_index(name) != NULL)
+			name = arch_subdir_index(name);
+		len = strlen(name);
 		if (strchr(name, '/') != NULL || !ends_with(name, ".dat"))
 			continue;
 		if (strcmp(name, "TensileLibrary.dat") == 0) {
@@ -801,7 +823,7 @@ rocmd_rocblas_inspect(const char *dir, unsigned flags, struct rocmd_hash_cache *
 		}
 		free(pairs);
 	}
-	rc = index_from_names(out, &single);
+	rc = index_from_names(out, flags, &single);
 	if (rc < 0)
 		goto fail;
 	if (single && !(flags & ROCMD_ROCBLAS_SKIP_DAT)) {

@@ -67,6 +67,9 @@ struct rocmd_rocblas_lib {
 /* Inspection options. */
 #define ROCMD_ROCBLAS_FINGERPRINT 0x1 /* hash every file (the slow part) */
 #define ROCMD_ROCBLAS_SKIP_DAT 0x2    /* do not parse a single TensileLibrary.dat */
+/* hipBLASLt's folders: an index may also be <gfx>/TensileLibrary_lazy_<gfx>.dat
+ * (the per-arch subfolder hipBLASLt descends into when it exists). */
+#define ROCMD_ROCBLAS_ARCH_SUBDIRS 0x4
 
 struct rocmd_hash_cache; /* file hashes keyed by path, size, mtime and inode */
 
@@ -141,6 +144,21 @@ int rocmd_rocblas_name_arch(const char *name, char *out, size_t outlen);
  * each and the array); ROCMD_ENOTFOUND with WHY when it holds none. */
 int rocmd_rocblas_binary_archs(const char *path, char ***archs, size_t *narchs, char *why,
                                size_t whylen);
+
+/* ---- hipBLASLt's library folder (hipblaslt-library.c) ---- */
+
+/*
+ * Finds the library folder hipBLASLt would use, by its tensile_host.cpp:
+ * HIPBLASLT_TENSILE_LIBPATH (ENV_LIBPATH, host path; NULL or "" when unset)
+ * wins; otherwise BINARY_DIR must hold libhipblaslt.so[.N] (Linux) or
+ * hipblaslt.dll / libhipblaslt.dll (WINDOWS), and the candidates are
+ * BINARY_DIR/../Tensile/library, then BINARY_DIR/hipblaslt/library. Inspect
+ * the folder with ROCMD_ROCBLAS_ARCH_SUBDIRS: hipBLASLt descends into a
+ * <gfx> subfolder of it when one exists. Writes the folder to OUT and returns
+ * 0, or ROCMD_ENOTFOUND (no hipBLASLt, or no folder where it looks).
+ */
+int rocmd_hipblaslt_locate(const char *binary_dir, int windows, const char *env_libpath, char *out,
+                           size_t outlen);
 
 /* "gfx" + hex digits, then optional features (":xnack+", "-xnack-"): the
  * length of the bare name at S ("gfx90a" of "gfx90a:xnack+"), 0 when S does

@@ -923,6 +923,47 @@ add_unreadable:
 		add_watch(s, f->rocblas_dir);
 }
 
+/* hipBLASLt's library beside rocBLAS: the folder a runtime rule named, else
+ * the one hipBLASLt's loader finds beside libhipblaslt in the rocBLAS
+ * binary's folder; read like rocBLAS's, per-arch subfolders included. */
+static void
+inspect_hipblaslt(struct scan_ctx *s, struct rocmd_sdk_found *f)
+{
+	const struct rocmd_sdk_scan_opts *o = s->o;
+	char h[PATH_MAX], bin[PATH_MAX], sys[PATH_MAX], why[1024];
+	char *slash;
+	int rc;
+
+	if (f->hipblaslt_dir != NULL) {
+		if (rocmd_sysroot_map(root_of(o), f->hipblaslt_dir, h, sizeof(h)) < 0)
+			return;
+	} else {
+		if (f->rocblas_binary == NULL ||
+		    rocmd_sysroot_map(root_of(o), f->rocblas_binary, bin, sizeof(bin)) < 0 ||
+		    (slash = strrchr(bin, '/')) == NULL)
+			return;
+		*slash = '\0';
+		if (rocmd_hipblaslt_locate(bin, o->windows, NULL, h, sizeof(h)) < 0)
+			return;
+		to_sys(o, h, sys, sizeof(sys));
+		rocmd_disc_set_str(&f->hipblaslt_dir, sys, &s->err);
+		if (s->err != 0)
+			return;
+	}
+	add_watch(s, f->hipblaslt_dir);
+	rc = rocmd_rocblas_inspect(h, o->lib_flags | ROCMD_ROCBLAS_ARCH_SUBDIRS, o->cache, &f->lt,
+	                           why, sizeof(why));
+	if (rc == ROCMD_ENOMEM) {
+		s->err = rc;
+		return;
+	}
+	if (rc < 0) {
+		rocmd_text_addf(&f->problems, "hipBLASLt library: %s", why);
+		return;
+	}
+	f->have_lt = 1;
+}
+
 static int
 cmp_found(const void *a, const void *b)
 {
@@ -958,6 +999,9 @@ rocmd_sdk_discover(const struct rocmd_sdk_scan_opts *o, struct rocmd_sdk_scan *o
 			examine(s, &s->cand[i]);
 	if (s->err == 0)
 		rocmd_runtime_discover(s);
+	for (size_t i = 0; i < out->nsdks && s->err == 0; i++)
+		if (!out->sdks[i].unreadable)
+			inspect_hipblaslt(s, &out->sdks[i]);
 	if (out->nsdks > 1)
 		qsort(out->sdks, out->nsdks, sizeof(*out->sdks), cmp_found);
 	err = s->err;
@@ -985,6 +1029,7 @@ rocmd_sdk_scan_free(struct rocmd_sdk_scan *s)
 		free(f->hipblaslt_dir);
 		free(f->packages);
 		rocmd_rocblas_lib_free(&f->lib);
+		rocmd_rocblas_lib_free(&f->lt);
 		free(f->problems);
 	}
 	free(s->sdks);
@@ -1033,6 +1078,11 @@ rocmd_sdk_found_to_json(const struct rocmd_sdk_found *f, int files)
 		cJSON_AddItemToObject(o, "rocblas", lib);
 	} else {
 		cJSON_AddNullToObject(o, "rocblas");
+	}
+	if (f->have_lt) {
+		cJSON *lt = rocmd_rocblas_lib_to_json(&f->lt, files);
+		cJSON_ReplaceItemInObject(lt, "dir", cJSON_CreateString(f->hipblaslt_dir));
+		cJSON_AddItemToObject(o, "hipblaslt", lt);
 	}
 	rocmd_runtime_to_json(f, o);
 	add_str_or_null(o, "problems", f->problems);

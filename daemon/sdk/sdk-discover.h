@@ -61,6 +61,8 @@ struct rocmd_sdk_found {
 	int nkpack;          /* TheRock .kpack archives present */
 	char *kpack_archs;   /* archs their tables of contents hold kernels for, per line */
 	char *hipblaslt_dir; /* hipBLASLt's library folder (system path), or NULL */
+	int have_lt;
+	struct rocmd_rocblas_lib lt; /* hipBLASLt's folder, when have_lt; lt.dir is the host path */
 	char *packages;      /* wheels seen beside it, "name version" per line, or NULL */
 };
 

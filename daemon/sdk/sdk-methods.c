@@ -69,7 +69,7 @@ add_runtime_fields(cJSON *o, const cJSON *detail)
 {
 	static const char *const keys[] = {"release",        "owner",       "built_for",
 	                                   "kpack_archives", "kpack_archs", "hipblaslt_dir",
-	                                   "packages",       NULL};
+	                                   "packages",       "hipblaslt",   NULL};
 
 	for (size_t i = 0; keys[i] != NULL; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(detail, keys[i]);
@@ -78,9 +78,49 @@ add_runtime_fields(cJSON *o, const cJSON *detail)
 	}
 }
 
+/* The strings of JSON array A as a comma-separated list, into OUT. */
+static void
+csv_of(const cJSON *a, char *out, size_t outlen)
+{
+	const cJSON *v;
+	size_t used = 0;
+
+	out[0] = '\0';
+	cJSON_ArrayForEach(v, a)
+	if (cJSON_IsString(v) && used < outlen)
+		used += (size_t)snprintf(out + used, outlen - used, "%s%s", used > 0 ? "," : "",
+		                         v->valuestring);
+}
+
+/* Whether hipBLASLt's folder of the last scan (DETAIL's "hipblaslt") serves
+ * ARCH, by the rule rocBLAS's folders are judged by; adds the answer to C. */
+static void
+add_hipblaslt_coverage(cJSON *c, const cJSON *detail, const char *arch)
+{
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(detail, "hipblaslt");
+	char index[512], co[512], served[512];
+	cJSON *h;
+	int ok;
+
+	if (!cJSON_IsObject(lt))
+		return;
+	csv_of(cJSON_GetObjectItemCaseSensitive(lt, "archs"), index, sizeof(index));
+	csv_of(cJSON_GetObjectItemCaseSensitive(lt, "code_object_archs"), co, sizeof(co));
+	rocmd_rocblas_served_csv(index, co, served, sizeof(served));
+	ok = covers(served, arch);
+	h = cJSON_AddObjectToObject(c, "hipblaslt");
+	cJSON_AddBoolToObject(h, "covered", ok);
+	if (!ok)
+		cJSON_AddStringToObject(h, "why",
+		                        "the hipBLASLt library has no kernels for this arch: "
+		                        "hipBLASLt (PyTorch's default GEMM path) will fail with "
+		                        "HIPBLAS_STATUS_INVALID_VALUE");
+}
+
 static cJSON *
 sdk_row_json(struct rocmd_sdk *m, const struct rocmd_db_sdk *s, int full)
 {
+	cJSON *d = s->detail != NULL ? cJSON_Parse(s->detail) : NULL;
 	cJSON *o = cJSON_CreateObject(), *gpus, *cov;
 
 	cJSON_AddNumberToObject(o, "id", (double)s->id);
@@ -140,12 +180,12 @@ sdk_row_json(struct rocmd_sdk *m, const struct rocmd_db_sdk *s, int full)
 				          "rocBLAS "
 				          "will fail with \"Cannot read TensileLibrary.dat ... for "
 				          "GPU arch\"");
+			add_hipblaslt_coverage(c, d, arch);
 			cJSON_AddItemToArray(cov, c);
 		}
 	}
 	cJSON_Delete(gpus);
 	{
-		cJSON *d = s->detail != NULL ? cJSON_Parse(s->detail) : NULL;
 		add_runtime_fields(o, d);
 		if (full)
 			cJSON_AddItemToObject(o, "last_scan", d != NULL ? d : cJSON_CreateNull());
