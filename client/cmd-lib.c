@@ -439,8 +439,13 @@ cmd_lib_verify(void *arg, const struct cli_args *args)
 		cJSON_ArrayForEach(g, ga)
 		{
 			const cJSON *cv = cJSON_GetObjectItemCaseSensitive(g, "covered");
+			const cJSON *lt = cJSON_GetObjectItemCaseSensitive(g, "hipblaslt_covered");
 			printf("GPU arch %s: %s\n", out_str(g, "arch"),
 			       cJSON_IsTrue(cv) ? "covered" : "NOT covered");
+			if (cJSON_IsBool(lt))
+				printf("GPU arch %s: hipBLASLt %s (%s, left as it is)\n",
+				       out_str(g, "arch"), cJSON_IsTrue(lt) ? "covered" : "NOT covered",
+				       out_str(r, "hipblaslt_library"));
 		}
 		printf("Binary and library from the same package: %s\n",
 		       cJSON_IsBool(pr) ? (cJSON_IsTrue(pr) ? "yes" : "NO") : "no binary");

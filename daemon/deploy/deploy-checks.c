@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "common/error.h"
+#include "common/fs.h"
 #include "daemon/core/server.h"
 #include "daemon/pkg/pkg.h"
 #include "daemon/sdk/rocblas-library.h"
@@ -366,6 +367,16 @@ deploy_check_gpus(struct deploy_job *j)
 		}
 	}
 	rocmd_rocblas_lib_free(&lib);
+	/* hipBLASLt beside it, by the same rule: reported per arch, never a
+	 * failure of rocBLAS's deploy (rocmd leaves that folder as it is). */
+	if (j->t.host_lt[0] != '\0' &&
+	    rocmd_rocblas_inspect(j->t.host_lt, ROCMD_ROCBLAS_ARCH_SUBDIRS, NULL, &lib, why,
+	                          sizeof(why)) == 0) {
+		j->lt_checked = 1;
+		for (int i = 0; i < j->gpus.n && i < 8; i++)
+			j->lt_covered[i] = rocmd_rocblas_serves(&lib, j->gpus.archs[i]);
+		rocmd_rocblas_lib_free(&lib);
+	}
 	if (lost[0] == '\0' || j->base.rc != 0 || (j->force & DEPLOY_CHECK_ARCH))
 		return;
 	j->base.rc = ROCMD_ECORRUPT;
@@ -373,4 +384,94 @@ deploy_check_gpus(struct deploy_job *j)
 	           "the deployed library does not serve this machine's %s: that GPU has no kernels "
 	           "(every GPU counts)",
 	           lost);
+}
+
+/* ---- who owns a target's copy ---- */
+
+/* Whether dpkg list LIST (its text) names SYS_LIB or a file in it. */
+static int
+list_names(const char *list, const char *sys_lib)
+{
+	size_t n = strlen(sys_lib);
+
+	for (const char *p = list; p != NULL && *p != '\0';) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		if (len >= n && strncmp(p, sys_lib, n) == 0 && (len == n || p[n] == '/'))
+			return 1;
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The dpkg package whose list <HOST_INFO>/<package>.list names SYS_LIB, into PKG; 0 when
+ * none. The answer is kept until the folder changes (dpkg rewrites it on
+ * every install and removal), so lib status does not reread every list. */
+static int
+dpkg_owner(const char *host_info, const char *sys_lib, char *pkg, size_t pkglen)
+{
+	static struct {
+		char info[PATH_MAX], lib[PATH_MAX], pkg[256];
+		int64_t mtime_ns;
+	} memo[8];
+	static unsigned next;
+	struct rocmd_fsinfo st;
+	struct rocmd_dir *d;
+	struct rocmd_dirent *de;
+
+	pkg[0] = '\0';
+	if (rocmd_fsinfo_get(host_info, 1, &st) != 0 || st.type != ROCMD_FS_DIR)
+		return 0;
+	for (size_t i = 0; i < sizeof(memo) / sizeof(memo[0]); i++)
+		if (memo[i].mtime_ns == st.mtime_ns && strcmp(memo[i].info, host_info) == 0 &&
+		    strcmp(memo[i].lib, sys_lib) == 0) {
+			snprintf(pkg, pkglen, "%s", memo[i].pkg);
+			return pkg[0] != '\0';
+		}
+	d = rocmd_dir_open(host_info);
+	while (d != NULL && pkg[0] == '\0' && (de = rocmd_dir_read(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+		char path[PATH_MAX], *text = NULL;
+		size_t len;
+		if (n < 6 || strcmp(de->d_name + n - 5, ".list") != 0)
+			continue;
+		deploy_fmt(path, sizeof(path), "%s/%s", host_info, de->d_name);
+		if (rocmd_fs_read_file(path, 64u << 20, &text, &len) == 0 &&
+		    list_names(text, sys_lib))
+			snprintf(pkg, pkglen, "%.*s", (int)(n - 5), de->d_name);
+		free(text);
+	}
+	if (d != NULL)
+		rocmd_dir_close(d);
+	deploy_copy(memo[next].info, sizeof(memo[next].info), host_info);
+	deploy_copy(memo[next].lib, sizeof(memo[next].lib), sys_lib);
+	deploy_copy(memo[next].pkg, sizeof(memo[next].pkg), pkg);
+	memo[next].mtime_ns = st.mtime_ns;
+	next = (next + 1) % (sizeof(memo) / sizeof(memo[0]));
+	return pkg[0] != '\0';
+}
+
+void
+deploy_check_owner(struct deploy_tgt *t, const char *owner, const char *record,
+                   const char *host_dpkg_info)
+{
+	char pkg[256];
+
+	t->owner[0] = t->route_why[0] = '\0';
+	if (owner != NULL && strcmp(owner, "pip") == 0) {
+		deploy_copy(t->owner, sizeof(t->owner), "pip");
+		deploy_fmt(t->route_why, sizeof(t->route_why),
+		           "pip owns these files (%s lists them): served through the overlay, never "
+		           "overwritten, so pip uninstall and the next pip install stay right",
+		           record != NULL ? record : "its RECORD");
+		return;
+	}
+	if (t->windows || host_dpkg_info == NULL || t->sys_lib[0] == '\0' ||
+	    !dpkg_owner(host_dpkg_info, t->sys_lib, pkg, sizeof(pkg)))
+		return;
+	deploy_copy(t->owner, sizeof(t->owner), "dpkg");
+	deploy_fmt(t->route_why, sizeof(t->route_why),
+	           "dpkg owns these files (package %s lists %s): served through the overlay, "
+	           "never overwritten, so dpkg --verify and the next upgrade stay right",
+	           pkg, t->sys_lib);
 }

@@ -624,12 +624,16 @@ result_json(const struct deploy_job *j)
 		else
 			cJSON_AddNullToObject(r, "pair_ok");
 		cJSON_AddStringToObject(r, "label", j->vrep.label);
+		if (j->lt_checked)
+			cJSON_AddStringToObject(r, "hipblaslt_library", j->t.sys_lt);
 		if (j->gpus.n > 0) {
 			cJSON *ga = cJSON_AddArrayToObject(r, "gpus");
 			for (int i = 0; i < j->gpus.n && i < 8; i++) {
 				cJSON *o = cJSON_CreateObject();
 				cJSON_AddStringToObject(o, "arch", j->gpus.archs[i]);
 				cJSON_AddBoolToObject(o, "covered", j->gpu_covered[i]);
+				if (j->lt_checked)
+					cJSON_AddBoolToObject(o, "hipblaslt_covered", j->lt_covered[i]);
 				cJSON_AddItemToArray(ga, o);
 			}
 		}

@@ -37,6 +37,14 @@ struct deploy_tgt {
 	int64_t sdk_fingerprint_ms; /* when discovery first saw that fingerprint */
 	char sdk_archs[512];        /* the archs the library in place serves ("": unknown) */
 	int windows;
+	/* hipBLASLt's library beside the SDK's rocBLAS (discovery's last scan);
+	 * "" none. Deploys leave it as it is. */
+	char sys_lt[PATH_MAX], host_lt[PATH_MAX];
+	char lt_archs[512]; /* the archs it serves, as sdk_archs */
+	/* Who owns the SDK's copy ("pip", "dpkg"; "" the user or the SDK's
+	 * installer) and why the target is served by its overlay (deploy-checks.c). */
+	char owner[8];
+	char route_why[PATH_MAX + 256];
 };
 
 /* What the database says a target holds. */
@@ -99,6 +107,8 @@ struct deploy_job {
 	struct rocmd_deploy_backup_check bcheck;
 	struct deploy_gpu_archs gpus; /* verify: every GPU's arch asked of the library */
 	int gpu_covered[8];
+	int lt_checked;    /* hipBLASLt's folder was read by deploy_check_gpus */
+	int lt_covered[8]; /* ... and serves each of J->gpus */
 	/* the engine's request */
 	struct rocmd_deploy_file *files;
 	size_t nfiles;
@@ -204,6 +214,15 @@ int deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tg
  * J->gpus (J->gpu_covered); one it does not fails the job (ROCMD_ECORRUPT)
  * unless the deploy forced the arch check. */
 void deploy_check_gpus(struct deploy_job *j);
+/*
+ * Who owns target T's copy: pip when discovery found a RECORD listing it
+ * (OWNER "pip", RECORD its system path), dpkg when a list in HOST_DPKG_INFO
+ * (the host path of /var/lib/dpkg/info; NULL: none) names its library folder
+ * or a file in it. Sets T->owner and T->route_why; a copy owned by either is
+ * served through the overlay, never overwritten.
+ */
+void deploy_check_owner(struct deploy_tgt *t, const char *owner, const char *record,
+                        const char *host_dpkg_info);
 /* Whether comma-separated LIST names ARCH. */
 int deploy_arch_listed(const char *list, const char *arch);
 /* OUT: the archs library folder DIR serves now, read from its files

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "daemon/sdk/rocblas-library.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "daemon/core/server.h"
@@ -467,8 +468,56 @@ target_json(const struct deploy_tgt *t)
 		snprintf(line, sizeof(line), "ROCBLAS_TENSILE_LIBPATH=%s", t->host_lib);
 		cJSON_AddStringToObject(o, "environment", line);
 	}
+	/* Which route serves the SDK's copy, and why (deploy_check_owner). */
+	if (strcmp(t->kind, "app") != 0) {
+		cJSON *rt = cJSON_AddObjectToObject(o, "route");
+		int own = t->owner[0] != '\0';
+		cJSON_AddStringToObject(rt, "by", strcmp(t->kind, "overlay") == 0 ? "overlay" : "in place");
+		if (own)
+			cJSON_AddStringToObject(rt, "owner", t->owner);
+		cJSON_AddStringToObject(rt, "why",
+		                        own ? t->route_why
+		                        : strcmp(t->kind, "overlay") == 0
+		                            ? "asked for (--overlay): the SDK's own copy is untouched"
+		                            : "owned by the user or the SDK's installer: the "
+		                              "transactional deploy replaces it in place");
+	}
+	if (t->sdk_archs[0] != '\0' || t->sys_lt[0] != '\0') {
+		cJSON_AddStringToObject(o, "serves", t->sdk_archs);
+	}
+	if (t->sys_lt[0] != '\0') {
+		cJSON *lt = cJSON_AddObjectToObject(o, "hipblaslt");
+		cJSON_AddStringToObject(lt, "library", t->sys_lt);
+		cJSON_AddStringToObject(lt, "serves", t->lt_archs);
+		cJSON_AddStringToObject(lt, "note", "left as it is by rocBLAS deploys");
+	}
 	cJSON_AddNullToObject(o, "deployed");
 	return o;
+}
+
+/* Per GPU arch of G, whether target O's rocBLAS and hipBLASLt serve it. */
+static void
+add_coverage(cJSON *o, const struct deploy_gpu_archs *g)
+{
+	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(o, "serves");
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(o, "hipblaslt");
+	const cJSON *ltsv = cJSON_GetObjectItemCaseSensitive(lt, "serves");
+	cJSON *cov;
+
+	if (!cJSON_IsString(sv) || g->n == 0)
+		return;
+	cov = cJSON_AddArrayToObject(o, "gpu_coverage");
+	for (int i = 0; i < g->n; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "arch", g->archs[i]);
+		cJSON_AddBoolToObject(c, "rocblas", rocmd_archs_csv_has(sv->valuestring, g->archs[i]));
+		if (cJSON_IsString(ltsv))
+			cJSON_AddBoolToObject(c, "hipblaslt",
+			                      rocmd_archs_csv_has(ltsv->valuestring, g->archs[i]));
+		else
+			cJSON_AddNullToObject(c, "hipblaslt");
+		cJSON_AddItemToArray(cov, c);
+	}
 }
 
 static int
@@ -547,6 +596,10 @@ m_status(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why
 		}
 	}
 	deploy_gpu_archs(ds, &g);
+	{
+		cJSON *it;
+		cJSON_ArrayForEach(it, c.targets) add_coverage(it, &g);
+	}
 	ga = cJSON_AddArrayToObject(r, "gpu_archs");
 	for (int i = 0; i < g.n; i++)
 		cJSON_AddItemToArray(ga, cJSON_CreateString(g.archs[i]));

@@ -149,6 +149,28 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 	if (s->hip_runtime != NULL)
 		map(ds, s->hip_runtime, t->host_hip, sizeof(t->host_hip));
 	map(ds, s->path, t->host_root, sizeof(t->host_root));
+	{
+		/* The last scan's hipBLASLt folder and owner. */
+		cJSON *d = s->detail != NULL ? cJSON_Parse(s->detail) : NULL;
+		const cJSON *lt = cJSON_GetObjectItemCaseSensitive(d, "hipblaslt");
+		const cJSON *own = cJSON_GetObjectItemCaseSensitive(d, "owner");
+		const cJSON *ltdir = cJSON_GetObjectItemCaseSensitive(lt, "dir");
+		const cJSON *by = cJSON_GetObjectItemCaseSensitive(own, "by");
+		const cJSON *rec = cJSON_GetObjectItemCaseSensitive(own, "record");
+		char info[PATH_MAX];
+		if (cJSON_IsString(ltdir) &&
+		    map(ds, ltdir->valuestring, t->host_lt, sizeof(t->host_lt)) == 0) {
+			deploy_copy(t->sys_lt, sizeof(t->sys_lt), ltdir->valuestring);
+			rocmd_rocblas_served_json(lt, t->lt_archs, sizeof(t->lt_archs));
+		} else {
+			t->host_lt[0] = '\0';
+		}
+		deploy_check_owner(t, cJSON_IsString(by) ? by->valuestring : NULL,
+		                   cJSON_IsString(rec) ? rec->valuestring : NULL,
+		                   map(ds, "/var/lib/dpkg/info", info, sizeof(info)) == 0 ? info
+		                                                                         : NULL);
+		cJSON_Delete(d);
+	}
 	return 1;
 }
 
@@ -196,7 +218,8 @@ sdk_target(struct rocmd_deploy_service *ds, int64_t sdk_id, const char *path, in
 		return rc;
 	if ((rc = target_host_paths(ds, t)) < 0)
 		return rc;
-	if (!overlay) {
+	/* A copy a package manager owns is served by the overlay (route_why). */
+	if (!overlay && t->owner[0] == '\0') {
 		deploy_copy(t->kind, sizeof(t->kind), "sdk");
 		snprintf(t->name, sizeof(t->name), "sdk-%lld", (long long)t->sdk_id);
 		return 0;

@@ -83,6 +83,51 @@ rocmd_rocblas_served_csv(const char *index_csv, const char *co_csv, char *out, s
 	}
 }
 
+/* Whether ARCHS ("gfx1030,gfx90a") covers GFX, ignoring feature suffixes. */
+int
+rocmd_archs_csv_has(const char *archs, const char *gfx)
+{
+	size_t n = strcspn(gfx, ":");
+
+	for (const char *p = archs; p != NULL && *p != '\0';) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		size_t base = strcspn(p, ":-,");
+		if (base > len)
+			base = len;
+		if (base == n && strncmp(p, gfx, n) == 0)
+			return 1;
+		p = comma != NULL ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The strings of JSON array A as a comma-separated list, into OUT. */
+static void
+csv_of(const cJSON *a, char *out, size_t outlen)
+{
+	const cJSON *v;
+	size_t used = 0;
+
+	out[0] = '\0';
+	cJSON_ArrayForEach(v, a)
+	{
+		if (cJSON_IsString(v) && used < outlen)
+			used += (size_t)snprintf(out + used, outlen - used, "%s%s",
+			                         used > 0 ? "," : "", v->valuestring);
+	}
+}
+
+void
+rocmd_rocblas_served_json(const cJSON *lib, char *out, size_t outlen)
+{
+	char index[1024], co[1024];
+
+	csv_of(cJSON_GetObjectItemCaseSensitive(lib, "archs"), index, sizeof(index));
+	csv_of(cJSON_GetObjectItemCaseSensitive(lib, "code_object_archs"), co, sizeof(co));
+	rocmd_rocblas_served_csv(index, co, out, outlen);
+}
+
 int
 rocmd_rocblas_name_arch(const char *name, char *out, size_t outlen)
 {

@@ -136,6 +136,12 @@ int rocmd_rocblas_serves(const struct rocmd_rocblas_lib *lib, const char *gfx);
 /* The same over comma-separated lists (the database's columns): the served
  * archs of INDEX_CSV, bare names, into OUT as a list. */
 void rocmd_rocblas_served_csv(const char *index_csv, const char *co_csv, char *out, size_t outlen);
+/* The same for a folder as JSON (rocmd_rocblas_lib_to_json's archs and
+ * code_object_archs, as discovery stores its last scan). */
+void rocmd_rocblas_served_json(const cJSON *lib, char *out, size_t outlen);
+/* Whether ARCHS ("gfx1030,gfx90a", as the two above give) names GFX,
+ * ignoring feature suffixes. */
+int rocmd_archs_csv_has(const char *archs, const char *gfx);
 /* The arch a library file's name is for ("TensileLibrary_lazy_gfx1103.dat",
  * "Kernels.so-000-gfx90a-xnack+.hsaco": gfx1103, gfx90a); ROCMD_ENOTFOUND. */
 int rocmd_rocblas_name_arch(const char *name, char *out, size_t outlen);

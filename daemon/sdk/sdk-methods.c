@@ -37,25 +37,6 @@ split_archs(const char *s)
 	return a;
 }
 
-/* Whether ARCHS ("gfx1030,gfx90a") covers GFX, ignoring feature suffixes. */
-static int
-covers(const char *archs, const char *gfx)
-{
-	size_t n = strcspn(gfx, ":");
-
-	for (const char *p = archs; p != NULL && *p != '\0';) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-		size_t base = strcspn(p, ":-,");
-		if (base > len)
-			base = len;
-		if (base == n && strncmp(p, gfx, n) == 0)
-			return 1;
-		p = comma != NULL ? comma + 1 : NULL;
-	}
-	return 0;
-}
-
 struct list_ctx {
 	struct rocmd_sdk *m;
 	cJSON *array;
@@ -78,36 +59,20 @@ add_runtime_fields(cJSON *o, const cJSON *detail)
 	}
 }
 
-/* The strings of JSON array A as a comma-separated list, into OUT. */
-static void
-csv_of(const cJSON *a, char *out, size_t outlen)
-{
-	const cJSON *v;
-	size_t used = 0;
-
-	out[0] = '\0';
-	cJSON_ArrayForEach(v, a)
-	if (cJSON_IsString(v) && used < outlen)
-		used += (size_t)snprintf(out + used, outlen - used, "%s%s", used > 0 ? "," : "",
-		                         v->valuestring);
-}
-
 /* Whether hipBLASLt's folder of the last scan (DETAIL's "hipblaslt") serves
  * ARCH, by the rule rocBLAS's folders are judged by; adds the answer to C. */
 static void
 add_hipblaslt_coverage(cJSON *c, const cJSON *detail, const char *arch)
 {
 	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(detail, "hipblaslt");
-	char index[512], co[512], served[512];
+	char served[512];
 	cJSON *h;
 	int ok;
 
 	if (!cJSON_IsObject(lt))
 		return;
-	csv_of(cJSON_GetObjectItemCaseSensitive(lt, "archs"), index, sizeof(index));
-	csv_of(cJSON_GetObjectItemCaseSensitive(lt, "code_object_archs"), co, sizeof(co));
-	rocmd_rocblas_served_csv(index, co, served, sizeof(served));
-	ok = covers(served, arch);
+	rocmd_rocblas_served_json(lt, served, sizeof(served));
+	ok = rocmd_archs_csv_has(served, arch);
 	h = cJSON_AddObjectToObject(c, "hipblaslt");
 	cJSON_AddBoolToObject(h, "covered", ok);
 	if (!ok)
@@ -168,7 +133,7 @@ sdk_row_json(struct rocmd_sdk *m, const struct rocmd_db_sdk *s, int full)
 			/* Served by the rule package import and lib verify use. */
 			rocmd_rocblas_served_csv(s->lib_archs, s->lib_co_archs, served,
 			                         sizeof(served));
-			ok = s->lib_path != NULL && covers(served, arch);
+			ok = s->lib_path != NULL && rocmd_archs_csv_has(served, arch);
 			cJSON_AddStringToObject(c, "arch", arch);
 			cJSON_AddBoolToObject(c, "covered", ok);
 			if (!ok)
