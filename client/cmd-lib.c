@@ -242,6 +242,26 @@ cmd_lib_status(void *arg, const struct cli_args *args)
 		if (cJSON_HasObjectItem(it, "match_problem"))
 			printf("%s: %s\n", out_str(it, "name"), out_str(it, "match_problem"));
 		{
+			const cJSON *rt = cJSON_GetObjectItemCaseSensitive(it, "route");
+			const cJSON *lt = cJSON_GetObjectItemCaseSensitive(it, "hipblaslt"), *c;
+			if (cJSON_IsObject(rt))
+				printf("%s: route %s: %s\n", out_str(it, "name"), out_str(rt, "by"),
+				       out_str(rt, "why"));
+			if (cJSON_IsObject(lt))
+				printf("%s: hipBLASLt %s (%s)\n", out_str(it, "name"),
+				       out_str(lt, "library"), out_str(lt, "note"));
+			cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "gpu_coverage"))
+			{
+				const cJSON *h = cJSON_GetObjectItemCaseSensitive(c, "hipblaslt");
+				printf("%s: GPU %s: rocBLAS %s, hipBLASLt %s\n", out_str(it, "name"),
+				       out_str(c, "arch"),
+				       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "rocblas"))
+				           ? "covered"
+				           : "NOT covered",
+				       cJSON_IsNull(h) ? "none" : cJSON_IsTrue(h) ? "covered" : "NOT covered");
+			}
+		}
+		{
 			const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "deployed");
 			char line[64];
 			if (cJSON_IsObject(d) && cJSON_HasObjectItem(d, "merged")) {
@@ -395,6 +415,10 @@ cmd_lib_deploy(void *arg, const struct cli_args *args)
 		printf("This machine's %s has no kernels in this library now (--no-merge, "
 		       "confirmed)\n",
 		       out_str(r, "lost"));
+	if (cJSON_HasObjectItem(r, "route_why"))
+		printf("Served through the overlay: %s\n", out_str(r, "route_why"));
+	if (cJSON_HasObjectItem(r, "hipblaslt"))
+		printf("%s\n", out_str(r, "hipblaslt"));
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_made")))
 		printf("The originals were backed up%s\n",
 		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "backup_adopted"))

@@ -556,6 +556,19 @@ deploy_work(struct rocmd_job *b)
 	}
 }
 
+/* What a deploy did to hipBLASLt beside the target: nothing (a package holds
+ * rocBLAS's library folder only), said as "; hipBLASLt at ... left as it is". */
+static void
+lt_note(const struct deploy_job *j, char *out, size_t outlen)
+{
+	out[0] = '\0';
+	if (j->t.sys_lt[0] != '\0')
+		deploy_fmt(out, outlen,
+		           "; hipBLASLt at %s left as it is: the package carries no hipBLASLt "
+		           "library",
+		           j->t.sys_lt);
+}
+
 static cJSON *
 result_json(const struct deploy_job *j)
 {
@@ -660,6 +673,13 @@ result_json(const struct deploy_job *j)
 		char line[PATH_MAX + 64];
 		snprintf(line, sizeof(line), "ROCBLAS_TENSILE_LIBPATH=%s", j->t.host_lib);
 		cJSON_AddStringToObject(r, "environment", line);
+	}
+	if (j->type == JOB_DEPLOY && j->t.route_why[0])
+		cJSON_AddStringToObject(r, "route_why", j->t.route_why);
+	if (j->type == JOB_DEPLOY && j->t.sys_lt[0]) {
+		char note[PATH_MAX + 96];
+		lt_note(j, note, sizeof(note));
+		cJSON_AddStringToObject(r, "hipblaslt", note + 2);
 	}
 	if (j->users[0])
 		cJSON_AddStringToObject(r, "gpu_users", j->users);
@@ -921,18 +941,21 @@ job_done(struct deploy_job *j, cJSON **out)
 		record_backup(j);
 	} else if (j->base.rc == 0) {
 		record_backup(j);
+		char note[PATH_MAX + 96] = "";
+		if (j->type == JOB_DEPLOY)
+			lt_note(j, note, sizeof(note));
 		if (strcmp(j->t.kind, "overlay") == 0)
 			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.deployed", cJSON_Duplicate(r, 1),
 			           "package #%lld (%s) deployed to %s (%s); use it with "
-			           "ROCBLAS_TENSILE_LIBPATH=%s",
+			           "ROCBLAS_TENSILE_LIBPATH=%s%s",
 			           (long long)j->pkg_id, j->pkg_name, j->t.name, j->reason,
-			           j->t.host_lib);
+			           j->t.host_lib, note);
 		else
 			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.deployed", cJSON_Duplicate(r, 1),
-			           "package #%lld (%s) %s to %s (%s); GEMM smoke test %s",
+			           "package #%lld (%s) %s to %s (%s); GEMM smoke test %s%s",
 			           (long long)j->pkg_id, j->pkg_name,
 			           j->type == JOB_ROLLBACK ? "restored" : "deployed", j->t.name,
-			           j->reason, j->smoke[0] ? j->smoke : "not run");
+			           j->reason, j->smoke[0] ? j->smoke : "not run", note);
 		if (j->warning[0])
 			rocmd_server_event(srv, "lib.recover_failed", NULL, "%s: %s", j->t.name,
 			                   j->warning);
