@@ -990,10 +990,11 @@ job_start(struct rocmd_job *b)
 	if (j->type == JOB_VERIFY || strcmp(j->t.kind, "sdk") != 0 || sdk == NULL)
 		return 0;
 	deploy_sys_dirname(j->t.sys_lib, dir, sizeof(dir));
-	j->suppress[0] = rocmd_sdk_suppress_begin(sdk, dir);
+	j->suppress[0] = rocmd_sdk_suppress_begin(sdk, dir, 0);
 	if (j->t.sys_bin[0]) {
+		/* The binary's folder holds hipBLASLt's and others' folders too. */
 		deploy_sys_dirname(j->t.sys_bin, dir, sizeof(dir));
-		j->suppress[1] = rocmd_sdk_suppress_begin(sdk, dir);
+		j->suppress[1] = rocmd_sdk_suppress_begin(sdk, dir, 1);
 	}
 	return 0;
 }

@@ -33,6 +33,7 @@ struct sdk_waiter {
 struct sdk_suppress {
 	int token;
 	char *host;       /* prefix of suppressed paths */
+	int flat;         /* only the folder's own entries, not those of its subfolders */
 	int64_t until_ms; /* 0 while active; then the end of the grace period */
 	struct sdk_suppress *next;
 };

@@ -79,7 +79,8 @@ rocmd_sdk_is_suppressed(struct rocmd_sdk *m, const char *host_path)
 			continue;
 		}
 		if (strncmp(host_path, s->host, n) == 0 &&
-		    (host_path[n] == '\0' || host_path[n] == '/'))
+		    (host_path[n] == '\0' ||
+		     (host_path[n] == '/' && (!s->flat || strchr(host_path + n + 1, '/') == NULL))))
 			return 1;
 		/* An event on a parent naming the suppressed folder itself. */
 		if (strncmp(s->host, host_path, strlen(host_path)) == 0 &&

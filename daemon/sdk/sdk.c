@@ -1086,7 +1086,7 @@ rocmd_sdk_scan_info(struct rocmd_sdk *m)
 }
 
 int
-rocmd_sdk_suppress_begin(struct rocmd_sdk *m, const char *sys_path)
+rocmd_sdk_suppress_begin(struct rocmd_sdk *m, const char *sys_path, int flat)
 {
 	struct sdk_suppress *s = calloc(1, sizeof(*s));
 	char h[PATH_MAX];
@@ -1099,6 +1099,7 @@ rocmd_sdk_suppress_begin(struct rocmd_sdk *m, const char *sys_path)
 		return ROCMD_EINVAL;
 	}
 	s->token = ++m->next_token;
+	s->flat = flat;
 	s->next = m->suppress;
 	m->suppress = s;
 	return s->token;

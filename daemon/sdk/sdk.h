@@ -54,9 +54,11 @@ void rocmd_sdk_free(struct rocmd_sdk *m);
  * once a scan that started after this call has been applied. */
 int rocmd_sdk_rescan(struct rocmd_sdk *m, const char *why, struct rocmd_pending *p);
 
-/* Announces that rocmd itself is about to write under system path SYS_PATH.
- * Returns a token (> 0) for rocmd_sdk_suppress_end, or a negative error. */
-int rocmd_sdk_suppress_begin(struct rocmd_sdk *m, const char *sys_path);
+/* Announces that rocmd itself is about to write under system path SYS_PATH
+ * (FLAT: only in that folder itself, as for a binary replaced beside other
+ * libraries' folders, whose changes are still seen). Returns a token (> 0)
+ * for rocmd_sdk_suppress_end, or a negative error. */
+int rocmd_sdk_suppress_begin(struct rocmd_sdk *m, const char *sys_path, int flat);
 /* Ends a suppression; events still arriving within 2 s are ignored too, and
  * a scan is scheduled to record the new state quietly. */
 void rocmd_sdk_suppress_end(struct rocmd_sdk *m, int token);

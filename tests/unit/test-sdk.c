@@ -781,13 +781,22 @@ static void
 test_suppress_own_writes(void **state)
 {
 	struct rocmd_sdk m = {0};
-	int a, b;
+	int a, b, c;
 
 	m.root = "/sandbox";
 	m.stopping = 1; /* no loop here: ending a suppression must not start a scan */
-	a = rocmd_sdk_suppress_begin(&m, "/opt/rocm-6.2.4/lib/rocblas/library");
-	b = rocmd_sdk_suppress_begin(&m, "C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\rocblas");
-	assert_true(a > 0 && b > 0 && a != b);
+	a = rocmd_sdk_suppress_begin(&m, "/opt/rocm-6.2.4/lib/rocblas/library", 0);
+	b = rocmd_sdk_suppress_begin(&m, "C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\rocblas", 0);
+	c = rocmd_sdk_suppress_begin(&m, "/opt/rocm-6.2.4/lib", 1);
+	assert_true(a > 0 && b > 0 && c > 0 && a != b && b != c);
+	/* A binary's folder (FLAT): its own entries, not hipBLASLt's folder below it. */
+	assert_true(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/librocblas.so.4"));
+	assert_false(rocmd_sdk_is_suppressed(
+	    &m, "/sandbox/opt/rocm-6.2.4/lib/hipblaslt/library/TensileLibrary_lazy_gfx1030.dat"));
+	for (struct sdk_suppress *x = m.suppress; x != NULL; x = x->next)
+		if (x->token == c)
+			x->until_ms = 1;
+	assert_false(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/librocblas.so.4"));
 	assert_true(rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/rocblas/library"));
 	assert_true(
 	    rocmd_sdk_is_suppressed(&m, "/sandbox/opt/rocm-6.2.4/lib/rocblas/library/x.co"));

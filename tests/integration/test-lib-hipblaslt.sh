@@ -1,0 +1,215 @@
+#!/bin/sh
+# hipBLASLt beside rocBLAS and targets by ownership (issue 21), end to end:
+# the real rocmd (--root on a sandbox with one gfx1030 GPU) and rocmctl on
+# trees laid out as the projects ship them (docs/LAYOUTS.md):
+#   - Debian's real trixie /usr (rocBLAS 5.5.1), owned by dpkg: its list in
+#     var/lib/dpkg/info is the real package's file list (dpkg-deb -c);
+#   - AMD's /opt/rocm-6.4.1 with hipBLASLt's flat lib/hipblaslt/library
+#     (hipBLASLt's install: TensileLibrary_lazy_<gfx>.dat, TensileLibrary_*_<gfx>.co
+#     and .dat, Kernels.so-000-<gfx>.hsaco, extop_<gfx>.co,
+#     hipblasltExtOpLibrary.dat, hipblasltTransform.hsaco,
+#     TensileLiteLibrary_lazy_Mapping.dat);
+#   - a TheRock tarball whose hipBLASLt uses the per-arch subfolder
+#     (lib/hipblaslt/library/<gfx>/...), built for gfx803 only;
+#   - TheRock's rocm-sdk wheels in a venv, owned by pip: a RECORD with a
+#     sha256 line for every file, as pip writes it.
+# Code objects are Debian's real ones (their ELF headers give the arch);
+# binaries rocmd only names are stand-ins.
+#
+# Usage: test-lib-hipblaslt.sh PATH-TO-ROCMD PATH-TO-ROCMCTL
+set -u
+. "$(dirname "$0")/../lib/harness.sh"
+ROCMD=$1
+CTL=$2
+TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
+T=$TREES/trixie
+LIBREL=usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
+DEB=$(ls "$TREES"/../trixie/librocblas0_*.deb 2>/dev/null | head -n 1)
+if [ ! -f "$T/$LIBREL/TensileLibrary.dat" ] || [ -z "$DEB" ] || ! command -v python3 >/dev/null; then
+	echo "skip: no real SDK trees or librocblas0 package in $TREES/.. (tests/fixtures/make-trees.sh), or no python3"
+	exit 77
+fi
+harness_init hipblaslt
+ROOT=$DIR/root
+CO1030=$T/$LIBREL/Kernels.so-000-gfx1030.hsaco
+CO803=$T/$LIBREL/TensileLibrary_gfx803.co
+
+stub() { for f in "$@"; do mkdir -p "$(dirname "$f")" && printf 'stand-in\n' >"$f"; done; }
+library() { mkdir -p "$1" && cp -al "$T/$LIBREL"/* "$1/"; }
+# hipblaslt DIR GFX CO: hipBLASLt's library files for GFX in DIR, code objects copies of CO.
+hipblaslt() {
+	mkdir -p "$1"
+	k=TensileLibrary_HH_HH_HA_Bias_SAV_UA_Type_HH_HPA_Contraction_l_Alik_Bljk_Cijk_Dijk_$2
+	printf '\x82\xa4type\xa6Master\xa9libraries\x90' >"$1/TensileLibrary_lazy_$2.dat"
+	printf '\x90' >"$1/$k.dat"
+	printf '\x90' >"$1/hipblasltExtOpLibrary.dat"
+	printf '\x80' >"$1/TensileLiteLibrary_lazy_Mapping.dat"
+	for f in "$k.co" "Kernels.so-000-$2.hsaco" "extop_$2.co" hipblasltTransform.hsaco; do
+		cp "$3" "$1/$f"
+	done
+}
+
+# The GPU: one gfx1030.
+n=$ROOT/sys/class/kfd/kfd/topology/nodes
+mkdir -p "$n/0" "$n/1/mem_banks/0" "$ROOT/sys/class/kfd/kfd/proc"
+printf 'cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n' >"$n/0/properties"
+printf 'cpu_cores_count 0\nsimd_count 24\nsimd_per_cu 2\ngfx_target_version 100300\nvendor_id 4098\ndevice_id 29631\nlocation_id 49408\n' >"$n/1/properties"
+printf 'heap_type 1\nsize_in_bytes 536870912\n' >"$n/1/mem_banks/0/properties"
+
+# Debian's /usr, and dpkg's list of librocblas0 as dpkg writes it (every path
+# of the package, "/." for the root).
+mkdir -p "$ROOT"
+cp -al "$T/usr" "$ROOT/usr"
+mkdir -p "$ROOT/var/lib/dpkg/info"
+dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|; s|/$||; s|^$|/.|' >"$ROOT/var/lib/dpkg/info/librocblas0:amd64.list"
+grep -q "^/$LIBREL/TensileLibrary.dat$" "$ROOT/var/lib/dpkg/info/librocblas0:amd64.list" || bail "librocblas0's list names its library"
+
+# AMD's /opt/rocm-6.4.1: rocBLAS and hipBLASLt, both for gfx1030.
+O=$ROOT/opt/rocm-6.4.1
+mkdir -p "$O/.info"
+printf '6.4.1-103\n' >"$O/.info/version"
+stub "$O/lib/libamdhip64.so.6" "$O/lib/librocblas.so.4" "$O/lib/libhipblaslt.so.0" "$O/bin/hipcc"
+library "$O/lib/rocblas/library"
+hipblaslt "$O/lib/hipblaslt/library" gfx1030 "$CO1030"
+# A TheRock tarball: hipBLASLt in its per-arch subfolder, for gfx803 only.
+R=$ROOT/srv/therock
+mkdir -p "$R/share/therock" "$R/bin"
+printf '{"the_rock_commit": "0c50963448e96bb6d37fde163e573a1f148bfd5a", "rocm_version": "7.10.0", "rocm_package_version": "7.10.0a20251124"}\n' >"$R/share/therock/therock_manifest.json"
+stub "$R/lib/libamdhip64.so.7" "$R/lib/librocblas.so.5" "$R/lib/libhipblaslt.so.1" "$R/bin/hipcc"
+library "$R/lib/rocblas/library"
+hipblaslt "$R/lib/hipblaslt/library/gfx803" gfx803 "$CO803"
+# TheRock's wheels in a venv (pip-owned): the RECORD lists every file with its
+# sha256 (urlsafe base64, no padding) and size, as pip's installer writes it.
+SP=$ROOT/home/alice/.venv/lib/python3.12/site-packages
+mkdir -p "$SP"
+printf 'home = /usr/bin\nversion = 3.12.3\n' >"$ROOT/home/alice/.venv/pyvenv.cfg"
+stub "$SP/_rocm_sdk_core/lib/libamdhip64.so.7" "$SP/_rocm_sdk_libraries/lib/librocblas.so.5" \
+	"$SP/_rocm_sdk_libraries/lib/libhipblaslt.so.1" "$SP/rocm_sdk/__init__.py"
+mkdir -p "$SP/_rocm_sdk_core/share/therock"
+cp "$R/share/therock/therock_manifest.json" "$SP/_rocm_sdk_core/share/therock/"
+library "$SP/_rocm_sdk_libraries/lib/rocblas/library"
+hipblaslt "$SP/_rocm_sdk_libraries/lib/hipblaslt/library" gfx1030 "$CO1030"
+# Hard links would tie the venv's files to Debian's: pip's files are its own.
+find "$SP/_rocm_sdk_libraries" -type f -exec sh -c 'cp "$1" "$1.t" && mv "$1.t" "$1"' _ {} \;
+DI=$SP/rocm_sdk_libraries-7.10.0a20251124.dist-info
+mkdir -p "$DI"
+printf 'Metadata-Version: 2.1\nName: rocm-sdk-libraries\nVersion: 7.10.0a20251124\n' >"$DI/METADATA"
+printf 'pip\n' >"$DI/INSTALLER"
+for w in rocm_sdk_core rocm_sdk_device_gfx1030; do
+	mkdir -p "$SP/$w-7.10.0a20251124.dist-info"
+	printf 'Metadata-Version: 2.1\nName: %s\nVersion: 7.10.0a20251124\n' "$(echo $w | tr _ -)" >"$SP/$w-7.10.0a20251124.dist-info/METADATA"
+	printf '%s-7.10.0a20251124.dist-info/METADATA,,\n' "$w" >"$SP/$w-7.10.0a20251124.dist-info/RECORD"
+done
+# record_check SITE RECORD: every file RECORD hashes still has that hash and size.
+RECORD_PY='
+import base64, hashlib, os, sys
+site, record, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+if mode == "write":
+    rows = []
+    for top in ("_rocm_sdk_libraries", os.path.basename(os.path.dirname(record))):
+        for d, _, files in os.walk(os.path.join(site, top)):
+            for f in sorted(files):
+                p = os.path.join(d, f)
+                rel = os.path.relpath(p, site)
+                if p == record:
+                    rows.append(rel + ",,")
+                    continue
+                data = open(p, "rb").read()
+                h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                rows.append("%s,sha256=%s,%d" % (rel, h, len(data)))
+    open(record, "w").write("\n".join(rows) + "\n")
+    sys.exit(0)
+bad = n = 0
+for line in open(record):
+    rel, h, size = line.rstrip("\n").rsplit(",", 2)
+    if not h:
+        continue
+    n += 1
+    data = open(os.path.join(site, rel), "rb").read()
+    got = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    if "sha256=" + got != h or int(size) != len(data):
+        print("RECORD mismatch: " + rel)
+        bad += 1
+print("%d files match RECORD" % n if bad == 0 else "%d of %d files differ" % (bad, n))
+sys.exit(1 if bad else 0)
+'
+python3 -c "$RECORD_PY" "$SP" "$DI/RECORD" write || bail "RECORD written"
+grep -q "^_rocm_sdk_libraries/lib/hipblaslt/library/extop_gfx1030.co,sha256=" "$DI/RECORD" || bail "RECORD lists hipBLASLt's files"
+
+# A package of the real files, for gfx1030 (rocBLAS only, as every package is).
+P=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
+mkdir -p "$P/library"
+cp "$T/$LIBREL/TensileLibrary.dat" "$CO1030" "$P/library/"
+echo "package one" >"$P/library/TensileManifest.txt"
+
+printf '{"sdk": {"debounce_ms": 300, "extra_roots": "/srv/therock"}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000}}\n' >"$CONF"
+rocmd_start --root "$ROOT" || bail "rocmd did not start"
+wait_for "the SDKs and their libraries are found" 120 has_event sdk.library_inspected "/home/alice"
+wait_for "every fingerprint computed" 120 sh -c "! \"$CTL\" --socket \"$SOCK\" --json sdk list | grep -q '\"fingerprint\":[[:space:]]*null'"
+
+# ---- sdk list / sdk show: hipBLASLt per GPU ----
+check "sdk list" 0 ctl sdk list
+cat "$OUT"
+contains "opt SDK: rocBLAS and hipBLASLt cover the gfx1030" "$OUT" "/opt/rocm-6.4.1 .* gfx1030 yes (hipBLASLt yes)"
+contains "TheRock: hipBLASLt's per-arch folder lacks gfx1030" "$OUT" "/srv/therock .* gfx1030 yes (hipBLASLt NO)"
+contains "Debian's /usr has no hipBLASLt: nothing said of it" "$OUT" "^[0-9]* */usr .* gfx1030 yes$"
+check "sdk list --json" 0 ctl --json sdk list
+contains "hipBLASLt's folder (opt)" "$OUT" '"dir":[[:space:]]*"/opt/rocm-6.4.1/lib/hipblaslt/library"'
+contains "hipBLASLt's archs read from the per-arch subfolder" "$OUT" '"archs":[[:space:]]*\[[[:space:]]*"gfx803"[[:space:]]*\]'
+check "sdk show /opt/rocm-6.4.1" 0 ctl sdk show /opt/rocm-6.4.1
+contains "sdk show: hipBLASLt archs and code objects" "$OUT" "hipBLASLt archs  *gfx1030 (code objects: gfx1030)"
+contains "sdk show: hipBLASLt fingerprint" "$OUT" "hipBLASLt print  *[0-9a-f]\{64\}"
+contains "sdk show: GPU covered by hipBLASLt" "$OUT" "GPU gfx1030: covered by this hipBLASLt library"
+check "sdk show /srv/therock" 0 ctl sdk show /srv/therock
+contains "sdk show: hipBLASLt does not cover the GPU, and why" "$OUT" "GPU gfx1030: NOT covered by hipBLASLt: the hipBLASLt library has no kernels for this arch.*HIPBLAS_STATUS_INVALID_VALUE"
+
+# ---- lib status: coverage of both, the route and why ----
+check "import the package" 0 ctl pkg import "$P"
+check "lib status" 0 ctl lib status
+cat "$OUT"
+contains "dpkg-owned /usr: served by its overlay" "$OUT" "^overlay-[0-9]*: route overlay: dpkg owns these files (package librocblas0:amd64 lists /$LIBREL)"
+contains "user-owned /opt: in place" "$OUT" "^sdk-[0-9]*: route in place: owned by the user or the SDK's installer"
+contains "pip-owned wheels: served by the overlay" "$OUT" "^overlay-[0-9]*: route overlay: pip owns these files ($(echo "${DI#$ROOT}" | sed 's/\./\\./g')/RECORD lists them)"
+contains "lib status: both libraries per GPU (opt)" "$OUT" "^sdk-[0-9]*: GPU gfx1030: rocBLAS covered, hipBLASLt covered"
+contains "lib status: hipBLASLt lacking the GPU (TheRock)" "$OUT" "GPU gfx1030: rocBLAS covered, hipBLASLt NOT covered"
+contains "lib status: no hipBLASLt (Debian)" "$OUT" "GPU gfx1030: rocBLAS covered, hipBLASLt none"
+contains "lib status: hipBLASLt left as it is" "$OUT" "hipBLASLt /opt/rocm-6.4.1/lib/hipblaslt/library (left as it is by rocBLAS deploys)"
+
+# ---- a pip-owned copy: the overlay, never an overwrite ----
+cp -a "$SP/_rocm_sdk_libraries" "$DIR/wheel-before"
+check "deploy to the pip-owned wheels" 0 ctl lib deploy /home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_libraries --package 1 --force sdk
+cat "$OUT"
+contains "deploy says why it went to the overlay" "$OUT" "Served through the overlay: pip owns these files"
+contains "deploy names the variable" "$OUT" "^ROCBLAS_TENSILE_LIBPATH=$STATE/overlay/[0-9]*/library$"
+contains "deploy says hipBLASLt was left as it is" "$OUT" "hipBLASLt at /home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_libraries/lib/hipblaslt/library left as it is: the package carries no hipBLASLt library"
+same "pip's files are untouched" "$DIR/wheel-before" "$SP/_rocm_sdk_libraries"
+check "pip's RECORD still matches every file" 0 python3 -c "$RECORD_PY" "$SP" "$DI/RECORD" check
+contains "RECORD: every hashed file checked" "$OUT" "^[0-9][0-9]* files match RECORD$"
+check "lib.deployed event says so" 0 has_event lib.deployed "left as it is: the package carries no hipBLASLt library"
+
+# ---- a dpkg-owned copy: the same ----
+cp -a "$ROOT/$LIBREL" "$DIR/usr-before"
+check "deploy to Debian's /usr" 0 ctl lib deploy /usr --package 1
+contains "deploy says dpkg owns it" "$OUT" "Served through the overlay: dpkg owns these files (package librocblas0:amd64"
+same "dpkg's files are untouched" "$DIR/usr-before" "$ROOT/$LIBREL"
+
+# ---- lib verify: hipBLASLt per arch ----
+check "deploy in place to the user's /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package 1 --force sdk,binary
+contains "opt deploy is in place" "$OUT" "Deployed package #1 .* to sdk-[0-9]* (/opt/rocm-6.4.1/lib/rocblas/library)"
+contains "opt deploy leaves hipBLASLt" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library left as it is"
+same "the package is in /opt's rocBLAS folder" "$P/library" "$O/lib/rocblas/library"
+OPT=$(ctl --json lib status | python3 -c 'import json,sys; print([t["name"] for t in json.load(sys.stdin)["targets"] if t.get("sdk") == "/opt/rocm-6.4.1"][0])')
+check "lib verify the opt target" 0 ctl lib verify "$OPT"
+contains "verify: rocBLAS covers the GPU" "$OUT" "^GPU arch gfx1030: covered$"
+contains "verify: hipBLASLt checked per arch" "$OUT" "^GPU arch gfx1030: hipBLASLt covered (/opt/rocm-6.4.1/lib/hipblaslt/library, left as it is)$"
+# hipBLASLt's index for the arch goes (an update that dropped it), right
+# after the deploy that replaced rocBLAS beside it (whose own writes in lib/
+# rocmd ignores, but not those in lib/hipblaslt/): PyTorch's
+# HIPBLAS_STATUS_INVALID_VALUE case, while rocBLAS is right.
+rm "$O/lib/hipblaslt/library/TensileLibrary_lazy_gfx1030.dat"
+wait_for "hipBLASLt's loss noticed by a scan" 60 sh -c "\"$CTL\" --socket \"$SOCK\" sdk list | grep -q '/opt/rocm-6.4.1 .*(hipBLASLt NO)'"
+check "lib verify after hipBLASLt lost its index for gfx1030" 0 ctl lib verify "$OPT"
+contains "verify: hipBLASLt no longer covers the GPU" "$OUT" "^GPU arch gfx1030: hipBLASLt NOT covered"
+rocmd_stop
+
+harness_done
