@@ -141,6 +141,7 @@ rocmd_deploy_svc_sdk_view(struct rocmd_deploy_service *ds, int64_t sdk_id,
 	deploy_copy(out->sdk_version, sizeof(out->sdk_version), t.sdk_version);
 	deploy_copy(out->sdk_path, sizeof(out->sdk_path), t.sdk_path);
 	out->queued = deploy_target_queued(ds, t.name);
+	out->overlay = strcmp(t.kind, "overlay") == 0;
 	return 0;
 }
 

@@ -89,6 +89,9 @@ struct rocmd_deploy_sdk_view {
 	char sdk_version[32];
 	char sdk_path[512];
 	int queued; /* a job for this SDK's target is queued or running */
+	/* Served by its overlay (pip or dpkg owns the SDK's copy): the SDK's own
+	 * files changing is no drift of what rocmd deployed. */
+	int overlay;
 };
 /* What SDK SDK_ID's target holds; ROCMD_ENOTFOUND when the SDK is not present. */
 int rocmd_deploy_svc_sdk_view(struct rocmd_deploy_service *ds, int64_t sdk_id,

@@ -86,8 +86,9 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 			sync_fetch(srv, sdk_id, &v);
 		return;
 	}
-	if (v.live_package_id == pkg && v.live_fingerprint[0] != '\0' &&
-	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
+	if (v.live_package_id == pkg &&
+	    (v.overlay || (v.live_fingerprint[0] != '\0' &&
+	                   strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)))
 		return; /* already in place */
 	if (!deploy) {
 		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
@@ -113,8 +114,9 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 	char name[256] = "", why[1024] = "";
 	int64_t pkg;
 
-	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued || v.live_package_id == 0)
-		return; /* rocmd has nothing in place there: an SDK's own update */
+	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued ||
+	    v.live_package_id == 0 || v.overlay)
+		return; /* nothing of rocmd's there (its overlay is elsewhere): the SDK's own update */
 	if (v.live_fingerprint[0] == '\0' || v.sdk_fingerprint[0] == '\0' ||
 	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
 		return;

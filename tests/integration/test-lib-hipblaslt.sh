@@ -192,6 +192,12 @@ cp -a "$ROOT/$LIBREL" "$DIR/usr-before"
 check "deploy to Debian's /usr" 0 ctl lib deploy /usr --package 1
 contains "deploy says dpkg owns it" "$OUT" "Served through the overlay: dpkg owns these files (package librocblas0:amd64"
 same "dpkg's files are untouched" "$DIR/usr-before" "$ROOT/$LIBREL"
+# dpkg upgrades its library: that is the SDK's own update, not drift of the
+# overlay rocmd serves (deploy.sync must not report or redeploy it).
+printf 'rocBLAS 5.5.1+dfsg-8\n' >"$ROOT/$LIBREL/TensileManifest.txt"
+wait_for "dpkg's upgrade noticed" 60 has_event sdk.library_changed "rocBLAS library of /usr changed"
+check "events" 0 ctl events --all --kind lib.drift
+lacks "no drift reported for the overlay-served /usr" "$OUT" "/usr"
 
 # ---- lib verify: hipBLASLt per arch ----
 check "deploy in place to the user's /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package 1 --force sdk,binary
