@@ -664,6 +664,52 @@ test_locate_order(void **state)
 	assert_int_equal(rocmd_rocblas_locate(bin, NULL, out, sizeof(out)), ROCMD_ENOTFOUND);
 }
 
+/* hipBLASLt's loader order (its tensile_host.cpp), and its per-arch subfolder
+ * read as an index only with ROCMD_ROCBLAS_ARCH_SUBDIRS. */
+static void
+test_hipblaslt_locate(void **state)
+{
+	char out[1024], bin[1024], env[1024];
+	struct rocmd_rocblas_lib lib;
+
+	sh("mkdir -p %s/lt/lib/hipblaslt/library/gfx1100 %s/lt/Tensile/library %s/lt/env", sandbox,
+	   sandbox, sandbox);
+	snprintf(bin, sizeof(bin), "%s/lt/lib", sandbox);
+	/* No libhipblaslt beside: no hipBLASLt, whatever folders exist. */
+	assert_int_equal(rocmd_hipblaslt_locate(bin, 0, NULL, out, sizeof(out)), ROCMD_ENOTFOUND);
+	sh("touch %s/lt/lib/libhipblaslt.so.0.12", sandbox);
+	assert_int_equal(rocmd_hipblaslt_locate(bin, 1, NULL, out, sizeof(out)), ROCMD_ENOTFOUND);
+	assert_int_equal(rocmd_hipblaslt_locate(bin, 0, NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "/lt/lib/../Tensile/library"));
+	sh("rm -r %s/lt/Tensile", sandbox);
+	assert_int_equal(rocmd_hipblaslt_locate(bin, 0, NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "/lt/lib/hipblaslt/library"));
+	/* Windows: hipblaslt.dll (any case) beside. */
+	sh("rm %s/lt/lib/libhipblaslt.so.0.12 && touch %s/lt/lib/HipBLASLt.dll", sandbox, sandbox);
+	assert_int_equal(rocmd_hipblaslt_locate(bin, 1, NULL, out, sizeof(out)), 0);
+	/* HIPBLASLT_TENSILE_LIBPATH wins. */
+	snprintf(env, sizeof(env), "%s/lt/env", sandbox);
+	assert_int_equal(rocmd_hipblaslt_locate(NULL, 0, env, out, sizeof(out)), 0);
+	assert_string_equal(out, env);
+	/* The per-arch subfolder's index; one named for another arch is none. */
+	sh("cd %s/lt/lib/hipblaslt/library && : >gfx1100/TensileLibrary_lazy_gfx1100.dat && "
+	   "mkdir gfx90a && : >gfx90a/TensileLibrary_lazy_gfx1030.dat",
+	   sandbox);
+	snprintf(out, sizeof(out), "%s/lt/lib/hipblaslt/library", sandbox);
+	assert_int_equal(rocmd_rocblas_inspect(out, ROCMD_ROCBLAS_ARCH_SUBDIRS, NULL, &lib, NULL, 0),
+	                 0);
+	assert_int_equal(lib.index, ROCMD_ROCBLAS_INDEX_LAZY);
+	assert_int_equal(lib.narchs, 1);
+	assert_string_equal(lib.archs[0], "gfx1100");
+	assert_true(rocmd_rocblas_serves(&lib, "gfx1100"));
+	assert_false(rocmd_rocblas_serves(&lib, "gfx1030"));
+	rocmd_rocblas_lib_free(&lib);
+	/* rocBLAS's rule reads the top folder only. */
+	assert_int_equal(rocmd_rocblas_inspect(out, 0, NULL, &lib, NULL, 0), 0);
+	assert_int_equal(lib.index, ROCMD_ROCBLAS_INDEX_NONE);
+	rocmd_rocblas_lib_free(&lib);
+}
+
 static void
 test_loops_and_unreadable(void **state)
 {
@@ -837,6 +883,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_sysroot, setup, teardown),
 	    cmocka_unit_test(test_version_release),
 	    cmocka_unit_test(test_amdgpu_elf),
+	    cmocka_unit_test_setup_teardown(test_hipblaslt_locate, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kfd, setup, teardown),
 	    cmocka_unit_test(test_pci_ids_system),
 	    cmocka_unit_test_setup_teardown(test_windows_layout, setup, teardown),
