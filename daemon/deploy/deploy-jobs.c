@@ -46,6 +46,7 @@ struct pkg_meta {
 	char platform[8];
 	char libdir[PATH_MAX];
 	char binary[PATH_MAX];
+	char lt_dir[PATH_MAX]; /* hipBLASLt's folder in the package (not deployed), "" none */
 	int found;
 };
 
@@ -55,6 +56,7 @@ pkg_row(const struct rocmd_db_pkg *p, void *arg)
 	struct pkg_meta *m = arg;
 	cJSON *id = cJSON_Parse(p->identity != NULL ? p->identity : "{}");
 	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(id, "library");
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(id, "hipblaslt_library");
 
 	m->found = 1;
 	deploy_copy(m->name, sizeof(m->name), p->name);
@@ -62,6 +64,7 @@ pkg_row(const struct rocmd_db_pkg *p, void *arg)
 	deploy_copy(m->platform, sizeof(m->platform), p->platform);
 	deploy_copy(m->libdir, sizeof(m->libdir), cJSON_IsString(lib) ? lib->valuestring : "");
 	deploy_copy(m->binary, sizeof(m->binary), p->binary);
+	deploy_copy(m->lt_dir, sizeof(m->lt_dir), cJSON_IsString(lt) ? lt->valuestring : "");
 	cJSON_Delete(id);
 	return 0;
 }
@@ -158,6 +161,7 @@ build_files(struct deploy_job *j, char *why, size_t whylen)
 	}
 	deploy_copy(j->pkg_name, sizeof(j->pkg_name), m.name);
 	deploy_copy(j->pkg_digest, sizeof(j->pkg_digest), m.digest);
+	j->pkg_has_lt = m.lt_dir[0] != '\0';
 	/* A package's binary replaces the target's only on the same platform. */
 	b.use_binary = j->t.host_bin[0] != '\0' &&
 	               (strcmp(m.platform, "any") == 0 || strcmp(m.platform, j->t.platform) == 0);
@@ -564,9 +568,10 @@ lt_note(const struct deploy_job *j, char *out, size_t outlen)
 	out[0] = '\0';
 	if (j->t.sys_lt[0] != '\0')
 		deploy_fmt(out, outlen,
-		           "; hipBLASLt at %s left as it is: the package carries no hipBLASLt "
-		           "library",
-		           j->t.sys_lt);
+		           "; hipBLASLt at %s left as it is: %s", j->t.sys_lt,
+		           j->pkg_has_lt ? "rocmd deploys the package's rocBLAS library only, "
+		                           "not the hipBLASLt folder it carries"
+		                         : "the package carries no hipBLASLt library");
 }
 
 static cJSON *
@@ -677,7 +682,7 @@ result_json(const struct deploy_job *j)
 	if (j->type == JOB_DEPLOY && j->t.route_why[0])
 		cJSON_AddStringToObject(r, "route_why", j->t.route_why);
 	if (j->type == JOB_DEPLOY && j->t.sys_lt[0]) {
-		char note[PATH_MAX + 96];
+		char note[PATH_MAX + 200];
 		lt_note(j, note, sizeof(note));
 		cJSON_AddStringToObject(r, "hipblaslt", note + 2);
 	}
@@ -941,7 +946,7 @@ job_done(struct deploy_job *j, cJSON **out)
 		record_backup(j);
 	} else if (j->base.rc == 0) {
 		record_backup(j);
-		char note[PATH_MAX + 96] = "";
+		char note[PATH_MAX + 200] = "";
 		if (j->type == JOB_DEPLOY)
 			lt_note(j, note, sizeof(note));
 		if (strcmp(j->t.kind, "overlay") == 0)

@@ -81,6 +81,7 @@ struct deploy_job {
 	char to[16]; /* rollback: "original" or "previous" */
 	int64_t pkg_id;
 	char pkg_name[256];
+	int pkg_has_lt; /* the package carries a hipBLASLt folder (left out: pkg-ident.c) */
 	char pkg_digest[72];
 	/* The archs the library must serve after the swap: every GPU's,
 	 * comma-separated ("" when the arch check was forced). */

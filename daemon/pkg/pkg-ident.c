@@ -472,7 +472,20 @@ struct ident {
 	size_t nstaged;
 	struct strset from_names, from_objects;
 	int oom;
+	char lt_dir[1024]; /* hipBLASLt's library folder in the package, "" none */
 };
+
+/* Whether folder path P (DLEN bytes, '/'-terminated) is hipBLASLt's: a
+ * component named hipblaslt (its lib/hipblaslt/library, bin/hipblaslt/library). */
+static int
+in_hipblaslt(const char *p, size_t dlen)
+{
+	for (size_t i = 0; i + 9 <= dlen; i++)
+		if ((i == 0 || p[i - 1] == '/') && strncasecmp(p + i, "hipblaslt", 9) == 0 &&
+		    (i + 9 == dlen || p[i + 9] == '/'))
+			return 1;
+	return 0;
+}
 
 /* Whether to stop now: the cancel flag, asked every EVERY calls. */
 static int
@@ -594,8 +607,16 @@ find_library_dir(struct ident *x, char *libdir, size_t libdirlen)
 	}
 	for (size_t i = 0; i < c->count && !stop(x, 4096); i++) {
 		const char *p = c->entries[i].path, *b = base_name(p);
-		if (is_library_file(b))
-			f[n++] = (struct libfile){p, (size_t)(b - p), i};
+		if (!is_library_file(b))
+			continue;
+		/* hipBLASLt's folder is never rocBLAS's library: noted, left out. */
+		if (in_hipblaslt(p, (size_t)(b - p))) {
+			if (x->lt_dir[0] == '\0')
+				snprintf(x->lt_dir, sizeof(x->lt_dir), "%.*s",
+				         (int)(b - p > 0 ? b - p - 1 : 0), p);
+			continue;
+		}
+		f[n++] = (struct libfile){p, (size_t)(b - p), i};
 	}
 	if (!x->stopped)
 		qsort(f, n, sizeof(*f), cmp_libfile);
@@ -970,6 +991,15 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 		goto out;
 	}
 	cJSON_AddStringToObject(id, "library", best > 0 ? libdir : "");
+	if (x.lt_dir[0] != '\0') {
+		char w[1200];
+		cJSON_AddStringToObject(id, "hipblaslt_library", x.lt_dir);
+		snprintf(w, sizeof(w),
+		         "the package carries hipBLASLt's library folder %s: rocmd deploys rocBLAS's "
+		         "library only, so it is left out (a target's hipBLASLt stays as it is)",
+		         x.lt_dir);
+		cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+	}
 	cJSON_AddNumberToObject(id, "library_files", (double)libfiles);
 	cJSON_AddItemToObject(id, "archs", strset_json(&archs));
 	cJSON_AddItemToObject(id, "archs_from_index", strset_json(&x.from_names));

@@ -141,6 +141,12 @@ P=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
 mkdir -p "$P/library"
 cp "$T/$LIBREL/TensileLibrary.dat" "$CO1030" "$P/library/"
 echo "package one" >"$P/library/TensileManifest.txt"
+# One that also carries hipBLASLt's folder (more Tensile files than rocBLAS's).
+P2=$DIR/pkg/rocm.gfx1030.V4.for.hip.sdk.5.7
+mkdir -p "$P2/library"
+cp "$T/$LIBREL/TensileLibrary.dat" "$CO1030" "$P2/library/"
+echo "package two" >"$P2/library/TensileManifest.txt"
+hipblaslt "$P2/hipblaslt/library" gfx1030 "$CO1030"
 
 printf '{"sdk": {"debounce_ms": 300, "extra_roots": "/srv/therock"}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000}}\n' >"$CONF"
 rocmd_start --root "$ROOT" || bail "rocmd did not start"
@@ -216,6 +222,16 @@ rm "$O/lib/hipblaslt/library/TensileLibrary_lazy_gfx1030.dat"
 wait_for "hipBLASLt's loss noticed by a scan" 60 sh -c "\"$CTL\" --socket \"$SOCK\" sdk list | grep -q '/opt/rocm-6.4.1 .*(hipBLASLt NO)'"
 check "lib verify after hipBLASLt lost its index for gfx1030" 0 ctl lib verify "$OPT"
 contains "verify: hipBLASLt no longer covers the GPU" "$OUT" "^GPU arch gfx1030: hipBLASLt NOT covered"
+
+# A package carrying hipBLASLt's folder: rocBLAS's library is deployed, hipBLASLt's is not.
+check "import the package with a hipBLASLt folder" 0 ctl pkg import "$P2"
+contains "import: rocBLAS's folder is the library" "$OUT" "^Library folder  *library$"
+contains "import: hipBLASLt's folder named and left out" "$OUT" "the package carries hipBLASLt's library folder hipblaslt/library: rocmd deploys rocBLAS's library only"
+cp -a "$O/lib/hipblaslt/library" "$DIR/opt-lt-before"
+check "deploy it to /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package 2 --force sdk,binary
+contains "deploy says hipBLASLt's folder was not deployed" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library left as it is: rocmd deploys the package's rocBLAS library only, not the hipBLASLt folder it carries"
+same "rocBLAS's folder is package 2's library" "$P2/library" "$O/lib/rocblas/library"
+same "hipBLASLt's folder is untouched" "$DIR/opt-lt-before" "$O/lib/hipblaslt/library"
 rocmd_stop
 
 harness_done

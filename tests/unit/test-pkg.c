@@ -536,6 +536,48 @@ test_identify_many(void **state)
 	free(c.entries);
 }
 
+/* A package carrying hipBLASLt's folder beside rocBLAS's: rocBLAS's is the
+ * library even when hipBLASLt's holds more Tensile files, and hipBLASLt's is
+ * named and said to be left out. */
+static void
+test_identify_hipblaslt(void **state)
+{
+	static const char *const paths[] = {
+	    "rocm/lib/rocblas/library/TensileLibrary_lazy_gfx1103.dat",
+	    "rocm/lib/hipblaslt/library/TensileLibrary_lazy_gfx1103.dat",
+	    "rocm/lib/hipblaslt/library/"
+	    "TensileLibrary_HH_HH_HA_Bias_SAV_UA_Type_HH_HPA_Contraction_l_Alik_Bljk_Cijk_Dijk_gfx1103.dat",
+	    "rocm/lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat"};
+	struct rocmd_pkg_entry e[4];
+	struct rocmd_pkg_contents c = {0};
+	char idx[] = "/tmp/rocmd-test-idx-XXXXXX", why[256] = "";
+	const cJSON *w;
+	cJSON *id = NULL;
+	int fd, said = 0;
+
+	assert_true((fd = mkstemp(idx)) >= 0);
+	assert_int_equal(write(fd, "index", 5), 5);
+	close(fd);
+	memset(e, 0, sizeof(e));
+	for (int i = 0; i < 4; i++) {
+		e[i].path = (char *)paths[i];
+		e[i].kind = ROCMD_PKG_FILE;
+		e[i].staged = idx;
+		e[i].sha256[0] = (uint8_t)(i + 1);
+	}
+	c.entries = e;
+	c.count = 4;
+	assert_int_equal(
+	    rocmd_pkg_identify(&c, "lt.zip", "6.4.1", NULL, NULL, &id, why, sizeof(why)), 0);
+	assert_string_equal(jget(id, "library"), "rocm/lib/rocblas/library");
+	assert_string_equal(jget(id, "hipblaslt_library"), "rocm/lib/hipblaslt/library");
+	cJSON_ArrayForEach(w, cJSON_GetObjectItem(id, "warnings"))
+	    said |= strstr(w->valuestring, "hipBLASLt's library folder rocm/lib/hipblaslt/library") != NULL;
+	assert_true(said);
+	cJSON_Delete(id);
+	unlink(idx);
+}
+
 /* The job's cancel flag stops identification, whether set from the start or
  * meanwhile. */
 static void
@@ -698,6 +740,7 @@ main(void)
 	    cmocka_unit_test(test_match_rules),
 	    cmocka_unit_test(test_identify_elf),
 	    cmocka_unit_test(test_identify_many),
+	    cmocka_unit_test(test_identify_hipblaslt),
 	    cmocka_unit_test(test_identify_many_cancel),
 	};
 
