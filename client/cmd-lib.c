@@ -253,12 +253,14 @@ cmd_lib_status(void *arg, const struct cli_args *args)
 			cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "gpu_coverage"))
 			{
 				const cJSON *h = cJSON_GetObjectItemCaseSensitive(c, "hipblaslt");
-				printf("%s: GPU %s: rocBLAS %s, hipBLASLt %s\n", out_str(it, "name"),
-				       out_str(c, "arch"),
+				printf("%s: GPU %s: rocBLAS %s, hipBLASLt %s\n",
+				       out_str(it, "name"), out_str(c, "arch"),
 				       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "rocblas"))
 				           ? "covered"
 				           : "NOT covered",
-				       cJSON_IsNull(h) ? "none" : cJSON_IsTrue(h) ? "covered" : "NOT covered");
+				       cJSON_IsNull(h)   ? "none"
+				       : cJSON_IsTrue(h) ? "covered"
+				                         : "NOT covered");
 			}
 		}
 		{
@@ -468,7 +470,8 @@ cmd_lib_verify(void *arg, const struct cli_args *args)
 			       cJSON_IsTrue(cv) ? "covered" : "NOT covered");
 			if (cJSON_IsBool(lt))
 				printf("GPU arch %s: hipBLASLt %s (%s, left as it is)\n",
-				       out_str(g, "arch"), cJSON_IsTrue(lt) ? "covered" : "NOT covered",
+				       out_str(g, "arch"),
+				       cJSON_IsTrue(lt) ? "covered" : "NOT covered",
 				       out_str(r, "hipblaslt_library"));
 		}
 		printf("Binary and library from the same package: %s\n",

@@ -460,10 +460,11 @@ deploy_check_owner(struct deploy_tgt *t, const char *owner, const char *record,
 	t->owner[0] = t->route_why[0] = '\0';
 	if (owner != NULL && strcmp(owner, "pip") == 0) {
 		deploy_copy(t->owner, sizeof(t->owner), "pip");
-		deploy_fmt(t->route_why, sizeof(t->route_why),
-		           "pip owns these files (%s lists them): served through the overlay, never "
-		           "overwritten, so pip uninstall and the next pip install stay right",
-		           record != NULL ? record : "its RECORD");
+		deploy_fmt(
+		    t->route_why, sizeof(t->route_why),
+		    "pip owns these files (%s lists them): served through the overlay, never "
+		    "overwritten, so pip uninstall and the next pip install stay right",
+		    record != NULL ? record : "its RECORD");
 		return;
 	}
 	if (t->windows || host_dpkg_info == NULL || t->sys_lib[0] == '\0' ||

@@ -567,8 +567,7 @@ lt_note(const struct deploy_job *j, char *out, size_t outlen)
 {
 	out[0] = '\0';
 	if (j->t.sys_lt[0] != '\0')
-		deploy_fmt(out, outlen,
-		           "; hipBLASLt at %s left as it is: %s", j->t.sys_lt,
+		deploy_fmt(out, outlen, "; hipBLASLt at %s left as it is: %s", j->t.sys_lt,
 		           j->pkg_has_lt ? "rocmd deploys the package's rocBLAS library only, "
 		                           "not the hipBLASLt folder it carries"
 		                         : "the package carries no hipBLASLt library");
@@ -651,7 +650,8 @@ result_json(const struct deploy_job *j)
 				cJSON_AddStringToObject(o, "arch", j->gpus.archs[i]);
 				cJSON_AddBoolToObject(o, "covered", j->gpu_covered[i]);
 				if (j->lt_checked)
-					cJSON_AddBoolToObject(o, "hipblaslt_covered", j->lt_covered[i]);
+					cJSON_AddBoolToObject(o, "hipblaslt_covered",
+					                      j->lt_covered[i]);
 				cJSON_AddItemToArray(ga, o);
 			}
 		}

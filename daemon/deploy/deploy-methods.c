@@ -472,15 +472,17 @@ target_json(const struct deploy_tgt *t)
 	if (strcmp(t->kind, "app") != 0) {
 		cJSON *rt = cJSON_AddObjectToObject(o, "route");
 		int own = t->owner[0] != '\0';
-		cJSON_AddStringToObject(rt, "by", strcmp(t->kind, "overlay") == 0 ? "overlay" : "in place");
+		cJSON_AddStringToObject(rt, "by",
+		                        strcmp(t->kind, "overlay") == 0 ? "overlay" : "in place");
 		if (own)
 			cJSON_AddStringToObject(rt, "owner", t->owner);
-		cJSON_AddStringToObject(rt, "why",
-		                        own ? t->route_why
-		                        : strcmp(t->kind, "overlay") == 0
-		                            ? "asked for (--overlay): the SDK's own copy is untouched"
-		                            : "owned by the user or the SDK's installer: the "
-		                              "transactional deploy replaces it in place");
+		cJSON_AddStringToObject(
+		    rt, "why",
+		    own ? t->route_why
+		    : strcmp(t->kind, "overlay") == 0
+		        ? "asked for (--overlay): the SDK's own copy is untouched"
+		        : "owned by the user or the SDK's installer: the "
+		          "transactional deploy replaces it in place");
 	}
 	if (t->sdk_archs[0] != '\0' || t->sys_lt[0] != '\0') {
 		cJSON_AddStringToObject(o, "serves", t->sdk_archs);
@@ -510,7 +512,8 @@ add_coverage(cJSON *o, const struct deploy_gpu_archs *g)
 	for (int i = 0; i < g->n; i++) {
 		cJSON *c = cJSON_CreateObject();
 		cJSON_AddStringToObject(c, "arch", g->archs[i]);
-		cJSON_AddBoolToObject(c, "rocblas", rocmd_archs_csv_has(sv->valuestring, g->archs[i]));
+		cJSON_AddBoolToObject(c, "rocblas",
+		                      rocmd_archs_csv_has(sv->valuestring, g->archs[i]));
 		if (cJSON_IsString(ltsv))
 			cJSON_AddBoolToObject(c, "hipblaslt",
 			                      rocmd_archs_csv_has(ltsv->valuestring, g->archs[i]));

@@ -87,8 +87,8 @@ sync_new(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		return;
 	}
 	if (v.live_package_id == pkg &&
-	    (v.overlay || (v.live_fingerprint[0] != '\0' &&
-	                   strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)))
+	    (v.overlay ||
+	     (v.live_fingerprint[0] != '\0' && strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)))
 		return; /* already in place */
 	if (!deploy) {
 		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
@@ -116,7 +116,8 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 
 	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued ||
 	    v.live_package_id == 0 || v.overlay)
-		return; /* nothing of rocmd's there (its overlay is elsewhere): the SDK's own update */
+		return; /* nothing of rocmd's there (its overlay is elsewhere): the SDK's own update
+		         */
 	if (v.live_fingerprint[0] == '\0' || v.sdk_fingerprint[0] == '\0' ||
 	    strcmp(v.live_fingerprint, v.sdk_fingerprint) == 0)
 		return;

@@ -168,7 +168,7 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 		deploy_check_owner(t, cJSON_IsString(by) ? by->valuestring : NULL,
 		                   cJSON_IsString(rec) ? rec->valuestring : NULL,
 		                   map(ds, "/var/lib/dpkg/info", info, sizeof(info)) == 0 ? info
-		                                                                         : NULL);
+		                                                                          : NULL);
 		cJSON_Delete(d);
 	}
 	return 1;

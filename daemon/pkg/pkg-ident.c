@@ -994,10 +994,11 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	if (x.lt_dir[0] != '\0') {
 		char w[1200];
 		cJSON_AddStringToObject(id, "hipblaslt_library", x.lt_dir);
-		snprintf(w, sizeof(w),
-		         "the package carries hipBLASLt's library folder %s: rocmd deploys rocBLAS's "
-		         "library only, so it is left out (a target's hipBLASLt stays as it is)",
-		         x.lt_dir);
+		snprintf(
+		    w, sizeof(w),
+		    "the package carries hipBLASLt's library folder %s: rocmd deploys rocBLAS's "
+		    "library only, so it is left out (a target's hipBLASLt stays as it is)",
+		    x.lt_dir);
 		cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
 	}
 	cJSON_AddNumberToObject(id, "library_files", (double)libfiles);

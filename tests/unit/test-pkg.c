@@ -546,7 +546,8 @@ test_identify_hipblaslt(void **state)
 	    "rocm/lib/rocblas/library/TensileLibrary_lazy_gfx1103.dat",
 	    "rocm/lib/hipblaslt/library/TensileLibrary_lazy_gfx1103.dat",
 	    "rocm/lib/hipblaslt/library/"
-	    "TensileLibrary_HH_HH_HA_Bias_SAV_UA_Type_HH_HPA_Contraction_l_Alik_Bljk_Cijk_Dijk_gfx1103.dat",
+	    "TensileLibrary_HH_HH_HA_Bias_SAV_UA_Type_HH_HPA_Contraction_l_Alik_Bljk_Cijk_Dijk_"
+	    "gfx1103.dat",
 	    "rocm/lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat"};
 	struct rocmd_pkg_entry e[4];
 	struct rocmd_pkg_contents c = {0};
@@ -571,8 +572,8 @@ test_identify_hipblaslt(void **state)
 	    rocmd_pkg_identify(&c, "lt.zip", "6.4.1", NULL, NULL, &id, why, sizeof(why)), 0);
 	assert_string_equal(jget(id, "library"), "rocm/lib/rocblas/library");
 	assert_string_equal(jget(id, "hipblaslt_library"), "rocm/lib/hipblaslt/library");
-	cJSON_ArrayForEach(w, cJSON_GetObjectItem(id, "warnings"))
-	    said |= strstr(w->valuestring, "hipBLASLt's library folder rocm/lib/hipblaslt/library") != NULL;
+	cJSON_ArrayForEach(w, cJSON_GetObjectItem(id, "warnings")) said |=
+	    strstr(w->valuestring, "hipBLASLt's library folder rocm/lib/hipblaslt/library") != NULL;
 	assert_true(said);
 	cJSON_Delete(id);
 	unlink(idx);

@@ -696,8 +696,8 @@ test_hipblaslt_locate(void **state)
 	   "mkdir gfx90a && : >gfx90a/TensileLibrary_lazy_gfx1030.dat",
 	   sandbox);
 	snprintf(out, sizeof(out), "%s/lt/lib/hipblaslt/library", sandbox);
-	assert_int_equal(rocmd_rocblas_inspect(out, ROCMD_ROCBLAS_ARCH_SUBDIRS, NULL, &lib, NULL, 0),
-	                 0);
+	assert_int_equal(
+	    rocmd_rocblas_inspect(out, ROCMD_ROCBLAS_ARCH_SUBDIRS, NULL, &lib, NULL, 0), 0);
 	assert_int_equal(lib.index, ROCMD_ROCBLAS_INDEX_LAZY);
 	assert_int_equal(lib.narchs, 1);
 	assert_string_equal(lib.archs[0], "gfx1100");
