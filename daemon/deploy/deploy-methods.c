@@ -468,8 +468,8 @@ target_json(const struct deploy_tgt *t)
 		snprintf(line, sizeof(line), "ROCBLAS_TENSILE_LIBPATH=%s", t->host_lib);
 		cJSON_AddStringToObject(o, "environment", line);
 	}
-	/* Which route serves the SDK's copy, and why (deploy_check_owner). */
-	if (strcmp(t->kind, "app") != 0) {
+	/* Which route serves the target's copy, and why (deploy_check_owner). */
+	{
 		cJSON *rt = cJSON_AddObjectToObject(o, "route");
 		int own = t->owner[0] != '\0';
 		cJSON_AddStringToObject(rt, "by",
@@ -481,6 +481,9 @@ target_json(const struct deploy_tgt *t)
 		    own ? t->route_why
 		    : strcmp(t->kind, "overlay") == 0
 		        ? "asked for (--overlay): the SDK's own copy is untouched"
+		    : strcmp(t->kind, "app") == 0
+		        ? "an application's private copy (deploy.app_targets): the transactional "
+		          "deploy replaces it in place"
 		        : "owned by the user or the SDK's installer: the "
 		          "transactional deploy replaces it in place");
 	}
