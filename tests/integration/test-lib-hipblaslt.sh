@@ -234,4 +234,23 @@ same "rocBLAS's folder is package 2's library" "$P2/library" "$O/lib/rocblas/lib
 same "hipBLASLt's folder is untouched" "$DIR/opt-lt-before" "$O/lib/hipblaslt/library"
 rocmd_stop
 
+# ---- Windows: AMD's HIP SDK 6.4 installer layout (bin\hipblaslt.dll beside
+# rocblas.dll, bin\hipblaslt\library, as hipBLASLt's loader looks beside its DLL) ----
+W=$DIR/winroot
+WS="$W/c/Program Files/AMD/ROCm/6.4"
+stub "$WS/bin/amdhip64_6.dll" "$WS/bin/rocblas.dll" "$WS/bin/hipblaslt.dll" "$WS/bin/hiprtc0604.dll"
+library "$WS/bin/rocblas/library"
+hipblaslt "$WS/bin/hipblaslt/library" gfx1030 "$CO1030"
+mkdir -p "$W/registry"
+printf '{"sdk": {"debounce_ms": 300}}\n' >"$DIR/win.json"
+"$ROCMD" --state-dir "$DIR/winstate" --socket "$DIR/win.sock" --config "$DIR/win.json" \
+	--root "$W" --sdk-layout windows || bad "windows-layout rocmd started"
+SOCK=$DIR/win.sock
+wait_for "windows: the SDK's libraries inspected" 120 has_event sdk.library_inspected "6.4"
+check "windows: sdk show" 0 ctl sdk show 'C:\Program Files\AMD\ROCm\6.4'
+cat "$OUT"
+contains "windows: hipBLASLt's folder beside its DLL" "$OUT" 'hipBLASLt library  *C:\\Program Files\\AMD\\ROCm\\6.4\\bin\\hipblaslt\\library'
+contains "windows: hipBLASLt's archs read" "$OUT" "hipBLASLt archs  *gfx1030 (code objects: gfx1030)"
+rocmd_stop
+
 harness_done
