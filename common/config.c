@@ -278,6 +278,17 @@ static const struct config_key config_keys[] = {
 		       "reported.",
 	},
 	{
+		.path = "pkg.auto_refresh_s",
+		.type = KEY_INT,
+		.min = 0,
+		.max = 31536000,
+		.def_int = 86400,
+		.offset = OFF(pkg_auto_refresh_s),
+		.doc = "The automatic fetch first refreshes the feeds when a remote's cached metadata "
+		       "is older than this many seconds (or missing); a refresh that fails uses the "
+		       "last good copy and says so. 0: it always refreshes first.",
+	},
+	{
 		.path = "sdk.extra_roots",
 		.type = KEY_STRING,
 		.nullable = 1,

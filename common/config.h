@@ -38,6 +38,7 @@ struct rocmd_config {
 	int64_t pkg_stall_timeout_s; /* under 1 KiB/s this long cuts a transfer */
 	int64_t pkg_allow_loopback_http; /* 1: http://127.0.0.1 remotes (tests) */
 	int64_t pkg_auto_fetch;    /* 1: deploy.sync = deploy fetches what no stored package fits */
+	int64_t pkg_auto_refresh_s; /* the automatic fetch refreshes a cache older than this */
 	char *sdk_extra_roots;     /* more SDK install roots, ':'-separated, or NULL */
 	char *sdk_runtime_roots;   /* folders of Python envs and apps, ':'-separated, or NULL */
 	int64_t sdk_rescan_interval_s; /* 0: rescan on file system events only */

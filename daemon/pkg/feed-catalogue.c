@@ -210,6 +210,42 @@ bad:
 	return ROCMD_ECORRUPT;
 }
 
+int
+rocmd_feed_driver_bad(const cJSON *bad_drivers, const char *driver, char *why, size_t whylen)
+{
+	struct rocmd_pkg_version d, b;
+	char num[64];
+	size_t n = driver != NULL ? strspn(driver, "0123456789.") : 0;
+	const cJSON *it;
+
+	/* "6.10.5-2" is compared as 6.10.5. */
+	if (n == 0 || n >= sizeof(num))
+		return 0;
+	memcpy(num, driver, n);
+	num[n] = '\0';
+	if (rocmd_pkg_version_parse(num, &d) < 0)
+		return 0;
+	cJSON_ArrayForEach(it, bad_drivers)
+	{
+		const char *from = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "from"));
+		const char *to = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "to"));
+		const char *what = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "why"));
+
+		/* Both ends inclusive, on the parts both versions give. */
+		if (from != NULL &&
+		    (rocmd_pkg_version_parse(from, &b) < 0 || rocmd_pkg_version_cmp(&d, &b, 1) < 0))
+			continue;
+		if (to != NULL &&
+		    (rocmd_pkg_version_parse(to, &b) < 0 || rocmd_pkg_version_cmp(&d, &b, 1) > 0))
+			continue;
+		snprintf(why, whylen, "the installed amdgpu driver %s is in its bad range %s to %s: %s",
+		         driver, from != NULL ? from : "any", to != NULL ? to : "any",
+		         what != NULL ? what : "");
+		return 1;
+	}
+	return 0;
+}
+
 /* One package object into L (one entry per SDK version and platform). */
 static int
 catalogue_pkg(const struct rocmd_feed_remote *r, const cJSON *o, int allow_loopback_http,

@@ -149,7 +149,8 @@ get_header(char *data, size_t sz, size_t n, void *arg)
 
 	/* Each response of a redirect chain starts again. */
 	if (sz * n > 5 && strncmp(data, "HTTP/", 5) == 0)
-		g->etag_out[0] = g->last_modified_out[0] = '\0';
+		g->etag_out[0] = g->last_modified_out[0] = g->link_out[0] = '\0';
+	header_value(data, sz * n, "link", g->link_out, sizeof(g->link_out));
 	header_value(data, sz * n, "etag", g->etag_out, sizeof(g->etag_out));
 	header_value(data, sz * n, "last-modified", g->last_modified_out,
 	             sizeof(g->last_modified_out));
@@ -171,7 +172,7 @@ rocmd_feed_http_get(const struct rocmd_feed_http *h, struct rocmd_feed_get *g, c
 	g->body = NULL;
 	g->len = 0;
 	g->not_modified = g->offline = 0;
-	g->etag_out[0] = g->last_modified_out[0] = '\0';
+	g->etag_out[0] = g->last_modified_out[0] = g->link_out[0] = '\0';
 	if ((c = easy_new(h, g->url, err)) == NULL) {
 		snprintf(why, whylen, "libcurl cannot start");
 		return ROCMD_ENOMEM;

@@ -7,12 +7,15 @@
  * reading of archive names (rocmd_pkg_name_hints), the asset's first, then
  * the release's; the import confirms them from the content, as always.
  * Drafts and assets that are not archives are left out; an asset without a
- * published sha256 is listed with none, and fetch refuses it.
+ * published sha256 is listed with none, and fetch refuses it. A listing of
+ * several pages is followed through its Link: rel="next" headers.
  */
 #include "feed.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/error.h"
 #include "pkg.h"
@@ -143,5 +146,92 @@ rocmd_feed_releases_parse(const struct rocmd_feed_remote *r, const char *body, s
 	if (rc < 0)
 		rocmd_feed_list_truncate(l, first);
 	cJSON_Delete(doc);
+	return rc;
+}
+
+/* "https://host:port" of URL: its length, or 0 when URL has no "://". */
+static size_t
+origin_len(const char *url)
+{
+	const char *p = strstr(url, "://");
+
+	return p == NULL ? 0 : (size_t)(p + 3 - url) + strcspn(p + 3, "/?#");
+}
+
+int
+rocmd_feed_link_next(const char *link, const char *base, int allow_loopback_http, char *out,
+                     size_t outlen, char *why, size_t whylen)
+{
+	const char *p = link;
+
+	out[0] = '\0';
+	while (p != NULL && (p = strchr(p, '<')) != NULL) {
+		const char *end = strchr(p, '>'), *params, *next;
+		char rel[256];
+		size_t n, on;
+
+		if (end == NULL)
+			break;
+		/* The link's parameters run to the next link ("<") or the end. */
+		params = end + 1;
+		next = strchr(params, '<');
+		n = next != NULL ? (size_t)(next - params) : strlen(params);
+		snprintf(rel, sizeof(rel), "%.*s", (int)(n < sizeof(rel) ? n : sizeof(rel) - 1), params);
+		if (strstr(rel, "rel=\"next\"") == NULL && strstr(rel, "rel=next") == NULL) {
+			p = next;
+			continue;
+		}
+		n = (size_t)(end - p - 1);
+		if (n == 0 || n >= outlen) {
+			snprintf(why, whylen, "the next page's URL is empty or too long");
+			return ROCMD_ECORRUPT;
+		}
+		memcpy(out, p + 1, n);
+		out[n] = '\0';
+		on = origin_len(base);
+		if (rocmd_feed_url_check(out, allow_loopback_http, why, whylen) < 0 || on == 0 ||
+		    origin_len(out) != on || strncasecmp(out, base, on) != 0) {
+			snprintf(why, whylen, "the next page %.300s is not on %.*s over https", out,
+			         (int)on, base);
+			out[0] = '\0';
+			return ROCMD_ECORRUPT;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int
+rocmd_feed_releases_append(char **body, size_t *len, const char *page, size_t plen, char *why,
+                           size_t whylen)
+{
+	cJSON *all = cJSON_ParseWithLength(*body, *len), *more = cJSON_ParseWithLength(page, plen);
+	char *text = NULL;
+	int rc = ROCMD_ECORRUPT;
+
+	if (!cJSON_IsArray(all) || !cJSON_IsArray(more)) {
+		snprintf(why, whylen, "a page of the release listing is not a JSON array");
+		goto out;
+	}
+	while (cJSON_GetArraySize(more) > 0)
+		cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(more, 0));
+	if ((text = cJSON_PrintUnformatted(all)) == NULL) {
+		rc = ROCMD_ENOMEM;
+		goto out;
+	}
+	if (strlen(text) > ROCMD_FEED_MAX_METADATA) {
+		snprintf(why, whylen, "the release listing's pages are larger than %u MiB together",
+		         ROCMD_FEED_MAX_METADATA >> 20);
+		goto out;
+	}
+	free(*body);
+	*body = text;
+	*len = strlen(text);
+	text = NULL;
+	rc = 0;
+out:
+	free(text);
+	cJSON_Delete(all);
+	cJSON_Delete(more);
 	return rc;
 }

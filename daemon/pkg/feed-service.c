@@ -23,6 +23,7 @@
 #include "common/paths.h"
 #include "common/proto.h"
 #include "daemon/core/server.h"
+#include "daemon/sdk/sdk.h"
 #include "feed.h"
 #include "version.h"
 
@@ -105,7 +106,10 @@ struct refresh_job {
 	size_t n;
 	cJSON *results; /* one object per remote, made by the worker */
 	int offline;    /* every remote failed for want of a network */
+	int auto_fetch; /* the automatic fetch asked for it: it chooses when done */
 };
+
+static void auto_refreshed(struct rocmd_server *srv, const cJSON *result);
 
 static void
 refresh_free(struct rocmd_job *b)
@@ -126,6 +130,41 @@ http_of(const struct rocmd_config *cfg, struct rocmd_feed_http *h)
 	h->stall_timeout_s = (long)cfg->pkg_stall_timeout_s;
 	h->allow_loopback_http = (int)cfg->pkg_allow_loopback_http;
 	h->user_agent = "rocmd/" ROCMD_VERSION_STRING;
+}
+
+/* Worker: the further pages of release listing G (its Link: rel="next",
+ * same host, https, at most ROCMD_FEED_MAX_PAGES in all) appended to its
+ * body; the count into O. */
+static int
+more_pages(const struct rocmd_feed_http *h, const struct rocmd_feed_remote *r,
+           struct rocmd_feed_get *g, cJSON *o, int *offline, char *why, size_t whylen)
+{
+	char link[sizeof(g->link_out)], next[2048];
+	int pages = 1, rc;
+
+	snprintf(link, sizeof(link), "%s", g->link_out);
+	while ((rc = rocmd_feed_link_next(link, r->url, h->allow_loopback_http, next, sizeof(next),
+	                                  why, whylen)) == 1) {
+		struct rocmd_feed_get p = {.url = next};
+		if (pages == ROCMD_FEED_MAX_PAGES) {
+			cJSON_AddBoolToObject(o, "more_pages", 1);
+			break;
+		}
+		if ((rc = rocmd_feed_http_get(h, &p, why, whylen)) < 0) {
+			*offline = p.offline;
+			return rc;
+		}
+		rc = rocmd_feed_releases_append(&g->body, &g->len, p.body, p.len, why, whylen);
+		snprintf(link, sizeof(link), "%s", p.link_out);
+		free(p.body);
+		if (rc < 0)
+			return rc;
+		pages++;
+	}
+	if (rc < 0)
+		return rc;
+	cJSON_AddNumberToObject(o, "pages", pages);
+	return 0;
 }
 
 /* Worker: one remote fetched, checked and cached into O; 0 or an error with WHY. */
@@ -160,6 +199,8 @@ refresh_one(struct refresh_job *j, const struct rocmd_feed_remote *r, cJSON *o, 
 		                whylen);
 		goto count;
 	}
+	if (r->kind == ROCMD_FEED_RELEASES && (rc = more_pages(&h, r, &g, o, offline, why, whylen)) < 0)
+		goto out;
 	if (r->kind == ROCMD_FEED_CATALOGUE &&
 	    (rc = rocmd_feed_http_get(&h, &gs, why, whylen)) < 0) {
 		*offline = gs.offline;
@@ -281,6 +322,8 @@ refresh_done(struct rocmd_job *b, cJSON **out)
 	cJSON_AddBoolToObject(r, "offline", j->offline);
 	cJSON_AddNumberToObject(r, "failed", (double)failed);
 	j->results = NULL;
+	if (j->auto_fetch)
+		auto_refreshed(ps->srv, r);
 	*out = r;
 	return 0;
 }
@@ -296,39 +339,54 @@ remotes_of(struct rocmd_server *srv, struct rocmd_feed_remote **out, size_t *n, 
 	                               (int)srv->cfg->pkg_allow_loopback_http, out, n, why, whylen);
 }
 
-int
-rocmd_feed_m_refresh(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
-                     size_t whylen)
+/* A refresh of every remote into *OUT, not yet submitted. */
+static int
+refresh_new(struct rocmd_server *srv, struct refresh_job **out, char *why, size_t whylen)
 {
-	static const char *const keys[] = {NULL};
-	struct rocmd_pkg_service *ps = conn->srv->pkg;
 	struct refresh_job *j;
 	int rc;
 
-	(void)result;
-	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0)
-		return rc;
+	*out = NULL;
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return ROCMD_ENOMEM;
 	if (rocmd_job_init(&j->base, &refresh_ops) < 0) {
 		free(j);
 		return ROCMD_ENOMEM;
 	}
-	j->ps = ps;
-	j->base.flags = ROCMD_JOB_CANCEL_ORPHANED;
-	if ((rc = remotes_of(conn->srv, &j->remotes, &j->n, why, whylen)) < 0 ||
-	    (j->results = cJSON_CreateArray()) == NULL ||
-	    (rc = rocmd_job_defer_reply(&j->base, conn)) < 0) {
+	j->ps = srv->pkg;
+	if ((rc = remotes_of(srv, &j->remotes, &j->n, why, whylen)) < 0 ||
+	    (j->results = cJSON_CreateArray()) == NULL) {
 		refresh_free(&j->base);
 		return rc < 0 ? rc : ROCMD_ENOMEM;
 	}
 	if (j->n == 0) {
 		refresh_free(&j->base);
 		snprintf(why, whylen, "no remotes are configured in %s (docs/FEEDS.md)",
-		         conn->srv->cfg->pkg_remotes_dir);
+		         srv->cfg->pkg_remotes_dir);
 		return ROCMD_ENOTFOUND;
 	}
-	rocmd_jobs_submit(&ps->jobs, &j->base);
+	*out = j;
+	return 0;
+}
+
+int
+rocmd_feed_m_refresh(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
+                     size_t whylen)
+{
+	static const char *const keys[] = {NULL};
+	struct refresh_job *j;
+	int rc;
+
+	(void)result;
+	if ((rc = rocmd_params_only(params, keys, why, whylen)) < 0 ||
+	    (rc = refresh_new(conn->srv, &j, why, whylen)) < 0)
+		return rc;
+	j->base.flags = ROCMD_JOB_CANCEL_ORPHANED;
+	if ((rc = rocmd_job_defer_reply(&j->base, conn)) < 0) {
+		refresh_free(&j->base);
+		return rc;
+	}
+	rocmd_jobs_submit(&conn->srv->pkg->jobs, &j->base);
 	return rc;
 }
 
@@ -381,12 +439,25 @@ feeds_load(struct rocmd_server *srv, struct rocmd_feed_list *l, cJSON *remotes, 
 	return 0;
 }
 
-/* Why feed package P can never be fetched, or NULL. */
+/* The amdgpu driver a catalogue's bad_drivers are compared with ("" unknown). */
 static const char *
-unfit(const struct rocmd_feed_pkg *p, char *buf, size_t len)
+driver_of(struct rocmd_server *srv)
 {
+	return srv->sdk != NULL ? rocmd_sdk_driver_version(srv->sdk) : "";
+}
+
+/* Why feed package P can never be fetched with amdgpu driver DRIVER, or NULL. */
+static const char *
+unfit(const struct rocmd_feed_pkg *p, const char *driver, char *buf, size_t len)
+{
+	char sub[512];
+
 	if (p->bad != NULL) {
 		snprintf(buf, len, "marked bad by remote %s: %s", p->remote, p->bad);
+		return buf;
+	}
+	if (rocmd_feed_driver_bad(p->bad_drivers, driver, sub, sizeof(sub))) {
+		snprintf(buf, len, "marked bad for this driver by remote %.64s: %.400s", p->remote, sub);
 		return buf;
 	}
 	if (p->sha256[0] == '\0') {
@@ -402,6 +473,7 @@ struct avail {
 	struct rocmd_pkg_candidates stored;
 	int chosen; /* index in l, or -1 */
 	cJSON *explain;
+	const char *driver; /* the installed amdgpu driver's version, "" unknown */
 };
 
 static void
@@ -423,6 +495,7 @@ avail_load(struct rocmd_server *srv, const char *sdk, const char *arch, const ch
 
 	memset(a, 0, sizeof(*a));
 	a->chosen = -1;
+	a->driver = driver_of(srv);
 	if ((rc = feeds_load(srv, &a->l, remotes, why, whylen)) < 0 ||
 	    (rc = rocmd_pkg_candidates_load(srv->pkg->db, &a->stored, why, whylen)) < 0)
 		return rc;
@@ -435,7 +508,7 @@ avail_load(struct rocmd_server *srv, const char *sdk, const char *arch, const ch
 	for (size_t i = 0; i < a->l.n; i++) {
 		const struct rocmd_feed_pkg *p = &a->l.p[i];
 		char buf[512];
-		if (unfit(p, buf, sizeof(buf)) != NULL)
+		if (unfit(p, a->driver, buf, sizeof(buf)) != NULL)
 			continue;
 		c[nc++] = (struct rocmd_pkg_candidate){.id = (int64_t)i + 1,
 		                                       .name = p->name,
@@ -521,13 +594,14 @@ rocmd_feed_m_available(struct rocmd_conn *conn, const cJSON *params, cJSON **res
 		avail_free(&a);
 		return rc;
 	}
+	cJSON_AddStringToObject(r, "driver", a.driver);
 	pkgs = cJSON_AddArrayToObject(r, "packages");
 	for (size_t i = 0; i < a.l.n; i++) {
 		const struct rocmd_feed_pkg *p = &a.l.p[i];
 		const cJSON *ex = sdk != NULL ? explained(&a, i) : NULL;
 		cJSON *o = cJSON_CreateObject();
 		char buf[512];
-		const char *no = unfit(p, buf, sizeof(buf));
+		const char *no = unfit(p, a.driver, buf, sizeof(buf));
 		int id = stored_as(&a, p->name);
 
 		cJSON_AddStringToObject(o, "remote", p->remote);
@@ -624,7 +698,7 @@ rocmd_feed_m_fetch(struct rocmd_conn *conn, const cJSON *params, cJSON **result,
 			rc = ROCMD_ENOTFOUND;
 			goto out;
 		}
-		if (unfit(p, buf, sizeof(buf)) != NULL) {
+		if (unfit(p, a.driver, buf, sizeof(buf)) != NULL) {
 			snprintf(why, whylen, "%.200s: %s", name, buf);
 			rc = ROCMD_EUNSAFE;
 			goto out;
@@ -666,44 +740,136 @@ auto_fetched(struct rocmd_server *srv, int64_t pkg_id, const char *why, void *ct
 		then(srv, pkg_id, why, ps->auto_ctx);
 }
 
-int
-rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *version,
-                      const char *platform, const char *arch, rocmd_pkg_fetched_fn then,
-                      void *ctx, char *why, size_t whylen)
+/* Chooses among the cached feeds for the automatic fetch of ps->auto_* and
+ * queues it: 0, or an error with WHY. */
+static int
+auto_choose(struct rocmd_server *srv, char *why, size_t whylen)
 {
 	struct rocmd_pkg_service *ps = srv->pkg;
 	cJSON *remotes = cJSON_CreateArray();
 	struct avail a;
 	int rc;
 
+	rc = avail_load(srv, ps->auto_version, ps->auto_arch, ps->auto_platform, remotes, &a, why,
+	                whylen);
+	cJSON_Delete(remotes);
+	if (rc == 0 && a.chosen < 0) {
+		snprintf(why, whylen, "no package the feeds offer fits SDK %s and %s on %s",
+		         ps->auto_version, ps->auto_arch, ps->auto_platform);
+		rc = ROCMD_ENOTFOUND;
+	}
+	if (rc == 0 &&
+	    (rc = rocmd_pkg_queue_fetch(ps, &a.l.p[a.chosen], NULL, auto_fetched, NULL)) < 0)
+		snprintf(why, whylen, "cannot queue the fetch: %s", rocmd_strerror(rc));
+	if (rc == 0)
+		rocmd_server_event(srv, "pkg.auto_fetch", NULL,
+		                   "SDK #%lld (%s, %s, %s): no stored package fits; fetching %s "
+		                   "from remote %s",
+		                   (long long)ps->auto_sdk, ps->auto_version, ps->auto_platform,
+		                   ps->auto_arch, a.l.p[a.chosen].name, a.l.p[a.chosen].remote);
+	avail_free(&a);
+	return rc;
+}
+
+/* Loop thread: the refresh the automatic fetch asked for ended (RESULT:
+ * pkg.refresh's); the choice is made from what the cache now holds. */
+static void
+auto_refreshed(struct rocmd_server *srv, const cJSON *result)
+{
+	char why[1024], failed[1024] = "";
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(result, "remotes"))
+	{
+		const char *w = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "why"));
+		size_t at = strlen(failed);
+		if (w != NULL && at < sizeof(failed) - 1)
+			snprintf(failed + at, sizeof(failed) - at, "%s%s", at ? "; " : "", w);
+	}
+	/* One line for the whole refresh, however many remotes failed. */
+	if (failed[0] != '\0')
+		rocmd_server_event(srv, "pkg.auto_fetch", NULL,
+		                   "the feeds could not be refreshed first (%s%s); the automatic "
+		                   "fetch chooses from their last good copies",
+		                   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "offline"))
+		                       ? "no network: "
+		                       : "",
+		                   failed);
+	if (auto_choose(srv, why, sizeof(why)) < 0)
+		auto_fetched(srv, 0, why, NULL);
+}
+
+/* Whether a remote's cached metadata is missing or older than
+ * pkg.auto_refresh_s: the automatic fetch refreshes first. */
+static int
+cache_stale(struct rocmd_server *srv)
+{
+	int64_t max_ms = srv->cfg->pkg_auto_refresh_s * 1000, now = rocmd_now_ms();
+	struct rocmd_feed_remote *rs = NULL;
+	char why[1024], path[4096];
+	size_t n = 0;
+	int stale = 0;
+
+	if (remotes_of(srv, &rs, &n, why, sizeof(why)) < 0)
+		return 0; /* the choice says why */
+	for (size_t i = 0; i < n && !stale; i++) {
+		cJSON *meta = NULL;
+		const char *url;
+		if (!rs[i].enabled)
+			continue;
+		if (cache_path(srv->pkg->feeds, rs[i].name, "meta", path, sizeof(path)) < 0 ||
+		    rocmd_fs_json_read(path, &meta) < 0) {
+			stale = 1;
+			continue;
+		}
+		url = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "url"));
+		stale = url == NULL || strcmp(url, rs[i].url) != 0 ||
+		        now - (int64_t)cJSON_GetNumberValue(
+		                  cJSON_GetObjectItemCaseSensitive(meta, "fetched_ms")) >=
+		            max_ms;
+		cJSON_Delete(meta);
+	}
+	free(rs);
+	return stale;
+}
+
+int
+rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *version,
+                      const char *platform, const char *arch, rocmd_pkg_fetched_fn then,
+                      void *ctx, char *why, size_t whylen)
+{
+	struct rocmd_pkg_service *ps = srv->pkg;
+	struct refresh_job *j = NULL;
+	int rc;
+
 	if (ps->auto_sdk != 0) {
-		cJSON_Delete(remotes);
 		if (ps->auto_sdk == sdk_id)
 			return 0; /* already under way */
 		snprintf(why, whylen, "an automatic fetch for SDK #%lld runs; the next SDK change "
 		         "tries again", (long long)ps->auto_sdk);
 		return ROCMD_EBUSY;
 	}
-	rc = avail_load(srv, version, arch, platform, remotes, &a, why, whylen);
-	cJSON_Delete(remotes);
-	if (rc == 0 && a.chosen < 0) {
-		snprintf(why, whylen, "no package the feeds offer fits SDK %s and %s on %s", version,
-		         arch, platform);
-		rc = ROCMD_ENOTFOUND;
-	}
-	if (rc == 0 &&
-	    (rc = rocmd_pkg_queue_fetch(ps, &a.l.p[a.chosen], NULL, auto_fetched, NULL)) < 0)
-		snprintf(why, whylen, "cannot queue the fetch: %s", rocmd_strerror(rc));
-	if (rc == 0) {
-		ps->auto_sdk = sdk_id;
-		ps->auto_then = then;
-		ps->auto_ctx = ctx;
+	snprintf(ps->auto_version, sizeof(ps->auto_version), "%s", version);
+	snprintf(ps->auto_platform, sizeof(ps->auto_platform), "%s", platform);
+	snprintf(ps->auto_arch, sizeof(ps->auto_arch), "%s", arch);
+	ps->auto_sdk = sdk_id;
+	if (cache_stale(srv)) {
+		if ((rc = refresh_new(srv, &j, why, whylen)) < 0) {
+			ps->auto_sdk = 0;
+			return rc;
+		}
+		j->auto_fetch = 1;
 		rocmd_server_event(srv, "pkg.auto_fetch", NULL,
-		                   "SDK #%lld (%s, %s, %s): no stored package fits; fetching %s "
-		                   "from remote %s",
-		                   (long long)sdk_id, version, platform, arch, a.l.p[a.chosen].name,
-		                   a.l.p[a.chosen].remote);
+		                   "SDK #%lld (%s, %s, %s): no stored package fits; refreshing the "
+		                   "feeds first (their metadata is missing or older than "
+		                   "pkg.auto_refresh_s)",
+		                   (long long)sdk_id, version, platform, arch);
+		rocmd_jobs_submit(&ps->jobs, &j->base);
+	} else if ((rc = auto_choose(srv, why, whylen)) < 0) {
+		ps->auto_sdk = 0;
+		return rc;
 	}
-	avail_free(&a);
-	return rc;
+	ps->auto_then = then;
+	ps->auto_ctx = ctx;
+	return 0;
 }

@@ -84,6 +84,13 @@ void rocmd_feed_list_truncate(struct rocmd_feed_list *l, size_t n);
 /* Appends a copy of P's strings and fields to L (feed-catalogue.c); 0 or
  * ROCMD_ENOMEM. */
 int rocmd_feed_list_add(struct rocmd_feed_list *l, const struct rocmd_feed_pkg *p);
+/* Whether the amdgpu driver version DRIVER ("6.10.5"; what follows its
+ * digits and dots is ignored) is in one of BAD_DRIVERS' ranges ({"from",
+ * "to"}, both optional and inclusive, compared on the parts both versions
+ * give: "to": "24.3" includes 24.3.1): 1 with a sentence in WHY, else 0 (also
+ * when DRIVER is "" or not a version). */
+int rocmd_feed_driver_bad(const cJSON *bad_drivers, const char *driver, char *why,
+                          size_t whylen);
 /* Checks NAME as a package's archive name: a plain file name the store
  * reads (rocmd_pkg_archive_ext). 0, or ROCMD_EINVAL with WHY. */
 int rocmd_feed_name_check(const char *name, char *why, size_t whylen);
@@ -115,6 +122,19 @@ int rocmd_feed_releases_parse(const struct rocmd_feed_remote *r, const char *bod
                               int allow_loopback_http, struct rocmd_feed_list *l, char *why,
                               size_t whylen);
 
+/* A release listing is read for at most this many pages (Link: rel="next"). */
+#define ROCMD_FEED_MAX_PAGES 10
+/* The next page's URL of a response's Link header LINK ('<URL>; rel="next"')
+ * into OUT: 1, or 0 when there is none; ROCMD_ECORRUPT with WHY when it is
+ * not https (rocmd_feed_url_check) or not on BASE's scheme, host and port. */
+int rocmd_feed_link_next(const char *link, const char *base, int allow_loopback_http, char *out,
+                         size_t outlen, char *why, size_t whylen);
+/* Appends the releases of listing page PAGE to listing *BODY (malloc'd,
+ * replaced): 0, or ROCMD_ECORRUPT with WHY when either is not an array or
+ * both are over ROCMD_FEED_MAX_METADATA. */
+int rocmd_feed_releases_append(char **body, size_t *len, const char *page, size_t plen,
+                               char *why, size_t whylen);
+
 /* ---- the download client (feed-fetch-curl.c; feed-fetch-win.c refuses) ---- */
 
 struct rocmd_feed_http {
@@ -134,6 +154,7 @@ struct rocmd_feed_get {
 	size_t len;
 	int not_modified;
 	char etag_out[256], last_modified_out[128];
+	char link_out[4096]; /* its Link header: a listing's next page */
 	int offline; /* the failure was the network's (no route, no DNS, refused) */
 };
 int rocmd_feed_http_get(const struct rocmd_feed_http *h, struct rocmd_feed_get *g, char *why,

@@ -47,6 +47,7 @@ struct rocmd_pkg_service {
 	char feeds[4096];
 	int offline_said;
 	int64_t auto_sdk; /* the SDK an automatic fetch runs for, or 0 */
+	char auto_version[32], auto_platform[32], auto_arch[32]; /* what it fetches for */
 	rocmd_pkg_fetched_fn auto_then;
 	void *auto_ctx;
 };
@@ -82,7 +83,9 @@ int rocmd_pkg_queue_fetch(struct rocmd_pkg_service *ps, const struct rocmd_feed_
                           struct rocmd_conn *conn, rocmd_pkg_fetched_fn then, void *then_ctx);
 /* deploy.sync's automatic fetch (feed-service.c): the package the cached
  * feeds offer for SDK SDK_ID (VERSION, PLATFORM, ARCH), chosen by the
- * store's rules and never one marked bad, is fetched; THEN(CTX) is told how
+ * store's rules and never one marked bad (or bad for the installed driver),
+ * is fetched, after a refresh when a remote's cache is missing or older
+ * than pkg.auto_refresh_s; THEN(CTX) is told how
  * it ended (deploy-sync.c deploys it). One runs at a time: 0 when a fetch
  * was queued (or one for that SDK already runs), else an error with WHY. */
 int rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *version,

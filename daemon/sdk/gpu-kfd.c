@@ -22,6 +22,8 @@
 #include "common/fs.h"
 
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
+/* Set by AMD's amdgpu-dkms module; the kernel's own amdgpu has none. */
+#define AMDGPU_VERSION "/sys/module/amdgpu/version"
 #define HEAP_FB_PUBLIC 1
 #define HEAP_FB_PRIVATE 2
 
@@ -111,6 +113,13 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 	struct rocmd_dir *d;
 
 	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s" AMDGPU_VERSION,
+	         root != NULL && strcmp(root, "/") != 0 ? root : "");
+	if (slurp(path, buf, sizeof(buf)) == 0) {
+		size_t n = strcspn(buf, " \t\r\n");
+		if (n > 0 && n < sizeof(out->driver))
+			memcpy(out->driver, buf, n);
+	}
 	snprintf(dir, sizeof(dir), "%s" KFD_NODES,
 	         root != NULL && strcmp(root, "/") != 0 ? root : "");
 	d = rocmd_dir_open(dir);

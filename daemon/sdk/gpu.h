@@ -44,10 +44,13 @@ struct rocmd_gpu_scan {
 	int hip_from_driver;    /* it is the display driver's, not an SDK's */
 	int hip_driver_version; /* hipDriverGetVersion, 0 when unknown */
 	int hip_runtime_version; /* hipRuntimeGetVersion, 0 when unknown */
+	char driver[64]; /* the amdgpu kernel driver's version (sys/module/amdgpu/version
+	                  * under the root: AMD's amdgpu-dkms sets it), "" when unknown */
 	char *problems;
 };
 
-/* Reads the KFD topology under ROOT (NULL = "/"). Missing KFD is no GPU. */
+/* Reads the KFD topology and the amdgpu driver's version under ROOT (NULL =
+ * "/"). Missing KFD is no GPU. */
 int rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out);
 /*
  * Runs PROBE (the rocmd-hip-probe executable) on the HIP runtime at host path

@@ -347,6 +347,7 @@ m_gpu_list(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 	                      cJSON_DetachItemFromObject(info, "hip_runtime_source"));
 	cJSON_AddItemToObject(r, "hip_driver_version",
 	                      cJSON_DetachItemFromObject(info, "hip_driver_version"));
+	cJSON_AddItemToObject(r, "amdgpu_version", cJSON_DetachItemFromObject(info, "amdgpu_version"));
 	cJSON_AddItemToObject(r, "scan_time_ms", cJSON_DetachItemFromObject(info, "time_ms"));
 	cJSON_Delete(info);
 	*result = r;

@@ -1039,6 +1039,12 @@ rocmd_sdk_db(struct rocmd_sdk *m)
 	return m->db;
 }
 
+const char *
+rocmd_sdk_driver_version(const struct rocmd_sdk *m)
+{
+	return m->last_gpus.driver;
+}
+
 cJSON *
 rocmd_sdk_gpus_json(struct rocmd_sdk *m)
 {
@@ -1075,6 +1081,7 @@ rocmd_sdk_scan_info(struct rocmd_sdk *m)
 	}
 	cJSON_AddNumberToObject(r, "hip_driver_version", m->last_gpus.hip_driver_version);
 	cJSON_AddNumberToObject(r, "hip_runtime_version", m->last_gpus.hip_runtime_version);
+	cJSON_AddStringToObject(r, "amdgpu_version", m->last_gpus.driver);
 	if (m->last_gpus.problems != NULL)
 		cJSON_AddStringToObject(r, "gpu_problems", m->last_gpus.problems);
 	cJSON_AddNumberToObject(r, "watches", (double)m->nwatches);

@@ -79,5 +79,7 @@ struct rocmd_sdk_db *rocmd_sdk_db(struct rocmd_sdk *m);
 cJSON *rocmd_sdk_scan_info(struct rocmd_sdk *m);
 /* The present GPUs' archs, as "gfx1103" strings (for coverage reports). */
 cJSON *rocmd_sdk_gpus_json(struct rocmd_sdk *m);
+/* The amdgpu driver's version the last scan read ("6.10.5"), "" when unknown. */
+const char *rocmd_sdk_driver_version(const struct rocmd_sdk *m);
 
 #endif
