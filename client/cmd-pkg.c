@@ -397,12 +397,25 @@ cmd_pkg_match(void *arg, const struct cli_args *args)
 
 /* ---- feeds (docs/FEEDS.md) ---- */
 
+/* " from N pages" for a listing read from more than one, else "". */
+static const char *
+pages_of(const cJSON *it, char *buf, size_t len)
+{
+	double n = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "pages"));
+
+	buf[0] = '\0';
+	if (n > 1)
+		snprintf(buf, len, " from %.0f pages", n);
+	return buf;
+}
+
 int
 cmd_pkg_refresh(void *arg, const struct cli_args *args)
 {
 	struct cmd_ctx *ctx = arg;
 	const cJSON *it;
 	cJSON *r = NULL;
+	char pages[32];
 	int rc, failed;
 
 	(void)args;
@@ -425,7 +438,11 @@ cmd_pkg_refresh(void *arg, const struct cli_args *args)
 		else if (why != NULL)
 			printf("%s: failed, last good copy kept: %s\n", out_str(it, "remote"), why);
 		else
-			printf("%s: %.0f package(s)%s\n", out_str(it, "remote"), out_num(it, "packages"),
+			printf("%s: %.0f package(s)%s%s%s\n", out_str(it, "remote"),
+			       out_num(it, "packages"), pages_of(it, pages, sizeof(pages)),
+			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "more_pages"))
+			           ? " (the pages after these are not read)"
+			           : "",
 			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "changed"))
 			           ? ""
 			           : " (not modified)");

@@ -779,6 +779,7 @@ auto_refreshed(struct rocmd_server *srv, const cJSON *result)
 	char why[1024], failed[1024] = "";
 	const cJSON *o;
 
+	srv->pkg->auto_refreshing = 0;
 	cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(result, "remotes"))
 	{
 		const char *w = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "why"));
@@ -843,6 +844,14 @@ rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *vers
 	int rc;
 
 	if (ps->auto_sdk != 0) {
+		if (ps->auto_sdk == sdk_id && ps->auto_refreshing) {
+			/* It changed again while the feeds refresh: the choice is for
+			 * what it is now. */
+			snprintf(ps->auto_version, sizeof(ps->auto_version), "%s", version);
+			snprintf(ps->auto_platform, sizeof(ps->auto_platform), "%s", platform);
+			snprintf(ps->auto_arch, sizeof(ps->auto_arch), "%s", arch);
+			return 0;
+		}
 		if (ps->auto_sdk == sdk_id)
 			return 0; /* already under way */
 		snprintf(why, whylen, "an automatic fetch for SDK #%lld runs; the next SDK change "
@@ -859,6 +868,7 @@ rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *vers
 			return rc;
 		}
 		j->auto_fetch = 1;
+		ps->auto_refreshing = 1;
 		rocmd_server_event(srv, "pkg.auto_fetch", NULL,
 		                   "SDK #%lld (%s, %s, %s): no stored package fits; refreshing the "
 		                   "feeds first (their metadata is missing or older than "

@@ -48,6 +48,7 @@ struct rocmd_pkg_service {
 	int offline_said;
 	int64_t auto_sdk; /* the SDK an automatic fetch runs for, or 0 */
 	char auto_version[32], auto_platform[32], auto_arch[32]; /* what it fetches for */
+	int auto_refreshing; /* it waits for the feeds' refresh it asked for */
 	rocmd_pkg_fetched_fn auto_then;
 	void *auto_ctx;
 };

@@ -9,7 +9,9 @@
 #   /chunked/F  F chunked, with 4096 bytes more after it
 #   /slow/F     the headers and 16 bytes, then nothing
 #   /loop       a redirect to itself
-# Anything else not in ROOT is a 404. 127.0.0.1 only; it stops after
+# A file F of ROOT with a file F.link beside it is served with that file's
+# text as its Link header (a release listing's next page). Anything else not
+# in ROOT is a 404. 127.0.0.1 only; it stops after
 # MAX_REQUESTS requests or MAX_SECONDS seconds, whichever comes first, and
 # logs each request's line and its Range and If-None-Match headers to LOG.
 #
@@ -116,7 +118,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                             (start, len(body) - 1, len(body))),
                                            ("ETag", etag)])
             return
-        self.send(200, body, [("ETag", etag)])
+        link = self.file(rest + ".link")
+        extra = [("ETag", etag)] + ([("Link", link.decode().strip())] if link else [])
+        self.send(200, body, extra)
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

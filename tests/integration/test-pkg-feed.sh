@@ -8,12 +8,16 @@
 # with its reasons, fetch by name and by SDK and arch, resume after a cut
 # connection; refusals with nothing imported for a bad signature, an unknown
 # key, a wrong hash, a wrong size, a truncated body, a redirect loop, a
-# stalled server, a 404, an asset over the cap and a package marked bad;
-# the server gone: no network said once, the last good copy kept. Then
-# (with the real Debian SDK trees) the automatic fetch: an in-place upgrade
-# of /usr from HIP 5.2.3 to 5.7.1 with deploy.sync = deploy and
-# pkg.auto_fetch = 1 fetches, imports and deploys the matching package, and
-# never the one marked bad that is listed first.
+# stalled server, a 404, an asset over the cap and a package marked bad; a
+# release listing of two pages (Link: rel="next"). Then (with the real
+# Debian SDK trees) the automatic fetch: an in-place upgrade of /usr from
+# HIP 5.2.3 to 5.7.1 with deploy.sync = deploy and pkg.auto_fetch = 1
+# refreshes the feeds it has no copy of, fetches, imports and deploys the
+# matching package, and never the ones listed first that are marked bad or
+# bad for the installed amdgpu driver (a sandbox's sys/module/amdgpu/version).
+# The server gone: no network said once, the last good copy kept, and the
+# automatic fetch after a stale cache's failed refresh says so once and
+# chooses from the last good copy.
 #
 # Usage: test-pkg-feed.sh ROCMD ROCMCTL PKG-MKARCHIVE
 set -u
@@ -115,6 +119,19 @@ printf '{"format": 1, "packages": [%s]}\n' "$(entry evil-b.zip "$U/files/cat.gfx
 check "sign it with the other key" 0 signed "$DIR/k2.pem" "$SRV/otherkey/catalogue.json"
 
 printf 'kind = releases\nurl = %s/releases\nplatform = linux\n' "$U" >"$DIR/remotes.d/rel.conf"
+# A listing of two pages: page 1 names page 2 in its Link header.
+cat >"$SRV/pages1" <<JSON
+[{"tag_name": "v0.5.7", "name": "ROCmLibs for HIP SDK 5.7", "draft": false, "body": "", "assets": [
+  {"name": "rocm.gfx803.for.hip.sdk.5.7.7z", "size": $(size "$REL"), "digest": "sha256:$(sha "$REL")",
+   "browser_download_url": "$U/rocm.gfx803.for.hip.sdk.5.7.7z"}]}]
+JSON
+printf '<%s/pages2>; rel="next", <%s/pages2>; rel="last"\n' "$U" "$U" >"$SRV/pages1.link"
+cat >"$SRV/pages2" <<JSON
+[{"tag_name": "v0.5.7-old", "name": "ROCmLibs for HIP SDK 5.7", "draft": false, "body": "", "assets": [
+  {"name": "rocm.gfx906.on.page2.for.hip.sdk.5.7.7z", "size": $(size "$REL"), "digest": "sha256:$(sha "$REL")",
+   "browser_download_url": "$U/rocm.gfx803.for.hip.sdk.5.7.7z"}]}]
+JSON
+printf 'kind = releases\nurl = %s/pages1\nplatform = linux\n' "$U" >"$DIR/remotes.d/paged.conf"
 for r in cat badsig otherkey; do
 	printf '# %s\nkind = catalogue\nurl = %s/%s/catalogue.json\nkey = ed25519:%s\n' "$r" "$U" "$r" "$K1" \
 		>"$DIR/remotes.d/$r.conf"
@@ -130,6 +147,8 @@ contains "not fetched yet" "$OUT" "remote rel: not fetched yet"
 check "pkg refresh: two remotes are refused" 1 ctl pkg refresh
 contains "the release feed is read" "$OUT" "^rel: 1 package(s)"
 contains "the catalogue is read" "$OUT" "^cat: 10 package(s)"
+contains "both pages of a listing are read" "$OUT" "^paged: 2 package(s) from 2 pages"
+contains "the second page was asked for" "$DIR/requests" "^/pages2 range=None"
 contains "a bad signature is refused" "$OUT" "^badsig: failed.*not made by any of the 1 key(s)"
 contains "an unknown key is refused" "$OUT" "^otherkey: failed.*not made by any of the 1 key(s)"
 check "their cache holds nothing" 1 test -e "$STATE/feeds/badsig.body"
@@ -148,6 +167,7 @@ contains "the validator went out" "$DIR/requests" '^/releases range=None inm="'
 check "pkg available" 0 ctl pkg available
 contains "the release's archive is offered" "$OUT" "rel .*rocm.gfx803.for.hip.sdk.5.7.7z.*linux.*5.7.*gfx803.*fetchable"
 lacks "notes are not offered" "$OUT" "notes.txt"
+contains "the second page's archive is offered" "$OUT" "paged .*rocm.gfx906.on.page2.for.hip.sdk.5.7.7z.*gfx906.*fetchable"
 contains "the withdrawn one is never chosen" "$OUT" "withdrawn.gfx1030.zip: marked bad by remote cat: its kernels"
 lacks "nothing of a catalogue with a bad signature" "$OUT" "evil-"
 check "pkg available --sdk --arch" 0 ctl pkg available --sdk 6.2.4 --arch gfx1030
@@ -209,6 +229,7 @@ else
 fi
 
 LAST_GOOD=cat.gfx1030.V3.zip
+AUTO=0
 
 # ---- automatic: an in-place SDK upgrade fetches, imports and deploys ----
 # A second rocmd on a sandbox: Debian bookworm's HIP 5.2.3 under /usr, a
@@ -230,6 +251,9 @@ if [ -f "$T/$LIBREL/TensileLibrary.dat" ] && [ -f "$T/usr/lib/x86_64-linux-gnu/l
 	printf 'cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n' >"$n/0/properties"
 	printf 'cpu_cores_count 0\nsimd_count 24\nsimd_per_cu 2\ngfx_target_version 100300\nvendor_id 4098\ndevice_id 29631\nlocation_id 49408\n' >"$n/1/properties"
 	printf 'heap_type 1\nsize_in_bytes 536870912\n' >"$n/1/mem_banks/0/properties"
+	# The installed amdgpu driver, as AMD's amdgpu-dkms module says it.
+	mkdir -p "$ROOT/sys/module/amdgpu"
+	printf '6.8.5\n' >"$ROOT/sys/module/amdgpu/version"
 	cp "$T/$LIBREL/TensileLibrary.dat" "$T/$LIBREL/Kernels.so-000-gfx1030.hsaco" "$DIR/p5/library/"
 	echo "fetched package" >"$DIR/p5/library/TensileManifest.txt"
 	cp "$T/usr/lib/x86_64-linux-gnu/librocblas.so.0.1" "$DIR/p5/librocblas.so.0"
@@ -239,17 +263,24 @@ if [ -f "$T/$LIBREL/TensileLibrary.dat" ] && [ -f "$T/usr/lib/x86_64-linux-gnu/l
 		printf '{"format": 1, "packages": [\n'
 		printf '{"name": "bad.gfx1030.for.hip.sdk.5.7.zip", "sdk": ["5.7"], "platforms": ["linux"], "archs": ["gfx1030"], "url": "%s/files/rocm.gfx1030.V3.for.hip.sdk.5.7.zip", "size": %s, "sha256": "%s", "bad": "withdrawn"},\n' \
 			"$U" "$(size "$A5")" "$(sha "$A5")"
+		printf '{"name": "rocm.gfx1030.V4.for.hip.sdk.5.7.zip", "version": "V4", "sdk": ["5.7"], "platforms": ["linux"], "archs": ["gfx1030"], "url": "%s/files/rocm.gfx1030.V3.for.hip.sdk.5.7.zip", "size": %s, "sha256": "%s", "bad_drivers": [{"from": "6.8", "to": "6.8.9", "why": "hangs the GPU"}]},\n' \
+			"$U" "$(size "$A5")" "$(sha "$A5")"
 		printf '{"name": "rocm.gfx1030.V3.for.hip.sdk.5.7.zip", "version": "V3", "sdk": ["5.7"], "platforms": ["linux"], "archs": ["gfx1030"], "url": "%s/files/rocm.gfx1030.V3.for.hip.sdk.5.7.zip", "size": %s, "sha256": "%s"}\n]}\n' \
 			"$U" "$(size "$A5")" "$(sha "$A5")"
 	} >"$SRV/auto/catalogue.json"
 	check "sign the automatic catalogue" 0 signed "$DIR/k1.pem" "$SRV/auto/catalogue.json"
 	printf 'kind = catalogue\nurl = %s/auto/catalogue.json\nkey = ed25519:%s\n' "$U" "$K1" >"$DIR/auto.d/auto.conf"
+	printf 'kind = releases\nurl = %s/pages1\nplatform = linux\n' "$U" >"$DIR/auto.d/paged.conf"
 	STATE=$DIR/state2
 	printf '{"sdk": {"debounce_ms": 300}, "deploy": {"sync": "deploy", "smoke_timeout_ms": 20000}, "pkg": {"remotes_dir": "%s/auto.d", "ca_bundle": "%s/cert.pem", "auto_fetch": 1}}\n' \
 		"$DIR" "$DIR" >"$CONF"
 	rocmd_start --root "$ROOT" || bail "the second rocmd did not start"
 	wait_for "HIP 5.2.3 is found" 30 has_event sdk.added "/usr"
-	check "refresh the automatic catalogue" 0 ctl pkg refresh
+	# No refresh was asked for: the automatic fetch for 5.2.3 refreshes
+	# the feeds it has no copy of first, then finds nothing for 5.2.3.
+	wait_for "the feeds are refreshed first" 30 has_event pkg.auto_fetch "refreshing the feeds first"
+	wait_for "nothing fits 5.2.3" 30 has_event pkg.auto_fetch "failed: no package the feeds offer fits SDK 5.2.3"
+	check "the refresh cached the catalogue" 0 test -s "$STATE/feeds/auto.body"
 	check "the store is empty" 0 test "$(npkgs)" -eq 0
 	cp -al --remove-destination "$T/usr/." "$ROOT/usr/"
 	wait_for "the upgrade is noticed" 30 has_event sdk.version_changed "from 5.2.3 to 5.7.1"
@@ -259,6 +290,18 @@ if [ -f "$T/$LIBREL/TensileLibrary.dat" ] && [ -f "$T/usr/lib/x86_64-linux-gnu/l
 	same "the library is the fetched package's" "$DIR/p5/library" "$ROOT/$LIBREL"
 	check "pkg list" 0 ctl pkg list
 	lacks "the package marked bad was never chosen" "$OUT" "bad.gfx1030"
+	lacks "nor the one bad for this driver" "$OUT" "V4"
+	check "pkg available --sdk 5.7.1 --arch gfx1030" 0 ctl pkg available --sdk 5.7.1 --arch gfx1030
+	contains "the driver's bad range is said" "$OUT" \
+		"^rocm.gfx1030.V4.for.hip.sdk.5.7.zip (auto): never chosen"
+	contains "with the driver and the range" "$OUT" \
+		"marked bad for this driver by remote auto: the installed amdgpu driver 6.8.5 is in its bad range 6.8 to 6.8.9: hangs the GPU"
+	contains "the good one would be fetched" "$OUT" "would fetch rocm.gfx1030.V3.for.hip.sdk.5.7.zip"
+	check "gpu.list names the driver" 0 ctl --json gpu list
+	contains "amdgpu_version" "$OUT" '"amdgpu_version":[[:space:]]*"6.8.5"'
+	check "fetch of the one bad for this driver is refused" 1 ctl pkg fetch rocm.gfx1030.V4.for.hip.sdk.5.7.zip
+	contains "the refusal says why" "$ERR" "marked bad for this driver"
+	AUTO=1
 	LAST_GOOD=rocm.gfx1030.V3.for.hip.sdk.5.7.zip
 else
 	skip "automatic fetch" "no real SDK trees in $TREES (tests/fixtures/make-trees.sh)"
@@ -273,5 +316,24 @@ check "refresh again with no server" 1 ctl pkg refresh
 check "available still has the last good copy" 0 ctl pkg available
 contains "cached packages still listed" "$OUT" "$LAST_GOOD"
 check "no network is an event once" 0 test "$(ctl events --all --kind pkg.offline | grep -c 'no network')" -eq 1
+check "not one per remote either" 0 test "$(ctl events --all --kind pkg.feed_failed | grep -c 'no network')" -eq 0
+check "the store keeps working" 0 ctl pkg list
+contains "its packages listed" "$OUT" "$LAST_GOOD"
+if [ "$AUTO" = 1 ]; then
+	# The cached copies grown stale, with no network: the automatic fetch
+	# after a downgrade to 5.2.3 tries to refresh, says so once, and chooses
+	# from the last good copies.
+	for m in "$STATE"/feeds/*.meta; do
+		sed 's/"fetched_ms":[^,}]*/"fetched_ms": 1/' "$m" >"$m.new" && mv "$m.new" "$m"
+	done
+	cp -al --remove-destination "$TREES/bookworm/usr/." "$ROOT/usr/"
+	wait_for "the downgrade is noticed" 30 has_event sdk.version_changed "from 5.7.1 to 5.2.3"
+	wait_for "the failed refresh is said" 60 has_event pkg.auto_fetch "could not be refreshed first (no network"
+	nofit() { test "$(ctl events --all --kind pkg.auto_fetch | grep -c 'failed: no package the feeds offer fits SDK 5.2.3')" -ge 2; }
+	wait_for "the choice is made from the last good copies" 30 nofit
+	check "said once, not per remote" 0 test "$(ctl events --all --kind pkg.auto_fetch | grep -c 'could not be refreshed')" -eq 1
+	check "available still reads the cached copies" 0 ctl pkg available
+	lacks "no remote lost its copy" "$OUT" "not fetched yet"
+fi
 rocmd_stop
 harness_done

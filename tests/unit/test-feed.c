@@ -320,6 +320,99 @@ test_base64(void **state)
 	assert_int_equal(rocmd_feed_base64("aGl0aGVyZQ==", 12, out, 2), -1);
 }
 
+static void
+test_driver_ranges(void **state)
+{
+	cJSON *b = cJSON_Parse("[{\"from\": \"6.8\", \"to\": \"6.8.5\", \"why\": \"hangs\"},"
+	                       " {\"from\": \"24.1\", \"why\": \"no lower end\"},"
+	                       " {\"to\": \"5.1\", \"why\": \"old\"}]");
+	cJSON *all = cJSON_Parse("[{\"why\": \"every driver\"}]");
+	char why[512] = "";
+
+	(void)state;
+	assert_non_null(b);
+	/* Both ends inclusive, on the parts both give. */
+	assert_int_equal(rocmd_feed_driver_bad(b, "6.8", why, sizeof(why)), 1);
+	assert_int_equal(rocmd_feed_driver_bad(b, "6.8.0", why, sizeof(why)), 1);
+	assert_int_equal(rocmd_feed_driver_bad(b, "6.8.5", why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "6.8.5 is in its bad range 6.8 to 6.8.5: hangs"));
+	assert_int_equal(rocmd_feed_driver_bad(b, "6.8.5-2099283.24.04", why, sizeof(why)), 1);
+	assert_int_equal(rocmd_feed_driver_bad(b, "6.8.6", why, sizeof(why)), 0);
+	assert_int_equal(rocmd_feed_driver_bad(b, "6.7.9", why, sizeof(why)), 0);
+	assert_int_equal(rocmd_feed_driver_bad(b, "6.10.5", why, sizeof(why)), 0);
+	assert_int_equal(rocmd_feed_driver_bad(b, "24.3.1", why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "24.1 to any: no lower end"));
+	assert_int_equal(rocmd_feed_driver_bad(b, "5.1.3", why, sizeof(why)), 1);
+	assert_int_equal(rocmd_feed_driver_bad(b, "5.2", why, sizeof(why)), 0);
+	/* An unknown driver, or one that is not a version, is in no range. */
+	assert_int_equal(rocmd_feed_driver_bad(all, "", why, sizeof(why)), 0);
+	assert_int_equal(rocmd_feed_driver_bad(all, "unknown", why, sizeof(why)), 0);
+	assert_int_equal(rocmd_feed_driver_bad(all, "1.2", why, sizeof(why)), 1);
+	assert_int_equal(rocmd_feed_driver_bad(NULL, "1.2", why, sizeof(why)), 0);
+	cJSON_Delete(b);
+	cJSON_Delete(all);
+}
+
+static void
+test_link_next(void **state)
+{
+	const char *base = "https://api.github.com/repos/a/b/releases?per_page=100";
+	char out[2048], why[512];
+
+	(void)state;
+	assert_int_equal(
+	    rocmd_feed_link_next("<https://api.github.com/repositories/1/releases?per_page=100&page=2>; "
+	                         "rel=\"next\", <https://api.github.com/repositories/1/releases?"
+	                         "per_page=100&page=5>; rel=\"last\"",
+	                         base, 0, out, sizeof(out), why, sizeof(why)),
+	    1);
+	assert_string_equal(out, "https://api.github.com/repositories/1/releases?per_page=100&page=2");
+	assert_int_equal(rocmd_feed_link_next("<https://api.github.com/x?page=1>; rel=\"prev\", "
+	                                      "<https://api.github.com/x?page=3>; rel=\"next\"",
+	                                      base, 0, out, sizeof(out), why, sizeof(why)),
+	                 1);
+	assert_string_equal(out, "https://api.github.com/x?page=3");
+	/* The last page has no next; no header is no next. */
+	assert_int_equal(rocmd_feed_link_next("<https://api.github.com/x?page=1>; rel=\"first\"", base,
+	                                      0, out, sizeof(out), why, sizeof(why)),
+	                 0);
+	assert_int_equal(rocmd_feed_link_next("", base, 0, out, sizeof(out), why, sizeof(why)), 0);
+	/* Another host, another port, plain http: refused. */
+	assert_int_equal(rocmd_feed_link_next("<https://evil.example/x>; rel=\"next\"", base, 0, out,
+	                                      sizeof(out), why, sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_non_null(strstr(why, "is not on https://api.github.com over https"));
+	assert_int_equal(rocmd_feed_link_next("<https://api.github.com.evil.example/x>; rel=next", base,
+	                                      0, out, sizeof(out), why, sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_int_equal(rocmd_feed_link_next("<https://api.github.com:8443/x>; rel=next", base, 0,
+	                                      out, sizeof(out), why, sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_int_equal(rocmd_feed_link_next("<http://api.github.com/x>; rel=next", base, 0, out,
+	                                      sizeof(out), why, sizeof(why)),
+	                 ROCMD_ECORRUPT);
+	assert_string_equal(out, "");
+}
+
+static void
+test_releases_append(void **state)
+{
+	char *body = strdup("[{\"tag_name\": \"a\"}]"), why[512];
+	size_t len = strlen(body);
+
+	(void)state;
+	assert_int_equal(rocmd_feed_releases_append(&body, &len, "[{\"tag_name\": \"b\"}, {}]", 23,
+	                                            why, sizeof(why)),
+	                 0);
+	assert_string_equal(body, "[{\"tag_name\":\"a\"},{\"tag_name\":\"b\"},{}]");
+	assert_int_equal(len, strlen(body));
+	assert_int_equal(
+	    rocmd_feed_releases_append(&body, &len, "{\"message\": \"x\"}", 16, why, sizeof(why)),
+	    ROCMD_ECORRUPT);
+	assert_string_equal(body, "[{\"tag_name\":\"a\"},{\"tag_name\":\"b\"},{}]");
+	free(body);
+}
+
 int
 main(void)
 {
@@ -327,6 +420,8 @@ main(void)
 	    cmocka_unit_test(test_remote_ok),        cmocka_unit_test(test_remote_refused),
 	    cmocka_unit_test(test_releases_fixture), cmocka_unit_test(test_catalogue_signed),
 	    cmocka_unit_test(test_catalogue_refused), cmocka_unit_test(test_base64),
+	    cmocka_unit_test(test_driver_ranges),    cmocka_unit_test(test_link_next),
+	    cmocka_unit_test(test_releases_append),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
