@@ -5,10 +5,13 @@
  * only then replaces the cached copy in <state>/feeds, so a refresh that
  * fails keeps the last good one; pkg.available reads the cached copies
  * (checked again: nothing unchecked is ever used) and matches them with the
- * store's rules (pkg-match.c); pkg.fetch queues the download and import of
- * one of them (rocmd_pkg_queue_fetch). The cache of remote NAME:
- * NAME.body, NAME.sig (catalogues) and NAME.meta (URL, ETag, Last-Modified,
- * when it was fetched).
+ * store's rules (pkg-match.c), leaving out what is marked bad, bad for the
+ * installed amdgpu driver or unverifiable; pkg.fetch queues the download
+ * and import of one of them (rocmd_pkg_queue_fetch); deploy.sync's
+ * automatic fetch refreshes a stale cache first, then chooses the same way.
+ * The cache of remote NAME: NAME.body (a release listing's pages as one),
+ * NAME.sig (catalogues) and NAME.meta (URL, ETag, Last-Modified, when it
+ * was fetched).
  */
 #include "pkg-service.h"
 
@@ -834,6 +837,16 @@ cache_stale(struct rocmd_server *srv)
 	return stale;
 }
 
+/* What the automatic fetch chooses for. */
+static void
+auto_wants(struct rocmd_pkg_service *ps, const char *version, const char *platform,
+           const char *arch)
+{
+	snprintf(ps->auto_version, sizeof(ps->auto_version), "%s", version);
+	snprintf(ps->auto_platform, sizeof(ps->auto_platform), "%s", platform);
+	snprintf(ps->auto_arch, sizeof(ps->auto_arch), "%s", arch);
+}
+
 int
 rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *version,
                       const char *platform, const char *arch, rocmd_pkg_fetched_fn then,
@@ -847,9 +860,7 @@ rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *vers
 		if (ps->auto_sdk == sdk_id && ps->auto_refreshing) {
 			/* It changed again while the feeds refresh: the choice is for
 			 * what it is now. */
-			snprintf(ps->auto_version, sizeof(ps->auto_version), "%s", version);
-			snprintf(ps->auto_platform, sizeof(ps->auto_platform), "%s", platform);
-			snprintf(ps->auto_arch, sizeof(ps->auto_arch), "%s", arch);
+			auto_wants(ps, version, platform, arch);
 			return 0;
 		}
 		if (ps->auto_sdk == sdk_id)
@@ -858,9 +869,7 @@ rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *vers
 		         "tries again", (long long)ps->auto_sdk);
 		return ROCMD_EBUSY;
 	}
-	snprintf(ps->auto_version, sizeof(ps->auto_version), "%s", version);
-	snprintf(ps->auto_platform, sizeof(ps->auto_platform), "%s", platform);
-	snprintf(ps->auto_arch, sizeof(ps->auto_arch), "%s", arch);
+	auto_wants(ps, version, platform, arch);
 	ps->auto_sdk = sdk_id;
 	if (cache_stale(srv)) {
 		if ((rc = refresh_new(srv, &j, why, whylen)) < 0) {
