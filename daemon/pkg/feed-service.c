@@ -136,19 +136,26 @@ http_of(const struct rocmd_config *cfg, struct rocmd_feed_http *h)
 }
 
 /* Worker: the further pages of release listing G (its Link: rel="next",
- * same host, https, at most ROCMD_FEED_MAX_PAGES in all) appended to its
- * body; the count into O. */
+ * same host, https, at most ROCMD_FEED_MAX_PAGES in all, none read twice: a
+ * link back to a page already read ends the listing) appended to its body;
+ * the count into O. */
 static int
 more_pages(const struct rocmd_feed_http *h, const struct rocmd_feed_remote *r,
            struct rocmd_feed_get *g, cJSON *o, int *offline, char *why, size_t whylen)
 {
-	char link[sizeof(g->link_out)], next[2048];
-	int pages = 1, rc;
+	char link[sizeof(g->link_out)], next[2048], seen[ROCMD_FEED_MAX_PAGES][2048];
+	int pages = 1, rc, again;
 
 	snprintf(link, sizeof(link), "%s", g->link_out);
+	snprintf(seen[0], sizeof(seen[0]), "%s", r->url);
 	while ((rc = rocmd_feed_link_next(link, r->url, h->allow_loopback_http, next, sizeof(next),
 	                                  why, whylen)) == 1) {
 		struct rocmd_feed_get p = {.url = next};
+		again = 0;
+		for (int i = 0; i < pages && !again; i++)
+			again = strcmp(seen[i], next) == 0;
+		if (again)
+			break;
 		if (pages == ROCMD_FEED_MAX_PAGES) {
 			cJSON_AddBoolToObject(o, "more_pages", 1);
 			break;
@@ -162,6 +169,7 @@ more_pages(const struct rocmd_feed_http *h, const struct rocmd_feed_remote *r,
 		free(p.body);
 		if (rc < 0)
 			return rc;
+		snprintf(seen[pages], sizeof(seen[pages]), "%s", next);
 		pages++;
 	}
 	if (rc < 0)

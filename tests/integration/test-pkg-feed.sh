@@ -131,6 +131,8 @@ cat >"$SRV/pages2" <<JSON
   {"name": "rocm.gfx906.on.page2.for.hip.sdk.5.7.7z", "size": $(size "$REL"), "digest": "sha256:$(sha "$REL")",
    "browser_download_url": "$U/rocm.gfx803.for.hip.sdk.5.7.7z"}]}]
 JSON
+# Page 2 links back to page 1 (a server's loop): read once, not ten times.
+printf '<%s/pages1>; rel="next"\n' "$U" >"$SRV/pages2.link"
 printf 'kind = releases\nurl = %s/pages1\nplatform = linux\n' "$U" >"$DIR/remotes.d/paged.conf"
 for r in cat badsig otherkey; do
 	printf '# %s\nkind = catalogue\nurl = %s/%s/catalogue.json\nkey = ed25519:%s\n' "$r" "$U" "$r" "$K1" \
@@ -149,6 +151,8 @@ contains "the release feed is read" "$OUT" "^rel: 1 package(s)"
 contains "the catalogue is read" "$OUT" "^cat: 10 package(s)"
 contains "both pages of a listing are read" "$OUT" "^paged: 2 package(s) from 2 pages"
 contains "the second page was asked for" "$DIR/requests" "^/pages2 range=None"
+[ "$(grep -c '^/pages1 ' "$DIR/requests")" -eq 1 ] && ok "page 2's link back to page 1 is not followed" ||
+	bad "page 2's link back to page 1 is not followed" "$DIR/requests"
 contains "a bad signature is refused" "$OUT" "^badsig: failed.*not made by any of the 1 key(s)"
 contains "an unknown key is refused" "$OUT" "^otherkey: failed.*not made by any of the 1 key(s)"
 check "their cache holds nothing" 1 test -e "$STATE/feeds/badsig.body"
