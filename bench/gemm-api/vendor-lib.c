@@ -190,8 +190,6 @@ vendor_library(rocmd_gemm_t *base, const char *libdir, const int *dtypes, double
 				       ven);
 				tunedlib_add(lib, key, cfg, aown, 0, why, sizeof(why));
 				own = aown;
-			} else {
-				ven = sum.best_ms;
 			}
 			r = tunedlib_offer_vendor(lib, key, "cublaslt", vdev.library_digest, sum.best,
 			                          ven, why, sizeof(why));
