@@ -127,14 +127,17 @@ struct backend_ctx {
 	size_t ws_bytes;
 	uint64_t skws; /* stream-K workspace: counters kept at zero, then slots */
 	size_t skws_bytes;
+	CUdeviceptr pk; /* repacked A and B for the chunked paths (rk_pack) */
+	size_t pk_bytes;
 	struct space_cache spaces[GEMM_DTYPE_COUNT * 8];
 	unsigned next_space; /* the slot a new space replaces, round robin */
 };
 
 struct backend_module {
 	CUmodule mod;
-	CUfunction gemm, reduce;
+	CUfunction gemm, reduce, pack;
 	unsigned threads, smem, mt0, mt1;
+	unsigned chunks; /* A and B copied in 16-byte chunks: repack what does not allow it */
 	int gsu;
 	unsigned sk, du; /* stream-K; depth per k-tile */
 	int resident;    /* blocks the device holds at once (stream-K's grid) */
@@ -518,6 +521,8 @@ cuda_close(struct backend_ctx *ctx)
 		ctx->api.cuMemFree(ctx->ws);
 	if (ctx->skws != 0)
 		ctx->api.cuMemFree((CUdeviceptr)ctx->skws);
+	if (ctx->pk != 0)
+		ctx->api.cuMemFree(ctx->pk);
 	if (ctx->cu != NULL)
 		ctx->api.cuDevicePrimaryCtxRelease(ctx->dev);
 	api_unload(&ctx->api);
@@ -638,6 +643,28 @@ backend_cuda_chunks_ok(const struct gemm_problem *p)
 	       p->stride_b % 8 == 0;
 }
 
+/* The bytes rk_pack writes for an operand of ROWS x COLS x BATCH, aligned
+ * already when OK. */
+static double
+pack_bytes(int ok, int64_t rows, int64_t cols, int64_t batch)
+{
+	return ok ? 0 : (double)((rows + 7) / 8 * 8) * cols * batch * 2;
+}
+
+int
+backend_cuda_repack_pays(const struct gemm_problem *p)
+{
+	int ok_a = !p->unaligned && p->lda % 8 == 0 && (p->batch == 1 || p->stride_a % 8 == 0);
+	int ok_b = !p->unaligned && p->ldb % 8 == 0 && (p->batch == 1 || p->stride_b % 8 == 0);
+	double bytes = pack_bytes(ok_a, gemm_rows_a(p), gemm_cols_a(p), p->batch) +
+	               pack_bytes(ok_b, gemm_rows_b(p), gemm_cols_b(p), p->batch);
+
+	/* Read and written once, at a few TB/s, against the matrix cores' hundreds
+	 * of TFLOP/s: 512 flops a byte keeps the copy under a tenth of the GEMM. */
+	return p->m >= 64 && p->n >= 64 && p->k >= 64 &&
+	       2.0 * p->m * p->n * p->k * p->batch >= 512 * bytes;
+}
+
 static int
 cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_problem *p,
            const struct backend_device_info *dev, char *why, size_t whylen)
@@ -681,10 +708,6 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		RULE(!v[P_SWZ] || v[P_LDSPAD] || v[P_PLR], "wgmma: swizzled, no padding, no PLR");
 		threads = 128 * v[P_WN];
 		regs = v[P_MT0] / 2 + 40;
-		if (p != NULL)
-			RULE(!backend_cuda_chunks_ok(p),
-			     "cp.async needs lda, ldb and strides multiples of 8 and 16-byte "
-			     "aligned operands");
 	} else if (v[P_MC]) {
 		int64_t wtm = v[P_MT0] / v[P_WM], wtn = v[P_MT1] / v[P_WN];
 
@@ -702,10 +725,6 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		regs = (wtn / 16) * (wtm / 8) * 4 +
 		       ((wtn / 16) * 4 + (wtm / 8) * 2) * (1 + v[P_PLR]) + 40;
 		RULE(threads > 512, "more than 16 warps");
-		if (p != NULL)
-			RULE(!backend_cuda_chunks_ok(p),
-			     "cp.async needs lda, ldb and strides multiples of 8 and 16-byte "
-			     "aligned operands");
 	} else {
 		int64_t tt0 = v[P_TT0], tt1 = v[P_TT1], lv0 = tt0 < 4 ? tt0 : 4,
 		        lv1 = tt1 < 4 ? tt1 : 4;
@@ -1066,9 +1085,11 @@ backend_cuda_space_dev(struct space_def *store, const struct gemm_problem *p, in
 	fix_value(&sp[P_TB], p->tb);
 	/* The full space's default point: 64x64x8 FMA, 4x4 per thread; 128x128x32
 	 * mma.sync, 2x2 warps, 3 stages, for fp16/bf16 on devices that have it, where
-	 * the operands can be copied in 16-byte chunks; the FMA path (edge-checked,
-	 * any layout and alignment) for everything else. */
-	mc = p->dtype != GEMM_FP32 && matrix_cores && backend_cuda_chunks_ok(p);
+	 * the operands can be copied in 16-byte chunks or repacked at a small share
+	 * of the work (cuda_gemm); the FMA path (edge-checked, any layout and
+	 * alignment) for everything else. */
+	mc = p->dtype != GEMM_FP32 && matrix_cores &&
+	     (backend_cuda_chunks_ok(p) || backend_cuda_repack_pays(p));
 	sp[P_MC].dflt = mc;
 	if (mc) {
 		sp[P_MT0].dflt = 7; /* 128 */
@@ -1122,6 +1143,11 @@ backend_cuda_space_dev(struct space_def *store, const struct gemm_problem *p, in
 			defaults_fma_sk(store, p);
 		else
 			defaults_fma(store, p, units);
+	}
+	if (mc && !backend_cuda_chunks_ok(p)) {
+		size_t n = strlen(store->dflt_why);
+
+		snprintf(store->dflt_why + n, sizeof(store->dflt_why) - n, "; unaligned operands repacked");
 	}
 	return store;
 }
@@ -1273,7 +1299,7 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 	struct backend_module *m;
 	CUdeviceptr info = 0;
 	size_t isz = 0;
-	unsigned iv[6] = {0};
+	unsigned iv[7] = {0};
 	int r, per_sm = 0, sstatic = 0;
 
 	*out = NULL;
@@ -1293,12 +1319,20 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 		r = cu_fail(ctx, r, "module lookup", log, loglen);
 		goto fail;
 	}
+	/* A code object from before rk_pack cannot say whether it copies chunks:
+	 * refused, so that the caller compiles the configuration again. */
+	if (isz < sizeof(iv) || a->cuModuleGetFunction(&m->pack, m->mod, "rk_pack") != 0) {
+		snprintf(log, loglen, "the code object predates operand repacking (no rk_pack)");
+		r = ROCMD_EINVAL;
+		goto fail;
+	}
 	m->threads = iv[0];
 	m->smem = iv[1];
 	m->mt0 = iv[2];
 	m->mt1 = iv[3];
 	m->sk = iv[4];
 	m->du = iv[5];
+	m->chunks = iv[6];
 	m->gsu = gsu > 0 ? gsu : 1;
 	/* Static shared memory (stream-K's flag, for one) counts against the same
 	 * limits as the dynamic stages: past 48 KiB together, the kernel opts in. */
@@ -1414,11 +1448,86 @@ static int
 cuda_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kernel,
             const struct backend_launch *l)
 {
-	CUfunction f = !strcmp(kernel, "rk_gemm_reduce") ? mod->reduce : mod->gemm;
+	CUfunction f = !strcmp(kernel, "rk_gemm_reduce") ? mod->reduce
+	               : !strcmp(kernel, "rk_pack")      ? mod->pack
+	                                                 : mod->gemm;
 
 	if (ctx->api.cuLaunchKernel(f, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
 	                            l->block[2], l->shared_mem, NULL, l->args, NULL) != 0)
 		return ROCMD_EIO;
+	return 0;
+}
+
+/* Whether a chunked kernel reads an operand at X (leading dimension LD,
+ * stride S) as it is: 16-byte aligned, LD and S in multiples of 8. */
+static int
+operand_ok(CUdeviceptr x, long long ld, long long s, int64_t batch)
+{
+	return (x & 15) == 0 && ld % 8 == 0 && (batch == 1 || s % 8 == 0);
+}
+
+/* rk_pack of the ROWS x COLS x BATCH operand at *X (leading dimension *LD,
+ * stride *S) into DST; *X, *LD and *S then name the copy. */
+static int
+pack_operand(struct backend_ctx *ctx, struct backend_module *mod, CUdeviceptr dst, int64_t rows,
+             int64_t cols, int64_t batch, CUdeviceptr *x, long long *ld, long long *s)
+{
+	int R = (int)rows, C = (int)cols;
+	long long ldd = (rows + 7) / 8 * 8, sd = ldd * cols;
+	uint64_t blocks = ((uint64_t)ldd * (uint64_t)cols + 255) / 256;
+	void *args[8] = {&R, &C, x, ld, s, &dst, &ldd, &sd};
+	struct backend_launch l;
+	int r;
+
+	memset(&l, 0, sizeof(l));
+	l.grid[0] = blocks < 4096 ? (unsigned)blocks : 4096; /* the kernel strides */
+	l.grid[1] = 1;
+	l.grid[2] = (unsigned)batch;
+	l.block[0] = 256;
+	l.block[1] = l.block[2] = 1;
+	l.args = args;
+	l.nargs = 8;
+	if ((r = cuda_launch(ctx, mod, "rk_pack", &l)) < 0)
+		return r;
+	*x = dst;
+	*ld = ldd;
+	*s = sd;
+	return 0;
+}
+
+/* The chunked paths' operands that cannot be read as they are, repacked into
+ * the context's workspace (grown when too small; reused by the next call,
+ * which the stream orders after this one). */
+static int
+repack(struct backend_ctx *ctx, struct backend_module *mod, const struct gemm_problem *p,
+       CUdeviceptr *A, long long *lda, long long *sa, CUdeviceptr *B, long long *ldb,
+       long long *sb)
+{
+	int pa = !operand_ok(*A, *lda, *sa, p->batch), pb = !operand_ok(*B, *ldb, *sb, p->batch);
+	size_t bytes_a = pa ? (size_t)((gemm_rows_a(p) + 7) / 8 * 8) * gemm_cols_a(p) * p->batch * 2 : 0;
+	size_t off_b = (bytes_a + 255) / 256 * 256;
+	size_t need = off_b + (pb ? (size_t)((gemm_rows_b(p) + 7) / 8 * 8) * gemm_cols_b(p) *
+	                                p->batch * 2
+	                          : 0);
+	int r;
+
+	if ((!pa && !pb) || p->k == 0)
+		return 0;
+	if (need > ctx->pk_bytes) {
+		if (ctx->pk != 0)
+			ctx->api.cuMemFree(ctx->pk);
+		ctx->pk = 0;
+		ctx->pk_bytes = 0;
+		if (ctx->api.cuMemAlloc(&ctx->pk, need) != 0)
+			return ROCMD_ENOMEM;
+		ctx->pk_bytes = need;
+	}
+	if (pa && (r = pack_operand(ctx, mod, ctx->pk, gemm_rows_a(p), gemm_cols_a(p), p->batch, A,
+	                            lda, sa)) < 0)
+		return r;
+	if (pb && (r = pack_operand(ctx, mod, ctx->pk + off_b, gemm_rows_b(p), gemm_cols_b(p),
+	                            p->batch, B, ldb, sb)) < 0)
+		return r;
 	return 0;
 }
 
@@ -1444,6 +1553,8 @@ cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune
 		return ROCMD_EINVAL;
 	if (M == 0 || N == 0)
 		return 0;
+	if (mod->chunks && (r = repack(ctx, mod, p, &A, &lda, &sa, &B, &ldb, &sb)) < 0)
+		return r;
 	memset(&l, 0, sizeof(l));
 	if (mod->gsu > 1) {
 		size_t need = (size_t)p->batch * mod->gsu * (size_t)M * N * sizeof(float);

@@ -36,8 +36,8 @@ int backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu,
  * The CUDA space for problem P, written into STORE (dtype and transposes fixed).
  * FULL: every parameter of both paths (the benchmark restricts it itself);
  * otherwise the tuner's space: matrix cores for fp16/bf16 where the device has
- * them and the operands allow 16-byte copies (backend_cuda_chunks_ok), the
- * edge-checked FMA path (GEMV for a few rows) otherwise, the other path's
+ * them and the operands allow 16-byte copies (backend_cuda_chunks_ok) or are
+ * worth repacking (backend_cuda_repack_pays), the edge-checked FMA path (GEMV for a few rows) otherwise, the other path's
  * parameters fixed: every valid problem has a valid point. MATRIX_CORES: 0 none,
  * 1 mma.sync (sm_80 and up; HIP's WMMA), 2 sm_90 with wgmma: then problems with
  * M >= 128 and N >= 64 get the wgmma space (MC=2, default 256 x 128, 2
@@ -67,6 +67,15 @@ int backend_cuda_parse_nvrm(const char *text, char *out, size_t outlen);
 /* 1 when the matrix-core paths can copy P's operands in 16-byte chunks (cp.async):
  * lda, ldb and the batch strides multiples of 8 elements, addresses aligned. */
 int backend_cuda_chunks_ok(const struct gemm_problem *p);
+/*
+ * Whether P's operands that cannot be copied in chunks (an odd leading
+ * dimension, stride or address) are worth repacking into an aligned workspace
+ * before a matrix-core kernel (rk_pack, run by the backend's gemm): a problem
+ * of at least 64 in each dimension whose flops are 512 or more per byte
+ * repacked. The matrix-core paths run any problem (repacking as needed); this
+ * chooses their default.
+ */
+int backend_cuda_repack_pays(const struct gemm_problem *p);
 
 /* Shared memory bytes a configuration's values (in space order) need. */
 int64_t backend_cuda_smem_bytes(const int64_t *v);

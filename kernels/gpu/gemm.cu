@@ -46,7 +46,9 @@
  * memory (CUDA; HIP uses static LDS). With GSU > 1, then rk_gemm_reduce on
  * ceil(M * N / 256) x batch blocks of 256 threads. With SK 1, rk_gemm on
  * G x 1 x batch blocks (G from the launcher, rk_sk) and the stream-K workspace.
- * rk_gemm_info: threads, dynamic shared memory bytes, MT0, MT1, SK, DU.
+ * rk_gemm_info: threads, dynamic shared memory bytes, MT0, MT1, SK, DU, CHUNKS.
+ * CUDA: rk_pack copies a 16-bit operand whose leading dimension, stride or
+ * address does not allow 16-byte chunks into an aligned workspace first.
  */
 #include "port.h"
 
@@ -172,10 +174,14 @@ typedef unsigned short rk_t;
 
 /*
  * What the launcher reads from a compiled kernel: threads per block, bytes of
- * dynamic shared memory, the macro tile, stream-K, the depth per k-tile.
+ * dynamic shared memory, the macro tile, stream-K, the depth per k-tile, and
+ * whether A and B are copied in 16-byte chunks (mma.sync and wgmma on CUDA:
+ * then the launcher repacks operands that do not allow it, with rk_pack).
  */
+#define RK_CHUNKS (RK_PATH == 1 || RK_PATH == 3)
 #define RK_INFO(nt, smem)                                                                          \
-	RK_EXTERN_C __device__ unsigned int rk_gemm_info[6] = {nt, smem, RK_MT0, RK_MT1, RK_SK, RK_DU}
+	RK_EXTERN_C __device__ unsigned int rk_gemm_info[7] = {nt,     smem,  RK_MT0,   RK_MT1,    \
+	                                                       RK_SK, RK_DU, RK_CHUNKS}
 /* Stream-K's counters at the head of its workspace (BACKEND_SK_COUNTERS, backend.h). */
 #define RK_SK_COUNTERS 131072
 
@@ -1861,3 +1867,27 @@ rk_gemm_reduce(int M, int N, float alpha, float beta, const float *RK_RESTRICT W
 		v += beta * RK_LD(*p);
 	*p = RK_ST(v);
 }
+
+#if RK_CUDA
+/*
+ * Repack for the chunked paths: a ROWS x COLS column-major matrix of 16-bit
+ * elements at S (leading dimension LDS, batch stride SS) copied to D
+ * (leading dimension LDD >= ROWS, a multiple of 8; stride SD), rows past ROWS
+ * written as zero so that a chunk never reads what was not written.
+ * Grid: X x 1 x batch blocks of 256 threads, striding over LDD x COLS.
+ */
+RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(256, 1)
+rk_pack(int rows, int cols, const unsigned short *RK_RESTRICT S, rk_i64 lds, rk_i64 ss,
+	unsigned short *RK_RESTRICT D, rk_i64 ldd, rk_i64 sd)
+{
+	rk_i64 total = ldd * cols, step = (rk_i64)RK_GRID_X() * 256;
+
+	S += (rk_i64)RK_BID_Z() * ss;
+	D += (rk_i64)RK_BID_Z() * sd;
+	for (rk_i64 i = (rk_i64)RK_BID_X() * 256 + RK_TID(); i < total; i += step) {
+		rk_i64 r = i % ldd, c = i / ldd;
+
+		D[i] = r < rows ? S[c * lds + r] : (unsigned short)0;
+	}
+}
+#endif

@@ -96,9 +96,11 @@ static const char *const configs[] = {
 };
 #define NCONFIGS (int)(sizeof(configs) / sizeof(configs[0]))
 
-/* M, N, K. The second is padded and batched, the fourth has beta 0. */
-static const int64_t shapes[][3] = {
-    {77, 93, 61}, {128, 256, 512}, {1, 300, 1000}, {200, 8, 136}, {136, 200, 88}};
+/* M, N, K. The second is padded and batched, the fourth has beta 0, the
+ * sixth batched with odd leading dimensions and strides (the matrix-core
+ * paths repack its A and B, as they do the first's). */
+static const int64_t shapes[][3] = {{77, 93, 61},  {128, 256, 512}, {1, 300, 1000},
+                                    {200, 8, 136}, {136, 200, 88},  {96, 72, 40}};
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
 
 static const char *const layouts[4] = {"NN", "NT", "TN", "TT"};
@@ -159,8 +161,8 @@ now_s(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* bench/gemm-cuda.c's problems: a 1-row operand's leading dimension padded to 8
- * (the mma path's cp.async wants 16-byte rows), shape 1 padded and batched. */
+/* bench/gemm-cuda.c's problems: a 1-row operand's leading dimension padded to 8,
+ * shape 1 padded and batched, shape 5 batched unaligned. */
 static void
 problem_for(struct gemm_problem *p, enum gemm_dtype dt, int layout, int shape)
 {
@@ -183,6 +185,13 @@ problem_for(struct gemm_problem *p, enum gemm_dtype dt, int layout, int shape)
 		p->stride_a = p->lda * (p->ta ? m : k) + 8;
 		p->stride_b = p->ldb * (p->tb ? k : n) + 16;
 		p->stride_c = p->ldc * n + 5;
+	} else if (shape == 5) {
+		p->lda += 1;
+		p->ldb += 3;
+		p->batch = 2;
+		p->stride_a = p->lda * (p->ta ? m : k) + 1;
+		p->stride_b = p->ldb * (p->tb ? k : n) + 5;
+		p->stride_c = p->ldc * n + 2;
 	}
 	p->alpha = 0.75f;
 	p->beta = shape == 3 ? 0.0f : -0.5f;
