@@ -17,8 +17,11 @@
  *
  * Host time per call: after each library's first call of the shape, CALLS
  * calls are enqueued back to back and the host's time for the loop alone is
- * divided by CALLS (the GPU is not waited for; the queue is deep enough for
- * them), for a few small shapes where launch cost matters.
+ * divided by CALLS, for a few small shapes where launch cost matters: once
+ * with the GPU running them (where a call's GPU time exceeds the host's, the
+ * loop runs at the GPU's pace), once with the stream held from the host
+ * (hold.h: the calls wait behind a stream wait, so that the figure is the
+ * host's work alone; "(full)" where the queue filled and the hold timed out).
  *
  *   bench-gemm-api-cublas [--lib DIR | --best FILE] [--vendor BUDGET]
  *                         [--dtype fp32,fp16,bf16] [--rounds 3] [--calls 200]
@@ -49,6 +52,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/gemm-api/hold.h"
 #include "bench/gemm-api/vendor-lib.h"
 #include "bench/gpu-gemm/cublas.h"
 #include "bench/gpu-gemm/suite.h"
@@ -308,15 +312,20 @@ run_host_cost(struct ctx *c)
 	    {GEMM_FP16, 'N', 'N', 256, 256, 256}, {GEMM_FP16, 'T', 'N', 1, 4096, 4096},
 	};
 	struct rocmd_gemm_stats s0, s1;
+	struct hold *hold = NULL;
+	char why[160] = "";
 	size_t i;
 	int w;
 
 	printf("# host time per call: %d calls enqueued back to back, the loop's host time / "
-	       "calls\n# dtype op     M     N     K  rocmd us  cuBLAS us  first rocmd call ms\n",
+	       "calls; running: the GPU runs them meanwhile; held: the stream waits behind a "
+	       "host-held wait\n# dtype op     M     N     K  running: rocmd us  cuBLAS us  held: "
+	       "rocmd us  cuBLAS us  first rocmd call ms\n",
 	       c->calls);
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		struct gemm_problem p;
-		double us[2], first = 0;
+		double us[2], held[2] = {-1, -1}, first = 0;
+		int full[2] = {0, 0};
 
 		gemm_problem_init(&p, shapes[i].dt, shapes[i].ta == 'T' ? GEMM_T : GEMM_N,
 		                  shapes[i].tb == 'T' ? GEMM_T : GEMM_N, shapes[i].m, shapes[i].n,
@@ -340,14 +349,30 @@ run_host_cost(struct ctx *c)
 			us[w] = (now_ms() - t0) * 1e3 / c->calls;
 			if (rocmd_gemm_synchronize(c->h) < 0)
 				return -1;
+			if (hold == NULL && why[0] == '\0' && (hold = hold_open(why, sizeof(why))) == NULL)
+				printf("# no held figures: %s\n", why);
+			if (hold != NULL && hold_begin(hold) == 0) {
+				t0 = now_ms();
+				for (k = 0; k < c->calls; k++)
+					if (call(c, w, &p) < 0)
+						break;
+				held[w] = (now_ms() - t0) * 1e3 / c->calls;
+				full[w] = hold_release(hold);
+				if (k < c->calls || rocmd_gemm_synchronize(c->h) < 0) {
+					hold_close(hold);
+					return -1;
+				}
+			}
 			rocmd_gemm_stats(c->h, &s1);
 			if (w == 0 && (s1.selections != s0.selections || s1.modules != s0.modules))
 				printf("# (rocmd selected or compiled again in the loop)\n");
 		}
-		printf("%-5s %c%c %5lld %5lld %5lld  %8.2f  %9.2f  %.1f\n", gemm_dtype_name(p.dtype),
-		       shapes[i].ta, shapes[i].tb, (long long)p.m, (long long)p.n, (long long)p.k,
-		       us[0], us[1], first);
+		printf("%-5s %c%c %5lld %5lld %5lld           %8.2f  %9.2f        %8.2f%s  %9.2f%s  %.1f\n",
+		       gemm_dtype_name(p.dtype), shapes[i].ta, shapes[i].tb, (long long)p.m,
+		       (long long)p.n, (long long)p.k, us[0], us[1], held[0], full[0] ? " (full)" : "",
+		       held[1], full[1] ? " (full)" : "", first);
 	}
+	hold_close(hold);
 	return 0;
 }
 
