@@ -89,6 +89,29 @@ static const struct cli_cmd lib_cmds[] = {
 	{NULL},
 };
 
+/* bench-run: one variant of `rocmctl bench`, started by it (rocmtune-bench.c). */
+static const struct cli_opt bench_opts[] = {
+	{"variant", 0, CLI_VALUE, "NAME", "the variant's name, repeated in the output", NULL, 0, 0,
+	 0},
+	{"backend", 0, CLI_VALUE, "B", "cpu (default), cuda, rocblas, hipblaslt or cublaslt", NULL,
+	 0, 0, 0},
+	{"api", 0, CLI_FLAG, NULL, "through librocmd-gemm's C API (backends cpu, cuda)", NULL, 0, 0,
+	 0},
+	{"tuned", 0, CLI_VALUE, "DIR", "with --api: a tuned library folder, or a folder of them",
+	 "@dir", 0, 0, 0},
+	{"problems", 0, CLI_VALUE, "KEY,...", "the problems (fp32:NN:64x64x64:b1,...)", NULL, 0, 0,
+	 CLI_OPT_REQUIRED},
+	{"runs", 0, CLI_INT, "N", "timed runs per problem (9)", NULL, 1, 100000, 0},
+	{"warmup", 0, CLI_NUMBER, "MS", "warm-up time before timing", NULL, 0, 0, 0},
+	{"energy-ms", 0, CLI_NUMBER, "MS", "how long the energy is measured per problem (200)",
+	 NULL, 0, 0, 0},
+	{"library", 0, CLI_VALUE, "PATH", "the vendor library to load", "@file", 0, 0, 0},
+	{"tensile-dir", 0, CLI_VALUE, "DIR", "rocBLAS's Tensile library folder", "@dir", 0, 0, 0},
+	{"sysroot", 0, CLI_VALUE, "DIR", "read /sys under DIR", "@dir", 0, 0, 0},
+	{"device", 0, CLI_INT, "N", "the GPU's index", NULL, 0, 1024, 0},
+	END,
+};
+
 #define TUNE(name, help, about)                                                                    \
 	{name, "", 0, 0, NULL, help, about, tune_opts, NULL, NULL, NULL, 0}
 
@@ -104,6 +127,12 @@ static const struct cli_cmd commands[] = {
 	     "on this device."),
 	{"lib", "", 0, 0, NULL, "the tuned kernel library: build, show, query, export, import", NULL,
 	 NULL, lib_cmds, NULL, NULL, 0},
+	{"bench-run", "", 0, 0, NULL, "measure one variant of rocmctl bench in this process (JSON)",
+	 "Measures one variant of rocmctl bench: the GEMM problems through librocmd-gemm (--api) "
+	 "or a vendor library's own default, timed as the tuner times, with the device memory and "
+	 "energy the platform reports; prints one JSON object. rocmctl bench starts it once per "
+	 "variant and round.",
+	 bench_opts, NULL, NULL, NULL, 0},
 	{NULL},
 };
 

@@ -579,6 +579,8 @@ main(int argc, char **argv)
 		return rc >= 1000 ? rc - 1000 : rc;
 	if (argc >= 2 && !strcmp(argv[1], "lib"))
 		return rocmtune_lib(argc - 1, argv + 1);
+	if (!strcmp(a.cmd, "bench-run"))
+		return rocmtune_bench_run(argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!strcmp(a.cmd, "run"))

@@ -30,5 +30,7 @@ tune_db_close(struct tune_store *st)
 
 /* ARGV[0] is "lib"; returns rocmtune's exit status. */
 int rocmtune_lib(int argc, char **argv);
+/* `rocmtune bench-run` (rocmtune-bench.c): ARGV as main() got it. */
+int rocmtune_bench_run(int argc, char **argv);
 
 #endif
