@@ -67,6 +67,11 @@ CMD(cmd_lib_ack);
 CMD(cmd_lib_forget);
 /* cmd-doctor.c */
 CMD(cmd_doctor);
+/* cmd-bench.c */
+CMD(cmd_bench);
+CMD(cmd_bench_list);
+CMD(cmd_bench_compare);
+CMD(cmd_bench_report);
 #undef CMD
 
 #endif

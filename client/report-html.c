@@ -12,7 +12,12 @@
  *   roofline     achieved GFLOP/s against arithmetic intensity (log-log),
  *                with the highest rate measured as the roof (the device's
  *                peak is not known to rocmd);
- *   bench        bench runs over time: none are recorded yet.
+ *   bench        the caller's bench runs (client/bench-store.h): each run's
+ *                speed-up (the geometric mean over its shapes of the first
+ *                variant's time over the second's) over the runs, and per
+ *                shape of the newest run the two variants' times with their
+ *                spread (lowest to highest round) as whiskers; also the page
+ *                of `rocmctl bench report --html`.
  *
  * Each plot draws its marks in a colour of its own, named in its
  * data-mark attribute: tests/integration/test-tune-report.sh counts those
@@ -276,8 +281,188 @@ roofline(FILE *f, int plot, const cJSON *jobs)
 	return 1;
 }
 
+/* Each run's speed-up over the runs (x: the run's number, oldest first);
+ * 0 when no run has two variants with a shape in common. */
+static int
+bench_over_time(FILE *f, int plot, const cJSON *runs)
+{
+	struct axis x = {1, 2, 0}, y = {INFINITY, 0, 1};
+	double sp[256];
+	char colour[16], id[256][32];
+	const cJSON *r;
+	int n = 0;
+
+	cJSON_ArrayForEach(r, runs)
+	{
+		const cJSON *vs = cJSON_GetObjectItemCaseSensitive(r, "variants"), *p;
+		const char *a = out_str(cJSON_GetArrayItem(vs, 0), "name");
+		const char *b = out_str(cJSON_GetArrayItem(vs, 1), "name");
+		double logsum = 0;
+		int k = 0;
+
+		if (n >= 256 || cJSON_GetArraySize(vs) < 2)
+			continue;
+		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "problems"))
+		{
+			const cJSON *pv = cJSON_GetObjectItemCaseSensitive(p, "variants");
+			double ta = out_num(cJSON_GetObjectItemCaseSensitive(pv, a), "median_ms");
+			double tb = out_num(cJSON_GetObjectItemCaseSensitive(pv, b), "median_ms");
+
+			if (ta > 0 && tb > 0) {
+				logsum += log(ta / tb);
+				k++;
+			}
+		}
+		if (k == 0)
+			continue;
+		sp[n] = exp(logsum / k);
+		snprintf(id[n], sizeof(id[n]), "%s: %s/%s", out_str(r, "id"), a, b);
+		y.lo = fmin(y.lo, sp[n]);
+		y.hi = fmax(y.hi, sp[n]);
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	x.hi = n > 1 ? n : 2;
+	y.lo = fmin(y.lo, 1) / 1.2;
+	y.hi = fmax(y.hi, 1) * 1.2;
+	frame(f, plot, "bench runs over time: speed-up of the second variant (geometric mean)",
+	      "run", "x", &x, &y, colour, sizeof(colour));
+	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"dflt\"/>", ML, W - MR,
+	        pos(&y, 1, H - MB, MT), pos(&y, 1, H - MB, MT));
+	fputs("<polyline class=\"best\" points=\"", f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%.1f,%.1f ", pos(&x, i + 1, ML, W - MR), pos(&y, sp[i], H - MB, MT));
+	fputs("\"/>", f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"><title>",
+		        pos(&x, i + 1, ML, W - MR), pos(&y, sp[i], H - MB, MT), colour);
+		esc(f, id[i]);
+		fprintf(f, " %.3gx</title></circle>", sp[i]);
+	}
+	fputs("</svg>\n", f);
+	return 1;
+}
+
+/* Per shape of run R: the first variant (grey) and the second (colour), each
+ * with its spread; 0 when no shape has a time. */
+static int
+bench_shapes(FILE *f, int plot, const cJSON *r)
+{
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(r, "variants"), *p;
+	const char *names[2] = {out_str(cJSON_GetArrayItem(vs, 0), "name"),
+	                        out_str(cJSON_GetArrayItem(vs, 1), "name")};
+	int nv = cJSON_GetArraySize(vs) < 2 ? cJSON_GetArraySize(vs) : 2, n = 0, row = 0;
+	struct axis x = {0, 0, 0}, y = {0, 1, 0};
+	char colour[16], title[300];
+	double bh;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "problems"))
+	{
+		const cJSON *pv = cJSON_GetObjectItemCaseSensitive(p, "variants");
+		int any = 0;
+
+		for (int v = 0; v < nv; v++) {
+			const cJSON *fv = cJSON_GetObjectItemCaseSensitive(pv, names[v]);
+
+			if (out_num(fv, "median_ms") > 0) {
+				x.hi = fmax(x.hi, out_num(fv, "hi_ms"));
+				any = 1;
+			}
+		}
+		n += any;
+	}
+	if (n == 0)
+		return 0;
+	x.hi *= 1.05;
+	snprintf(title, sizeof(title), "bench %s: %s (grey) and %s (colour), per shape",
+	         out_str(r, "id"), names[0], nv > 1 ? names[1] : "-");
+	frame(f, plot, title, "ms", "", &x, &y, colour, sizeof(colour));
+	bh = (double)(H - MT - MB) / n;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "problems"))
+	{
+		const cJSON *pv = cJSON_GetObjectItemCaseSensitive(p, "variants");
+		double top = MT + row * bh;
+		int any = 0;
+
+		for (int v = 0; v < nv; v++) {
+			const cJSON *fv = cJSON_GetObjectItemCaseSensitive(pv, names[v]);
+			double yy = top + bh * (v ? 0.5 : 0.1);
+
+			if (!(out_num(fv, "median_ms") > 0))
+				continue;
+			any = 1;
+			if (v == 0)
+				fprintf(f, "<rect class=\"dbar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+				        "height=\"%.1f\"/>",
+				        ML, yy, fmax(2, pos(&x, out_num(fv, "median_ms"), 0, W - ML - MR)),
+				        bh * 0.4);
+			else
+				fprintf(f, "<rect class=\"mark\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+				        "height=\"%.1f\" fill=\"%s\"/>",
+				        ML, yy, fmax(2, pos(&x, out_num(fv, "median_ms"), 0, W - ML - MR)),
+				        bh * 0.4, colour);
+			fprintf(f, "<line class=\"whisker\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			        pos(&x, out_num(fv, "lo_ms"), ML, W - MR),
+			        pos(&x, out_num(fv, "hi_ms"), ML, W - MR), yy + bh * 0.2, yy + bh * 0.2);
+		}
+		if (!any)
+			continue;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"tick\">", ML + 4, top + bh * 0.45);
+		esc(f, out_str(p, "problem"));
+		fputs("</text>", f);
+		row++;
+	}
+	fputs("</svg>\n", f);
+	return 1;
+}
+
+/* The bench section: runs over time and the newest run's shapes. */
+static int
+bench_section(FILE *f, int *plot, const cJSON *runs)
+{
+	int plots = 0, n = cJSON_GetArraySize(runs);
+
+	fputs("<h2>Bench runs over time</h2>\n", f);
+	if (n == 0) {
+		fputs("<p>No bench runs are stored for this user (rocmctl bench runs one).</p>\n", f);
+		return 0;
+	}
+	fputs("<div class=\"plots\">\n", f);
+	plots += bench_over_time(f, (*plot)++, runs);
+	plots += bench_shapes(f, (*plot)++, cJSON_GetArrayItem(runs, n - 1));
+	fputs("</div>\n", f);
+	return plots;
+}
+
+static const char style[] =
+    "body{font:14px system-ui,sans-serif;margin:24px;color:#222;background:#fff}\n"
+    "h1{font-size:20px}h2{font-size:16px;margin-top:28px}\n"
+    ".plots{display:flex;flex-wrap:wrap;gap:12px}\n"
+    ".box{fill:#fafafa;stroke:#bbb}.title{font-size:12px;font-weight:600}\n"
+    ".lab,.tick{font-size:11px;fill:#555}.best{fill:none;stroke:#222;stroke-width:1.5}\n"
+    ".dflt{stroke:#888;stroke-dasharray:4 3}.dbar{fill:#c8c8c8}.fail{fill:#222}\n"
+    ".whisker{stroke:#222;stroke-width:1.5}\n";
+
 int
-report_html_write(FILE *f, const cJSON *r)
+report_html_bench_write(FILE *f, const cJSON *runs)
+{
+	char when[64];
+	time_t now = time(NULL);
+	int plot = 0, plots;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	        "<title>rocmd bench report</title><style>\n%s</style></head><body>\n"
+	        "<h1>rocmd bench report</h1>\n<p>Generated %s; %d bench run(s).</p>\n",
+	        style, when, cJSON_GetArraySize(runs));
+	plots = bench_section(f, &plot, runs);
+	fputs("</body></html>\n", f);
+	return plots;
+}
+
+int
+report_html_write(FILE *f, const cJSON *r, const cJSON *bench_runs)
 {
 	const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(r, "jobs"), *j;
 	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(r, "device");
@@ -286,16 +471,9 @@ report_html_write(FILE *f, const cJSON *r)
 	int plot = 0, plots = 0;
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	      "<title>rocmd tuning report</title><style>\n"
-	      "body{font:14px system-ui,sans-serif;margin:24px;color:#222;background:#fff}\n"
-	      "h1{font-size:20px}h2{font-size:16px;margin-top:28px}\n"
-	      ".plots{display:flex;flex-wrap:wrap;gap:12px}\n"
-	      ".box{fill:#fafafa;stroke:#bbb}.title{font-size:12px;font-weight:600}\n"
-	      ".lab,.tick{font-size:11px;fill:#555}.best{fill:none;stroke:#222;stroke-width:1.5}\n"
-	      ".dflt{stroke:#888;stroke-dasharray:4 3}.dbar{fill:#c8c8c8}.fail{fill:#222}\n"
-	      "</style></head><body>\n<h1>rocmd tuning report</h1>\n<p>",
-	      f);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	        "<title>rocmd tuning report</title><style>\n%s</style></head><body>\n"
+	        "<h1>rocmd tuning report</h1>\n<p>", style);
 	esc(f, cJSON_IsObject(dev) ? out_str(dev, "name") : "");
 	fprintf(f, " (%s backend), generated %s; %d finished job(s)%s.</p>\n",
 	        cJSON_IsObject(dev) ? out_str(dev, "backend") : "-", when, cJSON_GetArraySize(jobs),
@@ -309,9 +487,8 @@ report_html_write(FILE *f, const cJSON *r)
 	      f);
 	cJSON_ArrayForEach(j, jobs)
 	plots += convergence(f, plot++, j);
-	fputs("</div>\n<h2>Bench runs over time</h2>\n<p>No bench runs are recorded (rocmctl "
-	      "bench is not built yet).</p>\n",
-	      f);
+	fputs("</div>\n", f);
+	plots += bench_section(f, &plot, bench_runs);
 	if (plots == 0)
 		fputs("<p>No job has finished yet: nothing to draw.</p>\n", f);
 	fputs("</body></html>\n", f);

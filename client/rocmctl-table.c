@@ -279,6 +279,40 @@ static const struct cli_opt doctor_opts[] = {
 	END,
 };
 
+static const struct cli_opt bench_opts[] = {
+	{"shapes", 0, CLI_VALUE, "WHICH",
+	 "captured (the default: your programs' GEMMs the daemon knows, else the families), "
+	 "families (the LLM shape families), or [TT:]MxNxK[,...]", NULL, 0, 0, 0},
+	{"dtype", 0, CLI_CHOICE, "TYPE", "the element type of given shapes and families (fp32); "
+	 "only this type of the captured ones", "fp32|fp16|bf16", 0, 0, 0},
+	{"rounds", 'r', CLI_INT, "N", "rounds, each variant once per round in its own process (5)",
+	 NULL, 1, 100, 0},
+	{"runs", 0, CLI_INT, "N", "timed runs per shape in each process (9)", NULL, 1, 1000, 0},
+	END,
+};
+
+static const struct cli_opt bench_report_opts[] = {
+	{"html", 0, CLI_VALUE, "FILE", "write the page to FILE (without it: the runs' JSON)", "@file",
+	 0, 0, 0},
+	END,
+};
+
+static const struct cli_cmd bench_cmds[] = {
+	LEAF("list", "", 0, 0, NULL, "your stored bench runs", NULL, NOOPTS, cmd_bench_list),
+	LEAF("compare", "A B", 2, 2, NULL, "the change per shape from run A to run B, with the spread",
+	     "Prints, for every shape and variant both runs measured, A's and B's time (the median "
+	     "of the rounds, and the lowest and highest round) and the change from A to B, which "
+	     "is called within the noise when the two spreads overlap. A and B are ids from "
+	     "rocmctl bench list, or paths of stored runs. Exits 5 when the runs share no shape.",
+	     NOOPTS, cmd_bench_compare),
+	LEAF("report", "", 0, 0, NULL, "one self-contained HTML page of your bench runs",
+	     "Writes one self-contained HTML page (inline SVG, nothing fetched) with --html FILE: "
+	     "each run's speed-up over time and the newest run's variants per shape, with their "
+	     "spread. Exits 5 when no run is stored.",
+	     bench_report_opts, cmd_bench_report),
+	{NULL},
+};
+
 #define GROUP(name, args, help, about, subs, def)                                                  \
 	{name, args, 0, 0, NULL, help, about, NULL, subs, def, NULL, 0}
 
@@ -322,6 +356,18 @@ static const struct cli_cmd commands[] = {
 	     "On a terminal the lines are wrapped to its width. Exits 6 when an error-severity "
 	     "finding remains.",
 	     doctor_opts, cmd_doctor),
+	{"bench", "", 0, 0, NULL, "measure GEMMs: the vendor's library against rocmd's, stored per user",
+	 "Measures GEMM latency (median and spread), throughput, device memory and energy per "
+	 "GEMM (where the platform reports them: NVML, amdgpu's hwmon) for the shapes chosen, "
+	 "for two variants, each round in a process of its own, the variants interleaved: on an "
+	 "NVIDIA GPU cublas (cuBLASLt's own choice) and rocmd (librocmd-gemm with the daemon's "
+	 "tuned library); on an AMD GPU original (rocBLAS with the vendor's files from the "
+	 "deploy's backup) and deployed; elsewhere default (librocmd-gemm's CPU backend) and "
+	 "tuned (with the daemon's tuned library). It says which variants ran and why others did "
+	 "not, records the environment (device, driver, runtime, clocks, load) and stores the run "
+	 "under your state folder ($XDG_STATE_HOME/rocmd/bench). The daemon is only read. Exits "
+	 "5 when --shapes captured finds nothing captured.",
+	 bench_opts, bench_cmds, NULL, cmd_bench, 0},
 	LEAF("call", "METHOD [PARAMS-JSON]", 1, 2, NULL, "send one raw JSON-RPC request", NULL,
 	     NOOPTS, cmd_rpc),
 	{NULL},
@@ -356,9 +402,14 @@ const struct cli_prog rocmctl_prog = {
 	"  3\tthe daemon is unreachable (not running, or no access to its socket).\n\n"
 	"  4\tpermission denied: the command needs an admin.\n\n"
 	"  5\tnothing to do: the request was valid and nothing needed changing (lib rollback "
-	"with nothing to roll back, lib recover with nothing unfinished).\n\n"
+	"with nothing to roll back, lib recover with nothing unfinished, bench with nothing "
+	"captured, bench compare of runs with no shape in common, bench report with no run).\n\n"
 	"  6\tdoctor found a problem of severity error (after --fix: one that remains).",
 	"  ROCMD_SOCKET\tthe daemon's socket when --socket is not given.\n\n"
+	"  ROCMD_ROCMTUNE\tthe rocmtune that bench starts for each variant (the one beside rocmctl "
+	"by default).\n\n"
+	"  XDG_STATE_HOME\twhere bench stores your runs ($XDG_STATE_HOME/rocmd/bench, else "
+	"~/.local/state/rocmd/bench).\n\n"
 	"  ROCMD_CLIENT_TIMEOUT_S\thow long to wait for a silent daemon (60 s; 0 waits for ever).\n\n"
 	"  COLUMNS\tthe width tables are cut to.\n\n"
 	"  NO_COLOR\twhen set (to anything), no colour.",
@@ -371,6 +422,8 @@ const struct cli_prog rocmctl_prog = {
 	"  rocmctl tune capture -- ollama run llama3\tqueue the GEMMs a program calls.\n\n"
 	"  rocmctl doctor\twhat is wrong here, and how to fix it.\n\n"
 	"  sudo rocmctl doctor --fix\tapply the fixes rocmd can make safely.\n\n"
+	"  rocmctl bench --rounds 5\tthe vendor's library against rocmd's on your workload.\n\n"
+	"  rocmctl bench compare 20261203-101500 20261203-141200\twhat changed between two runs.\n\n"
 	"  rocmctl --json lib status | jq '.targets[].drift'\tfor scripts.",
 	"rocmd(8), rocmtune(1)",
 };

@@ -1,0 +1,954 @@
+/*
+ * rocmctl bench [run]|list|compare|report: the community's way of measuring a
+ * gain, automated. For the chosen GEMM shapes (the workload the daemon
+ * captured from the user's programs, else the LLM shape families, or the
+ * shapes given) each variant is measured in a process of its own (`rocmtune
+ * bench-run`, tools/rocmtune-bench.c), the variants interleaved round by
+ * round in alternating order; the figure per shape is the median of the
+ * rounds' medians, its spread the lowest and highest round. Which variants
+ * run depends on the machine (the daemon's tuning device):
+ *
+ *   cuda  cublas (cuBLASLt's own default) against rocmd (librocmd-gemm with
+ *         the daemon's tuned library);
+ *   hip   original (rocBLAS with the vendor's files from the deploy's backup,
+ *         through ROCBLAS_TENSILE_LIBPATH) against deployed (what is in place);
+ *   cpu   default (librocmd-gemm's CPU backend without a tuned library)
+ *         against tuned (with the daemon's).
+ *
+ * Runs are stored as the caller's (bench-store.h); compare prints the change
+ * per shape with both spreads, report draws them (report-html.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifndef _WIN32
+#include <sys/utsname.h>
+#endif
+
+#include "bench-store.h"
+#include "cmd.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/paths.h"
+#include "common/spawn.h"
+#include "kernels/families.h"
+#include "kernels/gemm.h"
+#include "report-html.h"
+#include "version.h"
+
+#ifdef _WIN32
+#define environ _environ
+#endif
+extern char **environ;
+
+#define MAX_PROBLEMS 64
+#define MAX_VARIANTS 2
+#define CHILD_OUT (1u << 20)
+#define CHILD_TIMEOUT_MS (30 * 60 * 1000)
+
+struct variant {
+	char name[32];
+	char backend[16];
+	int api;
+	char tuned[2048];  /* --tuned, "" for none */
+	char library[2048];
+	char tensile[2048];
+	char env[2100]; /* one extra VAR=VALUE, "" for none */
+	char why[512];  /* why it measures what it does */
+	int dead;       /* could not run here: left out of the run */
+	cJSON *pids, *info;
+	double *ms[MAX_PROBLEMS]; /* per round */
+	double *energy[MAX_PROBLEMS];
+	int nms[MAX_PROBLEMS], nenergy[MAX_PROBLEMS];
+	double mem[MAX_PROBLEMS];
+	int have_mem[MAX_PROBLEMS];
+	char fail[MAX_PROBLEMS][240];
+	char how[MAX_PROBLEMS][16]; /* API variants: exact, nearest or default */
+};
+
+struct bench {
+	char problems[MAX_PROBLEMS][64];
+	int nproblems;
+	char source[160]; /* where the shapes came from */
+	struct variant v[MAX_VARIANTS];
+	int nv;
+	cJSON *not_run; /* [{"variant", "why"}] */
+	cJSON *daemon;  /* what the daemon said: version, state_dir, device, sdk */
+};
+
+/* ---- the shapes ---- */
+
+static int
+add_problem(struct bench *b, const struct gemm_problem *p)
+{
+	char key[64];
+
+	if (b->nproblems >= MAX_PROBLEMS || gemm_problem_key(p, key, sizeof(key)) < 0)
+		return 0;
+	for (int i = 0; i < b->nproblems; i++)
+		if (!strcmp(b->problems[i], key))
+			return 0;
+	snprintf(b->problems[b->nproblems++], sizeof(b->problems[0]), "%s", key);
+	return 1;
+}
+
+/* "[TT:]MxNxK[,...]" in DT: 0, or a usage error's sentence in WHY. */
+static int
+parse_shapes(struct bench *b, const char *list, enum gemm_dtype dt, char *why, size_t whylen)
+{
+	char *copy = strdup(list), *save = NULL, *s;
+	int rc = 0;
+
+	for (s = copy != NULL ? strtok_r(copy, ",", &save) : NULL; s != NULL && rc == 0;
+	     s = strtok_r(NULL, ",", &save)) {
+		enum gemm_trans ta = GEMM_N, tb = GEMM_N;
+		struct gemm_problem p;
+		int64_t m, n, k, batch;
+
+		if (strlen(s) > 3 && s[2] == ':' && strchr("NT", s[0]) && strchr("NT", s[1])) {
+			ta = s[0] == 'T' ? GEMM_T : GEMM_N;
+			tb = s[1] == 'T' ? GEMM_T : GEMM_N;
+			s += 3;
+		}
+		if (gemm_shape_parse(s, &m, &n, &k, &batch) < 0 || batch != 1) {
+			snprintf(why, whylen,
+			         "--shapes: '%s' is not a shape: give captured, families or "
+			         "[TT:]MxNxK[,...] (64x64x64, TN:4096x16x4096)",
+			         s);
+			rc = ROCMD_EINVAL;
+			break;
+		}
+		gemm_problem_init(&p, dt, ta, tb, m, n, k, 1);
+		if (gemm_problem_check(&p, why, whylen) < 0) {
+			rc = ROCMD_EINVAL;
+			break;
+		}
+		if (b->nproblems >= MAX_PROBLEMS) {
+			snprintf(why, whylen, "--shapes: at most %d shapes", MAX_PROBLEMS);
+			rc = ROCMD_EINVAL;
+		}
+		add_problem(b, &p);
+	}
+	free(copy);
+	return rc;
+}
+
+/* The GEMMs the daemon knows from the user's programs (tune capture,
+ * import-log): its vendor jobs, queued or finished, by their source. */
+static void
+captured_shapes(struct bench *b, const cJSON *jobs, const char *dtype)
+{
+	const cJSON *j;
+
+	cJSON_ArrayForEach(j, jobs)
+	{
+		const char *src = out_str(j, "source"), *tt = out_str(j, "trans");
+		struct gemm_problem p;
+		enum gemm_dtype dt;
+		int64_t m, n, k, batch;
+
+		if (strcmp(src, "capture") && strcmp(src, "log") && strcmp(src, "tunableop"))
+			continue;
+		if (gemm_dtype_parse(out_str(j, "dtype"), &dt) < 0 ||
+		    (dtype != NULL && strcmp(dtype, out_str(j, "dtype"))) ||
+		    gemm_shape_parse(out_str(j, "shape"), &m, &n, &k, &batch) < 0 ||
+		    out_num(j, "batch") > 1 || strlen(tt) != 2)
+			continue;
+		gemm_problem_init(&p, dt, tt[0] == 'T' ? GEMM_T : GEMM_N, tt[1] == 'T' ? GEMM_T : GEMM_N,
+		                  m, n, k, 1);
+		add_problem(b, &p);
+	}
+}
+
+/* The families' layers at one decode and one prefill token count; on the CPU
+ * at the decode count alone (a prefill GEMM takes seconds there). */
+static void
+family_shapes(struct bench *b, enum gemm_dtype dt, int cpu)
+{
+	static const int64_t tokens[] = {1, 512};
+
+	for (int t = 0; t < (cpu ? 1 : 2); t++)
+		for (const struct tune_family_gemm *g = tune_family_gemms; g->family != NULL; g++) {
+			struct gemm_problem p;
+
+			tune_family_problem(g, tokens[t], dt, &p);
+			add_problem(b, &p);
+		}
+	snprintf(b->source, sizeof(b->source), "the LLM shape families (layers at %s tokens)",
+	         cpu ? "1" : "1 and 512");
+}
+
+/* ---- the daemon, read only ---- */
+
+static cJSON *
+daemon_call(struct rocmd_client *c, const char *method, char *why, size_t whylen)
+{
+	cJSON *r = NULL;
+
+	if (c == NULL || rocmd_client_call(c, method, NULL, &r, NULL, NULL, NULL, why, whylen) < 0)
+		return NULL;
+	return r;
+}
+
+/* The rocBLAS target to compare: an SDK's, deployed, with its backup. */
+static const cJSON *
+deployed_target(const cJSON *lib)
+{
+	const cJSON *t;
+
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(lib, "targets"))
+	{
+		const cJSON *dep = cJSON_GetObjectItemCaseSensitive(t, "deployed");
+		const cJSON *bk = cJSON_GetObjectItemCaseSensitive(t, "backup");
+
+		if (!strcmp(out_str(t, "kind"), "sdk") && cJSON_IsObject(dep) && cJSON_IsObject(bk) &&
+		    strcmp(out_str(bk, "path"), "-") && strcmp(out_str(t, "binary"), "-"))
+			return t;
+	}
+	return NULL;
+}
+
+static struct variant *
+variant_add(struct bench *b, const char *name, const char *backend, int api)
+{
+	struct variant *v = &b->v[b->nv++];
+
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	snprintf(v->backend, sizeof(v->backend), "%s", backend);
+	v->api = api;
+	v->pids = cJSON_CreateArray();
+	return v;
+}
+
+static void
+not_run(struct bench *b, const char *name, const char *fmt, const char *arg)
+{
+	cJSON *o = cJSON_CreateObject();
+	char why[600];
+
+	snprintf(why, sizeof(why), fmt, arg);
+	cJSON_AddStringToObject(o, "variant", name);
+	cJSON_AddStringToObject(o, "why", why);
+	cJSON_AddItemToArray(b->not_run, o);
+}
+
+/* Chooses the variants for the daemon's device BACKEND. */
+static void
+choose_variants(struct bench *b, const char *backend, const char *state_dir, const cJSON *lib)
+{
+	char tuned[2048] = "";
+	const cJSON *t;
+	struct variant *v;
+
+	if (state_dir != NULL)
+		snprintf(tuned, sizeof(tuned), "%s/tuned", state_dir);
+	if (!strcmp(backend, "cuda")) {
+		v = variant_add(b, "cublas", "cublaslt", 0);
+		snprintf(v->why, sizeof(v->why), "cuBLASLt's own choice (the vendor's library)");
+		v = variant_add(b, "rocmd", "cuda", 1);
+		snprintf(v->tuned, sizeof(v->tuned), "%s", tuned);
+		snprintf(v->why, sizeof(v->why), "librocmd-gemm with the daemon's tuned library");
+		return;
+	}
+	if (!strcmp(backend, "hip")) {
+		if ((t = deployed_target(lib)) == NULL) {
+			not_run(b, "original", "%s",
+			        "no SDK target has a deployed package with a backup of the originals "
+			        "(rocmctl lib status)");
+			not_run(b, "deployed", "%s", "nothing deployed to compare with the original");
+			return;
+		}
+		v = variant_add(b, "original", "rocblas", 0);
+		snprintf(v->library, sizeof(v->library), "%s", out_str(t, "binary"));
+		snprintf(v->tensile, sizeof(v->tensile), "%s/library",
+		         out_str(cJSON_GetObjectItemCaseSensitive(t, "backup"), "path"));
+		snprintf(v->env, sizeof(v->env), "ROCBLAS_TENSILE_LIBPATH=%s", v->tensile);
+		snprintf(v->why, sizeof(v->why), "rocBLAS with the vendor's files from the backup");
+		v = variant_add(b, "deployed", "rocblas", 0);
+		snprintf(v->library, sizeof(v->library), "%s", out_str(t, "binary"));
+		snprintf(v->tensile, sizeof(v->tensile), "%s", out_str(t, "library"));
+		snprintf(v->why, sizeof(v->why), "rocBLAS as deployed now (%s)", out_str(t, "name"));
+		return;
+	}
+	v = variant_add(b, "default", "cpu", 1);
+	snprintf(v->why, sizeof(v->why), "librocmd-gemm's CPU backend, no tuned library");
+	if (state_dir == NULL) {
+		not_run(b, "tuned", "%s", "the daemon is unreachable: its tuned library is unknown");
+		return;
+	}
+	v = variant_add(b, "tuned", "cpu", 1);
+	snprintf(v->tuned, sizeof(v->tuned), "%s", tuned);
+	snprintf(v->why, sizeof(v->why), "librocmd-gemm's CPU backend with the daemon's tuned library");
+	not_run(b, "original/deployed", "%s",
+	        "the daemon's device is the CPU: no rocBLAS or cuBLAS to compare");
+}
+
+/* ---- running the children ---- */
+
+static int
+rocmtune_path(char *out, size_t len)
+{
+	const char *env = getenv("ROCMD_ROCMTUNE");
+
+	if (env != NULL && env[0] != '\0') {
+		snprintf(out, len, "%s", env);
+		return 0;
+	}
+#ifdef _WIN32
+	return rocmd_self_beside("rocmtune.exe", out, len);
+#else
+	return rocmd_self_beside("rocmtune", out, len);
+#endif
+}
+
+/* One child for variant V: its JSON object, or NULL with WHY. */
+static cJSON *
+run_child(const char *exe, const struct bench *b, const struct variant *v, int runs, char *why,
+          size_t whylen)
+{
+	char problems[MAX_PROBLEMS * 64 + 1] = "", runs_s[16], *out, **envp;
+	const char *argv[24];
+	int n = 0, ne = 0, status, rc;
+	cJSON *j;
+
+	for (int i = 0; i < b->nproblems; i++) {
+		strcat(problems, i ? "," : "");
+		strcat(problems, b->problems[i]);
+	}
+	snprintf(runs_s, sizeof(runs_s), "%d", runs);
+	argv[n++] = exe;
+	argv[n++] = "bench-run";
+	argv[n++] = "--variant";
+	argv[n++] = v->name;
+	argv[n++] = "--backend";
+	argv[n++] = v->backend;
+	argv[n++] = "--problems";
+	argv[n++] = problems;
+	argv[n++] = "--runs";
+	argv[n++] = runs_s;
+	if (v->api)
+		argv[n++] = "--api";
+	if (v->tuned[0]) {
+		argv[n++] = "--tuned";
+		argv[n++] = v->tuned;
+	}
+	if (v->library[0]) {
+		argv[n++] = "--library";
+		argv[n++] = v->library;
+	}
+	if (v->tensile[0]) {
+		argv[n++] = "--tensile-dir";
+		argv[n++] = v->tensile;
+	}
+	argv[n] = NULL;
+	for (char **e = environ; e != NULL && *e != NULL; e++)
+		ne++;
+	envp = calloc((size_t)ne + 2, sizeof(*envp));
+	out = malloc(CHILD_OUT);
+	if (envp == NULL || out == NULL) {
+		free(envp);
+		free(out);
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	ne = 0;
+	for (char **e = environ; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, "ROCBLAS_TENSILE_LIBPATH=", 24) != 0 || v->env[0] == '\0')
+			envp[ne++] = *e;
+	if (v->env[0])
+		envp[ne++] = (char *)v->env;
+	rc = rocmd_child_run((char *const *)argv, envp, CHILD_TIMEOUT_MS, out, CHILD_OUT, &status);
+	free(envp);
+	if (rc < 0) {
+		snprintf(why, whylen, "%.900s bench-run: %s", exe, rocmd_strerror(rc));
+		free(out);
+		return NULL;
+	}
+	j = cJSON_Parse(out);
+	if (j == NULL) {
+		char what[64];
+
+		rocmd_child_describe(status, what, sizeof(what));
+		snprintf(why, whylen, "%.900s bench-run %s without a result (%s)", exe, what,
+		         out[0] ? "output not JSON" : "no output");
+	} else if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "error"))) {
+		snprintf(why, whylen, "%s", out_str(j, "error"));
+	}
+	free(out);
+	return j;
+}
+
+/* Takes the child's figures of one round into V. */
+static void
+take_round(struct bench *b, struct variant *v, const cJSON *j)
+{
+	const cJSON *r;
+
+	cJSON_AddItemToArray(v->pids, cJSON_CreateNumber(out_num(j, "pid")));
+	if (v->info == NULL) {
+		v->info = cJSON_Duplicate(j, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(v->info, "results");
+	}
+	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "results"))
+	{
+		int i;
+
+		for (i = 0; i < b->nproblems && strcmp(b->problems[i], out_str(r, "problem")); i++)
+			;
+		if (i == b->nproblems)
+			continue;
+		if (strcmp(out_str(r, "outcome"), "ok") != 0) {
+			snprintf(v->fail[i], sizeof(v->fail[i]), "%s: %s", out_str(r, "outcome"),
+			         out_str(r, "detail"));
+			continue;
+		}
+		v->ms[i][v->nms[i]++] = out_num(r, "median_ms");
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "how")))
+			snprintf(v->how[i], sizeof(v->how[i]), "%s", out_str(r, "how"));
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "energy_j")))
+			v->energy[i][v->nenergy[i]++] = out_num(r, "energy_j");
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "device_mem_bytes"))) {
+			v->mem[i] = fmax(v->mem[i], out_num(r, "device_mem_bytes"));
+			v->have_mem[i] = 1;
+		}
+	}
+}
+
+/* ---- the stored run ---- */
+
+static void
+add_env(cJSON *env, const struct bench *b)
+{
+	char buf[256];
+	double load[3];
+
+#ifndef _WIN32
+	struct utsname u;
+
+	if (uname(&u) == 0) {
+		snprintf(buf, sizeof(buf), "%s %s %s", u.sysname, u.release, u.machine);
+		cJSON_AddStringToObject(env, "os", buf);
+		cJSON_AddStringToObject(env, "host", u.nodename);
+	}
+	if (getloadavg(load, 3) == 3) {
+		snprintf(buf, sizeof(buf), "%.2f %.2f %.2f", load[0], load[1], load[2]);
+		cJSON_AddStringToObject(env, "load", buf);
+	}
+#else
+	(void)load;
+#endif
+	cJSON_AddStringToObject(env, "rocmctl", ROCMD_VERSION_STRING);
+	for (int i = 0; i < b->nv; i++) {
+		const cJSON *in = b->v[i].info;
+		static const char *keys[] = {"device", "arch", "driver", "runtime", "kernel_driver",
+		                             "clocks", "sensors"};
+
+		for (size_t k = 0; in != NULL && k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (cJSON_GetObjectItemCaseSensitive(env, keys[k]) == NULL &&
+			    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(in, keys[k])))
+				cJSON_AddStringToObject(env, keys[k], out_str(in, keys[k]));
+	}
+}
+
+static cJSON *
+run_json(struct bench *b, int rounds)
+{
+	cJSON *run = cJSON_CreateObject(), *vs = cJSON_CreateArray(), *ps = cJSON_CreateArray();
+	cJSON *env = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(run, "version", 1);
+	cJSON_AddNumberToObject(run, "created_unix", (double)time(NULL));
+	cJSON_AddStringToObject(run, "shapes", b->source);
+	cJSON_AddNumberToObject(run, "rounds", rounds);
+	add_env(env, b);
+	if (b->daemon != NULL)
+		cJSON_AddItemToObject(env, "daemon", cJSON_Duplicate(b->daemon, 1));
+	cJSON_AddItemToObject(run, "environment", env);
+	for (int i = 0; i < b->nv; i++) {
+		struct variant *v = &b->v[i];
+		cJSON *o;
+
+		if (v->dead)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", v->name);
+		cJSON_AddStringToObject(o, "backend", v->backend);
+		cJSON_AddStringToObject(o, "what", v->why);
+		cJSON_AddItemToObject(o, "pids", cJSON_Duplicate(v->pids, 1));
+		if (v->info != NULL) {
+			cJSON_AddStringToObject(o, "library", out_str(v->info, "library"));
+			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v->info, "tuned")))
+				cJSON_AddStringToObject(o, "tuned", out_str(v->info, "tuned"));
+			cJSON_AddNumberToObject(o, "peak_rss_kib", out_num(v->info, "peak_rss_kib"));
+		}
+		cJSON_AddItemToArray(vs, o);
+	}
+	cJSON_AddItemToObject(run, "variants", vs);
+	cJSON_AddItemToObject(run, "not_run", cJSON_Duplicate(b->not_run, 1));
+	for (int p = 0; p < b->nproblems; p++) {
+		cJSON *o = cJSON_CreateObject(), *pv = cJSON_CreateObject();
+		struct gemm_problem gp;
+
+		gemm_problem_parse(b->problems[p], &gp);
+		cJSON_AddStringToObject(o, "problem", b->problems[p]);
+		cJSON_AddNumberToObject(o, "flops", gemm_flops(&gp));
+		for (int i = 0; i < b->nv; i++) {
+			struct variant *v = &b->v[i];
+			cJSON *f, *s;
+			double med, lo, hi;
+
+			if (v->dead)
+				continue;
+			f = cJSON_CreateObject();
+			s = cJSON_CreateArray();
+			for (int k = 0; k < v->nms[p]; k++)
+				cJSON_AddItemToArray(s, cJSON_CreateNumber(v->ms[p][k]));
+			cJSON_AddItemToObject(f, "samples_ms", s);
+			if (v->nms[p] == 0) {
+				cJSON_AddStringToObject(f, "failed", v->fail[p][0] ? v->fail[p] : "did not run");
+			} else {
+				bench_stats(v->ms[p], v->nms[p], &med, &lo, &hi);
+				cJSON_AddNumberToObject(f, "median_ms", med);
+				cJSON_AddNumberToObject(f, "lo_ms", lo);
+				cJSON_AddNumberToObject(f, "hi_ms", hi);
+				cJSON_AddNumberToObject(f, "gflops", gemm_flops(&gp) / (med * 1e6));
+			}
+			if (v->how[p][0] != '\0')
+				cJSON_AddStringToObject(f, "how", v->how[p]);
+			if (v->nenergy[p] > 0) {
+				bench_stats(v->energy[p], v->nenergy[p], &med, &lo, &hi);
+				cJSON_AddNumberToObject(f, "energy_j", med);
+			} else {
+				cJSON_AddNullToObject(f, "energy_j");
+			}
+			if (v->have_mem[p])
+				cJSON_AddNumberToObject(f, "device_mem_bytes", v->mem[p]);
+			else
+				cJSON_AddNullToObject(f, "device_mem_bytes");
+			cJSON_AddItemToObject(pv, v->name, f);
+		}
+		cJSON_AddItemToObject(o, "variants", pv);
+		cJSON_AddItemToArray(ps, o);
+	}
+	cJSON_AddItemToObject(run, "problems", ps);
+	return run;
+}
+
+/* ---- printing ---- */
+
+static const char *
+fig(const cJSON *f, char *buf, size_t len)
+{
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(f, "median_ms")))
+		return "failed";
+	snprintf(buf, len, "%.4g ms [%.4g-%.4g]", out_num(f, "median_ms"), out_num(f, "lo_ms"),
+	         out_num(f, "hi_ms"));
+	return buf;
+}
+
+/* A over B with both spreads: "1.23x", and whether the spreads overlap. */
+static const char *
+versus(const cJSON *a, const cJSON *b, char *buf, size_t len)
+{
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(a, "median_ms")) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(b, "median_ms")))
+		return "-";
+	snprintf(buf, len, "%.2fx%s", out_num(a, "median_ms") / out_num(b, "median_ms"),
+	         out_num(a, "lo_ms") <= out_num(b, "hi_ms") && out_num(b, "lo_ms") <= out_num(a, "hi_ms")
+	             ? " (within the noise)"
+	             : "");
+	return buf;
+}
+
+static void
+print_run(const cJSON *run)
+{
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(run, "variants"), *v, *p;
+	int nv = cJSON_GetArraySize(vs);
+	const char *h[6] = {"SHAPE", NULL, NULL, NULL, "GFLOP/S", "ENERGY"};
+	char head[3][80], cell[6][120];
+	struct out_table *t;
+
+	for (int i = 0; i < nv && i < 2; i++) {
+		snprintf(head[i], sizeof(head[i]), "%s", out_str(cJSON_GetArrayItem(vs, i), "name"));
+		h[1 + i] = head[i];
+	}
+	if (nv < 2)
+		h[2] = "-";
+	snprintf(head[2], sizeof(head[2]), "%.38s/%.38s", nv > 0 ? head[0] : "-", nv > 1 ? head[1] : "-");
+	h[3] = head[2];
+	t = out_table_new(6, h);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(run, "problems"))
+	{
+		const cJSON *pv = cJSON_GetObjectItemCaseSensitive(p, "variants");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(pv, head[0]);
+		const cJSON *b = nv > 1 ? cJSON_GetObjectItemCaseSensitive(pv, head[1]) : NULL;
+		const cJSON *last = b != NULL ? b : a;
+		const char *row[6];
+
+		row[0] = out_str(p, "problem");
+		row[1] = fig(a, cell[1], sizeof(cell[1]));
+		row[2] = b != NULL ? fig(b, cell[2], sizeof(cell[2])) : "-";
+		row[3] = b != NULL ? versus(a, b, cell[3], sizeof(cell[3])) : "-";
+		snprintf(cell[4], sizeof(cell[4]), "%.3g", out_num(last, "gflops"));
+		row[4] = cell[4];
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(last, "energy_j")))
+			snprintf(cell[5], sizeof(cell[5]), "%.3g mJ", out_num(last, "energy_j") * 1e3);
+		else
+			snprintf(cell[5], sizeof(cell[5]), "not reported");
+		row[5] = cell[5];
+		out_table_row(t, row);
+	}
+	out_table_print(t, stdout);
+	out_table_free(t);
+	cJSON_ArrayForEach(v, vs)
+	printf("ran: %s (%s), %d process(es), one per round\n", out_str(v, "name"), out_str(v, "what"),
+	       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "pids")));
+	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(run, "not_run"))
+	printf("not run: %s: %s\n", out_str(v, "variant"), out_str(v, "why"));
+}
+
+/* ---- the commands ---- */
+
+static void
+bench_free(struct bench *b)
+{
+	for (int i = 0; i < b->nv; i++) {
+		cJSON_Delete(b->v[i].pids);
+		cJSON_Delete(b->v[i].info);
+		for (int p = 0; p < MAX_PROBLEMS; p++) {
+			free(b->v[i].ms[p]);
+			free(b->v[i].energy[p]);
+		}
+	}
+	cJSON_Delete(b->not_run);
+	cJSON_Delete(b->daemon);
+}
+
+/* The daemon's view: its state folder, device, SDK, jobs and targets (every
+ * call read-only). Unreachable: the reason in WHY, and nothing. */
+static void
+read_daemon(struct cmd_ctx *ctx, struct bench *b, cJSON **status, cJSON **tune, cJSON **results,
+            cJSON **lib, char *why, size_t whylen)
+{
+	char path[4096];
+
+	if (ctx->socket != NULL)
+		snprintf(path, sizeof(path), "%s", ctx->socket);
+	else
+		rocmd_paths_client_socket(path, sizeof(path));
+	if (rocmd_client_open(path, "rocmctl", &ctx->client, NULL, why, whylen) < 0) {
+		ctx->client = NULL;
+		return;
+	}
+	*status = daemon_call(ctx->client, "status", why, whylen);
+	*tune = daemon_call(ctx->client, "tune.status", why, whylen);
+	*results = daemon_call(ctx->client, "tune.results", why, whylen);
+	*lib = daemon_call(ctx->client, "lib.status", why, whylen);
+	b->daemon = cJSON_CreateObject();
+	if (*status != NULL) {
+		cJSON_AddStringToObject(b->daemon, "version", out_str(*status, "version"));
+		cJSON_AddStringToObject(b->daemon, "state_dir", out_str(*status, "state_dir"));
+	}
+	if (*tune != NULL) {
+		cJSON_AddItemToObject(b->daemon, "device", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(*tune, "device"), 1));
+		cJSON_AddStringToObject(b->daemon, "sdk", out_str(*tune, "sdk"));
+	}
+}
+
+int
+cmd_bench(void *arg, const struct cli_args *a)
+{
+	struct cmd_ctx *ctx = arg;
+	const char *shapes = cli_str(a, "shapes", "captured"), *dtype = cli_str(a, "dtype", NULL);
+	int rounds = (int)cli_int(a, "rounds", 5), runs = (int)cli_int(a, "runs", 9), rc = 0;
+	cJSON *status = NULL, *tune = NULL, *results = NULL, *lib = NULL, *run = NULL;
+	char why[1024] = "", dwhy[1024] = "", exe[4096], path[4096];
+	const char *backend = "cpu", *state_dir = NULL;
+	struct bench b;
+	enum gemm_dtype dt = GEMM_FP32;
+
+	memset(&b, 0, sizeof(b));
+	b.not_run = cJSON_CreateArray();
+	if (dtype != NULL)
+		gemm_dtype_parse(dtype, &dt);
+	if (strcmp(shapes, "captured") && strcmp(shapes, "families") &&
+	    parse_shapes(&b, shapes, dt, why, sizeof(why)) < 0) {
+		bench_free(&b);
+		return out_usage("%s", why);
+	}
+	if (rocmtune_path(exe, sizeof(exe)) < 0) {
+		bench_free(&b);
+		snprintf(why, sizeof(why), "rocmtune, which measures each variant, is not at %.900s "
+		         "(ROCMD_ROCMTUNE names it)", exe[0] ? exe : "the folder of rocmctl");
+		return out_error(EXIT_ERROR, why);
+	}
+	read_daemon(ctx, &b, &status, &tune, &results, &lib, dwhy, sizeof(dwhy));
+	if (tune != NULL) {
+		const char *be = out_str(cJSON_GetObjectItemCaseSensitive(tune, "device"), "backend");
+
+		if (!strcmp(be, "cuda") || !strcmp(be, "hip"))
+			backend = be;
+	}
+	if (status != NULL)
+		state_dir = out_str(status, "state_dir");
+	if (!strcmp(shapes, "captured")) {
+		captured_shapes(&b, cJSON_GetObjectItemCaseSensitive(tune, "queue"), dtype);
+		captured_shapes(&b, cJSON_GetObjectItemCaseSensitive(results, "jobs"), dtype);
+		snprintf(b.source, sizeof(b.source), "captured from your programs (%d shape(s))",
+		         b.nproblems);
+		if (b.nproblems == 0 && cli_has(a, "shapes")) {
+			rc = out_error(EXIT_NOTHING, ctx->client == NULL
+			                                 ? "no captured workload: the daemon is unreachable"
+			                                 : "no captured workload: the daemon knows no GEMM "
+			                                   "of your programs (rocmctl tune capture)");
+			goto out;
+		}
+		if (b.nproblems == 0)
+			family_shapes(&b, dt, !strcmp(backend, "cpu"));
+	} else if (!strcmp(shapes, "families")) {
+		family_shapes(&b, dt, !strcmp(backend, "cpu"));
+	} else {
+		snprintf(b.source, sizeof(b.source), "given: %s", shapes);
+	}
+	choose_variants(&b, backend, state_dir, lib);
+	if (ctx->client == NULL)
+		not_run(&b, "daemon", "unreachable (%s): no captured shapes or tuned library", dwhy);
+	if (b.nv == 0) {
+		rc = out_error(EXIT_NOTHING, "no variant can run here (rocmctl bench --json says why)");
+		goto out;
+	}
+	for (int i = 0; i < b.nv; i++)
+		for (int p = 0; p < b.nproblems; p++) {
+			b.v[i].ms[p] = calloc((size_t)rounds, sizeof(double));
+			b.v[i].energy[p] = calloc((size_t)rounds, sizeof(double));
+			if (b.v[i].ms[p] == NULL || b.v[i].energy[p] == NULL) {
+				rc = out_fail(ROCMD_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+	ctx->bar.unit = "processes";
+	for (int r = 0; r < rounds; r++)
+		for (int k = 0; k < b.nv; k++) {
+			/* Alternate the order: no variant always runs on a device the other warmed. */
+			struct variant *v = &b.v[r % 2 ? b.nv - 1 - k : k];
+			cJSON *j;
+
+			if (v->dead)
+				continue;
+			out_bar_draw(&ctx->bar, 6, "bench", r * b.nv + k, rounds * b.nv,
+			             "round %d of %d: %s", r + 1, rounds, v->name);
+			j = run_child(exe, &b, v, runs, why, sizeof(why));
+			if (j == NULL || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "error"))) {
+				out_bar_clear(&ctx->bar);
+				not_run(&b, v->name, "%s", why);
+				cJSON_Delete(j);
+				/* A variant that cannot run here does not run again. */
+				v->dead = 1;
+				if (b.v[0].dead && (b.nv < 2 || b.v[1].dead)) {
+					rc = out_error(EXIT_ERROR, why);
+					goto out;
+				}
+				continue;
+			}
+			take_round(&b, v, j);
+			cJSON_Delete(j);
+		}
+	out_bar_clear(&ctx->bar);
+	run = run_json(&b, rounds);
+	if (bench_store_save(run, path, sizeof(path), why, sizeof(why)) < 0) {
+		rc = out_error(EXIT_ERROR, why);
+		goto out;
+	}
+	if (ctx->json) {
+		out_json(run);
+	} else {
+		printf("bench %s: %s, %d round(s), shapes %s\n", out_str(run, "id"),
+		       out_str(cJSON_GetObjectItemCaseSensitive(run, "environment"), "device"), rounds,
+		       b.source);
+		print_run(run);
+		printf("stored: %s\n", path);
+	}
+out:
+	cJSON_Delete(run);
+	cJSON_Delete(status);
+	cJSON_Delete(tune);
+	cJSON_Delete(results);
+	cJSON_Delete(lib);
+	bench_free(&b);
+	return rc;
+}
+
+int
+cmd_bench_list(void *arg, const struct cli_args *a)
+{
+	struct cmd_ctx *ctx = arg;
+	static const char *h[] = {"ID", "DATE", "DEVICE", "VARIANTS", "SHAPES", "ROUNDS"};
+	struct out_table *t;
+	const cJSON *r, *v;
+	cJSON *runs;
+	char when[64], vars[160], n[16], rounds[16];
+
+	(void)a;
+	bench_store_list(0, &runs);
+	if (ctx->json) {
+		out_json(runs);
+		cJSON_Delete(runs);
+		return 0;
+	}
+	if (cJSON_GetArraySize(runs) == 0) {
+		printf("no bench runs stored (rocmctl bench runs one)\n");
+		cJSON_Delete(runs);
+		return 0;
+	}
+	t = out_table_new(6, h);
+	cJSON_ArrayForEach(r, runs)
+	{
+		const char *row[6] = {out_str(r, "id"), NULL, NULL, vars, n, rounds};
+
+		vars[0] = '\0';
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "error"))) {
+			row[1] = "-";
+			row[2] = out_str(r, "error");
+			row[3] = row[4] = row[5] = "-";
+			out_table_row(t, row);
+			continue;
+		}
+		row[1] = out_time((long long)out_num(r, "created_unix") * 1000, when, sizeof(when));
+		row[2] = out_str(cJSON_GetObjectItemCaseSensitive(r, "environment"), "device");
+		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(r, "variants"))
+		{
+			size_t len = strlen(vars);
+
+			snprintf(vars + len, sizeof(vars) - len, "%s%s", len ? "," : "", out_str(v, "name"));
+		}
+		snprintf(n, sizeof(n), "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "problems")));
+		snprintf(rounds, sizeof(rounds), "%.0f", out_num(r, "rounds"));
+		out_table_row(t, row);
+	}
+	out_table_print(t, stdout);
+	out_table_free(t);
+	cJSON_Delete(runs);
+	return 0;
+}
+
+/* The figure of VARIANT for PROBLEM in RUN, or NULL. */
+static const cJSON *
+figure_of(const cJSON *run, const char *problem, const char *variant)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(run, "problems"))
+	if (!strcmp(out_str(p, "problem"), problem))
+		return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "variants"),
+		                                        variant);
+	return NULL;
+}
+
+int
+cmd_bench_compare(void *arg, const struct cli_args *a)
+{
+	struct cmd_ctx *ctx = arg;
+	static const char *h[] = {"SHAPE", "VARIANT", NULL, NULL, "CHANGE"};
+	cJSON *ra = NULL, *rb = NULL, *out = NULL;
+	const cJSON *p, *v;
+	char why[1024], ha[80], hb[80], cell[3][160];
+	struct out_table *t = NULL;
+	const char *hh[5];
+	int rc = 0, rows = 0;
+
+	if (bench_store_load(a->pos[0], &ra, why, sizeof(why)) < 0 ||
+	    bench_store_load(a->pos[1], &rb, why, sizeof(why)) < 0) {
+		cJSON_Delete(ra);
+		return out_error(EXIT_ERROR, why);
+	}
+	snprintf(ha, sizeof(ha), "A %s", out_str(ra, "id"));
+	snprintf(hb, sizeof(hb), "B %s", out_str(rb, "id"));
+	memcpy(hh, h, sizeof(hh));
+	hh[2] = ha;
+	hh[3] = hb;
+	out = cJSON_CreateArray();
+	if (!ctx->json)
+		t = out_table_new(5, hh);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(ra, "problems"))
+	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(p, "variants"))
+	{
+		const cJSON *fb = figure_of(rb, out_str(p, "problem"), v->string);
+		double ma = out_num(v, "median_ms"), mb = out_num(fb, "median_ms");
+		int noise;
+		cJSON *o;
+
+		if (fb == NULL || !(ma > 0) || !(mb > 0))
+			continue;
+		noise = out_num(v, "lo_ms") <= out_num(fb, "hi_ms") &&
+		        out_num(fb, "lo_ms") <= out_num(v, "hi_ms");
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "problem", out_str(p, "problem"));
+		cJSON_AddStringToObject(o, "variant", v->string);
+		cJSON_AddNumberToObject(o, "a_ms", ma);
+		cJSON_AddNumberToObject(o, "b_ms", mb);
+		cJSON_AddNumberToObject(o, "change", mb / ma - 1);
+		cJSON_AddBoolToObject(o, "within_noise", noise);
+		cJSON_AddItemToArray(out, o);
+		rows++;
+		if (t != NULL) {
+			const char *row[5] = {out_str(p, "problem"), v->string, fig(v, cell[0], 160),
+			                      fig(fb, cell[1], 160), cell[2]};
+
+			snprintf(cell[2], sizeof(cell[2]), "%+.1f%%%s", (mb / ma - 1) * 100,
+			         noise ? " (within the noise)" : mb < ma ? " (faster)" : " (slower)");
+			out_table_row(t, row);
+		}
+	}
+	if (rows == 0) {
+		rc = out_error(EXIT_NOTHING, "the two runs have no shape and variant in common");
+	} else if (ctx->json) {
+		out_json(out);
+	} else {
+		out_table_print(t, stdout);
+		printf("figures: the median of the rounds' medians [lowest-highest round]; a change "
+		       "is within the noise when the two spreads overlap\n");
+	}
+	out_table_free(t);
+	cJSON_Delete(out);
+	cJSON_Delete(ra);
+	cJSON_Delete(rb);
+	return rc;
+}
+
+int
+cmd_bench_report(void *arg, const struct cli_args *a)
+{
+	struct cmd_ctx *ctx = arg;
+	const char *file = cli_str(a, "html", NULL);
+	char msg[4200];
+	cJSON *good;
+	FILE *f;
+	int plots = 0;
+
+	bench_store_list(1, &good);
+	if (ctx->json || file == NULL) {
+		out_json(good);
+		cJSON_Delete(good);
+		return 0;
+	}
+	if (cJSON_GetArraySize(good) == 0) {
+		cJSON_Delete(good);
+		return out_error(EXIT_NOTHING, "no bench runs are stored: nothing to report "
+		                               "(rocmctl bench runs one)");
+	}
+	if ((f = fopen(file, "w")) == NULL ||
+	    (plots = report_html_bench_write(f, good), fclose(f) != 0)) {
+		snprintf(msg, sizeof(msg), "%s: %s", file, strerror(errno));
+		cJSON_Delete(good);
+		return out_error(EXIT_ERROR, msg);
+	}
+	fprintf(stderr, "%d plot(s) of %d bench run(s) written to %s\n", plots,
+	        cJSON_GetArraySize(good), file);
+	cJSON_Delete(good);
+	return 0;
+}

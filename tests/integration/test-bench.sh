@@ -1,0 +1,164 @@
+#!/bin/sh
+# rocmctl bench end to end on the CPU, as CI runs it: the real rocmd (--root
+# on a sandbox, the CPU backend) tunes two tiny shapes and writes its tuned
+# library; `rocmctl bench` measures them for the variants "default"
+# (librocmd-gemm's CPU backend without a tuned library) and "tuned" (with the
+# daemon's), two rounds, each variant in a process of its own (rocmtune
+# bench-run). Checked: the stored run's structure (read back with SQLite's
+# JSON functions), that every round of every variant ran in its own
+# process, that "tuned" used the daemon's library (exact entries) and
+# "default" none; `bench list` and `bench compare` of two stored runs;
+# bad input (a shape that is not one exits 2, changing nothing; a damaged
+# stored run is named with a clear error; nothing captured exits 5); and
+# `bench report --html` rendered by headless Chromium with every plot's
+# marks drawn (tests/fixtures/png-marks.c counts them on the screenshot).
+#
+# Usage: test-bench.sh ROCMD ROCMCTL ROCMTUNE PNG-MARKS
+set -u
+. "$(dirname "$0")/../lib/harness.sh"
+harness_init bench
+ROCMD=$1
+CTL=$2
+MARKS=$4
+ROOT=$DIR/root
+DB=$STATE/rocmd.db
+export ROCMD_ROCMTUNE="$3"
+export XDG_STATE_HOME="$DIR/xdg"
+RUNS=$XDG_STATE_HOME/rocmd/bench
+# jq FILE PATH: a member of a JSON file, by SQLite's JSON functions.
+jq() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
+
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROME" ] || bail "chromium is not installed (scripts/deps-debian.sh installs it)"
+
+mkdir -p "$ROOT/proc" "$STATE"
+echo "0.10 0.10 0.10 1/100 1" >"$ROOT/proc/loadavg"
+cat >"$CONF" <<EOF2
+{"tune": {"idle_s": 3600, "check_ms": 200, "budget": 10, "backend": "cpu", "max_cpu_load": 400}}
+EOF2
+rocmd_start --root "$ROOT" --log-level info 2>>"$DIR/log" || bail "rocmd did not start"
+wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
+
+# Bad input first: nothing is measured or stored.
+ctl bench --shapes 64x6x --rounds 2 >"$OUT" 2>"$ERR"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "'64x6x' is not a shape" "$ERR" && ok "a shape that is not one exits 2 and says why" ||
+	{ cat "$ERR" >"$OUT"; bad "a shape that is not one exits 2 and says why (rc $rc)"; }
+ctl bench --shapes 64x64x64 --rounds 0 >/dev/null 2>&1
+[ $? -eq 2 ] && ok "--rounds 0 exits 2" || bad "--rounds 0 exits 2"
+ctl bench compare onlyone >/dev/null 2>&1
+[ $? -eq 2 ] && ok "bench compare with one run exits 2" || bad "bench compare with one run exits 2"
+[ ! -d "$RUNS" ] && ok "bad input stores nothing" || bad "bad input stores nothing"
+ctl bench --shapes captured >"$OUT" 2>"$ERR"
+rc=$?
+[ "$rc" -eq 5 ] && grep -q "no captured workload" "$ERR" && ok "--shapes captured with nothing captured exits 5" ||
+	{ cat "$ERR" >"$OUT"; bad "--shapes captured with nothing captured exits 5 (rc $rc)"; }
+ctl bench report --html "$DIR/none.html" >/dev/null 2>&1
+[ $? -eq 5 ] && ok "bench report with no run exits 5" || bad "bench report with no run exits 5"
+
+# The daemon tunes the two shapes and writes its tuned library.
+ctl tune add 48x40x32 --budget 10 >/dev/null 2>&1
+ctl tune add 64x32x16 --budget 10 >/dev/null 2>&1
+ctl tune start >/dev/null 2>&1
+wait_for "both shapes tuned, the queue empty" 240 sh -c "[ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE state = 'done' AND ((m = 48 AND n = 40 AND k = 32) OR (m = 64 AND n = 32 AND k = 16))\") -eq 2 ] && [ \$(sqlite3 -cmd '.timeout 5000' '$DB' \"SELECT count(*) FROM tune_queue WHERE state IN ('queued', 'running')\") -eq 0 ]"
+wait_for "the tuned library written" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events --limit 100 | grep -q 'tuned library written.*4 shapes'"
+
+check "rocmctl bench measures both variants" 0 ctl bench --shapes 48x40x32,64x32x16 --rounds 2 --runs 3
+contains "it says which variants ran" "$OUT" "^ran: default (librocmd-gemm's CPU backend, no tuned library), 2 process(es)"
+contains "the tuned variant ran" "$OUT" "^ran: tuned (librocmd-gemm's CPU backend with the daemon's tuned library), 2 process(es)"
+contains "it says why the vendor variants did not" "$OUT" "^not run: original/deployed: the daemon's device is the CPU"
+contains "each shape with both variants and the ratio" "$OUT" "^fp32:NN:48x40x32:b1 .* ms \[.*\] .* ms \[.*\] .*x"
+contains "energy is said not to be reported" "$OUT" "not reported"
+cp "$OUT" "$DIR/bench-out.txt"
+
+n=$(ls "$RUNS" | wc -l)
+[ "$n" -eq 1 ] && ok "the run is stored under XDG_STATE_HOME" || bad "the run is stored under XDG_STATE_HOME ($n files)"
+RUN1=$(ls "$RUNS" | head -n 1)
+F=$RUNS/$RUN1
+[ "$(jq "$F" '$.id').json" = "$RUN1" ] && ok "the stored run carries its id" || bad "the stored run carries its id"
+[ "$(jq "$F" '$.variants[0].name'),$(jq "$F" '$.variants[1].name')" = "default,tuned" ] &&
+	ok "the stored run names its variants" || bad "the stored run names its variants"
+[ "$(jq "$F" '$.rounds')" = 2 ] && ok "the stored run says its rounds" || bad "the stored run says its rounds"
+[ "$(sqlite3 :memory: "SELECT json_array_length(readfile('$F'), '$.problems')")" -eq 2 ] &&
+	ok "two shapes stored" || bad "two shapes stored"
+for v in default tuned; do
+	s=$(sqlite3 :memory: "SELECT json_array_length(readfile('$F'), '$.problems[0].variants.$v.samples_ms')")
+	[ "$s" -eq 2 ] && [ -n "$(jq "$F" "\$.problems[0].variants.$v.median_ms")" ] &&
+		[ -n "$(jq "$F" "\$.problems[0].variants.$v.lo_ms")" ] && [ -n "$(jq "$F" "\$.problems[0].variants.$v.gflops")" ] &&
+		ok "$v: a sample per round, the median, the spread and GFLOP/s" ||
+		bad "$v: a sample per round, the median, the spread and GFLOP/s ($s samples)"
+done
+# Four processes, one per variant and round, none of them another's.
+pids=$(sqlite3 :memory: "SELECT value FROM json_each(readfile('$F'), '$.variants[0].pids') UNION ALL SELECT value FROM json_each(readfile('$F'), '$.variants[1].pids')")
+np=$(echo "$pids" | grep -c .)
+nu=$(echo "$pids" | sort -u | grep -c .)
+[ "$np" -eq 4 ] && [ "$nu" -eq 4 ] && ok "every round of every variant ran in its own process (pids $(echo $pids))" ||
+	bad "every round of every variant ran in its own process ($np pids, $nu distinct)"
+[ "$(jq "$F" '$.problems[0].variants.tuned.how')" = "exact" ] &&
+	[ "$(jq "$F" '$.problems[0].variants.default.how')" = "default" ] &&
+	ok "tuned ran the daemon's library's exact entry, default the default" ||
+	bad "tuned ran the daemon's library's exact entry, default the default"
+case "$(jq "$F" '$.variants[1].tuned')" in
+"$STATE"/tuned/*) ok "tuned opened the daemon's tuned library folder" ;;
+*) bad "tuned opened the daemon's tuned library folder ($(jq "$F" '$.variants[1].tuned'))" ;;
+esac
+[ -n "$(jq "$F" '$.environment.load')" ] && [ -n "$(jq "$F" '$.environment.device')" ] &&
+	[ -n "$(jq "$F" '$.environment.driver')" ] && [ -n "$(jq "$F" '$.environment.daemon.version')" ] &&
+	ok "the environment is recorded (device, driver, load, the daemon)" || bad "the environment is recorded"
+
+# A second run, then list and compare.
+sleep 1
+check "a second bench run" 0 ctl --json bench --shapes 48x40x32,64x32x16 --rounds 2 --runs 3
+RUN2=$(ls "$RUNS" | sed -n 2p)
+A=${RUN1%.json}
+B=${RUN2%.json}
+check "bench list" 0 ctl bench list
+contains "bench list shows both runs" "$OUT" "^$A .*default,tuned"
+contains "bench list shows the second" "$OUT" "^$B "
+check "bench compare A B" 0 ctl bench compare "$A" "$B"
+contains "compare: each shape and variant with both spreads and the change" "$OUT" "^fp32:NN:48x40x32:b1 *tuned .* ms \[.*\] .* ms \[.*\] *[-+][0-9.]*%"
+contains "compare explains the noise" "$OUT" "within the noise when the two spreads overlap"
+ctl --json bench compare "$A" "$B" >"$OUT" 2>&1
+grep -q '"within_noise"' "$OUT" && ok "compare --json says whether each change is within the noise" ||
+	bad "compare --json says whether each change is within the noise"
+
+# A damaged run is named; the good ones still list.
+printf '{"id": "2099' >"$RUNS/20990101-000000.json"
+ctl bench compare "$A" 20990101-000000 >"$OUT" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "bench run '20990101-000000': .*20990101-000000.json is not valid JSON" "$OUT" &&
+	ok "a damaged stored run gives a clear error" || bad "a damaged stored run gives a clear error (rc $rc)"
+ctl bench list >"$OUT" 2>&1
+grep -q "^20990101-000000 .*not valid JSON" "$OUT" && grep -q "^$A " "$OUT" &&
+	ok "bench list names the damaged run beside the good ones" || bad "bench list names the damaged run beside the good ones"
+echo '{"id": "20990101-000001", "problems": 3}' >"$RUNS/20990101-000001.json"
+ctl bench compare 20990101-000001 "$A" >"$OUT" 2>&1
+[ $? -eq 1 ] && grep -q "is JSON but not a bench run" "$OUT" && ok "JSON that is not a run is refused" ||
+	bad "JSON that is not a run is refused"
+
+# The report, rendered by a real browser.
+check "bench report --html" 0 ctl bench report --html "$DIR/bench.html"
+if grep -qi '<script\|https\?://\|<link\|<img' "$DIR/bench.html"; then
+	bad "the page is self-contained (no script, nothing fetched)"
+else
+	ok "the page is self-contained (no script, nothing fetched)"
+fi
+plots=$(grep -o '<svg class="plot"' "$DIR/bench.html" | wc -l)
+[ "$plots" -eq 2 ] && ok "two plots: runs over time, the newest run per shape" || bad "two plots ($plots)"
+timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	--force-device-scale-factor=1 --window-size=1000,700 --screenshot="$DIR/bench.png" \
+	"file://$DIR/bench.html" >"$DIR/chrome.log" 2>&1
+[ -s "$DIR/bench.png" ] && ok "chromium renders the page to a screenshot" ||
+	{ cp "$DIR/chrome.log" "$OUT"; bad "chromium renders the page to a screenshot"; }
+grep -o 'data-mark="#[0-9a-f]*"' "$DIR/bench.html" | sed 's/data-mark="\(.*\)"/\1/' >"$DIR/colours"
+# shellcheck disable=SC2046 # one argument per colour
+"$MARKS" "$DIR/bench.png" $(cat "$DIR/colours") >"$DIR/marks" 2>&1
+sed 's/^/#   /' "$DIR/marks"
+blank=$(awk '$2 < 10' "$DIR/marks" | wc -l)
+drawn=$(awk '$2 >= 10' "$DIR/marks" | wc -l)
+[ "$drawn" -eq "$plots" ] && [ "$blank" -eq 0 ] && ok "every plot drew its marks ($drawn of $plots)" ||
+	bad "every plot drew its marks ($drawn of $plots)"
+[ -z "${ROCMD_BENCH_PNG:-}" ] || cp "$DIR/bench.png" "$ROCMD_BENCH_PNG"
+[ -z "${ROCMD_BENCH_OUT:-}" ] || cp "$DIR/bench-out.txt" "$ROCMD_BENCH_OUT"
+
+harness_done
