@@ -568,43 +568,51 @@ static void
 print_run(const cJSON *run)
 {
 	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(run, "variants"), *v, *p;
-	int nv = cJSON_GetArraySize(vs);
-	const char *h[6] = {"SHAPE", NULL, NULL, NULL, "GFLOP/S", "ENERGY"};
+	int two = cJSON_GetArraySize(vs) >= 2, nc = two ? 6 : 4;
+	const char *h[6] = {"SHAPE"};
 	char head[3][80], cell[6][120];
 	struct out_table *t;
 
-	for (int i = 0; i < nv && i < 2; i++) {
-		snprintf(head[i], sizeof(head[i]), "%s", out_str(cJSON_GetArrayItem(vs, i), "name"));
-		h[1 + i] = head[i];
+	snprintf(head[0], sizeof(head[0]), "%s", out_str(cJSON_GetArrayItem(vs, 0), "name"));
+	snprintf(head[1], sizeof(head[1]), "%s", out_str(cJSON_GetArrayItem(vs, 1), "name"));
+	snprintf(head[2], sizeof(head[2]), "%.38s/%.38s", head[0], head[1]);
+	h[1] = head[0];
+	if (two) {
+		h[2] = head[1];
+		h[3] = head[2];
 	}
-	if (nv < 2)
-		h[2] = "-";
-	snprintf(head[2], sizeof(head[2]), "%.38s/%.38s", nv > 0 ? head[0] : "-", nv > 1 ? head[1] : "-");
-	h[3] = head[2];
-	t = out_table_new(6, h);
+	h[nc - 2] = "GFLOP/S";
+	h[nc - 1] = "ENERGY/GEMM";
+	t = out_table_new(nc, h);
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(run, "problems"))
 	{
 		const cJSON *pv = cJSON_GetObjectItemCaseSensitive(p, "variants");
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(pv, head[0]);
-		const cJSON *b = nv > 1 ? cJSON_GetObjectItemCaseSensitive(pv, head[1]) : NULL;
+		const cJSON *b = two ? cJSON_GetObjectItemCaseSensitive(pv, head[1]) : NULL;
 		const cJSON *last = b != NULL ? b : a;
 		const char *row[6];
 
 		row[0] = out_str(p, "problem");
 		row[1] = fig(a, cell[1], sizeof(cell[1]));
-		row[2] = b != NULL ? fig(b, cell[2], sizeof(cell[2])) : "-";
-		row[3] = b != NULL ? versus(a, b, cell[3], sizeof(cell[3])) : "-";
+		if (two) {
+			row[2] = fig(b, cell[2], sizeof(cell[2]));
+			row[3] = versus(a, b, cell[3], sizeof(cell[3]));
+		}
 		snprintf(cell[4], sizeof(cell[4]), "%.3g", out_num(last, "gflops"));
-		row[4] = cell[4];
+		row[nc - 2] = cell[4];
 		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(last, "energy_j")))
 			snprintf(cell[5], sizeof(cell[5]), "%.3g mJ", out_num(last, "energy_j") * 1e3);
 		else
 			snprintf(cell[5], sizeof(cell[5]), "not reported");
-		row[5] = cell[5];
+		row[nc - 1] = cell[5];
 		out_table_row(t, row);
 	}
 	out_table_print(t, stdout);
 	out_table_free(t);
+	if (two)
+		printf("%s: %s's time over %s's (above 1: %s is faster); GFLOP/s and energy are "
+		       "%s's\n",
+		       head[2], head[0], head[1], head[1], head[1]);
 	cJSON_ArrayForEach(v, vs)
 	printf("ran: %s (%s), %d process(es), one per round\n", out_str(v, "name"), out_str(v, "what"),
 	       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "pids")));
@@ -740,8 +748,12 @@ cmd_bench(void *arg, const struct cli_args *a)
 
 			if (v->dead)
 				continue;
-			out_bar_draw(&ctx->bar, 6, "bench", r * b.nv + k, rounds * b.nv,
-			             "round %d of %d: %s", r + 1, rounds, v->name);
+			if (ctx->bar.plain)
+				fprintf(stderr, "rocmctl: bench: round %d of %d: %s\n", r + 1, rounds,
+				        v->name);
+			else
+				out_bar_draw(&ctx->bar, 6, "bench", r * b.nv + k, rounds * b.nv,
+				             "round %d of %d: %s", r + 1, rounds, v->name);
 			j = run_child(exe, &b, v, runs, why, sizeof(why));
 			if (j == NULL || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "error"))) {
 				out_bar_clear(&ctx->bar);

@@ -121,7 +121,8 @@ roff_cmd(const struct cli_prog *prog, const char *path, const struct cli_cmd *c,
 	fputc(' ', f);
 	roff(here, f);
 	if (c->subs != NULL) {
-		fputs(" \\fICOMMAND\\fR", f);
+		/* A group that runs by itself too (rocmctl bench) takes no command. */
+		fputs(c->run != NULL ? " [\\fICOMMAND\\fR]" : " \\fICOMMAND\\fR", f);
 	} else if (c->args != NULL && c->args[0]) {
 		fputs(" \\fI", f);
 		roff(c->args, f);

@@ -504,7 +504,7 @@ cli_help(const struct cli_args *a, FILE *f)
 
 	cli_path_name(a, where, sizeof(where));
 	fprintf(f, "Usage: %s%s%s%s%s\n", where, a->depth == 0 ? " [OPTIONS]" : "",
-	        c->subs != NULL ? " COMMAND" : "", c->args != NULL && c->args[0] ? " " : "",
+	        c->subs == NULL ? "" : c->run != NULL ? " [COMMAND]" : " COMMAND", c->args != NULL && c->args[0] ? " " : "",
 	        c->args != NULL ? c->args : "");
 	if (a->depth > 0 && c->opts != NULL)
 		fprintf(f, "       (options may stand anywhere after the command)\n");
