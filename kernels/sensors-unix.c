@@ -154,44 +154,43 @@ sensors_open(const char *backend, int index, const char *sysroot, struct sensors
 	return 0;
 }
 
+/* An amdgpu hwmon file NAME in micro-units, as units. */
+static int
+hwmon_num(const struct sensors *s, const char *name, double *v)
+{
+	char path[1600];
+
+	if (s->kind != 2 || s->hwmon[0] == '\0')
+		return ROCMD_EUNSUPPORTED;
+	snprintf(path, sizeof(path), "%s/%s", s->hwmon, name);
+	if (read_num(path, v) < 0)
+		return ROCMD_EUNSUPPORTED;
+	*v /= 1e6;
+	return 0;
+}
+
 int
 sensors_power_w(struct sensors *s, double *w)
 {
-	char path[1600];
 	unsigned mw;
 
 	if (s->kind == 1 && s->power != NULL && s->power(s->dev, &mw) == 0) {
 		*w = mw / 1000.0;
 		return 0;
 	}
-	if (s->kind == 2 && s->hwmon[0] != '\0') {
-		snprintf(path, sizeof(path), "%s/power1_average", s->hwmon);
-		if (read_num(path, w) == 0) {
-			*w /= 1e6;
-			return 0;
-		}
-	}
-	return ROCMD_EUNSUPPORTED;
+	return hwmon_num(s, "power1_average", w);
 }
 
 int
 sensors_energy_j(struct sensors *s, double *j)
 {
-	char path[1600];
 	unsigned long long mj;
 
 	if (s->kind == 1 && s->energy != NULL && s->energy(s->dev, &mj) == 0) {
 		*j = mj / 1000.0;
 		return 0;
 	}
-	if (s->kind == 2 && s->hwmon[0] != '\0') {
-		snprintf(path, sizeof(path), "%s/energy1_input", s->hwmon);
-		if (read_num(path, j) == 0) {
-			*j /= 1e6;
-			return 0;
-		}
-	}
-	return ROCMD_EUNSUPPORTED;
+	return hwmon_num(s, "energy1_input", j);
 }
 
 int

@@ -157,10 +157,11 @@ bench_problem(struct measure *m, struct api *api, struct sensors *s, const char 
 	int have_mem, rc;
 
 	cJSON_AddStringToObject(o, "problem", key);
-	if (gemm_problem_parse(key, &p) < 0 || p.batch != 1) {
+	rc = gemm_problem_parse(key, &p);
+	if (rc < 0 || p.batch != 1) {
 		cJSON_AddStringToObject(o, "outcome", "skipped");
-		cJSON_AddStringToObject(o, "detail", p.batch != 1 ? "batched GEMMs are not benched yet"
-		                                                  : "not a problem key");
+		cJSON_AddStringToObject(o, "detail", rc < 0 ? "not a problem key"
+		                                            : "batched GEMMs are not benched yet");
 		return o;
 	}
 	have_mem = sensors_mem_used(s, &mem0) == 0;
@@ -230,6 +231,7 @@ rocmtune_bench_run(int argc, char **argv)
 	mo.isolate = -1;
 	snprintf(mo.library, sizeof(mo.library), "%s", cli_str(&c, "library", ""));
 	snprintf(mo.tensile_dir, sizeof(mo.tensile_dir), "%s", cli_str(&c, "tensile-dir", ""));
+	snprintf(mo.sysroot, sizeof(mo.sysroot), "%s", cli_str(&c, "sysroot", ""));
 	cJSON_AddStringToObject(out, "variant", cli_str(&c, "variant", backend));
 	cJSON_AddNumberToObject(out, "pid", (double)getpid());
 	cJSON_AddStringToObject(out, "backend", backend);

@@ -53,29 +53,12 @@ sqlite3 "$DB" "SELECT count(*) FROM tune_eval e JOIN tune_job j ON j.id = e.job_
 ctl tune report --html "$DIR/report.html" >"$OUT" 2>&1 && ok "tune report --html writes the page" ||
 	bad "tune report --html writes the page"
 grep -q "plot(s) of [0-9]* job(s) written to" "$OUT" && ok "it says what it wrote" || bad "it says what it wrote"
-if grep -qi '<script\|https\?://\|<link\|<img' "$DIR/report.html"; then
-	bad "the page is self-contained (no script, nothing fetched)"
-else
-	ok "the page is self-contained (no script, nothing fetched)"
-fi
 plots=$(grep -o '<svg class="plot"' "$DIR/report.html" | wc -l)
 [ "$plots" -ge 5 ] && ok "$plots plots: bars, roofline and a convergence per job" ||
 	bad "plots: bars, roofline and a convergence per job ($plots)"
 
 # Rendered by a real browser: every plot's mark colour is on the screenshot.
-timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-	--force-device-scale-factor=1 --window-size=1400,2400 --screenshot="$DIR/report.png" \
-	"file://$DIR/report.html" >"$DIR/chrome.log" 2>&1
-[ -s "$DIR/report.png" ] && ok "chromium renders the page to a screenshot" ||
-	{ cp "$DIR/chrome.log" "$OUT"; bad "chromium renders the page to a screenshot"; }
-grep -o 'data-mark="#[0-9a-f]*"' "$DIR/report.html" | sed 's/data-mark="\(.*\)"/\1/' >"$DIR/colours"
-# shellcheck disable=SC2046 # one argument per colour
-"$MARKS" "$DIR/report.png" $(cat "$DIR/colours") >"$DIR/marks" 2>&1
-sed 's/^/#   /' "$DIR/marks"
-blank=$(awk '$2 < 10' "$DIR/marks" | wc -l)
-drawn=$(awk '$2 >= 10' "$DIR/marks" | wc -l)
-[ "$drawn" -eq "$plots" ] && [ "$blank" -eq 0 ] && ok "every plot drew its marks ($drawn of $plots)" ||
-	bad "every plot drew its marks ($drawn of $plots)"
+report_plots_drawn "$DIR/report.html" "$DIR/report.png" 1400,2400 "$MARKS"
 # The README's picture: the same page, the height of its plots.
 [ -z "${ROCMD_REPORT_PNG:-}" ] || timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu \
 	--hide-scrollbars --force-device-scale-factor=1 --window-size=1320,700 \

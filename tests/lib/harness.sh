@@ -224,6 +224,34 @@ make_rocblas_dll() {
 
 # ---- at exit ----
 
+# report_plots_drawn HTML PNG WIDTH,HEIGHT PNG-MARKS: checks that the HTML
+# report (client/report-html.c) is self-contained (no script, nothing
+# fetched), renders it in headless Chromium ($CHROME) to PNG and checks that
+# every plot (<svg class="plot" data-mark="#rrggbb">) drew marks of its own
+# colour on the screenshot (tests/fixtures/png-marks.c counts the pixels):
+# test-tune-report.sh and test-bench.sh.
+report_plots_drawn() {
+	if grep -qi '<script\|https\?://\|<link\|<img' "$1"; then
+		bad "the page is self-contained (no script, nothing fetched)"
+	else
+		ok "the page is self-contained (no script, nothing fetched)"
+	fi
+	_plots=$(grep -o '<svg class="plot"' "$1" | wc -l)
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--force-device-scale-factor=1 --window-size="$3" --screenshot="$2" \
+		"file://$1" >"$DIR/chrome.log" 2>&1
+	[ -s "$2" ] && ok "chromium renders the page to a screenshot" ||
+		{ cp "$DIR/chrome.log" "$OUT"; bad "chromium renders the page to a screenshot"; }
+	grep -o 'data-mark="#[0-9a-f]*"' "$1" | sed 's/data-mark="\(.*\)"/\1/' >"$DIR/colours"
+	# shellcheck disable=SC2046 # one argument per colour
+	"$4" "$2" $(cat "$DIR/colours") >"$DIR/marks" 2>&1
+	sed 's/^/#   /' "$DIR/marks"
+	_blank=$(awk '$2 < 10' "$DIR/marks" | wc -l)
+	_drawn=$(awk '$2 >= 10' "$DIR/marks" | wc -l)
+	[ "$_drawn" -eq "$_plots" ] && [ "$_blank" -eq 0 ] && ok "every plot drew its marks ($_drawn of $_plots)" ||
+		bad "every plot drew its marks ($_drawn of $_plots)"
+}
+
 # harness_stop: stops every rocmd whose socket is in DIR, and kills one that
 # has not ended 5 s after (harness-wine.sh replaces it: there, the wine server
 # of the test's own prefix).
