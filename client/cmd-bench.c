@@ -483,6 +483,8 @@ run_json(struct bench *b, int rounds)
 			cJSON_AddStringToObject(o, "library", out_str(v->info, "library"));
 			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v->info, "tuned")))
 				cJSON_AddStringToObject(o, "tuned", out_str(v->info, "tuned"));
+			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v->info, "note")))
+				cJSON_AddStringToObject(o, "note", out_str(v->info, "note"));
 			cJSON_AddNumberToObject(o, "peak_rss_kib", out_num(v->info, "peak_rss_kib"));
 		}
 		cJSON_AddItemToArray(vs, o);
@@ -614,8 +616,12 @@ print_run(const cJSON *run)
 		       "%s's\n",
 		       head[2], head[0], head[1], head[1], head[1]);
 	cJSON_ArrayForEach(v, vs)
-	printf("ran: %s (%s), %d process(es), one per round\n", out_str(v, "name"), out_str(v, "what"),
-	       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "pids")));
+	{
+		printf("ran: %s (%s), %d process(es), one per round\n", out_str(v, "name"),
+		       out_str(v, "what"), cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "pids")));
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "note")))
+			printf("  %s\n", out_str(v, "note"));
+	}
 	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(run, "not_run"))
 	printf("not run: %s: %s\n", out_str(v, "variant"), out_str(v, "why"));
 }

@@ -68,10 +68,12 @@ api_gemm(void *arg, const struct gemm_problem *p, const struct gemm_bufs *b)
 }
 
 /* Opens the API on BACKEND with the library TUNED, or the first library
- * folder inside it that opens on the device; none at all when TUNED is NULL. */
+ * folder inside it that opens on the device; none at all when TUNED is NULL,
+ * or when none opens (then NOTE says so: the defaults are what such an
+ * application gets). */
 static int
 api_open(const char *tuned, const char *backend, int device, rocmd_gemm_t **h, char *used,
-         size_t usedlen, char *why, size_t whylen)
+         size_t usedlen, char *note, size_t notelen, char *why, size_t whylen)
 {
 	struct rocmd_dir *d;
 	struct rocmd_dirent *e;
@@ -97,9 +99,9 @@ api_open(const char *tuned, const char *backend, int device, rocmd_gemm_t **h, c
 		}
 		rocmd_dir_close(d);
 	}
-	snprintf(why, whylen, "no tuned library in %s opens on the %s backend (%s)", tuned, backend,
-	         first);
-	return ROCMD_ENOTFOUND;
+	snprintf(note, notelen, "no tuned library in %s opens on the %s backend (%s): the defaults",
+	         tuned, backend, first);
+	return rocmd_gemm_open(NULL, backend, device, h, why, whylen);
 }
 
 /* GEMMs back to back for MS milliseconds: the energy each took. */
@@ -214,7 +216,8 @@ rocmtune_bench_run(int argc, char **argv)
 	struct sensors *s = NULL;
 	struct api api = {0};
 	const char *backend, *tuned, *v;
-	char why[1024] = "", hash[17], source[300], text[256], used[1024], *list = NULL, *save = NULL;
+	char why[1024] = "", hash[17], source[300], text[256], used[1024], note[1200] = "";
+	char *list = NULL, *save = NULL;
 	cJSON *out = cJSON_CreateObject(), *res = cJSON_CreateArray();
 	int rc, device, apimode, n = 0;
 	char *printed;
@@ -246,7 +249,10 @@ rocmtune_bench_run(int argc, char **argv)
 	if (rc < 0)
 		snprintf(why, sizeof(why), "not available: backend '%s' is not in this build", backend);
 	if (rc == 0 && apimode) {
-		rc = api_open(tuned, backend, device, &api.h, used, sizeof(used), why, sizeof(why));
+		rc = api_open(tuned, backend, device, &api.h, used, sizeof(used), note, sizeof(note),
+		              why, sizeof(why));
+		if (rc == 0 && note[0] != '\0')
+			cJSON_AddStringToObject(out, "note", note);
 		if (rc == 0) {
 			cJSON_AddStringToObject(out, "library", rocmd_gemm_describe(api.h));
 			if (used[0] != '\0')
