@@ -785,8 +785,10 @@ cmd_bench(void *arg, const struct cli_args *a)
 	if (ctx->json) {
 		out_json(run);
 	} else {
-		printf("bench %s: %s, %d round(s), shapes %s\n", out_str(run, "id"),
-		       out_str(cJSON_GetObjectItemCaseSensitive(run, "environment"), "device"), rounds,
+		const cJSON *env = cJSON_GetObjectItemCaseSensitive(run, "environment");
+
+		printf("bench %s: %s (%s), %d round(s), load %s; shapes %s\n", out_str(run, "id"),
+		       out_str(env, "device"), out_str(env, "driver"), rounds, out_str(env, "load"),
 		       b.source);
 		print_run(run);
 		printf("stored: %s\n", path);

@@ -326,7 +326,7 @@ bench_over_time(FILE *f, int plot, const cJSON *runs)
 	x.hi = n > 1 ? n : 2;
 	y.lo = fmin(y.lo, 1) / 1.2;
 	y.hi = fmax(y.hi, 1) * 1.2;
-	frame(f, plot, "bench runs over time: speed-up of the second variant (geometric mean)",
+	frame(f, plot, "speed-up of each run (geometric mean over shapes)",
 	      "run", "x", &x, &y, colour, sizeof(colour));
 	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"dflt\"/>", ML, W - MR,
 	        pos(&y, 1, H - MB, MT), pos(&y, 1, H - MB, MT));
@@ -375,8 +375,8 @@ bench_shapes(FILE *f, int plot, const cJSON *r)
 	if (n == 0)
 		return 0;
 	x.hi *= 1.05;
-	snprintf(title, sizeof(title), "bench %s: %s (grey) and %s (colour), per shape",
-	         out_str(r, "id"), names[0], nv > 1 ? names[1] : "-");
+	snprintf(title, sizeof(title), "%s: %s (grey), %s (colour)", out_str(r, "id"), names[0],
+	         nv > 1 ? names[1] : "-");
 	frame(f, plot, title, "ms", "", &x, &y, colour, sizeof(colour));
 	bh = (double)(H - MT - MB) / n;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "problems"))
