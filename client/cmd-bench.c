@@ -67,6 +67,7 @@ struct variant {
 	int have_mem[MAX_PROBLEMS];
 	char fail[MAX_PROBLEMS][240];
 	char how[MAX_PROBLEMS][16]; /* API variants: exact, nearest or default */
+	char ewhy[MAX_PROBLEMS][16]; /* no energy: "not reported" or "not measured" */
 };
 
 struct bench {
@@ -411,6 +412,8 @@ take_round(struct bench *b, struct variant *v, const cJSON *j)
 			snprintf(v->how[i], sizeof(v->how[i]), "%s", out_str(r, "how"));
 		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "energy_j")))
 			v->energy[i][v->nenergy[i]++] = out_num(r, "energy_j");
+		else
+			snprintf(v->ewhy[i], sizeof(v->ewhy[i]), "%s", out_str(r, "energy_why"));
 		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "device_mem_bytes"))) {
 			v->mem[i] = fmax(v->mem[i], out_num(r, "device_mem_bytes"));
 			v->have_mem[i] = 1;
@@ -526,6 +529,8 @@ run_json(struct bench *b, int rounds)
 				cJSON_AddNumberToObject(f, "energy_j", med);
 			} else {
 				cJSON_AddNullToObject(f, "energy_j");
+				cJSON_AddStringToObject(f, "energy_why",
+				                        v->ewhy[p][0] ? v->ewhy[p] : "not reported");
 			}
 			if (v->have_mem[p])
 				cJSON_AddNumberToObject(f, "device_mem_bytes", v->mem[p]);
@@ -566,6 +571,16 @@ versus(const cJSON *a, const cJSON *b, char *buf, size_t len)
 	return buf;
 }
 
+/* A variant's energy per GEMM, or why there is none. */
+static void
+energy(const cJSON *f, char *buf, size_t len)
+{
+	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(f, "energy_j")))
+		snprintf(buf, len, "%.3g mJ", out_num(f, "energy_j") * 1e3);
+	else
+		snprintf(buf, len, "%s", out_str(f, "energy_why"));
+}
+
 static void
 print_run(const cJSON *run)
 {
@@ -602,19 +617,23 @@ print_run(const cJSON *run)
 		}
 		snprintf(cell[4], sizeof(cell[4]), "%.3g", out_num(last, "gflops"));
 		row[nc - 2] = cell[4];
-		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(last, "energy_j")))
-			snprintf(cell[5], sizeof(cell[5]), "%.3g mJ", out_num(last, "energy_j") * 1e3);
-		else
-			snprintf(cell[5], sizeof(cell[5]), "not reported");
+		energy(a, cell[5], sizeof(cell[5]));
+		if (two) {
+			size_t n = strlen(cell[5]);
+
+			snprintf(cell[5] + n, sizeof(cell[5]) - n, " / ");
+			n = strlen(cell[5]);
+			energy(b, cell[5] + n, sizeof(cell[5]) - n);
+		}
 		row[nc - 1] = cell[5];
 		out_table_row(t, row);
 	}
 	out_table_print(t, stdout);
 	out_table_free(t);
 	if (two)
-		printf("%s: %s's time over %s's (above 1: %s is faster); GFLOP/s and energy are "
-		       "%s's\n",
-		       head[2], head[0], head[1], head[1], head[1]);
+		printf("%s: %s's time over %s's (above 1: %s is faster); GFLOP/s is %s's; "
+		       "energy %s's / %s's\n",
+		       head[2], head[0], head[1], head[1], head[1], head[0], head[1]);
 	cJSON_ArrayForEach(v, vs)
 	{
 		printf("ran: %s (%s), %d process(es), one per round\n", out_str(v, "name"),

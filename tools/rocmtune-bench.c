@@ -202,6 +202,13 @@ bench_problem(struct measure *m, struct api *api, struct sensors *s, const char 
 	         ? energy_per_gemm(api, &p, s, energy_ms, &j)
 	         : ROCMD_EUNSUPPORTED;
 	add_num_or_null(o, "energy_j", rc == 0, j);
+	/* Why there is none: the platform has no sensor here, or it was not
+	 * measured (vendor variants: their GEMM runs inside the measurement only). */
+	if (rc < 0)
+		cJSON_AddStringToObject(o, "energy_why",
+		                        sensors_power_w(s, &j) < 0 && sensors_energy_j(s, &j) < 0
+		                            ? "not reported"
+		                            : "not measured");
 	return o;
 }
 
