@@ -178,8 +178,8 @@ family_shapes(struct bench *b, enum gemm_dtype dt, int cpu)
 			tune_family_problem(g, tokens[t], dt, &p);
 			add_problem(b, &p);
 		}
-	snprintf(b->source, sizeof(b->source), "the LLM shape families (layers at %s tokens)",
-	         cpu ? "1" : "1 and 512");
+	snprintf(b->source, sizeof(b->source), "the LLM shape families (layers at %s)",
+	         cpu ? "1 token" : "1 and 512 tokens");
 }
 
 /* ---- the daemon, read only ---- */
@@ -741,8 +741,11 @@ cmd_bench(void *arg, const struct cli_args *a)
 			                                   "of your programs (rocmctl tune capture)");
 			goto out;
 		}
-		if (b.nproblems == 0)
+		if (b.nproblems == 0) {
 			family_shapes(&b, dt, !strcmp(backend, "cpu"));
+			strncat(b.source, ", nothing captured yet",
+			        sizeof(b.source) - strlen(b.source) - 1);
+		}
 	} else if (!strcmp(shapes, "families")) {
 		family_shapes(&b, dt, !strcmp(backend, "cpu"));
 	} else {
