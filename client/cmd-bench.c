@@ -237,35 +237,24 @@ not_run(struct bench *b, const char *name, const char *fmt, const char *arg)
 	cJSON_AddItemToArray(b->not_run, o);
 }
 
-/* Chooses the variants for the daemon's device BACKEND. */
+/* Chooses the variants: rocBLAS's original against deployed where a deploy
+ * with a backup of the originals exists; else by the daemon's tuning device
+ * BACKEND: cuBLAS against rocmd on cuda, default against tuned on the CPU. */
 static void
 choose_variants(struct bench *b, const char *backend, const char *state_dir, const cJSON *lib)
 {
+	const cJSON *t = deployed_target(lib);
 	char tuned[2048] = "";
-	const cJSON *t;
 	struct variant *v;
 
 	if (state_dir != NULL)
 		snprintf(tuned, sizeof(tuned), "%s/tuned", state_dir);
-	if (!strcmp(backend, "cuda")) {
-		v = variant_add(b, "cublas", "cublaslt", 0);
-		snprintf(v->why, sizeof(v->why), "cuBLASLt's own choice (the vendor's library)");
-		v = variant_add(b, "rocmd", "cuda", 1);
-		snprintf(v->tuned, sizeof(v->tuned), "%s", tuned);
-		snprintf(v->why, sizeof(v->why), "librocmd-gemm with the daemon's tuned library");
-		return;
-	}
-	if (!strcmp(backend, "hip")) {
-		if ((t = deployed_target(lib)) == NULL) {
-			not_run(b, "original", "%s",
-			        "no SDK target has a deployed package with a backup of the originals "
-			        "(rocmctl lib status)");
-			not_run(b, "deployed", "%s", "nothing deployed to compare with the original");
-			return;
-		}
+	if (t != NULL) {
+		/* The SDK's binary both times (its HIP runtime is beside it, where the
+		 * backend looks); the Tensile files are the backup's or those in place. */
 		v = variant_add(b, "original", "rocblas", 0);
 		snprintf(v->library, sizeof(v->library), "%s", out_str(t, "binary"));
-		snprintf(v->tensile, sizeof(v->tensile), "%s/library",
+		snprintf(v->tensile, sizeof(v->tensile), "%.2000s/library",
 		         out_str(cJSON_GetObjectItemCaseSensitive(t, "backup"), "path"));
 		snprintf(v->env, sizeof(v->env), "ROCBLAS_TENSILE_LIBPATH=%s", v->tensile);
 		snprintf(v->why, sizeof(v->why), "rocBLAS with the vendor's files from the backup");
@@ -273,6 +262,20 @@ choose_variants(struct bench *b, const char *backend, const char *state_dir, con
 		snprintf(v->library, sizeof(v->library), "%s", out_str(t, "binary"));
 		snprintf(v->tensile, sizeof(v->tensile), "%s", out_str(t, "library"));
 		snprintf(v->why, sizeof(v->why), "rocBLAS as deployed now (%s)", out_str(t, "name"));
+		return;
+	}
+	if (!strcmp(backend, "hip")) {
+		not_run(b, "original/deployed", "%s",
+		        "no SDK target has a deployed package with a backup of the originals "
+		        "(rocmctl lib status)");
+		return;
+	}
+	if (!strcmp(backend, "cuda")) {
+		v = variant_add(b, "cublas", "cublaslt", 0);
+		snprintf(v->why, sizeof(v->why), "cuBLASLt's own choice (the vendor's library)");
+		v = variant_add(b, "rocmd", "cuda", 1);
+		snprintf(v->tuned, sizeof(v->tuned), "%s", tuned);
+		snprintf(v->why, sizeof(v->why), "librocmd-gemm with the daemon's tuned library");
 		return;
 	}
 	v = variant_add(b, "default", "cpu", 1);
@@ -285,7 +288,8 @@ choose_variants(struct bench *b, const char *backend, const char *state_dir, con
 	snprintf(v->tuned, sizeof(v->tuned), "%s", tuned);
 	snprintf(v->why, sizeof(v->why), "librocmd-gemm's CPU backend with the daemon's tuned library");
 	not_run(b, "original/deployed", "%s",
-	        "the daemon's device is the CPU: no rocBLAS or cuBLAS to compare");
+	        "no rocBLAS target has a deployed package with a backup of the originals, and the "
+	        "daemon's device is the CPU: no rocBLAS or cuBLAS to compare");
 }
 
 /* ---- running the children ---- */

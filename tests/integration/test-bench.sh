@@ -13,13 +13,14 @@
 # `bench report --html` rendered by headless Chromium with every plot's
 # marks drawn (tests/fixtures/png-marks.c counts them on the screenshot).
 #
-# Usage: test-bench.sh ROCMD ROCMCTL ROCMTUNE PNG-MARKS
+# Usage: test-bench.sh ROCMD ROCMCTL ROCMTUNE PNG-MARKS VENDOR-FIXTURES
 set -u
 . "$(dirname "$0")/../lib/harness.sh"
 harness_init bench
 ROCMD=$1
 CTL=$2
 MARKS=$4
+FIX=$5
 ROOT=$DIR/root
 DB=$STATE/rocmd.db
 export ROCMD_ROCMTUNE="$3"
@@ -67,7 +68,7 @@ wait_for "the tuned library written after every job" 60 sh -c "[ \$(\"$CTL\" --s
 check "rocmctl bench measures both variants" 0 ctl bench --shapes 48x40x32,64x32x16 --rounds 2 --runs 3
 contains "it says which variants ran" "$OUT" "^ran: default (librocmd-gemm's CPU backend, no tuned library), 2 process(es)"
 contains "the tuned variant ran" "$OUT" "^ran: tuned (librocmd-gemm's CPU backend with the daemon's tuned library), 2 process(es)"
-contains "it says why the vendor variants did not" "$OUT" "^not run: original/deployed: the daemon's device is the CPU"
+contains "it says why the vendor variants did not" "$OUT" "^not run: original/deployed: no rocBLAS target has a deployed package .*the daemon's device is the CPU"
 contains "each shape with both variants and the ratio" "$OUT" "^fp32:NN:48x40x32:b1 .* ms \[.*\] .* ms \[.*\] .*x"
 contains "energy is said not to be reported" "$OUT" "not reported"
 cp "$OUT" "$DIR/bench-out.txt"
@@ -159,6 +160,17 @@ rc=$?
 	bad "a vendor variant without its library ends with the reason, exit 3 (rc $rc)"
 grep -q '"sensors":"amdgpu sysfs card0"' "$OUT" && grep -q '"clocks":"sclk 2100Mhz, mclk 1000Mhz"' "$OUT" &&
 	ok "amdgpu's sysfs: the card, its current clocks" || bad "amdgpu's sysfs: the card, its current clocks"
+# A vendor variant's child on the stand-in rocBLAS (tests/fixtures/vendor: its
+# C interface over CPU GEMMs, a stand-in HIP beside it, a KFD sysroot): the
+# library's own choice, checked against the reference and timed.
+"$ROCMD_ROCMTUNE" bench-run --variant deployed --backend rocblas --sysroot "$FIX/sysroot" \
+	--library "$FIX/sdk-a/lib/librocblas.so.4" --runs 3 \
+	--problems fp16:TN:256x16x256:b1,fp32:NN:64x64x64:b1 >"$OUT" 2>"$ERR"
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(grep -o '"outcome":"ok","median_ms":[0-9.e-]*,"p20_ms":[0-9.e-]*,"p80_ms":[0-9.e-]*,"runs":3,"gflops":[0-9.e-]*,"rel_err":[0-9.e-]*' "$OUT" | wc -l)" -eq 2 ] &&
+	grep -q '"runtime":"rocBLAS 4.2.4.rocmd-standin"' "$OUT" &&
+	ok "a rocBLAS variant's child times the library's own choice, checked" ||
+	bad "a rocBLAS variant's child times the library's own choice, checked (rc $rc)"
 "$ROCMD_ROCMTUNE" bench-run --variant cpu --backend cpu --api --problems fp32:NN:64x64x64:b4,fp32:XX:1 >"$OUT" 2>"$ERR"
 grep -q '"problem":"fp32:NN:64x64x64:b4","outcome":"skipped","detail":"batched GEMMs are not benched yet"' "$OUT" &&
 	grep -q '"problem":"fp32:XX:1","outcome":"skipped","detail":"not a problem key"' "$OUT" &&
