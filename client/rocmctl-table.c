@@ -359,11 +359,12 @@ static const struct cli_cmd commands[] = {
 	{"bench", "", 0, 0, NULL, "measure GEMMs: the vendor's library against rocmd's, stored per user",
 	 "Measures GEMM latency (median and spread), throughput, device memory and energy per "
 	 "GEMM (where the platform reports them: NVML, amdgpu's hwmon) for the shapes chosen, "
-	 "for two variants, each round in a process of its own, the variants interleaved: on an "
-	 "NVIDIA GPU cublas (cuBLASLt's own choice) and rocmd (librocmd-gemm with the daemon's "
-	 "tuned library); on an AMD GPU original (rocBLAS with the vendor's files from the "
-	 "deploy's backup) and deployed; elsewhere default (librocmd-gemm's CPU backend) and "
-	 "tuned (with the daemon's tuned library). It says which variants ran and why others did "
+	 "for two variants, each round in a process of its own, the variants interleaved: "
+	 "original (rocBLAS with the vendor's files from the deploy's backup) and deployed "
+	 "wherever a deploy with a backup exists; else on an NVIDIA GPU cublas (cuBLASLt's own "
+	 "choice) and rocmd (librocmd-gemm with the daemon's tuned library), and on the CPU "
+	 "default (librocmd-gemm's CPU backend) and tuned (with the daemon's tuned library). It "
+	 "says which variants ran and why others did "
 	 "not, records the environment (device, driver, runtime, clocks, load) and stores the run "
 	 "under your state folder ($XDG_STATE_HOME/rocmd/bench). The daemon is only read. Exits "
 	 "5 when --shapes captured finds nothing captured.",
