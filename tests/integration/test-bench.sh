@@ -29,16 +29,8 @@ RUNS=$XDG_STATE_HOME/rocmd/bench
 # jq FILE PATH: a member of a JSON file, by SQLite's JSON functions.
 jq() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
 
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || bail "chromium is not installed (scripts/deps-debian.sh installs it)"
-
-mkdir -p "$ROOT/proc" "$STATE"
-echo "0.10 0.10 0.10 1/100 1" >"$ROOT/proc/loadavg"
-cat >"$CONF" <<EOF2
-{"tune": {"idle_s": 3600, "check_ms": 200, "budget": 10, "backend": "cpu", "max_cpu_load": 400}}
-EOF2
-rocmd_start --root "$ROOT" --log-level info 2>>"$DIR/log" || bail "rocmd did not start"
-wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
+need_chromium
+rocmd_start_cpu_tuner 10
 
 # Bad input first: nothing is measured or stored.
 ctl bench --shapes 64x6x --rounds 2 >"$OUT" 2>"$ERR"
@@ -143,6 +135,9 @@ check "bench report --html" 0 ctl bench report --html "$DIR/bench.html"
 plots=$(grep -o '<svg class="plot"' "$DIR/bench.html" | wc -l)
 [ "$plots" -eq 2 ] && ok "two plots: runs over time, the newest run per shape" || bad "two plots ($plots)"
 report_plots_drawn "$DIR/bench.html" "$DIR/bench.png" 1000,700 "$MARKS"
+ctl tune report --html "$DIR/tune.html" >/dev/null 2>&1
+grep -q 'speed-up of each run' "$DIR/tune.html" && grep -q '>20[0-9-]*: default (grey), tuned (colour)<' "$DIR/tune.html" &&
+	ok "the tuning report shows the bench runs too" || bad "the tuning report shows the bench runs too"
 # The GPU variants' child on a machine without their library: the sensors of
 # an amdgpu card (a sysfs tree written here) are read, and the variant ends
 # with the reason it cannot run, exit 3 (rocmtune's "not available here").

@@ -19,17 +19,11 @@ CTL=$2
 MARKS=$3
 ROOT=$DIR/root
 DB=$STATE/rocmd.db
+# The report shows the caller's bench runs too: none here, whatever the caller has.
+export XDG_STATE_HOME="$DIR/xdg"
 
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || bail "chromium is not installed (scripts/deps-debian.sh installs it)"
-
-mkdir -p "$ROOT/proc" "$STATE"
-echo "0.10 0.10 0.10 1/100 1" >"$ROOT/proc/loadavg"
-cat >"$CONF" <<EOF
-{"tune": {"idle_s": 3600, "check_ms": 200, "budget": 12, "backend": "cpu", "max_cpu_load": 400}}
-EOF
-rocmd_start --root "$ROOT" --log-level info 2>>"$DIR/log" || bail "rocmd did not start"
-wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
+need_chromium
+rocmd_start_cpu_tuner 12
 
 # (Beside the report: a session agent's input report has no use on Linux.)
 ctl call tune.input '{"idle_ms": 5}' >"$OUT" 2>&1 && bad "tune.input is refused on Linux" ||

@@ -224,6 +224,25 @@ make_rocblas_dll() {
 
 # ---- at exit ----
 
+# rocmd_start_cpu_tuner BUDGET: rocmd under --root $ROOT (a quiet
+# /proc/loadavg there) with the CPU tuner, tuning only after `tune start`,
+# BUDGET evaluations per job; returns once the device is probed
+# (test-tune-report.sh, test-bench.sh).
+rocmd_start_cpu_tuner() {
+	mkdir -p "$ROOT/proc" "$STATE"
+	echo "0.10 0.10 0.10 1/100 1" >"$ROOT/proc/loadavg"
+	printf '{"tune": {"idle_s": 3600, "check_ms": 200, "budget": %d, "backend": "cpu", "max_cpu_load": 400}}\n' \
+		"$1" >"$CONF"
+	rocmd_start --root "$ROOT" --log-level info 2>>"$DIR/log" || bail "rocmd did not start"
+	wait_for "device probed (cpu backend)" 30 sh -c "\"$CTL\" --socket \"$SOCK\" --json tune status | grep -q '\"backend\":[[:space:]]*\"cpu\"'"
+}
+
+# need_chromium: CHROME, Debian's chromium, for report_plots_drawn.
+need_chromium() {
+	CHROME=$(command -v chromium || command -v chromium-browser || true)
+	[ -n "$CHROME" ] || bail "chromium is not installed (scripts/deps-debian.sh installs it)"
+}
+
 # report_plots_drawn HTML PNG WIDTH,HEIGHT PNG-MARKS: checks that the HTML
 # report (client/report-html.c) is self-contained (no script, nothing
 # fetched), renders it in headless Chromium ($CHROME) to PNG and checks that
