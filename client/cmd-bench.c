@@ -40,9 +40,11 @@
 #include "version.h"
 
 #ifdef _WIN32
-#define environ _environ
-#endif
+#define bench_environ _environ /* the C runtime's, a macro there */
+#else
 extern char **environ;
+#define bench_environ environ
+#endif
 
 #define MAX_PROBLEMS 64
 #define MAX_VARIANTS 2
@@ -350,7 +352,7 @@ run_child(const char *exe, const struct bench *b, const struct variant *v, int r
 		argv[n++] = v->tensile;
 	}
 	argv[n] = NULL;
-	for (char **e = environ; e != NULL && *e != NULL; e++)
+	for (char **e = bench_environ; e != NULL && *e != NULL; e++)
 		ne++;
 	envp = calloc((size_t)ne + 2, sizeof(*envp));
 	out = malloc(CHILD_OUT);
@@ -361,7 +363,7 @@ run_child(const char *exe, const struct bench *b, const struct variant *v, int r
 		return NULL;
 	}
 	ne = 0;
-	for (char **e = environ; e != NULL && *e != NULL; e++)
+	for (char **e = bench_environ; e != NULL && *e != NULL; e++)
 		if (strncmp(*e, "ROCBLAS_TENSILE_LIBPATH=", 24) != 0 || v->env[0] == '\0')
 			envp[ne++] = *e;
 	if (v->env[0])
