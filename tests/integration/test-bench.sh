@@ -138,6 +138,30 @@ report_plots_drawn "$DIR/bench.html" "$DIR/bench.png" 1000,700 "$MARKS"
 ctl tune report --html "$DIR/tune.html" >/dev/null 2>&1
 grep -q 'speed-up of each run' "$DIR/tune.html" && grep -q '>20[0-9-]*: default (grey), tuned (colour)<' "$DIR/tune.html" &&
 	ok "the tuning report shows the bench runs too" || bad "the tuning report shows the bench runs too"
+# The default shapes: the workload the daemon captured from a program. A
+# second daemon knows the stand-in rocBLAS (tune.libraries, its KFD sysroot);
+# `tune capture` runs the unmodified stand-in program and queues its GEMMs;
+# `rocmctl bench` then measures those, and says that this daemon has no tuned
+# library yet (the tuned variant runs the defaults).
+C2=$DIR/cap
+mkdir -p "$C2/root/proc" "$C2/lib"
+cp -a "$FIX/sysroot/sys" "$C2/root/sys"
+mkdir -p "$C2/root/sys/class/kfd/kfd/proc"
+echo "0.10 0.10 0.10 1/100 1" >"$C2/root/proc/loadavg"
+cp -a "$FIX/sdk-a/lib/." "$C2/lib/"
+printf '{"tune": {"idle_s": 3600, "check_ms": 200, "backend": "cpu", "max_cpu_load": 400, "families": 0, "libraries": "rocblas:%s"}}\n' \
+	"$C2/lib/librocblas.so.4" >"$C2/rocmd.json"
+"$ROCMD" --state-dir "$C2/state" --socket "$C2/sock" --config "$C2/rocmd.json" --root "$C2/root" 2>>"$DIR/log" ||
+	bail "the second rocmd did not start"
+LD_LIBRARY_PATH="$C2/lib" "$CTL" --socket "$C2/sock" tune capture -- "$FIX/standin-app" 2 >"$OUT" 2>&1
+contains "capture queues the program's 2 rocBLAS shapes" "$OUT" "^rocBLAS: 10 GEMM call(s), 2 distinct shape(s)"
+"$CTL" --socket "$C2/sock" bench --rounds 2 --runs 3 >"$OUT" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "shapes captured from your programs (2 shape(s))" "$OUT" &&
+	grep -q "^fp16:TN:256x16x256:b1 .* ms \[.*\] .* ms \[.*\]" "$OUT" && grep -q "^fp32:NN:96x96x96:b1 " "$OUT" &&
+	ok "bench measures the captured workload by default" || bad "bench measures the captured workload by default (rc $rc)"
+contains "the tuned variant says the daemon has no tuned library yet" "$OUT" "^  no tuned library in $C2/state/tuned opens on the cpu backend .*: the defaults"
+
 # The GPU variants' child on a machine without their library: the sensors of
 # an amdgpu card (a sysfs tree written here) are read, and the variant ends
 # with the reason it cannot run, exit 3 (rocmtune's "not available here").
