@@ -399,6 +399,10 @@ take_round(struct bench *b, struct variant *v, const cJSON *j)
 	if (v->info == NULL) {
 		v->info = cJSON_Duplicate(j, 1);
 		cJSON_DeleteItemFromObjectCaseSensitive(v->info, "results");
+	} else if (out_num(j, "peak_rss_kib") > out_num(v->info, "peak_rss_kib")) {
+		/* The peak over the rounds' processes. */
+		cJSON_ReplaceItemInObjectCaseSensitive(v->info, "peak_rss_kib",
+		                                       cJSON_CreateNumber(out_num(j, "peak_rss_kib")));
 	}
 	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "results"))
 	{
@@ -642,8 +646,14 @@ print_run(const cJSON *run)
 		       head[2], head[0], head[1], head[1], head[1], head[0], head[1]);
 	cJSON_ArrayForEach(v, vs)
 	{
-		printf("ran: %s (%s), %d process(es), one per round\n", out_str(v, "name"),
-		       out_str(v, "what"), cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "pids")));
+		char rss[32];
+
+		printf("ran: %s (%s), %d process(es), one per round, peak memory %s (the process's)\n",
+		       out_str(v, "name"), out_str(v, "what"),
+		       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "pids")),
+		       out_num(v, "peak_rss_kib") > 0
+		           ? out_size(out_num(v, "peak_rss_kib") * 1024, rss, sizeof(rss))
+		           : "not reported");
 		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "note")))
 			printf("  %s\n", out_str(v, "note"));
 	}
