@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/paths.h"
+#include "output.h"
 
 #define RUN_MAX (16u << 20)
 
@@ -205,4 +206,20 @@ bench_stats(double *v, int n, double *median, double *lo, double *hi)
 	*median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	*lo = v[0];
 	*hi = v[n - 1];
+}
+
+const char *
+bench_fig(const cJSON *f, char *buf, size_t len)
+{
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(f, "median_ms")))
+		return "failed";
+	snprintf(buf, len, "%.4g ms [%.4g-%.4g]", out_num(f, "median_ms"), out_num(f, "lo_ms"),
+	         out_num(f, "hi_ms"));
+	return buf;
+}
+
+int
+bench_within_noise(const cJSON *a, const cJSON *b)
+{
+	return out_num(a, "lo_ms") <= out_num(b, "hi_ms") && out_num(b, "lo_ms") <= out_num(a, "hi_ms");
 }

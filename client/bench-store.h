@@ -28,5 +28,11 @@ int bench_store_list(int readable_only, cJSON **out);
 
 /* Median, lowest and highest of the N values at V (sorted in place). */
 void bench_stats(double *v, int n, double *median, double *lo, double *hi);
+/* A variant's figure F of a stored run: "0.395 ms [0.371-0.611]" (the median
+ * of the rounds, the lowest and highest round) in BUF, or "failed". */
+const char *bench_fig(const cJSON *f, char *buf, size_t len);
+/* Whether figures A and B are within the noise of each other: their spreads
+ * overlap. */
+int bench_within_noise(const cJSON *a, const cJSON *b);
 
 #endif

@@ -1,24 +1,26 @@
 /*
- * rocmctl bench [run]|list|compare|report: the community's way of measuring a
- * gain, automated. For the chosen GEMM shapes (the workload the daemon
- * captured from the user's programs, else the LLM shape families, or the
- * shapes given) each variant is measured in a process of its own (`rocmtune
- * bench-run`, tools/rocmtune-bench.c), the variants interleaved round by
- * round in alternating order; the figure per shape is the median of the
- * rounds' medians, its spread the lowest and highest round. Which variants
- * run depends on the machine (the daemon's tuning device):
+ * rocmctl bench: the community's way of measuring a gain, automated. For the
+ * chosen GEMM shapes (the workload the daemon captured from the user's
+ * programs, else the LLM shape families, or the shapes given) each variant is
+ * measured in a process of its own (`rocmtune bench-run`,
+ * tools/rocmtune-bench.c), the variants interleaved round by round in
+ * alternating order; the figure per shape is the median of the rounds'
+ * medians, its spread the lowest and highest round. Which variants run
+ * depends on the machine (choose_variants):
  *
- *   cuda  cublas (cuBLASLt's own default) against rocmd (librocmd-gemm with
- *         the daemon's tuned library);
- *   hip   original (rocBLAS with the vendor's files from the deploy's backup,
- *         through ROCBLAS_TENSILE_LIBPATH) against deployed (what is in place);
- *   cpu   default (librocmd-gemm's CPU backend without a tuned library)
- *         against tuned (with the daemon's).
+ *   original  rocBLAS with the vendor's Tensile files from a deploy's backup
+ *             (ROCBLAS_TENSILE_LIBPATH) against deployed (what is in place),
+ *             wherever an SDK target has a deployed package and a backup;
+ *   cuda      else on the daemon's NVIDIA device: cublas (cuBLASLt's own
+ *             choice) against rocmd (librocmd-gemm with the daemon's tuned
+ *             library);
+ *   cpu       else: default (librocmd-gemm's CPU backend without a tuned
+ *             library) against tuned (with the daemon's).
  *
- * Runs are stored as the caller's (bench-store.h); compare prints the change
- * per shape with both spreads, report draws them (report-html.c).
+ * The daemon is only read (status, tune.status, tune.results, lib.status).
+ * Runs are stored as the caller's (bench-store.h); bench list, compare and
+ * report read them (cmd-bench-runs.c).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +38,6 @@
 #include "common/spawn.h"
 #include "kernels/families.h"
 #include "kernels/gemm.h"
-#include "report-html.h"
 #include "version.h"
 
 #ifdef _WIN32
@@ -557,16 +558,6 @@ run_json(struct bench *b, int rounds)
 
 /* ---- printing ---- */
 
-static const char *
-fig(const cJSON *f, char *buf, size_t len)
-{
-	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(f, "median_ms")))
-		return "failed";
-	snprintf(buf, len, "%.4g ms [%.4g-%.4g]", out_num(f, "median_ms"), out_num(f, "lo_ms"),
-	         out_num(f, "hi_ms"));
-	return buf;
-}
-
 /* A over B with both spreads: "1.23x", and whether the spreads overlap. */
 static const char *
 versus(const cJSON *a, const cJSON *b, char *buf, size_t len)
@@ -575,9 +566,7 @@ versus(const cJSON *a, const cJSON *b, char *buf, size_t len)
 	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(b, "median_ms")))
 		return "-";
 	snprintf(buf, len, "%.2fx%s", out_num(a, "median_ms") / out_num(b, "median_ms"),
-	         out_num(a, "lo_ms") <= out_num(b, "hi_ms") && out_num(b, "lo_ms") <= out_num(a, "hi_ms")
-	             ? " (within the noise)"
-	             : "");
+	         bench_within_noise(a, b) ? " (within the noise)" : "");
 	return buf;
 }
 
@@ -620,9 +609,9 @@ print_run(const cJSON *run)
 		const char *row[6];
 
 		row[0] = out_str(p, "problem");
-		row[1] = fig(a, cell[1], sizeof(cell[1]));
+		row[1] = bench_fig(a, cell[1], sizeof(cell[1]));
 		if (two) {
-			row[2] = fig(b, cell[2], sizeof(cell[2]));
+			row[2] = bench_fig(b, cell[2], sizeof(cell[2]));
 			row[3] = versus(a, b, cell[3], sizeof(cell[3]));
 		}
 		snprintf(cell[4], sizeof(cell[4]), "%.3g", out_num(last, "gflops"));
@@ -839,174 +828,4 @@ out:
 	cJSON_Delete(lib);
 	bench_free(&b);
 	return rc;
-}
-
-int
-cmd_bench_list(void *arg, const struct cli_args *a)
-{
-	struct cmd_ctx *ctx = arg;
-	static const char *h[] = {"ID", "DATE", "DEVICE", "VARIANTS", "SHAPES", "ROUNDS"};
-	struct out_table *t;
-	const cJSON *r, *v;
-	cJSON *runs;
-	char when[64], vars[160], n[16], rounds[16];
-
-	(void)a;
-	bench_store_list(0, &runs);
-	if (ctx->json) {
-		out_json(runs);
-		cJSON_Delete(runs);
-		return 0;
-	}
-	if (cJSON_GetArraySize(runs) == 0) {
-		printf("no bench runs stored (rocmctl bench runs one)\n");
-		cJSON_Delete(runs);
-		return 0;
-	}
-	t = out_table_new(6, h);
-	cJSON_ArrayForEach(r, runs)
-	{
-		const char *row[6] = {out_str(r, "id"), NULL, NULL, vars, n, rounds};
-
-		vars[0] = '\0';
-		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "error"))) {
-			row[1] = "-";
-			row[2] = out_str(r, "error");
-			row[3] = row[4] = row[5] = "-";
-			out_table_row(t, row);
-			continue;
-		}
-		row[1] = out_time((long long)out_num(r, "created_unix") * 1000, when, sizeof(when));
-		row[2] = out_str(cJSON_GetObjectItemCaseSensitive(r, "environment"), "device");
-		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(r, "variants"))
-		{
-			size_t len = strlen(vars);
-
-			snprintf(vars + len, sizeof(vars) - len, "%s%s", len ? "," : "", out_str(v, "name"));
-		}
-		snprintf(n, sizeof(n), "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "problems")));
-		snprintf(rounds, sizeof(rounds), "%.0f", out_num(r, "rounds"));
-		out_table_row(t, row);
-	}
-	out_table_print(t, stdout);
-	out_table_free(t);
-	cJSON_Delete(runs);
-	return 0;
-}
-
-/* The figure of VARIANT for PROBLEM in RUN, or NULL. */
-static const cJSON *
-figure_of(const cJSON *run, const char *problem, const char *variant)
-{
-	const cJSON *p;
-
-	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(run, "problems"))
-	if (!strcmp(out_str(p, "problem"), problem))
-		return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "variants"),
-		                                        variant);
-	return NULL;
-}
-
-int
-cmd_bench_compare(void *arg, const struct cli_args *a)
-{
-	struct cmd_ctx *ctx = arg;
-	static const char *h[] = {"SHAPE", "VARIANT", NULL, NULL, "CHANGE"};
-	cJSON *ra = NULL, *rb = NULL, *out = NULL;
-	const cJSON *p, *v;
-	char why[1024], ha[80], hb[80], cell[3][160];
-	struct out_table *t = NULL;
-	const char *hh[5];
-	int rc = 0, rows = 0;
-
-	if (bench_store_load(a->pos[0], &ra, why, sizeof(why)) < 0 ||
-	    bench_store_load(a->pos[1], &rb, why, sizeof(why)) < 0) {
-		cJSON_Delete(ra);
-		return out_error(EXIT_ERROR, why);
-	}
-	snprintf(ha, sizeof(ha), "A %s", out_str(ra, "id"));
-	snprintf(hb, sizeof(hb), "B %s", out_str(rb, "id"));
-	memcpy(hh, h, sizeof(hh));
-	hh[2] = ha;
-	hh[3] = hb;
-	out = cJSON_CreateArray();
-	if (!ctx->json)
-		t = out_table_new(5, hh);
-	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(ra, "problems"))
-	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(p, "variants"))
-	{
-		const cJSON *fb = figure_of(rb, out_str(p, "problem"), v->string);
-		double ma = out_num(v, "median_ms"), mb = out_num(fb, "median_ms");
-		int noise;
-		cJSON *o;
-
-		if (fb == NULL || !(ma > 0) || !(mb > 0))
-			continue;
-		noise = out_num(v, "lo_ms") <= out_num(fb, "hi_ms") &&
-		        out_num(fb, "lo_ms") <= out_num(v, "hi_ms");
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "problem", out_str(p, "problem"));
-		cJSON_AddStringToObject(o, "variant", v->string);
-		cJSON_AddNumberToObject(o, "a_ms", ma);
-		cJSON_AddNumberToObject(o, "b_ms", mb);
-		cJSON_AddNumberToObject(o, "change", mb / ma - 1);
-		cJSON_AddBoolToObject(o, "within_noise", noise);
-		cJSON_AddItemToArray(out, o);
-		rows++;
-		if (t != NULL) {
-			const char *row[5] = {out_str(p, "problem"), v->string, fig(v, cell[0], 160),
-			                      fig(fb, cell[1], 160), cell[2]};
-
-			snprintf(cell[2], sizeof(cell[2]), "%+.1f%%%s", (mb / ma - 1) * 100,
-			         noise ? " (within the noise)" : mb < ma ? " (faster)" : " (slower)");
-			out_table_row(t, row);
-		}
-	}
-	if (rows == 0) {
-		rc = out_error(EXIT_NOTHING, "the two runs have no shape and variant in common");
-	} else if (ctx->json) {
-		out_json(out);
-	} else {
-		out_table_print(t, stdout);
-		printf("figures: the median of the rounds' medians [lowest-highest round]; a change "
-		       "is within the noise when the two spreads overlap\n");
-	}
-	out_table_free(t);
-	cJSON_Delete(out);
-	cJSON_Delete(ra);
-	cJSON_Delete(rb);
-	return rc;
-}
-
-int
-cmd_bench_report(void *arg, const struct cli_args *a)
-{
-	struct cmd_ctx *ctx = arg;
-	const char *file = cli_str(a, "html", NULL);
-	char msg[4200];
-	cJSON *good;
-	FILE *f;
-	int plots = 0;
-
-	bench_store_list(1, &good);
-	if (ctx->json || file == NULL) {
-		out_json(good);
-		cJSON_Delete(good);
-		return 0;
-	}
-	if (cJSON_GetArraySize(good) == 0) {
-		cJSON_Delete(good);
-		return out_error(EXIT_NOTHING, "no bench runs are stored: nothing to report "
-		                               "(rocmctl bench runs one)");
-	}
-	if ((f = fopen(file, "w")) == NULL ||
-	    (plots = report_html_bench_write(f, good), fclose(f) != 0)) {
-		snprintf(msg, sizeof(msg), "%s: %s", file, strerror(errno));
-		cJSON_Delete(good);
-		return out_error(EXIT_ERROR, msg);
-	}
-	fprintf(stderr, "%d plot(s) of %d bench run(s) written to %s\n", plots,
-	        cJSON_GetArraySize(good), file);
-	cJSON_Delete(good);
-	return 0;
 }
