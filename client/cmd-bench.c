@@ -758,7 +758,10 @@ cmd_bench(void *arg, const struct cli_args *a)
 	}
 	choose_variants(&b, backend, state_dir, lib);
 	if (ctx->client == NULL)
-		not_run(&b, "daemon", "unreachable: %s; no captured shapes or tuned library", dwhy);
+		not_run(&b, "daemon",
+		        "unreachable: %s; without its captured shapes, tuned library and device the "
+		        "CPU variants stand in",
+		        dwhy);
 	if (b.nv == 0) {
 		rc = out_error(EXIT_NOTHING, "no variant can run here (rocmctl bench --json says why)");
 		goto out;
