@@ -21,9 +21,12 @@
  *              cublaslt), from --library and --tensile-dir (the parent sets
  *              ROCBLAS_TENSILE_LIBPATH for the vendor's original files).
  *
- * Energy per GEMM (--energy-ms, API variants on a device with a sensor): the
+ * Energy per GEMM (--energy-ms, on a device with a sensor): an API variant's
  * GEMM runs back to back for that long after the timing, with the energy
- * counter read before and after, or the power sampled between calls.
+ * counter read before and after, or the power sampled between calls; a
+ * vendor variant's GEMM runs only inside measurements, so it is measured
+ * again for that long and the mean power times its median time is its
+ * energy (an estimate: the measurement's gaps between runs count).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +137,37 @@ energy_per_gemm(struct api *a, const struct gemm_problem *p, struct sensors *s, 
 	return 0;
 }
 
+/* A vendor variant's: its GEMM runs only inside measurements, so for MS
+ * milliseconds it is measured again and again (time only), the device's mean
+ * power over that time (from the energy counter, or sampled between
+ * measurements) times the GEMM's median time MEDIAN_MS. */
+static int
+energy_vendor(struct measure *m, struct sensors *s, double ms, double median_ms, double *j)
+{
+	double t0 = measure_mono_ms(), t = t0, e0, e1, w, wsum = 0, rel;
+	int counter = sensors_energy_j(s, &e0) == 0, samples = 0;
+	struct tune_result r;
+
+	if (!counter && sensors_power_w(s, &w) < 0)
+		return ROCMD_EUNSUPPORTED;
+	while (t - t0 < ms || samples == 0) {
+		if (measure_local_eval(m, "SOL=0", TUNE_EVAL_TIME_ONLY, &r, &rel) < 0 ||
+		    r.outcome != TUNE_OK)
+			return ROCMD_EIO;
+		t = measure_mono_ms();
+		if (!counter && sensors_power_w(s, &w) == 0)
+			wsum += w;
+		samples++;
+	}
+	if (counter && sensors_energy_j(s, &e1) == 0 && e1 > e0)
+		*j = (e1 - e0) / ((t - t0) / 1000.0) * median_ms / 1000.0;
+	else if (!counter)
+		*j = wsum / samples * median_ms / 1000.0;
+	else
+		return ROCMD_EUNSUPPORTED;
+	return 0;
+}
+
 static void
 add_num_or_null(cJSON *o, const char *key, int ok, double v)
 {
@@ -198,12 +232,15 @@ bench_problem(struct measure *m, struct api *api, struct sensors *s, const char 
 		                                                                 : "default");
 		cJSON_AddStringToObject(o, "config", ch.config);
 	}
-	rc = api != NULL && api->called && energy_ms > 0
-	         ? energy_per_gemm(api, &p, s, energy_ms, &j)
-	         : ROCMD_EUNSUPPORTED;
+	if (energy_ms <= 0)
+		rc = ROCMD_EUNSUPPORTED;
+	else if (api != NULL)
+		rc = api->called ? energy_per_gemm(api, &p, s, energy_ms, &j) : ROCMD_EUNSUPPORTED;
+	else
+		rc = energy_vendor(m, s, energy_ms, r.median_ms, &j);
 	add_num_or_null(o, "energy_j", rc == 0, j);
-	/* Why there is none: the platform has no sensor here, or it was not
-	 * measured (vendor variants: their GEMM runs inside the measurement only). */
+	/* Why there is none: the platform has no sensor here, or measuring
+	 * failed. */
 	if (rc < 0)
 		cJSON_AddStringToObject(o, "energy_why",
 		                        sensors_power_w(s, &j) < 0 && sensors_energy_j(s, &j) < 0

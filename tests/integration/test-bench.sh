@@ -190,6 +190,21 @@ rc=$?
 	grep -q '"runtime":"rocBLAS 4.2.4.rocmd-standin"' "$OUT" &&
 	ok "a rocBLAS variant's child times the library's own choice, checked" ||
 	bad "a rocBLAS variant's child times the library's own choice, checked (rc $rc)"
+# Its energy per GEMM where the platform reports power: the stand-in's KFD
+# sysroot with an amdgpu card drawing a steady 15 W (hwmon power1_average), so
+# each GEMM took 15 W times its median time.
+cp -a "$FIX/sysroot" "$DIR/sr15"
+mkdir -p "$DIR/sr15/sys/class/drm/card0/device/hwmon/hwmon0"
+echo 0x1002 >"$DIR/sr15/sys/class/drm/card0/device/vendor"
+echo 15000000 >"$DIR/sr15/sys/class/drm/card0/device/hwmon/hwmon0/power1_average"
+"$ROCMD_ROCMTUNE" bench-run --variant deployed --backend rocblas --sysroot "$DIR/sr15" \
+	--library "$FIX/sdk-a/lib/librocblas.so.4" --runs 3 --energy-ms 50 \
+	--problems fp32:NN:64x64x64:b1 >"$OUT" 2>"$ERR"
+med=$(grep -o '"median_ms":[0-9.e-]*' "$OUT" | sed 's/.*://')
+en=$(grep -o '"energy_j":[0-9.e-]*' "$OUT" | sed 's/.*://')
+[ -n "$med" ] && [ -n "$en" ] && awk -v m="$med" -v e="$en" 'BEGIN { d = e - 15 * m / 1000; exit !(d < 1e-12 && d > -1e-12) }' &&
+	ok "a vendor variant's energy per GEMM: the mean power times its time ($en J)" ||
+	bad "a vendor variant's energy per GEMM: the mean power times its time (median $med ms, $en J)"
 "$ROCMD_ROCMTUNE" bench-run --variant cpu --backend cpu --api --problems fp32:NN:64x64x64:b4,fp32:XX:1 >"$OUT" 2>"$ERR"
 grep -q '"problem":"fp32:NN:64x64x64:b4","outcome":"skipped","detail":"batched GEMMs are not benched yet"' "$OUT" &&
 	grep -q '"problem":"fp32:XX:1","outcome":"skipped","detail":"not a problem key"' "$OUT" &&
