@@ -8,21 +8,11 @@
  */
 #include "rocblas-library.h"
 
-#include <limits.h>
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/error.h"
 #include "common/fs.h"
-
-static int
-is_dir(const char *path)
-{
-	struct rocmd_fsinfo st;
-
-	return rocmd_fsinfo_get(path, 1, &st) == 0 && st.type == ROCMD_FS_DIR;
-}
 
 /* Whether DIR holds hipBLASLt's binary. */
 static int
@@ -51,24 +41,11 @@ rocmd_hipblaslt_locate(const char *binary_dir, int windows, const char *env_libp
                        size_t outlen)
 {
 	static const char *const rel[] = {"../Tensile/library", "hipblaslt/library"};
-	char path[PATH_MAX];
+	int by_env = env_libpath != NULL && env_libpath[0] != '\0';
 
-	if (outlen > 0)
-		out[0] = '\0';
-	if (env_libpath != NULL && env_libpath[0] != '\0') {
-		if (!is_dir(env_libpath))
-			return ROCMD_ENOTFOUND;
-		snprintf(out, outlen, "%s", env_libpath);
-		return 0;
-	}
-	if (binary_dir == NULL || !has_binary(binary_dir, windows))
-		return ROCMD_ENOTFOUND;
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", binary_dir, rel[i]);
-		if (is_dir(path)) {
-			snprintf(out, outlen, "%s", path);
-			return 0;
-		}
-	}
-	return ROCMD_ENOTFOUND;
+	/* Without the variable the folders count only beside hipBLASLt's binary. */
+	if (!by_env && (binary_dir == NULL || !has_binary(binary_dir, windows)))
+		binary_dir = NULL;
+	return rocmd_tensile_locate(binary_dir, env_libpath, rel, sizeof(rel) / sizeof(rel[0]), out,
+	                            outlen);
 }

@@ -337,12 +337,10 @@ is_dir(const char *path)
 }
 
 int
-rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out, size_t outlen)
+rocmd_tensile_locate(const char *binary_dir, const char *env_libpath, const char *const *rel,
+                     size_t nrel, char *out, size_t outlen)
 {
-	static const char *const rel[] = {"library", "../rocblas/library", "rocblas/library"};
-	char path[PATH_MAX], best[64] = "";
-	struct rocmd_dir *d;
-	struct rocmd_dirent *de;
+	char path[PATH_MAX];
 
 	if (outlen > 0)
 		out[0] = '\0';
@@ -354,13 +352,28 @@ rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out,
 	}
 	if (binary_dir == NULL)
 		return ROCMD_ENOTFOUND;
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+	for (size_t i = 0; i < nrel; i++) {
 		snprintf(path, sizeof(path), "%s/%s", binary_dir, rel[i]);
 		if (is_dir(path)) {
 			snprintf(out, outlen, "%s", path);
 			return 0;
 		}
 	}
+	return ROCMD_ENOTFOUND;
+}
+
+int
+rocmd_rocblas_locate(const char *binary_dir, const char *env_libpath, char *out, size_t outlen)
+{
+	static const char *const rel[] = {"library", "../rocblas/library", "rocblas/library"};
+	char path[PATH_MAX], best[64] = "";
+	struct rocmd_dir *d;
+	struct rocmd_dirent *de;
+	int rc = rocmd_tensile_locate(binary_dir, env_libpath, rel, sizeof(rel) / sizeof(rel[0]),
+	                              out, outlen);
+
+	if (rc == 0 || (env_libpath != NULL && env_libpath[0] != '\0') || binary_dir == NULL)
+		return rc;
 	/* Debian: <libdir>/rocblas/<rocblas-version>/library; the newest wins. */
 	snprintf(path, sizeof(path), "%s/rocblas", binary_dir);
 	d = rocmd_dir_open(path);

@@ -80,6 +80,15 @@ void rocmd_hash_cache_free(struct rocmd_hash_cache *c);
 void rocmd_hash_cache_stats(struct rocmd_hash_cache *c, uint64_t *hits, uint64_t *misses);
 
 /*
+ * What rocBLAS's and hipBLASLt's loaders share: ENV_LIBPATH (their variable,
+ * NULL or "" when unset) wins when set, as the folder it names or nothing;
+ * otherwise the first of BINARY_DIR/REL[0..NREL) that is a folder (BINARY_DIR
+ * NULL: none). Writes it to OUT and returns 0, or ROCMD_ENOTFOUND.
+ */
+int rocmd_tensile_locate(const char *binary_dir, const char *env_libpath, const char *const *rel,
+                         size_t nrel, char *out, size_t outlen);
+
+/*
  * Finds the library folder rocBLAS would use. ENV_LIBPATH is the value of
  * ROCBLAS_TENSILE_LIBPATH (NULL or "" when unset): when set it wins, as in
  * rocBLAS. Otherwise BINARY_DIR is the folder holding librocblas.so.N or
