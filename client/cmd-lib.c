@@ -469,10 +469,13 @@ cmd_lib_verify(void *arg, const struct cli_args *args)
 			printf("GPU arch %s: %s\n", out_str(g, "arch"),
 			       cJSON_IsTrue(cv) ? "covered" : "NOT covered");
 			if (cJSON_IsBool(lt))
-				printf("GPU arch %s: hipBLASLt %s (%s, left as it is)\n",
-				       out_str(g, "arch"),
+				printf("GPU arch %s: hipBLASLt %s (%s, %s)\n", out_str(g, "arch"),
 				       cJSON_IsTrue(lt) ? "covered" : "NOT covered",
-				       out_str(r, "hipblaslt_library"));
+				       out_str(r, "hipblaslt_library"),
+				       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+				           r, "hipblaslt_deployed"))
+				           ? "deployed with it, every file checked"
+				           : "left as it is");
 		}
 		printf("Binary and library from the same package: %s\n",
 		       cJSON_IsBool(pr) ? (cJSON_IsTrue(pr) ? "yes" : "NO") : "no binary");
@@ -514,6 +517,8 @@ cmd_lib_rollback(void *arg, const struct cli_args *args)
 	else
 		printf("Rolled %s back to the originals (%.0f files)\n", out_str(t, "name"),
 		       out_num(r, "files"));
+	if (cJSON_HasObjectItem(r, "hipblaslt"))
+		printf("%s\n", out_str(r, "hipblaslt"));
 	print_warning(r);
 	cJSON_Delete(r);
 	return 0;

@@ -1,6 +1,7 @@
 /*
  * The backup of a target's originals (I1): made once, on the first deploy,
- * under <state>/deploy/<name>/backup/ (library/, binary, manifest.json), each
+ * under <state>/deploy/<name>/backup/ (library/, hipblaslt/ for the target's
+ * hipBLASLt folder, binary, manifest.json), each
  * file hashed while copied and hashed again from the copy after it is on
  * disk. The manifest is written last: a backup without one was cut short
  * and is made again; a backup with one is never touched by a deploy, only
@@ -213,8 +214,12 @@ info_from(const char *mpath, struct rocmd_deploy_backup_info *info)
 		info->exists = 1;
 		info->files = f.n;
 		info->has_binary = f.binary != NULL;
+		info->has_lt = f.has_lt;
+		info->lt_files = f.nlt;
 		for (size_t i = 0; i < f.n; i++)
 			info->bytes += f.files[i].size;
+		for (size_t i = 0; i < f.nlt; i++)
+			info->bytes += f.lt_files[i].size;
 		rocmd_deploy_files_free(&f);
 	}
 	info->adopted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "adopted"));
@@ -313,7 +318,11 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	struct manual man;
 	char dir[DEPLOY_PATH_MAX], bdir[DEPLOY_PATH_MAX + 16], mpath[DEPLOY_PATH_MAX + 32];
 	char lib[DEPLOY_PATH_MAX + 16], bin[DEPLOY_PATH_MAX + 16], nbin[DEPLOY_PATH_MAX];
-	struct rocmd_deploy_file *files = NULL, binary = {0};
+	struct rocmd_deploy_file *files = NULL, binary = {0}, *lt_files = NULL;
+	struct deploy_paths ltp;
+	char lt[DEPLOY_PATH_MAX + 16];
+	size_t nlt = 0;
+	int has_lt = 0;
 	const char *src_lib, *src_bin, *src_lroot, *src_broot;
 	uint64_t bytes = 0, checked, bad;
 	size_t n = 0;
@@ -378,6 +387,21 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		goto out;
 	if (!is_dir(src_lroot, src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
 		goto out;
+	/* hipBLASLt's folder beside it: the vendor's, never a manual backup's. */
+	rocmd_fs_fmt(lt, sizeof(lt), "%s/hipblaslt", bdir);
+	if (t->lt_dir != NULL) {
+		struct rocmd_deploy_target one = *t;
+		uint64_t ltbytes = 0;
+		one.lib_dir = t->lt_dir;
+		one.binary = NULL;
+		if ((rc = deploy_paths(&one, &ltp, why, whylen)) < 0)
+			goto out;
+		has_lt = ltp.lib_kind == 'd';
+		if (has_lt && (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, NULL, 0, &lt_files, &nlt,
+		                              &ltbytes, why, whylen)) < 0)
+			goto out;
+		bytes += ltbytes;
+	}
 	if (has_binary) {
 		struct rocmd_fs_copy_stats st = {.reflink = 1};
 		if ((rc = rocmd_fs_copy_file_in(src_broot, src_bin, NULL, bin, 0755, 0, NULL,
@@ -399,6 +423,9 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	 * users trust, so it is checked, not assumed. */
 	rc = deploy_check_tree(NULL, lib, files, n, &checked, &bad, first, sizeof(first), NULL,
 	                       NULL, "backup", why, whylen);
+	if (rc == 0 && bad == 0 && has_lt)
+		rc = deploy_check_tree(NULL, lt, lt_files, nlt, &checked, &bad, first, sizeof(first),
+		                       NULL, NULL, "backup", why, whylen);
 	if (rc == 0 && bad > 0) {
 		rocmd_fs_fmt(why, whylen, "the backup copy differs from the original: %s", first);
 		rc = ROCMD_ECORRUPT;
@@ -415,8 +442,8 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	}
 	if (rc < 0)
 		goto out;
-	if ((m = deploy_manifest_json("original", files, n, has_binary ? &binary : NULL,
-	                              info->manifest)) == NULL) {
+	if ((m = deploy_manifest_json("original", files, n, has_binary ? &binary : NULL, has_lt,
+	                              lt_files, nlt, info->manifest)) == NULL) {
 		rc = ROCMD_ENOMEM;
 		goto out;
 	}
@@ -435,10 +462,13 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	info->files = n;
 	info->bytes = bytes;
 	info->has_binary = has_binary;
+	info->has_lt = has_lt;
+	info->lt_files = nlt;
 	if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !adopted)
 		rc = manual_copy(bdir, &man, has_binary, why, whylen);
 out:
 	files_free(files, n);
+	files_free(lt_files, nlt);
 	cJSON_Delete(m);
 	if (rc < 0 && !is_file(NULL, mpath))
 		rocmd_fs_remove_tree(bdir);

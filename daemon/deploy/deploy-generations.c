@@ -43,9 +43,11 @@ gen_read(const char *state_dir, const char *name, int gen, struct rocmd_deploy_g
 	if ((rc = rocmd_fs_json_read(mpath, &m)) < 0)
 		return rc == -ENOENT ? ROCMD_ENOTFOUND : rc;
 	if ((rc = deploy_manifest_parse(m, NULL, NULL, &f)) == 0) {
-		g->files = f.n + (f.binary != NULL);
+		g->files = f.n + f.nlt + (f.binary != NULL);
 		for (size_t i = 0; i < f.n; i++)
 			g->bytes += f.files[i].size;
+		for (size_t i = 0; i < f.nlt; i++)
+			g->bytes += f.lt_files[i].size;
 		if (f.binary != NULL)
 			g->bytes += f.binary->size;
 		rocmd_deploy_files_free(&f);
@@ -175,6 +177,12 @@ rocmd_deploy_backup_check(const char *state_dir, const char *name, int gen,
 		if (!file_ok(&f.files[i]) && c->bad++ == 0)
 			rocmd_fs_fmt(c->first_bad, sizeof(c->first_bad), "library/%s",
 			             f.files[i].path);
+	}
+	for (size_t i = 0; i < f.nlt; i++) {
+		c->checked++;
+		if (!file_ok(&f.lt_files[i]) && c->bad++ == 0)
+			rocmd_fs_fmt(c->first_bad, sizeof(c->first_bad), "hipblaslt/%s",
+			             f.lt_files[i].path);
 	}
 	if (f.binary != NULL) {
 		c->checked++;

@@ -59,9 +59,14 @@ int deploy_join(char *out, const char *dir, const char *name);
 void deploy_split(const char *path, char *dir, char *base);
 
 /* ---- manifests and the journal (deploy-journal.c) ---- */
-/* A manifest: label, files, binary, digest. */
+/* A manifest: label, files, binary, with HAS_LT hipBLASLt's folder's files
+ * (LT, NLT: "hipblaslt"), digest. */
 cJSON *deploy_manifest_json(const char *label, const struct rocmd_deploy_file *files, size_t n,
-                            const struct rocmd_deploy_file *binary, char digest[ROCMD_SHA256_HEX]);
+                            const struct rocmd_deploy_file *binary, int has_lt,
+                            const struct rocmd_deploy_file *lt, size_t nlt,
+                            char digest[ROCMD_SHA256_HEX]);
+/* Manifest M as a file list; with SOURCE_ROOT (a backup's library/) each
+ * file's source is inside it, hipBLASLt's in hipblaslt/ beside it. */
 int deploy_manifest_parse(const cJSON *m, const char *source_root, const char *binary_source,
                           struct rocmd_deploy_files *out);
 

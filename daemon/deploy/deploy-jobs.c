@@ -46,7 +46,7 @@ struct pkg_meta {
 	char platform[8];
 	char libdir[PATH_MAX];
 	char binary[PATH_MAX];
-	char lt_dir[PATH_MAX]; /* hipBLASLt's folder in the package (not deployed), "" none */
+	char lt_dir[PATH_MAX]; /* hipBLASLt's folder in the package, "" none */
 	int found;
 };
 
@@ -72,7 +72,7 @@ pkg_row(const struct rocmd_db_pkg *p, void *arg)
 struct file_build {
 	struct deploy_job *j;
 	const struct pkg_meta *m;
-	size_t cap;
+	size_t cap, ltcap;
 	int use_binary;
 	int rc;
 };
@@ -107,13 +107,33 @@ fill_file(const char *store, struct rocmd_deploy_file *d, const struct rocmd_db_
 	return d->path != NULL && d->source != NULL ? 0 : ROCMD_ENOMEM;
 }
 
+/* Appends package file F as REL to the list *V (*N, *CAP). */
+static int
+file_add(const char *store, struct rocmd_deploy_file **v, size_t *n, size_t *cap,
+         const struct rocmd_db_pkg_file *f, const char *rel)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		void *p = realloc(*v, ncap * sizeof(**v));
+		if (p == NULL)
+			return ROCMD_ENOMEM;
+		*v = p;
+		*cap = ncap;
+	}
+	if (fill_file(store, &(*v)[*n], f, rel) < 0) {
+		file_free(&(*v)[*n]);
+		return ROCMD_ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
 static int
 file_one(const struct rocmd_db_pkg_file *f, void *arg)
 {
 	struct file_build *b = arg;
 	struct deploy_job *j = b->j;
-	size_t n = strlen(b->m->libdir);
-	const char *rel;
+	size_t n = strlen(b->m->libdir), ln = strlen(b->m->lt_dir);
 
 	if (b->m->binary[0] != '\0' && strcmp(f->path, b->m->binary) == 0) {
 		if (!b->use_binary || f->kind != 'f' || j->binary != NULL)
@@ -123,26 +143,15 @@ file_one(const struct rocmd_db_pkg_file *f, void *arg)
 			return ROCMD_ENOMEM;
 		return fill_file(j->ds->store, j->binary, f, "binary");
 	}
+	/* hipBLASLt's folder first: it is never part of rocBLAS's. */
+	if (ln > 0 && strncmp(f->path, b->m->lt_dir, ln) == 0 && f->path[ln] == '/')
+		return file_add(j->ds->store, &j->lt_files, &j->nlt_files, &b->ltcap, f,
+		                f->path + ln + 1);
 	if (n == 0)
-		rel = f->path;
-	else if (strncmp(f->path, b->m->libdir, n) == 0 && f->path[n] == '/')
-		rel = f->path + n + 1;
-	else
-		return 0; /* not part of the library folder (a readme, another binary) */
-	if (j->nfiles == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 64;
-		void *p = realloc(j->files, ncap * sizeof(*j->files));
-		if (p == NULL)
-			return ROCMD_ENOMEM;
-		j->files = p;
-		b->cap = ncap;
-	}
-	if (fill_file(j->ds->store, &j->files[j->nfiles], f, rel) < 0) {
-		file_free(&j->files[j->nfiles]);
-		return ROCMD_ENOMEM;
-	}
-	j->nfiles++;
-	return 0;
+		return file_add(j->ds->store, &j->files, &j->nfiles, &b->cap, f, f->path);
+	if (strncmp(f->path, b->m->libdir, n) == 0 && f->path[n] == '/')
+		return file_add(j->ds->store, &j->files, &j->nfiles, &b->cap, f, f->path + n + 1);
+	return 0; /* not part of the library folder (a readme, another binary) */
 }
 
 /* Fills J's file list from package J->pkg_id. */
@@ -176,6 +185,8 @@ build_files(struct deploy_job *j, char *why, size_t whylen)
 		return ROCMD_EINVAL;
 	}
 	qsort(j->files, j->nfiles, sizeof(*j->files), deploy_file_cmp);
+	if (j->nlt_files > 1)
+		qsort(j->lt_files, j->nlt_files, sizeof(*j->lt_files), deploy_file_cmp);
 	deploy_files_fingerprint(j->files, j->nfiles, 1, j->fingerprint);
 	snprintf(j->label, sizeof(j->label), "pkg %lld %s", (long long)j->pkg_id, m.digest);
 	return 0;
@@ -187,6 +198,9 @@ deploy_job_free(struct deploy_job *j)
 	for (size_t i = 0; i < j->nfiles; i++)
 		file_free(&j->files[i]);
 	free(j->files);
+	for (size_t i = 0; i < j->nlt_files; i++)
+		file_free(&j->lt_files[i]);
+	free(j->lt_files);
 	if (j->binary != NULL)
 		file_free(j->binary);
 	free(j->binary);
@@ -440,6 +454,71 @@ recover_work(struct deploy_job *j)
 	}
 }
 
+/*
+ * Whether, and with what, REQ replaces the target's hipBLASLt folder too, in
+ * the same transaction (J->lt_state says which): the package's hipBLASLt
+ * folder where it carries one; the originals where rocmd's hipBLASLt files
+ * are in place (current.json names them) and the job brings none, as a
+ * rollback to the originals does; else nothing. The originals must be in
+ * the backup: one made before rocmd deployed hipBLASLt has none, and then a
+ * package's hipBLASLt is held back, so that a rollback can always undo it.
+ */
+static void
+lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
+{
+	const char *state = req->state_dir;
+	struct rocmd_deploy_files cur;
+	struct rocmd_deploy_backup_info bi;
+	char why[512];
+	int placed = 0, to_original = j->type == JOB_ROLLBACK && strcmp(j->to, "original") == 0;
+	int new_originals = (req->flags & ROCMD_DEPLOY_NEW_ORIGINALS) != 0;
+
+	j->lt_state = LT_LEFT;
+	if (req->target.lt_dir == NULL) {
+		if (j->pkg_has_lt && j->type == JOB_DEPLOY)
+			j->lt_state = LT_NO_TARGET;
+		return;
+	}
+	if (rocmd_deploy_current_load(state, j->t.name, &cur, why, sizeof(why)) == 0) {
+		/* rocmd's hipBLASLt files, not the originals it put back. */
+		placed = cur.has_lt && strcmp(cur.label, "original") != 0;
+		rocmd_deploy_files_free(&cur);
+	}
+	if (rocmd_deploy_backup_info(state, j->t.name, &bi) < 0)
+		memset(&bi, 0, sizeof(bi)); /* damaged: the engine says so */
+	if (j->nlt_files > 0 && !to_original) {
+		/* A backup made by this run holds hipBLASLt's folder. */
+		if (bi.exists && !bi.has_lt && !new_originals) {
+			j->lt_state = LT_NO_BACKUP;
+			return;
+		}
+		/* The GPUs' archs the hipBLASLt in place serves: kept. */
+		deploy_arch_minus(j->arch, j->t.lt_archs, why, sizeof(why));
+		deploy_arch_minus(j->arch, why, j->lt_arch, sizeof(j->lt_arch));
+		req->lt = 1;
+		req->lt_files = j->lt_files;
+		req->nlt_files = j->nlt_files;
+		req->lt_arch = j->lt_arch[0] ? j->lt_arch : NULL;
+		j->lt_state = LT_DEPLOYED;
+		return;
+	}
+	/* After an SDK update (new originals) its hipBLASLt is the vendor's. */
+	if (!placed || new_originals)
+		return;
+	if (!to_original &&
+	    rocmd_deploy_backup_load(state, j->t.name, &j->loaded, why, sizeof(why)) < 0)
+		return;
+	if (!j->loaded.has_lt) {
+		j->lt_state = LT_NO_BACKUP;
+		return;
+	}
+	req->lt = 1;
+	req->lt_files = j->loaded.lt_files;
+	req->nlt_files = j->loaded.nlt;
+	req->lt_arch = NULL; /* the vendor's, as it was */
+	j->lt_state = LT_RESTORED;
+}
+
 static void
 deploy_work(struct rocmd_job *b)
 {
@@ -524,6 +603,7 @@ deploy_work(struct rocmd_job *b)
 		req.check = on_check;
 		req.flags = j->flags;
 	}
+	lt_choose(j, &req);
 	j->base.rc = run_engine(j, &req);
 	if (j->base.rc == -EACCES && strcmp(j->t.kind, "overlay") != 0) {
 		char dir[PATH_MAX];
@@ -560,17 +640,47 @@ deploy_work(struct rocmd_job *b)
 	}
 }
 
-/* What a deploy did to hipBLASLt beside the target: nothing (a package holds
- * rocBLAS's library folder only), said as "; hipBLASLt at ... left as it is". */
+/* What a deploy or rollback did to hipBLASLt beside the target (J->lt_state),
+ * said as "; hipBLASLt at ... <what>" ("" when there is nothing to say). */
 static void
 lt_note(const struct deploy_job *j, char *out, size_t outlen)
 {
+	const char *lt = j->t.sys_lt;
+
 	out[0] = '\0';
-	if (j->t.sys_lt[0] != '\0')
-		deploy_fmt(out, outlen, "; hipBLASLt at %s left as it is: %s", j->t.sys_lt,
-		           j->pkg_has_lt ? "rocmd deploys the package's rocBLAS library only, "
-		                           "not the hipBLASLt folder it carries"
-		                         : "the package carries no hipBLASLt library");
+	switch (j->lt_state) {
+	case LT_DEPLOYED:
+		deploy_fmt(out, outlen,
+		           "; hipBLASLt at %s deployed with it: the package's hipBLASLt folder "
+		           "(%zu files, one transaction)",
+		           lt, j->nlt_files);
+		break;
+	case LT_RESTORED:
+		deploy_fmt(out, outlen,
+		           "; hipBLASLt at %s back to its originals (from the backup, with "
+		           "rocBLAS's)",
+		           lt);
+		break;
+	case LT_NO_BACKUP:
+		deploy_fmt(out, outlen,
+		           "; hipBLASLt at %s left as it is: the backup of the originals was made "
+		           "without hipBLASLt's folder, so a rollback could not restore it "
+		           "(rocmctl lib forget, then deploy again, makes a new backup)",
+		           lt);
+		break;
+	case LT_NO_TARGET:
+		deploy_fmt(out, outlen,
+		           "; the package's hipBLASLt folder was not deployed: %s",
+		           lt[0] != '\0' ? "rocmd deploys hipBLASLt to an SDK's own folder only, "
+		                           "not through an overlay or to an application's copy"
+		                         : "the target has no hipBLASLt library");
+		break;
+	default:
+		if (lt[0] != '\0')
+			deploy_fmt(out, outlen, "; hipBLASLt at %s left as it is: %s", lt,
+			           j->type == JOB_ROLLBACK ? "rocmd had not deployed to it"
+			                                   : "the package carries no hipBLASLt library");
+	}
 }
 
 static cJSON *
@@ -643,6 +753,7 @@ result_json(const struct deploy_job *j)
 		cJSON_AddStringToObject(r, "label", j->vrep.label);
 		if (j->lt_checked)
 			cJSON_AddStringToObject(r, "hipblaslt_library", j->t.sys_lt);
+		cJSON_AddBoolToObject(r, "hipblaslt_deployed", j->vrep.lt_checked);
 		if (j->gpus.n > 0) {
 			cJSON *ga = cJSON_AddArrayToObject(r, "gpus");
 			for (int i = 0; i < j->gpus.n && i < 8; i++) {
@@ -681,10 +792,11 @@ result_json(const struct deploy_job *j)
 	}
 	if (j->type == JOB_DEPLOY && j->t.route_why[0])
 		cJSON_AddStringToObject(r, "route_why", j->t.route_why);
-	if (j->type == JOB_DEPLOY && j->t.sys_lt[0]) {
-		char note[PATH_MAX + 200];
+	if (j->type == JOB_DEPLOY || j->type == JOB_ROLLBACK) {
+		char note[PATH_MAX + 300];
 		lt_note(j, note, sizeof(note));
-		cJSON_AddStringToObject(r, "hipblaslt", note + 2);
+		if (note[0] != '\0')
+			cJSON_AddStringToObject(r, "hipblaslt", note + 2);
 	}
 	if (j->users[0])
 		cJSON_AddStringToObject(r, "gpu_users", j->users);
@@ -996,6 +1108,11 @@ job_start(struct rocmd_job *b)
 		return 0;
 	deploy_sys_dirname(j->t.sys_lib, dir, sizeof(dir));
 	j->suppress[0] = rocmd_sdk_suppress_begin(sdk, dir, 0);
+	if (j->t.sys_lt[0] && (j->nlt_files > 0 || j->type == JOB_ROLLBACK)) {
+		/* hipBLASLt's folder, which the job may replace too. */
+		deploy_sys_dirname(j->t.sys_lt, dir, sizeof(dir));
+		j->suppress[2] = rocmd_sdk_suppress_begin(sdk, dir, 0);
+	}
 	if (j->t.sys_bin[0]) {
 		/* The binary's folder holds hipBLASLt's and others' folders too. */
 		deploy_sys_dirname(j->t.sys_bin, dir, sizeof(dir));
@@ -1007,10 +1124,11 @@ job_start(struct rocmd_job *b)
 static void
 suppress_end(struct deploy_job *j)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++) {
 		if (j->suppress[i] > 0 && j->ds->srv->sdk != NULL)
 			rocmd_sdk_suppress_end(j->ds->srv->sdk, j->suppress[i]);
-	j->suppress[0] = j->suppress[1] = 0;
+		j->suppress[i] = 0;
+	}
 }
 
 static cJSON *

@@ -38,7 +38,8 @@ struct deploy_tgt {
 	char sdk_archs[512];        /* the archs the library in place serves ("": unknown) */
 	int windows;
 	/* hipBLASLt's library beside the SDK's rocBLAS (discovery's last scan);
-	 * "" none. Deploys leave it as it is. */
+	 * "" none. An SDK target's is deployed with rocBLAS's when the package
+	 * carries one (deploy_job.lt_state). */
 	char sys_lt[PATH_MAX], host_lt[PATH_MAX];
 	char lt_archs[512]; /* the archs it serves, as sdk_archs */
 	/* Who owns the SDK's copy ("pip", "dpkg"; "" the user or the SDK's
@@ -63,6 +64,15 @@ struct deploy_gpu_archs {
 
 enum deploy_job_type { JOB_DEPLOY, JOB_ROLLBACK, JOB_VERIFY, JOB_RECOVER };
 
+/* What a deploy or rollback did to the target's hipBLASLt folder. */
+enum deploy_lt_state {
+	LT_LEFT = 0,  /* left as it is: no hipBLASLt in the package, none rocmd placed */
+	LT_DEPLOYED,  /* the package's hipBLASLt folder replaced it, in the transaction */
+	LT_RESTORED,  /* the originals put back (rocmd's earlier hipBLASLt files went) */
+	LT_NO_BACKUP, /* left: the backup of the originals was made without it */
+	LT_NO_TARGET, /* the package carries one, the target has no hipBLASLt folder */
+};
+
 /* One target of a recover job (lib.recover) and what recovery did there. */
 struct deploy_recover_item {
 	char name[ROCMD_DEPLOY_NAME_MAX + 1];
@@ -81,7 +91,14 @@ struct deploy_job {
 	char to[16]; /* rollback: "original" or "previous" */
 	int64_t pkg_id;
 	char pkg_name[256];
-	int pkg_has_lt; /* the package carries a hipBLASLt folder (left out: pkg-ident.c) */
+	int pkg_has_lt; /* the package carries a hipBLASLt folder (pkg-ident.c) */
+	/* Its files, paths relative to it (sorted), for the target's hipBLASLt
+	 * folder; and the archs that folder must still serve after the swap:
+	 * the GPUs' that the one in place serves. */
+	struct rocmd_deploy_file *lt_files;
+	size_t nlt_files;
+	char lt_arch[512];
+	int lt_state; /* enum deploy_lt_state: what the job did to hipBLASLt's folder */
 	char pkg_digest[72];
 	/* The archs the library must serve after the swap: every GPU's,
 	 * comma-separated ("" when the arch check was forced). */
@@ -124,7 +141,7 @@ struct deploy_job {
 	size_t nrecover;
 	int smoke_timeout_ms;
 	int gpu_busy_defer;
-	int suppress[2];
+	int suppress[3]; /* rocBLAS's folder, the binary's, hipBLASLt's */
 	/* outcome */
 	int deferred;
 	struct rocmd_deploy_result res;

@@ -3,7 +3,8 @@
  * manifest.json, and the "manifest" member of a journal). A manifest lists every file of a library
  * folder with its kind, mode, size and SHA-256, plus the binary; its digest is the SHA-256 over one
  * line per file in path order ("f 1 123 <hex> path\n", "l 0 0 - path -> target\n") and a last line
- * for the binary ("binary <size> <hex>\n"), so two manifests with the same content have the same
+ * for the binary ("binary <size> <hex>\n"), then, when hipBLASLt's folder is deployed with it, a line
+ * "hipblaslt\n" and its files' lines ("hipblaslt" member), so two manifests with the same content have the same
  * digest whatever the JSON looks like. Writing them durably is the file layer's job
  * (rocmd_fs_json_write). Also the reading of each target's records in the state folder: which
  * targets have a journal, and what current.json says is deployed.
@@ -43,29 +44,21 @@ file_json(const struct rocmd_deploy_file *f, int with_path)
 	return o;
 }
 
-cJSON *
-deploy_manifest_json(const char *label, const struct rocmd_deploy_file *files, size_t n,
-                     const struct rocmd_deploy_file *binary, char digest[ROCMD_SHA256_HEX])
+/* Adds FILES (N) to ARR in path order and their digest lines to H. */
+static int
+files_json(cJSON *arr, struct rocmd_sha256 *h, const struct rocmd_deploy_file *files, size_t n)
 {
-	const struct rocmd_deploy_file **sorted = NULL;
-	struct rocmd_sha256 *h = NULL;
-	uint8_t d[ROCMD_SHA256_LEN];
-	cJSON *m = NULL, *arr;
+	const struct rocmd_deploy_file **sorted = calloc(n > 0 ? n : 1, sizeof(*sorted));
 
-	sorted = calloc(n > 0 ? n : 1, sizeof(*sorted));
-	if (sorted == NULL || rocmd_sha256_new(&h) < 0)
-		goto fail;
+	if (sorted == NULL || arr == NULL) {
+		free(sorted);
+		return ROCMD_ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++)
 		sorted[i] = &files[i];
 	if (n > 1)
 		qsort(sorted, n, sizeof(*sorted), file_cmp);
-	m = cJSON_CreateObject();
-	if (m == NULL)
-		goto fail;
-	cJSON_AddNumberToObject(m, "version", 1);
-	cJSON_AddStringToObject(m, "label", label != NULL ? label : "");
-	arr = cJSON_AddArrayToObject(m, "files");
-	for (size_t i = 0; arr != NULL && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct rocmd_deploy_file *f = sorted[i];
 		char line[DEPLOY_PATH_MAX * 3];
 		int len;
@@ -79,6 +72,26 @@ deploy_manifest_json(const char *label, const struct rocmd_deploy_file *files, s
 		rocmd_sha256_update(h, line,
 		                    (size_t)len < sizeof(line) ? (size_t)len : sizeof(line));
 	}
+	free(sorted);
+	return 0;
+}
+
+cJSON *
+deploy_manifest_json(const char *label, const struct rocmd_deploy_file *files, size_t n,
+                     const struct rocmd_deploy_file *binary, int has_lt,
+                     const struct rocmd_deploy_file *lt, size_t nlt,
+                     char digest[ROCMD_SHA256_HEX])
+{
+	struct rocmd_sha256 *h = NULL;
+	uint8_t d[ROCMD_SHA256_LEN];
+	cJSON *m = NULL;
+
+	if (rocmd_sha256_new(&h) < 0 || (m = cJSON_CreateObject()) == NULL)
+		goto fail;
+	cJSON_AddNumberToObject(m, "version", 1);
+	cJSON_AddStringToObject(m, "label", label != NULL ? label : "");
+	if (files_json(cJSON_AddArrayToObject(m, "files"), h, files, n) < 0)
+		goto fail;
 	if (binary != NULL) {
 		char line[128];
 		int len = snprintf(line, sizeof(line), "binary %llu %s\n",
@@ -88,15 +101,20 @@ deploy_manifest_json(const char *label, const struct rocmd_deploy_file *files, s
 	} else {
 		cJSON_AddNullToObject(m, "binary");
 	}
+	if (has_lt) {
+		/* hipBLASLt's folder after a line of its own: a manifest without
+		 * one keeps the digest it always had. */
+		rocmd_sha256_update(h, "hipblaslt\n", 10);
+		if (files_json(cJSON_AddArrayToObject(m, "hipblaslt"), h, lt, nlt) < 0)
+			goto fail;
+	}
 	rocmd_sha256_final(h, d);
 	h = NULL;
 	rocmd_sha256_hex(d, digest);
 	cJSON_AddStringToObject(m, "digest", digest);
-	free(sorted);
 	return m;
 fail:
 	rocmd_sha256_free(h);
-	free(sorted);
 	cJSON_Delete(m);
 	return NULL;
 }
@@ -143,39 +161,67 @@ file_free(struct rocmd_deploy_file *f)
 	free((char *)f->source);
 }
 
+/* The file list ARR into *OUT (*N of them; freed by the caller's
+ * rocmd_deploy_files_free even on failure), each file's source
+ * SOURCE_ROOT/<path> when SOURCE_ROOT is given. */
+static int
+files_parse(const cJSON *arr, const char *source_root, struct rocmd_deploy_file **out, size_t *n)
+{
+	const cJSON *it;
+	int rc;
+
+	if (!cJSON_IsArray(arr))
+		return ROCMD_ECORRUPT;
+	*out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**out));
+	if (*out == NULL)
+		return ROCMD_ENOMEM;
+	cJSON_ArrayForEach(it, arr)
+	{
+		struct rocmd_deploy_file *f = &(*out)[*n];
+		if ((rc = file_parse(it, f, 1)) < 0) {
+			file_free(f);
+			return rc;
+		}
+		(*n)++;
+		if (source_root != NULL && f->kind == ROCMD_DEPLOY_FILE &&
+		    asprintf((char **)&f->source, "%s/%s", source_root, f->path) < 0) {
+			f->source = NULL;
+			return ROCMD_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int
 deploy_manifest_parse(const cJSON *m, const char *source_root, const char *binary_source,
                       struct rocmd_deploy_files *out)
 {
-	const cJSON *files = cJSON_GetObjectItemCaseSensitive(m, "files");
 	const cJSON *bin = cJSON_GetObjectItemCaseSensitive(m, "binary");
 	const cJSON *label = cJSON_GetObjectItemCaseSensitive(m, "label");
-	const cJSON *it;
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(m, "hipblaslt");
+	char lt_root[DEPLOY_PATH_MAX + 16];
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!cJSON_IsArray(files))
-		return ROCMD_ECORRUPT;
-	out->files = calloc((size_t)cJSON_GetArraySize(files) + 1, sizeof(*out->files));
 	out->label = strdup(cJSON_IsString(label) ? label->valuestring : "");
-	if (out->files == NULL || out->label == NULL) {
+	if (out->label == NULL) {
 		rc = ROCMD_ENOMEM;
 		goto fail;
 	}
-	cJSON_ArrayForEach(it, files)
-	{
-		struct rocmd_deploy_file *f = &out->files[out->n];
-		if ((rc = file_parse(it, f, 1)) < 0) {
-			file_free(f);
-			goto fail;
+	if ((rc = files_parse(cJSON_GetObjectItemCaseSensitive(m, "files"), source_root,
+	                      &out->files, &out->n)) < 0)
+		goto fail;
+	if (cJSON_IsArray(lt)) {
+		/* A backup keeps hipBLASLt's folder beside library/: hipblaslt/. */
+		if (source_root != NULL) {
+			const char *slash = strrchr(source_root, '/');
+			snprintf(lt_root, sizeof(lt_root), "%.*s/hipblaslt",
+			         (int)(slash != NULL ? slash - source_root : 0), source_root);
 		}
-		out->n++;
-		if (source_root != NULL && f->kind == ROCMD_DEPLOY_FILE &&
-		    asprintf((char **)&f->source, "%s/%s", source_root, f->path) < 0) {
-			f->source = NULL;
-			rc = ROCMD_ENOMEM;
+		out->has_lt = 1;
+		if ((rc = files_parse(lt, source_root != NULL ? lt_root : NULL, &out->lt_files,
+		                      &out->nlt)) < 0)
 			goto fail;
-		}
 	}
 	if (cJSON_IsObject(bin)) {
 		out->binary = calloc(1, sizeof(*out->binary));
@@ -205,6 +251,9 @@ rocmd_deploy_files_free(struct rocmd_deploy_files *f)
 	for (size_t i = 0; i < f->n; i++)
 		file_free(&f->files[i]);
 	free(f->files);
+	for (size_t i = 0; i < f->nlt; i++)
+		file_free(&f->lt_files[i]);
+	free(f->lt_files);
 	if (f->binary != NULL)
 		file_free(f->binary);
 	free(f->binary);

@@ -494,7 +494,11 @@ target_json(const struct deploy_tgt *t)
 		cJSON *lt = cJSON_AddObjectToObject(o, "hipblaslt");
 		cJSON_AddStringToObject(lt, "library", t->sys_lt);
 		cJSON_AddStringToObject(lt, "serves", t->lt_archs);
-		cJSON_AddStringToObject(lt, "note", "left as it is by rocBLAS deploys");
+		cJSON_AddStringToObject(lt, "note",
+		                        strcmp(t->kind, "sdk") == 0
+		                            ? "deployed with rocBLAS's when a package carries "
+		                              "hipBLASLt's folder, else left as it is"
+		                            : "left as it is: not deployed through an overlay");
 	}
 	cJSON_AddNullToObject(o, "deployed");
 	return o;

@@ -427,6 +427,9 @@ deploy_target_engine(const struct deploy_tgt *t, struct rocmd_deploy_target *e)
 	e->windows = t->windows;
 	e->root = t->host_root[0] != '\0' ? t->host_root : NULL;
 	e->user_owned_ok = t->user_owned_ok;
+	/* hipBLASLt's folder is deployed to in an SDK only: an overlay or an
+	 * application's copy has none of its own. */
+	e->lt_dir = strcmp(t->kind, "sdk") == 0 && t->host_lt[0] != '\0' ? t->host_lt : NULL;
 }
 
 int

@@ -28,25 +28,36 @@
 #include "deploy-internal.h"
 #include "daemon/sdk/rocblas-library.h"
 
+/* One library folder of a transaction: rocBLAS's, and hipBLASLt's beside it
+ * when the request replaces that too. */
+struct txn_dir {
+	char lib[DEPLOY_PATH_MAX]; /* the target folder, canonical parent */
+	char parent[DEPLOY_PATH_MAX];
+	char stage[DEPLOY_PATH_MAX]; /* <parent>/.rocmd-stage-<name> */
+	char old[DEPLOY_PATH_MAX];   /* <parent>/.rocmd-old-<name> (two-rename swaps) */
+	/* The root the paths above lie below (deploy_paths): nothing beneath
+	 * it is followed (I4). */
+	char lroot[DEPLOY_PATH_MAX];
+	int existed;
+	struct rocmd_fs_id new_id, old_id;
+};
+
 /* Everything a transaction needs to be undone or finished; what the journal
  * holds. */
 struct txn {
 	char name[ROCMD_DEPLOY_NAME_MAX + 1];
 	char dir[DEPLOY_PATH_MAX];     /* <state>/deploy/<name> */
 	char journal[DEPLOY_PATH_MAX]; /* <dir>/journal */
-	char lib[DEPLOY_PATH_MAX];     /* the target folder, canonical parent */
-	char parent[DEPLOY_PATH_MAX];
-	char stage[DEPLOY_PATH_MAX]; /* <parent>/.rocmd-stage-<name> */
-	char old[DEPLOY_PATH_MAX];   /* <parent>/.rocmd-old-<name> (two-rename swaps) */
-	int has_binary, windows, lib_existed;
+	/* D[0] rocBLAS's library folder, D[1] hipBLASLt's (ND 2: replaced too). */
+	struct txn_dir d[2];
+	int nd;
+	int has_binary, windows;
 	char bin[DEPLOY_PATH_MAX], bin_dir[DEPLOY_PATH_MAX];
 	char bin_new[DEPLOY_PATH_MAX], bin_old[DEPLOY_PATH_MAX];
-	struct rocmd_fs_id new_id, old_id, bin_new_id;
+	struct rocmd_fs_id bin_new_id;
 	char label[256];
-	/* The roots every path above lies below (deploy_paths): nothing
-	 * beneath them is followed (I4). */
-	char lroot[DEPLOY_PATH_MAX], broot[DEPLOY_PATH_MAX];
-	cJSON *manifest; /* the new content (owned) */
+	char broot[DEPLOY_PATH_MAX]; /* the binary's root, as txn_dir's */
+	cJSON *manifest;             /* the new content (owned) */
 	/* What stopped the last removal that failed (fail_why says it). */
 	struct rocmd_fs_fail fail;
 };
@@ -60,9 +71,40 @@ now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Fills folder D of target TG (LIB_DIR: its rocBLAS or its hipBLASLt folder;
+ * deploy_paths) and its stage and aside names (PREFIX ".rocmd-" or
+ * ".rocmd-lt-", then "stage-<name>", "old-<name>"). */
+static int
+dir_paths(struct txn *t, struct txn_dir *d, const struct rocmd_deploy_target *tg,
+          const char *lib_dir, const char *prefix, struct deploy_paths *p, char *why,
+          size_t whylen)
+{
+	struct rocmd_deploy_target one = *tg;
+	char stage_name[ROCMD_DEPLOY_NAME_MAX + 24], old_name[ROCMD_DEPLOY_NAME_MAX + 24];
+	int rc;
+
+	one.lib_dir = lib_dir;
+	if (lib_dir != tg->lib_dir)
+		one.binary = NULL;
+	if ((rc = deploy_paths(&one, p, why, whylen)) < 0)
+		return rc;
+	snprintf(stage_name, sizeof(stage_name), "%sstage-%s", prefix, t->name);
+	snprintf(old_name, sizeof(old_name), "%sold-%s", prefix, t->name);
+	snprintf(d->lroot, sizeof(d->lroot), "%s", p->lroot);
+	snprintf(d->lib, sizeof(d->lib), "%s", p->lib);
+	snprintf(d->parent, sizeof(d->parent), "%s", p->parent);
+	d->existed = p->lib_kind == 'd';
+	if (deploy_join(d->stage, d->parent, stage_name) < 0 ||
+	    deploy_join(d->old, d->parent, old_name) < 0) {
+		snprintf(why, whylen, "path too long");
+		return ROCMD_EINVAL;
+	}
+	return 0;
+}
+
 /* Fills the paths of T for target TG (deploy_paths), its stage and aside
- * names, and its state folder. Paths are kept '/'-separated (Windows:
- * "C:/Program Files/..."). */
+ * names, and its state folder; with TG->lt_dir hipBLASLt's folder too (T->nd
+ * 2). Paths are kept '/'-separated (Windows: "C:/Program Files/..."). */
 static int
 txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg, int create,
           char *why, size_t whylen)
@@ -76,24 +118,22 @@ txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target
 		return ROCMD_EINVAL;
 	}
 	snprintf(t->name, sizeof(t->name), "%s", tg->name);
-	if ((rc = deploy_paths(tg, &p, why, whylen)) < 0)
+	t->nd = 1;
+	if (tg->lt_dir != NULL) {
+		if ((rc = dir_paths(t, &t->d[1], tg, tg->lt_dir, ".rocmd-lt-", &p, why, whylen)) < 0)
+			return rc;
+		t->nd = 2;
+	}
+	if ((rc = dir_paths(t, &t->d[0], tg, tg->lib_dir, ".rocmd-", &p, why, whylen)) < 0)
 		return rc;
-	snprintf(stage_name, sizeof(stage_name), ".rocmd-stage-%s", t->name);
 	snprintf(old_name, sizeof(old_name), ".rocmd-old-%s", t->name);
-	snprintf(t->lroot, sizeof(t->lroot), "%s", p.lroot);
-	snprintf(t->lib, sizeof(t->lib), "%s", p.lib);
-	snprintf(t->parent, sizeof(t->parent), "%s", p.parent);
-	if (deploy_join(t->stage, t->parent, stage_name) < 0 ||
-	    deploy_join(t->old, t->parent, old_name) < 0 ||
-	    deploy_path_set(t->dir, "%s/deploy/%s", state_dir, t->name) < 0 ||
+	if (deploy_path_set(t->dir, "%s/deploy/%s", state_dir, t->name) < 0 ||
 	    deploy_path_set(t->journal, "%s/%s", t->dir, "journal") < 0) {
 		snprintf(why, whylen, "path too long");
 		return ROCMD_EINVAL;
 	}
-	if (p.lib_kind == 'd') {
-		t->lib_existed = 1;
-	} else if (!create) {
-		snprintf(why, whylen, "%s: %s", t->lib, rocmd_strerror(-ENOENT));
+	if (!t->d[0].existed && !create) {
+		snprintf(why, whylen, "%s: %s", t->d[0].lib, rocmd_strerror(-ENOENT));
 		return ROCMD_ENOTFOUND;
 	}
 	t->windows = tg->windows != 0;
@@ -138,6 +178,20 @@ id_parse(const cJSON *a, struct rocmd_fs_id *id)
 	}
 }
 
+/* Folder D's members of a journal: at its top for rocBLAS's, in its
+ * "hipblaslt" object for hipBLASLt's. */
+static void
+dir_json(cJSON *o, const struct txn_dir *d)
+{
+	cJSON_AddStringToObject(o, "root", d->lroot);
+	cJSON_AddStringToObject(o, "lib_dir", d->lib);
+	cJSON_AddStringToObject(o, "stage", d->stage);
+	cJSON_AddStringToObject(o, "old", d->old);
+	cJSON_AddBoolToObject(o, "lib_existed", d->existed);
+	cJSON_AddItemToObject(o, "new_id", id_json(&d->new_id));
+	cJSON_AddItemToObject(o, "old_id", id_json(&d->old_id));
+}
+
 /* Writes the journal durably with STEP, then passes its kill point. */
 static int
 txn_journal(struct txn *t, const char *step)
@@ -148,18 +202,14 @@ txn_journal(struct txn *t, const char *step)
 
 	if (j == NULL)
 		return ROCMD_ENOMEM;
-	cJSON_AddNumberToObject(j, "version", 2);
+	cJSON_AddNumberToObject(j, "version", t->nd > 1 ? 3 : 2);
 	cJSON_AddStringToObject(j, "step", step);
 	cJSON_AddStringToObject(j, "name", t->name);
 	cJSON_AddStringToObject(j, "label", t->label);
-	cJSON_AddStringToObject(j, "root", t->lroot);
-	cJSON_AddStringToObject(j, "lib_dir", t->lib);
-	cJSON_AddStringToObject(j, "stage", t->stage);
-	cJSON_AddStringToObject(j, "old", t->old);
-	cJSON_AddBoolToObject(j, "lib_existed", t->lib_existed);
+	dir_json(j, &t->d[0]);
+	if (t->nd > 1)
+		dir_json(cJSON_AddObjectToObject(j, "hipblaslt"), &t->d[1]);
 	cJSON_AddBoolToObject(j, "windows", t->windows);
-	cJSON_AddItemToObject(j, "new_id", id_json(&t->new_id));
-	cJSON_AddItemToObject(j, "old_id", id_json(&t->old_id));
 	if (t->has_binary) {
 		cJSON_AddStringToObject(j, "binary_root", t->broot);
 		cJSON_AddStringToObject(j, "binary", t->bin);
@@ -191,6 +241,31 @@ str_member(const cJSON *j, const char *key, char *out, size_t len)
 	return 0;
 }
 
+/* Folder D from journal object O (dir_json's members). */
+static int
+dir_from_json(const cJSON *o, struct txn_dir *d)
+{
+	char base[DEPLOY_PATH_MAX];
+
+	if (str_member(o, "lib_dir", d->lib, sizeof(d->lib)) < 0 ||
+	    str_member(o, "stage", d->stage, sizeof(d->stage)) < 0 ||
+	    str_member(o, "old", d->old, sizeof(d->old)) < 0)
+		return ROCMD_ECORRUPT;
+	d->existed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "lib_existed"));
+	id_parse(cJSON_GetObjectItemCaseSensitive(o, "new_id"), &d->new_id);
+	id_parse(cJSON_GetObjectItemCaseSensitive(o, "old_id"), &d->old_id);
+	if (rocmd_fs_path_root(d->lib) == 0 || strlen(d->lib) <= rocmd_fs_path_root(d->lib))
+		return ROCMD_ECORRUPT;
+	deploy_split(d->lib, d->parent, base);
+	/* Version 1 journals have no roots: the folders they name act as ones. */
+	if (str_member(o, "root", d->lroot, sizeof(d->lroot)) < 0)
+		snprintf(d->lroot, sizeof(d->lroot), "%s", d->parent);
+	if (rocmd_fs_below(d->lroot, d->lib) == NULL || rocmd_fs_below(d->lroot, d->stage) == NULL ||
+	    rocmd_fs_below(d->lroot, d->old) == NULL)
+		return ROCMD_ECORRUPT;
+	return 0;
+}
+
 /* Loads T from the journal J; *STEP gets its step. */
 static int
 txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
@@ -198,25 +273,14 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 	char base[DEPLOY_PATH_MAX];
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "manifest");
 
-	if (str_member(j, "step", step, steplen) < 0 ||
-	    str_member(j, "lib_dir", t->lib, sizeof(t->lib)) < 0 ||
-	    str_member(j, "stage", t->stage, sizeof(t->stage)) < 0 ||
-	    str_member(j, "old", t->old, sizeof(t->old)) < 0)
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(j, "hipblaslt");
+
+	if (str_member(j, "step", step, steplen) < 0 || dir_from_json(j, &t->d[0]) < 0 ||
+	    (cJSON_IsObject(lt) && dir_from_json(lt, &t->d[1]) < 0))
 		return ROCMD_ECORRUPT;
+	t->nd = cJSON_IsObject(lt) ? 2 : 1;
 	str_member(j, "label", t->label, sizeof(t->label));
-	t->lib_existed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "lib_existed"));
 	t->windows = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "windows"));
-	id_parse(cJSON_GetObjectItemCaseSensitive(j, "new_id"), &t->new_id);
-	id_parse(cJSON_GetObjectItemCaseSensitive(j, "old_id"), &t->old_id);
-	if (rocmd_fs_path_root(t->lib) == 0 || strlen(t->lib) <= rocmd_fs_path_root(t->lib))
-		return ROCMD_ECORRUPT;
-	deploy_split(t->lib, t->parent, base);
-	/* Version 1 journals have no roots: the folders they name act as ones. */
-	if (str_member(j, "root", t->lroot, sizeof(t->lroot)) < 0)
-		snprintf(t->lroot, sizeof(t->lroot), "%s", t->parent);
-	if (rocmd_fs_below(t->lroot, t->lib) == NULL ||
-	    rocmd_fs_below(t->lroot, t->stage) == NULL || rocmd_fs_below(t->lroot, t->old) == NULL)
-		return ROCMD_ECORRUPT;
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "binary"))) {
 		t->has_binary = 1;
 		if (str_member(j, "binary", t->bin, sizeof(t->bin)) < 0 ||
@@ -253,11 +317,11 @@ exists(const char *root, const char *path)
 	return rocmd_fs_kind_in(root, path, NULL, NULL) > 0;
 }
 
-/* Removes PATH, below the library's root, keeping what stopped it. */
+/* Removes PATH, below ROOT (a library folder's), keeping what stopped it. */
 static int
-remove_tree(struct txn *t, const char *path)
+remove_tree(struct txn *t, const char *root, const char *path)
 {
-	return rocmd_fs_remove_tree_in(t->lroot, path, &t->fail);
+	return rocmd_fs_remove_tree_in(root, path, &t->fail);
 }
 
 /* Removes PATH (a binary, maybe loaded), below the binary's root, keeping
@@ -299,8 +363,59 @@ fail_why(const struct txn *t, int rc, char *why, size_t whylen)
 	rocmd_fs_fmt(why, whylen, "cannot remove %s: %s", f->path, rocmd_strerror(rc));
 }
 
+/* Removes folder D's stage and old tree (a commit's cleanup, leftovers). */
+static int
+clean_dir(struct txn *t, const struct txn_dir *d)
+{
+	int rc;
+
+	if ((rc = remove_tree(t, d->lroot, d->stage)) < 0 ||
+	    (rc = remove_tree(t, d->lroot, d->old)) < 0)
+		return rc;
+	return rocmd_fs_fsync_dir_in(d->lroot, d->parent);
+}
+
+/* Puts folder D's old tree back and removes the new one (see txn_undo). */
+static int
+undo_dir(struct txn *t, struct txn_dir *d)
+{
+	int rc;
+
+	if (d->existed) {
+		if (!is_id(d->lroot, d->lib, &d->old_id)) {
+			const char *oldloc = is_id(d->lroot, d->stage, &d->old_id) ? d->stage
+			                     : is_id(d->lroot, d->old, &d->old_id) ? d->old
+			                                                           : NULL;
+			if (oldloc == NULL)
+				return ROCMD_ECORRUPT; /* the old tree is nowhere: not ours */
+			if (is_id(d->lroot, d->lib, &d->new_id) && oldloc == d->stage &&
+			    (rc = rocmd_fs_exchange_in(d->lroot, d->lib, d->stage)) !=
+			        ROCMD_EUNSUPPORTED) {
+				if (rc < 0)
+					return rc;
+			} else {
+				if (exists(d->lroot, d->lib)) {
+					/* The new tree moves to the slot the old one is not in. */
+					const char *free_slot = oldloc == d->stage ? d->old : d->stage;
+					if ((rc = remove_tree(t, d->lroot, free_slot)) < 0 ||
+					    (rc = rocmd_fs_rename_in(d->lroot, d->lib, free_slot)) < 0)
+						return rc;
+				}
+				if ((rc = rocmd_fs_rename_in(d->lroot, oldloc, d->lib)) < 0)
+					return rc;
+			}
+			ROCMD_KILLPOINT("undo.folder");
+		}
+	} else if (exists(d->lroot, d->lib) && is_id(d->lroot, d->lib, &d->new_id)) {
+		if ((rc = remove_tree(t, d->lroot, d->stage)) < 0 ||
+		    (rc = rocmd_fs_rename_in(d->lroot, d->lib, d->stage)) < 0)
+			return rc;
+	}
+	return clean_dir(t, d);
+}
+
 /*
- * Puts the old tree and binary back and removes the new ones. Each move is
+ * Puts the old trees and binary back and removes the new ones. Each move is
  * decided from what is on disk (device and inode), so this can start from
  * any state a crash or a failure left, including its own partial run.
  */
@@ -309,41 +424,9 @@ txn_undo(struct txn *t)
 {
 	int rc;
 
-	if (t->lib_existed) {
-		if (!is_id(t->lroot, t->lib, &t->old_id)) {
-			const char *oldloc = is_id(t->lroot, t->stage, &t->old_id) ? t->stage
-			                     : is_id(t->lroot, t->old, &t->old_id) ? t->old
-			                                                           : NULL;
-			if (oldloc == NULL)
-				return ROCMD_ECORRUPT; /* the old tree is nowhere: not ours */
-			if (is_id(t->lroot, t->lib, &t->new_id) && oldloc == t->stage &&
-			    (rc = rocmd_fs_exchange_in(t->lroot, t->lib, t->stage)) !=
-			        ROCMD_EUNSUPPORTED) {
-				if (rc < 0)
-					return rc;
-			} else {
-				if (exists(t->lroot, t->lib)) {
-					/* The new tree moves to the slot the old one is not in. */
-					const char *free_slot =
-					    oldloc == t->stage ? t->old : t->stage;
-					if ((rc = remove_tree(t, free_slot)) < 0 ||
-					    (rc = rocmd_fs_rename_in(t->lroot, t->lib, free_slot)) <
-					        0)
-						return rc;
-				}
-				if ((rc = rocmd_fs_rename_in(t->lroot, oldloc, t->lib)) < 0)
-					return rc;
-			}
-			ROCMD_KILLPOINT("undo.folder");
-		}
-	} else if (exists(t->lroot, t->lib) && is_id(t->lroot, t->lib, &t->new_id)) {
-		if ((rc = remove_tree(t, t->stage)) < 0 ||
-		    (rc = rocmd_fs_rename_in(t->lroot, t->lib, t->stage)) < 0)
+	for (int i = t->nd - 1; i >= 0; i--)
+		if ((rc = undo_dir(t, &t->d[i])) < 0)
 			return rc;
-	}
-	if ((rc = remove_tree(t, t->stage)) < 0 || (rc = remove_tree(t, t->old)) < 0 ||
-	    (rc = rocmd_fs_fsync_dir_in(t->lroot, t->parent)) < 0)
-		return rc;
 	if (t->has_binary) {
 		if (exists(t->broot, t->bin_old)) {
 			if (!exists(t->broot, t->bin)) {
@@ -383,13 +466,17 @@ txn_commit(struct txn *t)
 	cJSON *cur;
 	int rc;
 
-	if (!is_id(t->lroot, t->lib, &t->new_id) ||
-	    (t->has_binary && !is_id(t->broot, t->bin, &t->bin_new_id)))
+	for (int i = 0; i < t->nd; i++)
+		if (!is_id(t->d[i].lroot, t->d[i].lib, &t->d[i].new_id))
+			return ROCMD_ECORRUPT;
+	if (t->has_binary && !is_id(t->broot, t->bin, &t->bin_new_id))
 		return ROCMD_ECORRUPT;
 	snprintf(path, sizeof(path), "%s/current.json", t->dir);
 	if ((cur = cJSON_Duplicate(t->manifest, 1)) == NULL)
 		return ROCMD_ENOMEM;
-	cJSON_AddStringToObject(cur, "lib_dir", t->lib);
+	cJSON_AddStringToObject(cur, "lib_dir", t->d[0].lib);
+	if (t->nd > 1)
+		cJSON_AddStringToObject(cur, "hipblaslt_dir", t->d[1].lib);
 	if (t->has_binary)
 		cJSON_AddStringToObject(cur, "binary_path", t->bin);
 	cJSON_AddNumberToObject(cur, "deployed_unix", (double)time(NULL));
@@ -398,9 +485,9 @@ txn_commit(struct txn *t)
 	if (rc < 0)
 		return rc;
 	ROCMD_KILLPOINT("commit.current");
-	if ((rc = remove_tree(t, t->stage)) < 0 || (rc = remove_tree(t, t->old)) < 0 ||
-	    (rc = rocmd_fs_fsync_dir_in(t->lroot, t->parent)) < 0)
-		return rc;
+	for (int i = 0; i < t->nd; i++)
+		if ((rc = clean_dir(t, &t->d[i])) < 0)
+			return rc;
 	if (t->has_binary &&
 	    ((rc = remove_binary(t, t->bin_old)) < 0 || (rc = remove_binary(t, t->bin_new)) < 0 ||
 	     (rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0))
@@ -451,39 +538,34 @@ stage_tick(void *ctx, uint64_t bytes)
 	return tc->req->progress != NULL ? tc->req->progress(&tc->pr, tc->req->ctx) : 0;
 }
 
-/* Copies every file of REQ into the fresh stage folder, each hash checked. */
+/* Copies FILES (N) into folder D's fresh stage folder, each hash checked. */
 static int
-stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy_result *res,
-      char *why, size_t whylen)
+stage_dir(const struct txn_dir *d, const struct rocmd_deploy_file *files, size_t n,
+          const struct rocmd_deploy_request *req, struct rocmd_fs_copy_stats *st,
+          struct tick_ctx *tc, char *why, size_t whylen)
 {
-	struct tick_ctx tc = {.req = req, .pr = {.step = "stage", .files_total = req->nfiles}};
-	struct rocmd_fs_copy_stats st = {.tick = stage_tick, .ctx = &tc, .reflink = 1};
 	char path[DEPLOY_PATH_MAX * 2];
 	int rc;
 
-	for (size_t i = 0; i < req->nfiles; i++)
-		tc.pr.bytes_total += req->files[i].size;
-	if (req->binary != NULL)
-		tc.pr.bytes_total += req->binary->size;
-	if ((rc = rocmd_fs_mkdir_in(t->lroot, t->stage, 0755)) < 0) {
-		snprintf(why, whylen, "cannot create %s: %s", t->stage, rocmd_strerror(rc));
+	if ((rc = rocmd_fs_mkdir_in(d->lroot, d->stage, 0755)) < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", d->stage, rocmd_strerror(rc));
 		return rc;
 	}
-	for (size_t i = 0; i < req->nfiles; i++) {
-		const struct rocmd_deploy_file *f = &req->files[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct rocmd_deploy_file *f = &files[i];
 
-		snprintf(path, sizeof(path), "%s/%s", t->stage, f->path);
-		if ((rc = mkdirs_for(t->lroot, t->stage, f->path)) < 0) {
+		snprintf(path, sizeof(path), "%s/%s", d->stage, f->path);
+		if ((rc = mkdirs_for(d->lroot, d->stage, f->path)) < 0) {
 			snprintf(why, whylen, "cannot create the folders of %s: %s", path,
 			         rocmd_strerror(rc));
 			return rc;
 		}
 		if (f->kind == ROCMD_DEPLOY_SYMLINK)
-			rc = rocmd_fs_symlink_in(t->lroot, f->link, path);
+			rc = rocmd_fs_symlink_in(d->lroot, f->link, path);
 		else
-			rc = rocmd_fs_copy_file_in(NULL, f->source, t->lroot, path,
+			rc = rocmd_fs_copy_file_in(NULL, f->source, d->lroot, path,
 			                           f->exec ? 0755 : 0644, f->size, f->sha256, NULL,
-			                           &st);
+			                           st);
 		if (rc < 0) {
 			if (rc == ROCMD_ECORRUPT && req->label != NULL &&
 			    strcmp(req->label, "original") == 0)
@@ -503,8 +585,38 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 				         rocmd_strerror(rc));
 			return rc;
 		}
-		tc.pr.files_done++;
+		tc->pr.files_done++;
 	}
+	/* Data and names on disk before the journal may point at them. */
+	if ((rc = rocmd_fs_syncfs_in(d->lroot, d->stage)) < 0) {
+		snprintf(why, whylen, "cannot flush the staged files: %s", rocmd_strerror(rc));
+		return rc;
+	}
+	return 0;
+}
+
+/* Copies every file of REQ into the fresh stage folders, each hash checked. */
+static int
+stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy_result *res,
+      char *why, size_t whylen)
+{
+	struct tick_ctx tc = {.req = req,
+	                      .pr = {.step = "stage",
+	                             .files_total = req->nfiles + (t->nd > 1 ? req->nlt_files : 0)}};
+	struct rocmd_fs_copy_stats st = {.tick = stage_tick, .ctx = &tc, .reflink = 1};
+	int rc;
+
+	for (size_t i = 0; i < req->nfiles; i++)
+		tc.pr.bytes_total += req->files[i].size;
+	for (size_t i = 0; t->nd > 1 && i < req->nlt_files; i++)
+		tc.pr.bytes_total += req->lt_files[i].size;
+	if (req->binary != NULL)
+		tc.pr.bytes_total += req->binary->size;
+	if ((rc = stage_dir(&t->d[0], req->files, req->nfiles, req, &st, &tc, why, whylen)) < 0 ||
+	    (t->nd > 1 &&
+	     (rc = stage_dir(&t->d[1], req->lt_files, req->nlt_files, req, &st, &tc, why, whylen)) <
+	         0))
+		return rc;
 	if (req->binary != NULL) {
 		rc = rocmd_fs_copy_file_in(NULL, req->binary->source, t->broot, t->bin_new,
 		                           req->binary->exec ? 0755 : 0644, req->binary->size,
@@ -514,45 +626,56 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 			         req->binary->source, rocmd_strerror(rc));
 			return rc;
 		}
+		if ((rc = rocmd_fs_syncfs_in(t->broot, t->bin_dir)) < 0) {
+			snprintf(why, whylen, "cannot flush the staged files: %s",
+			         rocmd_strerror(rc));
+			return rc;
+		}
 	}
-	/* Data and names on disk before the journal may point at them. */
-	if ((rc = rocmd_fs_syncfs_in(t->lroot, t->stage)) < 0 ||
-	    (t->has_binary && (rc = rocmd_fs_syncfs_in(t->broot, t->bin_dir)) < 0)) {
-		snprintf(why, whylen, "cannot flush the staged files: %s", rocmd_strerror(rc));
-		return rc;
-	}
-	res->files = req->nfiles + (req->binary != NULL);
+	res->files = tc.pr.files_done + (req->binary != NULL);
 	res->bytes = st.bytes;
 	res->bytes_copied = st.bytes_copied;
 	return 0;
 }
 
-/* The folder swap, then the binary. */
+/* Folder D's swap: one exchange where the file system has it. */
+static int
+swap_dir(const struct txn_dir *d, struct rocmd_deploy_result *res)
+{
+	int rc;
+
+	if (!d->existed)
+		return rocmd_fs_rename_in(d->lroot, d->stage, d->lib);
+	rc = rocmd_fs_exchange_in(d->lroot, d->lib, d->stage);
+	if (rc == ROCMD_EUNSUPPORTED) {
+		/* Two renames: the folder is missing between them, which
+		 * recovery repairs from the journal. */
+		res->exchange = 0;
+		if ((rc = rocmd_fs_rename_in(d->lroot, d->lib, d->old)) < 0)
+			return rc;
+		ROCMD_KILLPOINT("swap.half");
+		return rocmd_fs_rename_in(d->lroot, d->stage, d->lib);
+	}
+	return rc;
+}
+
+/* The folder swaps (rocBLAS's, then hipBLASLt's), then the binary. */
 static int
 swap(struct txn *t, struct rocmd_deploy_result *res)
 {
 	int64_t t0;
 	int rc;
 
-	if (t->lib_existed) {
-		rc = rocmd_fs_exchange_in(t->lroot, t->lib, t->stage);
-		if (rc == ROCMD_EUNSUPPORTED) {
-			/* Two renames: the folder is missing between them, which
-			 * recovery repairs from the journal. */
-			if ((rc = rocmd_fs_rename_in(t->lroot, t->lib, t->old)) < 0)
-				return rc;
-			ROCMD_KILLPOINT("swap.half");
-			rc = rocmd_fs_rename_in(t->lroot, t->stage, t->lib);
-		} else if (rc == 0) {
-			res->exchange = 1;
-		}
-	} else {
-		rc = rocmd_fs_rename_in(t->lroot, t->stage, t->lib);
-	}
-	if (rc < 0)
+	res->exchange = t->d[0].existed;
+	if ((rc = swap_dir(&t->d[0], res)) < 0)
 		return rc;
 	t0 = now_ns();
 	ROCMD_KILLPOINT("swap.folder");
+	if (t->nd > 1) {
+		if ((rc = swap_dir(&t->d[1], res)) < 0)
+			return rc;
+		ROCMD_KILLPOINT("swap.hipblaslt");
+	}
 	if (t->has_binary) {
 		if (exists(t->broot, t->bin)) {
 			if (t->windows) {
@@ -575,21 +698,24 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 		if ((rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0)
 			return rc;
 	}
-	return rocmd_fs_fsync_dir_in(t->lroot, t->parent);
+	for (int i = 0; i < t->nd; i++)
+		if ((rc = rocmd_fs_fsync_dir_in(t->d[i].lroot, t->d[i].parent)) < 0)
+			return rc;
+	return 0;
 }
 
 /* Which of the comma-separated ARCHS the library folder LIB does not serve
  * (rocmd_rocblas_serves: the rule package import uses), into LOST ("" all
  * served). */
 static int
-archs_served(const char *lib, const char *archs, char *lost, size_t lostlen, char *why,
-             size_t whylen)
+archs_served(const char *lib, unsigned flags, const char *archs, char *lost, size_t lostlen,
+             char *why, size_t whylen)
 {
 	struct rocmd_rocblas_lib l;
 	int rc;
 
 	lost[0] = '\0';
-	if ((rc = rocmd_rocblas_inspect(lib, 0, NULL, &l, why, whylen)) < 0)
+	if ((rc = rocmd_rocblas_inspect(lib, flags, NULL, &l, why, whylen)) < 0)
 		return rc;
 	for (const char *a = archs; *a != '\0';) {
 		size_t n = strcspn(a, ","), k = strlen(lost);
@@ -608,18 +734,21 @@ archs_served(const char *lib, const char *archs, char *lost, size_t lostlen, cha
 static int
 verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why, size_t whylen)
 {
-	char first[512], hex[ROCMD_SHA256_HEX];
+	char first[512], hex[ROCMD_SHA256_HEX], lost[256];
 	uint64_t checked, bad, size;
 	int rc;
 
-	rc = deploy_check_tree(t->lroot, t->lib, req->files, req->nfiles, &checked, &bad, first,
-	                       sizeof(first), req->progress, req->ctx, "verify", why, whylen);
-	if (rc < 0)
-		return rc;
-	if (bad > 0) {
-		snprintf(why, whylen, "verification failed: %llu of %llu files differ (%s)",
-		         (unsigned long long)bad, (unsigned long long)checked, first);
-		return ROCMD_ECORRUPT;
+	for (int i = 0; i < t->nd; i++) {
+		rc = deploy_check_tree(t->d[i].lroot, t->d[i].lib, i ? req->lt_files : req->files,
+		                       i ? req->nlt_files : req->nfiles, &checked, &bad, first,
+		                       sizeof(first), req->progress, req->ctx, "verify", why, whylen);
+		if (rc < 0)
+			return rc;
+		if (bad > 0) {
+			snprintf(why, whylen, "verification failed: %llu of %llu files differ (%s)",
+			         (unsigned long long)bad, (unsigned long long)checked, first);
+			return ROCMD_ECORRUPT;
+		}
 	}
 	if (req->binary != NULL) {
 		if ((rc = rocmd_fs_hash_file_in(t->broot, t->bin, hex, &size)) < 0) {
@@ -633,13 +762,25 @@ verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why,
 		}
 	}
 	if (req->arch != NULL && req->arch[0] != '\0') {
-		char lost[256];
-		if ((rc = archs_served(t->lib, req->arch, lost, sizeof(lost), why, whylen)) < 0)
+		if ((rc = archs_served(t->d[0].lib, 0, req->arch, lost, sizeof(lost), why,
+		                       whylen)) < 0)
 			return rc;
 		if (lost[0] != '\0') {
 			snprintf(why, whylen,
 			         "verification failed: the deployed library does not serve %s "
 			         "(every GPU is asked)",
+			         lost);
+			return ROCMD_ECORRUPT;
+		}
+	}
+	if (t->nd > 1 && req->lt_arch != NULL && req->lt_arch[0] != '\0') {
+		if ((rc = archs_served(t->d[1].lib, ROCMD_ROCBLAS_ARCH_SUBDIRS, req->lt_arch, lost,
+		                       sizeof(lost), why, whylen)) < 0)
+			return rc;
+		if (lost[0] != '\0') {
+			snprintf(why, whylen,
+			         "verification failed: the deployed hipBLASLt library does not serve "
+			         "%s, which the one it replaced served",
 			         lost);
 			return ROCMD_ECORRUPT;
 		}
@@ -654,20 +795,13 @@ txn_free(struct txn *t)
 	t->manifest = NULL;
 }
 
+/* Every file of a list to place: safe paths, symlinks inside, a source and a
+ * hash for each file. */
 static int
-check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
+check_files(const struct rocmd_deploy_file *files, size_t n, char *why, size_t whylen)
 {
-	if (req->state_dir == NULL || req->state_dir[0] == '\0' ||
-	    (req->nfiles > 0 && req->files == NULL)) {
-		snprintf(why, whylen, "incomplete deploy request");
-		return ROCMD_EINVAL;
-	}
-	if (req->binary != NULL && req->target.binary == NULL) {
-		snprintf(why, whylen, "a binary to place but no binary path in the target");
-		return ROCMD_EINVAL;
-	}
-	for (size_t i = 0; i < req->nfiles; i++) {
-		const struct rocmd_deploy_file *f = &req->files[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct rocmd_deploy_file *f = &files[i];
 		if (rocmd_fs_relpath_ok(f->path) < 0) {
 			snprintf(why, whylen, "unsafe path in the file list: %s",
 			         f->path != NULL ? f->path : "(null)");
@@ -692,6 +826,31 @@ check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
 			         f->path);
 			return ROCMD_EINVAL;
 		}
+	}
+	return 0;
+}
+
+static int
+check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
+{
+	int rc;
+
+	if (req->state_dir == NULL || req->state_dir[0] == '\0' ||
+	    (req->nfiles > 0 && req->files == NULL)) {
+		snprintf(why, whylen, "incomplete deploy request");
+		return ROCMD_EINVAL;
+	}
+	if (req->binary != NULL && req->target.binary == NULL) {
+		snprintf(why, whylen, "a binary to place but no binary path in the target");
+		return ROCMD_EINVAL;
+	}
+	if ((rc = check_files(req->files, req->nfiles, why, whylen)) < 0)
+		return rc;
+	if (req->lt && (rc = check_files(req->lt_files, req->nlt_files, why, whylen)) < 0)
+		return rc;
+	if (req->lt && (req->target.lt_dir == NULL || (req->nlt_files > 0 && req->lt_files == NULL))) {
+		snprintf(why, whylen, "hipBLASLt files to place but no hipBLASLt folder in the target");
+		return ROCMD_EINVAL;
 	}
 	if (req->binary != NULL &&
 	    (req->binary->kind != ROCMD_DEPLOY_FILE || req->binary->source == NULL ||
@@ -760,6 +919,12 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		return rc;
 	if (req->binary == NULL)
 		t.has_binary = 0; /* the binary stays as it is */
+	if (!req->lt)
+		t.nd = 1; /* so does hipBLASLt's folder */
+	if (t.nd > 1 && !t.d[1].existed && !(req->flags & ROCMD_DEPLOY_CREATE)) {
+		snprintf(why, whylen, "%s: %s", t.d[1].lib, rocmd_strerror(-ENOENT));
+		return ROCMD_ENOTFOUND;
+	}
 	snprintf(t.label, sizeof(t.label), "%s", req->label != NULL ? req->label : "");
 	if ((rc = rocmd_paths_mkdir_p(t.dir, 0755)) < 0) {
 		snprintf(why, whylen, "cannot create %s: %s", t.dir, rocmd_strerror(rc));
@@ -776,8 +941,9 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
 		return ROCMD_ECANCELED;
 	/* Leftovers of a run that never wrote its journal carry our names only. */
-	if ((rc = remove_tree(&t, t.stage)) < 0 || (rc = remove_tree(&t, t.old)) < 0 ||
-	    (t.has_binary && ((rc = remove_binary(&t, t.bin_new)) < 0 ||
+	for (int i = 0; i < t.nd && rc >= 0; i++)
+		rc = clean_dir(&t, &t.d[i]);
+	if (rc < 0 || (t.has_binary && ((rc = remove_binary(&t, t.bin_new)) < 0 ||
 	                      (rc = remove_binary(&t, t.bin_old)) < 0))) {
 		char what[1024];
 		fail_why(&t, rc, what, sizeof(what));
@@ -788,10 +954,13 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	    (rc = backup_originals(&t, req, res, &pr, why, whylen)) < 0)
 		return rc;
 	if ((t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,
+	                                       t.nd > 1, req->lt_files, req->nlt_files,
 	                                       res->manifest)) == NULL)
 		return ROCMD_ENOMEM;
-	if (t.lib_existed && (rc = rocmd_fs_id_of_in(t.lroot, t.lib, &t.old_id)) < 0)
-		goto fail;
+	for (int i = 0; i < t.nd; i++)
+		if (t.d[i].existed &&
+		    (rc = rocmd_fs_id_of_in(t.d[i].lroot, t.d[i].lib, &t.d[i].old_id)) < 0)
+			goto fail;
 	/* stage */
 	if ((rc = txn_journal(&t, "stage")) < 0) {
 		snprintf(why, whylen, "cannot write the journal %s: %s", t.journal,
@@ -802,8 +971,10 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if ((rc = stage(&t, req, res, why, whylen)) < 0)
 		goto fail;
 	res->stage_us = us_since(t0);
-	if ((rc = rocmd_fs_id_of_in(t.lroot, t.stage, &t.new_id)) < 0 ||
-	    (t.has_binary && (rc = rocmd_fs_id_of_in(t.broot, t.bin_new, &t.bin_new_id)) < 0))
+	for (int i = 0; i < t.nd; i++)
+		if ((rc = rocmd_fs_id_of_in(t.d[i].lroot, t.d[i].stage, &t.d[i].new_id)) < 0)
+			goto fail;
+	if (t.has_binary && (rc = rocmd_fs_id_of_in(t.broot, t.bin_new, &t.bin_new_id)) < 0)
 		goto fail;
 	pr.step = "swap";
 	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0) {
@@ -818,7 +989,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	t0 = now_ns();
 	swapped = 1;
 	if ((rc = swap(&t, res)) < 0) {
-		snprintf(why, whylen, "cannot swap %s: %s", t.lib, rocmd_strerror(rc));
+		snprintf(why, whylen, "cannot swap %s: %s", t.d[0].lib, rocmd_strerror(rc));
 		goto fail;
 	}
 	res->swap_us = us_since(t0);
@@ -934,15 +1105,21 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		goto out;
 	snprintf(out->label, sizeof(out->label), "%s", t.label);
 	if (strcmp(out->step, "commit") == 0 && t.manifest != NULL &&
-	    is_id(t.lroot, t.lib, &t.new_id)) {
+	    is_id(t.d[0].lroot, t.d[0].lib, &t.d[0].new_id) &&
+	    (t.nd < 2 || is_id(t.d[1].lroot, t.d[1].lib, &t.d[1].new_id))) {
 		/* Keep the new tree only if its content is what was staged. */
 		struct rocmd_deploy_files f;
 		uint64_t checked = 0, bad = 0;
 		char first[256], hex[ROCMD_SHA256_HEX];
 		int ok = 0, crc;
 		if ((crc = deploy_manifest_parse(t.manifest, NULL, NULL, &f)) == 0) {
-			crc = deploy_check_tree(t.lroot, t.lib, f.files, f.n, &checked, &bad, first,
-			                        sizeof(first), NULL, NULL, "recover", why, whylen);
+			crc = deploy_check_tree(t.d[0].lroot, t.d[0].lib, f.files, f.n, &checked, &bad,
+			                        first, sizeof(first), NULL, NULL, "recover", why,
+			                        whylen);
+			if (crc == 0 && bad == 0 && t.nd > 1)
+				crc = deploy_check_tree(t.d[1].lroot, t.d[1].lib, f.lt_files, f.nlt,
+				                        &checked, &bad, first, sizeof(first), NULL,
+				                        NULL, "recover", why, whylen);
 			ok = crc == 0 && bad == 0;
 			if (ok && f.binary != NULL && t.has_binary) {
 				uint64_t size;
@@ -1013,8 +1190,13 @@ rocmd_deploy_journal_state(const char *state_dir, const char *name,
 		goto out;
 	}
 	snprintf(out->label, sizeof(out->label), "%s", t.label);
-	lib_new = is_id(t.lroot, t.lib, &t.new_id);
-	lib_old = t.lib_existed ? is_id(t.lroot, t.lib, &t.old_id) : !exists(t.lroot, t.lib);
+	lib_new = lib_old = 1;
+	for (int i = 0; i < t.nd; i++) {
+		const struct txn_dir *d = &t.d[i];
+		lib_new = lib_new && is_id(d->lroot, d->lib, &d->new_id);
+		lib_old = lib_old &&
+		          (d->existed ? is_id(d->lroot, d->lib, &d->old_id) : !exists(d->lroot, d->lib));
+	}
 	bin_new = t.has_binary && is_id(t.broot, t.bin, &t.bin_new_id);
 	if (lib_new && (!t.has_binary || bin_new))
 		out->holds = ROCMD_DEPLOY_HOLDS_NEW;
@@ -1059,11 +1241,26 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 		goto out;
 	}
 	snprintf(rep->label, sizeof(rep->label), "%s", f.label);
-	rc = deploy_check_tree(t.lroot, t.lib, f.files, f.n, &rep->files_checked, &rep->files_bad,
-	                       rep->first_bad, sizeof(rep->first_bad), progress, ctx, "verify", why,
-	                       whylen);
+	rc = deploy_check_tree(t.d[0].lroot, t.d[0].lib, f.files, f.n, &rep->files_checked,
+	                       &rep->files_bad, rep->first_bad, sizeof(rep->first_bad), progress, ctx,
+	                       "verify", why, whylen);
 	if (rc < 0)
 		goto out;
+	if (f.has_lt && t.nd > 1) {
+		/* hipBLASLt's folder, deployed with it: its files count the same. */
+		uint64_t checked = 0, bad = 0;
+		char first[512];
+		if ((rc = deploy_check_tree(t.d[1].lroot, t.d[1].lib, f.lt_files, f.nlt, &checked,
+		                            &bad, first, sizeof(first), progress, ctx, "verify", why,
+		                            whylen)) < 0)
+			goto out;
+		if (rep->files_bad == 0 && bad > 0)
+			snprintf(rep->first_bad, sizeof(rep->first_bad), "%.200s/%.300s", t.d[1].lib,
+			         first);
+		rep->files_checked += checked;
+		rep->files_bad += bad;
+		rep->lt_checked = 1;
+	}
 	if (f.binary != NULL && t.has_binary) {
 		char hex[ROCMD_SHA256_HEX];
 		uint64_t size = 0;
@@ -1083,7 +1280,7 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 	}
 	if (arch != NULL && arch[0] != '\0') {
 		char lost[256];
-		if ((rc = archs_served(t.lib, arch, lost, sizeof(lost), why, whylen)) < 0)
+		if ((rc = archs_served(t.d[0].lib, 0, arch, lost, sizeof(lost), why, whylen)) < 0)
 			goto out;
 		rep->arch_ok = lost[0] == '\0';
 	}

@@ -1,6 +1,7 @@
 /*
  * The deploy engine: replaces a target's rocBLAS (its library folder and,
- * where it has one, its binary) with the files of a package, as one
+ * where it has one, its binary; hipBLASLt's library folder beside it when
+ * the package carries one) with the files of a package, as one
  * transaction that a crash, an I/O error or a failed verification cannot
  * leave half done (DESIGN §5, invariants I1-I4). docs/DEPLOY.md describes
  * the steps, the journal, the recovery table and the backup layout.
@@ -17,6 +18,7 @@
  *     manifest.json  every file with its hash; written last, so a backup
  *                    without it is incomplete and is redone
  *     library/       the original library folder
+ *     hipblaslt/     the original hipBLASLt library folder (target.lt_dir)
  *     binary         the original rocBLAS binary (when the target has one)
  *
  * Rollback is a deploy like any other: rocmd_deploy_backup_load gives the
@@ -69,6 +71,10 @@ struct rocmd_deploy_target {
 	 * that left rocmd's files in place does not make them the vendor's). */
 	const struct rocmd_deploy_file *ours;
 	size_t nours;
+	/* hipBLASLt's library folder beside rocBLAS's (absolute, inside ROOT),
+	 * or NULL: backed up with the originals, and replaced in the same
+	 * transaction when a request carries its files (LT). */
+	const char *lt_dir;
 };
 
 enum rocmd_deploy_kind { ROCMD_DEPLOY_FILE = 'f', ROCMD_DEPLOY_SYMLINK = 'l' };
@@ -119,13 +125,20 @@ struct rocmd_deploy_request {
 	const struct rocmd_deploy_file *files; /* the new library folder's content */
 	size_t nfiles;
 	const struct rocmd_deploy_file *binary; /* the new binary, or NULL (kept as is) */
+	/* 1: target.lt_dir is replaced by LT_FILES (NLT_FILES, paths relative
+	 * to it) in the same transaction; 0: it stays as it is. */
+	int lt;
+	const struct rocmd_deploy_file *lt_files;
+	size_t nlt_files;
 	/* Recorded in the journal and current.json (e.g. "pkg 12 <digest>",
 	 * "original"); the daemon's own reference to what was deployed. */
 	const char *label;
 	/* The GPU archs the library must serve, comma-separated ("gfx1103" or
 	 * "gfx1030,gfx803": every GPU's), or NULL; checked after the swap. */
 	const char *arch;
-	unsigned flags;   /* ROCMD_DEPLOY_* */
+	/* The same for hipBLASLt's folder when LT (NULL: not asked). */
+	const char *lt_arch;
+	unsigned flags; /* ROCMD_DEPLOY_* */
 	rocmd_deploy_progress_fn progress;
 	rocmd_deploy_check_fn check; /* may be NULL */
 	void *ctx;                   /* for progress and check */
@@ -218,6 +231,7 @@ struct rocmd_deploy_verify_report {
 	char first_bad[512]; /* the first such path and what is wrong */
 	int arch_ok;         /* 1 covers ARCH, 0 not, -1 not asked */
 	int pair_ok;         /* 1 binary and library of one manifest, 0 not, -1 no binary */
+	int lt_checked;      /* hipBLASLt's folder was deployed too and was checked */
 	char label[256];     /* current.json's label */
 };
 
@@ -240,6 +254,8 @@ struct rocmd_deploy_backup_info {
 	uint64_t files; /* library files */
 	uint64_t bytes;
 	int has_binary;
+	int has_lt;        /* hipBLASLt's folder was backed up too (hipblaslt/) */
+	uint64_t lt_files; /* its files */
 	char manifest[ROCMD_SHA256_HEX];
 	int retired; /* N: this call kept the earlier backup as backup.<N>; 0 none */
 };
@@ -282,7 +298,7 @@ int rocmd_deploy_backup_load_gen(const char *state_dir, const char *name, int ge
 struct rocmd_deploy_backup_check {
 	int gen;
 	uint64_t checked, bad;
-	char first_bad[512]; /* "library/<path>" or "binary" */
+	char first_bad[512]; /* "library/<path>", "hipblaslt/<path>" or "binary" */
 };
 int rocmd_deploy_backup_check(const char *state_dir, const char *name, int gen,
                               struct rocmd_deploy_backup_check *c, char *why, size_t whylen);
@@ -297,6 +313,10 @@ struct rocmd_deploy_files {
 	struct rocmd_deploy_file *files;
 	size_t n;
 	struct rocmd_deploy_file *binary; /* or NULL */
+	/* hipBLASLt's folder (HAS_LT: the manifest names it, maybe empty). */
+	int has_lt;
+	struct rocmd_deploy_file *lt_files;
+	size_t nlt;
 	char *label;
 };
 void rocmd_deploy_files_free(struct rocmd_deploy_files *f);

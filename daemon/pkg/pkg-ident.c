@@ -476,14 +476,23 @@ struct ident {
 };
 
 /* Whether folder path P (DLEN bytes, '/'-terminated) is hipBLASLt's: a
- * component named hipblaslt (its lib/hipblaslt/library, bin/hipblaslt/library). */
-static int
+ * component named hipblaslt (its lib/hipblaslt/library, bin/hipblaslt/library).
+ * The length of hipBLASLt's library folder in P (up to the component after
+ * hipblaslt: "lib/hipblaslt/library" of "lib/hipblaslt/library/gfx803/",
+ * the per-arch subfolder hipBLASLt descends into), 0 when it is not one. */
+static size_t
 in_hipblaslt(const char *p, size_t dlen)
 {
-	for (size_t i = 0; i + 9 <= dlen; i++)
-		if ((i == 0 || p[i - 1] == '/') && strncasecmp(p + i, "hipblaslt", 9) == 0 &&
-		    (i + 9 == dlen || p[i + 9] == '/'))
-			return 1;
+	for (size_t i = 0; i + 9 <= dlen; i++) {
+		const char *slash;
+		if (!((i == 0 || p[i - 1] == '/') && strncasecmp(p + i, "hipblaslt", 9) == 0 &&
+		      (i + 9 == dlen || p[i + 9] == '/')))
+			continue;
+		if (i + 10 >= dlen)
+			return i + 9;
+		slash = memchr(p + i + 10, '/', dlen - i - 10);
+		return slash != NULL ? (size_t)(slash - p) : dlen;
+	}
 	return 0;
 }
 
@@ -607,13 +616,13 @@ find_library_dir(struct ident *x, char *libdir, size_t libdirlen)
 	}
 	for (size_t i = 0; i < c->count && !stop(x, 4096); i++) {
 		const char *p = c->entries[i].path, *b = base_name(p);
+		size_t ltlen;
 		if (!is_library_file(b))
 			continue;
 		/* hipBLASLt's folder is never rocBLAS's library: noted, left out. */
-		if (in_hipblaslt(p, (size_t)(b - p))) {
+		if ((ltlen = in_hipblaslt(p, (size_t)(b - p))) > 0) {
 			if (x->lt_dir[0] == '\0')
-				snprintf(x->lt_dir, sizeof(x->lt_dir), "%.*s",
-				         (int)(b - p > 0 ? b - p - 1 : 0), p);
+				snprintf(x->lt_dir, sizeof(x->lt_dir), "%.*s", (int)ltlen, p);
 			continue;
 		}
 		f[n++] = (struct libfile){p, (size_t)(b - p), i};
@@ -992,12 +1001,13 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	}
 	cJSON_AddStringToObject(id, "library", best > 0 ? libdir : "");
 	if (x.lt_dir[0] != '\0') {
-		char w[1200];
+		char w[1400];
 		cJSON_AddStringToObject(id, "hipblaslt_library", x.lt_dir);
 		snprintf(
 		    w, sizeof(w),
-		    "the package carries hipBLASLt's library folder %s: rocmd deploys rocBLAS's "
-		    "library only, so it is left out (a target's hipBLASLt stays as it is)",
+		    "the package carries hipBLASLt's library folder %s: lib deploy places it on "
+		    "an SDK's hipBLASLt library folder with rocBLAS's, in one transaction (a "
+		    "target without one gets rocBLAS's only)",
 		    x.lt_dir);
 		cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
 	}

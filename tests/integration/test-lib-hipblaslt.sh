@@ -179,7 +179,7 @@ contains "pip-owned wheels: served by the overlay" "$OUT" "^overlay-[0-9]*: rout
 contains "lib status: both libraries per GPU (opt)" "$OUT" "^sdk-[0-9]*: GPU gfx1030: rocBLAS covered, hipBLASLt covered"
 contains "lib status: hipBLASLt lacking the GPU (TheRock)" "$OUT" "GPU gfx1030: rocBLAS covered, hipBLASLt NOT covered"
 contains "lib status: no hipBLASLt (Debian)" "$OUT" "GPU gfx1030: rocBLAS covered, hipBLASLt none"
-contains "lib status: hipBLASLt left as it is" "$OUT" "hipBLASLt /opt/rocm-6.4.1/lib/hipblaslt/library (left as it is by rocBLAS deploys)"
+contains "lib status: hipBLASLt deployed with rocBLAS (SDK target)" "$OUT" "hipBLASLt /opt/rocm-6.4.1/lib/hipblaslt/library (deployed with rocBLAS's when a package carries hipBLASLt's folder, else left as it is)"
 
 # ---- a pip-owned copy: the overlay, never an overwrite ----
 cp -a "$SP/_rocm_sdk_libraries" "$DIR/wheel-before"
@@ -206,6 +206,7 @@ check "events" 0 ctl events --all --kind lib.drift
 lacks "no drift reported for the overlay-served /usr" "$OUT" "/usr"
 
 # ---- lib verify: hipBLASLt per arch ----
+cp -a "$O/lib/hipblaslt/library" "$DIR/opt-lt-orig"
 check "deploy in place to the user's /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package 1 --force sdk,binary
 contains "opt deploy is in place" "$OUT" "Deployed package #1 .* to sdk-[0-9]* (/opt/rocm-6.4.1/lib/rocblas/library)"
 contains "opt deploy leaves hipBLASLt" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library left as it is"
@@ -223,15 +224,66 @@ wait_for "hipBLASLt's loss noticed by a scan" 60 sh -c "\"$CTL\" --socket \"$SOC
 check "lib verify after hipBLASLt lost its index for gfx1030" 0 ctl lib verify "$OPT"
 contains "verify: hipBLASLt no longer covers the GPU" "$OUT" "^GPU arch gfx1030: hipBLASLt NOT covered"
 
-# A package carrying hipBLASLt's folder: rocBLAS's library is deployed, hipBLASLt's is not.
+# The vendor's hipBLASLt comes back (the index for gfx1030 with it).
+cp "$DIR/opt-lt-orig/TensileLibrary_lazy_gfx1030.dat" "$O/lib/hipblaslt/library/"
+wait_for "hipBLASLt's index back, seen by a scan" 60 sh -c "\"$CTL\" --socket \"$SOCK\" sdk list | grep -q '/opt/rocm-6.4.1 .*(hipBLASLt yes)'"
+
+# ---- a package carrying hipBLASLt's folder: both deployed, one transaction ----
 check "import the package with a hipBLASLt folder" 0 ctl pkg import "$P2"
 contains "import: rocBLAS's folder is the library" "$OUT" "^Library folder  *library$"
-contains "import: hipBLASLt's folder named and left out" "$OUT" "the package carries hipBLASLt's library folder hipblaslt/library: rocmd deploys rocBLAS's library only"
-cp -a "$O/lib/hipblaslt/library" "$DIR/opt-lt-before"
+contains "import: hipBLASLt's folder named" "$OUT" "the package carries hipBLASLt's library folder hipblaslt/library: lib deploy places it on an SDK's hipBLASLt library folder with rocBLAS's"
+# A kill between the two folders' swaps: the next start's recovery puts
+# both back (rocBLAS's is package 1's, hipBLASLt's the originals).
+cp -a "$O/lib/rocblas/library" "$DIR/opt-rocblas-pkg1"
+rocmd_stop
+ROCMD_KILLPOINT=swap.hipblaslt
+export ROCMD_KILLPOINT
+rocmd_start --root "$ROOT" || bail "rocmd did not start"
+unset ROCMD_KILLPOINT
+pid=$(ctl --json status | jnum pid)
+check "a deploy killed between the rocBLAS and hipBLASLt swaps" 1 ctl lib deploy /opt/rocm-6.4.1 --package 2 --force sdk,binary
+wait_gone "$pid" 20 || bail "rocmd did not die at swap.hipblaslt"
+[ -f "$STATE/deploy/$OPT/journal" ] || bail "the killed deploy left its journal"
+grep -q '"hipblaslt"' "$STATE/deploy/$OPT/journal" || bail "the journal names hipBLASLt's folder"
+rocmd_start --root "$ROOT" || bail "rocmd did not restart"
+wait_for "the start-up recovery is an event" 60 has_event lib.recovered "$OPT"
+same "recovery: rocBLAS's folder is package 1's again" "$DIR/opt-rocblas-pkg1" "$O/lib/rocblas/library"
+same "recovery: hipBLASLt's folder is the originals again" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
+lacks "recovery: no stage or old tree left beside hipBLASLt's" "$(ls -a "$O/lib/hipblaslt" >"$DIR/ls-lt"; echo "$DIR/ls-lt")" "rocmd"
+wait_for "every fingerprint computed again" 120 sh -c "! \"$CTL\" --socket \"$SOCK\" --json sdk list | grep -q '\"fingerprint\":[[:space:]]*null'"
+
 check "deploy it to /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package 2 --force sdk,binary
-contains "deploy says hipBLASLt's folder was not deployed" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library left as it is: rocmd deploys the package's rocBLAS library only, not the hipBLASLt folder it carries"
+cat "$OUT"
+contains "deploy says hipBLASLt's folder was deployed with it" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library deployed with it: the package's hipBLASLt folder (8 files, one transaction)"
 same "rocBLAS's folder is package 2's library" "$P2/library" "$O/lib/rocblas/library"
-same "hipBLASLt's folder is untouched" "$DIR/opt-lt-before" "$O/lib/hipblaslt/library"
+same "hipBLASLt's folder is package 2's hipBLASLt folder" "$P2/hipblaslt/library" "$O/lib/hipblaslt/library"
+check "the backup holds hipBLASLt's originals" 0 test -f "$STATE/deploy/$OPT/backup/hipblaslt/TensileLibrary_lazy_gfx1030.dat"
+check "lib verify: both folders checked" 0 ctl lib verify "$OPT"
+contains "verify: hipBLASLt deployed and checked" "$OUT" "^GPU arch gfx1030: hipBLASLt covered (/opt/rocm-6.4.1/lib/hipblaslt/library, deployed with it, every file checked)$"
+# A file of the deployed hipBLASLt changed: verify finds it, and the
+# automatic rollback puts both folders' originals back.
+printf 'x' >>"$O/lib/hipblaslt/library/extop_gfx1030.co"
+check "lib verify finds the changed hipBLASLt file" 1 ctl lib verify "$OPT"
+contains "verify names it" "$ERR" "hipblaslt/library/extop_gfx1030.co"
+wait_for "the failed verification rolls back to the originals" 60 has_event lib.rolled_back "$OPT rolled back to the originals (verify)"
+same "automatic rollback: hipBLASLt's originals byte for byte" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
+check "lib verify clean after the rollback" 0 ctl lib verify "$OPT"
+check "deploy package 2 again" 0 ctl lib deploy /opt/rocm-6.4.1 --package 2 --force sdk,binary
+same "hipBLASLt's folder is package 2's again" "$P2/hipblaslt/library" "$O/lib/hipblaslt/library"
+
+# Package 1 (no hipBLASLt) over it: hipBLASLt goes back to its originals, never
+# left holding package 2's.
+check "deploy package 1 again" 0 ctl lib deploy /opt/rocm-6.4.1 --package 1 --force sdk,binary
+contains "deploy says hipBLASLt is back to its originals" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library back to its originals"
+same "hipBLASLt's folder: the originals, byte for byte" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
+check "deploy package 2 once more" 0 ctl lib deploy /opt/rocm-6.4.1 --package 2 --force sdk,binary
+same "hipBLASLt's folder is package 2's once more" "$P2/hipblaslt/library" "$O/lib/hipblaslt/library"
+
+# Rollback to the originals: rocBLAS's and hipBLASLt's, byte for byte.
+check "lib rollback --to original" 0 ctl lib rollback "$OPT" --to original
+cat "$OUT"
+contains "rollback says hipBLASLt is back to its originals" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library back to its originals"
+same "rollback: hipBLASLt's originals byte for byte" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
 rocmd_stop
 
 # ---- Windows: AMD's HIP SDK 6.4 installer layout (bin\hipblaslt.dll beside
