@@ -397,8 +397,8 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		if ((rc = deploy_paths(&one, &ltp, why, whylen)) < 0)
 			goto out;
 		has_lt = ltp.lib_kind == 'd';
-		if (has_lt && (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, NULL, 0, &lt_files, &nlt,
-		                              &ltbytes, why, whylen)) < 0)
+		if (has_lt && (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, NULL, 0, &lt_files,
+		                              &nlt, &ltbytes, why, whylen)) < 0)
 			goto out;
 		bytes += ltbytes;
 	}
@@ -424,8 +424,8 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	rc = deploy_check_tree(NULL, lib, files, n, &checked, &bad, first, sizeof(first), NULL,
 	                       NULL, "backup", why, whylen);
 	if (rc == 0 && bad == 0 && has_lt)
-		rc = deploy_check_tree(NULL, lt, lt_files, nlt, &checked, &bad, first, sizeof(first),
-		                       NULL, NULL, "backup", why, whylen);
+		rc = deploy_check_tree(NULL, lt, lt_files, nlt, &checked, &bad, first,
+		                       sizeof(first), NULL, NULL, "backup", why, whylen);
 	if (rc == 0 && bad > 0) {
 		rocmd_fs_fmt(why, whylen, "the backup copy differs from the original: %s", first);
 		rc = ROCMD_ECORRUPT;

@@ -669,8 +669,7 @@ lt_note(const struct deploy_job *j, char *out, size_t outlen)
 		           lt);
 		break;
 	case LT_NO_TARGET:
-		deploy_fmt(out, outlen,
-		           "; the package's hipBLASLt folder was not deployed: %s",
+		deploy_fmt(out, outlen, "; the package's hipBLASLt folder was not deployed: %s",
 		           lt[0] != '\0' ? "rocmd deploys hipBLASLt to an SDK's own folder only, "
 		                           "not through an overlay or to an application's copy"
 		                         : "the target has no hipBLASLt library");
@@ -678,8 +677,9 @@ lt_note(const struct deploy_job *j, char *out, size_t outlen)
 	default:
 		if (lt[0] != '\0')
 			deploy_fmt(out, outlen, "; hipBLASLt at %s left as it is: %s", lt,
-			           j->type == JOB_ROLLBACK ? "rocmd had not deployed to it"
-			                                   : "the package carries no hipBLASLt library");
+			           j->type == JOB_ROLLBACK
+			               ? "rocmd had not deployed to it"
+			               : "the package carries no hipBLASLt library");
 	}
 }
 
@@ -1089,6 +1089,21 @@ finish:
 
 /* ---- the job's hooks ---- */
 
+/* Loop thread: whether the package live at J's target carries hipBLASLt's
+ * folder (then a deploy without one puts hipBLASLt's originals back). */
+static int
+live_has_lt(struct deploy_job *j)
+{
+	struct deploy_row row;
+	struct pkg_meta m = {0};
+
+	deploy_target_lookup(j->ds, j->t.name, &row);
+	if (!row.found || row.live_pkg <= 0 ||
+	    rocmd_pkg_db_list(j->ds->pdb, row.live_pkg, pkg_row, &m) < 0)
+		return 0;
+	return m.lt_dir[0] != '\0';
+}
+
 /* Loop thread, as the job starts: writes into an SDK are announced to
  * discovery, so they are not mistaken for an SDK update. */
 static int
@@ -1108,7 +1123,7 @@ job_start(struct rocmd_job *b)
 		return 0;
 	deploy_sys_dirname(j->t.sys_lib, dir, sizeof(dir));
 	j->suppress[0] = rocmd_sdk_suppress_begin(sdk, dir, 0);
-	if (j->t.sys_lt[0] && (j->nlt_files > 0 || j->type == JOB_ROLLBACK)) {
+	if (j->t.sys_lt[0] && (j->nlt_files > 0 || j->type == JOB_ROLLBACK || live_has_lt(j))) {
 		/* hipBLASLt's folder, which the job may replace too. */
 		deploy_sys_dirname(j->t.sys_lt, dir, sizeof(dir));
 		j->suppress[2] = rocmd_sdk_suppress_begin(sdk, dir, 0);

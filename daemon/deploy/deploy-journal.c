@@ -3,11 +3,11 @@
  * manifest.json, and the "manifest" member of a journal). A manifest lists every file of a library
  * folder with its kind, mode, size and SHA-256, plus the binary; its digest is the SHA-256 over one
  * line per file in path order ("f 1 123 <hex> path\n", "l 0 0 - path -> target\n") and a last line
- * for the binary ("binary <size> <hex>\n"), then, when hipBLASLt's folder is deployed with it, a line
- * "hipblaslt\n" and its files' lines ("hipblaslt" member), so two manifests with the same content have the same
- * digest whatever the JSON looks like. Writing them durably is the file layer's job
- * (rocmd_fs_json_write). Also the reading of each target's records in the state folder: which
- * targets have a journal, and what current.json says is deployed.
+ * for the binary ("binary <size> <hex>\n"), then, when hipBLASLt's folder is deployed with it, a
+ * line "hipblaslt\n" and its files' lines ("hipblaslt" member), so two manifests with the same
+ * content have the same digest whatever the JSON looks like. Writing them durably is the file
+ * layer's job (rocmd_fs_json_write). Also the reading of each target's records in the state folder:
+ * which targets have a journal, and what current.json says is deployed.
  */
 #include "deploy-internal.h"
 
@@ -79,8 +79,7 @@ files_json(cJSON *arr, struct rocmd_sha256 *h, const struct rocmd_deploy_file *f
 cJSON *
 deploy_manifest_json(const char *label, const struct rocmd_deploy_file *files, size_t n,
                      const struct rocmd_deploy_file *binary, int has_lt,
-                     const struct rocmd_deploy_file *lt, size_t nlt,
-                     char digest[ROCMD_SHA256_HEX])
+                     const struct rocmd_deploy_file *lt, size_t nlt, char digest[ROCMD_SHA256_HEX])
 {
 	struct rocmd_sha256 *h = NULL;
 	uint8_t d[ROCMD_SHA256_LEN];

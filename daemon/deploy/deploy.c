@@ -76,8 +76,7 @@ now_ns(void)
  * ".rocmd-lt-", then "stage-<name>", "old-<name>"). */
 static int
 dir_paths(struct txn *t, struct txn_dir *d, const struct rocmd_deploy_target *tg,
-          const char *lib_dir, const char *prefix, struct deploy_paths *p, char *why,
-          size_t whylen)
+          const char *lib_dir, const char *prefix, struct deploy_paths *p, char *why, size_t whylen)
 {
 	struct rocmd_deploy_target one = *tg;
 	char stage_name[ROCMD_DEPLOY_NAME_MAX + 24], old_name[ROCMD_DEPLOY_NAME_MAX + 24];
@@ -120,7 +119,8 @@ txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target
 	snprintf(t->name, sizeof(t->name), "%s", tg->name);
 	t->nd = 1;
 	if (tg->lt_dir != NULL) {
-		if ((rc = dir_paths(t, &t->d[1], tg, tg->lt_dir, ".rocmd-lt-", &p, why, whylen)) < 0)
+		if ((rc = dir_paths(t, &t->d[1], tg, tg->lt_dir, ".rocmd-lt-", &p, why, whylen)) <
+		    0)
 			return rc;
 		t->nd = 2;
 	}
@@ -260,8 +260,8 @@ dir_from_json(const cJSON *o, struct txn_dir *d)
 	/* Version 1 journals have no roots: the folders they name act as ones. */
 	if (str_member(o, "root", d->lroot, sizeof(d->lroot)) < 0)
 		snprintf(d->lroot, sizeof(d->lroot), "%s", d->parent);
-	if (rocmd_fs_below(d->lroot, d->lib) == NULL || rocmd_fs_below(d->lroot, d->stage) == NULL ||
-	    rocmd_fs_below(d->lroot, d->old) == NULL)
+	if (rocmd_fs_below(d->lroot, d->lib) == NULL ||
+	    rocmd_fs_below(d->lroot, d->stage) == NULL || rocmd_fs_below(d->lroot, d->old) == NULL)
 		return ROCMD_ECORRUPT;
 	return 0;
 }
@@ -272,7 +272,6 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 {
 	char base[DEPLOY_PATH_MAX];
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "manifest");
-
 	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(j, "hipblaslt");
 
 	if (str_member(j, "step", step, steplen) < 0 || dir_from_json(j, &t->d[0]) < 0 ||
@@ -396,9 +395,11 @@ undo_dir(struct txn *t, struct txn_dir *d)
 			} else {
 				if (exists(d->lroot, d->lib)) {
 					/* The new tree moves to the slot the old one is not in. */
-					const char *free_slot = oldloc == d->stage ? d->old : d->stage;
+					const char *free_slot =
+					    oldloc == d->stage ? d->old : d->stage;
 					if ((rc = remove_tree(t, d->lroot, free_slot)) < 0 ||
-					    (rc = rocmd_fs_rename_in(d->lroot, d->lib, free_slot)) < 0)
+					    (rc = rocmd_fs_rename_in(d->lroot, d->lib, free_slot)) <
+					        0)
 						return rc;
 				}
 				if ((rc = rocmd_fs_rename_in(d->lroot, oldloc, d->lib)) < 0)
@@ -600,9 +601,9 @@ static int
 stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy_result *res,
       char *why, size_t whylen)
 {
-	struct tick_ctx tc = {.req = req,
-	                      .pr = {.step = "stage",
-	                             .files_total = req->nfiles + (t->nd > 1 ? req->nlt_files : 0)}};
+	struct tick_ctx tc = {
+	    .req = req,
+	    .pr = {.step = "stage", .files_total = req->nfiles + (t->nd > 1 ? req->nlt_files : 0)}};
 	struct rocmd_fs_copy_stats st = {.tick = stage_tick, .ctx = &tc, .reflink = 1};
 	int rc;
 
@@ -613,9 +614,8 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 	if (req->binary != NULL)
 		tc.pr.bytes_total += req->binary->size;
 	if ((rc = stage_dir(&t->d[0], req->files, req->nfiles, req, &st, &tc, why, whylen)) < 0 ||
-	    (t->nd > 1 &&
-	     (rc = stage_dir(&t->d[1], req->lt_files, req->nlt_files, req, &st, &tc, why, whylen)) <
-	         0))
+	    (t->nd > 1 && (rc = stage_dir(&t->d[1], req->lt_files, req->nlt_files, req, &st, &tc,
+	                                  why, whylen)) < 0))
 		return rc;
 	if (req->binary != NULL) {
 		rc = rocmd_fs_copy_file_in(NULL, req->binary->source, t->broot, t->bin_new,
@@ -741,7 +741,8 @@ verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why,
 	for (int i = 0; i < t->nd; i++) {
 		rc = deploy_check_tree(t->d[i].lroot, t->d[i].lib, i ? req->lt_files : req->files,
 		                       i ? req->nlt_files : req->nfiles, &checked, &bad, first,
-		                       sizeof(first), req->progress, req->ctx, "verify", why, whylen);
+		                       sizeof(first), req->progress, req->ctx, "verify", why,
+		                       whylen);
 		if (rc < 0)
 			return rc;
 		if (bad > 0) {
@@ -778,10 +779,11 @@ verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why,
 		                       sizeof(lost), why, whylen)) < 0)
 			return rc;
 		if (lost[0] != '\0') {
-			snprintf(why, whylen,
-			         "verification failed: the deployed hipBLASLt library does not serve "
-			         "%s, which the one it replaced served",
-			         lost);
+			snprintf(
+			    why, whylen,
+			    "verification failed: the deployed hipBLASLt library does not serve "
+			    "%s, which the one it replaced served",
+			    lost);
 			return ROCMD_ECORRUPT;
 		}
 	}
@@ -848,8 +850,10 @@ check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
 		return rc;
 	if (req->lt && (rc = check_files(req->lt_files, req->nlt_files, why, whylen)) < 0)
 		return rc;
-	if (req->lt && (req->target.lt_dir == NULL || (req->nlt_files > 0 && req->lt_files == NULL))) {
-		snprintf(why, whylen, "hipBLASLt files to place but no hipBLASLt folder in the target");
+	if (req->lt &&
+	    (req->target.lt_dir == NULL || (req->nlt_files > 0 && req->lt_files == NULL))) {
+		snprintf(why, whylen,
+		         "hipBLASLt files to place but no hipBLASLt folder in the target");
 		return ROCMD_EINVAL;
 	}
 	if (req->binary != NULL &&
@@ -944,7 +948,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	for (int i = 0; i < t.nd && rc >= 0; i++)
 		rc = clean_dir(&t, &t.d[i]);
 	if (rc < 0 || (t.has_binary && ((rc = remove_binary(&t, t.bin_new)) < 0 ||
-	                      (rc = remove_binary(&t, t.bin_old)) < 0))) {
+	                                (rc = remove_binary(&t, t.bin_old)) < 0))) {
 		char what[1024];
 		fail_why(&t, rc, what, sizeof(what));
 		snprintf(why, whylen, "cannot remove leftovers of an earlier run: %s", what);
@@ -953,9 +957,9 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if (!(req->flags & ROCMD_DEPLOY_NO_BACKUP) &&
 	    (rc = backup_originals(&t, req, res, &pr, why, whylen)) < 0)
 		return rc;
-	if ((t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,
-	                                       t.nd > 1, req->lt_files, req->nlt_files,
-	                                       res->manifest)) == NULL)
+	if ((t.manifest =
+	         deploy_manifest_json(t.label, req->files, req->nfiles, req->binary, t.nd > 1,
+	                              req->lt_files, req->nlt_files, res->manifest)) == NULL)
 		return ROCMD_ENOMEM;
 	for (int i = 0; i < t.nd; i++)
 		if (t.d[i].existed &&
@@ -1113,9 +1117,9 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		char first[256], hex[ROCMD_SHA256_HEX];
 		int ok = 0, crc;
 		if ((crc = deploy_manifest_parse(t.manifest, NULL, NULL, &f)) == 0) {
-			crc = deploy_check_tree(t.d[0].lroot, t.d[0].lib, f.files, f.n, &checked, &bad,
-			                        first, sizeof(first), NULL, NULL, "recover", why,
-			                        whylen);
+			crc = deploy_check_tree(t.d[0].lroot, t.d[0].lib, f.files, f.n, &checked,
+			                        &bad, first, sizeof(first), NULL, NULL, "recover",
+			                        why, whylen);
 			if (crc == 0 && bad == 0 && t.nd > 1)
 				crc = deploy_check_tree(t.d[1].lroot, t.d[1].lib, f.lt_files, f.nlt,
 				                        &checked, &bad, first, sizeof(first), NULL,
@@ -1194,8 +1198,8 @@ rocmd_deploy_journal_state(const char *state_dir, const char *name,
 	for (int i = 0; i < t.nd; i++) {
 		const struct txn_dir *d = &t.d[i];
 		lib_new = lib_new && is_id(d->lroot, d->lib, &d->new_id);
-		lib_old = lib_old &&
-		          (d->existed ? is_id(d->lroot, d->lib, &d->old_id) : !exists(d->lroot, d->lib));
+		lib_old = lib_old && (d->existed ? is_id(d->lroot, d->lib, &d->old_id)
+		                                 : !exists(d->lroot, d->lib));
 	}
 	bin_new = t.has_binary && is_id(t.broot, t.bin, &t.bin_new_id);
 	if (lib_new && (!t.has_binary || bin_new))
@@ -1242,8 +1246,8 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 	}
 	snprintf(rep->label, sizeof(rep->label), "%s", f.label);
 	rc = deploy_check_tree(t.d[0].lroot, t.d[0].lib, f.files, f.n, &rep->files_checked,
-	                       &rep->files_bad, rep->first_bad, sizeof(rep->first_bad), progress, ctx,
-	                       "verify", why, whylen);
+	                       &rep->files_bad, rep->first_bad, sizeof(rep->first_bad), progress,
+	                       ctx, "verify", why, whylen);
 	if (rc < 0)
 		goto out;
 	if (f.has_lt && t.nd > 1) {
@@ -1251,12 +1255,12 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 		uint64_t checked = 0, bad = 0;
 		char first[512];
 		if ((rc = deploy_check_tree(t.d[1].lroot, t.d[1].lib, f.lt_files, f.nlt, &checked,
-		                            &bad, first, sizeof(first), progress, ctx, "verify", why,
-		                            whylen)) < 0)
+		                            &bad, first, sizeof(first), progress, ctx, "verify",
+		                            why, whylen)) < 0)
 			goto out;
 		if (rep->files_bad == 0 && bad > 0)
-			snprintf(rep->first_bad, sizeof(rep->first_bad), "%.200s/%.300s", t.d[1].lib,
-			         first);
+			snprintf(rep->first_bad, sizeof(rep->first_bad), "%.200s/%.300s",
+			         t.d[1].lib, first);
 		rep->files_checked += checked;
 		rep->files_bad += bad;
 		rep->lt_checked = 1;

@@ -291,6 +291,7 @@ struct known {
 	char *state;
 	char *version;
 	int seen;
+	cJSON *lt; /* the last scan's hipBLASLt library ("hipblaslt" of its detail), or NULL */
 };
 
 struct known_list {
@@ -307,8 +308,17 @@ collect_known(const struct rocmd_db_sdk *s, void *arg)
 	if (grown == NULL)
 		return ROCMD_ENOMEM;
 	l->v = grown;
-	grown[l->n] = (struct known){s->id, strdup(s->path), strdup(s->state),
-	                             s->version != NULL ? strdup(s->version) : NULL, 0};
+	grown[l->n] = (struct known){s->id,
+	                             strdup(s->path),
+	                             strdup(s->state),
+	                             s->version != NULL ? strdup(s->version) : NULL,
+	                             0,
+	                             NULL};
+	if (s->detail != NULL) {
+		cJSON *d = cJSON_Parse(s->detail);
+		grown[l->n].lt = cJSON_DetachItemFromObjectCaseSensitive(d, "hipblaslt");
+		cJSON_Delete(d);
+	}
 	l->n++;
 	return 0;
 }
@@ -320,6 +330,7 @@ known_free(struct known_list *l)
 		free(l->v[i].path);
 		free(l->v[i].state);
 		free(l->v[i].version);
+		cJSON_Delete(l->v[i].lt);
 	}
 	free(l->v);
 }
@@ -344,18 +355,18 @@ join_archs(char *const *v, size_t n)
 	return s;
 }
 
-/* Archs of present GPUs that LIB does not cover, as "gfx1103, gfx1150", or NULL. */
+/* Archs of present GPUs that LIB (NULL: none) does not cover, as
+ * "gfx1103, gfx1150", or NULL. */
 static char *
-missing_archs(struct rocmd_sdk *m, const struct rocmd_sdk_found *f)
+missing_archs(struct rocmd_sdk *m, const struct rocmd_rocblas_lib *lib)
 {
 	char *out = NULL;
 
-	if (!f->have_lib)
+	if (lib == NULL)
 		return NULL;
 	for (size_t i = 0; i < m->last_gpus.n; i++) {
 		const char *gfx = m->last_gpus.gpus[i].gfx;
-		if (!rocmd_rocblas_serves(&f->lib, gfx) &&
-		    (out == NULL || strstr(out, gfx) == NULL))
+		if (!rocmd_rocblas_serves(lib, gfx) && (out == NULL || strstr(out, gfx) == NULL))
 			rocmd_text_addf(&out, "%s", gfx);
 	}
 	if (out != NULL)
@@ -365,12 +376,13 @@ missing_archs(struct rocmd_sdk *m, const struct rocmd_sdk_found *f)
 	return out;
 }
 
+/* Whether rocmd itself wrote library folder DIR (system path; NULL: no). */
 static int
-is_own(struct rocmd_sdk *m, const struct rocmd_sdk_found *f)
+is_own(struct rocmd_sdk *m, const char *dir)
 {
 	char h[PATH_MAX];
 
-	if (f->rocblas_dir == NULL || rocmd_sysroot_map(m->root, f->rocblas_dir, h, sizeof(h)) < 0)
+	if (dir == NULL || rocmd_sysroot_map(m->root, dir, h, sizeof(h)) < 0)
 		return 0;
 	for (size_t i = 0; i < m->nown; i++)
 		if (strncmp(h, m->own[i], strlen(m->own[i])) == 0)
@@ -378,7 +390,7 @@ is_own(struct rocmd_sdk *m, const struct rocmd_sdk_found *f)
 	/* A scan applied while rocmd is still writing there (or within the grace
 	 * period after) sees its writes too. */
 	for (const struct sdk_suppress *s = m->suppress; s != NULL; s = s->next)
-		if ((s->until_ms == 0 || s->until_ms > rocmd_now_ms()) &&
+		if (!s->flat && (s->until_ms == 0 || s->until_ms > rocmd_now_ms()) &&
 		    strncmp(h, s->host, strlen(s->host)) == 0)
 			return 1;
 	return 0;
@@ -457,6 +469,63 @@ noun(const struct rocmd_sdk_found *f)
 	return strcmp(f->layout, "therock") == 0 ? "TheRock ROCm" : "ROCm runtime";
 }
 
+/*
+ * hipBLASLt's library of F against the last deep pass's (K->lt): an
+ * "sdk.hipblaslt_changed" event when it appeared, went, or its fingerprint
+ * or folder changed, unless rocmd wrote it (a deploy records its own).
+ */
+static void
+lt_event(struct rocmd_sdk *m, const struct rocmd_sdk_found *f, const struct known *k)
+{
+	const cJSON *ofp = cJSON_GetObjectItemCaseSensitive(k->lt, "fingerprint");
+	const cJSON *odir = cJSON_GetObjectItemCaseSensitive(k->lt, "dir");
+	char hex[ROCMD_SHA256_HEX] = "", *archs = NULL, *missing = NULL;
+	cJSON *d, *lt;
+
+	if (k->lt == NULL && !f->have_lt)
+		return;
+	if (f->have_lt && f->lt.have_fingerprint)
+		rocmd_sha256_hex(f->lt.fingerprint, hex);
+	if (k->lt != NULL && f->have_lt) {
+		/* A quick pass's record, or no fingerprint now: nothing to compare. */
+		if (!cJSON_IsString(ofp) || hex[0] == '\0')
+			return;
+		if (strcmp(ofp->valuestring, hex) == 0 && cJSON_IsString(odir) &&
+		    strcmp(odir->valuestring, f->hipblaslt_dir) == 0)
+			return;
+	}
+	if (is_own(m, f->have_lt             ? f->hipblaslt_dir
+	              : cJSON_IsString(odir) ? odir->valuestring
+	                                     : NULL)) {
+		log_info("%s: hipBLASLt library rewritten by rocmd; recorded", f->path);
+		return;
+	}
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "path", f->path);
+	if (f->have_lt) {
+		lt = rocmd_rocblas_lib_to_json(&f->lt, 0);
+		cJSON_ReplaceItemInObject(lt, "dir", cJSON_CreateString(f->hipblaslt_dir));
+		cJSON_AddItemToObject(d, "hipblaslt", lt);
+		archs = join_archs(f->lt.archs, f->lt.narchs);
+		missing = missing_archs(m, &f->lt);
+	} else {
+		cJSON_AddNullToObject(d, "hipblaslt");
+	}
+	cJSON_AddItemToObject(d, "before",
+	                      k->lt != NULL ? cJSON_Duplicate(k->lt, 1) : cJSON_CreateNull());
+	queue_event("sdk.hipblaslt_changed", d, "hipBLASLt library of %s %s%s%s%s%s%s%s", f->path,
+	            !f->have_lt     ? "is gone"
+	            : k->lt == NULL ? "appeared; covers "
+	                            : "changed; covers ",
+	            f->have_lt ? (archs != NULL && archs[0] ? archs : "no arch") : "",
+	            f->have_lt ? " (" : "", f->have_lt ? f->hipblaslt_dir : "",
+	            f->have_lt ? ")" : "",
+	            missing != NULL ? "; lacks this machine's GPU arch " : "",
+	            missing != NULL ? missing : "");
+	free(archs);
+	free(missing);
+}
+
 /* Writes one install; emits its events. The quick pass (DEEP 0) records the
  * install and its version; the deep pass also its library's contents. */
 static int
@@ -475,6 +544,13 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 			k = &known->v[i];
 	if (k != NULL)
 		k->seen = 1;
+	/* hipBLASLt's library is recorded by the deep pass, as rocBLAS's is: a
+	 * quick pass, or a folder that cannot be read, keeps the last one. */
+	if ((!deep || f->unreadable) && k != NULL && json != NULL) {
+		cJSON_DeleteItemFromObjectCaseSensitive(json, "hipblaslt");
+		if (k->lt != NULL)
+			cJSON_AddItemToObject(json, "hipblaslt", cJSON_Duplicate(k->lt, 1));
+	}
 	detail = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
 	row.path = f->path;
 	row.layout = f->layout;
@@ -506,7 +582,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		if (rc < 0)
 			goto out;
 	}
-	missing = deep ? missing_archs(m, f) : NULL;
+	missing = deep ? missing_archs(m, f->have_lib ? &f->lib : NULL) : NULL;
 	if (created || (k != NULL && strcmp(k->state, "removed") == 0)) {
 		if (!deep)
 			add_fresh(m, f->path);
@@ -567,7 +643,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		else
 			cJSON_Delete(d);
 	} else if (changed && !created && k != NULL && strcmp(k->state, "removed") != 0) {
-		if (is_own(m, f)) {
+		if (is_own(m, f->rocblas_dir)) {
 			log_info("%s: rocBLAS library rewritten by rocmd; recorded", f->path);
 		} else {
 			cJSON *d = cJSON_CreateObject();
@@ -588,6 +664,9 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 			    missing != NULL ? missing : "");
 		}
 	}
+	if (deep && !created && k != NULL && strcmp(k->state, "removed") != 0 && !f->unreadable &&
+	    !is_fresh(m, f->path))
+		lt_event(m, f, k);
 out:
 	free(missing);
 	free(archs);
@@ -1120,7 +1199,9 @@ rocmd_sdk_suppress_end(struct rocmd_sdk *m, int token)
 		if (s->token != token || s->until_ms != 0)
 			continue;
 		s->until_ms = rocmd_now_ms() + SUPPRESS_GRACE_MS;
-		grown = realloc(m->own, (m->nown + 1) * sizeof(*grown));
+		/* A flat one (a binary's folder) owns none of the library
+		 * folders below it (hipBLASLt's beside rocBLAS's binary). */
+		grown = s->flat ? NULL : realloc(m->own, (m->nown + 1) * sizeof(*grown));
 		if (grown != NULL) {
 			m->own = grown;
 			m->own[m->nown] = strdup(s->host);
