@@ -394,9 +394,10 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		uint64_t ltbytes = 0;
 		one.lib_dir = t->lt_dir;
 		one.binary = NULL;
-		if ((rc = deploy_paths(&one, &ltp, why, whylen)) < 0)
-			goto out;
-		has_lt = ltp.lib_kind == 'd';
+		/* One that cannot be resolved is left out: no hipBLASLt is then
+		 * deployed over it (the daemon holds it back). */
+		has_lt = deploy_paths(&one, &ltp, why, whylen) == 0 && ltp.lib_kind == 'd';
+		why[0] = '\0';
 		if (has_lt && (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, NULL, 0, &lt_files,
 		                              &nlt, &ltbytes, why, whylen)) < 0)
 			goto out;

@@ -367,11 +367,12 @@ deploy_check_gpus(struct deploy_job *j)
 		}
 	}
 	rocmd_rocblas_lib_free(&lib);
-	/* hipBLASLt beside it, by the same rule: reported per arch, never a
-	 * failure of rocBLAS's deploy (rocmd leaves that folder as it is). */
+	/* hipBLASLt beside it (an overlay's own once it holds files), by the
+	 * same rule: reported per arch, never a failure of the deploy (its
+	 * files, when rocmd deployed them, are checked by the engine). */
 	if (j->t.host_lt[0] != '\0' &&
-	    rocmd_rocblas_inspect(j->t.host_lt, ROCMD_ROCBLAS_ARCH_SUBDIRS, NULL, &lib, why,
-	                          sizeof(why)) == 0) {
+	    rocmd_rocblas_inspect(deploy_dir_has_files(j->t.ov_lt) ? j->t.ov_lt : j->t.host_lt,
+	                          ROCMD_ROCBLAS_ARCH_SUBDIRS, NULL, &lib, why, sizeof(why)) == 0) {
 		j->lt_checked = 1;
 		for (int i = 0; i < j->gpus.n && i < 8; i++)
 			j->lt_covered[i] = rocmd_rocblas_serves(&lib, j->gpus.archs[i]);

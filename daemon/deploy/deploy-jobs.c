@@ -505,6 +505,14 @@ lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
 	/* After an SDK update (new originals) its hipBLASLt is the vendor's. */
 	if (!placed || new_originals)
 		return;
+	if (strcmp(j->t.kind, "overlay") == 0) {
+		/* An overlay's originals are nothing: emptied, the SDK's own serves. */
+		req->lt = 1;
+		req->lt_files = NULL;
+		req->nlt_files = 0;
+		j->lt_state = LT_EMPTIED;
+		return;
+	}
 	if (!to_original &&
 	    rocmd_deploy_backup_load(state, j->t.name, &j->loaded, why, sizeof(why)) < 0)
 		return;
@@ -540,9 +548,11 @@ deploy_work(struct rocmd_job *b)
 		{
 			req.state_dir = ds->srv->cfg->state_dir;
 			deploy_target_engine(&j->t, &req.target);
-			/* An empty library: rocBLAS then uses the SDK's own again. */
+			/* An empty library: rocBLAS then uses the SDK's own again
+			 * (and hipBLASLt, its folder no longer named). */
 			req.files = NULL;
 			req.nfiles = 0;
+			req.lt = req.target.lt_dir != NULL && deploy_exists(req.target.lt_dir);
 			req.label = "original";
 			req.flags = ROCMD_DEPLOY_NO_BACKUP | ROCMD_DEPLOY_CREATE;
 			req.progress = on_progress;
@@ -563,11 +573,16 @@ deploy_work(struct rocmd_job *b)
 		/* rocmd's own folder: its parent is made here; the engine creates
 		 * the library folder itself. */
 		char parent[PATH_MAX];
-		deploy_sys_dirname(j->t.host_lib, parent, sizeof(parent));
-		if ((j->base.rc = rocmd_paths_mkdir_p(parent, 0755)) < 0) {
-			deploy_fmt(j->base.why, sizeof(j->base.why), "cannot create %s: %s", parent,
-			           rocmd_strerror(j->base.rc));
-			return;
+		for (int i = 0; i < 2; i++) {
+			const char *dir = i == 0 ? j->t.host_lib : j->t.ov_lt;
+			if (dir[0] == '\0')
+				continue;
+			deploy_sys_dirname(dir, parent, sizeof(parent));
+			if ((j->base.rc = rocmd_paths_mkdir_p(parent, 0755)) < 0) {
+				deploy_fmt(j->base.why, sizeof(j->base.why), "cannot create %s: %s",
+				           parent, rocmd_strerror(j->base.rc));
+				return;
+			}
 		}
 	}
 	if (j->type == JOB_VERIFY) {
@@ -653,7 +668,7 @@ lt_note(const struct deploy_job *j, char *out, size_t outlen)
 		deploy_fmt(out, outlen,
 		           "; hipBLASLt at %s deployed with it: the package's hipBLASLt folder "
 		           "(%zu files, one transaction)",
-		           lt, j->nlt_files);
+		           j->t.ov_lt[0] != '\0' ? j->t.ov_lt : lt, j->nlt_files);
 		break;
 	case LT_RESTORED:
 		deploy_fmt(out, outlen,
@@ -668,10 +683,16 @@ lt_note(const struct deploy_job *j, char *out, size_t outlen)
 		           "(rocmctl lib forget, then deploy again, makes a new backup)",
 		           lt);
 		break;
+	case LT_EMPTIED:
+		deploy_fmt(out, outlen,
+		           "; the overlay's hipBLASLt folder %s emptied: the SDK's own hipBLASLt "
+		           "serves again (unset HIPBLASLT_TENSILE_LIBPATH)",
+		           j->t.ov_lt);
+		break;
 	case LT_NO_TARGET:
 		deploy_fmt(out, outlen, "; the package's hipBLASLt folder was not deployed: %s",
-		           lt[0] != '\0' ? "rocmd deploys hipBLASLt to an SDK's own folder only, "
-		                           "not through an overlay or to an application's copy"
+		           lt[0] != '\0' ? "rocmd deploys hipBLASLt to an SDK's own folder or its "
+		                           "overlay, not to an application's copy"
 		                         : "the target has no hipBLASLt library");
 		break;
 	default:
@@ -786,8 +807,8 @@ result_json(const struct deploy_job *j)
 	                                              : "not_run");
 	cJSON_AddStringToObject(s, "detail", j->smoke[0] ? j->smoke : "not run");
 	if (strcmp(j->t.kind, "overlay") == 0 && j->type == JOB_DEPLOY) {
-		char line[PATH_MAX + 64];
-		snprintf(line, sizeof(line), "ROCBLAS_TENSILE_LIBPATH=%s", j->t.host_lib);
+		char line[2 * PATH_MAX + 64];
+		deploy_overlay_env(j->t.host_lib, j->t.ov_lt, line, sizeof(line));
 		cJSON_AddStringToObject(r, "environment", line);
 	}
 	if (j->type == JOB_DEPLOY && j->t.route_why[0])
@@ -1063,10 +1084,11 @@ job_done(struct deploy_job *j, cJSON **out)
 			lt_note(j, note, sizeof(note));
 		if (strcmp(j->t.kind, "overlay") == 0)
 			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.deployed", cJSON_Duplicate(r, 1),
-			           "package #%lld (%s) deployed to %s (%s); use it with "
-			           "ROCBLAS_TENSILE_LIBPATH=%s%s",
+			           "package #%lld (%s) deployed to %s (%s); use it with %s%s",
 			           (long long)j->pkg_id, j->pkg_name, j->t.name, j->reason,
-			           j->t.host_lib, note);
+			           cJSON_GetStringValue(
+			               cJSON_GetObjectItemCaseSensitive(r, "environment")),
+			           note);
 		else
 			deploy_say(srv, ROCMD_LOG_NOTICE, "lib.deployed", cJSON_Duplicate(r, 1),
 			           "package #%lld (%s) %s to %s (%s); GEMM smoke test %s%s",

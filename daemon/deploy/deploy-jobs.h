@@ -42,6 +42,10 @@ struct deploy_tgt {
 	 * carries one (deploy_job.lt_state). */
 	char sys_lt[PATH_MAX], host_lt[PATH_MAX];
 	char lt_archs[512]; /* the archs it serves, as sdk_archs */
+	/* An overlay's own hipBLASLt folder (<state>/overlay/N/hipblaslt/library,
+	 * a host path, named by HIPBLASLT_TENSILE_LIBPATH once it holds files);
+	 * "" for other targets, and for an overlay of an SDK without hipBLASLt. */
+	char ov_lt[PATH_MAX];
 	/* Who owns the SDK's copy ("pip", "dpkg"; "" the user or the SDK's
 	 * installer) and why the target is served by its overlay (deploy-checks.c). */
 	char owner[8];
@@ -71,6 +75,7 @@ enum deploy_lt_state {
 	LT_RESTORED,  /* the originals put back (rocmd's earlier hipBLASLt files went) */
 	LT_NO_BACKUP, /* left: the backup of the originals was made without it */
 	LT_NO_TARGET, /* the package carries one, the target has no hipBLASLt folder */
+	LT_EMPTIED,   /* an overlay's hipBLASLt folder emptied: the SDK's own serves again */
 };
 
 /* One target of a recover job (lib.recover) and what recovery did there. */
@@ -200,6 +205,13 @@ int deploy_file_cmp(const void *a, const void *b);
  * symlink counts as the file it leads to (inside the list). */
 void deploy_files_fingerprint(const struct rocmd_deploy_file *files, size_t n, int follow,
                               char out[72]);
+
+/* The environment an overlay target is used with, into OUT:
+ * "ROCBLAS_TENSILE_LIBPATH=<LIB>", and " HIPBLASLT_TENSILE_LIBPATH=<LT>"
+ * while the overlay's hipBLASLt folder LT (may be NULL or "") holds files. */
+void deploy_overlay_env(const char *lib, const char *lt, char *out, size_t n);
+/* Whether folder DIR (NULL or "": none) holds anything. */
+int deploy_dir_has_files(const char *dir);
 
 /* ---- deploy-checks.c ---- */
 

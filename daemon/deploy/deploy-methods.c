@@ -464,8 +464,8 @@ target_json(const struct deploy_tgt *t)
 		cJSON_AddNumberToObject(o, "library_since_ms", (double)t->sdk_fingerprint_ms);
 	}
 	if (strcmp(t->kind, "overlay") == 0) {
-		char line[PATH_MAX + 64];
-		snprintf(line, sizeof(line), "ROCBLAS_TENSILE_LIBPATH=%s", t->host_lib);
+		char line[2 * PATH_MAX + 64];
+		deploy_overlay_env(t->host_lib, t->ov_lt, line, sizeof(line));
 		cJSON_AddStringToObject(o, "environment", line);
 	}
 	/* Which route serves the target's copy, and why (deploy_check_owner). */
@@ -498,7 +498,9 @@ target_json(const struct deploy_tgt *t)
 		                        strcmp(t->kind, "sdk") == 0
 		                            ? "deployed with rocBLAS's when a package carries "
 		                              "hipBLASLt's folder, else left as it is"
-		                            : "left as it is: not deployed through an overlay");
+		                            : "the overlay's own hipBLASLt folder serves instead "
+		                              "once a package with hipBLASLt's folder is deployed "
+		                              "(HIPBLASLT_TENSILE_LIBPATH)");
 	}
 	cJSON_AddNullToObject(o, "deployed");
 	return o;

@@ -235,6 +235,11 @@ sdk_target(struct rocmd_deploy_service *ds, int64_t sdk_id, const char *path, in
 		         ds->srv->cfg->state_dir, (long long)t->sdk_id);
 	deploy_copy(t->sys_lib, sizeof(t->sys_lib), t->host_lib);
 	deploy_copy(t->host_root, sizeof(t->host_root), ds->srv->cfg->state_dir);
+	if (t->host_lt[0] != '\0')
+		snprintf(t->ov_lt, sizeof(t->ov_lt),
+		         rocmd_deploy_native_windows ? "%s\\overlay\\%lld\\hipblaslt\\library"
+		                                     : "%s/overlay/%lld/hipblaslt/library",
+		         ds->srv->cfg->state_dir, (long long)t->sdk_id);
 	t->sys_bin[0] = '\0';
 	t->host_bin[0] = '\0';
 	return 0;
@@ -427,9 +432,35 @@ deploy_target_engine(const struct deploy_tgt *t, struct rocmd_deploy_target *e)
 	e->windows = t->windows;
 	e->root = t->host_root[0] != '\0' ? t->host_root : NULL;
 	e->user_owned_ok = t->user_owned_ok;
-	/* hipBLASLt's folder is deployed to in an SDK only: an overlay or an
-	 * application's copy has none of its own. */
-	e->lt_dir = strcmp(t->kind, "sdk") == 0 && t->host_lt[0] != '\0' ? t->host_lt : NULL;
+	/* hipBLASLt's folder: an SDK's own, an overlay's own (beside its
+	 * library); an application's copy has none rocmd deploys to. */
+	e->lt_dir = strcmp(t->kind, "sdk") == 0 && t->host_lt[0] != '\0' ? t->host_lt
+	            : t->ov_lt[0] != '\0'                                ? t->ov_lt
+	                                                                 : NULL;
+}
+
+int
+deploy_dir_has_files(const char *dir)
+{
+	struct rocmd_dir *d = dir != NULL && dir[0] != '\0' ? rocmd_dir_open(dir) : NULL;
+	struct rocmd_dirent *de;
+	int files = 0;
+
+	while (d != NULL && !files && (de = rocmd_dir_read(d)) != NULL)
+		files = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	if (d != NULL)
+		rocmd_dir_close(d);
+	return files;
+}
+
+void
+deploy_overlay_env(const char *lib, const char *lt, char *out, size_t n)
+{
+	if (deploy_dir_has_files(lt))
+		deploy_fmt(out, n, "ROCBLAS_TENSILE_LIBPATH=%s HIPBLASLT_TENSILE_LIBPATH=%s", lib,
+		           lt);
+	else
+		deploy_fmt(out, n, "ROCBLAS_TENSILE_LIBPATH=%s", lib);
 }
 
 int

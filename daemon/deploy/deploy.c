@@ -103,10 +103,11 @@ dir_paths(struct txn *t, struct txn_dir *d, const struct rocmd_deploy_target *tg
 
 /* Fills the paths of T for target TG (deploy_paths), its stage and aside
  * names, and its state folder; with TG->lt_dir hipBLASLt's folder too (T->nd
- * 2). Paths are kept '/'-separated (Windows: "C:/Program Files/..."). */
+ * 2), which must resolve only when NEED_LT (it is to be replaced). Paths are
+ * kept '/'-separated (Windows: "C:/Program Files/..."). */
 static int
 txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg, int create,
-          char *why, size_t whylen)
+          int need_lt, char *why, size_t whylen)
 {
 	struct deploy_paths p;
 	char stage_name[ROCMD_DEPLOY_NAME_MAX + 16], old_name[ROCMD_DEPLOY_NAME_MAX + 16];
@@ -119,10 +120,11 @@ txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target
 	snprintf(t->name, sizeof(t->name), "%s", tg->name);
 	t->nd = 1;
 	if (tg->lt_dir != NULL) {
-		if ((rc = dir_paths(t, &t->d[1], tg, tg->lt_dir, ".rocmd-lt-", &p, why, whylen)) <
-		    0)
+		rc = dir_paths(t, &t->d[1], tg, tg->lt_dir, ".rocmd-lt-", &p, why, whylen);
+		if (rc < 0 && need_lt)
 			return rc;
-		t->nd = 2;
+		t->nd = rc < 0 ? 1 : 2;
+		why[0] = '\0';
 	}
 	if ((rc = dir_paths(t, &t->d[0], tg, tg->lib_dir, ".rocmd-", &p, why, whylen)) < 0)
 		return rc;
@@ -919,7 +921,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if ((rc = check_request(req, why, whylen)) < 0)
 		return rc;
 	if ((rc = txn_paths(&t, req->state_dir, &req->target,
-	                    (req->flags & ROCMD_DEPLOY_CREATE) != 0, why, whylen)) < 0)
+	                    (req->flags & ROCMD_DEPLOY_CREATE) != 0, req->lt, why, whylen)) < 0)
 		return rc;
 	if (req->binary == NULL)
 		t.has_binary = 0; /* the binary stays as it is */
@@ -1229,7 +1231,7 @@ rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg,
 	memset(rep, 0, sizeof(*rep));
 	rep->arch_ok = rep->pair_ok = -1;
 	why[0] = '\0';
-	if ((rc = txn_paths(&t, state_dir, tg, 0, why, whylen)) < 0)
+	if ((rc = txn_paths(&t, state_dir, tg, 0, 0, why, whylen)) < 0)
 		return rc;
 	snprintf(path, sizeof(path), "%s/current.json", t.dir);
 	if ((rc = rocmd_fs_json_read(path, &cur)) < 0) {

@@ -245,6 +245,24 @@ lacks "the second event: no GPU arch lacking" "$DIR/ev-back" "lacks this machine
 check "import the package with a hipBLASLt folder" 0 ctl pkg import "$P2"
 contains "import: rocBLAS's folder is the library" "$OUT" "^Library folder  *library$"
 contains "import: hipBLASLt's folder named" "$OUT" "the package carries hipBLASLt's library folder hipblaslt/library: lib deploy places it on an SDK's hipBLASLt library folder with rocBLAS's"
+# ---- the overlay: hipBLASLt's folder beside its library, named by
+# HIPBLASLT_TENSILE_LIBPATH; pip's files never touched ----
+WHEEL=/home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_libraries
+check "deploy package 2 to the pip-owned wheels" 0 ctl lib deploy "$WHEEL" --package 2 --force sdk
+cat "$OUT"
+contains "overlay deploy names both variables" "$OUT" "^ROCBLAS_TENSILE_LIBPATH=$STATE/overlay/[0-9]*/library HIPBLASLT_TENSILE_LIBPATH=$STATE/overlay/[0-9]*/hipblaslt/library$"
+contains "overlay deploy says hipBLASLt went to the overlay" "$OUT" "hipBLASLt at $STATE/overlay/[0-9]*/hipblaslt/library deployed with it"
+OV=$(sed -n 's|.*HIPBLASLT_TENSILE_LIBPATH=\(/.*\)$|\1|p' "$OUT" | head -n 1)
+same "the overlay's hipBLASLt folder is package 2's" "$P2/hipblaslt/library" "$OV"
+same "pip's files are still untouched" "$DIR/wheel-before" "$SP/_rocm_sdk_libraries"
+check "pip's RECORD still matches every file after the hipBLASLt overlay" 0 python3 -c "$RECORD_PY" "$SP" "$DI/RECORD" check
+check "lib status --json with the hipBLASLt overlay" 0 ctl --json lib status
+contains "lib status: the overlay's environment names hipBLASLt's folder" "$OUT" "HIPBLASLT_TENSILE_LIBPATH=$OV"
+check "deploy package 1 to the wheels again" 0 ctl lib deploy "$WHEEL" --package 1 --force sdk
+contains "the overlay's hipBLASLt folder emptied" "$OUT" "the overlay's hipBLASLt folder .* emptied: the SDK's own hipBLASLt serves again"
+lacks "the environment no longer names hipBLASLt's folder" "$OUT" "HIPBLASLT_TENSILE_LIBPATH=/"
+same "pip's files untouched throughout" "$DIR/wheel-before" "$SP/_rocm_sdk_libraries"
+
 # A kill between the two folders' swaps: the next start's recovery puts
 # both back (rocBLAS's is package 1's, hipBLASLt's the originals).
 cp -a "$O/lib/rocblas/library" "$DIR/opt-rocblas-pkg1"
