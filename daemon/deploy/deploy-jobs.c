@@ -513,9 +513,11 @@ lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
 		j->lt_state = LT_EMPTIED;
 		return;
 	}
-	if (!to_original &&
-	    rocmd_deploy_backup_load(state, j->t.name, &j->loaded, why, sizeof(why)) < 0)
-		return;
+	if (!to_original) {
+		rocmd_deploy_files_free(&j->loaded); /* a deferred job's earlier run */
+		if (rocmd_deploy_backup_load(state, j->t.name, &j->loaded, why, sizeof(why)) < 0)
+			return;
+	}
 	if (!j->loaded.has_lt) {
 		j->lt_state = LT_NO_BACKUP;
 		return;
@@ -553,6 +555,7 @@ deploy_work(struct rocmd_job *b)
 			req.files = NULL;
 			req.nfiles = 0;
 			req.lt = req.target.lt_dir != NULL && deploy_exists(req.target.lt_dir);
+			j->lt_state = req.lt ? LT_EMPTIED : LT_LEFT;
 			req.label = "original";
 			req.flags = ROCMD_DEPLOY_NO_BACKUP | ROCMD_DEPLOY_CREATE;
 			req.progress = on_progress;

@@ -13,7 +13,11 @@
  *     then recovery killed at each of its own kill points too;
  *   - a failpoint (EIO, ENOSPC, EACCES) at every file operation ("*:N");
  *   - verification catching changed, extra and mismatched files; refusals
- *     of unsafe paths; adoption of a manual rocblas_backup.
+ *     of unsafe paths; adoption of a manual rocblas_backup;
+ *   - a target with hipBLASLt's library folder beside rocBLAS's (WITH_LT):
+ *     both folders in one transaction, killed at every kill point and
+ *     failed at every file operation, each folder the old or the new tree
+ *     on the same side, the backup holding hipBLASLt's originals.
  * After each fault the target is exactly the old or the new tree, its binary
  * belongs to the same package as its library, and the backup of the
  * originals still matches its manifest.
@@ -97,9 +101,31 @@ static const struct spec PKG_B[] = {
     {"TensileManifest.txt", "B manifest", NULL},
     {NULL, NULL, NULL}};
 
+/* hipBLASLt's folder: the vendor's, and packages A's and B's (WITH_LT). */
+static const struct spec ORIG_LT[] = {
+    {"TensileLibrary_lazy_gfx1030.dat", "vendor hipBLASLt index gfx1030", NULL},
+    {"extop_gfx1030.co", "vendor hipBLASLt ext ops", NULL},
+    {"gfx1030/TensileLibrary_gfx1030.co", "vendor hipBLASLt per-arch code", NULL},
+    {NULL, NULL, NULL}};
+static const struct spec PKG_A_LT[] = {
+    {"TensileLibrary_lazy_gfx1103.dat", "A hipBLASLt index gfx1103", NULL},
+    {"hipblasltExtOpLibrary.dat", "A hipBLASLt ext op index", NULL},
+    {"extop_gfx1103.co", "A hipBLASLt ext ops", NULL},
+    {NULL, NULL, NULL}};
+static const struct spec PKG_B_LT[] = {
+    {"TensileLibrary_lazy_gfx1103.dat", "B hipBLASLt index gfx1103", NULL},
+    {"extop_gfx1103.co", "B hipBLASLt ext ops v2", NULL},
+    {NULL, NULL, NULL}};
+
+/* 1: fixtures get hipBLASLt's folder, and deploys carry its files. */
+static int with_lt;
+
 struct pkg {
 	struct rocmd_deploy_file files[16];
 	size_t n;
+	struct rocmd_deploy_file lt[8]; /* hipBLASLt's folder (WITH_LT) */
+	size_t nlt;
+	char lt_src[8][512];
 	struct rocmd_deploy_file binary;
 	char src[16][512];
 	char bin_src[512];
@@ -115,6 +141,10 @@ struct fx {
 	struct rocmd_deploy_target target;
 	struct pkg a, b;
 	char orig_tree[ROCMD_SHA256_HEX], orig_bin[ROCMD_SHA256_HEX];
+	/* WITH_LT: hipBLASLt's folder, its originals' tree hash, and the trees
+	 * a scenario's old and new content give it. */
+	char lt[512];
+	char orig_lt[ROCMD_SHA256_HEX], old_lt[ROCMD_SHA256_HEX], new_lt[ROCMD_SHA256_HEX];
 };
 
 static void
@@ -234,14 +264,13 @@ store_put(struct fx *f, const char *content, char hex[ROCMD_SHA256_HEX], char *s
 	}
 }
 
+/* The files of spec S as a deploy list (*N of them), sources in the store. */
 static void
-pkg_make(struct fx *f, struct pkg *p, const struct spec *s, const char *bin_content,
-         const char *label)
+files_make(struct fx *f, const struct spec *s, struct rocmd_deploy_file *files, size_t *n,
+           char (*src)[512])
 {
-	memset(p, 0, sizeof(*p));
-	p->label = label;
 	for (; s->path != NULL; s++) {
-		struct rocmd_deploy_file *e = &p->files[p->n];
+		struct rocmd_deploy_file *e = &files[*n];
 		/* No symlinks on Windows (test_refusals checks the refusal). */
 		if (s->content == NULL && IS_WINDOWS)
 			continue;
@@ -249,15 +278,24 @@ pkg_make(struct fx *f, struct pkg *p, const struct spec *s, const char *bin_cont
 		if (s->content == NULL) {
 			e->kind = ROCMD_DEPLOY_SYMLINK;
 			e->link = s->link;
-			p->n++;
+			(*n)++;
 			continue;
 		}
 		e->kind = ROCMD_DEPLOY_FILE;
 		e->size = strlen(s->content);
-		store_put(f, s->content, e->sha256, p->src[p->n], sizeof(p->src[p->n]));
-		e->source = p->src[p->n];
-		p->n++;
+		store_put(f, s->content, e->sha256, src[*n], sizeof(src[*n]));
+		e->source = src[*n];
+		(*n)++;
 	}
+}
+
+static void
+pkg_make(struct fx *f, struct pkg *p, const struct spec *s, const char *bin_content,
+         const char *label)
+{
+	memset(p, 0, sizeof(*p));
+	p->label = label;
+	files_make(f, s, p->files, &p->n, p->src);
 	p->binary.kind = ROCMD_DEPLOY_FILE;
 	p->binary.exec = 1;
 	p->binary.size = strlen(bin_content);
@@ -387,22 +425,15 @@ file_hash(const char *path, char out[ROCMD_SHA256_HEX])
 /* The tree hash a package deploys to, computed by writing it once into a
  * scratch folder the plain way. */
 static void
-pkg_tree_hash(struct fx *f, const struct pkg *p, char out[ROCMD_SHA256_HEX])
+files_tree_hash(struct fx *f, const struct rocmd_deploy_file *files, size_t n,
+                char out[ROCMD_SHA256_HEX])
 {
-	/* Relative paths only: the same for every fixture, so computed once. */
-	static char cache[2][ROCMD_SHA256_HEX];
-	int slot = p->files[0].size == strlen(PKG_A[0].content) ? 0 : 1;
 	char dir[1600], path[1600];
-
-	if (cache[slot][0] != '\0') {
-		memcpy(out, cache[slot], ROCMD_SHA256_HEX);
-		return;
-	}
 
 	rocmd_fs_fmt(dir, sizeof(dir), "%s/expect", f->dir);
 	mkdirs(dir);
-	for (size_t i = 0; i < p->n; i++) {
-		const struct rocmd_deploy_file *e = &p->files[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct rocmd_deploy_file *e = &files[i];
 		char parent[1600];
 		rocmd_fs_fmt(path, sizeof(path), "%s/%s", dir, e->path);
 		rocmd_fs_fmt(parent, sizeof(parent), "%s", path);
@@ -417,8 +448,22 @@ pkg_tree_hash(struct fx *f, const struct pkg *p, char out[ROCMD_SHA256_HEX])
 		}
 	}
 	tree_hash(dir, out);
-	memcpy(cache[slot], out, ROCMD_SHA256_HEX);
 	remove_all(dir);
+}
+
+static void
+pkg_tree_hash(struct fx *f, const struct pkg *p, char out[ROCMD_SHA256_HEX])
+{
+	/* Relative paths only: the same for every fixture, so computed once. */
+	static char cache[2][ROCMD_SHA256_HEX];
+	int slot = p->files[0].size == strlen(PKG_A[0].content) ? 0 : 1;
+
+	if (cache[slot][0] != '\0') {
+		memcpy(out, cache[slot], ROCMD_SHA256_HEX);
+		return;
+	}
+	files_tree_hash(f, p->files, p->n, out);
+	memcpy(cache[slot], out, ROCMD_SHA256_HEX);
 }
 
 /* The paths and the target of the fixture in F->dir. */
@@ -450,6 +495,12 @@ fx_paths(struct fx *f, int windows)
 	/* The Windows-layout target names its tree: its parents are checked to
 	 * lie inside it, resolved (GetFinalPathNameByHandleW on Windows). */
 	f->target.root = windows ? f->root : NULL;
+	if (with_lt) {
+		rocmd_fs_fmt(f->lt, sizeof(f->lt),
+		             windows ? "%s/bin/hipblaslt/library" : "%s/lib/hipblaslt/library",
+		             f->root);
+		f->target.lt_dir = f->lt;
+	}
 }
 
 static void
@@ -477,6 +528,17 @@ fx_build(struct fx *f, int windows)
 	pkg_make(f, &f->b, PKG_B, "rocblas binary of B", "package B");
 	tree_hash(f->lib, f->orig_tree);
 	file_hash(f->bin, f->orig_bin);
+	if (with_lt) {
+		rocmd_fs_fmt(path, sizeof(path), "%s/gfx1030", f->lt);
+		mkdirs(path);
+		for (const struct spec *s = ORIG_LT; s->path != NULL; s++) {
+			rocmd_fs_fmt(path, sizeof(path), "%s/%s", f->lt, s->path);
+			write_file(path, s->content);
+		}
+		files_make(f, PKG_A_LT, f->a.lt, &f->a.nlt, f->a.lt_src);
+		files_make(f, PKG_B_LT, f->b.lt, &f->b.nlt, f->b.lt_src);
+		tree_hash(f->lt, f->orig_lt);
+	}
 }
 
 static void
@@ -496,6 +558,9 @@ deploy(struct fx *f, const struct pkg *p, unsigned flags, rocmd_deploy_check_fn 
 	    .files = p->files,
 	    .nfiles = p->n,
 	    .binary = &p->binary,
+	    .lt = with_lt,
+	    .lt_files = p->lt,
+	    .nlt_files = p->nlt,
 	    .label = p->label,
 	    .flags = flags,
 	    .check = check,
@@ -520,6 +585,9 @@ deploy_original(struct fx *f, char *why, size_t whylen)
 		    .files = o.files,
 		    .nfiles = o.n,
 		    .binary = o.binary,
+		    .lt = o.has_lt,
+		    .lt_files = o.lt_files,
+		    .nlt_files = o.nlt,
 		    .label = "original",
 		};
 		rc = rocmd_deploy_run(&req, &res, why, whylen);
@@ -558,6 +626,14 @@ assert_backup_intact(struct fx *f)
 		assert_string_equal(o.binary->sha256, f->orig_bin);
 	}
 	assert_int_equal(o.n, 3);
+	if (with_lt) {
+		/* hipBLASLt's originals beside the library's. */
+		rocmd_fs_fmt(lib, sizeof(lib), "%s/deploy/%s/backup/hipblaslt", f->state,
+		             f->target.name);
+		assert_tree(lib, f->orig_lt);
+		assert_true(o.has_lt);
+		assert_int_equal(o.nlt, 3);
+	}
 	rocmd_deploy_files_free(&o);
 }
 
@@ -750,6 +826,13 @@ assert_old_or_new(struct fx *f, const char *old_tree, const char *old_bin, const
 		assert_string_equal(b, old_bin);
 		*was_new = 0;
 	}
+	if (with_lt) {
+		/* hipBLASLt's folder on the same side as rocBLAS's: never a mix. */
+		tree_hash(f->lt, t);
+		if (strcmp(t, *was_new ? f->new_lt : f->old_lt) != 0)
+			fail_msg("hipBLASLt's folder %s is not the %s tree rocBLAS's is", f->lt,
+			         *was_new ? "new" : "old");
+	}
 }
 
 /* No journal, no leftovers of ours next to the target. */
@@ -775,6 +858,14 @@ assert_clean(struct fx *f)
 	assert_int_not_equal(access(p, F_OK), 0);
 	rocmd_fs_fmt(p, sizeof(p), "%s/.rocmd-old-%s", bdir, f->target.name);
 	assert_int_not_equal(access(p, F_OK), 0);
+	if (with_lt) {
+		rocmd_fs_fmt(parent, sizeof(parent), "%s", f->lt);
+		*strrchr(parent, '/') = 0;
+		rocmd_fs_fmt(p, sizeof(p), "%s/.rocmd-lt-stage-%s", parent, f->target.name);
+		assert_int_not_equal(access(p, F_OK), 0);
+		rocmd_fs_fmt(p, sizeof(p), "%s/.rocmd-lt-old-%s", parent, f->target.name);
+		assert_int_not_equal(access(p, F_OK), 0);
+	}
 }
 
 enum scenario { SC_FIRST, SC_SECOND, SC_ROLLBACK, SC_FALLBACK };
@@ -811,6 +902,19 @@ static void
 scenario_old_new(struct fx *f, enum scenario sc, char *old_tree, char *old_bin, char *new_tree,
                  char *new_bin)
 {
+	if (with_lt) {
+		/* hipBLASLt's folder goes the same way: originals or A before,
+		 * A or B after (a rolled-back deploy keeps the old). */
+		if (sc == SC_FIRST)
+			strcpy(f->old_lt, f->orig_lt);
+		else
+			files_tree_hash(f, f->a.lt, f->a.nlt, f->old_lt);
+		if (sc == SC_ROLLBACK)
+			strcpy(f->new_lt, f->old_lt);
+		else
+			files_tree_hash(f, sc == SC_FIRST ? f->a.lt : f->b.lt,
+			                sc == SC_FIRST ? f->a.nlt : f->b.nlt, f->new_lt);
+	}
 	if (sc == SC_FIRST) {
 		strcpy(old_tree, f->orig_tree);
 		strcpy(old_bin, f->orig_bin);
@@ -1186,6 +1290,76 @@ test_fail_eacces(void **state)
 	fail_everywhere(SC_SECOND, 0, "EACCES");
 	fail_everywhere(SC_FIRST, 1, "EACCES");
 	fail_everywhere(SC_SECOND, 1, "EIO");
+}
+
+/* hipBLASLt's folder beside rocBLAS's (WITH_LT): a deploy places both and
+ * backs up both originals; verify hashes both and catches a changed hipBLASLt
+ * file; the originals come back byte for byte; a deploy that carries no
+ * hipBLASLt files leaves that folder exactly as it is. */
+static void
+test_lt_cycle(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_verify_report rep;
+	char why[512], a_lt[ROCMD_SHA256_HEX], path[1600];
+
+	(void)state;
+	with_lt = 1;
+	fx_build(&f, 0);
+	files_tree_hash(&f, f.a.lt, f.a.nlt, a_lt);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_int_equal(res.files, f.a.n + f.a.nlt + 1);
+	assert_tree(f.lt, a_lt);
+	assert_backup_intact(&f);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, "gfx1103", NULL, NULL, &rep, why, sizeof(why)),
+	    0);
+	assert_true(rep.lt_checked);
+	assert_int_equal(rep.files_checked, f.a.n + f.a.nlt + 1);
+	rocmd_fs_fmt(path, sizeof(path), "%s/extop_gfx1103.co", f.lt);
+	write_file(path, "changed behind rocmd's back");
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, "gfx1103", NULL, NULL, &rep, why, sizeof(why)),
+	    ROCMD_ECORRUPT);
+	assert_int_equal(rep.files_bad, 1);
+	assert_non_null(strstr(rep.first_bad, "extop_gfx1103.co"));
+	/* Back to the originals: hipBLASLt's too, byte for byte. */
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lib, f.orig_tree);
+	assert_tree(f.lt, f.orig_lt);
+	/* A request without hipBLASLt files leaves the folder as it is. */
+	with_lt = 0;
+	assert_int_equal(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_tree(f.lt, f.orig_lt);
+	assert_int_equal(res.files, f.b.n + 1);
+	fx_free(&f);
+}
+
+/* Both folders killed at every kill point (and recovery at each of its own),
+ * then failed at every file operation: each time rocBLAS's and hipBLASLt's
+ * folders are both the old tree or both the new one. */
+static void
+test_lt_kill(void **state)
+{
+	(void)state;
+	skip_on_windows();
+	with_lt = 1;
+	kill_everywhere(SC_FIRST, 0);
+	kill_everywhere(SC_SECOND, 0);
+	kill_everywhere(SC_FALLBACK, 0);
+	with_lt = 0;
+}
+
+static void
+test_lt_fail(void **state)
+{
+	(void)state;
+	skip_on_windows();
+	with_lt = 1;
+	fail_everywhere(SC_SECOND, 0, "EIO");
+	fail_everywhere(SC_ROLLBACK, 0, "ENOSPC");
+	with_lt = 0;
 }
 
 static void
@@ -1982,6 +2156,8 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_kill_fallback),    cmocka_unit_test(test_kill_windows),
 	    cmocka_unit_test(test_fail_eio),         cmocka_unit_test(test_fail_enospc),
 	    cmocka_unit_test(test_fail_eacces),      cmocka_unit_test(test_recover_read_error),
+	    cmocka_unit_test(test_lt_cycle),         cmocka_unit_test(test_lt_kill),
+	    cmocka_unit_test(test_lt_fail),
 	};
 #ifdef _WIN32
 	static char exe[1024];
