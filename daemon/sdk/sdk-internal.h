@@ -82,6 +82,7 @@ struct rocmd_sdk {
 	struct sdk_suppress *suppress;
 	int next_token;
 	char **own;   /* host prefixes rocmd wrote under: quiet library changes */
+	int64_t *own_ms; /* for each, when rocmd's writes there ended */
 	char **fresh; /* SDKs the last quick scan added: their library is news */
 	size_t nfresh;
 	size_t nown;

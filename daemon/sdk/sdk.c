@@ -868,11 +868,20 @@ after_work(struct sdk_job *job)
 		log_err("cannot record the SDK scan: %s (%s)", rocmd_strerror(rc),
 		        rocmd_sdk_db_errmsg(m->db));
 	/* Library changes are seen by the deep pass only: rocmd's own writes
-	 * stay known as such until one has run. */
-	for (size_t i = 0; job->deep && i < m->nown; i++)
-		free(m->own[i]);
-	if (job->deep)
-		m->nown = 0;
+	 * stay known as such until one that started after they ended has run
+	 * (one already under way may have read the folder before them). */
+	if (job->deep) {
+		size_t w = 0;
+		for (size_t i = 0; i < m->nown; i++) {
+			if (m->own_ms[i] < job->started_ms) {
+				free(m->own[i]);
+				continue;
+			}
+			m->own_ms[w] = m->own_ms[i];
+			m->own[w++] = m->own[i];
+		}
+		m->nown = w;
+	}
 	rocmd_sdk_free_strv(m->last_watch);
 	m->last_watch = job->scan.watch;
 	job->scan.watch = NULL;
@@ -1079,6 +1088,7 @@ rocmd_sdk_free(struct rocmd_sdk *m)
 	for (size_t i = 0; i < m->nown; i++)
 		free(m->own[i]);
 	free(m->own);
+	free(m->own_ms);
 	while (m->suppress != NULL) {
 		struct sdk_suppress *next = m->suppress->next;
 		free(m->suppress->host);
@@ -1203,10 +1213,15 @@ rocmd_sdk_suppress_end(struct rocmd_sdk *m, int token)
 		 * folders below it (hipBLASLt's beside rocBLAS's binary). */
 		grown = s->flat ? NULL : realloc(m->own, (m->nown + 1) * sizeof(*grown));
 		if (grown != NULL) {
+			int64_t *ms = realloc(m->own_ms, (m->nown + 1) * sizeof(*ms));
 			m->own = grown;
-			m->own[m->nown] = strdup(s->host);
-			if (m->own[m->nown] != NULL)
-				m->nown++;
+			if (ms != NULL) {
+				m->own_ms = ms;
+				ms[m->nown] = rocmd_now_ms();
+				m->own[m->nown] = strdup(s->host);
+				if (m->own[m->nown] != NULL)
+					m->nown++;
+			}
 		}
 		rocmd_sdk_schedule(m, 0);
 		return;
