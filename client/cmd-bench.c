@@ -454,6 +454,8 @@ add_env(cJSON *env, const struct bench *b)
 	}
 #else
 	(void)load;
+	(void)buf;
+	cJSON_AddStringToObject(env, "os", "Windows");
 #endif
 	cJSON_AddStringToObject(env, "rocmctl", ROCMD_VERSION_STRING);
 	for (int i = 0; i < b->nv; i++) {
