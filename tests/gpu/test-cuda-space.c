@@ -26,6 +26,19 @@
  * on sm_90 once had none ("no configuration of the cuda space is valid"):
  * their lda is not a multiple of 8, which every matrix-core point needs.
  */
+/* The H200 as the backend describes it: sm_90, 132 SMs, the opt-in shared memory. */
+static void
+sm90_device(struct backend_device_info *dev)
+{
+	memset(dev, 0, sizeof(*dev));
+	snprintf(dev->arch, sizeof(dev->arch), "sm_90");
+	dev->matrix_cores = 1;
+	dev->compute_units = 132;
+	dev->max_threads_per_block = 1024;
+	dev->shared_mem_per_block = 232448;
+	dev->regs_per_block = 65536;
+}
+
 /* space_default_for()'s contract by brute force: the valid point fewest
  * one-step moves from the default, the lowest index among those. */
 static int
@@ -75,13 +88,7 @@ every_problem_runs(void)
 		struct space_def s;
 		struct tunedlib_choice ch;
 
-		memset(&dev, 0, sizeof(dev));
-		snprintf(dev.arch, sizeof(dev.arch), "sm_90");
-		dev.matrix_cores = 1;
-		dev.compute_units = 132;
-		dev.max_threads_per_block = 1024;
-		dev.shared_mem_per_block = 232448;
-		dev.regs_per_block = 65536;
+		sm90_device(&dev);
 		gemm_problem_init(&p, GEMM_FP16, GEMM_N, GEMM_N, shapes[i][0], shapes[i][1],
 		                  shapes[i][2], 1);
 		backend_cuda_space_for(&s, &p, 2, 0);
@@ -168,13 +175,7 @@ repacked_defaults(void)
 	size_t i;
 	int dt;
 
-	memset(&dev, 0, sizeof(dev));
-	snprintf(dev.arch, sizeof(dev.arch), "sm_90");
-	dev.matrix_cores = 1;
-	dev.compute_units = 132;
-	dev.max_threads_per_block = 1024;
-	dev.shared_mem_per_block = 232448;
-	dev.regs_per_block = 65536;
+	sm90_device(&dev);
 	for (dt = GEMM_FP16; dt <= GEMM_BF16; dt++)
 		for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 			struct gemm_problem p, twin;
@@ -301,13 +302,7 @@ class_defaults(void)
 		struct problem prs[64];
 		int n = suite_problems((enum gemm_dtype)d, prs, 64), i;
 
-		memset(&dev, 0, sizeof(dev));
-		snprintf(dev.arch, sizeof(dev.arch), "sm_90");
-		dev.matrix_cores = 1;
-		dev.compute_units = 132;
-		dev.max_threads_per_block = 1024;
-		dev.shared_mem_per_block = 232448;
-		dev.regs_per_block = 65536;
+		sm90_device(&dev);
 		for (i = 0; i < n; i++) {
 			struct gemm_problem p;
 			struct space_def s;
@@ -354,13 +349,7 @@ model_selection(void)
 	struct tunedlib_choice ch;
 	char why[256];
 
-	memset(&dev, 0, sizeof(dev));
-	snprintf(dev.arch, sizeof(dev.arch), "sm_90");
-	dev.matrix_cores = 1;
-	dev.compute_units = 132;
-	dev.max_threads_per_block = 1024;
-	dev.shared_mem_per_block = 232448;
-	dev.regs_per_block = 65536;
+	sm90_device(&dev);
 	memset(&id, 0, sizeof(id));
 	snprintf(id.backend, sizeof(id.backend), "cuda");
 	snprintf(id.arch, sizeof(id.arch), "sm_90");
