@@ -1458,6 +1458,24 @@ cuda_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *ker
 	return 0;
 }
 
+/* A workspace of the context (*WS, *BYTES) of at least NEED bytes: the one
+ * there, else a new one in its place (the stream orders it after the
+ * launches that used the old). */
+static int
+grow(struct backend_ctx *ctx, CUdeviceptr *ws, size_t *bytes, size_t need)
+{
+	if (need <= *bytes)
+		return 0;
+	if (*ws != 0)
+		ctx->api.cuMemFree(*ws);
+	*ws = 0;
+	*bytes = 0;
+	if (ctx->api.cuMemAlloc(ws, need) != 0)
+		return ROCMD_ENOMEM;
+	*bytes = need;
+	return 0;
+}
+
 /* Whether a chunked kernel reads an operand at X (leading dimension LD,
  * stride S) as it is: 16-byte aligned, LD and S in multiples of 8. */
 static int
@@ -1513,15 +1531,8 @@ repack(struct backend_ctx *ctx, struct backend_module *mod, const struct gemm_pr
 
 	if ((!pa && !pb) || p->k == 0)
 		return 0;
-	if (need > ctx->pk_bytes) {
-		if (ctx->pk != 0)
-			ctx->api.cuMemFree(ctx->pk);
-		ctx->pk = 0;
-		ctx->pk_bytes = 0;
-		if (ctx->api.cuMemAlloc(&ctx->pk, need) != 0)
-			return ROCMD_ENOMEM;
-		ctx->pk_bytes = need;
-	}
+	if ((r = grow(ctx, &ctx->pk, &ctx->pk_bytes, need)) < 0)
+		return r;
 	if (pa && (r = pack_operand(ctx, mod, ctx->pk, gemm_rows_a(p), gemm_cols_a(p), p->batch, A,
 	                            lda, sa)) < 0)
 		return r;
@@ -1557,17 +1568,9 @@ cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune
 		return r;
 	memset(&l, 0, sizeof(l));
 	if (mod->gsu > 1) {
-		size_t need = (size_t)p->batch * mod->gsu * (size_t)M * N * sizeof(float);
-
-		if (need > ctx->ws_bytes) {
-			if (ctx->ws != 0)
-				ctx->api.cuMemFree(ctx->ws);
-			ctx->ws = 0;
-			ctx->ws_bytes = 0;
-			if (ctx->api.cuMemAlloc(&ctx->ws, need) != 0)
-				return ROCMD_ENOMEM;
-			ctx->ws_bytes = need;
-		}
+		if ((r = grow(ctx, &ctx->ws, &ctx->ws_bytes,
+		              (size_t)p->batch * mod->gsu * (size_t)M * N * sizeof(float))) < 0)
+			return r;
 		W = ctx->ws;
 	}
 	l.grid[0] = (unsigned)tiles;
