@@ -1459,8 +1459,8 @@ cuda_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *ker
 }
 
 /* A workspace of the context (*WS, *BYTES) of at least NEED bytes: the one
- * there, else a new one in its place (the stream orders it after the
- * launches that used the old). */
+ * there, else a new one in its place (cuMemFree waits for the work that used
+ * the old one). */
 static int
 grow(struct backend_ctx *ctx, CUdeviceptr *ws, size_t *bytes, size_t need)
 {
