@@ -216,17 +216,21 @@ build_sqlite() {
 	done_ sqlite
 }
 
+# cJSON with CJSON_HIDE_SYMBOLS: by default its objects carry dllexport
+# directives, so that every DLL linking it (librocmd-gemm.dll) exported cJSON
+# and a program linking that DLL and cJSON had each symbol twice. The stamp
+# "cjson-hidden" rebuilds it alone in a cache made before.
 build_cjson() {
-	built cjson && return 0
+	built cjson-hidden && return 0
 	fetch cjson
 	mkdir -p "$PREFIX/lib" "$PREFIX/include/cjson"
-	quiet $CC -O2 -std=c89 -c "$dir/cJSON.c" -o "$dir/cJSON.o"
+	quiet $CC -O2 -std=c89 -DCJSON_HIDE_SYMBOLS -c "$dir/cJSON.c" -o "$dir/cJSON.o"
 	rm -f "$PREFIX/lib/libcjson.a"
 	$AR rcs "$PREFIX/lib/libcjson.a" "$dir/cJSON.o"
 	cp "$dir/cJSON.h" "$PREFIX/include/cjson/"
 	pc libcjson 1.7 "-L\${libdir} -lcjson"
-	sed -i 's|^Cflags: .*|Cflags: -I${includedir} -I${includedir}/cjson|' "$PREFIX/lib/pkgconfig/libcjson.pc"
-	done_ cjson
+	sed -i 's|^Cflags: .*|Cflags: -I${includedir} -I${includedir}/cjson -DCJSON_HIDE_SYMBOLS|' "$PREFIX/lib/pkgconfig/libcjson.pc"
+	done_ cjson-hidden
 }
 
 build_libarchive() {
