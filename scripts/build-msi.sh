@@ -24,7 +24,7 @@ VERSION=${3:-$(sed -n 's/^project(rocmd VERSION \([0-9.]*\).*/\1/p' "$ROOT/CMake
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 BINS="daemon/rocmd.exe daemon/rocmd-rocblas-smoke.exe daemon/rocmd-hip-probe.exe
-client/rocmctl.exe client/rocmd-idle-agent.exe tools/rocmtune.exe"
+client/rocmctl.exe client/rocmd-idle-agent.exe tools/rocmtune.exe kernels/librocmd-gemm.dll"
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)

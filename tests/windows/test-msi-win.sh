@@ -58,10 +58,10 @@ fi
 (cd "$BUILD/dist" && sha256sum -c --quiet SHA256SUMS) >"$OUT" 2>&1 &&
 	ok "SHA256SUMS matches the artifacts" || bad "SHA256SUMS matches the artifacts"
 unzip -Z1 "$BUILD/dist/rocmd-$V-x64.zip" >"$OUT" 2>&1
-for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe rocmd-idle-agent.exe; do
+for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe rocmd-idle-agent.exe librocmd-gemm.dll; do
 	grep -q "^rocmd-$V-x64/$f$" "$OUT" || bad "the zip holds $f"
 done
-ok "the zip holds the six executables"
+ok "the zip holds the six executables and librocmd-gemm.dll"
 
 cp "$BUILD/dist/rocmd-$V-x64.msi" "$DIR/next/rocmd-$V2-x64.msi" "$T/"
 # Wine's services.exe ends (and every service with it) once no ordinary
@@ -77,10 +77,13 @@ KEEPALIVE=$!
 echo "# install"
 msi /i "C:\\rocmd-msi\\rocmd-$V-x64.msi" /l*v 'C:\rocmd-msi\install.log' &&
 	ok "msiexec /i installs (exit 0)" || bad "msiexec /i installs"
-for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe rocmd-idle-agent.exe; do
+for f in rocmd.exe rocmctl.exe rocmtune.exe rocmd-hip-probe.exe rocmd-rocblas-smoke.exe rocmd-idle-agent.exe librocmd-gemm.dll; do
 	[ -f "$PF/$f" ] || bad "$f is installed"
 done
-ok "the six executables are in C:\\Program Files\\rocmd"
+ok "the six executables and librocmd-gemm.dll are in C:\\Program Files\\rocmd"
+# rocmtune.exe loads librocmd-gemm.dll: the installed one starts.
+wine 'C:\Program Files\rocmd\rocmtune.exe' --version >"$OUT" 2>&1 &&
+	ok "the installed rocmtune.exe runs (--version)" || bad "the installed rocmtune.exe runs (--version)"
 reg "$SVCKEY" >"$OUT"
 grep -q 'ImagePath.*C:\\Program Files\\rocmd\\rocmd.exe.* --foreground' "$OUT" &&
 	grep -q 'ObjectName.*NT AUTHORITY\\LocalService' "$OUT" && grep -q 'Start.*0x2' "$OUT" &&

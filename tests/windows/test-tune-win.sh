@@ -27,7 +27,7 @@ state_is() { [ "$(ctl --json tune status | jstr state)" = "$1" ]; }
 job_state() { ctl --json tune status >"$OUT" && tr -d '\n\t ' <"$OUT" | grep -q "\"id\":$1,\"state\":\"$2\""; }
 
 cp "$BUILD/daemon/rocmd.exe" "$BUILD/client/rocmctl.exe" "$BUILD/tools/rocmtune.exe" \
-	"$BUILD/client/rocmd-idle-agent.exe" "$T/"
+	"$BUILD/kernels/librocmd-gemm.dll" "$BUILD/client/rocmd-idle-agent.exe" "$T/"
 cat >"$T/tune.json" <<'JSON'
 {
 	"state_dir": "C:\\rocmd-tune\\state",
