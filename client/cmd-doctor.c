@@ -25,8 +25,10 @@ call(struct cmd_ctx *ctx, const char *method, cJSON *params, cJSON **result)
 static cJSON *
 doctor_params(int fix)
 {
-	static const char *const vars[] = {"HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES",
-	                                   "ROCBLAS_TENSILE_LIBPATH", NULL};
+	static const char *const vars[] = {
+	    "HSA_OVERRIDE_GFX_VERSION",       "HIP_VISIBLE_DEVICES",
+	    "ROCBLAS_TENSILE_LIBPATH",        "ROCBLAS_TENSILE_GEMM_OVERRIDE_PATH",
+	    "HIPBLASLT_TUNING_OVERRIDE_FILE", NULL};
 	cJSON *p = cJSON_CreateObject(), *env = cJSON_AddObjectToObject(p, "env");
 
 	cJSON_AddBoolToObject(p, "fix", fix);

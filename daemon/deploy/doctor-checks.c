@@ -45,10 +45,8 @@ evidence_sdk(cJSON *ev, const struct doctor_target *dt)
 	cJSON_AddStringToObject(ev, "library", dt->t.sys_lib);
 }
 
-/* The matching package can replace what is in place: a fix. SAME: a deploy
- * of the package in place again fixes it too (the SDK changed under it). */
-static int
-matching_fix(const struct doctor_target *dt, int same)
+int
+doctor_matching_fix(const struct doctor_target *dt, int same)
 {
 	return dt->match_pkg > 0 &&
 	               (same || dt->row.live_id == 0 || dt->match_pkg != dt->row.live_pkg)
@@ -56,12 +54,11 @@ matching_fix(const struct doctor_target *dt, int same)
 	           : DOCTOR_FIX_NONE;
 }
 
-/* The fix's words when the matching package is the fix. */
-static const char *
-matching_text(const struct doctor_target *dt, int same, char *buf, size_t len,
-              const char *otherwise)
+const char *
+doctor_matching_text(const struct doctor_target *dt, int same, char *buf, size_t len,
+                     const char *otherwise)
 {
-	if (matching_fix(dt, same) != DOCTOR_FIX_NONE)
+	if (doctor_matching_fix(dt, same) != DOCTOR_FIX_NONE)
 		deploy_fmt(buf, len, "deploy the package that matches now, #%lld (%s): rocmctl lib "
 		           "deploy %s (--fix does)",
 		           (long long)dt->match_pkg, dt->match_name, dt->t.name);
@@ -95,10 +92,10 @@ check_package_sdk(struct doctor *d, struct doctor_target *dt)
 	}
 	if (strcmp(gen, pgen) == 0)
 		return;
-	ev = doctor_add(d, "package-sdk", DOCTOR_ERROR, dt, matching_fix(dt, 0),
-	                matching_text(dt, 0, fix, sizeof(fix),
-	                              "import a package built for this SDK, or roll back: "
-	                              "rocmctl lib rollback --to original"),
+	ev = doctor_add(d, "package-sdk", DOCTOR_ERROR, dt, doctor_matching_fix(dt, 0),
+	                doctor_matching_text(dt, 0, fix, sizeof(fix),
+	                                     "import a package built for this SDK, or roll back: "
+	                                     "rocmctl lib rollback --to original"),
 	                "the package deployed at %s, #%lld (%s), was built for SDK %s, but the "
 	                "SDK is %s: a rocBLAS library of another SDK generation may fail to load "
 	                "or crash programs",
@@ -118,13 +115,14 @@ check_sdk_upgraded(struct doctor *d, struct doctor_target *dt)
 	if (!dt->row.found || strcmp(dt->t.kind, "sdk") != 0)
 		return;
 	if (dt->originals_changed) {
-		ev = doctor_add(d, "sdk-upgraded", DOCTOR_WARNING, dt, matching_fix(dt, 1),
-		                matching_text(dt, 1, fix, sizeof(fix),
-		                              "import a package built for this SDK and deploy it"),
-		                "an SDK update replaced the library rocmd had deployed at %s with the "
-		                "SDK's own files (SDK %s now): what rocmd deployed there is no longer "
-		                "in place",
-		                dt->t.name, dt->t.sdk_version[0] ? dt->t.sdk_version : "unknown");
+		ev = doctor_add(
+		    d, "sdk-upgraded", DOCTOR_WARNING, dt, doctor_matching_fix(dt, 1),
+		    doctor_matching_text(dt, 1, fix, sizeof(fix),
+		                         "import a package built for this SDK and deploy it"),
+		    "an SDK update replaced the library rocmd had deployed at %s with the "
+		    "SDK's own files (SDK %s now): what rocmd deployed there is no longer "
+		    "in place",
+		    dt->t.name, dt->t.sdk_version[0] ? dt->t.sdk_version : "unknown");
 		evidence_sdk(ev, dt);
 		if (dt->deployed_sdk[0])
 			cJSON_AddStringToObject(ev, "sdk_at_deploy", dt->deployed_sdk);
@@ -133,10 +131,10 @@ check_sdk_upgraded(struct doctor *d, struct doctor_target *dt)
 	if (dt->row.live_id == 0 || dt->deployed_sdk[0] == '\0' || dt->t.sdk_version[0] == '\0' ||
 	    strcmp(dt->deployed_sdk, dt->t.sdk_version) == 0)
 		return;
-	ev = doctor_add(d, "sdk-upgraded", DOCTOR_WARNING, dt, matching_fix(dt, 1),
-	                matching_text(dt, 1, fix, sizeof(fix),
-	                              "check that the package fits the new SDK (rocmctl pkg "
-	                              "match), else roll back"),
+	ev = doctor_add(d, "sdk-upgraded", DOCTOR_WARNING, dt, doctor_matching_fix(dt, 1),
+	                doctor_matching_text(dt, 1, fix, sizeof(fix),
+	                                     "check that the package fits the new SDK (rocmctl pkg "
+	                                     "match), else roll back"),
 	                "the SDK at %s was upgraded from %s to %s since package #%lld (%s) was "
 	                "deployed, and the upgrade left rocmd's files in place",
 	                dt->t.sdk_path, dt->deployed_sdk, dt->t.sdk_version,
@@ -163,11 +161,12 @@ check_gpu_arch(struct doctor *d, struct doctor_target *dt)
 			continue;
 		deploy_fmt(want, sizeof(want), "import a package built for %s and SDK %s, then "
 		           "rocmctl lib deploy", g->arch, dt->t.sdk_version);
-		ev = doctor_add(d, "gpu-arch", DOCTOR_ERROR, dt, matching_fix(dt, 0),
-		                matching_text(dt, 0, fix, sizeof(fix), want),
-		                "the library at %s has no kernels for the %s (%s): rocBLAS finds no "
-		                "Tensile library for that GPU, so its GEMMs fail there",
-		                dt->t.sys_lib, g->name[0] ? g->name : "GPU", g->arch);
+		ev =
+		    doctor_add(d, "gpu-arch", DOCTOR_ERROR, dt, doctor_matching_fix(dt, 0),
+		               doctor_matching_text(dt, 0, fix, sizeof(fix), want),
+		               "the library at %s has no kernels for the %s (%s): rocBLAS finds no "
+		               "Tensile library for that GPU, so its GEMMs fail there",
+		               dt->t.sys_lib, g->name[0] ? g->name : "GPU", g->arch);
 		cJSON_AddStringToObject(ev, "library", dt->t.sys_lib);
 		cJSON_AddStringToObject(ev, "gpu_arch", g->arch);
 		cJSON_AddStringToObject(ev, "gpu_name", g->name);
@@ -323,14 +322,15 @@ check_stale(struct doctor *d, struct doctor_target *dt)
 	}
 	if (left) {
 		char fix[1536];
-		ev = doctor_add(d, "stale-files", DOCTOR_WARNING, dt, matching_fix(dt, 1),
-		                matching_text(dt, 1, fix, sizeof(fix),
-		                              "remove them (rocmd put them there; the vendor's "
-		                              "files do not need them)"),
-		                "%zu file%s in the library folder %s %s rocmd's, left by the SDK "
-		                "update that replaced the rest with the vendor's files: the "
-		                "vendor's library now holds files of a package",
-		                n, n == 1 ? "" : "s", dt->t.sys_lib, n == 1 ? "is" : "are");
+		ev = doctor_add(
+		    d, "stale-files", DOCTOR_WARNING, dt, doctor_matching_fix(dt, 1),
+		    doctor_matching_text(dt, 1, fix, sizeof(fix),
+		                         "remove them (rocmd put them there; the vendor's "
+		                         "files do not need them)"),
+		    "%zu file%s in the library folder %s %s rocmd's, left by the SDK "
+		    "update that replaced the rest with the vendor's files: the "
+		    "vendor's library now holds files of a package",
+		    n, n == 1 ? "" : "s", dt->t.sys_lib, n == 1 ? "is" : "are");
 	} else {
 		ev = doctor_add(d, "stale-files", DOCTOR_WARNING, dt,
 		                dt->row.live_pkg > 0 ? DOCTOR_FIX_LIVE : DOCTOR_FIX_NONE,
@@ -416,13 +416,14 @@ check_app_undeployed(struct doctor *d, struct doctor_target *dt)
 			sdk = &d->tg[i];
 	if (sdk == NULL)
 		return;
-	ev = doctor_add(d, "app-copy", DOCTOR_WARNING, dt, matching_fix(dt, 0),
-	                matching_text(dt, 0, fix, sizeof(fix),
-	                              "import a package for the application's SDK and deploy it "
-	                              "there"),
-	                "the application's own rocBLAS at %s is not package #%lld (%s) that rocmd "
-	                "deployed to %s: the application loads its copy, not the package",
-	                dt->t.sys_lib, (long long)sdk->row.live_pkg, sdk->pkg_name, sdk->t.name);
+	ev = doctor_add(
+	    d, "app-copy", DOCTOR_WARNING, dt, doctor_matching_fix(dt, 0),
+	    doctor_matching_text(dt, 0, fix, sizeof(fix),
+	                         "import a package for the application's SDK and deploy it "
+	                         "there"),
+	    "the application's own rocBLAS at %s is not package #%lld (%s) that rocmd "
+	    "deployed to %s: the application loads its copy, not the package",
+	    dt->t.sys_lib, (long long)sdk->row.live_pkg, sdk->pkg_name, sdk->t.name);
 	cJSON_AddStringToObject(ev, "library", dt->t.sys_lib);
 	cJSON_AddStringToObject(ev, "deployed_to", sdk->t.name);
 	cJSON_AddNumberToObject(ev, "deployed_package", (double)sdk->row.live_pkg);
@@ -436,6 +437,7 @@ const struct doctor_check doctor_checks_targets[] = {
     {"stale-files", 1, check_stale, NULL},
     {"half-replaced", 1, check_deployed, NULL},
     {"app-copy", 0, check_app_undeployed, NULL},
+    {"hip-runtime", 0, doctor_check_runtime, NULL},
 #ifndef _WIN32
     {"old-library-mapped", 1, doctor_check_old_mapped, NULL},
 #endif

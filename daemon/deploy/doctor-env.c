@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/error.h"
+#include "daemon/pkg/pkg.h"
 #include "daemon/sdk/rocblas-library.h"
 #include "daemon/sdk/sysroot.h"
 
@@ -131,6 +133,46 @@ known_library(const struct doctor_target *dt, const char *p)
 	return strcmp(dt->t.sys_lib, p) == 0 || (dt->overlay_lib[0] && strcmp(dt->overlay_lib, p) == 0);
 }
 
+/* ROCBLAS_TENSILE_LIBPATH V names DT's overlay: a package deployed there for
+ * the SDK's version then, not the one installed now, or built for another
+ * SDK generation. */
+static void
+check_overlay(struct doctor *d, const struct doctor_target *dt, const char *v)
+{
+	const struct doctor_target *ov = dt->overlay;
+	char gen[16], pgen[16], why[512];
+	cJSON *ev;
+
+	if (ov == NULL || strcmp(dt->overlay_lib, v) != 0 || dt->t.sdk_version[0] == '\0')
+		return;
+	if (ov->deployed_sdk[0] && strcmp(ov->deployed_sdk, dt->t.sdk_version) != 0)
+		deploy_fmt(why, sizeof(why),
+		           "was deployed there for SDK %s, but the SDK at %s is %s "
+		           "now",
+		           ov->deployed_sdk, dt->t.sdk_path, dt->t.sdk_version);
+	else if (ov->pkg_sdk[0] && rocmd_sdk_generation(ov->pkg_sdk, pgen, sizeof(pgen)) == 0 &&
+	         rocmd_sdk_generation(dt->t.sdk_version, gen, sizeof(gen)) == 0 &&
+	         strcmp(gen, pgen) != 0)
+		deploy_fmt(why, sizeof(why), "was built for SDK %s, but the SDK at %s is %s",
+		           ov->pkg_sdk, dt->t.sdk_path, dt->t.sdk_version);
+	else
+		return;
+	ev =
+	    doctor_add(d, "tensile-libpath", DOCTOR_WARNING, NULL, DOCTOR_FIX_NONE,
+	               "deploy the package that matches the SDK now to the overlay: rocmctl lib "
+	               "deploy --overlay (rocmctl pkg match says which), or unset it",
+	               "ROCBLAS_TENSILE_LIBPATH=%s is the overlay of SDK %s; package #%lld (%s) in "
+	               "it %s: its library was made for another rocBLAS than the one that reads "
+	               "it",
+	               v, dt->t.sdk_path, (long long)ov->row.live_pkg, ov->pkg_name, why);
+	cJSON_AddStringToObject(ev, "ROCBLAS_TENSILE_LIBPATH", v);
+	cJSON_AddStringToObject(ev, "overlay", ov->t.name);
+	cJSON_AddStringToObject(ev, "sdk_version", dt->t.sdk_version);
+	if (ov->deployed_sdk[0])
+		cJSON_AddStringToObject(ev, "sdk_at_deploy", ov->deployed_sdk);
+	cJSON_AddStringToObject(ev, "package_sdk", ov->pkg_sdk);
+}
+
 static void
 check_tensile_libpath(struct doctor *d)
 {
@@ -140,6 +182,7 @@ check_tensile_libpath(struct doctor *d)
 	struct stat st;
 	size_t l;
 	cJSON *ev;
+	int irc;
 
 	if (v == NULL)
 		return;
@@ -147,6 +190,10 @@ check_tensile_libpath(struct doctor *d)
 	l = strlen(clean);
 	while (l > 1 && (clean[l - 1] == '/' || clean[l - 1] == '\\'))
 		clean[--l] = '\0';
+	/* An overlay is in rocmd's state folder, named by its host path. */
+	for (size_t i = 0; i < d->ntg && root != NULL; i++)
+		if (d->tg[i].overlay_lib[0] && strcmp(d->tg[i].overlay_lib, clean) == 0)
+			root = NULL;
 	if (rocmd_sysroot_map(root, clean, host, sizeof(host)) < 0 || stat(host, &st) != 0 ||
 	    !S_ISDIR(st.st_mode)) {
 		ev = doctor_add(d, "tensile-libpath", DOCTOR_ERROR, NULL, DOCTOR_FIX_NONE,
@@ -158,7 +205,24 @@ check_tensile_libpath(struct doctor *d)
 		cJSON_AddStringToObject(ev, "ROCBLAS_TENSILE_LIBPATH", v);
 		return;
 	}
-	if (rocmd_rocblas_inspect(host, 0, NULL, &lib, why, sizeof(why)) == 0) {
+	irc = rocmd_rocblas_inspect(host, 0, NULL, &lib, why, sizeof(why));
+	if (irc == 0 && lib.narchs == 0 && lib.nco_archs == 0) {
+		rocmd_rocblas_lib_free(&lib);
+		deploy_copy(why, sizeof(why), "no TensileLibrary index and no code objects");
+		irc = ROCMD_ENOTFOUND;
+	}
+	if (irc < 0) {
+		ev = doctor_add(
+		    d, "tensile-libpath", DOCTOR_ERROR, NULL, DOCTOR_FIX_NONE,
+		    "unset ROCBLAS_TENSILE_LIBPATH, or point it at a library folder "
+		    "(rocmctl lib status shows each target's)",
+		    "ROCBLAS_TENSILE_LIBPATH=%s is a folder but no Tensile library (%s): "
+		    "rocBLAS reads its kernels from there and finds none",
+		    v, why);
+		cJSON_AddStringToObject(ev, "ROCBLAS_TENSILE_LIBPATH", v);
+		return;
+	}
+	{
 		for (int i = 0; i < d->ngpus; i++) {
 			if (rocmd_rocblas_serves(&lib, d->gpus[i].arch))
 				continue;
@@ -175,8 +239,10 @@ check_tensile_libpath(struct doctor *d)
 		rocmd_rocblas_lib_free(&lib);
 	}
 	for (size_t i = 0; i < d->ntg; i++)
-		if (known_library(&d->tg[i], clean))
+		if (known_library(&d->tg[i], clean)) {
+			check_overlay(d, &d->tg[i], clean);
 			return;
+		}
 	if (d->ntg == 0)
 		return;
 	ev = doctor_add(d, "tensile-libpath", DOCTOR_WARNING, NULL, DOCTOR_FIX_NONE,
@@ -196,5 +262,7 @@ const struct doctor_check doctor_checks_env[] = {
     {"hsa-override", 1, NULL, check_hsa_override},
     {"hip-visible-devices", 1, NULL, check_hip_visible},
     {"tensile-libpath", 1, NULL, check_tensile_libpath},
+    {"known-bad", 1, NULL, doctor_check_known_bad},
+    {"tune-override", 1, NULL, doctor_check_overrides},
     {NULL, 0, NULL, NULL},
 };

@@ -27,7 +27,7 @@
 #include "db/db-sdk.h"
 
 static const char *const severities[] = {"info", "warning", "error"};
-static const char *const fix_kinds[] = {"none", "deploy_matching", "redeploy"};
+static const char *const fix_kinds[] = {"none", "deploy_matching", "redeploy", "recheck_overrides"};
 
 cJSON *
 doctor_add(struct doctor *d, const char *id, int severity, const struct doctor_target *dt,
@@ -68,6 +68,7 @@ pkg_row(const struct rocmd_db_pkg *p, void *arg)
 	deploy_copy(dt->pkg_name, sizeof(dt->pkg_name), p->name);
 	deploy_copy(dt->pkg_sdk, sizeof(dt->pkg_sdk), p->sdk);
 	deploy_copy(dt->pkg_archs, sizeof(dt->pkg_archs), p->archs);
+	deploy_copy(dt->pkg_source, sizeof(dt->pkg_source), p->source != NULL ? p->source : "");
 	return 0;
 }
 
@@ -90,22 +91,45 @@ live_sdk(const struct rocmd_db_deployment *dep, void *arg)
 	return 1;
 }
 
+/* The live package of DT and the SDK's version at its deploy. */
+static void
+gather_live(struct doctor *d, struct doctor_target *dt)
+{
+	if (!dt->row.found || dt->row.live_id == 0)
+		return;
+	if (dt->row.live_pkg > 0)
+		rocmd_pkg_db_list(d->ds->pdb, dt->row.live_pkg, pkg_row, dt);
+	rocmd_deploy_db_deployments(d->ds->db, dt->row.id, 0, live_sdk, dt);
+}
+
+/* An SDK target's overlay, when a package is deployed there. */
+static void
+gather_overlay(struct doctor *d, struct doctor_target *dt)
+{
+	struct deploy_tgt ov;
+	struct deploy_row row;
+
+	if (strcmp(dt->t.kind, "sdk") != 0 || deploy_sdk_target(d->ds, dt->t.sdk_id, 1, &ov) < 0)
+		return;
+	deploy_copy(dt->overlay_lib, sizeof(dt->overlay_lib), ov.sys_lib);
+	deploy_target_lookup(d->ds, ov.name, &row);
+	if (!row.found || row.live_id == 0 ||
+	    (dt->overlay = calloc(1, sizeof(*dt->overlay))) == NULL)
+		return;
+	dt->overlay->t = ov;
+	dt->overlay->row = row;
+	gather_live(d, dt->overlay);
+}
+
 static void
 gather_target(struct doctor *d, struct doctor_target *dt)
 {
 	struct rocmd_deploy_service *ds = d->ds;
 	char arch[64];
 
-	struct deploy_tgt ov;
-
 	deploy_target_lookup(ds, dt->t.name, &dt->row);
-	if (strcmp(dt->t.kind, "sdk") == 0 && deploy_sdk_target(ds, dt->t.sdk_id, 1, &ov) == 0)
-		deploy_copy(dt->overlay_lib, sizeof(dt->overlay_lib), ov.sys_lib);
-	if (dt->row.found && dt->row.live_id != 0) {
-		if (dt->row.live_pkg > 0)
-			rocmd_pkg_db_list(ds->pdb, dt->row.live_pkg, pkg_row, dt);
-		rocmd_deploy_db_deployments(ds->db, dt->row.id, 0, live_sdk, dt);
-	}
+	gather_overlay(d, dt);
+	gather_live(d, dt);
 	if (dt->row.found)
 		dt->originals_changed = deploy_originals_changed(ds, &dt->t, &dt->row);
 	if (dt->originals_changed)
@@ -195,9 +219,15 @@ doctor_start(struct rocmd_job *b)
 	struct rocmd_sdk *sdk = d->ds->srv->sdk;
 
 	if (sdk != NULL) {
+		const char *rt = "";
 		rocmd_sdk_db_list(rocmd_sdk_db(sdk), 0, NULL, sdk_row, d);
 		rocmd_sdk_db_gpu_list(rocmd_sdk_db(sdk), gpu_row, d);
+		deploy_copy(d->driver, sizeof(d->driver), rocmd_sdk_driver_version(sdk));
+		d->hip_runtime_version = rocmd_sdk_hip_runtime(sdk, &rt, &d->hip_from_driver);
+		deploy_copy(d->hip_runtime, sizeof(d->hip_runtime), rt);
 	}
+	if (rocmd_tune_override_views(d->ds->srv->tune, &d->ov, &d->nov) < 0)
+		d->nov = 0;
 	deploy_app_target_each(d->ds, app_target, d);
 	qsort(d->gpus, (size_t)d->ngpus, sizeof(d->gpus[0]), gpu_cmp);
 	for (size_t i = 0; i < d->ntg; i++)
@@ -281,9 +311,12 @@ doctor_done(struct rocmd_job *b, cJSON **result)
 		struct doctor_target *dt = cJSON_IsString(tn) ? target_named(d, tn->valuestring) : NULL;
 		errors += strcmp(sev, "error") == 0;
 		warnings += strcmp(sev, "warning") == 0;
-		if (!d->fix || dt == NULL || strcmp(kind->valuestring, "none") == 0)
+		if (d->fix && strcmp(kind->valuestring, fix_kinds[DOCTOR_FIX_OVERRIDE]) == 0)
+			doctor_fix_override(d, f);
+		else if (!d->fix || dt == NULL || strcmp(kind->valuestring, "none") == 0)
 			continue;
-		apply_fix(d, f, dt, kind->valuestring);
+		else
+			apply_fix(d, f, dt, kind->valuestring);
 		fixed += cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "fixed"));
 	}
 	cJSON_AddItemToObject(r, "findings", d->findings);
@@ -304,12 +337,17 @@ doctor_free(struct rocmd_job *b)
 	struct doctor *d = (struct doctor *)b;
 
 	cJSON_Delete(d->findings);
-	for (size_t i = 0; d->tg != NULL && i < d->ntg; i++)
+	for (size_t i = 0; d->tg != NULL && i < d->ntg; i++) {
 		rocmd_deploy_files_free(&d->tg[i].ours);
+		free(d->tg[i].overlay);
+	}
+	free(d->ov);
 	free(d->tg);
 	free(d->env.hsa_override);
 	free(d->env.hip_visible);
 	free(d->env.tensile_libpath);
+	free(d->env.gemm_override);
+	free(d->env.hipblaslt_override);
 	rocmd_job_fini(&d->base);
 	free(d);
 }
@@ -328,11 +366,21 @@ static const struct rocmd_job_ops doctor_ops = {
 static int
 parse_env(const cJSON *params, struct doctor_env *e, char *why, size_t whylen)
 {
-	static const char *const keys[] = {"platform", "HSA_OVERRIDE_GFX_VERSION",
-	                                   "HIP_VISIBLE_DEVICES", "ROCBLAS_TENSILE_LIBPATH", NULL};
+	static const char *const keys[] = {"platform",
+	                                   "HSA_OVERRIDE_GFX_VERSION",
+	                                   "HIP_VISIBLE_DEVICES",
+	                                   "ROCBLAS_TENSILE_LIBPATH",
+	                                   "ROCBLAS_TENSILE_GEMM_OVERRIDE_PATH",
+	                                   "HIPBLASLT_TUNING_OVERRIDE_FILE",
+	                                   NULL};
 	const cJSON *env = cJSON_GetObjectItemCaseSensitive(params, "env");
 	const char *v = NULL;
-	char **slot[] = {NULL, &e->hsa_override, &e->hip_visible, &e->tensile_libpath};
+	char **slot[] = {NULL,
+	                 &e->hsa_override,
+	                 &e->hip_visible,
+	                 &e->tensile_libpath,
+	                 &e->gemm_override,
+	                 &e->hipblaslt_override};
 	int rc;
 
 #ifdef _WIN32

@@ -450,6 +450,16 @@ feeds_load(struct rocmd_server *srv, struct rocmd_feed_list *l, cJSON *remotes, 
 	return 0;
 }
 
+int
+rocmd_feed_cached(struct rocmd_server *srv, struct rocmd_feed_list *l, char *why, size_t whylen)
+{
+	cJSON *remotes = cJSON_CreateArray();
+	int rc = remotes != NULL ? feeds_load(srv, l, remotes, why, whylen) : ROCMD_ENOMEM;
+
+	cJSON_Delete(remotes);
+	return rc;
+}
+
 /* The amdgpu driver a catalogue's bad_drivers are compared with ("" unknown). */
 static const char *
 driver_of(struct rocmd_server *srv)

@@ -95,6 +95,13 @@ int rocmd_feed_auto_fetch(struct rocmd_server *srv, int64_t sdk_id, const char *
 /* The pkg.refresh, pkg.available and pkg.fetch methods (feed-service.c). */
 int rocmd_feed_m_refresh(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,
                          size_t whylen);
+/* Every enabled remote's cached packages into L (rocmd_feed_list_free), each
+ * catalogue's signature checked again, as pkg.available reads them; a remote
+ * without a good copy adds none. Reads files only: any thread. 0, or an
+ * error with WHY (the remotes' files do not load). */
+struct rocmd_feed_list;
+int rocmd_feed_cached(struct rocmd_server *srv, struct rocmd_feed_list *l, char *why,
+                      size_t whylen);
 int rocmd_feed_m_available(struct rocmd_conn *conn, const cJSON *params, cJSON **result,
                            char *why, size_t whylen);
 int rocmd_feed_m_fetch(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *why,

@@ -1134,6 +1134,14 @@ rocmd_sdk_driver_version(const struct rocmd_sdk *m)
 	return m->last_gpus.driver;
 }
 
+int
+rocmd_sdk_hip_runtime(const struct rocmd_sdk *m, const char **path, int *from_driver)
+{
+	*path = m->last_gpus.hip_runtime;
+	*from_driver = m->last_gpus.hip_from_driver;
+	return m->last_gpus.hip_runtime_version;
+}
+
 cJSON *
 rocmd_sdk_gpus_json(struct rocmd_sdk *m)
 {

@@ -81,5 +81,10 @@ cJSON *rocmd_sdk_scan_info(struct rocmd_sdk *m);
 cJSON *rocmd_sdk_gpus_json(struct rocmd_sdk *m);
 /* The amdgpu driver's version the last scan read ("6.10.5"), "" when unknown. */
 const char *rocmd_sdk_driver_version(const struct rocmd_sdk *m);
+/* The HIP runtime the last scan probed the GPUs with: its host path ("" when
+ * none), *FROM_DRIVER set when it is the display driver's, and its
+ * hipRuntimeGetVersion (HIP_VERSION: major * 10000000 + minor * 100000 +
+ * patch; 0 when it did not answer) as the result. */
+int rocmd_sdk_hip_runtime(const struct rocmd_sdk *m, const char **path, int *from_driver);
 
 #endif

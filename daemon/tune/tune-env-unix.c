@@ -154,3 +154,27 @@ tune_env_apply(const char *root, const struct tune_env_var *vars, int n, char *w
 	}
 	return 0;
 }
+
+int
+rocmd_tune_env_read(const char *root, const char *name, char *value, size_t len, char *where,
+                    size_t wlen)
+{
+	char line[4200];
+	size_t nl = strlen(name);
+	int found = 0;
+	FILE *f;
+
+	rocmd_fs_fmt(where, wlen, "%s%s", root_is_slash(root) ? "" : root, ENV_D);
+	if ((f = fopen(where, "r")) == NULL)
+		return 0;
+	/* environment.d's format as put_file writes it: NAME=VALUE lines. */
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strncmp(line, name, nl) == 0 && line[nl] == '=') {
+			snprintf(value, len, "%s", line + nl + 1);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}

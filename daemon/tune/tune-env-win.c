@@ -60,3 +60,22 @@ tune_env_apply(const char *root, const struct tune_env_var *vars, int n, char *w
 	                    SMTO_ABORTIFHUNG, 5000, &res);
 	return 0;
 }
+
+int
+rocmd_tune_env_read(const char *root, const char *name, char *value, size_t len, char *where,
+                    size_t wlen)
+{
+	wchar_t wname[128], wvalue[2048];
+	DWORD size = sizeof(wvalue);
+
+	(void)root;
+	snprintf(where, wlen,
+	         "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\"
+	         "Environment");
+	if (MultiByteToWideChar(CP_UTF8, 0, name, -1, wname, 128) == 0 ||
+	    RegGetValueW(HKEY_LOCAL_MACHINE, ENV_KEY, wname, RRF_RT_REG_SZ, NULL, wvalue, &size) !=
+	        ERROR_SUCCESS ||
+	    WideCharToMultiByte(CP_UTF8, 0, wvalue, -1, value, (int)len, NULL, NULL) == 0)
+		return 0;
+	return 1;
+}

@@ -29,4 +29,10 @@ struct tune_env_var {
 int tune_env_apply(const char *root, const struct tune_env_var *vars, int n, char *why,
                    size_t whylen);
 
+/* The value the machine's environment gives NAME, as rocmd wrote it (Linux:
+ * ROOT's environment.d file; Windows: the machine environment): 1 with it in
+ * VALUE and where it was read in WHERE, 0 when it names none. */
+int rocmd_tune_env_read(const char *root, const char *name, char *value, size_t len, char *where,
+                        size_t wlen);
+
 #endif

@@ -539,19 +539,26 @@ static int
 same_library(const struct rocmd_tune_override *o, const struct tune_target *tg,
              const struct vendor_override_id *id, char new_digest[65])
 {
+	return rocmd_tune_library_same(o->library, tg->library, tg->tensile_dir,
+	                               id != NULL ? id->stat : NULL, o->lib_digest, new_digest);
+}
+
+int
+rocmd_tune_library_same(const char *kind, const char *library, const char *tensile_dir,
+                        const char *stat_seen, const char *digest_seen, char now_digest[65])
+{
 	char stat[17] = "", why[256];
 
-	new_digest[0] = '\0';
-	if (vendor_library_stat(vkind(o->library), tg->library, tg->tensile_dir, stat, why,
-	                        sizeof(why)) < 0)
+	now_digest[0] = '\0';
+	if (vendor_library_stat(vkind(kind), library, tensile_dir, stat, why, sizeof(why)) < 0)
 		return 0;
-	if (id != NULL && strcmp(stat, id->stat) == 0)
+	if (stat_seen != NULL && strcmp(stat, stat_seen) == 0)
 		return 1;
 	/* The files' times or sizes moved: their content decides. */
-	if (vendor_library_digest(vkind(o->library), tg->library, tg->tensile_dir, new_digest, why,
-	                          sizeof(why)) < 0)
+	if (vendor_library_digest(vkind(kind), library, tensile_dir, now_digest, why, sizeof(why)) <
+	    0)
 		return 0;
-	return strcmp(new_digest, o->lib_digest) == 0;
+	return strcmp(now_digest, digest_seen) == 0;
 }
 
 void
@@ -694,6 +701,58 @@ rocmd_tune_switch(struct rocmd_tune *t, const char *target, int on, int *changed
 		snprintf(why, whylen, "%s has no override yet", target);
 	}
 	return 0;
+}
+
+int
+rocmd_tune_override_views(struct rocmd_tune *t, struct rocmd_tune_override_view **out, size_t *n)
+{
+	struct rec_ctx r = {NULL, 0, 0};
+	struct rocmd_tune_override_view *v;
+
+	*out = NULL;
+	*n = 0;
+	if (t == NULL)
+		return 0;
+	rocmd_tune_override_list(t->odb, rec_cb, &r);
+	if (r.n == 0)
+		return 0;
+	if ((v = calloc(r.n, sizeof(*v))) == NULL) {
+		free(r.o);
+		return ROCMD_ENOMEM;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		struct tune_target tg;
+		v[i].o = r.o[i];
+		v[i].found = tune_vendor_target_find(t, r.o[i].target, r.o[i].library, &tg) == 0;
+		if (v[i].found) {
+			snprintf(v[i].library, sizeof(v[i].library), "%s", tg.library);
+			snprintf(v[i].tensile_dir, sizeof(v[i].tensile_dir), "%s", tg.tensile_dir);
+		}
+	}
+	free(r.o);
+	*out = v;
+	*n = r.n;
+	return 0;
+}
+
+int
+rocmd_tune_override_read_id(const char *path, struct vendor_override_id *id)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = rocmd_fs_read_file(path, OVERRIDE_MAX, &text, &len);
+
+	if (rc == 0)
+		rc = vendor_override_identity(text, len, id) == 0 ? 0 : ROCMD_ECORRUPT;
+	free(text);
+	return rc;
+}
+
+void
+rocmd_tune_override_recheck(struct rocmd_tune *t)
+{
+	if (t != NULL)
+		tune_override_recover(t);
 }
 
 static cJSON *

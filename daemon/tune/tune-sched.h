@@ -12,6 +12,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "db/db-tune-override.h"
+
 struct rocmd_server;
 struct rocmd_tune;
 struct rocmd_tune_queue_db;
@@ -73,6 +75,33 @@ struct rocmd_tune_override;
 struct rocmd_tune_job;
 int rocmd_tune_override_state(struct rocmd_tune *t, const char *target, const char *library,
                               struct rocmd_tune_override *o);
+/* What rocmctl doctor reads of each override (the loop thread): its row,
+ * and whether its target still has that library (FOUND) and where. */
+struct rocmd_tune_override_view {
+	struct rocmd_tune_override o;
+	int found;
+	char library[512], tensile_dir[512]; /* host paths */
+};
+/* Every override row as a view, into *OUT (*N of them; free()). 0 rows for a
+ * NULL T; ROCMD_ENOMEM. */
+int rocmd_tune_override_views(struct rocmd_tune *t, struct rocmd_tune_override_view **out,
+                              size_t *n);
+/* Whether library LIBRARY of KIND ("rocblas", "hipblaslt") is still the one
+ * an override was measured on: its files' fingerprint STAT_SEEN (NULL:
+ * unknown), else its content digest DIGEST_SEEN. 1 yes, 0 no or unreadable;
+ * the digest now into NOW_DIGEST when it was computed ("" otherwise). Reads
+ * and may hash files: any thread. */
+int rocmd_tune_library_same(const char *kind, const char *library, const char *tensile_dir,
+                            const char *stat_seen, const char *digest_seen, char now_digest[65]);
+/* The identity line of override file PATH into *ID: 0, ROCMD_ECORRUPT when
+ * it has none (not written by rocmd), or the error reading it. */
+struct vendor_override_id;
+int rocmd_tune_override_read_id(const char *path, struct vendor_override_id *id);
+/* The recovery every start runs (tune-override.c): overrides whose library
+ * changed withdrawn (their jobs stale, re-tunes queued seeded), the others
+ * written again from their jobs, the machine's environment made to agree.
+ * Loop thread; NULL T is fine. */
+void rocmd_tune_override_recheck(struct rocmd_tune *t);
 /* Whether vendor job J's winner goes into its override (beat the default by
  * more than the spread). */
 int rocmd_tune_entry_written(const struct rocmd_tune_job *j);
