@@ -188,15 +188,18 @@ static void
 print_outcomes(struct cmd_ctx *ctx, const cJSON *r)
 {
 	const cJSON *f;
+	int n = 0;
 
-	printf("\nFixes:\n");
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "findings"))
 	{
 		cJSON *p, *h = NULL;
 		const cJSON *last;
+		/* Deploys only: the override recovery's "done:" said how it ended. */
 		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "fixed")) ||
 		    strncmp(cJSON_GetObjectItemCaseSensitive(f, "fixed")->valuestring, "queued", 6) != 0)
 			continue;
+		if (n++ == 0)
+			printf("\nFixes:\n");
 		p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "target", out_str(f, "target"));
 		cJSON_AddNumberToObject(p, "limit", 5);

@@ -4,9 +4,11 @@
  * every GPU as the arch it names; the HIP SDK for Windows does not read it),
  * HIP_VISIBLE_DEVICES left unset where HIP's device 0 is an integrated GPU
  * beside a discrete one, and ROCBLAS_TENSILE_LIBPATH naming a folder that is
- * missing, lacks a GPU's arch or is neither an SDK's library nor its
- * overlay. Nothing here can be fixed by the daemon: the fix is the user's
- * shell or service file.
+ * missing, holds no Tensile library, lacks a GPU's arch, is neither an SDK's
+ * library nor its overlay, or is an overlay deployed for another version of
+ * its SDK. Nothing here can be fixed by the daemon: the fix is the user's
+ * shell or service file. The table of checks of the machine and the caller
+ * also holds those of doctor-feeds.c and doctor-override.c.
  */
 #include "doctor.h"
 

@@ -67,8 +67,9 @@ check_target(struct doctor *d, const struct rocmd_feed_list *l, struct doctor_ta
 	deploy_fmt(other, sizeof(other),
 	           "roll back to the vendor's library (rocmctl lib rollback "
 	           "--to original) or deploy another package (rocmctl pkg available --sdk %s "
-	           "--arch GFX lists what the feeds offer, and why each is chosen or not)",
-	           dt->t.sdk_version[0] ? dt->t.sdk_version : "X.Y");
+	           "--arch %s lists what the feeds offer, and why each is chosen or not)",
+	           dt->t.sdk_version[0] ? dt->t.sdk_version : "X.Y",
+	           d->ngpus > 0 ? d->gpus[0].arch : "GFX");
 	if (fix_kind != DOCTOR_FIX_NONE)
 		doctor_matching_text(dt, 0, fix, sizeof(fix), other);
 	else

@@ -397,7 +397,7 @@ feeds)
 	check "doctor: an error, exit 6" 6 ctl doctor
 	contains "known-bad for sdk-1" "$OUT" "^error *known-bad *sdk-1"
 	contains "it names the package, the remote and why" "$OUT" "package #1 ($NAME), deployed at sdk-1, is marked bad by remote cat: its gfx1030 kernels give wrong results"
-	contains "no other package: roll back" "$OUT" "fix: roll back to the vendor's library (rocmctl lib rollback --to original) or deploy another package"
+	contains "no other package: roll back" "$OUT" "fix: roll back to the vendor.s library (rocmctl lib rollback --to original) or deploy another package (rocmctl pkg available --sdk 5.7.1 --arch gfx1030 lists"
 	lacks "not fixable" "$OUT" "\[--fix applies it\]"
 	# Then only a driver range, holding the running 6.8.5.
 	catalogue ', "bad_drivers": [{"from": "6.8", "to": "6.8.9", "why": "hangs the GPU"}]'
@@ -473,6 +473,7 @@ JSON
 	check "a non-admin may not fix: exit 4" 4 as_nobody "$CTL" --socket "$SOCK" doctor --fix
 	check "doctor --fix" 0 ctl doctor --fix
 	contains "it says what the recovery left" "$OUT" "done: ran rocmd's override recovery: lib-rocblas-1's rocblas override is live now (1 entry), and the machine's environment names it"
+	lacks "no deploy to report: no Fixes heading" "$OUT" "^Fixes:"
 	check "the file is written again" 0 test -f "$RCSV"
 	clean "after the fix"
 	# Another build of the library replaces it while rocmd runs (no SDK
