@@ -90,6 +90,18 @@ clean() { # clean NAME: doctor finds nothing, exit 0
 	check "$1: doctor exits 0" 0 ctl doctor
 	contains "$1: no problems" "$OUT" "^No problems found"
 }
+# An in-place upgrade of the SDK to 5.7.2: only the changelog the version
+# comes from is new.
+upgrade_572() {
+	CL=$ROOT/usr/share/doc/libamdhip64-5/changelog.Debian.gz
+	{
+		printf 'rocm-hipamd (5.7.2-1) trixie; urgency=medium\n\n  * New upstream release.\n\n -- Test <t@example.org>  Thu, 03 Dec 2026 10:00:00 +0000\n\n'
+		zcat "$CL"
+	} | gzip -n >"$DIR/changelog.gz"
+	rm -f "$CL" && cp "$DIR/changelog.gz" "$CL"
+	check "rescan" 0 ctl sdk rescan
+	wait_for "the upgrade is noticed" 30 has_event sdk.version_changed "from 5.7.1 to 5.7.2"
+}
 
 case $PART in
 sdk)
@@ -122,16 +134,8 @@ sdk)
 	contains "nothing is left" "$OUT" "^No problems found"
 	same "the matching package is in place" "$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7/library" "$LIB"
 
-	# An in-place upgrade to 5.7.2 that leaves rocmd's files (only the
-	# changelog the version comes from is new).
-	CL=$ROOT/usr/share/doc/libamdhip64-5/changelog.Debian.gz
-	{
-		printf 'rocm-hipamd (5.7.2-1) trixie; urgency=medium\n\n  * New upstream release.\n\n -- Test <t@example.org>  Thu, 03 Dec 2026 10:00:00 +0000\n\n'
-		zcat "$CL"
-	} | gzip -n >"$DIR/changelog.gz"
-	rm -f "$CL" && cp "$DIR/changelog.gz" "$CL"
-	check "rescan" 0 ctl sdk rescan
-	wait_for "the upgrade is noticed" 30 has_event sdk.version_changed "from 5.7.1 to 5.7.2"
+	# An in-place upgrade to 5.7.2 that leaves rocmd's files.
+	upgrade_572
 	check "doctor after the upgrade: a warning, exit 0" 0 ctl doctor
 	contains "sdk-upgraded names both versions" "$OUT" "was upgraded from 5.7.1 to 5.7.2 since package #1"
 	contains "the evidence has the version at deploy time" "$OUT" "sdk_at_deploy: 5.7.1"
@@ -424,15 +428,8 @@ overlay)
 	OV=$STATE/overlay/1/library
 	contains "it says what to set" "$OUT" "^ROCBLAS_TENSILE_LIBPATH=$OV$"
 	ROCBLAS_TENSILE_LIBPATH=$OV clean "ROCBLAS_TENSILE_LIBPATH = the overlay"
-	# An in-place upgrade to 5.7.2 (its changelog), the overlay left as it is.
-	CL=$ROOT/usr/share/doc/libamdhip64-5/changelog.Debian.gz
-	{
-		printf 'rocm-hipamd (5.7.2-1) trixie; urgency=medium\n\n  * New upstream release.\n\n -- Test <t@example.org>  Thu, 03 Dec 2026 10:00:00 +0000\n\n'
-		zcat "$CL"
-	} | gzip -n >"$DIR/changelog.gz"
-	rm -f "$CL" && cp "$DIR/changelog.gz" "$CL"
-	check "rescan" 0 ctl sdk rescan
-	wait_for "the upgrade is noticed" 30 has_event sdk.version_changed "from 5.7.1 to 5.7.2"
+	# An in-place upgrade to 5.7.2, the overlay left as it is.
+	upgrade_572
 	ROCBLAS_TENSILE_LIBPATH=$OV check "doctor: the overlay of the old SDK, a warning" 0 ctl doctor
 	contains "tensile-libpath names it" "$OUT" "^warning *tensile-libpath"
 	contains "it says for which SDK it was deployed" "$OUT" "ROCBLAS_TENSILE_LIBPATH=$OV is the overlay of SDK /usr; package #1 (rocm.gfx1030.V3.for.hip.sdk.5.7) in it was deployed there for SDK 5.7.1, but the SDK at /usr is 5.7.2 now"
