@@ -829,7 +829,8 @@ rocmd_rocblas_inspect(const char *dir, unsigned flags, struct rocmd_hash_cache *
 			pairs[i].f = files[i];
 			pairs[i].k = keys[i];
 		}
-		qsort(pairs, n, sizeof(*pairs), cmp_file); /* f is the first member */
+		if (n > 0) /* an empty folder: qsort is given no NULL array */
+			qsort(pairs, n, sizeof(*pairs), cmp_file); /* f is the first member */
 		for (size_t i = 0; i < n; i++) {
 			files[i] = pairs[i].f;
 			keys[i] = pairs[i].k;
