@@ -126,4 +126,11 @@ char *rocmd_sdk_find_probe(void);
  * (Linux's runtime comes only with an SDK). */
 int rocmd_sdk_driver_runtime(const char *root, char *host, char *sys, size_t len);
 
+/* sdk-own.c: rocmd's own writes and the installs found since the last deep pass. */
+int sdk_is_own(struct rocmd_sdk *m, const char *dir);
+int sdk_is_fresh(struct rocmd_sdk *m, const char *path);
+void sdk_add_fresh(struct rocmd_sdk *m, const char *path);
+void sdk_drop_fresh_inspected(struct rocmd_sdk *m, const struct rocmd_sdk_scan *scan);
+void sdk_clear_fresh(struct rocmd_sdk *m);
+
 #endif

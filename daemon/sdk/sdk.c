@@ -25,8 +25,6 @@
 #include "daemon/core/server.h"
 #include "sysroot.h"
 
-#define SUPPRESS_GRACE_MS 2000
-
 void
 rocmd_sdk_free_strv(char **v)
 {
@@ -376,83 +374,10 @@ missing_archs(struct rocmd_sdk *m, const struct rocmd_rocblas_lib *lib)
 	return out;
 }
 
-/* Whether rocmd itself wrote library folder DIR (system path; NULL: no). */
-static int
-is_own(struct rocmd_sdk *m, const char *dir)
-{
-	char h[PATH_MAX];
-
-	if (dir == NULL || rocmd_sysroot_map(m->root, dir, h, sizeof(h)) < 0)
-		return 0;
-	for (size_t i = 0; i < m->nown; i++)
-		if (strncmp(h, m->own[i], strlen(m->own[i])) == 0)
-			return 1;
-	/* A scan applied while rocmd is still writing there (or within the grace
-	 * period after) sees its writes too. */
-	for (const struct sdk_suppress *s = m->suppress; s != NULL; s = s->next)
-		if (!s->flat && (s->until_ms == 0 || s->until_ms > rocmd_now_ms()) &&
-		    strncmp(h, s->host, strlen(s->host)) == 0)
-			return 1;
-	return 0;
-}
-
 static const char *
 version_text(const char *v)
 {
 	return v != NULL && v[0] != '\0' ? v : "unknown";
-}
-
-/* Writes one install; emits its events. */
-static int
-is_fresh(struct rocmd_sdk *m, const char *path)
-{
-	for (size_t i = 0; i < m->nfresh; i++)
-		if (strcmp(m->fresh[i], path) == 0)
-			return 1;
-	return 0;
-}
-
-static void
-add_fresh(struct rocmd_sdk *m, const char *path)
-{
-	char **grown = realloc(m->fresh, (m->nfresh + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return;
-	m->fresh = grown;
-	m->fresh[m->nfresh] = strdup(path);
-	if (m->fresh[m->nfresh] != NULL)
-		m->nfresh++;
-}
-
-/* Drops the fresh installs that the deep pass SCAN has inspected. One found
- * after that pass had started stays fresh for the next, or its library would
- * never be announced (and auto-sync never hear of it). */
-static void
-drop_fresh_inspected(struct rocmd_sdk *m, const struct rocmd_sdk_scan *scan)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < m->nfresh; i++) {
-		int seen = 0;
-		for (size_t k = 0; k < scan->nsdks && !seen; k++)
-			seen = strcmp(scan->sdks[k].path, m->fresh[i]) == 0;
-		if (seen)
-			free(m->fresh[i]);
-		else
-			m->fresh[kept++] = m->fresh[i];
-	}
-	m->nfresh = kept;
-}
-
-static void
-clear_fresh(struct rocmd_sdk *m)
-{
-	for (size_t i = 0; i < m->nfresh; i++)
-		free(m->fresh[i]);
-	free(m->fresh);
-	m->fresh = NULL;
-	m->nfresh = 0;
 }
 
 /* What an install is called in events: an SDK, or a runtime outside one
@@ -494,7 +419,7 @@ lt_event(struct rocmd_sdk *m, const struct rocmd_sdk_found *f, const struct know
 		    strcmp(odir->valuestring, f->hipblaslt_dir) == 0)
 			return;
 	}
-	if (is_own(m, f->have_lt             ? f->hipblaslt_dir
+	if (sdk_is_own(m, f->have_lt             ? f->hipblaslt_dir
 	              : cJSON_IsString(odir) ? odir->valuestring
 	                                     : NULL)) {
 		log_info("%s: hipBLASLt library rewritten by rocmd; recorded", f->path);
@@ -528,6 +453,7 @@ lt_event(struct rocmd_sdk *m, const struct rocmd_sdk_found *f, const struct know
 
 /* Writes one install; emits its events. The quick pass (DEEP 0) records the
  * install and its version; the deep pass also its library's contents. */
+/* Writes one install; emits its events. */
 static int
 apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_found *f,
           int64_t now, int deep)
@@ -585,7 +511,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 	missing = deep ? missing_archs(m, f->have_lib ? &f->lib : NULL) : NULL;
 	if (created || (k != NULL && strcmp(k->state, "removed") == 0)) {
 		if (!deep)
-			add_fresh(m, f->path);
+			sdk_add_fresh(m, f->path);
 		queue_change(id, "sdk.added");
 		queue_event("sdk.added", json != NULL ? cJSON_Duplicate(json, 1) : NULL,
 		            "%s %s %s at %s (%s layout, version from %s)%s%s%s%s%s", noun(f),
@@ -626,7 +552,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		            row.version_source);
 	}
 	if (changed && !created && k != NULL && strcmp(k->state, "removed") != 0 &&
-	    is_fresh(m, f->path)) {
+	    sdk_is_fresh(m, f->path)) {
 		/* Just found: its library's contents are news, not a change. */
 		cJSON *d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "path", f->path);
@@ -643,7 +569,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		else
 			cJSON_Delete(d);
 	} else if (changed && !created && k != NULL && strcmp(k->state, "removed") != 0) {
-		if (is_own(m, f->rocblas_dir)) {
+		if (sdk_is_own(m, f->rocblas_dir)) {
 			log_info("%s: rocBLAS library rewritten by rocmd; recorded", f->path);
 		} else {
 			cJSON *d = cJSON_CreateObject();
@@ -665,7 +591,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		}
 	}
 	if (deep && !created && k != NULL && strcmp(k->state, "removed") != 0 && !f->unreadable &&
-	    !is_fresh(m, f->path))
+	    !sdk_is_fresh(m, f->path))
 		lt_event(m, f, k);
 out:
 	free(missing);
@@ -895,7 +821,7 @@ after_work(struct sdk_job *job)
 			schedule_job(m, 1, 0);
 		return;
 	}
-	drop_fresh_inspected(m, &job->scan);
+	sdk_drop_fresh_inspected(m, &job->scan);
 	finish_waiters(job->waiters, rc, rc < 0 ? "cannot record the SDK scan" : NULL, m);
 	job->waiters = NULL;
 	if (m->again) {
@@ -1096,7 +1022,7 @@ rocmd_sdk_free(struct rocmd_sdk *m)
 		m->suppress = next;
 	}
 	free(m->last_problems);
-	clear_fresh(m);
+	sdk_clear_fresh(m);
 	rocmd_gpu_scan_free(&m->last_gpus);
 	rocmd_sdk_free_strv(m->last_watch);
 	free(m);
@@ -1187,53 +1113,6 @@ rocmd_sdk_scan_info(struct rocmd_sdk *m)
 	for (struct sdk_watch *x = m->watches; x != NULL; x = x->next)
 		cJSON_AddItemToArray(w, cJSON_CreateString(x->host));
 	return r;
-}
-
-int
-rocmd_sdk_suppress_begin(struct rocmd_sdk *m, const char *sys_path, int flat)
-{
-	struct sdk_suppress *s = calloc(1, sizeof(*s));
-	char h[PATH_MAX];
-
-	if (s == NULL)
-		return ROCMD_ENOMEM;
-	if (rocmd_sysroot_map(m->root, sys_path, h, sizeof(h)) < 0 ||
-	    (s->host = strdup(h)) == NULL) {
-		free(s);
-		return ROCMD_EINVAL;
-	}
-	s->token = ++m->next_token;
-	s->flat = flat;
-	s->next = m->suppress;
-	m->suppress = s;
-	return s->token;
-}
-
-void
-rocmd_sdk_suppress_end(struct rocmd_sdk *m, int token)
-{
-	for (struct sdk_suppress *s = m->suppress; s != NULL; s = s->next) {
-		char **grown;
-		if (s->token != token || s->until_ms != 0)
-			continue;
-		s->until_ms = rocmd_now_ms() + SUPPRESS_GRACE_MS;
-		/* A flat one (a binary's folder) owns none of the library
-		 * folders below it (hipBLASLt's beside rocBLAS's binary). */
-		grown = s->flat ? NULL : realloc(m->own, (m->nown + 1) * sizeof(*grown));
-		if (grown != NULL) {
-			int64_t *ms = realloc(m->own_ms, (m->nown + 1) * sizeof(*ms));
-			m->own = grown;
-			if (ms != NULL) {
-				m->own_ms = ms;
-				ms[m->nown] = rocmd_now_ms();
-				m->own[m->nown] = strdup(s->host);
-				if (m->own[m->nown] != NULL)
-					m->nown++;
-			}
-		}
-		rocmd_sdk_schedule(m, 0);
-		return;
-	}
 }
 
 /* ---- the engine ---- */
