@@ -361,6 +361,16 @@ int deploy_job_submit(struct deploy_job *j, struct rocmd_conn *conn);
 /* Whether a job for target NAME is queued, running or deferred. */
 int deploy_target_queued(struct rocmd_deploy_service *ds, const char *name);
 
+/* ---- deploy-jobs-report.c ---- */
+
+/* What a deploy or rollback did to hipBLASLt beside the target (J->lt_state),
+ * said as "; hipBLASLt at ... <what>" ("" when there is nothing to say). */
+void deploy_lt_note(const struct deploy_job *j, char *out, size_t outlen);
+/* The result of deploy, rollback or verify job J. */
+cJSON *deploy_result_json(const struct deploy_job *j);
+/* lib.recover's result: what recovery did at each target. */
+cJSON *deploy_recover_json(const struct deploy_job *j);
+
 /* ---- deploy-recover.c ---- */
 
 /* Start-up: finishes or undoes interrupted deploys, then brings the database
