@@ -310,6 +310,41 @@ retire_backup(const char *dir, const char *bdir, int *kept, char *why, size_t wh
 	return ROCMD_EEXISTS;
 }
 
+/* Reads back from disk the backup just written (LIB, LT when not NULL, BIN
+ * when not NULL) and compares it with what was copied: the file lists and
+ * BINARY's hash; 0 or ROCMD_ECORRUPT with WHY. */
+static int
+check_backup(const char *lib, const struct rocmd_deploy_file *files, size_t n, const char *lt,
+             const struct rocmd_deploy_file *lt_files, size_t nlt, const char *bin,
+             const struct rocmd_deploy_file *binary, const char *src_bin, char *why,
+             size_t whylen)
+{
+	uint64_t checked, bad;
+	char first[256];
+	int rc;
+
+	rc = deploy_check_tree(NULL, lib, files, n, &checked, &bad, first, sizeof(first), NULL,
+	                       NULL, "backup", why, whylen);
+	if (rc == 0 && bad == 0 && lt != NULL)
+		rc = deploy_check_tree(NULL, lt, lt_files, nlt, &checked, &bad, first,
+		                       sizeof(first), NULL, NULL, "backup", why, whylen);
+	if (rc == 0 && bad > 0) {
+		rocmd_fs_fmt(why, whylen, "the backup copy differs from the original: %s", first);
+		rc = ROCMD_ECORRUPT;
+	}
+	if (rc == 0 && bin != NULL) {
+		char hex[ROCMD_SHA256_HEX];
+		uint64_t size;
+		if ((rc = rocmd_fs_hash_file(bin, hex, &size)) == 0 &&
+		    strcmp(hex, binary->sha256) != 0) {
+			rocmd_fs_fmt(why, whylen, "the backup copy of the binary differs from %s",
+			             src_bin);
+			rc = ROCMD_ECORRUPT;
+		}
+	}
+	return rc;
+}
+
 int
 rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
                     struct rocmd_deploy_backup_info *info, char *why, size_t whylen)
@@ -324,11 +359,10 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	size_t nlt = 0;
 	int has_lt = 0;
 	const char *src_lib, *src_bin, *src_lroot, *src_broot;
-	uint64_t bytes = 0, checked, bad;
+	uint64_t bytes = 0;
 	size_t n = 0;
 	cJSON *m = NULL;
 	int rc, adopted = 0, has_binary;
-	char first[256];
 	int retired = 0;
 
 	memset(info, 0, sizeof(*info));
@@ -422,25 +456,8 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	}
 	/* Read back from disk what was written and compare: the backup is what
 	 * users trust, so it is checked, not assumed. */
-	rc = deploy_check_tree(NULL, lib, files, n, &checked, &bad, first, sizeof(first), NULL,
-	                       NULL, "backup", why, whylen);
-	if (rc == 0 && bad == 0 && has_lt)
-		rc = deploy_check_tree(NULL, lt, lt_files, nlt, &checked, &bad, first,
-		                       sizeof(first), NULL, NULL, "backup", why, whylen);
-	if (rc == 0 && bad > 0) {
-		rocmd_fs_fmt(why, whylen, "the backup copy differs from the original: %s", first);
-		rc = ROCMD_ECORRUPT;
-	}
-	if (rc == 0 && has_binary) {
-		char hex[ROCMD_SHA256_HEX];
-		uint64_t size;
-		if ((rc = rocmd_fs_hash_file(bin, hex, &size)) == 0 &&
-		    strcmp(hex, binary.sha256) != 0) {
-			rocmd_fs_fmt(why, whylen, "the backup copy of the binary differs from %s",
-			             src_bin);
-			rc = ROCMD_ECORRUPT;
-		}
-	}
+	rc = check_backup(lib, files, n, has_lt ? lt : NULL, lt_files, nlt,
+	                  has_binary ? bin : NULL, &binary, src_bin, why, whylen);
 	if (rc < 0)
 		goto out;
 	if ((m = deploy_manifest_json("original", files, n, has_binary ? &binary : NULL, has_lt,

@@ -70,4 +70,45 @@ cJSON *deploy_manifest_json(const char *label, const struct rocmd_deploy_file *f
 int deploy_manifest_parse(const cJSON *m, const char *source_root, const char *binary_source,
                           struct rocmd_deploy_files *out);
 
+/* ---- the deploy transaction (deploy.c, deploy-verify.c) ---- */
+/* One library folder of a transaction: rocBLAS's, and hipBLASLt's beside it
+ * when the request replaces that too. */
+struct txn_dir {
+	char lib[DEPLOY_PATH_MAX]; /* the target folder, canonical parent */
+	char parent[DEPLOY_PATH_MAX];
+	char stage[DEPLOY_PATH_MAX]; /* <parent>/.rocmd-stage-<name> */
+	char old[DEPLOY_PATH_MAX];   /* <parent>/.rocmd-old-<name> (two-rename swaps) */
+	/* The root the paths above lie below (deploy_paths): nothing beneath
+	 * it is followed (I4). */
+	char lroot[DEPLOY_PATH_MAX];
+	int existed;
+	struct rocmd_fs_id new_id, old_id;
+};
+
+/* Everything a transaction needs to be undone or finished; what the journal
+ * holds. */
+struct txn {
+	char name[ROCMD_DEPLOY_NAME_MAX + 1];
+	char dir[DEPLOY_PATH_MAX];     /* <state>/deploy/<name> */
+	char journal[DEPLOY_PATH_MAX]; /* <dir>/journal */
+	/* D[0] rocBLAS's library folder, D[1] hipBLASLt's (ND 2: replaced too). */
+	struct txn_dir d[2];
+	int nd;
+	int has_binary, windows;
+	char bin[DEPLOY_PATH_MAX], bin_dir[DEPLOY_PATH_MAX];
+	char bin_new[DEPLOY_PATH_MAX], bin_old[DEPLOY_PATH_MAX];
+	struct rocmd_fs_id bin_new_id;
+	char label[256];
+	char broot[DEPLOY_PATH_MAX]; /* the binary's root, as txn_dir's */
+	cJSON *manifest;             /* the new content (owned) */
+	/* What stopped the last removal that failed (fail_why says it). */
+	struct rocmd_fs_fail fail;
+};
+/* Fills the paths of T for target TG (deploy.c). */
+int deploy_txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg,
+                     int create, int need_lt, char *why, size_t whylen);
+/* Checks the swapped-in content of T against REQ (deploy-verify.c). */
+int deploy_verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why,
+                          size_t whylen);
+
 #endif

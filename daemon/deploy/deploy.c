@@ -28,40 +28,6 @@
 #include "deploy-internal.h"
 #include "daemon/sdk/rocblas-library.h"
 
-/* One library folder of a transaction: rocBLAS's, and hipBLASLt's beside it
- * when the request replaces that too. */
-struct txn_dir {
-	char lib[DEPLOY_PATH_MAX]; /* the target folder, canonical parent */
-	char parent[DEPLOY_PATH_MAX];
-	char stage[DEPLOY_PATH_MAX]; /* <parent>/.rocmd-stage-<name> */
-	char old[DEPLOY_PATH_MAX];   /* <parent>/.rocmd-old-<name> (two-rename swaps) */
-	/* The root the paths above lie below (deploy_paths): nothing beneath
-	 * it is followed (I4). */
-	char lroot[DEPLOY_PATH_MAX];
-	int existed;
-	struct rocmd_fs_id new_id, old_id;
-};
-
-/* Everything a transaction needs to be undone or finished; what the journal
- * holds. */
-struct txn {
-	char name[ROCMD_DEPLOY_NAME_MAX + 1];
-	char dir[DEPLOY_PATH_MAX];     /* <state>/deploy/<name> */
-	char journal[DEPLOY_PATH_MAX]; /* <dir>/journal */
-	/* D[0] rocBLAS's library folder, D[1] hipBLASLt's (ND 2: replaced too). */
-	struct txn_dir d[2];
-	int nd;
-	int has_binary, windows;
-	char bin[DEPLOY_PATH_MAX], bin_dir[DEPLOY_PATH_MAX];
-	char bin_new[DEPLOY_PATH_MAX], bin_old[DEPLOY_PATH_MAX];
-	struct rocmd_fs_id bin_new_id;
-	char label[256];
-	char broot[DEPLOY_PATH_MAX]; /* the binary's root, as txn_dir's */
-	cJSON *manifest;             /* the new content (owned) */
-	/* What stopped the last removal that failed (fail_why says it). */
-	struct rocmd_fs_fail fail;
-};
-
 static int64_t
 now_ns(void)
 {
@@ -105,9 +71,9 @@ dir_paths(struct txn *t, struct txn_dir *d, const struct rocmd_deploy_target *tg
  * names, and its state folder; with TG->lt_dir hipBLASLt's folder too (T->nd
  * 2), which must resolve only when NEED_LT (it is to be replaced). Paths are
  * kept '/'-separated (Windows: "C:/Program Files/..."). */
-static int
-txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg, int create,
-          int need_lt, char *why, size_t whylen)
+int
+deploy_txn_paths(struct txn *t, const char *state_dir, const struct rocmd_deploy_target *tg,
+                 int create, int need_lt, char *why, size_t whylen)
 {
 	struct deploy_paths p;
 	char stage_name[ROCMD_DEPLOY_NAME_MAX + 16], old_name[ROCMD_DEPLOY_NAME_MAX + 16];
@@ -706,92 +672,6 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 	return 0;
 }
 
-/* Which of the comma-separated ARCHS the library folder LIB does not serve
- * (rocmd_rocblas_serves: the rule package import uses), into LOST ("" all
- * served). */
-static int
-archs_served(const char *lib, unsigned flags, const char *archs, char *lost, size_t lostlen,
-             char *why, size_t whylen)
-{
-	struct rocmd_rocblas_lib l;
-	int rc;
-
-	lost[0] = '\0';
-	if ((rc = rocmd_rocblas_inspect(lib, flags, NULL, &l, why, whylen)) < 0)
-		return rc;
-	for (const char *a = archs; *a != '\0';) {
-		size_t n = strcspn(a, ","), k = strlen(lost);
-		char one[ROCMD_GFX_MAX];
-		snprintf(one, sizeof(one), "%.*s", (int)n, a);
-		a += n + (a[n] == ',');
-		if (one[0] != '\0' && !rocmd_rocblas_serves(&l, one))
-			snprintf(lost + k, lostlen - k, "%s%s", k ? ", " : "", one);
-	}
-	rocmd_rocblas_lib_free(&l);
-	return 0;
-}
-
-/* Hashes the swapped-in tree and binary against the manifest and checks the
- * arch; 0 or ROCMD_ECORRUPT with WHY. */
-static int
-verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, char *why, size_t whylen)
-{
-	char first[512], hex[ROCMD_SHA256_HEX], lost[256];
-	uint64_t checked, bad, size;
-	int rc;
-
-	for (int i = 0; i < t->nd; i++) {
-		rc = deploy_check_tree(t->d[i].lroot, t->d[i].lib, i ? req->lt_files : req->files,
-		                       i ? req->nlt_files : req->nfiles, &checked, &bad, first,
-		                       sizeof(first), req->progress, req->ctx, "verify", why,
-		                       whylen);
-		if (rc < 0)
-			return rc;
-		if (bad > 0) {
-			snprintf(why, whylen, "verification failed: %llu of %llu files differ (%s)",
-			         (unsigned long long)bad, (unsigned long long)checked, first);
-			return ROCMD_ECORRUPT;
-		}
-	}
-	if (req->binary != NULL) {
-		if ((rc = rocmd_fs_hash_file_in(t->broot, t->bin, hex, &size)) < 0) {
-			snprintf(why, whylen, "cannot read %s: %s", t->bin, rocmd_strerror(rc));
-			return rc;
-		}
-		if (size != req->binary->size || strcmp(hex, req->binary->sha256) != 0) {
-			snprintf(why, whylen, "verification failed: %s is not the package's binary",
-			         t->bin);
-			return ROCMD_ECORRUPT;
-		}
-	}
-	if (req->arch != NULL && req->arch[0] != '\0') {
-		if ((rc = archs_served(t->d[0].lib, 0, req->arch, lost, sizeof(lost), why,
-		                       whylen)) < 0)
-			return rc;
-		if (lost[0] != '\0') {
-			snprintf(why, whylen,
-			         "verification failed: the deployed library does not serve %s "
-			         "(every GPU is asked)",
-			         lost);
-			return ROCMD_ECORRUPT;
-		}
-	}
-	if (t->nd > 1 && req->lt_arch != NULL && req->lt_arch[0] != '\0') {
-		if ((rc = archs_served(t->d[1].lib, ROCMD_ROCBLAS_ARCH_SUBDIRS, req->lt_arch, lost,
-		                       sizeof(lost), why, whylen)) < 0)
-			return rc;
-		if (lost[0] != '\0') {
-			snprintf(
-			    why, whylen,
-			    "verification failed: the deployed hipBLASLt library does not serve "
-			    "%s, which the one it replaced served",
-			    lost);
-			return ROCMD_ECORRUPT;
-		}
-	}
-	return 0;
-}
-
 static void
 txn_free(struct txn *t)
 {
@@ -920,7 +800,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	/* plan */
 	if ((rc = check_request(req, why, whylen)) < 0)
 		return rc;
-	if ((rc = txn_paths(&t, req->state_dir, &req->target,
+	if ((rc = deploy_txn_paths(&t, req->state_dir, &req->target,
 	                    (req->flags & ROCMD_DEPLOY_CREATE) != 0, req->lt, why, whylen)) < 0)
 		return rc;
 	if (req->binary == NULL)
@@ -1001,7 +881,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	res->swap_us = us_since(t0);
 	/* verify, then the caller's check (the smoke test) */
 	t0 = now_ns();
-	if ((rc = verify_swapped(&t, req, why, whylen)) < 0)
+	if ((rc = deploy_verify_swapped(&t, req, why, whylen)) < 0)
 		goto fail;
 	if (req->check != NULL && (rc = req->check(&req->target, req->ctx, why, whylen)) != 0) {
 		if (rc > 0 || why[0] == '\0')
@@ -1213,91 +1093,5 @@ rocmd_deploy_journal_state(const char *state_dir, const char *name,
 		    lib_new || lib_old ? ROCMD_DEPLOY_HOLDS_MIXED : ROCMD_DEPLOY_HOLDS_UNKNOWN;
 out:
 	txn_free(&t);
-	return rc;
-}
-
-int
-rocmd_deploy_verify(const char *state_dir, const struct rocmd_deploy_target *tg, const char *arch,
-                    rocmd_deploy_progress_fn progress, void *ctx,
-                    struct rocmd_deploy_verify_report *rep, char *why, size_t whylen)
-{
-	struct txn t;
-	struct rocmd_deploy_files f = {0};
-	char path[DEPLOY_PATH_MAX + 16];
-	cJSON *cur = NULL;
-	int rc;
-
-	memset(&t, 0, sizeof(t));
-	memset(rep, 0, sizeof(*rep));
-	rep->arch_ok = rep->pair_ok = -1;
-	why[0] = '\0';
-	if ((rc = txn_paths(&t, state_dir, tg, 0, 0, why, whylen)) < 0)
-		return rc;
-	snprintf(path, sizeof(path), "%s/current.json", t.dir);
-	if ((rc = rocmd_fs_json_read(path, &cur)) < 0) {
-		if (rc == -ENOENT) {
-			snprintf(why, whylen, "nothing was deployed to %s", t.name);
-			return ROCMD_ENOTFOUND;
-		}
-		snprintf(why, whylen, "cannot read %s: %s", path, rocmd_strerror(rc));
-		return rc;
-	}
-	if ((rc = deploy_manifest_parse(cur, NULL, NULL, &f)) < 0) {
-		snprintf(why, whylen, "%s is damaged", path);
-		goto out;
-	}
-	snprintf(rep->label, sizeof(rep->label), "%s", f.label);
-	rc = deploy_check_tree(t.d[0].lroot, t.d[0].lib, f.files, f.n, &rep->files_checked,
-	                       &rep->files_bad, rep->first_bad, sizeof(rep->first_bad), progress,
-	                       ctx, "verify", why, whylen);
-	if (rc < 0)
-		goto out;
-	if (f.has_lt && t.nd > 1) {
-		/* hipBLASLt's folder, deployed with it: its files count the same. */
-		uint64_t checked = 0, bad = 0;
-		char first[512];
-		if ((rc = deploy_check_tree(t.d[1].lroot, t.d[1].lib, f.lt_files, f.nlt, &checked,
-		                            &bad, first, sizeof(first), progress, ctx, "verify",
-		                            why, whylen)) < 0)
-			goto out;
-		if (rep->files_bad == 0 && bad > 0)
-			snprintf(rep->first_bad, sizeof(rep->first_bad), "%.200s/%.300s",
-			         t.d[1].lib, first);
-		rep->files_checked += checked;
-		rep->files_bad += bad;
-		rep->lt_checked = 1;
-	}
-	if (f.binary != NULL && t.has_binary) {
-		char hex[ROCMD_SHA256_HEX];
-		uint64_t size = 0;
-		rep->files_checked++;
-		rc = rocmd_fs_hash_file_in(t.broot, t.bin, hex, &size);
-		rep->pair_ok =
-		    rc == 0 && size == f.binary->size && strcmp(hex, f.binary->sha256) == 0;
-		if (!rep->pair_ok) {
-			if (rep->files_bad == 0)
-				snprintf(rep->first_bad, sizeof(rep->first_bad), "%.300s: %s",
-				         t.bin,
-				         rc < 0 ? rocmd_strerror(rc)
-				                : "not the binary deployed with this library");
-			rep->files_bad++;
-		}
-		rc = 0;
-	}
-	if (arch != NULL && arch[0] != '\0') {
-		char lost[256];
-		if ((rc = archs_served(t.d[0].lib, 0, arch, lost, sizeof(lost), why, whylen)) < 0)
-			goto out;
-		rep->arch_ok = lost[0] == '\0';
-	}
-	if (rep->files_bad > 0 || rep->arch_ok == 0 || rep->pair_ok == 0) {
-		snprintf(why, whylen, "%s differs from what was deployed: %s", t.name,
-		         rep->files_bad > 0 ? rep->first_bad
-		                            : "the library does not cover the arch");
-		rc = ROCMD_ECORRUPT;
-	}
-out:
-	rocmd_deploy_files_free(&f);
-	cJSON_Delete(cur);
 	return rc;
 }
