@@ -872,6 +872,7 @@ test_suppress_own_writes(void **state)
 	for (size_t i = 0; i < m.nown; i++)
 		free(m.own[i]);
 	free(m.own);
+	free(m.own_ms);
 }
 
 int
