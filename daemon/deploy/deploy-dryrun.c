@@ -162,14 +162,6 @@ deploy_dry_run(struct deploy_job *j)
 		cJSON_AddBoolToObject(o, "after", deploy_arch_listed(after, g.archs[i]));
 		cJSON_AddItemToArray(gpus, o);
 	}
-	if (j->force != 0) {
-		cJSON *f = cJSON_AddArrayToObject(r, "forced");
-		if (j->force & DEPLOY_CHECK_SDK)
-			cJSON_AddItemToArray(f, cJSON_CreateString("sdk"));
-		if (j->force & DEPLOY_CHECK_BINARY)
-			cJSON_AddItemToArray(f, cJSON_CreateString("binary"));
-		if (j->force & DEPLOY_CHECK_ARCH)
-			cJSON_AddItemToArray(f, cJSON_CreateString("arch"));
-	}
+	deploy_forced_json(r, j->force);
 	return r;
 }

@@ -86,15 +86,8 @@ deploy_result_json(const struct deploy_job *j)
 		cJSON_AddBoolToObject(r, "no_merge", 1);
 	if (j->lost[0] != '\0' && j->type == JOB_DEPLOY)
 		cJSON_AddStringToObject(r, "lost", j->lost); /* confirmed: verify reports them */
-	if (j->force != 0 && j->type == JOB_DEPLOY) {
-		cJSON *f = cJSON_AddArrayToObject(r, "forced");
-		if (j->force & DEPLOY_CHECK_SDK)
-			cJSON_AddItemToArray(f, cJSON_CreateString("sdk"));
-		if (j->force & DEPLOY_CHECK_BINARY)
-			cJSON_AddItemToArray(f, cJSON_CreateString("binary"));
-		if (j->force & DEPLOY_CHECK_ARCH)
-			cJSON_AddItemToArray(f, cJSON_CreateString("arch"));
-	}
+	if (j->type == JOB_DEPLOY)
+		deploy_forced_json(r, j->force);
 	cJSON_AddStringToObject(r, "reason", j->reason);
 	if (j->type != JOB_VERIFY) {
 		cJSON_AddNumberToObject(r, "files", (double)j->res.files);
@@ -204,4 +197,20 @@ deploy_recover_json(const struct deploy_job *j)
 		cJSON_AddItemToArray(a, o);
 	}
 	return r;
+}
+
+void
+deploy_forced_json(cJSON *r, unsigned force)
+{
+	cJSON *f;
+
+	if (force == 0)
+		return;
+	f = cJSON_AddArrayToObject(r, "forced");
+	if (force & DEPLOY_CHECK_SDK)
+		cJSON_AddItemToArray(f, cJSON_CreateString("sdk"));
+	if (force & DEPLOY_CHECK_BINARY)
+		cJSON_AddItemToArray(f, cJSON_CreateString("binary"));
+	if (force & DEPLOY_CHECK_ARCH)
+		cJSON_AddItemToArray(f, cJSON_CreateString("arch"));
 }

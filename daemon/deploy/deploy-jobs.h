@@ -366,6 +366,9 @@ int deploy_target_queued(struct rocmd_deploy_service *ds, const char *name);
 /* What a deploy or rollback did to hipBLASLt beside the target (J->lt_state),
  * said as "; hipBLASLt at ... <what>" ("" when there is nothing to say). */
 void deploy_lt_note(const struct deploy_job *j, char *out, size_t outlen);
+/* The checks FORCE (DEPLOY_CHECK_*) overrode, as R's "forced" array; nothing
+ * when none. */
+void deploy_forced_json(cJSON *r, unsigned force);
 /* The result of deploy, rollback or verify job J. */
 cJSON *deploy_result_json(const struct deploy_job *j);
 /* lib.recover's result: what recovery did at each target. */
