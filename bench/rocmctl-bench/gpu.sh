@@ -41,8 +41,18 @@ printf '{"tune": {"backend": "cuda", "families": 0, "budget": %d, "idle_s": 3600
 export LD_LIBRARY_PATH="$D" ROCMD_ROCMTUNE="$D/rocmtune" XDG_STATE_HOME="$S/user"
 "$D/rocmd" --state-dir "$S/state" --socket "$S/sock" --config "$S/rocmd.json"
 C="$D/rocmctl --socket $S/sock"
+# The daemon probes the tuning device first (seconds on a GPU): until then
+# `tune add` says so (exit 1), and is asked again.
+add() {
+	n=0
+	until "$@"; do
+		n=$((n + 1))
+		[ "$n" -lt 60 ] || return 1
+		sleep 1
+	done
+}
 for s in $(echo "$SHAPES" | tr ',' ' '); do
-	case $s in ??:*) $C tune add "${s#???}" --trans "${s%%:*}" ;; *) $C tune add "$s" ;; esac
+	case $s in ??:*) add $C tune add "${s#???}" --trans "${s%%:*}" ;; *) add $C tune add "$s" ;; esac
 done
 $C tune start >/dev/null
 t=0
