@@ -1,7 +1,9 @@
 #!/bin/sh
 # Cross-builds rocmd.exe and rocmctl.exe for 64-bit Windows with Debian's
 # mingw-w64. The dependencies (libuv, SQLite, cJSON, libarchive with zlib,
-# liblzma and bzip2, msgpack-c; cmocka for the tests run under wine) are built from Debian's own source packages
+# liblzma and bzip2, msgpack-c, libcurl with Windows' own TLS (Schannel),
+# OpenSSL's libcrypto for the feeds' Ed25519 signatures; cmocka for the tests
+# run under wine) are built from Debian's own source packages
 # (apt-get source, through a private apt configuration that adds the deb-src
 # line for the mirror the system's apt already uses, scripts/apt-mirror.sh,
 # so the system's apt setup is left alone) as static libraries into a
@@ -295,6 +297,53 @@ build_cmocka() {
 	done_ cmocka
 }
 
+# libcurl for the feeds' downloads (docs/FEEDS.md): static, with Schannel,
+# Windows' own TLS, so certificates are checked against the Windows store
+# (or a configured CA bundle); HTTP and HTTPS only, with the zlib above and
+# no other optional library. Only lib/ is built (not the curl tool).
+build_curl() {
+	built curl && return 0
+	fetch curl
+	rm -rf "$dir/_build" && mkdir -p "$dir/_build"
+	(cd "$dir/_build" && PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig" ../configure -q --host=$HOST \
+		CC="$CC" --prefix="$PREFIX" --disable-shared --enable-static --with-schannel --without-openssl \
+		--with-zlib="$PREFIX" --without-brotli --without-zstd --without-libpsl \
+		--without-libidn2 --without-winidn --without-nghttp2 --without-ngtcp2 \
+		--without-nghttp3 --without-libssh2 --without-libssh --without-librtmp \
+		--without-libgsasl --disable-ldap --disable-ldaps --disable-rtsp --disable-dict \
+		--disable-telnet --disable-tftp --disable-pop3 --disable-imap --disable-smtp \
+		--disable-smb --disable-gopher --disable-mqtt --disable-ftp --disable-file \
+		--without-ca-bundle --without-ca-path --disable-manual --disable-ares --disable-docs &&
+		make -j"$JOBS" -C lib && make -C lib install && make -C include install) \
+		>>"$LOGFILE" 2>&1 || { echo "failed: libcurl (see $LOGFILE)" >&2; exit 1; }
+	grep -q '^#define USE_SCHANNEL 1' "$dir/_build/lib/curl_config.h" ||
+		{ echo "failed: libcurl was configured without Schannel (see $LOGFILE)" >&2; exit 1; }
+	pc libcurl 7 "-L\${libdir} -lcurl -lws2_32 -lcrypt32 -lsecur32 -lbcrypt -ladvapi32 -lnormaliz" zlib
+	sed -i 's|^Cflags: .*|Cflags: -I${includedir} -DCURL_STATICLIB|' "$PREFIX/lib/pkgconfig/libcurl.pc"
+	done_ curl
+}
+
+# OpenSSL's libcrypto alone (static, the mingw64 target, no tests, no libssl,
+# no apps): the feeds' Ed25519 signature check is the same file on both
+# platforms (daemon/pkg/feed-sig-openssl.c). Its cold build took about
+# OPENSSL_MINUTES on two shared cores.
+build_openssl() {
+	built openssl && return 0
+	fetch openssl
+	rm -rf "$dir/_build" && mkdir -p "$dir/_build"
+	(cd "$dir/_build" && CC="$CC" AR="$AR" RANLIB="$RANLIB" RC="$HOST-windres" \
+		perl ../Configure mingw64 --prefix="$PREFIX" --libdir=lib no-shared no-tests no-asm \
+		no-module no-legacy no-engine no-dso no-comp no-ui-console no-srp no-gost no-idea \
+		no-mdc2 no-rc5 no-seed no-sm2 no-sm3 no-sm4 no-whirlpool no-aria no-camellia &&
+		make -j"$JOBS" build_generated && make -j"$JOBS" libcrypto.a) \
+		>>"$LOGFILE" 2>&1 || { echo "failed: libcrypto (see $LOGFILE)" >&2; exit 1; }
+	mkdir -p "$PREFIX/lib" "$PREFIX/include/openssl"
+	cp "$dir/_build/libcrypto.a" "$PREFIX/lib/libcrypto.a"
+	cp "$dir"/include/openssl/*.h "$dir"/_build/include/openssl/*.h "$PREFIX/include/openssl/"
+	pc libcrypto 3 "-L\${libdir} -lcrypto -lws2_32 -lgdi32 -lcrypt32 -lbcrypt -luser32 -ladvapi32"
+	done_ openssl
+}
+
 deps() {
 	mkdir -p "$PREFIX" "$SRC"
 	build_zlib
@@ -306,6 +355,8 @@ deps() {
 	build_libarchive
 	build_msgpack
 	build_cmocka
+	build_curl
+	build_openssl
 	log "dependencies ready in $PREFIX"
 }
 

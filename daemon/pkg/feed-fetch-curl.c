@@ -7,7 +7,9 @@
  * resumes a partial file with a Range request, is refused the moment the
  * server's length or the bytes received pass the size the metadata gives,
  * and is hashed as it arrives, so the hash is known when the last byte is.
- * Called on a worker thread only.
+ * The same file on Windows, where libcurl is built with Schannel (the
+ * system's TLS and certificate store; a configured CA bundle still replaces
+ * the store: CURLOPT_CAINFO). Called on a worker thread only.
  */
 #include "feed.h"
 
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <uv.h>

@@ -1,7 +1,8 @@
 /*
  * A catalogue's detached Ed25519 signature checked with OpenSSL's libcrypto
  * (EVP_PKEY_ED25519), the library the hashing already links on Unix
- * (common/hash-openssl.c). The Windows build has feed-sig-win.c.
+ * (common/hash-openssl.c); on Windows the static libcrypto of
+ * scripts/build-windows.sh, for this alone (hashing there is BCrypt's).
  */
 #include "feed.h"
 

@@ -135,7 +135,7 @@ int rocmd_feed_link_next(const char *link, const char *base, int allow_loopback_
 int rocmd_feed_releases_append(char **body, size_t *len, const char *page, size_t plen,
                                char *why, size_t whylen);
 
-/* ---- the download client (feed-fetch-curl.c; feed-fetch-win.c refuses) ---- */
+/* ---- the download client (feed-fetch-curl.c) ---- */
 
 struct rocmd_feed_http {
 	const char *ca_bundle;  /* CA file, or NULL for the system's */

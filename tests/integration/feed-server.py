@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-# The loopback HTTPS server test-pkg-feed.sh fetches from: the files of ROOT
-# with ETag validators and Range requests, and the misbehaviours a feed's
-# host can show, by path prefix:
+# The loopback HTTPS server test-pkg-feed.sh and tests/windows/test-wfeed-win.sh
+# fetch from: the files of ROOT with ETag validators and Range requests, and
+# the misbehaviours a feed's host can show, by path prefix:
 #   /cut/F      the first request gets half of F and a closed connection
 #               (a connection cut short); later ones are served, Range too
 #   /trunc/F    a complete response, chunked (no length given), holding only
@@ -14,6 +14,9 @@
 # in ROOT is a 404. 127.0.0.1 only; it stops after
 # MAX_REQUESTS requests or MAX_SECONDS seconds, whichever comes first, and
 # logs each request's line and its Range and If-None-Match headers to LOG.
+#
+# With CERT and KEY given as "-", it serves plain HTTP (a client whose TLS
+# cannot be tested here).
 #
 # Usage: feed-server.py ROOT CERT KEY PORT-FILE LOG MAX_REQUESTS MAX_SECONDS
 import hashlib
@@ -125,9 +128,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(CERT, KEY)
-server.socket = ctx.wrap_socket(server.socket, server_side=True)
+if CERT != "-":
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(CERT, KEY)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
 with open(PORT_FILE + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
 os.rename(PORT_FILE + ".tmp", PORT_FILE)
