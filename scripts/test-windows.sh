@@ -35,6 +35,11 @@
 #      SHA256SUMS into build-win/dist (CI's artifacts); msiexec /i installs and
 #      starts the service, an upgrade keeps the database, msiexec /x removes
 #      the service and keeps %ProgramData%\rocmd.
+#  11. package feeds (tests/windows/test-wfeed-win.sh): against a loopback
+#      HTTPS server (tests/integration/feed-server.py), pkg refresh /
+#      available / fetch through libcurl with Schannel and the Ed25519 check,
+#      a resume after a cut connection, refusals of a bad signature, a wrong
+#      hash, a truncated body and of a certificate not given as the CA bundle.
 #
 # It skips, with the reason, only when mingw-w64 or wine cannot be installed.
 # Usage: scripts/test-windows.sh
@@ -313,6 +318,9 @@ if cmake --build "$BUILD" --target rocmd rocmctl rocmtune rocmd-hip-probe rocmd-
 else
 	bad "the installer's executables build"
 fi
+
+echo "== 11. package feeds (tests/windows/test-wfeed-win.sh)"
+run_stage "package feeds" 600 test-wfeed-win.sh
 
 touch "$C/rocmd/stop-keepalive"
 wait $KEEPALIVE

@@ -60,6 +60,10 @@ easy_new(const struct rocmd_feed_http *h, const char *url, char *err)
 	curl_easy_setopt(c, CURLOPT_USERAGENT, h->user_agent != NULL ? h->user_agent : "rocmd");
 	if (h->ca_bundle != NULL)
 		curl_easy_setopt(c, CURLOPT_CAINFO, h->ca_bundle);
+	/* Schannel checks revocation; a private CA with no CRL or OCSP responder
+	 * (a mirror's own CA bundle) must not fail for that alone. Other TLS
+	 * backends ignore the option. */
+	curl_easy_setopt(c, CURLOPT_SSL_OPTIONS, (long)CURLSSLOPT_REVOKE_BEST_EFFORT);
 	err[0] = '\0';
 	return c;
 }

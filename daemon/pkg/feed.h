@@ -98,8 +98,8 @@ int rocmd_feed_name_check(const char *name, char *why, size_t whylen);
 /*
  * Checks the detached Ed25519 signature SIG_TEXT (the base64 of 64 bytes)
  * over BODY against R's keys: 0 when one key made it, ROCMD_ECORRUPT with a
- * sentence in WHY otherwise (bad base64, no key made it). Windows builds
- * have no Ed25519 verifier yet: ROCMD_EUNSUPPORTED (feed-sig-*.c).
+ * sentence in WHY otherwise (bad base64, no key made it). libcrypto on
+ * both platforms (feed-sig-openssl.c).
  */
 int rocmd_feed_sig_check(const struct rocmd_feed_remote *r, const void *body, size_t len,
                          const char *sig_text, size_t sig_len, char *why, size_t whylen);
