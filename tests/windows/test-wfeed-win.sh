@@ -7,8 +7,8 @@
 # key made here, serving real archives (tests/fixtures/mkarchive.c):
 # pkg refresh, pkg available, pkg fetch by name and by SDK and arch, a
 # resume after a cut connection; refusals with nothing imported for a bad
-# signature, a wrong hash and a truncated body; a certificate rocmd was not
-# given (no CA bundle: the Windows store has no such root) is refused.
+# signature, a wrong hash and a truncated body; a server whose certificate
+# the configured CA bundle did not sign is refused; https_proxy is used.
 #
 # Usage: test-wfeed-win.sh BUILD-DIR     (a mingw-w64 build folder)
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
@@ -52,9 +52,15 @@ check "build the release feed's 7z" 0 "$MK" 7z "$REL" \
 	"f:library/TensileLibrary_gfx1103.co=$T/src/a" "f:library/TensileLibrary_lazy_gfx1103.dat=$T/src/index"
 check "build the catalogue's zip" 0 "$MK" zip "$CAT" \
 	"f:library/TensileLibrary_gfx1030.co=$T/src/b" "f:library/TensileLibrary_lazy_gfx1030.dat=$T/src/index"
-check "a certificate for 127.0.0.1" 0 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
-	-nodes -keyout "$T/key.pem" -out "$T/cert.pem" -days 2 -subj /CN=127.0.0.1 \
-	-addext subjectAltName=IP:127.0.0.1
+# For the name localhost: curl 7.88's Schannel code matches the host against
+# the certificate's DNS names only (an IP address in it is not read).
+cert() { # cert NAME: NAME.pem and NAME-key.pem, self-signed for localhost
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-keyout "$T/$1-key.pem" -out "$T/$1.pem" -days 2 -subj /CN=localhost \
+		-addext subjectAltName=DNS:localhost
+}
+check "a certificate for localhost" 0 cert cert
+check "another, that did not sign the server's" 0 cert other
 check "the catalogue's key" 0 openssl genpkey -algorithm ed25519 -out "$T/k1.pem"
 K1=$(openssl pkey -in "$T/k1.pem" -pubout -outform DER | tail -c 32 | base64 -w0)
 signed() { # signed KEY BODY: BODY.sig, the base64 of BODY's Ed25519 signature
@@ -63,12 +69,12 @@ signed() { # signed KEY BODY: BODY.sig, the base64 of BODY's Ed25519 signature
 }
 
 # ---- the server ----
-python3 "$ROOT/tests/integration/feed-server.py" "$SRV" "$T/cert.pem" "$T/key.pem" "$T/port" \
+python3 "$ROOT/tests/integration/feed-server.py" "$SRV" "$T/cert.pem" "$T/cert-key.pem" "$T/port" \
 	"$T/requests" 200 300 >"$T/server.log" 2>&1 &
 SERVER=$!
 on_exit() { kill "$SERVER" 2>/dev/null; }
 wait_until 10 test -s "$T/port" || bail "the server did not start" "$T/server.log"
-U=https://127.0.0.1:$(cat "$T/port")
+U=https://localhost:$(cat "$T/port")
 
 cat >"$SRV/releases" <<JSON
 [{"tag_name": "v0.6.2", "name": "ROCmLibs for HIP SDK 6.2", "draft": false, "prerelease": false,
@@ -116,8 +122,10 @@ config() {
 }
 JSON
 }
-start_daemon() {
-	wine 'C:\rocmd-feed\rocmd.exe' --foreground --config "C:\\rocmd-feed\\$1.json" \
+start_daemon() { # start_daemon NAME [VAR=VALUE...]: rocmd.exe with NAME.json, in that environment
+	c=$1
+	shift
+	env "$@" wine 'C:\rocmd-feed\rocmd.exe' --foreground --config "C:\\rocmd-feed\\$c.json" \
 		>"$T/console.out" 2>&1 &
 	DAEMON=$!
 	wait_until 60 ctl status
@@ -127,13 +135,24 @@ stop_daemon() {
 	wait "$DAEMON"
 }
 
-# Without the CA bundle: the Windows store has no root for the test's
-# certificate, so Schannel refuses it and nothing is cached.
-config nobundle
-start_daemon nobundle || bail "rocmd.exe starts" "$T/console.out"
-check "pkg refresh without the CA bundle fails" 1 ctl pkg refresh
-contains "the untrusted certificate is said" "$OUT" "^rel: failed.*"
-check "nothing was cached" 1 test -e "$STATE/feeds/rel.body"
+# A CA bundle that did not sign the server's certificate: every remote is
+# refused and nothing is cached. (Without a CA bundle, wine's Schannel
+# accepts any certificate: it does not check the chain Windows' would.)
+config wrongca 'C:\\rocmd-feed\\other.pem'
+start_daemon wrongca || bail "rocmd.exe starts" "$T/console.out"
+check "pkg refresh with the wrong CA bundle fails" 1 ctl pkg refresh
+contains "the release feed's certificate is refused" "$OUT" "^rel: failed.*localhost.*CERT_TRUST_IS_UNTRUSTED_ROOT"
+contains "the catalogue's too" "$OUT" "^cat: failed.*localhost"
+grep '^rel:' "$OUT" | sed 's/^/#   /'
+check "nothing was cached" 0 test ! -e "$STATE/feeds/rel.body" -a ! -e "$STATE/feeds/cat.body"
+stop_daemon
+# The proxy of the environment is used (libcurl reads https_proxy): one that
+# listens nowhere makes every remote fail, naming it.
+config feed 'C:\\rocmd-feed\\cert.pem'
+start_daemon feed https_proxy=http://127.0.0.1:9 || bail "rocmd.exe starts with a proxy" "$T/console.out"
+check "pkg refresh through a proxy that is not there fails" 1 ctl pkg refresh
+contains "the proxy is what could not be reached" "$OUT" "^rel: failed.*127.0.0.1 port 9"
+check "still nothing cached" 0 test ! -e "$STATE/feeds/rel.body"
 stop_daemon
 config feed 'C:\\rocmd-feed\\cert.pem'
 start=$(date +%s)
