@@ -327,10 +327,10 @@ build_curl() {
 # no apps): the feeds' Ed25519 signature check is the same file on both
 # platforms (daemon/pkg/feed-sig-openssl.c). No configuration file is read
 # (no-autoload-config) and nothing is loaded (no-dso, no-module, no-engine):
-# a path the build's prefix would name (C:\var\cache\...) is one any user
-# may create on Windows. Its cold build (OpenSSL 3.0.20: Configure, the
-# generated headers, libcrypto.a) took 1.5 minutes here with JOBS=2 on two
-# shared cores, libcurl's 1.3 minutes.
+# the compiled-in OPENSSLDIR, /usr/local/ssl, is C:\usr\local\ssl on
+# Windows, a folder any user may create. Its cold build (OpenSSL 3.0.20:
+# Configure, the generated headers, libcrypto.a; the source already fetched)
+# took 1.5 minutes here with JOBS=2 on two shared cores, libcurl's 1.3.
 build_openssl() {
 	built openssl && return 0
 	fetch openssl
