@@ -45,6 +45,14 @@ rocmd_compat_setenv(const char *name, const char *value, int overwrite)
 	return _putenv_s(name, value) == 0 ? 0 : -1;
 }
 #define setenv rocmd_compat_setenv
+
+/* unsetenv(3): _putenv_s with an empty value removes the variable. */
+static inline int
+rocmd_compat_unsetenv(const char *name)
+{
+	return _putenv_s(name, "") == 0 ? 0 : -1;
+}
+#define unsetenv rocmd_compat_unsetenv
 #endif
 
 #endif

@@ -4,6 +4,7 @@
 #include "dl.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 
 void *
@@ -26,4 +27,31 @@ const char *
 rocmd_dl_arg(char **argv, int i)
 {
 	return argv[i];
+}
+
+void
+rocmd_dl_close(void *h)
+{
+	if (h != NULL)
+		dlclose(h);
+}
+
+void
+rocmd_dl_path(void *h, char *out, size_t len)
+{
+	struct link_map *lm = NULL;
+
+	if (len == 0)
+		return;
+	out[0] = '\0';
+	if (h != NULL && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL && lm->l_name != NULL)
+		snprintf(out, len, "%s", lm->l_name);
+}
+
+int
+rocmd_dl_system_dir(char *out, size_t len)
+{
+	if (len > 0)
+		out[0] = '\0';
+	return -1;
 }

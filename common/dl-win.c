@@ -1,8 +1,9 @@
 /*
  * Loading a DLL with LoadLibraryExW: see dl.h. LOAD_WITH_ALTERED_SEARCH_PATH
  * makes Windows look for the DLL's dependencies in its own folder first (an
- * SDK's bin\ holds amdhip64_6.dll and what it loads), not in rocmd's. This
- * file is linked into rocmd-hip-probe alone, so it converts UTF-8 itself.
+ * SDK's bin\ holds amdhip64_6.dll and what it loads), not in rocmd's; it
+ * applies only to a path with a folder (a bare name is searched the standard
+ * way: the flag is undefined for relative names).
  */
 #include "dl.h"
 
@@ -12,6 +13,8 @@
 
 #include <windows.h>
 #include <shellapi.h>
+
+#include "win-util.h"
 
 void *
 rocmd_dl_open(const char *path, char *why, size_t whylen)
@@ -32,11 +35,16 @@ rocmd_dl_open(const char *path, char *why, size_t whylen)
 		return NULL;
 	}
 	MultiByteToWideChar(CP_UTF8, 0, path, -1, w, n);
+	/* The own-folder search wants backslashes. */
+	for (wchar_t *c = w; *c != L'\0'; c++)
+		if (*c == L'/')
+			*c = L'\\';
 	/* No "cannot find a DLL" dialog box from the loader, and no error
 	 * reporting or debugger when the runtime crashes: the process just ends
 	 * with the exception code, for gpu-hip.c to report. */
 	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX | SEM_NOGPFAULTERRORBOX);
-	h = LoadLibraryExW(w, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
+	h = LoadLibraryExW(w, NULL,
+	                   strpbrk(path, "\\/") != NULL ? LOAD_WITH_ALTERED_SEARCH_PATH : 0);
 	err = GetLastError();
 	free(w);
 	if (h == NULL) {
@@ -53,6 +61,49 @@ void *
 rocmd_dl_sym(void *h, const char *name)
 {
 	return (void *)GetProcAddress((HMODULE)h, name);
+}
+
+void
+rocmd_dl_close(void *h)
+{
+	if (h != NULL)
+		FreeLibrary((HMODULE)h);
+}
+
+void
+rocmd_dl_path(void *h, char *out, size_t len)
+{
+	wchar_t w[MAX_PATH + 1];
+	DWORD n = h != NULL ? GetModuleFileNameW((HMODULE)h, w, MAX_PATH + 1) : 0;
+	char *u8;
+
+	if (len == 0)
+		return;
+	out[0] = '\0';
+	if (n == 0 || n > MAX_PATH || (u8 = rocmd_win_utf8(w)) == NULL)
+		return;
+	snprintf(out, len, "%s", u8);
+	free(u8);
+}
+
+int
+rocmd_dl_system_dir(char *out, size_t len)
+{
+	wchar_t w[MAX_PATH];
+	UINT n = GetSystemDirectoryW(w, MAX_PATH);
+	char *u8;
+	int r = -1;
+
+	if (len > 0)
+		out[0] = '\0';
+	if (n == 0 || n >= MAX_PATH || (u8 = rocmd_win_utf8(w)) == NULL)
+		return -1;
+	if ((size_t)snprintf(out, len, "%s", u8) < len)
+		r = 0;
+	else if (len > 0)
+		out[0] = '\0';
+	free(u8);
+	return r;
 }
 
 const char *

@@ -22,12 +22,12 @@
  * fp32 runs with CUBLAS_COMPUTE_32F (no TF32), fp16 and bf16 with fp32
  * accumulation: the tuner's tolerance, and what PyTorch's defaults ask for.
  */
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dl.h"
 #include "common/error.h"
 #include "kernels/backend-cuda.h"
 #include "kernels/backend.h"
@@ -215,6 +215,11 @@ backend_cublaslt_describe(int64_t sol, char *buf, size_t len)
 
 /* ---- opening ---- */
 
+#ifdef _WIN32
+/* The CUDA installer puts its bin\ on PATH. */
+static const char *const lt_names[] = {"cublasLt64_13.dll", "cublasLt64_12.dll",
+                                       "cublasLt64_11.dll", NULL};
+#else
 static const char *const lt_names[] = {"libcublasLt.so.13",
                                        "libcublasLt.so.12",
                                        "libcublasLt.so",
@@ -222,6 +227,7 @@ static const char *const lt_names[] = {"libcublasLt.so.13",
                                        "/usr/local/cuda/lib64/libcublasLt.so.12",
                                        "/usr/local/cuda/lib64/libcublasLt.so",
                                        NULL};
+#endif
 
 static void
 lt_plan_free(const struct lt_api *api, struct lt_plan *pl)
@@ -264,13 +270,12 @@ lt_close(struct backend_ctx *ctx)
 			backend_cuda_ops.free(ctx->cuda, ctx->ws);
 		backend_cuda_ops.close(ctx->cuda);
 	}
-	if (ctx->api.lib != NULL)
-		dlclose(ctx->api.lib);
+	rocmd_dl_close(ctx->api.lib);
 	free(ctx);
 }
 
 #define LLOAD(field, name)                                                                        \
-	(*(void **)&ctx->api.field = dlsym(ctx->api.lib, name),                                    \
+	(*(void **)&ctx->api.field = rocmd_dl_sym(ctx->api.lib, name),                                    \
 	 missing = missing || ctx->api.field == NULL)
 
 static int

@@ -17,12 +17,12 @@
  */
 #include "kernels/backend-cuda.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dl.h"
 #include "common/error.h"
 
 /* The few driver API types and constants used, as in cuda.h (stable ABI). */
@@ -167,10 +167,10 @@ cu_fail(struct backend_ctx *ctx, CUresult r, const char *what, char *why, size_t
 static void *
 sym(void *lib, const char *a, const char *b, int *missing)
 {
-	void *p = dlsym(lib, a);
+	void *p = rocmd_dl_sym(lib, a);
 
 	if (p == NULL && b != NULL)
-		p = dlsym(lib, b);
+		p = rocmd_dl_sym(lib, b);
 	if (p == NULL)
 		*missing = 1;
 	return p;
@@ -181,15 +181,16 @@ sym(void *lib, const char *a, const char *b, int *missing)
 static void *
 open_first(const char *const *names, char *tried, size_t len)
 {
+	char why[1024];
 	void *h;
 	int i;
 
 	for (i = 0; names[i] != NULL; i++) {
-		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		h = rocmd_dl_open(names[i], why, sizeof(why));
 		if (h != NULL)
 			return h;
 		if (i == 0)
-			snprintf(tried, len, "%s", dlerror());
+			snprintf(tried, len, "%.250s", why);
 	}
 	return NULL;
 }
@@ -198,6 +199,12 @@ open_first(const char *const *names, char *tried, size_t len)
 static int
 api_load(struct cuda_api *api, int driver, char *why, size_t whylen)
 {
+#ifdef _WIN32
+	/* The driver's nvcuda.dll is in System32; the toolkit's bin\ is on PATH. */
+	static const char *const cuda_names[] = {"nvcuda.dll", NULL};
+	static const char *const nvrtc_names[] = {"nvrtc64_130_0.dll", "nvrtc64_120_0.dll",
+	                                          "nvrtc64_112_0.dll", NULL};
+#else
 	static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
 	static const char *const nvrtc_names[] = {"libnvrtc.so",
 	                                          "libnvrtc.so.13",
@@ -207,6 +214,7 @@ api_load(struct cuda_api *api, int driver, char *why, size_t whylen)
 	                                          "/usr/local/cuda/lib64/libnvrtc.so.13",
 	                                          "/usr/local/cuda/lib64/libnvrtc.so.12",
 	                                          NULL};
+#endif
 	const char *env = getenv("ROCMD_NVRTC");
 	char err[256] = "";
 	int missing = 0;
@@ -219,7 +227,7 @@ api_load(struct cuda_api *api, int driver, char *why, size_t whylen)
 		return ROCMD_EUNSUPPORTED;
 	}
 	if (env != NULL && *env != '\0')
-		api->libnvrtc = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+		api->libnvrtc = rocmd_dl_open(env, err, sizeof(err));
 	if (api->libnvrtc == NULL)
 		api->libnvrtc = open_first(nvrtc_names, err, sizeof(err));
 	if (api->libnvrtc == NULL) {

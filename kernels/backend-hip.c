@@ -1,37 +1,37 @@
 /*
  * The HIP backend: runs kernels/gpu/gemm.cu on an AMD GPU through the HIP
- * runtime of the SDK rocmd manages. libamdhip64 and hiprtc are dlopen'd (from
- * $ROCMD_HIP_PATH/lib, /opt/rocm/lib, then the loader's path), never linked,
- * so a machine without ROCm gets "not available: <reason>".
+ * runtime of the SDK rocmd manages. The runtime and hiprtc are loaded at run
+ * time (common/dl.h), never linked, so a machine without ROCm gets "not
+ * available: <reason>". Where they are looked for (backend_hip_dirs): on
+ * Linux libamdhip64.so* and libhiprtc.so* in $ROCMD_HIP_PATH/lib,
+ * /opt/rocm/lib, then the loader's path; on Windows amdhip64_7.dll /
+ * amdhip64_6.dll and an SDK's hiprtc07xx/06xx.dll (common/hip-runtime.h) in
+ * %ROCMD_HIP_PATH%\bin, %HIP_PATH%\bin (AMD's HIP SDK sets it), then
+ * System32, where AMD's display driver puts its runtime.
  *
- * Compilation runs in a child process: Debian's HIP 5.2 hiprtc aborts the
- * whole process (not an error code) for gfx11 targets. The child dlopens
- * hiprtc, compiles for the device's gfx arch and writes the code object to a
- * pipe (rocmd_child_fork, common/spawn.h); the parent reads it with a
- * deadline, reaps the child, and turns a signal or a bad exit into
- * ROCMD_EINVAL with the log. The code object's
- * metadata note (amdgpu/codeobj.c) gives the kernel's VGPRs, SGPRs and LDS.
+ * Compilation runs in a child process (backend-hip-rtc.c). The device's gfx
+ * arch comes from the KFD topology (Linux), else from the runtime's device
+ * properties (Windows has no KFD). The code object's metadata note
+ * (amdgpu/codeobj.c) gives the kernel's VGPRs, SGPRs and LDS.
  *
  * Status: the probe, the child-process compile and the launch path are
  * written against the HIP 5.x/6.x C API but have not run on an AMD GPU yet
- * (none is available to the team); the tests cover the probe and the compile
- * child's failure handling.
+ * (none is available to the team); the tests cover the probe, the library
+ * search (Windows: under wine, with stand-in DLLs) and the compile child's
+ * failure handling.
  */
 #include "kernels/backend-hip.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "common/dl.h"
 #include "common/error.h"
-#include "common/spawn.h"
+#include "common/fs.h"
+#include "common/hip-runtime.h"
 #include "kernels/amdgpu/codeobj.h"
 #include "kernels/backend-cuda.h"
 
@@ -40,8 +40,6 @@ typedef struct ihipModule_t *hipModule_t;
 typedef struct ihipModuleSymbol_t *hipFunction_t;
 typedef struct ihipEvent_t *hipEvent_t;
 typedef void *hipDeviceptr_t;
-typedef int hiprtcResult;
-typedef struct _hiprtcProgram *hiprtcProgram;
 
 struct hip_api {
 	void *lib, *rtc;
@@ -101,55 +99,109 @@ struct backend_event {
 	hipEvent_t ev;
 };
 
-/* Opens the first library that loads; PATH gets its name. */
-static void *
-open_lib(const char *const *names, char *path, size_t pathlen)
+int
+backend_hip_dirs(char dirs[][BACKEND_HIP_DIR_LEN], int max)
 {
-	const char *root = getenv("ROCMD_HIP_PATH");
-	char buf[512];
-	void *h;
-	int i;
+#ifdef _WIN32
+	const char *env[] = {"ROCMD_HIP_PATH", "HIP_PATH"}, *sub = "bin";
+#else
+	const char *env[] = {"ROCMD_HIP_PATH"}, *sub = "lib";
+#endif
+	int n = 0;
 
-	for (i = 0; names[i] != NULL; i++) {
-		if (root != NULL && *root != '\0') {
-			snprintf(buf, sizeof(buf), "%s/lib/%s", root, names[i]);
-			if ((h = dlopen(buf, RTLD_NOW | RTLD_LOCAL)) != NULL)
-				goto found;
-		}
-		snprintf(buf, sizeof(buf), "/opt/rocm/lib/%s", names[i]);
-		if ((h = dlopen(buf, RTLD_NOW | RTLD_LOCAL)) != NULL)
-			goto found;
-		snprintf(buf, sizeof(buf), "%s", names[i]);
-		if ((h = dlopen(buf, RTLD_NOW | RTLD_LOCAL)) != NULL)
-			goto found;
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]) && n < max; i++) {
+		const char *v = getenv(env[i]);
+		size_t len = v != NULL ? strlen(v) : 0;
+
+		if (len == 0 || len + 5 >= BACKEND_HIP_DIR_LEN)
+			continue;
+		/* HIP_PATH ends in a backslash. */
+		snprintf(dirs[n++], BACKEND_HIP_DIR_LEN, "%s%s%s", v,
+		         strchr("/\\", v[len - 1]) != NULL ? "" : "/", sub);
 	}
-	return NULL;
-found:
-	if (path != NULL)
-		snprintf(path, pathlen, "%s", buf);
-	return h;
+#ifdef _WIN32
+	if (n < max && rocmd_dl_system_dir(dirs[n], BACKEND_HIP_DIR_LEN) == 0)
+		n++;
+#else
+	if (n < max)
+		snprintf(dirs[n++], BACKEND_HIP_DIR_LEN, "/opt/rocm/lib");
+#endif
+	return n;
 }
 
+void
+backend_hip_sdk_dir(char *out, size_t len)
+{
+	char dirs[1][BACKEND_HIP_DIR_LEN];
+
+	snprintf(out, len, "%s", backend_hip_dirs(dirs, 1) == 1 ? dirs[0] : "");
+}
+
+/* Opens the first of NAMES that loads from the folders of backend_hip_dirs
+ * (a folder before the next), then, on Linux, as named; PATH gets the file.
+ * NULL when none loads, FIRST the loader's first reason. */
+static void *
+open_lib(const char *const *names, char *path, size_t pathlen, char *first, size_t firstlen)
+{
+	char dirs[4][BACKEND_HIP_DIR_LEN], buf[BACKEND_HIP_DIR_LEN + 64], why[1024];
+	int ndirs = backend_hip_dirs(dirs, 4);
+	void *h;
+
+	for (int d = 0; d <= ndirs; d++) {
+#ifdef _WIN32
+		if (d == ndirs)
+			break; /* no search by bare name: the file loaded is one named here */
+#endif
+		for (int i = 0; names[i] != NULL; i++) {
+			if (d < ndirs)
+				rocmd_fs_fmt(buf, sizeof(buf), "%s/%s", dirs[d], names[i]);
+			else
+				snprintf(buf, sizeof(buf), "%s", names[i]);
+			if ((h = rocmd_dl_open(buf, why, sizeof(why))) != NULL) {
+				rocmd_dl_path(h, path, pathlen);
+				if (path[0] == '\0')
+					rocmd_fs_fmt(path, pathlen, "%s", buf);
+				return h;
+			}
+			if (first != NULL && first[0] == '\0')
+				rocmd_fs_fmt(first, firstlen, "%s", why);
+		}
+	}
+	return NULL;
+}
+
+#ifdef _WIN32
+#define HIP_NAMES rocmd_hip_win_runtimes
+#define RTC_NAMES rocmd_hip_win_rtcs
+#define HIP_WHERE "%ROCMD_HIP_PATH%\\bin, %HIP_PATH%\\bin or System32"
+#define HIP_FILES "amdhip64_7.dll, amdhip64_6.dll"
+#else
 static const char *const hip_names[] = {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
                                         "libamdhip64.so.5", NULL};
 static const char *const rtc_names[] = {"libhiprtc.so", "libhiprtc.so.7", "libhiprtc.so.6",
                                         "libhiprtc.so.5", NULL};
+#define HIP_NAMES hip_names
+#define RTC_NAMES rtc_names
+#define HIP_WHERE "$ROCMD_HIP_PATH/lib, /opt/rocm/lib or the loader path"
+#define HIP_FILES "libamdhip64"
+#endif
 
-#define LOAD(field, name) (*(void **)&a->field = dlsym(a->lib, name), missing |= !a->field)
+#define LOAD(field, name) (*(void **)&a->field = rocmd_dl_sym(a->lib, name), missing |= !a->field)
 
 static int
 api_load(struct hip_api *a, char *rtc_path, size_t rtclen, char *why, size_t whylen)
 {
-	char libpath[512] = "";
+	char libpath[512] = "", first[512] = "";
 	int missing = 0;
 	void *rtc;
 
 	memset(a, 0, sizeof(*a));
-	a->lib = open_lib(hip_names, libpath, sizeof(libpath));
+	a->lib = open_lib(HIP_NAMES, libpath, sizeof(libpath), first, sizeof(first));
 	if (a->lib == NULL) {
 		snprintf(why, whylen,
-		         "not available: no HIP runtime (libamdhip64 not found in "
-		         "$ROCMD_HIP_PATH/lib, /opt/rocm/lib or the loader path)");
+		         "not available: no HIP runtime (" HIP_FILES " not found in " HIP_WHERE
+		         "%s%.300s)",
+		         first[0] ? "; " : "", first);
 		return ROCMD_EUNSUPPORTED;
 	}
 	LOAD(hipInit, "hipInit");
@@ -174,20 +226,27 @@ api_load(struct hip_api *a, char *rtc_path, size_t rtclen, char *why, size_t why
 	LOAD(hipEventElapsedTime, "hipEventElapsedTime");
 	LOAD(hipDeviceSynchronize, "hipDeviceSynchronize");
 	*(void **)&a->hipModuleOccupancyMaxActiveBlocksPerMultiprocessor =
-	    dlsym(a->lib, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
+	    rocmd_dl_sym(a->lib, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
 	if (missing) {
 		snprintf(why, whylen, "not available: %s lacks a needed entry point", libpath);
 		return ROCMD_EUNSUPPORTED;
 	}
 	/* hiprtc: its own library since HIP 5.3; inside libamdhip64 before. Only the
 	 * child compiles, so here we only find where it is. */
-	rtc = open_lib(rtc_names, rtc_path, rtclen);
+	rtc = open_lib(RTC_NAMES, rtc_path, rtclen, NULL, 0);
 	if (rtc != NULL) {
-		dlclose(rtc);
-	} else if (dlsym(a->lib, "hiprtcCompileProgram") != NULL) {
+		rocmd_dl_close(rtc);
+	} else if (rocmd_dl_sym(a->lib, "hiprtcCompileProgram") != NULL) {
 		snprintf(rtc_path, rtclen, "%s", libpath);
 	} else {
+#ifdef _WIN32
+		snprintf(why, whylen,
+		         "not available: no hiprtc (hiprtc0701.dll ... hiprtc0602.dll, an SDK's) in "
+		         HIP_WHERE " for %.200s",
+		         libpath);
+#else
 		snprintf(why, whylen, "not available: hiprtc not found next to %s", libpath);
+#endif
 		return ROCMD_EUNSUPPORTED;
 	}
 	return 0;
@@ -196,8 +255,7 @@ api_load(struct hip_api *a, char *rtc_path, size_t rtclen, char *why, size_t why
 static void
 api_unload(struct hip_api *a)
 {
-	if (a->lib != NULL)
-		dlclose(a->lib);
+	rocmd_dl_close(a->lib);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -246,6 +304,43 @@ backend_hip_kfd_arch(const char *sysroot, int index, char *arch, size_t len, int
 }
 
 int
+backend_hip_device_arch(void *lib, const char *sysroot, int index, char *arch, size_t len,
+                        int *cus, char *why, size_t whylen)
+{
+	hipError_t (*props)(void *, int);
+	hipError_t (*attr)(int *, int, int);
+	unsigned char *buf;
+	const char *name;
+
+	if (backend_hip_kfd_arch(sysroot, index, arch, len, cus) == 0)
+		return 0;
+	*(void **)&props = rocmd_dl_sym(lib, "hipGetDevicePropertiesR0600");
+	if (props == NULL)
+		*(void **)&props = rocmd_dl_sym(lib, "hipGetDeviceProperties");
+	*(void **)&attr = rocmd_dl_sym(lib, "hipDeviceGetAttribute");
+	if (props == NULL || (buf = calloc(1, ROCMD_HIP_PROPS_BUF)) == NULL) {
+		snprintf(why, whylen,
+		         "not available: no KFD topology for device %d and no "
+		         "hipGetDeviceProperties",
+		         index);
+		return -1;
+	}
+	if (props(buf, index) != 0 ||
+	    strcmp(name = rocmd_hip_props_arch(buf, ROCMD_HIP_PROPS_BUF), "unknown") == 0) {
+		snprintf(why, whylen, "not available: the HIP runtime names no gfx arch for device %d",
+		         index);
+		free(buf);
+		return -1;
+	}
+	/* "gfx90a:sramecc+:xnack-": the arch is what comes before the features. */
+	snprintf(arch, len, "%.*s", (int)strcspn(name, ":"), name);
+	free(buf);
+	if (attr == NULL || attr(cus, ROCMD_HIP_ATTR_MULTIPROCESSOR_COUNT, index) != 0)
+		*cus = 0;
+	return 0;
+}
+
+int
 backend_hip_probe(char *why, size_t whylen)
 {
 	struct hip_api a;
@@ -291,8 +386,8 @@ hip_open(int index, struct backend_ctx **out, struct backend_device_info *info, 
 	a->hipSetDevice(index);
 	snprintf(ctx->info.backend, sizeof(ctx->info.backend), "hip");
 	a->hipDeviceGetName(ctx->info.name, sizeof(ctx->info.name), index);
-	if (backend_hip_kfd_arch(NULL, index, ctx->info.arch, sizeof(ctx->info.arch), &cus) < 0) {
-		snprintf(why, whylen, "not available: no KFD topology for device %d", index);
+	if (backend_hip_device_arch(a->lib, NULL, index, ctx->info.arch, sizeof(ctx->info.arch),
+	                            &cus, why, whylen) < 0) {
 		r = ROCMD_EUNSUPPORTED;
 		goto fail;
 	}
@@ -357,151 +452,6 @@ hip_kernel_source(struct backend_ctx *ctx, size_t *len)
 {
 	*len = ctx->source_len;
 	return ctx->source;
-}
-
-/* ------------------------------------------------- compile in a child */
-
-typedef hiprtcResult (*rtc_create_fn)(hiprtcProgram *, const char *, const char *, int,
-                                      const char **, const char **);
-typedef hiprtcResult (*rtc_compile_fn)(hiprtcProgram, int, const char **);
-typedef hiprtcResult (*rtc_size_fn)(hiprtcProgram, size_t *);
-typedef hiprtcResult (*rtc_get_fn)(hiprtcProgram, char *);
-
-/* What the compiling child compiles. */
-struct compile_job {
-	const char *rtc_path, *arch, *src;
-	const char *const *defines;
-	int ndefines;
-};
-
-/*
- * The child's side (rocmd_child_fork): compile and write "<status u32><log
- * len u64><log><code len u64><code>" to the parent. Returns the exit code.
- */
-static int
-compile_child(void *arg, const struct rocmd_child_chan *ch)
-{
-	const struct compile_job *job = arg;
-	const char *arch = job->arch, *const *defines = job->defines;
-	int ndefines = job->ndefines;
-	void *rtc = dlopen(job->rtc_path, RTLD_NOW | RTLD_LOCAL);
-	const char *opts[SPACE_MAX_PARAMS + 8];
-	char dstore[SPACE_MAX_PARAMS][64], archopt[64];
-	const char *hdr_src[1] = {NULL}, *hdr_name[1] = {"port.h"};
-	hiprtcProgram prog = NULL;
-	char *log = NULL, *code = NULL;
-	size_t loglen = 0, codelen = 0;
-	uint32_t status = 1;
-	int i, nopt = 0;
-	rtc_create_fn create;
-	rtc_compile_fn compile;
-	rtc_size_fn logsize, codesize;
-	rtc_get_fn getlog, getcode;
-
-	if (getenv("ROCMD_TEST_HIPRTC_ABORT") != NULL)
-		abort(); /* what Debian's HIP 5.2 hiprtc does for gfx11 */
-	if (rtc == NULL)
-		goto send;
-	*(void **)&create = dlsym(rtc, "hiprtcCreateProgram");
-	*(void **)&compile = dlsym(rtc, "hiprtcCompileProgram");
-	*(void **)&logsize = dlsym(rtc, "hiprtcGetProgramLogSize");
-	*(void **)&getlog = dlsym(rtc, "hiprtcGetProgramLog");
-	*(void **)&codesize = dlsym(rtc, "hiprtcGetCodeSize");
-	*(void **)&getcode = dlsym(rtc, "hiprtcGetCode");
-	if (!create || !compile || !logsize || !getlog || !codesize || !getcode)
-		goto send;
-	/* The source already holds port.h; an empty header satisfies the #include. */
-	hdr_src[0] = "";
-	if (create(&prog, job->src, "gemm.cu", 1, hdr_src, hdr_name) != 0)
-		goto send;
-	snprintf(archopt, sizeof(archopt), "--offload-arch=%s", arch);
-	opts[nopt++] = archopt;
-	opts[nopt++] = "-O3";
-	opts[nopt++] = "-std=c++17";
-	for (i = 0; i < ndefines && i < SPACE_MAX_PARAMS; i++) {
-		snprintf(dstore[i], sizeof(dstore[i]), "-DRK_%s", defines[i]);
-		opts[nopt++] = dstore[i];
-	}
-	status = compile(prog, nopt, opts) == 0 ? 0 : 2;
-	if (logsize(prog, &loglen) == 0 && loglen > 0 && (log = malloc(loglen)) != NULL)
-		getlog(prog, log);
-	else
-		loglen = 0;
-	if (status == 0 && codesize(prog, &codelen) == 0 && codelen > 0 &&
-	    (code = malloc(codelen)) != NULL)
-		getcode(prog, code);
-	else
-		codelen = 0;
-send : {
-	uint64_t l = loglen, c = codelen;
-
-	if (rocmd_child_chan_write(ch, &status, 4) < 0 || rocmd_child_chan_write(ch, &l, 8) < 0 ||
-	    (l && rocmd_child_chan_write(ch, log, l) < 0) || rocmd_child_chan_write(ch, &c, 8) < 0 ||
-	    (c && rocmd_child_chan_write(ch, code, c) < 0))
-		return 3;
-}
-	return 0;
-}
-
-int
-backend_hip_compile_child(const char *rtc_path, const char *arch, const char *src,
-                          const char *const *defines, int ndefines, int timeout_s, char **code,
-                          size_t *codelen, char *log, size_t loglen)
-{
-	struct compile_job job = {rtc_path, arch, src, defines, ndefines};
-	struct rocmd_child *child = NULL;
-	uint32_t status = 0;
-	uint64_t l = 0, c = 0;
-	double deadline;
-	char *lb = NULL, died[32];
-	int st, r;
-
-	*code = NULL;
-	*codelen = 0;
-	if (log != NULL && loglen > 0)
-		log[0] = '\0';
-	if ((r = rocmd_child_new(&child)) < 0)
-		return r;
-	if ((r = rocmd_child_fork(child, compile_child, &job)) < 0) {
-		rocmd_child_free(child);
-		return r;
-	}
-	deadline = rocmd_child_now_ms() + timeout_s * 1000.0;
-	r = rocmd_child_read(child, &status, 4, deadline, NULL);
-	if (r == 0)
-		r = rocmd_child_read(child, &l, 8, deadline, NULL);
-	if (r == 0 && l > 0 && l < (1u << 24) && (lb = malloc(l + 1)) != NULL) {
-		r = rocmd_child_read(child, lb, l, deadline, NULL);
-		lb[r == 0 ? l : 0] = '\0';
-	}
-	if (r == 0)
-		r = rocmd_child_read(child, &c, 8, deadline, NULL);
-	if (r == 0 && c > 0 && c < (1u << 30)) {
-		*code = malloc(c);
-		r = *code != NULL ? rocmd_child_read(child, *code, c, deadline, NULL) : ROCMD_ENOMEM;
-	}
-	st = rocmd_child_stop(child, r == ROCMD_ETIMEDOUT);
-	rocmd_child_free(child);
-	if (rocmd_child_crashed(st, died, sizeof(died))) {
-		snprintf(log, loglen, "hiprtc child for %s died of %s (hiprtc aborted?)%s%s", arch,
-		         died, lb ? ": " : "", lb ? lb : "");
-		r = ROCMD_EINVAL;
-	} else if (r == ROCMD_ETIMEDOUT) {
-		snprintf(log, loglen, "hiprtc child for %s timed out after %d s", arch, timeout_s);
-	} else if (r < 0 || status != 0 || c == 0) {
-		snprintf(log, loglen, "hiprtc could not compile for %s (status %u, %s)%s%s", arch,
-		         status, status == 1 ? "hiprtc not loadable" : "compile error",
-		         lb ? ": " : "", lb ? lb : "");
-		r = ROCMD_EINVAL;
-	}
-	free(lb);
-	if (r < 0) {
-		free(*code);
-		*code = NULL;
-		return r;
-	}
-	*codelen = c;
-	return 0;
 }
 
 static int

@@ -19,13 +19,14 @@
  * tested against tests/fixtures/vendor/standin-hipblaslt.c only: it has not
  * run on an AMD GPU.
  */
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dl.h"
 #include "common/error.h"
+#include "kernels/backend-hip.h"
 #include "kernels/backend.h"
 #include "kernels/vendor-hip.h"
 #include "kernels/vendor.h"
@@ -101,8 +102,12 @@ struct backend_module {
 	int64_t sol;
 };
 
+#ifdef _WIN32
+static const char *const lt_names[] = {"hipblaslt.dll", "libhipblaslt.dll", NULL};
+#else
 static const char *const lt_names[] = {"libhipblaslt.so", "libhipblaslt.so.1", "libhipblaslt.so.0",
                                        NULL};
+#endif
 
 static void
 lt_descs_free(struct backend_ctx *ctx)
@@ -135,14 +140,13 @@ lt_close(struct backend_ctx *ctx)
 	}
 	if (ctx->ws != 0)
 		vendor_hip_free(ctx, ctx->ws);
-	if (ctx->api.lib != NULL)
-		dlclose(ctx->api.lib);
+	rocmd_dl_close(ctx->api.lib);
 	vendor_hip_close(&ctx->hip);
 	free(ctx);
 }
 
 #define LLOAD(field, name)                                                                        \
-	(*(void **)&ctx->api.field = dlsym(ctx->api.lib, name),                                    \
+	(*(void **)&ctx->api.field = rocmd_dl_sym(ctx->api.lib, name),                                    \
 	 missing = missing || ctx->api.field == NULL)
 
 static int
@@ -156,10 +160,8 @@ lt_load(struct backend_ctx *ctx, const struct backend_open_opts *oo, int index, 
 
 	if (want != NULL && want[0] != '\0')
 		vendor_dirname(want, dir, sizeof(dir));
-	else if (getenv("ROCMD_HIP_PATH") != NULL)
-		snprintf(dir, sizeof(dir), "%.1000s/lib", getenv("ROCMD_HIP_PATH"));
 	else
-		snprintf(dir, sizeof(dir), "/opt/rocm/lib");
+		backend_hip_sdk_dir(dir, sizeof(dir));
 	r = vendor_hip_open(&ctx->hip, dir, index, oo != NULL ? oo->sysroot : NULL, "hipblaslt",
 	                    &ctx->info, why, whylen);
 	if (r < 0)

@@ -20,13 +20,14 @@
  * rocblas-beta.h) and tested against tests/fixtures/vendor/standin-rocblas.c
  * only: it has not run on an AMD GPU.
  */
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dl.h"
 #include "common/error.h"
+#include "kernels/backend-hip.h"
 #include "kernels/backend.h"
 #include "kernels/vendor-hip.h"
 #include "kernels/vendor.h"
@@ -81,8 +82,12 @@ struct backend_module {
 	int64_t sol;
 };
 
+#ifdef _WIN32
+static const char *const rocblas_names[] = {"rocblas.dll", NULL};
+#else
 static const char *const rocblas_names[] = {"librocblas.so",   "librocblas.so.5",
                                             "librocblas.so.4", "librocblas.so.0", NULL};
+#endif
 
 static void
 rb_close(struct backend_ctx *ctx)
@@ -93,14 +98,13 @@ rb_close(struct backend_ctx *ctx)
 		vendor_hip_free(ctx, ctx->probe);
 	if (ctx->handle != NULL)
 		ctx->api.destroy_handle(ctx->handle);
-	if (ctx->api.lib != NULL)
-		dlclose(ctx->api.lib);
+	rocmd_dl_close(ctx->api.lib);
 	vendor_hip_close(&ctx->hip);
 	free(ctx);
 }
 
 #define RLOAD(field, name)                                                                        \
-	(*(void **)&ctx->api.field = dlsym(ctx->api.lib, name),                                    \
+	(*(void **)&ctx->api.field = rocmd_dl_sym(ctx->api.lib, name),                                    \
 	 missing = missing || ctx->api.field == NULL)
 
 /* Loads librocblas (and the HIP runtime beside it) into CTX; LIB gets its path. */
@@ -115,10 +119,8 @@ rb_load(struct backend_ctx *ctx, const struct backend_open_opts *oo, int index, 
 
 	if (want != NULL && want[0] != '\0')
 		vendor_dirname(want, dir, sizeof(dir));
-	else if (getenv("ROCMD_HIP_PATH") != NULL)
-		snprintf(dir, sizeof(dir), "%.1000s/lib", getenv("ROCMD_HIP_PATH"));
 	else
-		snprintf(dir, sizeof(dir), "/opt/rocm/lib");
+		backend_hip_sdk_dir(dir, sizeof(dir));
 	r = vendor_hip_open(&ctx->hip, dir, index, oo != NULL ? oo->sysroot : NULL, "rocblas",
 	                    &ctx->info, why, whylen);
 	if (r < 0)

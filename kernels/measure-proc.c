@@ -4,7 +4,8 @@
  * (common/spawn.h: posix_spawn of the file rocmd_self_init kept open,
  * CreateProcessW of the path it found, in a kill-on-close job object) with
  * the hidden argument --rocmd-tune-eval; main() hands such a command line to
- * tune_evaluator_child() before anything else. Never fork() without exec:
+ * tune_evaluator_child() before anything else (which also serves the HIP
+ * backend's compile child on Windows, --rocmd-hiprtc: backend-hip-rtc.c). Never fork() without exec:
  * a daemon is multi-threaded (a forked copy may find another thread's lock
  * held forever) and a forked copy holds every descriptor of the daemon, its
  * listening socket and state-folder lock included, until it gets round to
@@ -24,6 +25,9 @@
 
 #include "common/error.h"
 #include "common/spawn.h"
+#ifdef ROCMD_BACKEND_HIP
+#include "kernels/backend-hip.h"
+#endif
 
 #define EVAL_ARG "--rocmd-tune-eval"
 
@@ -86,6 +90,11 @@ tune_evaluator_child(int argc, char **argv)
 	struct measure_io io = {io_read, io_write, &ch};
 	int err;
 
+#ifdef ROCMD_BACKEND_HIP
+	/* The HIP backend's compile child on Windows (backend-hip-rtc.c). */
+	if ((err = backend_hip_rtc_main(argc, argv)) >= 0)
+		return err;
+#endif
 	if (argc < 2 || strcmp(argv[1], EVAL_ARG) != 0) {
 		exec_ready = 1;
 		if (argc >= 1 && argv[0] != NULL)

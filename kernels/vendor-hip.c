@@ -2,16 +2,19 @@
  * The HIP runtime of the AMD vendor-solution backends (see vendor-hip.h).
  * The library loads libamdhip64 through its own RUNPATH or the loader's path;
  * loading the one in its folder first, with the same soname, makes both the
- * same copy.
+ * same copy. On Windows the names are amdhip64_7.dll / amdhip64_6.dll
+ * (common/hip-runtime.h), beside rocblas.dll in an SDK's bin\, else the
+ * display driver's in System32 (the loader's search by name).
  */
 #include "kernels/vendor-hip.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dl.h"
 #include "common/error.h"
+#include "common/hip-runtime.h"
 #include "kernels/backend-hip.h"
 #include "kernels/vendor.h"
 
@@ -25,11 +28,15 @@ hip_of(struct backend_ctx *ctx)
 	return (struct vendor_hip *)(void *)ctx;
 }
 
+#ifdef _WIN32
+#define hip_names rocmd_hip_win_runtimes
+#else
 static const char *const hip_names[] = {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
                                         "libamdhip64.so.5", NULL};
+#endif
 
 #define HLOAD(field)                                                                              \
-	(*(void **)&h->field = dlsym(h->lib, #field), missing = missing || h->field == NULL)
+	(*(void **)&h->field = rocmd_dl_sym(h->lib, #field), missing = missing || h->field == NULL)
 
 int
 vendor_hip_open(struct vendor_hip *h, const char *libdir, int index, const char *sysroot,
@@ -76,8 +83,8 @@ vendor_hip_open(struct vendor_hip *h, const char *libdir, int index, const char 
 	memset(info, 0, sizeof(*info));
 	snprintf(info->backend, sizeof(info->backend), "%s", backend);
 	h->hipDeviceGetName(info->name, sizeof(info->name), index);
-	if (backend_hip_kfd_arch(sysroot, index, info->arch, sizeof(info->arch), &cus) < 0) {
-		snprintf(why, whylen, "not available: no KFD topology for device %d", index);
+	if (backend_hip_device_arch(h->lib, sysroot, index, info->arch, sizeof(info->arch), &cus,
+	                            why, whylen) < 0) {
 		r = ROCMD_EUNSUPPORTED;
 		goto fail;
 	}
@@ -101,8 +108,7 @@ fail:
 void
 vendor_hip_close(struct vendor_hip *h)
 {
-	if (h->lib != NULL)
-		dlclose(h->lib);
+	rocmd_dl_close(h->lib);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -6,14 +6,13 @@
  */
 #include "kernels/vendor.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dl.h"
 #include "common/error.h"
 #include "common/fs.h"
 
@@ -91,7 +90,7 @@ void *
 vendor_dlopen(const char *dir, const char *const *names, char *path, size_t pathlen, char *why,
               size_t whylen)
 {
-	char buf[1200], first[300] = "";
+	char buf[1200], first[300] = "", err[1024];
 	void *h;
 
 	for (int pass = dir != NULL && dir[0] ? 0 : 1; pass < 2; pass++) {
@@ -100,20 +99,16 @@ vendor_dlopen(const char *dir, const char *const *names, char *path, size_t path
 				rocmd_fs_fmt(buf, sizeof(buf), "%s/%s", dir, names[i]);
 			else
 				snprintf(buf, sizeof(buf), "%s", names[i]);
-			h = dlopen(buf, RTLD_NOW | RTLD_LOCAL);
+			h = rocmd_dl_open(buf, err, sizeof(err));
 			if (h != NULL) {
-				struct link_map *lm = NULL;
-
 				/* The file the loader found, for a name it searched for. */
-				if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL &&
-				    lm->l_name != NULL && lm->l_name[0] == '/')
-					snprintf(path, pathlen, "%s", lm->l_name);
-				else
+				rocmd_dl_path(h, path, pathlen);
+				if (path[0] == '\0')
 					snprintf(path, pathlen, "%s", buf);
 				return h;
 			}
 			if (first[0] == '\0')
-				snprintf(first, sizeof(first), "%.290s", dlerror());
+				snprintf(first, sizeof(first), "%.290s", err);
 		}
 	}
 	snprintf(why, whylen, "%s", first);

@@ -11,28 +11,20 @@
  * Exit status 0 when the runtime answered (zero devices included), 1 otherwise.
  * "rocmd-hip-probe --adapters" lists the display adapters instead, for a
  * machine without any HIP runtime (adapters.h).
- *
- * hipDeviceProp_t changed layout between HIP 5 and 6 (and hipGetDeviceProperties
- * became hipGetDevicePropertiesR0600), so the struct is not declared here:
- * the call fills a large zeroed buffer; the name is its first field in every
- * version, and gcnArchName is the first NUL-started "gfx..." string after it.
+ * The arch comes out of hipDeviceProp_t as common/hip-runtime.h reads it.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "adapters.h"
 #include "common/dl.h"
+#include "common/hip-runtime.h"
 
 typedef int (*count_fn)(int *);
 typedef int (*props_fn)(void *, int);
 typedef const char *(*errstr_fn)(int);
 typedef int (*version_fn)(int *);
 typedef int (*attr_fn)(int *, int, int);
-
-/* hipDeviceAttributeMultiprocessorCount: 63 in the enum of HIP 5 and 6 alike
- * (hip_runtime_api.h counts it from hipDeviceAttributeCudaCompatibleBegin = 0). */
-#define HIP_ATTR_MULTIPROCESSOR_COUNT 63
 
 /* Prints "WHAT V" when the runtime has SYMBOL and it answers. */
 static void
@@ -45,21 +37,10 @@ print_version(void *h, const char *symbol, const char *what)
 		printf("%s %d\n", what, v);
 }
 
-#define PROPS_BUF 16384
-
-static const char *
-find_arch(const unsigned char *buf, size_t len)
-{
-	for (size_t i = 256; i + 4 < len; i++)
-		if (buf[i - 1] == '\0' && memcmp(buf + i, "gfx", 3) == 0 && isxdigit(buf[i + 3]))
-			return (const char *)buf + i;
-	return "unknown";
-}
-
 int
 main(int argc, char **argv)
 {
-	static unsigned char props[PROPS_BUF];
+	static unsigned char props[ROCMD_HIP_PROPS_BUF];
 	count_fn get_count;
 	props_fn get_props;
 	errstr_fn errstr;
@@ -112,10 +93,10 @@ main(int argc, char **argv)
 		if (get_props(props, i) != 0)
 			continue;
 		props[255] = '\0';
-		if (get_attr == NULL || get_attr(&cus, HIP_ATTR_MULTIPROCESSOR_COUNT, i) != 0)
+		if (get_attr == NULL || get_attr(&cus, ROCMD_HIP_ATTR_MULTIPROCESSOR_COUNT, i) != 0)
 			cus = 0;
-		printf("device %d %s\t%s\t%d\n", i, find_arch(props, sizeof(props)), (char *)props,
-		       cus);
+		printf("device %d %s\t%s\t%d\n", i, rocmd_hip_props_arch(props, sizeof(props)),
+		       (char *)props, cus);
 	}
 	fflush(stdout);
 	return 0;

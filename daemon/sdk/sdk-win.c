@@ -13,6 +13,8 @@
 
 #include <windows.h>
 
+#include "common/dl.h"
+#include "common/hip-runtime.h"
 #include "common/spawn.h"
 #include "common/win-util.h"
 #include "sdk-internal.h"
@@ -23,15 +25,13 @@ const int rocmd_sdk_native_windows = 1;
 int
 rocmd_sdk_driver_runtime(const char *root, char *host, char *sys, size_t len)
 {
-	static const char *const names[] = {"amdhip64_7.dll", "amdhip64_6.dll"};
-	wchar_t wsys[MAX_PATH];
-	char *dir = NULL;
-	UINT n = GetSystemDirectoryW(wsys, MAX_PATH);
+	const char *const *names = rocmd_hip_win_runtimes;
+	char dir[MAX_PATH * 3];
 	int found = -1;
 
-	if (n == 0 || n >= MAX_PATH || (dir = rocmd_win_utf8(wsys)) == NULL)
+	if (rocmd_dl_system_dir(dir, sizeof(dir)) < 0)
 		return -1;
-	for (size_t i = 0; found < 0 && i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; found < 0 && names[i] != NULL; i++) {
 		wchar_t *w;
 		DWORD attr;
 
@@ -43,7 +43,6 @@ rocmd_sdk_driver_runtime(const char *root, char *host, char *sys, size_t len)
 		if (attr != INVALID_FILE_ATTRIBUTES && !(attr & FILE_ATTRIBUTE_DIRECTORY))
 			found = 0;
 	}
-	free(dir);
 	if (found < 0)
 		host[0] = sys[0] = '\0';
 	return found;
