@@ -92,13 +92,16 @@ print_status(const cJSON *r)
 	         num_or(lat, "yields", "%.0f", b[7], 96), num_or(lat, "p50_ms", "%.1f", b[8], 96),
 	         num_or(lat, "p99_ms", "%.1f", b[9], 96), num_or(lat, "max_ms", "%.1f", b[10], 96));
 	{
-		const char *keys[] = {"state",   "decision", "device",  "sdk",       "driver",
-		                      "re-tune", "input",    "power",   "gpu users", "cpu load",
-		                      "policy",  "jobs",     "current", "preemption"};
+		const char *keys[] = {"state",     "decision", "device",  "passed over", "sdk",
+		                      "driver",    "re-tune",  "input",   "power",       "gpu users",
+		                      "cpu load",  "policy",   "jobs",    "current",     "preemption"};
 		const char *vals[] = {
 		    out_str(r, "state"),
 		    out_str(r, "decision"),
 		    dev != NULL && cJSON_GetObjectItemCaseSensitive(dev, "name") ? device : "-",
+		    dev != NULL && cJSON_GetObjectItemCaseSensitive(dev, "passed_over")
+		        ? out_str(dev, "passed_over")
+		        : "-",
 		    out_str(r, "sdk"),
 		    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "driver"))
 		        ? out_str(r, "driver")
@@ -112,7 +115,7 @@ print_status(const cJSON *r)
 		    jobline,
 		    cl,
 		    latline};
-		out_kv(stdout, 14, keys, vals);
+		out_kv(stdout, 15, keys, vals);
 	}
 }
 

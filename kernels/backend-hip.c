@@ -99,6 +99,12 @@ struct backend_event {
 	hipEvent_t ev;
 };
 
+#ifdef _WIN32
+#define SEP "\\"
+#else
+#define SEP "/"
+#endif
+
 int
 backend_hip_dirs(char dirs[][BACKEND_HIP_DIR_LEN], int max)
 {
@@ -117,7 +123,7 @@ backend_hip_dirs(char dirs[][BACKEND_HIP_DIR_LEN], int max)
 			continue;
 		/* HIP_PATH ends in a backslash. */
 		snprintf(dirs[n++], BACKEND_HIP_DIR_LEN, "%s%s%s", v,
-		         strchr("/\\", v[len - 1]) != NULL ? "" : "/", sub);
+		         strchr("/\\", v[len - 1]) != NULL ? "" : SEP, sub);
 	}
 #ifdef _WIN32
 	if (n < max && rocmd_dl_system_dir(dirs[n], BACKEND_HIP_DIR_LEN) == 0)
@@ -154,7 +160,7 @@ open_lib(const char *const *names, char *path, size_t pathlen, char *first, size
 #endif
 		for (int i = 0; names[i] != NULL; i++) {
 			if (d < ndirs)
-				rocmd_fs_fmt(buf, sizeof(buf), "%s/%s", dirs[d], names[i]);
+				rocmd_fs_fmt(buf, sizeof(buf), "%s" SEP "%s", dirs[d], names[i]);
 			else
 				snprintf(buf, sizeof(buf), "%s", names[i]);
 			if ((h = rocmd_dl_open(buf, why, sizeof(why))) != NULL) {

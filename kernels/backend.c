@@ -79,6 +79,11 @@ backend_space_check(const char *name, space_check_fn *out)
 		return 0;
 	}
 #endif
+#ifdef ROCMD_BACKEND_HIP
+	/* The HIP backend tunes in the CUDA space under its own name (hip_space). */
+	if (!strcmp(name, "hip"))
+		name = "cuda";
+#endif
 	for (int i = 0; known[i] != NULL; i++) {
 		if (!strcmp(known[i]->name, name)) {
 			*out = known[i]->check;

@@ -182,7 +182,8 @@ extern const struct backend_ops backend_cpu_ops;
 const struct backend_ops *backend_find(const char *name);
 /*
  * The constraint predicate of the built-in space named NAME ("cpu", "gpu",
- * "cuda": the spaces the backends in this build return). A space that crossed
+ * "cuda", "hip": the spaces the backends in this build return; "hip" is the
+ * CUDA space's under the HIP backend's name). A space that crossed
  * a process boundary carries its predicate's address in the other process's
  * image; the receiver binds it again with this. 0, or ROCMD_ENOTFOUND.
  */

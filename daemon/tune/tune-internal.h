@@ -34,6 +34,7 @@ struct run {
 	/* results */
 	int rc;
 	char why[512];
+	char passed[512]; /* the probe: the backends it passed over, "hip: <why>; ..." */
 	struct backend_device_info dev;
 	struct tune_summary sum;
 	uint64_t stopped_ns;
@@ -83,6 +84,7 @@ struct rocmd_tune {
 	int dev_known;
 	int probe_failed;
 	char backend[16];
+	char passed[512]; /* the backends the probe passed over, with why (run.passed) */
 	struct backend_device_info dev;
 	char sdk[64];
 	char hash[17]; /* the kernel source's, from the probe */

@@ -341,6 +341,7 @@ worker(struct rocmd_job *job)
 	snprintf(mo.tensile_dir, sizeof(mo.tensile_dir), "%s", r->tensile_dir);
 	snprintf(mo.sysroot, sizeof(mo.sysroot), "%s", r->sysroot);
 	r->rc = ROCMD_EUNSUPPORTED;
+	r->passed[0] = '\0';
 	for (int i = 0; names[i] != NULL && r->rc < 0 && !job->canceled; i++) {
 		const struct backend_ops *ops = backend_find(names[i]);
 
@@ -367,6 +368,11 @@ worker(struct rocmd_job *job)
 		if (r->rc == 0) {
 			snprintf(r->backend, sizeof(r->backend), "%s", names[i]);
 			driver_override(&r->dev);
+		} else if (r->probe && names[i + 1] != NULL) {
+			size_t used = strlen(r->passed);
+
+			snprintf(r->passed + used, sizeof(r->passed) - used, "%s%s: %.300s",
+			         used ? "; " : "", names[i], r->why);
 		}
 	}
 	uv_mutex_lock(&t->lock);

@@ -407,8 +407,11 @@ finish_probe(struct rocmd_tune *t)
 	t->dev = r->dev;
 	snprintf(t->hash, sizeof(t->hash), "%s", r->hash);
 	snprintf(t->backend, sizeof(t->backend), "%s", r->backend);
+	snprintf(t->passed, sizeof(t->passed), "%s", r->passed);
 	log_notice("tune: device %s (%s, %s backend, %d compute units)", t->dev.name, t->dev.arch,
 	           t->backend, t->dev.compute_units);
+	if (t->passed[0] != '\0')
+		log_notice("tune: passed over %s", t->passed);
 	current_sdk(t, t->sdk, sizeof(t->sdk));
 	rocmd_tune_queue_adopt_driver(t->q, t->backend, t->dev.arch, t->dev.name,
 	                              t->dev.driver_version, rocmd_now_ms(), NULL);

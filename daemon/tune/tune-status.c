@@ -135,6 +135,9 @@ rocmd_tune_status(struct rocmd_tune *t)
 		cJSON_AddStringToObject(dev, "arch", t->dev.arch);
 		cJSON_AddStringToObject(dev, "name", t->dev.name);
 		cJSON_AddNumberToObject(dev, "compute_units", t->dev.compute_units);
+		/* The backends tried before this one, each with why it did not open. */
+		if (t->passed[0] != '\0')
+			cJSON_AddStringToObject(dev, "passed_over", t->passed);
 	}
 	cJSON_AddStringToObject(r, "sdk", t->sdk);
 	if (t->dev_known)

@@ -391,6 +391,21 @@ model_selection(void)
 	tunedlib_free(lib);
 }
 
+/* The space crosses into the evaluation process and back by its name: the
+ * HIP backend's ("hip", the CUDA space renamed) was once unknown there, so
+ * every HIP tuning run with isolation stopped at the child's hello ("tunes in
+ * space 'hip', unknown to this program"). */
+static void
+hip_space_binds(void)
+{
+	struct space_def cuda;
+	space_check_fn hip = NULL, want = backend_cuda_space_for(&cuda, NULL, 0, 1)->check;
+
+	CHECK(backend_space_check("hip", &hip) == 0,
+	      "the hip space is unknown to backend_space_check");
+	CHECK(hip == want && hip != NULL, "the hip space binds another predicate than cuda's");
+}
+
 int
 main(void)
 {
@@ -402,6 +417,7 @@ main(void)
 	dev.shared_mem_per_block = 232448; /* sm_90 opt-in limit */
 	dev.regs_per_block = 65536;
 	snprintf(dev.arch, sizeof(dev.arch), "sm_90");
+	hip_space_binds();
 	every_problem_runs();
 	class_defaults();
 	repacked_defaults();
