@@ -40,6 +40,10 @@
 #      available / fetch through libcurl with Schannel and the Ed25519 check,
 #      a resume after a cut connection, refusals of a bad signature, a wrong
 #      hash, a truncated body and of a certificate not given as the CA bundle.
+#  12. the HIP backend (tests/windows/test-hip-win.sh, a prefix of its own):
+#      stand-in runtime and hiprtc DLLs in System32 and an SDK's bin: found by
+#      name, the device reported, the compile child run, failures reported;
+#      without a runtime the CPU backend tunes and the probe says why not hip.
 #
 # It skips, with the reason, only when mingw-w64 or wine cannot be installed.
 # Usage: scripts/test-windows.sh
@@ -321,6 +325,8 @@ fi
 
 echo "== 11. package feeds (tests/windows/test-wfeed-win.sh)"
 run_stage "package feeds" 600 test-wfeed-win.sh
+echo "== 12. the HIP backend (tests/windows/test-hip-win.sh)"
+run_stage "HIP backend" 600 test-hip-win.sh
 
 touch "$C/rocmd/stop-keepalive"
 wait $KEEPALIVE
