@@ -20,7 +20,8 @@
  *   nobody waits for a GPU context's teardown.
  * - POSIX only: a fork()ed child that runs a function and writes its answer
  *   to the same pipes (rocmd_child_fork: the hiprtc compile inside the
- *   evaluation process, for a library that aborts its process).
+ *   evaluation process, for a library that aborts its process; on Windows
+ *   that child is a started one, kernels/backend-hip-rtc.c).
  *
  * The wait status of an ended child is an int: POSIX the waitpid status,
  * Windows the process's exit code.

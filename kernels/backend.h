@@ -3,8 +3,9 @@
  * backend fills in, so the tuner (kernels/measure.c, kernels/tune.c) drives a
  * CPU, a CUDA or a HIP device the same way. The build chooses the files:
  * backend-cpu.c always, backend-cuda.c / backend-hip.c where they exist. GPU
- * runtimes (libcuda + NVRTC, amdhip64 + hiprtc) are dlopen'd inside open(), so
- * a missing runtime is a clean "not available: <reason>", never a link error.
+ * runtimes (libcuda + NVRTC, amdhip64 + hiprtc) are loaded inside open()
+ * (common/dl.h: dlopen, LoadLibraryExW on Windows), so a missing runtime is a
+ * clean "not available: <reason>", never a link error.
  *
  * Life cycle, as the tuner uses it (all calls from one thread):
  *
