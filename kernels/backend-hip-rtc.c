@@ -105,8 +105,8 @@ send : {
 	uint64_t l = loglen, c = codelen;
 
 	if (rocmd_child_chan_write(ch, &status, 4) < 0 || rocmd_child_chan_write(ch, &l, 8) < 0 ||
-	    (l && rocmd_child_chan_write(ch, log, l) < 0) || rocmd_child_chan_write(ch, &c, 8) < 0 ||
-	    (c && rocmd_child_chan_write(ch, code, c) < 0))
+	    (l && rocmd_child_chan_write(ch, log, l) < 0) ||
+	    rocmd_child_chan_write(ch, &c, 8) < 0 || (c && rocmd_child_chan_write(ch, code, c) < 0))
 		return 3;
 }
 	return 0;
@@ -134,8 +134,9 @@ start_child(struct rocmd_child *c, const struct compile_job *job, char *log, siz
 	int r;
 
 	if (!exec_ready) {
-		snprintf(log, loglen, "cannot start the hiprtc child: this program's main() does not "
-		                      "call tune_evaluator_child()");
+		snprintf(log, loglen,
+		         "cannot start the hiprtc child: this program's main() does not "
+		         "call tune_evaluator_child()");
 		return ROCMD_EINTERNAL;
 	}
 	if ((r = rocmd_child_start(c, NULL, argv, why, sizeof(why))) < 0) {
@@ -258,7 +259,8 @@ backend_hip_compile_child(const char *rtc_path, const char *arch, const char *sr
 		r = rocmd_child_read(child, &c, 8, deadline, NULL);
 	if (r == 0 && c > 0 && c < (1u << 30)) {
 		*code = malloc(c);
-		r = *code != NULL ? rocmd_child_read(child, *code, c, deadline, NULL) : ROCMD_ENOMEM;
+		r = *code != NULL ? rocmd_child_read(child, *code, c, deadline, NULL)
+		                  : ROCMD_ENOMEM;
 	}
 	st = rocmd_child_stop(child, r == ROCMD_ETIMEDOUT);
 	rocmd_child_free(child);

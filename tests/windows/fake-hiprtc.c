@@ -32,8 +32,8 @@ EXPORT int hiprtcDestroyProgram(struct prog **p);
 #define CODE "stand-in: not a code object"
 
 EXPORT int
-hiprtcCreateProgram(struct prog **p, const char *src, const char *name, int nhdr,
-                    const char **hdrs, const char **hdr_names)
+hiprtcCreateProgram(struct prog **p, const char *src, const char *name, int nhdr, const char **hdrs,
+                    const char **hdr_names)
 {
 	(void)name;
 	(void)nhdr;
