@@ -272,7 +272,7 @@ backend_hip_compile_child(const char *rtc_path, const char *arch, const char *sr
 		snprintf(log, loglen, "hiprtc child for %s timed out after %d s", arch, timeout_s);
 	} else if (r == ROCMD_ECLOSED && lb == NULL) {
 		rocmd_child_describe(st, died, sizeof(died));
-		snprintf(log, loglen, "hiprtc child for %s %s without an answer", arch, died);
+		snprintf(log, loglen, "hiprtc child for %s %s without an answer (hiprtc aborted?)", arch, died);
 		r = ROCMD_EINVAL;
 	} else if (r < 0 || status != 0 || c == 0) {
 		snprintf(log, loglen, "hiprtc could not compile for %s (status %u, %s)%s%s", arch,

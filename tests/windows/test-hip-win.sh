@@ -14,7 +14,8 @@
 #     child (rocmtune.exe started again) that loads the SDK's hiprtc and gets
 #     the device's arch and the candidate's defines, and the stand-in's
 #     refusal is a compile_failed outcome with its log, no crash, no child
-#     left behind; the same in-process (--no-isolate);
+#     left behind; a child that aborts is reported; the same in-process
+#     (--no-isolate);
 #   - a newer hiprtc (hiprtc0604.dll) is taken over the older, and what it
 #     "compiles" the runtime refuses: "hipModuleLoadData failed";
 #   - the SDK's own bin\amdhip64_6.dll (one that sees no GPU) is taken over
@@ -126,6 +127,18 @@ else
 	bad "the compile child loads the SDK's hiprtc with the device's arch; its failure is compile_failed (exit $rc)"
 fi
 no_children "compile failed"
+# hiprtc that aborts its process (Debian's HIP 5.2 for gfx11; the C runtime's
+# abort() exits with 3 on Windows): the child's end, said, and the run goes on.
+export ROCMD_TEST_HIPRTC_ABORT=1
+# shellcheck disable=SC2086
+rt run --backend hip $SHAPE
+unset ROCMD_TEST_HIPRTC_ABORT
+if [ $rc -eq 1 ] && grep -q "compile_failed .*hiprtc child for gfx1103 exited with 3 without an answer (hiprtc aborted?)" "$OUT" &&
+	grep -q "2 evaluated (2 compile_failed)" "$OUT"; then
+	ok "a compile child that aborts is reported and the run goes on"
+else
+	bad "a compile child that aborts is reported and the run goes on (exit $rc)"
+fi
 # shellcheck disable=SC2086
 rt run --backend hip $SHAPE --no-isolate
 grep -q "compile_failed .*stand-in hiprtc: options --offload-arch=gfx1103" "$OUT" && [ $rc -eq 1 ] &&
