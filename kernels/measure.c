@@ -484,7 +484,7 @@ measure_run_timed(struct measure *m, const struct measure_run *run, int flags,
 	 * upper bound of a call's time), so long kernels run once a run.
 	 */
 	double pace = (measure_mono_ms() - start) / i;
-	int burst = pace > 0 ? (int)ceil(MEASURE_BURST_MS / pace) : 1, b;
+	int burst = m->o.burst > 0 ? m->o.burst : pace > 0 ? (int)ceil(MEASURE_BURST_MS / pace) : 1, b;
 
 	if (burst > MEASURE_BURST_MAX)
 		burst = MEASURE_BURST_MAX;

@@ -112,6 +112,7 @@ struct tune_measure_opts {
 	int runs;	   /* [9] timed runs: median, p20, p80 */
 	double timeout_ms; /* [10000] one evaluation, compile included */
 	int max_sets;	   /* [16] input sets rotated so timed runs miss the cache */
+	int burst;	   /* [by the warm-up's pace] calls a timed run enqueues back to back */
 	uint64_t seed;	   /* [1] input data */
 	int isolate;	   /* 1: child process with a watchdog (default), -1: in process */
 	/* Optional: once non-zero, a wait for the evaluation process (opening

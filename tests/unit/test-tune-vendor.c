@@ -7,7 +7,8 @@
  * run the problem), a whole tuning run in an evaluation process whose winner
  * beats the library's default by more than the re-timing's spread, the
  * library digest (content, not path; another build differs) and the search
- * of a binary for an environment variable's name.
+ * of a binary for an environment variable's name; and the measurement's
+ * burst of back-to-back calls a timed run, through another library's call.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -280,6 +281,54 @@ test_missing(void **state)
 	assert_non_null(strstr(why, "KFD"));
 }
 
+/* A library's GEMM that only counts its calls. */
+static int
+count_call(void *arg, const struct gemm_problem *p, const struct gemm_bufs *bufs)
+{
+	(void)p;
+	(void)bufs;
+	++*(int *)arg;
+	return 0;
+}
+
+/*
+ * A timed run enqueues a burst of calls between its two events and reports
+ * the time per call: one call alone between events timed the device idling
+ * while the host enqueued it. With the burst fixed at 4 and a warm-up of two
+ * calls (two input sets, a warm-up far shorter than a call), 5 timed runs
+ * make 2 + 5 x 4 calls; one call a run made 2 + 5.
+ */
+static void
+test_burst(void **state)
+{
+	const struct backend_ops *ops = backend_find("cpu");
+	const struct space_def *sp;
+	struct tune_measure_opts o;
+	struct backend_device_info dev;
+	struct gemm_problem p;
+	struct measure *m;
+	struct tune_result r;
+	char hash[17], why[512] = "";
+	double rel;
+	int calls = 0;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.warmup_ms = 1e-9;
+	o.runs = 5;
+	o.max_sets = 2;
+	o.burst = 4;
+	assert_int_equal(measure_local_open(ops, 0, &o, &m, &dev, hash, why, sizeof(why)), 0);
+	gemm_problem_init(&p, GEMM_FP32, GEMM_N, GEMM_N, 8, 8, 8, 1);
+	assert_int_equal(measure_local_set_problem(m, &p, &sp, why, sizeof(why)), 0);
+	assert_int_equal(measure_local_eval_call(m, count_call, &calls, TUNE_EVAL_TIME_ONLY, &r, &rel),
+	                 0);
+	assert_int_equal(r.outcome, TUNE_OK);
+	assert_int_equal(r.runs, 5);
+	assert_int_equal(calls, 2 + 5 * 4);
+	measure_local_close(m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -287,7 +336,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_rocblas_candidates), cmocka_unit_test(test_hipblaslt_candidates),
 	    cmocka_unit_test(test_rocblas_tune),       cmocka_unit_test(test_hipblaslt_tune),
 	    cmocka_unit_test(test_digest),             cmocka_unit_test(test_binary_strings),
-	    cmocka_unit_test(test_missing),
+	    cmocka_unit_test(test_missing),            cmocka_unit_test(test_burst),
 	};
 	int rc;
 
