@@ -88,7 +88,7 @@ int
 tune_capture_run(char **argv, char **logs, size_t *len, int *status, char *why, size_t whylen)
 {
 	const char *tmp = getenv("TMPDIR");
-	char dir[4096], rb[4200], hb[4200];
+	char dir[4096], rb[4200], hb[4200], gb[4200];
 	uid_t uid = 0;
 	gid_t gid = 0;
 	int as_user = sudo_user(&uid, &gid);
@@ -112,6 +112,7 @@ tune_capture_run(char **argv, char **logs, size_t *len, int *status, char *why, 
 	}
 	snprintf(rb, sizeof(rb), "%s/rocblas-bench.log", dir);
 	snprintf(hb, sizeof(hb), "%s/hipblaslt-%%i.log", dir);
+	snprintf(gb, sizeof(gb), "%s/rocmd-gemm.log", dir);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -124,6 +125,7 @@ tune_capture_run(char **argv, char **logs, size_t *len, int *status, char *why, 
 		setenv("ROCBLAS_LOG_BENCH_PATH", rb, 1);
 		setenv("HIPBLASLT_LOG_MASK", "32", 1);
 		setenv("HIPBLASLT_LOG_FILE", hb, 1);
+		setenv("ROCMD_GEMM_LOG_PATH", gb, 1);
 		if (as_user && (setgroups(1, &gid) != 0 || setgid(gid) != 0 || setuid(uid) != 0)) {
 			fprintf(stderr, "rocmctl: cannot become uid %u: %s\n", (unsigned)uid,
 			        strerror(errno));

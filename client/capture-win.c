@@ -86,6 +86,8 @@ tune_capture_run(char **argv, char **logs, size_t *len, int *status, char *why, 
 	_putenv_s("ROCBLAS_LOG_BENCH_PATH", rb);
 	_putenv_s("HIPBLASLT_LOG_MASK", "32");
 	_putenv_s("HIPBLASLT_LOG_FILE", hb);
+	snprintf(hb, sizeof(hb), "%s\\rocmd-gemm.log", dir);
+	_putenv_s("ROCMD_GEMM_LOG_PATH", hb);
 	fflush(NULL);
 	rc = _spawnvp(_P_WAIT, argv[0], (const char *const *)argv);
 	if (rc < 0) {

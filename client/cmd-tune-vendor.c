@@ -91,10 +91,10 @@ shape_json(const struct vendor_shape *v)
 static void
 summary(FILE *f, const struct vendor_shapes *s)
 {
-	static const char *const libs[] = {"rocblas", "hipblaslt", ""};
-	static const char *const names[] = {"rocBLAS", "hipBLASLt", "TunableOp"};
+	static const char *const libs[] = {"rocblas", "hipblaslt", "", "rocmd-gemm"};
+	static const char *const names[] = {"rocBLAS", "hipBLASLt", "TunableOp", "librocmd-gemm"};
 
-	for (int l = 0; l < 3; l++) {
+	for (int l = 0; l < 4; l++) {
 		int64_t calls = 0;
 		size_t n = 0;
 
@@ -117,7 +117,7 @@ static int
 send_shapes(struct cmd_ctx *ctx, const struct vendor_shapes *s, const char *source,
             const char *detail)
 {
-	int queued = 0, existing = 0, targets = 0, rc = 0;
+	int queued = 0, existing = 0, targets = 0, kernel = 0, rc = 0;
 	char note[300] = "";
 
 	for (int pass = 0; pass < 2 && rc == 0; pass++) {
@@ -149,6 +149,7 @@ send_shapes(struct cmd_ctx *ctx, const struct vendor_shapes *s, const char *sour
 			existing += (int)out_num(r, "existing");
 			if ((int)out_num(r, "targets") > targets)
 				targets = (int)out_num(r, "targets");
+			kernel += (int)out_num(r, "kernel_jobs");
 			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "note")))
 				snprintf(note, sizeof(note), "%s", out_str(r, "note"));
 			cJSON_Delete(r);
@@ -163,12 +164,17 @@ send_shapes(struct cmd_ctx *ctx, const struct vendor_shapes *s, const char *sour
 		cJSON_AddNumberToObject(o, "queued", queued);
 		cJSON_AddNumberToObject(o, "existing", existing);
 		cJSON_AddNumberToObject(o, "targets", targets);
+		cJSON_AddNumberToObject(o, "kernel_jobs", kernel);
 		cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
 		out_json(o);
 		cJSON_Delete(o);
 	} else {
-		printf("%d tuning job(s) queued, %d already queued, for %d target(s)\n", queued,
-		       existing, targets);
+		printf("%d tuning job(s) queued, %d already queued, for %d target(s)", queued, existing,
+		       targets);
+		if (kernel > 0)
+			printf(" and %d job(s) of rocmd's kernels (librocmd-gemm's tuned library)",
+			       kernel);
+		printf("\n");
 		if (note[0])
 			printf("note: %s\n", note);
 	}
@@ -225,7 +231,8 @@ cmd_tune_capture(void *arg, const struct cli_args *a)
 		summary(stdout, &s);
 	if (s.n == 0) {
 		if (!ctx->json)
-			printf("no rocBLAS or hipBLASLt GEMM was logged: nothing to queue\n");
+			printf("no rocBLAS, hipBLASLt or librocmd-gemm GEMM was logged: nothing to "
+			       "queue\n");
 		vendor_shapes_free(&s);
 		free(logs);
 		return status == 0 ? EXIT_NOTHING : EXIT_ERROR;

@@ -119,9 +119,10 @@ static const struct cli_cmd tune_cmds[] = {
 	     NULL, NOOPTS, cmd_tune_import),
 	{"capture", "PROGRAM [ARGS...]", 1, -1, "@command",
 	 "run a program and queue the GEMMs it calls (admin to queue)",
-	 "Runs PROGRAM here, as you, with rocBLAS's and hipBLASLt's own logging on, and queues "
-	 "the distinct GEMMs it called with their call counts for tuning. Every word after "
-	 "PROGRAM is its own.",
+	 "Runs PROGRAM here, as you, with rocBLAS's and hipBLASLt's own logging on (and "
+	 "librocmd-gemm's, ROCMD_GEMM_LOG_PATH), and queues the distinct GEMMs it called with "
+	 "their call counts for tuning: the vendors' for their overrides, librocmd-gemm's as "
+	 "jobs of rocmd's kernels. Every word after PROGRAM is its own.",
 	 NULL, NULL, NULL, cmd_tune_capture, CLI_CMD_REST},
 	LEAF("import-log", "FILE", 1, 1, "@file",
 	     "queue the GEMMs of a rocblas-bench, hipblaslt-bench or TunableOp log (admin)", NULL,

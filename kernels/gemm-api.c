@@ -24,6 +24,12 @@
  * which holds the chosen configuration, its space and its module, then the
  * backend's launch. Nothing is selected, hashed, compiled or allocated there;
  * rocmd_gemm_reload() drops the cache when the library's generation changes.
+ *
+ * The calls are the workload the daemon tunes: with ROCMD_GEMM_LOG_PATH set
+ * when a handle opens (`rocmctl tune capture` sets it for the program it
+ * runs), the handle appends a line to that file at a shape's first call and,
+ * when its cache slot is reused or the handle closes, one with the calls
+ * since (kernels/vendor-log.h reads them). Per call that is one counter.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -65,6 +71,8 @@ struct choice_slot {
 	struct tune_config cfg;     /* CH's values in *space */
 	struct backend_module *mod; /* NULL until the first GEMM; owned by the cache or loaded[] */
 	int vendor;                 /* 1: MOD is the vendor backend's, owned by the slot */
+	int64_t calls, logged;      /* calls of KEY, and how many of them the log has */
+	float alpha, beta;          /* the first call's, for the log */
 };
 
 struct loaded_entry {
@@ -96,6 +104,7 @@ struct rocmd_gemm {
 	size_t srclen;
 	char err[512];
 	char desc[320];
+	FILE *log; /* ROCMD_GEMM_LOG_PATH's, or NULL */
 };
 
 static int fail(rocmd_gemm_t *h, int err, const char *fmt, ...)
@@ -123,6 +132,27 @@ has_vendor_entries(const struct tunedlib *lib)
 }
 
 /* Unloads the modules of the library's entries (the code objects loaded). */
+/* The log's line for SL's calls not yet in it, as kernels/vendor-log.c reads
+ * it back. */
+static void
+log_calls(rocmd_gemm_t *h, struct choice_slot *sl)
+{
+	static const char *const type[] = {"f32_r", "f16_r", "bf16_r"};
+	const struct choice_key *k = &sl->key;
+
+	if (h->log == NULL || !sl->used || sl->calls <= sl->logged)
+		return;
+	fprintf(h->log,
+	        "rocmd-gemm -f gemm_ex --transposeA %c --transposeB %c -m %lld -n %lld -k %lld "
+	        "--alpha %.9g --lda %lld --ldb %lld --beta %.9g --ldc %lld --a_type %s "
+	        "--compute_type f32_r --calls %lld\n",
+	        k->ta == GEMM_T ? 'T' : 'N', k->tb == GEMM_T ? 'T' : 'N', (long long)k->m,
+	        (long long)k->n, (long long)k->k, sl->alpha, (long long)k->lda, (long long)k->ldb,
+	        sl->beta, (long long)k->ldc, type[k->dt], (long long)(sl->calls - sl->logged));
+	fflush(h->log);
+	sl->logged = sl->calls;
+}
+
 static void
 unload_entries(rocmd_gemm_t *h)
 {
@@ -146,6 +176,7 @@ rocmd_gemm_close(rocmd_gemm_t *h)
 	unload_entries(h);
 	if (h->choices != NULL)
 		for (i = 0; i < CHOICE_SETS * CHOICE_WAYS; i++) {
+			log_calls(h, &h->choices[i]);
 			if (h->choices[i].vendor && h->choices[i].mod != NULL)
 				h->vops->module_unload(h->vctx, h->choices[i].mod);
 			free(h->choices[i].space);
@@ -160,6 +191,8 @@ rocmd_gemm_close(rocmd_gemm_t *h)
 	free(h->loaded);
 	free(h->choices);
 	free(h->libdir);
+	if (h->log != NULL)
+		fclose(h->log);
 	free(h);
 }
 
@@ -225,6 +258,8 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
 		goto fail;
 	}
 	h->src = h->ops->kernel_source(h->ctx, &h->srclen);
+	if (getenv("ROCMD_GEMM_LOG_PATH") != NULL && getenv("ROCMD_GEMM_LOG_PATH")[0] != '\0')
+		h->log = fopen(getenv("ROCMD_GEMM_LOG_PATH"), "a"); /* no log is no error */
 	if (h->lib != NULL)
 		snprintf(h->desc, sizeof(h->desc), "%s %s %s, library v%llu (%d shapes)",
 		         h->dev.backend, h->dev.arch, h->dev.name,
@@ -442,12 +477,14 @@ choose(rocmd_gemm_t *h, const struct gemm_problem *p, int vendor_ok)
 		return NULL;
 	if (sl->vendor && sl->mod != NULL)
 		h->vops->module_unload(h->vctx, sl->mod);
+	log_calls(h, sl);
 	h->stats.selections++;
 	sl->used = 1;
 	sl->epoch = h->epoch;
 	sl->key = key;
 	sl->mod = NULL;
 	sl->vendor = 0;
+	sl->calls = sl->logged = 0;
 	ve = tunedlib_vendor_entry(h->lib, p);
 	if (ve >= 0 && vendor_choose(h, p, vendor_ok, ve, sl, vwhy, sizeof(vwhy)) == 0)
 		return sl;
@@ -568,6 +605,11 @@ rocmd_gemm(rocmd_gemm_t *h, enum rocmd_gemm_dtype dtype, enum rocmd_gemm_op opa,
 	h->stats.calls++;
 	if ((sl = choose(h, &p, (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) & 255) == 0)) == NULL)
 		return fail(h, ROCMD_ENOMEM, "out of memory");
+	if (sl->calls++ == 0) { /* in the log at once, should the program die */
+		sl->alpha = alpha;
+		sl->beta = beta;
+		log_calls(h, sl);
+	}
 	if (sl->err < 0)
 		return fail(h, sl->err, "%s", sl->ch.why);
 	if (sl->mod == NULL && (err = module_for(h, sl->space, &sl->ch, &sl->mod)) < 0)

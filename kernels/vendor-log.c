@@ -23,6 +23,11 @@
  *   Validator,PT_VERSION,2.5.0
  *   GemmTunableOp_Half_TN,tn_4096_16_4096_ld_4096_4096_4096,Gemm_Hipblaslt_1219,0.0152
  *   GemmStridedBatchedTunableOp_float_NT,nt_64_64_128_B_32_ld_64_64_64,Gemm_Rocblas_17,0.01
+ * librocmd-gemm (its own log, gemm-api.c: a line at a shape's first call in a
+ * handle, one with the calls since when the handle forgets the shape or closes):
+ *   rocmd-gemm -f gemm_ex --transposeA T --transposeB N -m M -n N -k K
+ *       --alpha A --lda L --ldb L --beta B --ldc L --a_type f16_r
+ *       --compute_type f32_r --calls C
  */
 #include "kernels/vendor-log.h"
 
@@ -99,17 +104,17 @@ same(const struct gemm_problem *a, const struct gemm_problem *b)
 	       a->beta == b->beta;
 }
 
-/* Counts P under LIBRARY, or adds it. */
+/* Counts CALLS calls of P under LIBRARY, or adds it. */
 static int
 add(struct vendor_shapes *s, const char *library, const char *source,
-    const struct gemm_problem *p, double ms)
+    const struct gemm_problem *p, double ms, int64_t calls)
 {
 	struct vendor_shape *e;
 
 	for (size_t i = 0; i < s->n; i++) {
 		e = &s->v[i];
 		if (!strcmp(e->library, library) && same(&e->p, p)) {
-			e->calls++;
+			e->calls += calls;
 			if (ms > e->ms)
 				e->ms = ms;
 			return 1;
@@ -131,7 +136,7 @@ add(struct vendor_shapes *s, const char *library, const char *source,
 	snprintf(e->library, sizeof(e->library), "%s", library);
 	snprintf(e->source, sizeof(e->source), "%s", source);
 	e->p = *p;
-	e->calls = 1;
+	e->calls = calls;
 	e->ms = ms;
 	return 1;
 }
@@ -317,7 +322,29 @@ rocblas_line(struct vendor_shapes *s, char **tok, int n)
 	p.batch = batch;
 	if (check_problem(&p, &why) < 0)
 		return skip(s, why);
-	return add(s, "rocblas", "rocblas-bench", &p, 0);
+	return add(s, "rocblas", "rocblas-bench", &p, 0, 1);
+}
+
+/* librocmd-gemm's own log (gemm-api.c, ROCMD_GEMM_LOG_PATH): gemm_ex options
+ * as rocBLAS writes them and --calls, the calls the line stands for. */
+static int
+rocmd_line(struct vendor_shapes *s, char **tok, int n)
+{
+	const char *why = NULL, *v = opt(tok, n, "--calls");
+	struct gemm_problem p;
+	int64_t calls = 1;
+
+	memset(&p, 0, sizeof(p));
+	s->lines++;
+	if (common_opts(tok, n, &p, "--transposeA", "--transposeB", &why) < 0 ||
+	    types_opts(tok, n, &p.dtype, &why) < 0)
+		return skip(s, why);
+	if (v != NULL && (int_of(v, &calls) < 0 || calls < 1))
+		return skip(s, "a librocmd-gemm line with a bad call count");
+	p.batch = 1;
+	if (check_problem(&p, &why) < 0)
+		return skip(s, why);
+	return add(s, "rocmd-gemm", "rocmd-gemm", &p, 0, calls);
 }
 
 static int
@@ -339,7 +366,7 @@ hipblaslt_line(struct vendor_shapes *s, char **tok, int n)
 	p.batch = batch;
 	if (check_problem(&p, &why) < 0)
 		return skip(s, why);
-	return add(s, "hipblaslt", "hipblaslt-bench", &p, 0);
+	return add(s, "hipblaslt", "hipblaslt-bench", &p, 0, 1);
 }
 
 /* "GemmTunableOp_Half_TN" and friends: the storage type, or -1. */
@@ -443,7 +470,7 @@ tunable_line(struct vendor_shapes *s, char *line)
 		ms = 0;
 	if (check_problem(&p, &why) < 0)
 		return skip(s, why);
-	return add(s, library, "tunableop", &p, ms);
+	return add(s, library, "tunableop", &p, ms, 1);
 }
 
 int
@@ -460,6 +487,10 @@ vendor_log_line(struct vendor_shapes *s, const char *line, size_t len)
 		return 0;
 	if (!strncmp(buf, "Gemm", 4) || !strncmp(buf, "Validator,", 10))
 		return tunable_line(s, buf);
+	if (!strncmp(buf, "rocmd-gemm ", 11)) {
+		n = tokens(buf, tok, MAX_TOKENS);
+		return rocmd_line(s, tok, n);
+	}
 	if (strstr(buf, "rocblas-bench") == NULL && strstr(buf, "hipblaslt-bench") == NULL)
 		return 0;
 	n = tokens(buf, tok, MAX_TOKENS);

@@ -3,7 +3,9 @@
  * it: rocBLAS's bench log (ROCBLAS_LAYER & 2: one `rocblas-bench` command line
  * per call), hipBLASLt's (HIPBLASLT_LOG_MASK & 32: one `hipblaslt-bench` line
  * per call) and PyTorch TunableOp's results CSV (a `GemmTunableOp_<type>_<AB>`
- * line per tuned GEMM, with its time). `rocmctl tune capture` and `rocmctl
+ * line per tuned GEMM, with its time), and librocmd-gemm's own log
+ * (ROCMD_GEMM_LOG_PATH: rocmd's kernels, tuned into the tuned library, not a
+ * vendor's override). `rocmctl tune capture` and `rocmctl
  * tune import-log` read them; the daemon queues what they find.
  *
  * A shape is what the library's override file matches on: the library, the
@@ -23,8 +25,8 @@
 #include "kernels/gemm.h"
 
 struct vendor_shape {
-	char library[16]; /* "rocblas", "hipblaslt", or "" (TunableOp's default: either) */
-	char source[16];  /* "rocblas-bench", "hipblaslt-bench", "tunableop" */
+	char library[16]; /* "rocblas", "hipblaslt", "rocmd-gemm", or "" (TunableOp's: either) */
+	char source[16];  /* "rocblas-bench", "hipblaslt-bench", "tunableop", "rocmd-gemm" */
 	struct gemm_problem p;
 	int64_t calls;
 	double ms; /* per call when the log says (TunableOp), else 0 */

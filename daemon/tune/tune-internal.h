@@ -178,6 +178,11 @@ int tune_vendor_queue(struct rocmd_tune *t, const struct tune_target *tg,
 /* The built-in LLM shapes for every target (tune.families). */
 void tune_vendor_queue_families(struct rocmd_tune *t);
 /* tune.add_shapes: each shape for every target of its library. */
+/* The shapes of S that librocmd-gemm ran (library "rocmd-gemm") queued as
+ * jobs of rocmd's own kernels, with SOURCE, their calls and DETAIL: *QUEUED
+ * new, *EXISTING already queued. */
+int tune_add_own_shapes(struct rocmd_tune *t, const struct vendor_shapes *s, const char *source,
+                        const char *detail, int *queued, int *existing, char *why, size_t whylen);
 int tune_vendor_add_shapes(struct rocmd_tune *t, const struct vendor_shapes *s, const char *source,
                            const char *detail, int *queued, int *existing, int *targets);
 /* A job's problem with its layout (leading dimensions, strides, alpha, beta). */

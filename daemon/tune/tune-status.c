@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "daemon/core/server.h"
 #include "db/db-tune.h"
+#include "kernels/vendor-log.h"
 
 /* ---- for the methods ---- */
 
@@ -214,10 +215,13 @@ rocmd_tune_control(struct rocmd_tune *t, const char *what, char *why, size_t why
 	return 0;
 }
 
-int
-rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64_t m, int64_t n,
-               int64_t k, int64_t batch, int64_t budget, int64_t *id, int *created, char *why,
-               size_t whylen)
+/* Queues one job of rocmd's own kernels for DTYPE TRANS MxNxK (batch BATCH,
+ * BUDGET or the configured one): origin "user", SOURCE and CALLS where a
+ * program's calls asked for it. *ID, *CREATED (0: already queued). */
+static int
+queue_own(struct rocmd_tune *t, const char *dtype, const char *trans, int64_t m, int64_t n,
+          int64_t k, int64_t batch, int64_t budget, const char *source, int64_t calls,
+          const char *detail, int64_t *id, int *created, char *why, size_t whylen)
 {
 	struct rocmd_tune_job j;
 	struct gemm_problem p;
@@ -235,6 +239,9 @@ rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64
 	snprintf(j.dtype, sizeof(j.dtype), "%s", dtype);
 	snprintf(j.trans, sizeof(j.trans), "%s", trans);
 	snprintf(j.origin, sizeof(j.origin), "user");
+	snprintf(j.source, sizeof(j.source), "%s", source);
+	snprintf(j.detail, sizeof(j.detail), "%s", detail);
+	j.calls = calls;
 	j.m = m;
 	j.n = n;
 	j.k = k;
@@ -254,7 +261,44 @@ rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64
 	}
 	if (*created && t->paused)
 		rocmd_tune_queue_set_state(t->q, *id, "paused", NULL, rocmd_now_ms());
-	tune_schedule(t);
+	return 0;
+}
+
+int
+rocmd_tune_add(struct rocmd_tune *t, const char *dtype, const char *trans, int64_t m, int64_t n,
+               int64_t k, int64_t batch, int64_t budget, int64_t *id, int *created, char *why,
+               size_t whylen)
+{
+	int rc = queue_own(t, dtype, trans, m, n, k, batch, budget, "", 0, "", id, created, why,
+	                   whylen);
+
+	if (rc == 0)
+		tune_schedule(t);
+	return rc;
+}
+
+int
+tune_add_own_shapes(struct rocmd_tune *t, const struct vendor_shapes *s, const char *source,
+                    const char *detail, int *queued, int *existing, char *why, size_t whylen)
+{
+	*queued = *existing = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct vendor_shape *v = &s->v[i];
+		char trans[3] = {v->p.ta == GEMM_T ? 'T' : 'N', v->p.tb == GEMM_T ? 'T' : 'N', 0};
+		int64_t id;
+		int created, rc;
+
+		if (strcmp(v->library, "rocmd-gemm") != 0)
+			continue;
+		rc = queue_own(t, gemm_dtype_name(v->p.dtype), trans, v->p.m, v->p.n, v->p.k,
+		               v->p.batch, 0, source, v->calls, detail, &id, &created, why, whylen);
+		if (rc < 0)
+			return rc;
+		*queued += created;
+		*existing += !created;
+	}
+	if (*queued > 0)
+		tune_schedule(t);
 	return 0;
 }
 

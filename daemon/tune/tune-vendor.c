@@ -561,8 +561,10 @@ shape_from_json(const cJSON *o, struct vendor_shape *v, char *why, size_t whylen
 	if (lib != NULL && !cJSON_IsNull(lib)) {
 		if (!cJSON_IsString(lib) || (strcmp(lib->valuestring, "rocblas") &&
 		                             strcmp(lib->valuestring, "hipblaslt") &&
+		                             strcmp(lib->valuestring, "rocmd-gemm") &&
 		                             lib->valuestring[0] != '\0')) {
-			snprintf(why, whylen, "a shape's library is \"rocblas\", \"hipblaslt\" or \"\"");
+			snprintf(why, whylen, "a shape's library is \"rocblas\", \"hipblaslt\", "
+			                      "\"rocmd-gemm\" or \"\"");
 			return ROCMD_EPARAMS;
 		}
 		snprintf(v->library, sizeof(v->library), "%s", lib->valuestring);
@@ -613,6 +615,7 @@ rocmd_tune_add_shapes(struct rocmd_tune *t, const cJSON *shapes, const char *sou
 	struct vendor_shapes s;
 	const cJSON *o;
 	int queued = 0, existing = 0, targets = 0, rc = 0, n = cJSON_GetArraySize(shapes);
+	int own_queued = 0, own_existing = 0;
 
 	if (strcmp(source, "capture") && strcmp(source, "log") && strcmp(source, "tunableop")) {
 		snprintf(why, whylen, "param 'source' must be \"capture\", \"log\" or \"tunableop\"");
@@ -637,17 +640,23 @@ rocmd_tune_add_shapes(struct rocmd_tune *t, const cJSON *shapes, const char *sou
 		}
 		s.n++;
 	}
+	/* librocmd-gemm's calls run rocmd's kernels: jobs of the tuned library;
+	 * the vendors' go to their targets (shapes_cb passes over the others). */
 	if (rc == 0)
+		rc = tune_add_own_shapes(t, &s, source, detail, &own_queued, &own_existing, why,
+		                         whylen);
+	if (rc == 0 && own_queued + own_existing < (int)s.n)
 		rc = tune_vendor_add_shapes(t, &s, source, detail, &queued, &existing, &targets);
 	free(s.v);
 	if (rc < 0)
 		return rc;
 	*result = cJSON_CreateObject();
 	cJSON_AddNumberToObject(*result, "shapes", n);
-	cJSON_AddNumberToObject(*result, "queued", queued);
-	cJSON_AddNumberToObject(*result, "existing", existing);
+	cJSON_AddNumberToObject(*result, "queued", queued + own_queued);
+	cJSON_AddNumberToObject(*result, "existing", existing + own_existing);
 	cJSON_AddNumberToObject(*result, "targets", targets);
-	if (targets == 0)
+	cJSON_AddNumberToObject(*result, "kernel_jobs", own_queued + own_existing);
+	if (targets == 0 && own_queued + own_existing < n)
 		cJSON_AddStringToObject(*result, "note",
 		                        "no rocBLAS or hipBLASLt on this machine to tune them for "
 		                        "(an SDK with rocBLAS, or config key tune.libraries)");

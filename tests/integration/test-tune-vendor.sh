@@ -6,6 +6,9 @@
 #   capture    `rocmctl tune capture -- standin-app 2` runs the unmodified
 #              program with the libraries' logging, queues its 3 distinct GEMMs
 #              with their call counts, for the target of each library
+#   own        `rocmctl tune capture -- gemm-app` of a program of
+#              librocmd-gemm's API: its shapes and calls queued as jobs of
+#              rocmd's kernels (the tuned library), not a vendor's
 #   import-log rocblas-bench lines, hipblaslt-bench lines, a TunableOp CSV
 #   tuning     every candidate measured against the library's own choice;
 #              the override files in each library's format, the identity
@@ -29,13 +32,14 @@
 # The libraries the daemon tunes are copies in the test folder (config key
 # tune.libraries), so that the swap can replace them.
 #
-# Usage: test-tune-vendor.sh ROCMD ROCMCTL FIXTURES
+# Usage: test-tune-vendor.sh ROCMD ROCMCTL FIXTURES GEMM-APP
 set -u
 . "$(dirname "$0")/../lib/harness.sh"
 harness_init tunev
 ROCMD=$1
 CTL=$2
 FIX=$3
+GEMMAPP=${4:-}
 ROOT=$DIR/root
 DB=$STATE/rocmd.db
 LIB=$DIR/lib
@@ -88,6 +92,20 @@ contains "the program's output reaches the user" "$DIR/cap" "hipblaslt bf16 TN 1
 	ok "the hipBLASLt job has its 8 calls" || bad "the hipBLASLt job has its 8 calls"
 ls "${TMPDIR:-/tmp}" | grep -q "^rocmctl-capture-" && bad "capture leaves its log folder" ||
 	ok "capture removes its log folder"
+
+# ---- own: a program of librocmd-gemm ----
+if [ -n "$GEMMAPP" ]; then
+	ctl tune capture -- "$GEMMAPP" >"$DIR/capg" 2>"$DIR/capg.err"
+	contains "capture counts librocmd-gemm's calls" "$DIR/capg" "librocmd-gemm: 5 GEMM call(s), 2 distinct shape(s)"
+	contains "they become jobs of rocmd's kernels" "$DIR/capg" "and 2 job(s) of rocmd's kernels"
+	[ "$(sql "SELECT dtype || ' ' || trans || ' ' || m || 'x' || n || 'x' || k || ' ' || calls || ' ' || source || ' ' || origin FROM tune_queue WHERE target = '' AND source = 'capture' ORDER BY dtype")" = "fp16 NN 16x16x16 2 capture user
+fp32 TN 64x8x32 3 capture user" ] && ok "each with its calls, for rocmd's own backend" ||
+		bad "each with its calls, for rocmd's own backend ($(sql "SELECT dtype, trans, m, n, k, calls, source, origin, target FROM tune_queue WHERE source = 'capture'" | tr '\n' ';'))"
+	ctl tune capture -- "$GEMMAPP" >"$DIR/capg2" 2>&1
+	contains "capturing again queues nothing new" "$DIR/capg2" "0 tuning job(s) queued, 2 already queued"
+else
+	skip "librocmd-gemm capture" "no gemm-app"
+fi
 
 # ---- import-log ----
 cat >"$DIR/bench.log" <<'EOF'

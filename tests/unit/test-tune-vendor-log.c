@@ -178,6 +178,41 @@ static const struct vendor_override_id id = {
     .written_ms = 1764626400000,
 };
 
+/* librocmd-gemm's own log: a line at a shape's first call, one with the calls
+ * since; a bad count is skipped with its reason, a line's text is never a
+ * rocBLAS shape. */
+static void
+test_rocmd_gemm(void **state)
+{
+	static const char log[] =
+	    "rocmd-gemm -f gemm_ex --transposeA T --transposeB N -m 4096 -n 1 -k 4096 --alpha 1 "
+	    "--lda 4096 --ldb 4096 --beta 0 --ldc 4096 --a_type bf16_r --compute_type f32_r "
+	    "--calls 1\n"
+	    "rocmd-gemm -f gemm_ex --transposeA T --transposeB N -m 4096 -n 1 -k 4096 --alpha 1 "
+	    "--lda 4096 --ldb 4096 --beta 0 --ldc 4096 --a_type bf16_r --compute_type f32_r "
+	    "--calls 41\n"
+	    "rocmd-gemm -f gemm_ex --transposeA N --transposeB N -m 8 -n 8 -k 8 --alpha 1 --lda 8 "
+	    "--ldb 8 --beta 0 --ldc 8 --a_type f32_r --compute_type f32_r --calls -3\n";
+	struct vendor_shapes s;
+	const struct vendor_shape *v;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(vendor_log_parse(&s, log, sizeof(log) - 1), 0);
+	assert_int_equal(s.lines, 3);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.skipped, 1);
+	assert_non_null(strstr(s.skip_why, "call count"));
+	v = find(&s, "rocmd-gemm", 4096, 1, 4096);
+	assert_non_null(v);
+	assert_string_equal(v->source, "rocmd-gemm");
+	assert_int_equal(v->calls, 42);
+	assert_int_equal(v->p.dtype, GEMM_BF16);
+	assert_int_equal(v->p.ta, GEMM_T);
+	assert_null(find(&s, "rocblas", 4096, 1, 4096));
+	vendor_shapes_free(&s);
+}
+
 static void
 test_override_rocblas(void **state)
 {
@@ -271,6 +306,7 @@ main(void)
 	    cmocka_unit_test(test_rocblas_bench),
 	    cmocka_unit_test(test_hipblaslt_bench),
 	    cmocka_unit_test(test_tunableop),
+	    cmocka_unit_test(test_rocmd_gemm),
 	    cmocka_unit_test(test_override_rocblas),
 	    cmocka_unit_test(test_override_hipblaslt),
 	};
