@@ -16,6 +16,13 @@
 #include "common/error.h"
 #include "pkg.h"
 
+/* What the driver compared with bad_drivers is (gpu.h's driver). */
+#ifdef _WIN32
+#define DRIVER_NOUN "AMD display driver"
+#else
+#define DRIVER_NOUN "amdgpu driver"
+#endif
+
 static char *
 dup_or_null(const char *s)
 {
@@ -238,7 +245,7 @@ rocmd_feed_driver_bad(const cJSON *bad_drivers, const char *driver, char *why, s
 		if (to != NULL &&
 		    (rocmd_pkg_version_parse(to, &b) < 0 || rocmd_pkg_version_cmp(&d, &b, 1) > 0))
 			continue;
-		snprintf(why, whylen, "the installed amdgpu driver %s is in its bad range %s to %s: %s",
+		snprintf(why, whylen, "the installed " DRIVER_NOUN " %s is in its bad range %s to %s: %s",
 		         driver, from != NULL ? from : "any", to != NULL ? to : "any",
 		         what != NULL ? what : "");
 		return 1;

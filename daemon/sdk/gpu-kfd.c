@@ -113,6 +113,9 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 	struct rocmd_dir *d;
 
 	memset(out, 0, sizeof(*out));
+#ifdef _WIN32
+	rocmd_gpu_display_driver(out->driver, sizeof(out->driver));
+#else
 	snprintf(path, sizeof(path), "%s" AMDGPU_VERSION,
 	         root != NULL && strcmp(root, "/") != 0 ? root : "");
 	if (slurp(path, buf, sizeof(buf)) == 0) {
@@ -120,6 +123,7 @@ rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out)
 		if (n > 0 && n < sizeof(out->driver))
 			memcpy(out->driver, buf, n);
 	}
+#endif
 	snprintf(dir, sizeof(dir), "%s" KFD_NODES,
 	         root != NULL && strcmp(root, "/") != 0 ? root : "");
 	d = rocmd_dir_open(dir);

@@ -44,11 +44,18 @@ struct rocmd_gpu_scan {
 	int hip_from_driver;    /* it is the display driver's, not an SDK's */
 	int hip_driver_version; /* hipDriverGetVersion, 0 when unknown */
 	int hip_runtime_version; /* hipRuntimeGetVersion, 0 when unknown */
-	char driver[64]; /* the amdgpu kernel driver's version (sys/module/amdgpu/version
-	                  * under the root: AMD's amdgpu-dkms sets it), "" when unknown */
+	char driver[64]; /* the AMD driver's version, "" when unknown: on Linux the amdgpu
+	                  * kernel driver's (sys/module/amdgpu/version under the root: AMD's
+	                  * amdgpu-dkms sets it), on Windows the display driver's
+	                  * (rocmd_gpu_display_driver) */
 	char *problems;
 };
 
+/* Windows: the AMD display driver's version into OUT (Adrenalin's
+ * RadeonSoftwareVersion, "24.3.1", else the driver package's DriverVersion),
+ * from the display adapters' class key in the registry; "" when no AMD
+ * adapter is installed (gpu-driver-win.c). */
+void rocmd_gpu_display_driver(char *out, size_t len);
 /* Reads the KFD topology and the amdgpu driver's version under ROOT (NULL =
  * "/"). Missing KFD is no GPU. */
 int rocmd_gpu_kfd_scan(const char *root, struct rocmd_gpu_scan *out);

@@ -65,6 +65,12 @@ wine reg add 'HKLM\Software\AMD\ROCm\6.2' /v InstallDir /t REG_SZ \
 	/d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
 wine reg add "$ENVKEY" /v HIP_PATH /t REG_SZ /d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
 wine reg add "$ENVKEY" /v HIP_PATH_62 /t REG_SZ /d 'C:\Program Files\AMD\ROCm\6.2\' /f >/dev/null 2>&1
+# An AMD display driver's entry in the adapters' class key, as its installer
+# writes it (the driver version is read from here, not from a HIP runtime).
+DISPLAY='HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}\0007'
+wine reg add "$DISPLAY" /v ProviderName /t REG_SZ /d 'Advanced Micro Devices, Inc.' /f >/dev/null 2>&1
+wine reg add "$DISPLAY" /v DriverVersion /t REG_SZ /d '31.0.24027.1012' /f >/dev/null 2>&1
+wine reg add "$DISPLAY" /v RadeonSoftwareVersion /t REG_SZ /d '24.3.1' /f >/dev/null 2>&1
 cat >"$T/sdk.json" <<'JSON'
 {
 	"state_dir": "C:\\rocmd-sdk\\state",
@@ -110,6 +116,12 @@ if grep -q '"watches":[[:space:]]*1,' "$OUT" &&
 	ok "one recursive watch: C:\\Program Files\\AMD\\ROCm"
 else
 	bad "the watches"
+fi
+ctl --json gpu list >"$OUT"
+if grep -q '"amdgpu_version":[[:space:]]*"24.3.1"' "$OUT"; then
+	ok "the AMD display driver's version (RadeonSoftwareVersion) is read from the registry"
+else
+	bad "the AMD display driver's version ($(tr -d '\r\n' <"$OUT" | cut -c1-300))"
 fi
 ctl gpu list >"$OUT"
 if grep -q "no AMD GPU found" "$OUT" && grep -q "HIP runtime: 0 devices" "$OUT"; then

@@ -53,9 +53,11 @@ check "build the release feed's 7z" 0 "$MK" 7z "$REL" \
 check "build the catalogue's zip" 0 "$MK" zip "$CAT" \
 	"f:library/TensileLibrary_gfx1030.co=$T/src/b" "f:library/TensileLibrary_lazy_gfx1030.dat=$T/src/index"
 # For the name localhost: curl 7.88's Schannel code matches the host against
-# the certificate's DNS names only (an IP address in it is not read).
+# the certificate's DNS names only (an IP address in it is not read). RSA:
+# wine's crypt32 refused some ECDSA self-signatures (CertGetCertificateChain
+# error mask 0x8, signature not valid) in one run of several.
 cert() { # cert NAME: NAME.pem and NAME-key.pem, self-signed for localhost
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+	openssl req -x509 -newkey rsa:2048 -nodes \
 		-keyout "$T/$1-key.pem" -out "$T/$1.pem" -days 2 -subj /CN=localhost \
 		-addext subjectAltName=DNS:localhost
 }
