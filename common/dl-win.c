@@ -2,8 +2,10 @@
  * Loading a DLL with LoadLibraryExW: see dl.h. LOAD_WITH_ALTERED_SEARCH_PATH
  * makes Windows look for the DLL's dependencies in its own folder first (an
  * SDK's bin\ holds amdhip64_6.dll and what it loads), not in rocmd's; it
- * applies only to a path with a folder (a bare name is searched the standard
- * way: the flag is undefined for relative names).
+ * applies only to a path with a folder. A bare name is looked for in rocmd's
+ * own folder and System32 only, never along PATH or in the current folder:
+ * the service would otherwise load whatever DLL of that name a user put in a
+ * folder of PATH they can write to.
  */
 #include "dl.h"
 
@@ -44,7 +46,9 @@ rocmd_dl_open(const char *path, char *why, size_t whylen)
 	 * with the exception code, for gpu-hip.c to report. */
 	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX | SEM_NOGPFAULTERRORBOX);
 	h = LoadLibraryExW(w, NULL,
-	                   strpbrk(path, "\\/") != NULL ? LOAD_WITH_ALTERED_SEARCH_PATH : 0);
+	                   strpbrk(path, "\\/") != NULL
+	                       ? LOAD_WITH_ALTERED_SEARCH_PATH
+	                       : LOAD_LIBRARY_SEARCH_APPLICATION_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
 	err = GetLastError();
 	free(w);
 	if (h == NULL) {

@@ -3,8 +3,8 @@
  * the smoke test and the GPU backends (kernels/): dlopen on POSIX systems
  * (dl-unix.c), LoadLibraryExW on Windows (dl-win.c), where a library named
  * by its path has its own folder searched first for the DLLs it needs, as an
- * SDK's bin\amdhip64_6.dll expects, and a bare name is searched the standard
- * way. Paths are UTF-8, also the one the probe gets on its command line
+ * SDK's bin\amdhip64_6.dll expects, and a bare name is looked for only in
+ * the program's folder and System32 (not along PATH). Paths are UTF-8, also the one the probe gets on its command line
  * (rocmd_dl_arg).
  */
 #ifndef ROCMD_DL_H

@@ -216,7 +216,7 @@ backend_cublaslt_describe(int64_t sol, char *buf, size_t len)
 /* ---- opening ---- */
 
 #ifdef _WIN32
-/* The CUDA installer puts its bin\ on PATH. */
+/* In the CUDA toolkit's folder (backend_cuda_toolkit_dir). */
 static const char *const lt_names[] = {"cublasLt64_13.dll", "cublasLt64_12.dll",
                                        "cublasLt64_11.dll", NULL};
 #else
@@ -286,8 +286,18 @@ lt_load(struct backend_ctx *ctx, const char *want, char *why, size_t whylen)
 	char err[320] = "";
 	int missing = 0;
 
-	ctx->api.lib = vendor_dlopen(NULL, one[0] != NULL && one[0][0] ? one : lt_names,
-	                             ctx->info.library, sizeof(ctx->info.library), err, sizeof(err));
+	char dir[1024];
+
+	ctx->api.lib = NULL;
+	if (one[0] == NULL || one[0][0] == '\0')
+		for (int d = 0; ctx->api.lib == NULL && backend_cuda_toolkit_dir(d, dir, sizeof(dir)) == 0;
+		     d++)
+			ctx->api.lib = vendor_dlopen(dir, lt_names, ctx->info.library,
+			                             sizeof(ctx->info.library), err, sizeof(err));
+	if (ctx->api.lib == NULL)
+		ctx->api.lib = vendor_dlopen(NULL, one[0] != NULL && one[0][0] ? one : lt_names,
+		                             ctx->info.library, sizeof(ctx->info.library), err,
+		                             sizeof(err));
 	if (ctx->api.lib == NULL) {
 		snprintf(why, whylen, "not available: no cuBLASLt (%.300s)", err);
 		return ROCMD_EUNSUPPORTED;

@@ -195,12 +195,47 @@ open_first(const char *const *names, char *tried, size_t len)
 	return NULL;
 }
 
+int
+backend_cuda_toolkit_dir(int i, char *out, size_t len)
+{
+#ifdef _WIN32
+	/* The toolkit's installer sets CUDA_PATH in the machine's environment;
+	 * CUDA 13 keeps its DLLs in bin\x64, earlier ones in bin. A bare name
+	 * is not searched along PATH (common/dl.h). */
+	const char *cp = getenv("CUDA_PATH");
+
+	if (cp == NULL || cp[0] == '\0' || i > 1)
+		return -1;
+	snprintf(out, len, "%s\\bin%s", cp, i == 0 ? "\\x64" : "");
+	return 0;
+#else
+	(void)i, (void)out, (void)len;
+	return -1;
+#endif
+}
+
+/* NAMES from the CUDA toolkit's folders first, then by name. */
+static void *
+open_toolkit(const char *const *names, char *tried, size_t len)
+{
+	char dir[1024], path[1200], why[1024];
+	void *h;
+
+	for (int d = 0; backend_cuda_toolkit_dir(d, dir, sizeof(dir)) == 0; d++)
+		for (int i = 0; names[i] != NULL; i++) {
+			snprintf(path, sizeof(path), "%s\\%s", dir, names[i]);
+			if ((h = rocmd_dl_open(path, why, sizeof(why))) != NULL)
+				return h;
+		}
+	return open_first(names, tried, len);
+}
+
 /* Loads libcuda (when DRIVER) and NVRTC. 0, or ROCMD_EUNSUPPORTED with the reason in WHY. */
 static int
 api_load(struct cuda_api *api, int driver, char *why, size_t whylen)
 {
 #ifdef _WIN32
-	/* The driver's nvcuda.dll is in System32; the toolkit's bin\ is on PATH. */
+	/* The driver's nvcuda.dll is in System32; NVRTC in the toolkit's folder. */
 	static const char *const cuda_names[] = {"nvcuda.dll", NULL};
 	static const char *const nvrtc_names[] = {"nvrtc64_130_0.dll", "nvrtc64_120_0.dll",
 	                                          "nvrtc64_112_0.dll", NULL};
@@ -229,7 +264,7 @@ api_load(struct cuda_api *api, int driver, char *why, size_t whylen)
 	if (env != NULL && *env != '\0')
 		api->libnvrtc = rocmd_dl_open(env, err, sizeof(err));
 	if (api->libnvrtc == NULL)
-		api->libnvrtc = open_first(nvrtc_names, err, sizeof(err));
+		api->libnvrtc = open_toolkit(nvrtc_names, err, sizeof(err));
 	if (api->libnvrtc == NULL) {
 		snprintf(why, whylen, "not available: NVRTC not found (%s)", err);
 		return ROCMD_EUNSUPPORTED;

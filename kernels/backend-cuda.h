@@ -15,6 +15,10 @@
 extern const struct backend_ops backend_cuda_ops;
 
 /* Number of CUDA devices (> 0), or ROCMD_EUNSUPPORTED with "not available: <reason>". */
+/* Folder I (0, 1, ...) of the CUDA toolkit's DLLs into OUT: 0, or -1 past the
+ * last (Windows: %CUDA_PATH%\bin\x64, then bin; none elsewhere, where the
+ * loader's path finds them). */
+int backend_cuda_toolkit_dir(int i, char *out, size_t len);
 int backend_cuda_probe(char *why, size_t whylen);
 
 /* The kernel text this backend compiles (port.h + gemm.cu), malloc'd. */
