@@ -44,6 +44,9 @@
 #      stand-in runtime and hiprtc DLLs in System32 and an SDK's bin: found by
 #      name, the device reported, the compile child run, failures reported;
 #      without a runtime the CPU backend tunes and the probe says why not hip.
+#  13. the machine environment (tests/windows/test-wenv-win.sh): stale
+#      override variables in HKLM's Session Manager\Environment (wine reg
+#      add) named by rocmctl.exe doctor, deleted by doctor --fix (reg query).
 #
 # It skips, with the reason, only when mingw-w64 or wine cannot be installed.
 # Usage: scripts/test-windows.sh
@@ -327,6 +330,8 @@ echo "== 11. package feeds (tests/windows/test-wfeed-win.sh)"
 run_stage "package feeds" 600 test-wfeed-win.sh
 echo "== 12. the HIP backend (tests/windows/test-hip-win.sh)"
 run_stage "HIP backend" 600 test-hip-win.sh
+echo "== 13. the machine environment (tests/windows/test-wenv-win.sh)"
+run_stage "machine environment" 300 test-wenv-win.sh
 
 touch "$C/rocmd/stop-keepalive"
 wait $KEEPALIVE

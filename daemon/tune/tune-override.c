@@ -751,8 +751,12 @@ rocmd_tune_override_read_id(const char *path, struct vendor_override_id *id)
 void
 rocmd_tune_override_recheck(struct rocmd_tune *t)
 {
-	if (t != NULL)
-		tune_override_recover(t);
+	if (t == NULL)
+		return;
+	tune_override_recover(t);
+	/* The recovery syncs the environment only when rocmd has overrides: a
+	 * variable left naming a file with none recorded is cleared here. */
+	tune_override_env_sync(t);
 }
 
 static cJSON *
