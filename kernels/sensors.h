@@ -5,7 +5,9 @@
  * (libnvidia-ml.so.1, dlopen'd like every GPU runtime: nothing is linked);
  * AMD GPUs through amdgpu's sysfs files (hwmon power1_average and
  * energy1_input, mem_info_vram_used, pp_dpm_sclk). sensors-unix.c reads them;
- * sensors-win.c reports nothing yet (ADLX and PDH are not read).
+ * sensors-win.c reads the device memory from PDH's GPU Adapter Memory counter
+ * of the device's DXGI adapter and the driver version from DXGI; power,
+ * energy and clocks are not read on Windows (ADLX and NVML are not).
  *
  * Each reader returns 0, or ROCMD_EUNSUPPORTED when the platform does not
  * report that figure here; a figure is never guessed.

@@ -10,8 +10,9 @@
 # recorded as crashed and the job still finishes; `tune pause` yields a
 # running job; the tuned library is written under the state folder;
 # rocmtune.exe runs a budget of 10, and a candidate planted to hang is ended
-# at its time limit; a session's input idleness reported by tune.input and by
-# rocmd-idle-agent.exe becomes tune status's input source.
+# at its time limit; rocmtune.exe bench-run, its sensors not reported and
+# saying why (kernels/sensors-win.c); a session's input idleness reported by
+# tune.input and by rocmd-idle-agent.exe becomes tune status's input source.
 #
 # Usage: test-tune-win.sh BUILD-DIR     (a mingw-w64 build folder)
 # Called by scripts/test-windows.sh with its WINEPREFIX; alone, it makes its own.
@@ -139,6 +140,36 @@ if prefix_procs 'rocmd-tune-eval' >/dev/null; then
 else
 	ok "no evaluation process left behind"
 fi
+
+# rocmtune.exe bench-run (rocmctl bench's variant process) and the sensors
+# (kernels/sensors-win.c): wine has no GPU adapter for DXGI and no PDH GPU
+# counters, so every figure is not reported, with the reason, and the bench
+# still runs (exit 0 on the CPU).
+wine 'C:\rocmd-tune\rocmtune.exe' bench-run --backend cpu --api --problems fp32:NN:64x64x64:b1 \
+	--runs 3 --energy-ms 50 >"$T/rt.raw" 2>/dev/null
+rc=$?
+tr -d '\r' <"$T/rt.raw" >"$OUT"
+if [ $rc -eq 0 ] && grep -q '"sensors":"none: backend cpu has no GPU sensors"' "$OUT" &&
+	grep -q '"outcome":"ok"' "$OUT" && grep -q '"device_mem_bytes":null' "$OUT" &&
+	grep -q '"energy_j":null,"energy_why":"not reported"' "$OUT"; then
+	ok "rocmtune.exe bench-run on the CPU: timed, memory and energy not reported (no sensors)"
+else
+	bad "rocmtune.exe bench-run on the CPU: timed, memory and energy not reported (exit $rc)"
+fi
+for be in rocblas cuda; do
+	wine 'C:\rocmd-tune\rocmtune.exe' bench-run --backend $be --problems fp32:NN:64x64x64:b1 \
+		--runs 3 >"$T/rt.raw" 2>/dev/null
+	rc=$?
+	tr -d '\r' <"$T/rt.raw" >"$OUT"
+	# (No runtime here: exit 3, the backend not available; the sensors still answer.)
+	if [ $rc -eq 3 ] && grep -q '"sensors":"\(none: DXGI lists [^"]*\|DXGI adapter [^"]*memory in use not reported ([^"]*)\); power and energy are not read (no ADLX or NVML on Windows)"' "$OUT" &&
+		grep -q '"unavailable":true' "$OUT"; then
+		ok "rocmtune.exe bench-run --backend $be: the sensors say why they report nothing"
+		sed -n 's/.*\("sensors":"[^"]*"\).*/#   \1/p' "$OUT"
+	else
+		bad "rocmtune.exe bench-run --backend $be: the sensors say why they report nothing (exit $rc)"
+	fi
+done
 
 echo "# tuner under wine: $(($(date +%s) - start)) s"
 harness_done "windows tuner"
