@@ -16,11 +16,39 @@
 #include "common/fs.h"
 #include "common/hash.h"
 
+/* The last separator of PATH (Windows: '\\' too, C:\SDK\bin\rocblas.dll), or NULL. */
+static const char *
+last_sep(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+#ifdef _WIN32
+	const char *back = strrchr(path, '\\');
+
+	if (back != NULL && (slash == NULL || back > slash))
+		slash = back;
+#endif
+	return slash;
+}
+
+const char *
+vendor_basename(const char *path)
+{
+	const char *slash = last_sep(path);
+
+	return slash != NULL ? slash + 1 : path;
+}
+
 void
 vendor_dirname(const char *path, char *out, size_t outlen)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = last_sep(path);
 
+#ifdef _WIN32
+	if (slash != NULL && slash == path + 2 && path[1] == ':') {
+		snprintf(out, outlen, "%.3s", path); /* C:\ */
+		return;
+	}
+#endif
 	if (slash == NULL)
 		snprintf(out, outlen, ".");
 	else if (slash == path)

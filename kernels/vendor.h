@@ -101,7 +101,9 @@ int vendor_problem_key(const struct gemm_problem *p, char *buf, size_t len);
  * gets what was opened. NULL when none loads (WHY says the first error). */
 void *vendor_dlopen(const char *dir, const char *const *names, char *path, size_t pathlen,
                     char *why, size_t whylen);
-/* The folder of PATH ("." when none). */
+/* The folder of PATH ("." when none); Windows' '\\' is a separator too. */
 void vendor_dirname(const char *path, char *out, size_t outlen);
+/* The file name of PATH (after its last separator). */
+const char *vendor_basename(const char *path);
 
 #endif

@@ -46,7 +46,9 @@
 #      without a runtime the CPU backend tunes and the probe says why not hip.
 #  13. the machine environment (tests/windows/test-wenv-win.sh): stale
 #      override variables in HKLM's Session Manager\Environment (wine reg
-#      add) named by rocmctl.exe doctor, deleted by doctor --fix (reg query).
+#      add) named by rocmctl.exe doctor, deleted by doctor --fix (reg query);
+#      a rocBLAS override tuned on the stand-in rocBLAS DLL made live there,
+#      tune off / on, its file removed and doctor --fix writing it again.
 #
 # It skips, with the reason, only when mingw-w64 or wine cannot be installed.
 # Usage: scripts/test-windows.sh
@@ -331,7 +333,11 @@ run_stage "package feeds" 600 test-wfeed-win.sh
 echo "== 12. the HIP backend (tests/windows/test-hip-win.sh)"
 run_stage "HIP backend" 600 test-hip-win.sh
 echo "== 13. the machine environment (tests/windows/test-wenv-win.sh)"
-run_stage "machine environment" 300 test-wenv-win.sh
+if cmake --build "$BUILD" --target win-standin-rocblas >"$OUT" 2>&1; then
+	run_stage "machine environment" 300 test-wenv-win.sh
+else
+	bad "the vendor stand-in DLLs build"
+fi
 
 touch "$C/rocmd/stop-keepalive"
 wait $KEEPALIVE

@@ -246,10 +246,8 @@ entries_cb(const struct rocmd_tune_job *j, void *ctx)
 static void
 fill_id(struct vendor_override_id *id, const struct rocmd_tune_override *o, const char *stat)
 {
-	const char *base = strrchr(o->lib_path, '/');
-
 	memset(id, 0, sizeof(*id));
-	snprintf(id->library, sizeof(id->library), "%.63s", base != NULL ? base + 1 : o->lib_path);
+	snprintf(id->library, sizeof(id->library), "%.63s", vendor_basename(o->lib_path));
 	snprintf(id->digest, sizeof(id->digest), "%s", o->lib_digest);
 	snprintf(id->stat, sizeof(id->stat), "%s", stat);
 	snprintf(id->arch, sizeof(id->arch), "%s", o->arch);
