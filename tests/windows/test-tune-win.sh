@@ -10,8 +10,9 @@
 # recorded as crashed and the job still finishes; `tune pause` yields a
 # running job; the tuned library is written under the state folder;
 # rocmtune.exe runs a budget of 10, and a candidate planted to hang is ended
-# at its time limit; rocmtune.exe bench-run, its sensors not reported and
-# saying why (kernels/sensors-win.c); a session's input idleness reported by
+# at its time limit; rocmtune.exe bench-run on the CPU and on the rocblas
+# backend (the stand-in DLLs of tests/fixtures/vendor), its sensors not
+# reported and saying why (kernels/sensors-win.c); a session's input idleness reported by
 # tune.input and by rocmd-idle-agent.exe becomes tune status's input source.
 #
 # Usage: test-tune-win.sh BUILD-DIR     (a mingw-w64 build folder)
@@ -170,6 +171,22 @@ for be in rocblas cuda; do
 		bad "rocmtune.exe bench-run --backend $be: the sensors say why they report nothing (exit $rc)"
 	fi
 done
+
+# A GPU backend that runs: rocblas on the stand-in rocBLAS and HIP runtime
+# (tests/fixtures/vendor as DLLs): the GEMM is timed, the sensors report nothing.
+mkdir -p "$T/vendor"
+cp "$BUILD/tests/windows/vendor/rocblas.dll" "$BUILD/tests/windows/vendor/amdhip64_6.dll" "$T/vendor/"
+wine 'C:\rocmd-tune\rocmtune.exe' bench-run --backend rocblas --library 'C:\rocmd-tune\vendor\rocblas.dll' \
+	--problems fp16:TN:256x16x256:b1 --runs 3 --energy-ms 50 >"$T/rt.raw" 2>/dev/null
+rc=$?
+tr -d '\r' <"$T/rt.raw" >"$OUT"
+if [ $rc -eq 0 ] && grep -q '"arch":"gfx1103"' "$OUT" && grep -q '"outcome":"ok"' "$OUT" &&
+	grep -q '"sensors":"none: DXGI lists [^"]*; power and energy are not read' "$OUT" &&
+	grep -q '"device_mem_bytes":null' "$OUT" && grep -q '"energy_j":null,"energy_why":"not reported"' "$OUT"; then
+	ok "rocmtune.exe bench-run --backend rocblas (stand-in): timed, memory and energy not reported"
+else
+	bad "rocmtune.exe bench-run --backend rocblas (stand-in): timed, memory and energy not reported (exit $rc)"
+fi
 
 echo "# tuner under wine: $(($(date +%s) - start)) s"
 harness_done "windows tuner"
