@@ -314,7 +314,7 @@ else
 fi
 
 echo "== 9. the tuner (tests/windows/test-tune-win.sh)"
-if cmake --build "$BUILD" --target rocmtune rocmd-idle-agent win-standin-rocblas >"$OUT" 2>&1; then
+if cmake --build "$BUILD" --target rocmtune rocmd-idle-agent win-standin-rocblas planted >"$OUT" 2>&1; then
 	run_stage "tuner" 900 test-tune-win.sh
 else
 	bad "rocmtune.exe builds"

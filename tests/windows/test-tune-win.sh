@@ -188,5 +188,33 @@ else
 	bad "rocmtune.exe bench-run --backend rocblas (stand-in): timed, memory and energy not reported (exit $rc)"
 fi
 
+# A DLL a user planted in a folder of PATH under a vendor library's name is
+# never loaded: a bare name is looked for in rocmd's folder and System32
+# only. The rocblas backend finds the stand-in HIP runtime in its SDK folder
+# (ROCMD_HIP_PATH) but no rocblas.dll there, and then asks for rocblas.dll by
+# name: the PATH search of the loader's default would load the planted one.
+mkdir -p "$T/planted" "$T/hiponly/bin"
+cp "$BUILD/tests/windows/vendor/amdhip64_6.dll" "$T/hiponly/bin/"
+for n in rocblas.dll hipblaslt.dll cublasLt64_13.dll nvrtc64_130_0.dll; do
+	cp "$BUILD/tests/windows/planted.dll" "$T/planted/$n"
+done
+rm -f "$T/planted.mark"
+for b in rocblas hipblaslt; do
+	WINEPATH='C:\rocmd-tune\planted' ROCMD_PLANTED_MARK='C:\rocmd-tune\planted.mark' \
+		ROCMD_HIP_PATH='C:\rocmd-tune\hiponly' \
+		wine 'C:\rocmd-tune\rocmtune.exe' run --backend $b --dtype fp16 --trans TN \
+		--shape 256x16x256 --budget 1 --no-isolate >"$T/rt.raw" 2>&1
+done
+tr -d '\r' <"$T/rt.raw" >"$OUT"
+if [ ! -f "$T/planted/rocblas.dll" ]; then
+	bad "the planted DLL is built"
+elif [ -e "$T/planted.mark" ]; then
+	bad "a DLL planted on PATH under a library's name is not loaded"
+elif grep -q "not available: no hipBLASLt" "$OUT"; then
+	ok "a DLL planted on PATH under a library's name is not loaded"
+else
+	bad "a DLL planted on PATH under a library's name is not loaded ($(head -c 300 "$OUT"))"
+fi
+
 echo "# tuner under wine: $(($(date +%s) - start)) s"
 harness_done "windows tuner"
