@@ -271,6 +271,13 @@ cmd_lib_status(void *arg, const struct cli_args *args)
 				         out_str(it, "name"), out_num(d, "package"));
 				print_merged(d, line);
 			}
+			/* What the deploy in place did to each folder. */
+			if (cJSON_IsObject(d) && cJSON_HasObjectItem(d, "rocblas"))
+				printf("%s: package #%.0f: rocBLAS %s\n", out_str(it, "name"),
+				       out_num(d, "package"), out_str(d, "rocblas"));
+			if (cJSON_IsObject(d) && cJSON_HasObjectItem(d, "hipblaslt"))
+				printf("%s: package #%.0f: %s\n", out_str(it, "name"),
+				       out_num(d, "package"), out_str(d, "hipblaslt"));
 		}
 	}
 	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(r, "gpu_archs"))
@@ -409,7 +416,8 @@ cmd_lib_deploy(void *arg, const struct cli_args *args)
 	}
 	printf("Deployed package #%.0f %s to %s (%s): %.0f files, %s in %.1f s\n",
 	       out_num(r, "package"), out_str(r, "package_name"), out_str(t, "name"),
-	       out_str(t, "library"), out_num(r, "files"),
+	       cJSON_HasObjectItem(r, "rocblas") ? "hipBLASLt only" : out_str(t, "library"),
+	       out_num(r, "files"),
 	       out_size(out_num(r, "bytes"), a, sizeof(a)),
 	       (out_num(r, "stage_us") + out_num(r, "swap_us") + out_num(r, "verify_us")) / 1e6);
 	print_merged(r, "Merged");

@@ -96,9 +96,15 @@ print_identity(const cJSON *r)
 		snprintf(manifest, sizeof(manifest), "%.0f entries, %.0f missing",
 		         out_num(man, "entries"), out_num(man, "missing"));
 	{
-		char hip[96];
+		char hip[96], lib[1100];
 		snprintf(hip, sizeof(hip), "%s",
 		         cJSON_IsObject(bin) ? out_str(bin, "hip_runtime") : "-");
+		/* A package of hipBLASLt's folder alone has no rocBLAS library. */
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(id, "carries_rocblas")))
+			snprintf(lib, sizeof(lib), "none (hipBLASLt only: %s)",
+			         out_str(id, "hipblaslt_library"));
+		else
+			snprintf(lib, sizeof(lib), "%s", out_str(id, "library"));
 		const char *keys[] = {"Archs",     "Platform", "Binary",         "HIP runtime",
 		                      "SDK",       "Version",  "Library folder", "Tensile manifest",
 		                      "Top folder"};
@@ -108,7 +114,7 @@ print_identity(const cJSON *r)
 		                      hip,
 		                      sdk,
 		                      out_str(id, "version_hint"),
-		                      out_str(id, "library"),
+		                      lib,
 		                      manifest,
 		                      out_str(id, "root_stripped")};
 		out_kv(stdout, (int)(sizeof(keys) / sizeof(keys[0])), keys, vals);

@@ -63,6 +63,7 @@ struct pkg_facts {
 	char binary[PATH_MAX];
 	char soname[128];
 	char hip[128];
+	int lt_only; /* hipBLASLt's library folder alone (pkg-ident.c) */
 };
 
 static int
@@ -82,6 +83,7 @@ facts_row(const struct rocmd_db_pkg *p, void *arg)
 	deploy_copy(f->binary, sizeof(f->binary), p->binary);
 	deploy_copy(f->soname, sizeof(f->soname), cJSON_IsString(so) ? so->valuestring : "");
 	deploy_copy(f->hip, sizeof(f->hip), cJSON_IsString(hip) ? hip->valuestring : "");
+	f->lt_only = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(id, "carries_rocblas"));
 	cJSON_Delete(id);
 	return 0;
 }
@@ -220,6 +222,19 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		snprintf(why, whylen, "no package #%lld in the store", (long long)pkg_id);
 		return ROCMD_ENOTFOUND;
 	}
+	if (f.lt_only && (strcmp(t->kind, "sdk") != 0 || t->sys_lt[0] == '\0')) {
+		/* An overlay names rocBLAS's folder with hipBLASLt's; an
+		 * application's copy gets no hipBLASLt from rocmd. */
+		deploy_fmt(why, whylen,
+		           "refused: package #%lld (%s) carries only hipBLASLt's library, and %s %s: "
+		           "there is nothing to deploy it to",
+		           (long long)pkg_id, f.name, t->name,
+		           strcmp(t->kind, "sdk") == 0 ? "has no hipBLASLt library folder"
+		           : strcmp(t->kind, "overlay") == 0
+		               ? "is an overlay, which serves a package carrying rocBLAS"
+		               : "is an application's copy, whose hipBLASLt rocmd does not manage");
+		return ROCMD_EINVAL;
+	}
 	if (strcmp(f.platform, "any") != 0 && strcmp(f.platform, t->platform) != 0) {
 		deploy_fmt(what, sizeof(what), "it holds a %s rocBLAS binary (%s), and %s is %s",
 		           f.platform, f.binary[0] ? f.binary : "?", t->name, t->platform);
@@ -241,7 +256,7 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 	check_binary(t, &f, fails, sizeof(fails), &failed);
 	/* A merge completes a package for some of the machine's GPUs; one that
 	 * serves none of them is no package for this machine. */
-	can_merge = merge && serves_one(f.archs, arch);
+	can_merge = merge && !f.lt_only && serves_one(f.archs, arch);
 	/* Every GPU counts: each arch of the machine the package lacks fails. */
 	for (const char *a = arch; a != NULL && *a != '\0';) {
 		size_t l = strcspn(a, ",");
@@ -250,6 +265,16 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		a += l + (a[l] == ',');
 		if (one[0] == '\0' || deploy_arch_listed(f.archs, one))
 			continue;
+		if (f.lt_only) {
+			/* rocBLAS stays; the hipBLASLt in place is kept where it
+			 * serves the GPU (the deploy's verification asks it). */
+			deploy_fmt(what, sizeof(what),
+			           "its hipBLASLt library has no kernels for this machine's %s (it "
+			           "has %s)",
+			           one, f.archs[0] ? f.archs : "none");
+			fail(fails, sizeof(fails), &failed, DEPLOY_CHECK_ARCH, what);
+			continue;
+		}
 		if (can_merge && mergeable(ds, t, pkg_id, &f, one, bin, sizeof(bin), bname,
 		                           sizeof(bname), bwhy, sizeof(bwhy))) {
 			/* The merged library keeps the files in place for it. */

@@ -65,6 +65,12 @@ cJSON *deploy_manifest_json(const char *label, const struct rocmd_deploy_file *f
                             const struct rocmd_deploy_file *binary, int has_lt,
                             const struct rocmd_deploy_file *lt, size_t nlt,
                             char digest[ROCMD_SHA256_HEX]);
+/* What rocBLAS's folder and binary of target NAME hold while a request with
+ * keep_lib leaves them (FLAGS its ROCMD_DEPLOY_*): current.json's files, else
+ * (none, or ROCMD_DEPLOY_NEW_ORIGINALS) the backup's originals;
+ * no files for a target without either (an overlay never deployed to). */
+int deploy_kept_files(const char *state_dir, const char *name, unsigned flags,
+                      struct rocmd_deploy_files *out, char *why, size_t whylen);
 /* Manifest M as a file list; with SOURCE_ROOT (a backup's library/) each
  * file's source is inside it, hipBLASLt's in hipblaslt/ beside it. */
 int deploy_manifest_parse(const cJSON *m, const char *source_root, const char *binary_source,
@@ -94,6 +100,9 @@ struct txn {
 	/* D[0] rocBLAS's library folder, D[1] hipBLASLt's (ND 2: replaced too). */
 	struct txn_dir d[2];
 	int nd;
+	/* 1: D[0] stays as it is (rocmd_deploy_request.keep_lib): recorded in
+	 * the journal, never staged, swapped, undone or checked. */
+	int keep0;
 	int has_binary, windows;
 	char bin[DEPLOY_PATH_MAX], bin_dir[DEPLOY_PATH_MAX];
 	char bin_new[DEPLOY_PATH_MAX], bin_old[DEPLOY_PATH_MAX];

@@ -17,16 +17,27 @@ deploy_lt_note(const struct deploy_job *j, char *out, size_t outlen)
 	out[0] = '\0';
 	switch (j->lt_state) {
 	case LT_DEPLOYED:
-		deploy_fmt(out, outlen,
-		           "; hipBLASLt at %s deployed with it: the package's hipBLASLt folder "
-		           "(%zu files, one transaction)",
-		           j->t.ov_lt[0] != '\0' ? j->t.ov_lt : lt, j->nlt_files);
+		if (j->lt_only)
+			deploy_fmt(out, outlen,
+			           "; hipBLASLt at %s deployed: the package's hipBLASLt folder (%zu "
+			           "files, one transaction); rocBLAS at %s left as it is: the "
+			           "package carries no rocBLAS library",
+			           lt, j->nlt_files, j->t.sys_lib);
+		else
+			deploy_fmt(out, outlen,
+			           "; hipBLASLt at %s deployed with it: the package's hipBLASLt "
+			           "folder (%zu files, one transaction)",
+			           j->t.ov_lt[0] != '\0' ? j->t.ov_lt : lt, j->nlt_files);
 		break;
 	case LT_RESTORED:
 		deploy_fmt(out, outlen,
 		           "; hipBLASLt at %s back to its originals (from the backup, with "
-		           "rocBLAS's)",
-		           lt);
+		           "rocBLAS's)%s",
+		           lt,
+		           j->type == JOB_DEPLOY
+		               ? ": the package carries no hipBLASLt library, and the one rocmd "
+		                 "deployed there before came with another package's rocBLAS"
+		               : "");
 		break;
 	case LT_NO_BACKUP:
 		deploy_fmt(out, outlen,
@@ -78,6 +89,10 @@ deploy_result_json(const struct deploy_job *j)
 		cJSON_AddNumberToObject(r, "package", (double)j->pkg_id);
 		cJSON_AddStringToObject(r, "package_name", j->pkg_name);
 	}
+	/* A package of hipBLASLt's folder alone: rocBLAS's stays. */
+	if (j->lt_only && j->type != JOB_VERIFY)
+		cJSON_AddStringToObject(r, "rocblas", "left as it is: the package carries no "
+		                                      "rocBLAS library");
 	if (j->arch[0])
 		cJSON_AddStringToObject(r, "arch", j->arch);
 	if (j->type != JOB_VERIFY && (m = deploy_merge_json(j)) != NULL)

@@ -47,6 +47,7 @@ struct pkg_meta {
 	char libdir[PATH_MAX];
 	char binary[PATH_MAX];
 	char lt_dir[PATH_MAX]; /* hipBLASLt's folder in the package, "" none */
+	int rocblas;           /* 0: the package carries hipBLASLt's folder only */
 	int found;
 };
 
@@ -59,6 +60,7 @@ pkg_row(const struct rocmd_db_pkg *p, void *arg)
 	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(id, "hipblaslt_library");
 
 	m->found = 1;
+	m->rocblas = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(id, "carries_rocblas"));
 	deploy_copy(m->name, sizeof(m->name), p->name);
 	deploy_copy(m->digest, sizeof(m->digest), p->digest);
 	deploy_copy(m->platform, sizeof(m->platform), p->platform);
@@ -147,6 +149,8 @@ file_one(const struct rocmd_db_pkg_file *f, void *arg)
 	if (ln > 0 && strncmp(f->path, b->m->lt_dir, ln) == 0 && f->path[ln] == '/')
 		return file_add(j->ds->store, &j->lt_files, &j->nlt_files, &b->ltcap, f,
 		                f->path + ln + 1);
+	if (!b->m->rocblas)
+		return 0; /* hipBLASLt's folder alone: nothing of it is rocBLAS's */
 	if (n == 0)
 		return file_add(j->ds->store, &j->files, &j->nfiles, &b->cap, f, f->path);
 	if (strncmp(f->path, b->m->libdir, n) == 0 && f->path[n] == '/')
@@ -180,11 +184,13 @@ build_files(struct deploy_job *j, char *why, size_t whylen)
 		         rocmd_strerror(rc));
 		return rc;
 	}
-	if (j->nfiles == 0) {
+	j->lt_only = !m.rocblas;
+	if (j->lt_only ? j->nlt_files == 0 : j->nfiles == 0) {
 		snprintf(why, whylen, "package #%lld has no library files", (long long)j->pkg_id);
 		return ROCMD_EINVAL;
 	}
-	qsort(j->files, j->nfiles, sizeof(*j->files), deploy_file_cmp);
+	if (j->nfiles > 1)
+		qsort(j->files, j->nfiles, sizeof(*j->files), deploy_file_cmp);
 	if (j->nlt_files > 1)
 		qsort(j->lt_files, j->nlt_files, sizeof(*j->lt_files), deploy_file_cmp);
 	deploy_files_fingerprint(j->files, j->nfiles, 1, j->fingerprint);
@@ -529,6 +535,40 @@ lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
 	j->lt_state = LT_RESTORED;
 }
 
+/* A package of hipBLASLt's folder alone: rocBLAS's folder and binary stay
+ * (the engine records what they hold), so nothing of theirs is asked. */
+static int
+lt_only_request(struct deploy_job *j, struct rocmd_deploy_request *req)
+{
+	char note[PATH_MAX + 300];
+
+	req->keep_lib = 1;
+	req->binary = NULL;
+	req->arch = NULL;
+	if (req->lt)
+		return 0;
+	deploy_lt_note(j, note, sizeof(note));
+	deploy_fmt(j->base.why, sizeof(j->base.why),
+	           "package #%lld carries only hipBLASLt's library, and nothing was deployed%s",
+	           (long long)j->pkg_id, note);
+	return ROCMD_EINVAL;
+}
+
+/* The fingerprint of the rocBLAS library left in place (the job's own list
+ * is empty), as current.json records it. */
+static void
+lt_only_fingerprint(struct deploy_job *j)
+{
+	struct rocmd_deploy_files cur;
+	char why[256];
+
+	if (rocmd_deploy_current_load(j->ds->srv->cfg->state_dir, j->t.name, &cur, why,
+	                              sizeof(why)) < 0)
+		return;
+	deploy_files_fingerprint(cur.files, cur.n, 1, j->fingerprint);
+	rocmd_deploy_files_free(&cur);
+}
+
 static void
 deploy_work(struct rocmd_job *b)
 {
@@ -622,7 +662,11 @@ deploy_work(struct rocmd_job *b)
 		req.flags = j->flags;
 	}
 	lt_choose(j, &req);
+	if (j->lt_only && (j->base.rc = lt_only_request(j, &req)) < 0)
+		return;
 	j->base.rc = run_engine(j, &req);
+	if (j->base.rc == 0 && j->lt_only)
+		lt_only_fingerprint(j);
 	if (j->base.rc == -EACCES && strcmp(j->t.kind, "overlay") != 0) {
 		char dir[PATH_MAX];
 		deploy_sys_dirname(j->t.host_bin[0] ? j->t.host_bin : j->t.host_lib, dir,

@@ -97,6 +97,9 @@ struct deploy_job {
 	int64_t pkg_id;
 	char pkg_name[256];
 	int pkg_has_lt; /* the package carries a hipBLASLt folder (pkg-ident.c) */
+	/* ... and nothing else: rocBLAS's folder and binary stay as they are
+	 * (the engine's keep_lib); FILES is empty. */
+	int lt_only;
 	/* Its files, paths relative to it (sorted), for the target's hipBLASLt
 	 * folder; and the archs that folder must still serve after the swap:
 	 * the GPUs' that the one in place serves. */

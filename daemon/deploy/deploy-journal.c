@@ -326,3 +326,25 @@ rocmd_deploy_current_load(const char *state_dir, const char *name, struct rocmd_
 	cJSON_Delete(cur);
 	return rc;
 }
+
+int
+deploy_kept_files(const char *state_dir, const char *name, unsigned flags,
+                  struct rocmd_deploy_files *out, char *why, size_t whylen)
+{
+	int rc;
+
+	if (!(flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
+		/* What rocmd's last deploy or rollback put in place. */
+		rc = rocmd_deploy_current_load(state_dir, name, out, why, whylen);
+		if (rc != ROCMD_ENOTFOUND)
+			return rc;
+	}
+	/* The originals are in place (the backup was just made when needed). */
+	rc = rocmd_deploy_backup_load(state_dir, name, out, why, whylen);
+	if (rc == ROCMD_ENOTFOUND && (flags & ROCMD_DEPLOY_NO_BACKUP)) {
+		memset(out, 0, sizeof(*out));
+		why[0] = '\0';
+		return 0;
+	}
+	return rc;
+}

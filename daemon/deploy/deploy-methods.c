@@ -346,7 +346,9 @@ struct status_ctx {
 	int64_t id;
 };
 
-/* The live deployment's "merged" (its detail) into the status object. */
+/* The live deployment's "merged", and what it did to rocBLAS's and
+ * hipBLASLt's folders ("rocblas", "hipblaslt": its report's notes), from its
+ * detail into the status object. */
 static int
 live_merged(const struct rocmd_db_deployment *d, void *arg)
 {
@@ -357,6 +359,11 @@ live_merged(const struct rocmd_db_deployment *d, void *arg)
 	det = cJSON_Parse(d->detail != NULL ? d->detail : "{}");
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(det, "merged")))
 		cJSON_AddItemToObject(live, "merged", cJSON_DetachItemFromObject(det, "merged"));
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(det, "rocblas")))
+		cJSON_AddItemToObject(live, "rocblas", cJSON_DetachItemFromObject(det, "rocblas"));
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(det, "hipblaslt")))
+		cJSON_AddItemToObject(live, "hipblaslt",
+		                      cJSON_DetachItemFromObject(det, "hipblaslt"));
 	cJSON_Delete(det);
 	return 1;
 }

@@ -48,7 +48,7 @@ deploy_verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, cha
 	uint64_t checked, bad, size;
 	int rc;
 
-	for (int i = 0; i < t->nd; i++) {
+	for (int i = t->keep0; i < t->nd; i++) {
 		rc = deploy_check_tree(t->d[i].lroot, t->d[i].lib, i ? req->lt_files : req->files,
 		                       i ? req->nlt_files : req->nfiles, &checked, &bad, first,
 		                       sizeof(first), req->progress, req->ctx, "verify", why,
@@ -72,7 +72,7 @@ deploy_verify_swapped(struct txn *t, const struct rocmd_deploy_request *req, cha
 			return ROCMD_ECORRUPT;
 		}
 	}
-	if (req->arch != NULL && req->arch[0] != '\0') {
+	if (!t->keep0 && req->arch != NULL && req->arch[0] != '\0') {
 		if ((rc = archs_served(t->d[0].lib, 0, req->arch, lost, sizeof(lost), why,
 		                       whylen)) < 0)
 			return rc;

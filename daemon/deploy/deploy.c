@@ -175,6 +175,8 @@ txn_journal(struct txn *t, const char *step)
 	cJSON_AddStringToObject(j, "name", t->name);
 	cJSON_AddStringToObject(j, "label", t->label);
 	dir_json(j, &t->d[0]);
+	if (t->keep0)
+		cJSON_AddBoolToObject(j, "lib_kept", 1);
 	if (t->nd > 1)
 		dir_json(cJSON_AddObjectToObject(j, "hipblaslt"), &t->d[1]);
 	cJSON_AddBoolToObject(j, "windows", t->windows);
@@ -246,6 +248,7 @@ txn_from_journal(struct txn *t, const cJSON *j, char *step, size_t steplen)
 	    (cJSON_IsObject(lt) && dir_from_json(lt, &t->d[1]) < 0))
 		return ROCMD_ECORRUPT;
 	t->nd = cJSON_IsObject(lt) ? 2 : 1;
+	t->keep0 = t->nd > 1 && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "lib_kept"));
 	str_member(j, "label", t->label, sizeof(t->label));
 	t->windows = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "windows"));
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "binary"))) {
@@ -393,7 +396,7 @@ txn_undo(struct txn *t)
 {
 	int rc;
 
-	for (int i = t->nd - 1; i >= 0; i--)
+	for (int i = t->nd - 1; i >= t->keep0; i--)
 		if ((rc = undo_dir(t, &t->d[i])) < 0)
 			return rc;
 	if (t->has_binary) {
@@ -435,7 +438,7 @@ txn_commit(struct txn *t)
 	cJSON *cur;
 	int rc;
 
-	for (int i = 0; i < t->nd; i++)
+	for (int i = t->keep0; i < t->nd; i++)
 		if (!is_id(t->d[i].lroot, t->d[i].lib, &t->d[i].new_id))
 			return ROCMD_ECORRUPT;
 	if (t->has_binary && !is_id(t->broot, t->bin, &t->bin_new_id))
@@ -454,7 +457,7 @@ txn_commit(struct txn *t)
 	if (rc < 0)
 		return rc;
 	ROCMD_KILLPOINT("commit.current");
-	for (int i = 0; i < t->nd; i++)
+	for (int i = t->keep0; i < t->nd; i++)
 		if ((rc = clean_dir(t, &t->d[i])) < 0)
 			return rc;
 	if (t->has_binary &&
@@ -571,17 +574,19 @@ stage(struct txn *t, const struct rocmd_deploy_request *req, struct rocmd_deploy
 {
 	struct tick_ctx tc = {
 	    .req = req,
-	    .pr = {.step = "stage", .files_total = req->nfiles + (t->nd > 1 ? req->nlt_files : 0)}};
+	    .pr = {.step = "stage",
+	           .files_total = (t->keep0 ? 0 : req->nfiles) + (t->nd > 1 ? req->nlt_files : 0)}};
 	struct rocmd_fs_copy_stats st = {.tick = stage_tick, .ctx = &tc, .reflink = 1};
 	int rc;
 
-	for (size_t i = 0; i < req->nfiles; i++)
+	for (size_t i = 0; !t->keep0 && i < req->nfiles; i++)
 		tc.pr.bytes_total += req->files[i].size;
 	for (size_t i = 0; t->nd > 1 && i < req->nlt_files; i++)
 		tc.pr.bytes_total += req->lt_files[i].size;
 	if (req->binary != NULL)
 		tc.pr.bytes_total += req->binary->size;
-	if ((rc = stage_dir(&t->d[0], req->files, req->nfiles, req, &st, &tc, why, whylen)) < 0 ||
+	if ((!t->keep0 &&
+	     (rc = stage_dir(&t->d[0], req->files, req->nfiles, req, &st, &tc, why, whylen)) < 0) ||
 	    (t->nd > 1 && (rc = stage_dir(&t->d[1], req->lt_files, req->nlt_files, req, &st, &tc,
 	                                  why, whylen)) < 0))
 		return rc;
@@ -634,8 +639,8 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 	int64_t t0;
 	int rc;
 
-	res->exchange = t->d[0].existed;
-	if ((rc = swap_dir(&t->d[0], res)) < 0)
+	res->exchange = t->d[t->keep0].existed;
+	if (!t->keep0 && (rc = swap_dir(&t->d[0], res)) < 0)
 		return rc;
 	t0 = now_ns();
 	ROCMD_KILLPOINT("swap.folder");
@@ -666,7 +671,7 @@ swap(struct txn *t, struct rocmd_deploy_result *res)
 		if ((rc = rocmd_fs_fsync_dir_in(t->broot, t->bin_dir)) < 0)
 			return rc;
 	}
-	for (int i = 0; i < t->nd; i++)
+	for (int i = t->keep0; i < t->nd; i++)
 		if ((rc = rocmd_fs_fsync_dir_in(t->d[i].lroot, t->d[i].parent)) < 0)
 			return rc;
 	return 0;
@@ -728,7 +733,11 @@ check_request(const struct rocmd_deploy_request *req, char *why, size_t whylen)
 		snprintf(why, whylen, "a binary to place but no binary path in the target");
 		return ROCMD_EINVAL;
 	}
-	if ((rc = check_files(req->files, req->nfiles, why, whylen)) < 0)
+	if (req->keep_lib && (!req->lt || req->binary != NULL)) {
+		snprintf(why, whylen, "a request keeping rocBLAS's folder replaces hipBLASLt's only");
+		return ROCMD_EINVAL;
+	}
+	if (!req->keep_lib && (rc = check_files(req->files, req->nfiles, why, whylen)) < 0)
 		return rc;
 	if (req->lt && (rc = check_files(req->lt_files, req->nlt_files, why, whylen)) < 0)
 		return rc;
@@ -807,6 +816,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 		t.has_binary = 0; /* the binary stays as it is */
 	if (!req->lt)
 		t.nd = 1; /* so does hipBLASLt's folder */
+	t.keep0 = req->keep_lib && t.nd > 1;
 	if (t.nd > 1 && !t.d[1].existed && !(req->flags & ROCMD_DEPLOY_CREATE)) {
 		snprintf(why, whylen, "%s: %s", t.d[1].lib, rocmd_strerror(-ENOENT));
 		return ROCMD_ENOTFOUND;
@@ -827,7 +837,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if (req->progress != NULL && req->progress(&pr, req->ctx) != 0)
 		return ROCMD_ECANCELED;
 	/* Leftovers of a run that never wrote its journal carry our names only. */
-	for (int i = 0; i < t.nd && rc >= 0; i++)
+	for (int i = t.keep0; i < t.nd && rc >= 0; i++)
 		rc = clean_dir(&t, &t.d[i]);
 	if (rc < 0 || (t.has_binary && ((rc = remove_binary(&t, t.bin_new)) < 0 ||
 	                                (rc = remove_binary(&t, t.bin_old)) < 0))) {
@@ -839,9 +849,21 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if (!(req->flags & ROCMD_DEPLOY_NO_BACKUP) &&
 	    (rc = backup_originals(&t, req, res, &pr, why, whylen)) < 0)
 		return rc;
-	if ((t.manifest =
-	         deploy_manifest_json(t.label, req->files, req->nfiles, req->binary, t.nd > 1,
-	                              req->lt_files, req->nlt_files, res->manifest)) == NULL)
+	if (t.keep0) {
+		/* What rocBLAS's folder and binary hold, recorded as they are. */
+		struct rocmd_deploy_files k;
+		if ((rc = deploy_kept_files(req->state_dir, t.name, req->flags, &k, why, whylen)) <
+		    0)
+			return rc;
+		t.manifest = deploy_manifest_json(t.label, k.files, k.n, k.binary, 1, req->lt_files,
+		                                  req->nlt_files, res->manifest);
+		rocmd_deploy_files_free(&k);
+	} else {
+		t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,
+		                                  t.nd > 1, req->lt_files, req->nlt_files,
+		                                  res->manifest);
+	}
+	if (t.manifest == NULL)
 		return ROCMD_ENOMEM;
 	for (int i = 0; i < t.nd; i++)
 		if (t.d[i].existed &&
@@ -857,7 +879,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if ((rc = stage(&t, req, res, why, whylen)) < 0)
 		goto fail;
 	res->stage_us = us_since(t0);
-	for (int i = 0; i < t.nd; i++)
+	for (int i = t.keep0; i < t.nd; i++)
 		if ((rc = rocmd_fs_id_of_in(t.d[i].lroot, t.d[i].stage, &t.d[i].new_id)) < 0)
 			goto fail;
 	if (t.has_binary && (rc = rocmd_fs_id_of_in(t.broot, t.bin_new, &t.bin_new_id)) < 0)
@@ -875,7 +897,7 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	t0 = now_ns();
 	swapped = 1;
 	if ((rc = swap(&t, res)) < 0) {
-		snprintf(why, whylen, "cannot swap %s: %s", t.d[0].lib, rocmd_strerror(rc));
+		snprintf(why, whylen, "cannot swap %s: %s", t.d[t.keep0].lib, rocmd_strerror(rc));
 		goto fail;
 	}
 	res->swap_us = us_since(t0);
@@ -991,7 +1013,7 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		goto out;
 	snprintf(out->label, sizeof(out->label), "%s", t.label);
 	if (strcmp(out->step, "commit") == 0 && t.manifest != NULL &&
-	    is_id(t.d[0].lroot, t.d[0].lib, &t.d[0].new_id) &&
+	    (t.keep0 || is_id(t.d[0].lroot, t.d[0].lib, &t.d[0].new_id)) &&
 	    (t.nd < 2 || is_id(t.d[1].lroot, t.d[1].lib, &t.d[1].new_id))) {
 		/* Keep the new tree only if its content is what was staged. */
 		struct rocmd_deploy_files f;
@@ -999,15 +1021,16 @@ rocmd_deploy_recover(const char *state_dir, const char *name, struct rocmd_deplo
 		char first[256], hex[ROCMD_SHA256_HEX];
 		int ok = 0, crc;
 		if ((crc = deploy_manifest_parse(t.manifest, NULL, NULL, &f)) == 0) {
-			crc = deploy_check_tree(t.d[0].lroot, t.d[0].lib, f.files, f.n, &checked,
-			                        &bad, first, sizeof(first), NULL, NULL, "recover",
-			                        why, whylen);
+			crc = t.keep0 ? 0
+			              : deploy_check_tree(t.d[0].lroot, t.d[0].lib, f.files, f.n,
+			                                  &checked, &bad, first, sizeof(first), NULL,
+			                                  NULL, "recover", why, whylen);
 			if (crc == 0 && bad == 0 && t.nd > 1)
 				crc = deploy_check_tree(t.d[1].lroot, t.d[1].lib, f.lt_files, f.nlt,
 				                        &checked, &bad, first, sizeof(first), NULL,
 				                        NULL, "recover", why, whylen);
 			ok = crc == 0 && bad == 0;
-			if (ok && f.binary != NULL && t.has_binary) {
+			if (ok && f.binary != NULL && t.has_binary && !t.keep0) {
 				uint64_t size;
 				crc = rocmd_fs_hash_file_in(t.broot, t.bin, hex, &size);
 				ok = crc == 0 && strcmp(hex, f.binary->sha256) == 0;
@@ -1077,7 +1100,7 @@ rocmd_deploy_journal_state(const char *state_dir, const char *name,
 	}
 	snprintf(out->label, sizeof(out->label), "%s", t.label);
 	lib_new = lib_old = 1;
-	for (int i = 0; i < t.nd; i++) {
+	for (int i = t.keep0; i < t.nd; i++) {
 		const struct txn_dir *d = &t.d[i];
 		lib_new = lib_new && is_id(d->lroot, d->lib, &d->new_id);
 		lib_old = lib_old && (d->existed ? is_id(d->lroot, d->lib, &d->old_id)

@@ -130,6 +130,11 @@ struct rocmd_deploy_request {
 	int lt;
 	const struct rocmd_deploy_file *lt_files;
 	size_t nlt_files;
+	/* 1 (with LT, without a BINARY; FILES unused): rocBLAS's library folder
+	 * stays as it is, never staged or swapped (a package carrying only
+	 * hipBLASLt's folder). The manifest records what it holds: current.json's
+	 * files, or the originals' after an SDK update or before any deploy. */
+	int keep_lib;
 	/* Recorded in the journal and current.json (e.g. "pkg 12 <digest>",
 	 * "original"); the daemon's own reference to what was deployed. */
 	const char *label;

@@ -679,10 +679,30 @@ add_dat_archs(struct ident *x, const char *sp, cJSON *warnings)
 	}
 }
 
+/* Whether the folder part of PATH (DLEN bytes, '/'-terminated) is LIBDIR
+ * (WANT: its length plus the '/'), or with SUBDIRS a <gfx> subfolder of it
+ * (hipBLASLt's per-arch folders, as rocblas-library.c reads them on disk). */
+static int
+in_library_dir(const char *path, size_t dlen, const char *libdir, size_t want, int subdirs)
+{
+	size_t sub, comp;
+
+	if (dlen < want || strncmp(path, libdir, want > 0 ? want - 1 : 0) != 0 ||
+	    (want > 0 && path[want - 1] != '/'))
+		return 0;
+	if (dlen == want)
+		return 1;
+	comp = dlen - want - 1; /* the subfolder's name */
+	sub = rocmd_gfx_bare_len(path + want);
+	return subdirs && sub > 0 && sub <= comp && memchr(path + want, '/', comp) == NULL &&
+	       (sub == comp || path[want + sub] == ':' || path[want + sub] == '-');
+}
+
 /* The archs the library folder's index names and its code objects are for
- * (into X's sets, sorted); returns the number of library files in it. */
+ * (into X's sets, sorted); returns the number of library files in it. With
+ * SUBDIRS files in its <gfx> subfolders count too (hipBLASLt's). */
 static size_t
-collect_archs(struct ident *x, const char *libdir, cJSON *warnings)
+collect_archs(struct ident *x, const char *libdir, int subdirs, cJSON *warnings)
 {
 	const struct rocmd_pkg_contents *c = x->c;
 	size_t libfiles = 0, want = libdir[0] ? strlen(libdir) + 1 : 0;
@@ -691,8 +711,8 @@ collect_archs(struct ident *x, const char *libdir, cJSON *warnings)
 		const struct rocmd_pkg_entry *e = &c->entries[i];
 		const char *b = base_name(e->path), *sp;
 		char arch[32];
-		if ((size_t)(b - e->path) != want ||
-		    strncmp(e->path, libdir, strlen(libdir)) != 0 || !is_library_file(b))
+		if (!in_library_dir(e->path, (size_t)(b - e->path), libdir, want, subdirs) ||
+		    !is_library_file(b))
 			continue;
 		libfiles++;
 		sp = e->kind == ROCMD_PKG_FILE ? staged_path(x, e) : NULL;
@@ -969,8 +989,8 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	struct strset archs = {0};
 	cJSON *id, *warnings, *bin, *h;
 	char libdir[4096], sdk[16] = "", sdk_source[16] = "", gen[16], runtime_major[8] = "";
-	size_t libfiles = 0, best;
-	int rc = 0;
+	size_t libfiles = 0, ltfiles = 0, best;
+	int rc = 0, lt_only;
 
 	*out = NULL;
 	id = cJSON_CreateObject();
@@ -987,20 +1007,38 @@ rocmd_pkg_identify(const struct rocmd_pkg_contents *c, const char *name, const c
 	find_binaries(c, &dll, &so, &manifest);
 	best = find_library_dir(&x, libdir, sizeof(libdir));
 	if (best > 0)
-		libfiles = collect_archs(&x, libdir, warnings);
-	if (!x.stopped && served_archs(&x, &archs, libfiles, warnings) < 0)
+		libfiles = collect_archs(&x, libdir, 0, warnings);
+	/* Only hipBLASLt's folder: its files say the archs (lib deploy leaves
+	 * rocBLAS as it is). */
+	lt_only = dll == NULL && so == NULL && libfiles == 0 && x.lt_dir[0] != '\0';
+	if (lt_only)
+		ltfiles = collect_archs(&x, x.lt_dir, 1, warnings);
+	if (!x.stopped && served_archs(&x, &archs, lt_only ? ltfiles : libfiles, warnings) < 0)
 		x.oom = 1;
 	if (x.stopped || x.oom)
 		goto stopped;
-	if (dll == NULL && so == NULL && libfiles == 0) {
+	if (dll == NULL && so == NULL && libfiles == 0 && !lt_only) {
 		snprintf(why, whylen,
-		         "not a rocBLAS library package: no rocblas.dll, librocblas.so or Tensile "
-		         "library files (TensileLibrary*, *.co, *.hsaco) in it");
+		         "not a rocBLAS or hipBLASLt library package: no rocblas.dll, "
+		         "librocblas.so, Tensile library files (TensileLibrary*, *.co, *.hsaco) or "
+		         "hipBLASLt library folder in it");
 		rc = ROCMD_EINVAL;
 		goto out;
 	}
 	cJSON_AddStringToObject(id, "library", best > 0 ? libdir : "");
-	if (x.lt_dir[0] != '\0') {
+	/* false: no rocBLAS at all, only hipBLASLt's folder (absent: true). */
+	cJSON_AddBoolToObject(id, "carries_rocblas", !lt_only);
+	if (lt_only) {
+		char w[1400];
+		cJSON_AddStringToObject(id, "hipblaslt_library", x.lt_dir);
+		cJSON_AddNumberToObject(id, "hipblaslt_files", (double)ltfiles);
+		snprintf(w, sizeof(w),
+		         "the package carries only hipBLASLt's library folder %s (its archs are "
+		         "read from it): lib deploy replaces an SDK's hipBLASLt library folder "
+		         "with it and leaves rocBLAS as it is",
+		         x.lt_dir);
+		cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+	} else if (x.lt_dir[0] != '\0') {
 		char w[1400];
 		cJSON_AddStringToObject(id, "hipblaslt_library", x.lt_dir);
 		snprintf(

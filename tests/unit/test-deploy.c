@@ -119,6 +119,9 @@ static const struct spec PKG_B_LT[] = {
 
 /* 1: fixtures get hipBLASLt's folder, and deploys carry its files. */
 static int with_lt;
+/* 1 (with WITH_LT): deploys carry hipBLASLt's files only, rocBLAS's folder
+ * and binary stay as they are (a package of hipBLASLt's folder alone). */
+static int keep_lib;
 
 struct pkg {
 	struct rocmd_deploy_file files[16];
@@ -555,12 +558,13 @@ deploy(struct fx *f, const struct pkg *p, unsigned flags, rocmd_deploy_check_fn 
 	struct rocmd_deploy_request req = {
 	    .state_dir = f->state,
 	    .target = f->target,
-	    .files = p->files,
-	    .nfiles = p->n,
-	    .binary = &p->binary,
+	    .files = keep_lib ? NULL : p->files,
+	    .nfiles = keep_lib ? 0 : p->n,
+	    .binary = keep_lib ? NULL : &p->binary,
 	    .lt = with_lt,
 	    .lt_files = p->lt,
 	    .nlt_files = p->nlt,
+	    .keep_lib = keep_lib,
 	    .label = p->label,
 	    .flags = flags,
 	    .check = check,
@@ -826,7 +830,13 @@ assert_old_or_new(struct fx *f, const char *old_tree, const char *old_bin, const
 		assert_string_equal(b, old_bin);
 		*was_new = 0;
 	}
-	if (with_lt) {
+	if (with_lt && keep_lib) {
+		/* rocBLAS's never changes (checked above): hipBLASLt's says. */
+		tree_hash(f->lt, t);
+		*was_new = strcmp(t, f->new_lt) == 0;
+		if (!*was_new && strcmp(t, f->old_lt) != 0)
+			fail_msg("hipBLASLt's folder %s is neither the old nor the new tree", f->lt);
+	} else if (with_lt) {
 		/* hipBLASLt's folder on the same side as rocBLAS's: never a mix. */
 		tree_hash(f->lt, t);
 		if (strcmp(t, *was_new ? f->new_lt : f->old_lt) != 0)
@@ -930,6 +940,13 @@ scenario_old_new(struct fx *f, enum scenario sc, char *old_tree, char *old_bin, 
 			pkg_tree_hash(f, &f->b, new_tree);
 			strcpy(new_bin, f->b.binary.sha256);
 		}
+	}
+	if (keep_lib) {
+		/* rocBLAS's folder and binary: the originals, before and after. */
+		strcpy(old_tree, f->orig_tree);
+		strcpy(new_tree, f->orig_tree);
+		strcpy(old_bin, f->orig_bin);
+		strcpy(new_bin, f->orig_bin);
 	}
 }
 
@@ -1076,7 +1093,9 @@ kill_everywhere(enum scenario sc, int windows)
 			pkg_tree_hash(&f, &f.b, b_tree);
 			if (deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)) != 0)
 				fail_msg("deploy after kill point %d: %s", n, why);
-			assert_tree(f.lib, b_tree);
+			if (keep_lib)
+				files_tree_hash(&f, f.b.lt, f.b.nlt, b_tree);
+			assert_tree(keep_lib ? f.lt : f.lib, b_tree);
 		}
 		fx_free(&f);
 		if (done)
@@ -1359,6 +1378,97 @@ test_lt_fail(void **state)
 	with_lt = 1;
 	fail_everywhere(SC_SECOND, 0, "EIO");
 	fail_everywhere(SC_ROLLBACK, 0, "ENOSPC");
+	with_lt = 0;
+}
+
+/* A request keeping rocBLAS's folder (a package of hipBLASLt's folder
+ * alone): hipBLASLt's folder replaced, rocBLAS's the same folder (its inode)
+ * with the same files, the binary untouched; the manifest records what
+ * rocBLAS's holds, so verify checks both; over another package's rocBLAS
+ * that package's files stay; back to the originals byte for byte; killed at
+ * every kill point and failed at every file operation, rocBLAS's folder never
+ * changes and hipBLASLt's is the old or the new tree. */
+static void
+test_lt_only(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_verify_report rep;
+	struct rocmd_deploy_files cur;
+	struct stat before, after;
+	char why[512], a_lt[ROCMD_SHA256_HEX], b_tree[ROCMD_SHA256_HEX], h[ROCMD_SHA256_HEX];
+	char path[1600];
+
+	(void)state;
+	with_lt = 1;
+	fx_build(&f, 0);
+	files_tree_hash(&f, f.a.lt, f.a.nlt, a_lt);
+	assert_int_equal(stat(f.lib, &before), 0);
+	keep_lib = 1;
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_int_equal(res.files, f.a.nlt);
+	assert_tree(f.lt, a_lt);
+	assert_tree(f.lib, f.orig_tree);
+	assert_int_equal(stat(f.lib, &after), 0);
+	assert_true(before.st_ino == after.st_ino); /* never swapped */
+	file_hash(f.bin, h);
+	assert_string_equal(h, f.orig_bin);
+	assert_backup_intact(&f);
+	/* current.json names the originals' rocBLAS files and binary. */
+	assert_int_equal(rocmd_deploy_current_load(f.state, f.target.name, &cur, why, sizeof(why)),
+	                 0);
+	assert_true(cur.n > 0);
+	assert_non_null(cur.binary);
+	assert_string_equal(cur.binary->sha256, f.orig_bin);
+	assert_int_equal(cur.nlt, f.a.nlt);
+	rocmd_deploy_files_free(&cur);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why, sizeof(why)), 0);
+	assert_true(rep.lt_checked);
+	assert_int_equal(rep.pair_ok, 1);
+	/* A changed rocBLAS file is caught too: the manifest holds both. */
+	rocmd_fs_fmt(path, sizeof(path), "%s/TensileManifest.txt", f.lib);
+	write_file(path, "changed behind rocmd's back");
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why, sizeof(why)),
+	    ROCMD_ECORRUPT);
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lib, f.orig_tree);
+	assert_tree(f.lt, f.orig_lt);
+	/* Over package B's rocBLAS: B's files and binary stay. */
+	keep_lib = 0;
+	with_lt = 0;
+	assert_int_equal(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)), 0);
+	pkg_tree_hash(&f, &f.b, b_tree);
+	assert_int_equal(stat(f.lib, &before), 0);
+	with_lt = 1;
+	keep_lib = 1;
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_tree(f.lib, b_tree);
+	assert_int_equal(stat(f.lib, &after), 0);
+	assert_true(before.st_ino == after.st_ino);
+	file_hash(f.bin, h);
+	assert_string_equal(h, f.b.binary.sha256);
+	assert_tree(f.lt, a_lt);
+	assert_int_equal(
+	    rocmd_deploy_verify(f.state, &f.target, NULL, NULL, NULL, &rep, why, sizeof(why)), 0);
+	assert_int_equal(rep.pair_ok, 1);
+	/* A request keeping rocBLAS's folder must replace hipBLASLt's. */
+	with_lt = 0;
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), ROCMD_EINVAL);
+	with_lt = 1;
+	assert_tree(f.lib, b_tree);
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lib, f.orig_tree);
+	assert_tree(f.lt, f.orig_lt);
+	fx_free(&f);
+#ifndef _WIN32
+	kill_everywhere(SC_FIRST, 0);
+	kill_everywhere(SC_SECOND, 0);
+	fail_everywhere(SC_SECOND, 0, "EIO");
+	fail_everywhere(SC_ROLLBACK, 0, "ENOSPC");
+#endif
+	keep_lib = 0;
 	with_lt = 0;
 }
 
@@ -2157,7 +2267,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_fail_eio),         cmocka_unit_test(test_fail_enospc),
 	    cmocka_unit_test(test_fail_eacces),      cmocka_unit_test(test_recover_read_error),
 	    cmocka_unit_test(test_lt_cycle),         cmocka_unit_test(test_lt_kill),
-	    cmocka_unit_test(test_lt_fail),
+	    cmocka_unit_test(test_lt_fail),          cmocka_unit_test(test_lt_only),
 	};
 #ifdef _WIN32
 	static char exe[1024];
