@@ -794,6 +794,29 @@ backup_originals(const struct txn *t, const struct rocmd_deploy_request *req,
 	return 0;
 }
 
+/* T's manifest: REQ's files; with keep0 what rocBLAS's folder and binary
+ * hold, recorded as they are, with REQ's hipBLASLt files. */
+static int
+txn_manifest(struct txn *t, const struct rocmd_deploy_request *req,
+             struct rocmd_deploy_result *res, char *why, size_t whylen)
+{
+	struct rocmd_deploy_files k;
+	int rc;
+
+	if (!t->keep0) {
+		t->manifest = deploy_manifest_json(t->label, req->files, req->nfiles, req->binary,
+		                                   t->nd > 1, req->lt_files, req->nlt_files,
+		                                   res->manifest);
+		return t->manifest != NULL ? 0 : ROCMD_ENOMEM;
+	}
+	if ((rc = deploy_kept_files(req->state_dir, t->name, req->flags, &k, why, whylen)) < 0)
+		return rc;
+	t->manifest = deploy_manifest_json(t->label, k.files, k.n, k.binary, 1, req->lt_files,
+	                                   req->nlt_files, res->manifest);
+	rocmd_deploy_files_free(&k);
+	return t->manifest != NULL ? 0 : ROCMD_ENOMEM;
+}
+
 int
 rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_result *res, char *why,
                  size_t whylen)
@@ -849,22 +872,8 @@ rocmd_deploy_run(const struct rocmd_deploy_request *req, struct rocmd_deploy_res
 	if (!(req->flags & ROCMD_DEPLOY_NO_BACKUP) &&
 	    (rc = backup_originals(&t, req, res, &pr, why, whylen)) < 0)
 		return rc;
-	if (t.keep0) {
-		/* What rocBLAS's folder and binary hold, recorded as they are. */
-		struct rocmd_deploy_files k;
-		if ((rc = deploy_kept_files(req->state_dir, t.name, req->flags, &k, why, whylen)) <
-		    0)
-			return rc;
-		t.manifest = deploy_manifest_json(t.label, k.files, k.n, k.binary, 1, req->lt_files,
-		                                  req->nlt_files, res->manifest);
-		rocmd_deploy_files_free(&k);
-	} else {
-		t.manifest = deploy_manifest_json(t.label, req->files, req->nfiles, req->binary,
-		                                  t.nd > 1, req->lt_files, req->nlt_files,
-		                                  res->manifest);
-	}
-	if (t.manifest == NULL)
-		return ROCMD_ENOMEM;
+	if ((rc = txn_manifest(&t, req, res, why, whylen)) < 0)
+		return rc;
 	for (int i = 0; i < t.nd; i++)
 		if (t.d[i].existed &&
 		    (rc = rocmd_fs_id_of_in(t.d[i].lroot, t.d[i].lib, &t.d[i].old_id)) < 0)
