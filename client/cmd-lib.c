@@ -301,20 +301,35 @@ print_dry_run(const cJSON *r)
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "target");
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(r, "files"), *it;
 	char sz[32];
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(r, "hipblaslt");
 
 	printf("Dry run, nothing changed: package #%.0f %s to %s (%s)\n", out_num(r, "package"),
 	       out_str(r, "package_name"), out_str(t, "name"), out_str(t, "library"));
+	if (cJSON_HasObjectItem(r, "rocblas"))
+		printf("rocBLAS at %s %s\n", out_str(t, "library"), out_str(r, "rocblas"));
+	/* rocBLAS's files, then hipBLASLt's ("folder": "hipblaslt"). */
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(f, "list"))
 	{
 		const char *from = out_str(it, "from");
 		int pkg = strcmp(from, "") == 0 || strcmp(from, "the package") == 0;
-		printf("  %-8s %s (%s)%s%s\n", out_str(it, "action"), out_str(it, "path"),
-		       out_size(out_num(it, "bytes"), sz, sizeof(sz)), pkg ? "" : " from ",
-		       pkg ? "" : from);
+		printf("  %s%-8s %s (%s)%s%s\n",
+		       cJSON_HasObjectItem(it, "folder") ? "hipBLASLt " : "", out_str(it, "action"),
+		       out_str(it, "path"), out_size(out_num(it, "bytes"), sz, sizeof(sz)),
+		       pkg ? "" : " from ", pkg ? "" : from);
 	}
 	print_merged(r, "Merged library");
-	printf("Files: %.0f added, %.0f replaced, %.0f kept, %.0f removed%s; %s to copy%s\n",
-	       out_num(f, "add"), out_num(f, "replace"), out_num(f, "keep"), out_num(f, "remove"),
+	if (cJSON_HasObjectItem(r, "hipblaslt_note"))
+		printf("%s\n", out_str(r, "hipblaslt_note"));
+	if (cJSON_IsObject(lt))
+		printf("hipBLASLt files: %.0f added, %.0f replaced, %.0f kept, %.0f removed%s\n",
+		       out_num(lt, "add"), out_num(lt, "replace"), out_num(lt, "keep"),
+		       out_num(lt, "remove"),
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lt, "compared_by_hash"))
+		           ? ""
+		           : " (by name: what is there was not put there by rocmd)");
+	printf("%s: %.0f added, %.0f replaced, %.0f kept, %.0f removed%s; %s to copy%s\n",
+	       cJSON_IsObject(lt) ? "rocBLAS files" : "Files", out_num(f, "add"), out_num(f, "replace"),
+	       out_num(f, "keep"), out_num(f, "remove"),
 	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "compared_by_hash"))
 	           ? ""
 	           : " (by name: what is there was not put there by rocmd)",

@@ -5,7 +5,9 @@
  * the target holds: what rocmd put there last (current.json, with hashes),
  * else the folder's names and sizes (metadata only: a file of the same name
  * is counted as replaced). Each file is added, replaced, kept (same content)
- * or removed; each GPU's arch is served before and after, from discovery's
+ * or removed, rocBLAS's and hipBLASLt's (what the deploy would do to that
+ * folder decided as the job decides it: the package's, the originals back,
+ * or left as it is); each GPU's arch is served before and after, from discovery's
  * archs of the library in place and the package's (with the archs a merged
  * library keeps); each file says where it comes from, the package or the
  * library in place (deploy-merge.c). Loop thread.
@@ -28,49 +30,72 @@ pkg_archs(const struct rocmd_db_pkg *p, void *arg)
 	return 0;
 }
 
-/* What the target holds as a sorted file list; HASHED 0 when only names
- * and sizes are known. */
+/* What folder DIR (host path) holds as a sorted file list, names and sizes
+ * only (metadata: not hashed); nothing when it is not there. */
 static int
-current_files(struct deploy_job *j, struct rocmd_deploy_files *cur, int *hashed)
+walk_files(const char *dir, struct rocmd_deploy_file **out, size_t *nout)
 {
 	char why[256];
 	struct rocmd_fs_entry *e = NULL;
 	size_t n = 0, k = 0;
 
-	*hashed = 1;
-	if (rocmd_deploy_current_load(j->ds->srv->cfg->state_dir, j->t.name, cur, why,
-	                              sizeof(why)) == 0)
-		return 0;
-	*hashed = 0;
-	memset(cur, 0, sizeof(*cur));
-	if (!deploy_exists(j->t.host_lib) ||
-	    rocmd_fs_walk_in(NULL, j->t.host_lib, 0, &e, &n, why, sizeof(why)) < 0)
+	*out = NULL;
+	*nout = 0;
+	if (dir == NULL || !deploy_exists(dir) ||
+	    rocmd_fs_walk_in(NULL, dir, 0, &e, &n, why, sizeof(why)) < 0)
 		return 0; /* nothing there yet */
-	cur->files = calloc(n + 1, sizeof(*cur->files));
-	if (cur->files == NULL) {
+	if ((*out = calloc(n + 1, sizeof(**out))) == NULL) {
 		rocmd_fs_entries_free(e, n);
 		return ROCMD_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (e[i].kind == 'd')
 			continue;
-		cur->files[k].path = strdup(e[i].path);
-		cur->files[k].size = e[i].size;
-		cur->files[k].kind = e[i].kind == 'l' ? ROCMD_DEPLOY_SYMLINK : ROCMD_DEPLOY_FILE;
-		if (cur->files[k].path != NULL)
+		(*out)[k].path = strdup(e[i].path);
+		(*out)[k].size = e[i].size;
+		(*out)[k].kind = e[i].kind == 'l' ? ROCMD_DEPLOY_SYMLINK : ROCMD_DEPLOY_FILE;
+		if ((*out)[k].path != NULL)
 			k++;
 	}
-	cur->n = k;
+	*nout = k;
 	rocmd_fs_entries_free(e, n);
-	qsort(cur->files, cur->n, sizeof(*cur->files), deploy_file_cmp);
+	qsort(*out, k, sizeof(**out), deploy_file_cmp);
+	return 0;
+}
+
+/* What the target holds as sorted file lists, rocBLAS's and hipBLASLt's
+ * (host folder LT, may be NULL): what rocmd put there last (current.json,
+ * hashed: *HASHED, *LT_HASHED 1), else the folder's names and sizes. */
+static int
+current_files(struct deploy_job *j, const char *lt, struct rocmd_deploy_files *cur, int *hashed,
+              int *lt_hashed)
+{
+	char why[256];
+	int rc;
+
+	*hashed = *lt_hashed = 1;
+	if (rocmd_deploy_current_load(j->ds->srv->cfg->state_dir, j->t.name, cur, why,
+	                              sizeof(why)) < 0) {
+		memset(cur, 0, sizeof(*cur));
+		*hashed = 0;
+		if ((rc = walk_files(j->t.host_lib, &cur->files, &cur->n)) < 0)
+			return rc;
+	}
+	if (!cur->has_lt) {
+		*lt_hashed = 0;
+		return walk_files(lt, &cur->lt_files, &cur->nlt);
+	}
 	return 0;
 }
 
 static void
-add_file(cJSON *list, const char *action, const char *path, uint64_t size, const char *from)
+add_file(cJSON *list, const char *folder, const char *action, const char *path, uint64_t size,
+         const char *from)
 {
 	cJSON *o = cJSON_CreateObject();
 
+	if (folder != NULL)
+		cJSON_AddStringToObject(o, "folder", folder);
 	cJSON_AddStringToObject(o, "action", action);
 	cJSON_AddStringToObject(o, "path", path);
 	cJSON_AddNumberToObject(o, "bytes", (double)size);
@@ -79,14 +104,88 @@ add_file(cJSON *list, const char *action, const char *path, uint64_t size, const
 	cJSON_AddItemToArray(list, o);
 }
 
+/* One folder's new files NF (N) against what it holds, CF (CN; HASHED:
+ * compared by hash, else by name): each added, replaced or kept, then each
+ * of CF that NF lacks removed; into LIST (FOLDER: "hipblaslt" for
+ * hipBLASLt's, NULL rocBLAS's, whose files may come from a merge) and the
+ * counts of O, whose bytes to copy go to *COPY. */
+static void
+compare(const struct deploy_job *j, const char *folder, const struct rocmd_deploy_file *nf,
+        size_t n, const struct rocmd_deploy_file *cf, size_t cn, int hashed, cJSON *list,
+        cJSON *o, uint64_t *copy)
+{
+	int nadd = 0, nrep = 0, nkeep = 0, nrem = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rocmd_deploy_file *f = &nf[i];
+		const struct rocmd_deploy_file *c = cn > 0 ? bsearch(f, cf, cn, sizeof(*cf),
+		                                                     deploy_file_cmp)
+		                                           : NULL;
+		int merged = folder == NULL && deploy_merge_has(j, f->path);
+		/* A file of the merge is the one in place (or the backup's copy
+		 * of it): kept. */
+		int same = c != NULL && (merged || (hashed && f->kind == ROCMD_DEPLOY_FILE &&
+		                                    c->kind == ROCMD_DEPLOY_FILE &&
+		                                    strcmp(c->sha256, f->sha256) == 0));
+		add_file(list, folder,
+		         c == NULL ? "add"
+		         : same    ? "keep"
+		                   : "replace",
+		         f->path, f->size,
+		         merged                                         ? j->merge_from
+		         : folder != NULL && j->lt_state == LT_RESTORED ? "the backup"
+		                                                        : "the package");
+		if (!same)
+			*copy += f->size;
+		if (c == NULL)
+			nadd++;
+		else if (same)
+			nkeep++;
+		else
+			nrep++;
+	}
+	for (size_t i = 0; i < cn; i++)
+		if (n == 0 || bsearch(&cf[i], nf, n, sizeof(*nf), deploy_file_cmp) == NULL) {
+			add_file(list, folder, "remove", cf[i].path, cf[i].size, NULL);
+			nrem++;
+		}
+	cJSON_AddNumberToObject(o, "add", nadd);
+	cJSON_AddNumberToObject(o, "replace", nrep);
+	cJSON_AddNumberToObject(o, "keep", nkeep);
+	cJSON_AddNumberToObject(o, "remove", nrem);
+	cJSON_AddBoolToObject(o, "compared_by_hash", hashed);
+}
+
+/* hipBLASLt's part: what the deploy would do to its folder (deploy_lt_choose,
+ * as the job will ask it), its files into LIST and R's "hipblaslt" counts. */
+static void
+dry_run_lt(struct deploy_job *j, const struct rocmd_deploy_request *req,
+           const struct rocmd_deploy_files *cur, int lt_hashed, cJSON *r, cJSON *list,
+           uint64_t *copy)
+{
+	char note[PATH_MAX + 300];
+	cJSON *o;
+
+	deploy_lt_note(j, note, sizeof(note));
+	if (note[0] != '\0')
+		cJSON_AddStringToObject(r, "hipblaslt_note", note + 2);
+	if (!req->lt)
+		return; /* left as it is: nothing of it listed */
+	o = cJSON_AddObjectToObject(r, "hipblaslt");
+	cJSON_AddStringToObject(o, "library", req->target.lt_dir);
+	compare(j, "hipblaslt", req->lt_files, req->nlt_files, cur->lt_files, cur->nlt, lt_hashed,
+	        list, o, copy);
+}
+
 cJSON *
 deploy_dry_run(struct deploy_job *j)
 {
 	struct rocmd_deploy_files cur = {0};
+	struct rocmd_deploy_request req = {0};
 	struct deploy_gpu_archs g;
 	char after[512] = "";
 	uint64_t copy = 0;
-	int hashed = 0, nadd = 0, nrep = 0, nkeep = 0, nrem = 0;
+	int hashed = 0, lt_hashed = 0;
 	cJSON *r = cJSON_CreateObject(), *t, *files, *list, *gpus;
 
 	cJSON_AddBoolToObject(r, "dry_run", 1);
@@ -96,49 +195,31 @@ deploy_dry_run(struct deploy_job *j)
 	cJSON_AddStringToObject(t, "library", j->t.sys_lib);
 	cJSON_AddNumberToObject(r, "package", (double)j->pkg_id);
 	cJSON_AddStringToObject(r, "package_name", j->pkg_name);
-	current_files(j, &cur, &hashed);
+	/* hipBLASLt's folder: as the job will decide it. */
+	req.state_dir = j->ds->srv->cfg->state_dir;
+	req.flags = j->flags;
+	deploy_target_engine(&j->t, &req.target);
+	deploy_lt_choose(j, &req);
+	current_files(j, req.target.lt_dir, &cur, &hashed, &lt_hashed);
 	files = cJSON_AddObjectToObject(r, "files");
 	list = cJSON_AddArrayToObject(files, "list");
-	for (size_t i = 0; i < j->nfiles; i++) {
-		const struct rocmd_deploy_file *f = &j->files[i];
-		const struct rocmd_deploy_file *c =
-		    bsearch(f, cur.files, cur.n, sizeof(*cur.files), deploy_file_cmp);
-		int merged = deploy_merge_has(j, f->path);
-		/* A file of the merge is the one in place (or the backup's copy
-		 * of it): kept. */
-		int same = c != NULL && (merged || (hashed && f->kind == ROCMD_DEPLOY_FILE &&
-		                                    c->kind == ROCMD_DEPLOY_FILE &&
-		                                    strcmp(c->sha256, f->sha256) == 0));
-		add_file(list,
-		         c == NULL ? "add"
-		         : same    ? "keep"
-		                   : "replace",
-		         f->path, f->size, merged ? j->merge_from : "the package");
-		if (!same)
-			copy += f->size;
-		if (c == NULL)
-			nadd++;
-		else if (same)
-			nkeep++;
-		else
-			nrep++;
+	if (j->lt_only) {
+		/* rocBLAS's folder stays: nothing of it listed. */
+		cJSON_AddStringToObject(r, "rocblas", "left as it is: the package carries no "
+		                                      "rocBLAS library");
+		compare(j, NULL, NULL, 0, NULL, 0, hashed, list, files, &copy);
+	} else {
+		compare(j, NULL, j->files, j->nfiles, cur.files, cur.n, hashed, list, files, &copy);
 	}
-	for (size_t i = 0; i < cur.n; i++)
-		if (bsearch(&cur.files[i], j->files, j->nfiles, sizeof(*j->files),
-		            deploy_file_cmp) == NULL) {
-			add_file(list, "remove", cur.files[i].path, cur.files[i].size, NULL);
-			nrem++;
-		}
-	cJSON_AddNumberToObject(files, "add", nadd);
-	cJSON_AddNumberToObject(files, "replace", nrep);
-	cJSON_AddNumberToObject(files, "keep", nkeep);
-	cJSON_AddNumberToObject(files, "remove", nrem);
-	cJSON_AddBoolToObject(files, "compared_by_hash", hashed);
+	dry_run_lt(j, &req, &cur, lt_hashed, r, list, &copy);
 	cJSON_AddNumberToObject(r, "bytes_to_copy", (double)copy);
-	cJSON_AddBoolToObject(r, "binary_replaced", j->binary != NULL);
+	cJSON_AddBoolToObject(r, "binary_replaced", j->binary != NULL && !j->lt_only);
 	rocmd_deploy_files_free(&cur);
 	/* Each GPU: served by the library in place, and after. */
-	rocmd_pkg_db_list(j->ds->pdb, j->pkg_id, pkg_archs, after);
+	if (j->lt_only)
+		deploy_copy(after, sizeof(after), j->t.sdk_archs); /* rocBLAS's stays */
+	else
+		rocmd_pkg_db_list(j->ds->pdb, j->pkg_id, pkg_archs, after);
 	{
 		cJSON *m = deploy_merge_json(j);
 		size_t l = strlen(after);

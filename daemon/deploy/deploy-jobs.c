@@ -460,17 +460,9 @@ recover_work(struct deploy_job *j)
 	}
 }
 
-/*
- * Whether, and with what, REQ replaces the target's hipBLASLt folder too, in
- * the same transaction (J->lt_state says which): the package's hipBLASLt
- * folder where it carries one; the originals where rocmd's hipBLASLt files
- * are in place (current.json names them) and the job brings none, as a
- * rollback to the originals does; else nothing. The originals must be in
- * the backup: one made before rocmd deployed hipBLASLt has none, and then a
- * package's hipBLASLt is held back, so that a rollback can always undo it.
- */
-static void
-lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
+/* The hipBLASLt part of REQ (deploy-jobs.h). */
+void
+deploy_lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
 {
 	const char *state = req->state_dir;
 	struct rocmd_deploy_files cur;
@@ -661,7 +653,7 @@ deploy_work(struct rocmd_job *b)
 		req.check = on_check;
 		req.flags = j->flags;
 	}
-	lt_choose(j, &req);
+	deploy_lt_choose(j, &req);
 	if (j->lt_only && (j->base.rc = lt_only_request(j, &req)) < 0)
 		return;
 	j->base.rc = run_engine(j, &req);

@@ -364,6 +364,21 @@ int deploy_job_submit(struct deploy_job *j, struct rocmd_conn *conn);
 /* Whether a job for target NAME is queued, running or deferred. */
 int deploy_target_queued(struct rocmd_deploy_service *ds, const char *name);
 
+/*
+ * Whether, and with what, REQ (its target, state folder and flags set)
+ * replaces the target's hipBLASLt folder too, in the same transaction
+ * (J->lt_state says which): the package's hipBLASLt folder where it carries
+ * one; the originals where rocmd's hipBLASLt files are in place
+ * (current.json names them) and the job brings none, as a rollback to the
+ * originals does: they came with another package's rocBLAS, and left alone
+ * they would serve beside a rocBLAS they were not deployed with; else
+ * nothing. The originals must be in the backup: one made before rocmd
+ * deployed hipBLASLt has none, and then a package's hipBLASLt is held back,
+ * so that a rollback can always undo it. Reads the state folder only (a dry
+ * run asks it too).
+ */
+void deploy_lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req);
+
 /* ---- deploy-jobs-report.c ---- */
 
 /* What a deploy or rollback did to hipBLASLt beside the target (J->lt_state),

@@ -882,7 +882,7 @@ lookup(struct rocmd_pkg_contents *c, const char *path)
 static int
 is_layout_dir(const char *name, size_t n)
 {
-	static const char *const names[] = {"library", "rocblas", "bin", "lib", NULL};
+	static const char *const names[] = {"library", "rocblas", "hipblaslt", "bin", "lib", NULL};
 
 	for (int i = 0; names[i] != NULL; i++)
 		if (strlen(names[i]) == n && strncasecmp(name, names[i], n) == 0)

@@ -147,6 +147,11 @@ mkdir -p "$P2/library"
 cp "$T/$LIBREL/TensileLibrary.dat" "$CO1030" "$P2/library/"
 echo "package two" >"$P2/library/TensileManifest.txt"
 hipblaslt "$P2/hipblaslt/library" gfx1030 "$CO1030"
+# One that carries only hipBLASLt's folder (for SDK 6.4): one file more than
+# the vendor's.
+P3=$DIR/pkg/hipblaslt.gfx1030.V5.for.hip.sdk.6.4
+hipblaslt "$P3/hipblaslt/library" gfx1030 "$CO1030"
+cp "$CO1030" "$P3/hipblaslt/library/extop_gfx1030_extra.co"
 
 printf '{"sdk": {"debounce_ms": 300, "extra_roots": "/srv/therock"}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000}}\n' >"$CONF"
 rocmd_start --root "$ROOT" || bail "rocmd did not start"
@@ -283,6 +288,12 @@ same "recovery: hipBLASLt's folder is the originals again" "$DIR/opt-lt-orig" "$
 lacks "recovery: no stage or old tree left beside hipBLASLt's" "$(ls -a "$O/lib/hipblaslt" >"$DIR/ls-lt"; echo "$DIR/ls-lt")" "rocmd"
 wait_for "every fingerprint computed again" 120 sh -c "! \"$CTL\" --socket \"$SOCK\" --json sdk list | grep -q '\"fingerprint\":[[:space:]]*null'"
 
+check "dry run of package 2 to /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package 2 --force sdk,binary --dry-run
+cat "$OUT"
+contains "dry run lists hipBLASLt's files beside rocBLAS's" "$OUT" "^  hipBLASLt replace  TensileLibrary_lazy_gfx1030.dat"
+contains "dry run: hipBLASLt's counts (by name: the vendor's files)" "$OUT" "^hipBLASLt files: 0 added, 8 replaced, 0 kept, 0 removed (by name"
+contains "dry run: rocBLAS's counts beside them" "$OUT" "^rocBLAS files: "
+same "the dry run left hipBLASLt's originals" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
 check "deploy it to /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package 2 --force sdk,binary
 cat "$OUT"
 contains "deploy says hipBLASLt's folder was deployed with it" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library deployed with it: the package's hipBLASLt folder (8 files, one transaction)"
@@ -314,6 +325,68 @@ check "lib rollback --to original" 0 ctl lib rollback "$OPT" --to original
 cat "$OUT"
 contains "rollback says hipBLASLt is back to its originals" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library back to its originals"
 same "rollback: hipBLASLt's originals byte for byte" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
+# ---- a package carrying only hipBLASLt's folder: hipBLASLt replaced,
+# rocBLAS left as it is ----
+check "import the hipBLASLt-only package" 0 ctl pkg import "$P3"
+cat "$OUT"
+contains "import: no rocBLAS library, hipBLASLt's named" "$OUT" "^Library folder  *none (hipBLASLt only: hipblaslt/library)$"
+contains "import: its archs read from hipBLASLt's files" "$OUT" "^Archs  *gfx1030"
+contains "import: says rocBLAS stays" "$OUT" "carries only hipBLASLt's library folder hipblaslt/library .*leaves rocBLAS as it is"
+P3ID=$(ctl --json pkg list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["packages"] if p["name"].startswith("hipblaslt.")][0])')
+check "pkg match: the hipBLASLt-only package fits SDK 6.4" 0 ctl pkg match --sdk 6.4.1 --arch gfx1030
+contains "pkg match chooses it (the only 6.4 package)" "$OUT" "^package #$P3ID$"
+check "deploy package 1 to /opt (rocBLAS is package 1's)" 0 ctl lib deploy /opt/rocm-6.4.1 --package 1 --force sdk,binary
+cp -a "$O/lib/rocblas/library" "$DIR/opt-rocblas-p1"
+ino=$(stat -c %i "$O/lib/rocblas/library")
+check "dry run of the hipBLASLt-only package" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P3ID" --dry-run
+cat "$OUT"
+contains "dry run: rocBLAS left as it is" "$OUT" "rocBLAS .*left as it is"
+contains "dry run: hipBLASLt's files listed" "$OUT" "hipBLASLt .*replace .*TensileLibrary_lazy_gfx1030.dat"
+contains "dry run: a hipBLASLt file added" "$OUT" "hipBLASLt .*add .*extop_gfx1030_extra.co"
+check "deploy the hipBLASLt-only package to /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P3ID"
+cat "$OUT"
+contains "deploy: hipBLASLt only" "$OUT" "^Deployed package #$P3ID .* to $OPT (hipBLASLt only): 9 files"
+contains "deploy says hipBLASLt was replaced and rocBLAS left" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library deployed: the package's hipBLASLt folder (9 files, one transaction); rocBLAS at /opt/rocm-6.4.1/lib/rocblas/library left as it is: the package carries no rocBLAS library"
+same "hipBLASLt's folder is the package's" "$P3/hipblaslt/library" "$O/lib/hipblaslt/library"
+same "rocBLAS's folder is still package 1's" "$DIR/opt-rocblas-p1" "$O/lib/rocblas/library"
+check "rocBLAS's folder never swapped (same inode)" 0 test "$(stat -c %i "$O/lib/rocblas/library")" = "$ino"
+check "lib.deployed says rocBLAS was left" 0 has_event lib.deployed "package #$P3ID .*rocBLAS at /opt/rocm-6.4.1/lib/rocblas/library left as it is"
+check "lib status after the hipBLASLt-only deploy" 0 ctl lib status
+contains "lib status: rocBLAS left as it is" "$OUT" "^$OPT: package #$P3ID: rocBLAS left as it is: the package carries no rocBLAS library$"
+contains "lib status: hipBLASLt deployed" "$OUT" "^$OPT: package #$P3ID: hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library deployed"
+check "lib verify: both folders checked" 0 ctl lib verify "$OPT"
+contains "verify: hipBLASLt deployed and checked" "$OUT" "^GPU arch gfx1030: hipBLASLt covered (/opt/rocm-6.4.1/lib/hipblaslt/library, deployed with it, every file checked)$"
+# A dry run of package 1 (rocBLAS only) over it: hipBLASLt's originals come
+# back, compared by hash with what rocmd put there.
+check "dry run of package 1 over the hipBLASLt-only deploy" 0 ctl lib deploy /opt/rocm-6.4.1 --package 1 --force sdk,binary --dry-run
+cat "$OUT"
+contains "dry run: hipBLASLt's extra file removed" "$OUT" "^  hipBLASLt remove   extop_gfx1030_extra.co"
+contains "dry run: hipBLASLt's originals kept from the backup" "$OUT" "^  hipBLASLt keep .*TensileLibrary_lazy_gfx1030.dat (.*) from the backup$"
+contains "dry run: what happens to hipBLASLt" "$OUT" "hipBLASLt at /opt/rocm-6.4.1/lib/hipblaslt/library back to its originals (from the backup, with rocBLAS's): the package carries no hipBLASLt library"
+contains "dry run: hipBLASLt's counts, by hash" "$OUT" "^hipBLASLt files: 0 added, 0 replaced, 8 kept, 1 removed$"
+same "the dry run changed nothing" "$P3/hipblaslt/library" "$O/lib/hipblaslt/library"
+check "lib history names the package" 0 ctl lib history "$OPT"
+contains "history: the hipBLASLt-only deploy" "$OUT" "#$P3ID"
+# Rollback to the previous package (1, no hipBLASLt): hipBLASLt's originals
+# back, rocBLAS still package 1's.
+check "lib rollback to package 1" 0 ctl lib rollback "$OPT"
+cat "$OUT"
+same "rollback: hipBLASLt's originals" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
+same "rollback: rocBLAS is package 1's" "$DIR/opt-rocblas-p1" "$O/lib/rocblas/library"
+# A changed hipBLASLt file of the hipBLASLt-only deploy: verify fails, the
+# automatic rollback puts both folders' originals back.
+check "deploy the hipBLASLt-only package again" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P3ID"
+printf 'x' >>"$O/lib/hipblaslt/library/extop_gfx1030_extra.co"
+check "lib verify finds the changed file" 1 ctl lib verify "$OPT"
+wait_for "the failed verification rolls back to the originals" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events --all --kind lib.rolled_back | grep -c '$OPT rolled back to the originals (verify)' | grep -qx 2"
+same "automatic rollback: hipBLASLt's originals" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
+same "automatic rollback: rocBLAS's originals" "$T/$LIBREL" "$O/lib/rocblas/library"
+# Nothing to deploy it to: refused, nothing changed.
+cp -a "$ROOT/$LIBREL" "$DIR/usr-before-lt"
+check "hipBLASLt-only package to Debian's /usr (no hipBLASLt) refused" 1 ctl lib deploy /usr --package "$P3ID"
+contains "refusal says why" "$ERR" "carries only hipBLASLt's library, and .* there is nothing to deploy it to"
+same "Debian's files untouched" "$DIR/usr-before-lt" "$ROOT/$LIBREL"
+
 # rocmd's own writes to hipBLASLt (five deploys, two rollbacks, a recovery)
 # are recorded quietly: the two changes above stay the only events.
 sleep 3
