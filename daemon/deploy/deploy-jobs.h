@@ -41,7 +41,8 @@ struct deploy_tgt {
 	 * "" none. An SDK target's is deployed with rocBLAS's when the package
 	 * carries one (deploy_job.lt_state). */
 	char sys_lt[PATH_MAX], host_lt[PATH_MAX];
-	char lt_archs[512]; /* the archs it serves, as sdk_archs */
+	char lt_archs[512];      /* the archs it serves, as sdk_archs */
+	char lt_fingerprint[72]; /* discovery's fingerprint of it ("" unknown) */
 	/* An overlay's own hipBLASLt folder (<state>/overlay/N/hipblaslt/library,
 	 * a host path, named by HIPBLASLT_TENSILE_LIBPATH once it holds files);
 	 * "" for other targets, and for an overlay of an SDK without hipBLASLt. */

@@ -142,6 +142,20 @@ rocmd_deploy_svc_sdk_view(struct rocmd_deploy_service *ds, int64_t sdk_id,
 	deploy_copy(out->sdk_path, sizeof(out->sdk_path), t.sdk_path);
 	out->queued = deploy_target_queued(ds, t.name);
 	out->overlay = strcmp(t.kind, "overlay") == 0;
+	deploy_copy(out->lt_fingerprint, sizeof(out->lt_fingerprint), t.lt_fingerprint);
+	deploy_copy(out->lt_path, sizeof(out->lt_path), t.sys_lt);
+	if (row.live_pkg > 0 && !out->overlay) {
+		/* rocmd's hipBLASLt files, not the originals it put back. */
+		struct rocmd_deploy_files cur;
+		char why[256];
+		if (rocmd_deploy_current_load(ds->srv->cfg->state_dir, t.name, &cur, why,
+		                              sizeof(why)) == 0) {
+			if (cur.has_lt && cur.nlt > 0 && strcmp(cur.label, "original") != 0)
+				deploy_files_fingerprint(cur.lt_files, cur.nlt, 1,
+				                         out->live_lt_fingerprint);
+			rocmd_deploy_files_free(&cur);
+		}
+	}
 	return 0;
 }
 

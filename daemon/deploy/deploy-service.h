@@ -88,6 +88,12 @@ struct rocmd_deploy_sdk_view {
 	char sdk_fingerprint[72];  /* what discovery sees now ("" unknown) */
 	char sdk_version[32];
 	char sdk_path[512];
+	/* hipBLASLt's folder: what rocmd deployed there (current.json; "" when
+	 * it holds none of rocmd's) and what discovery sees now ("" unknown or
+	 * gone), and the folder ("" none). */
+	char live_lt_fingerprint[72];
+	char lt_fingerprint[72];
+	char lt_path[512];
 	int queued; /* a job for this SDK's target is queued or running */
 	/* Served by its overlay (pip or dpkg owns the SDK's copy): the SDK's own
 	 * files changing is no drift of what rocmd deployed. */

@@ -15,7 +15,10 @@
  * rocmd is checked for drift: when rocmd had deployed there and discovery's
  * fingerprint of the library is no longer the deployed one, an update
  * overwrote it, and the package is deployed again (re-matched when the
- * version changed too). Every decision, including "nothing to do because",
+ * version changed too). hipBLASLt's folder is checked the same way when
+ * rocmd deployed hipBLASLt files there ("sdk.hipblaslt_changed"): its
+ * fingerprint against that of the files current.json names; the live
+ * package is deployed again. Every decision, including "nothing to do because",
  * is an event, so a user can see why a library did or did not come back.
  */
 #include "deploy-sync.h"
@@ -145,6 +148,43 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		           v.sdk_path, (long long)pkg);
 }
 
+/* hipBLASLt's folder changed other than by rocmd: drift when it held
+ * hipBLASLt files rocmd deployed and no longer does (an application or pip
+ * update overwrote them); the live package is deployed again. */
+static void
+sync_lt_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
+{
+	struct rocmd_deploy_sdk_view v;
+	char why[1024];
+
+	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued ||
+	    v.live_package_id == 0 || v.overlay || v.live_lt_fingerprint[0] == '\0' ||
+	    strcmp(v.live_lt_fingerprint, v.lt_fingerprint) == 0)
+		return; /* none of rocmd's there, or still what it deployed */
+	if (!deploy || v.lt_fingerprint[0] == '\0') {
+		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
+		           "the hipBLASLt library of %s no longer holds what package #%lld rocmd "
+		           "deployed there (%s); run rocmctl lib deploy --target sdk-%lld "
+		           "--package %lld%s",
+		           v.sdk_path, (long long)v.live_package_id,
+		           v.lt_fingerprint[0] ? "an update overwrote it" : "its folder is gone",
+		           (long long)sdk_id, (long long)v.live_package_id,
+		           deploy ? "" : " (deploy.sync is report)");
+		return;
+	}
+	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, v.live_package_id, "drift", why,
+	                               sizeof(why)) < 0)
+		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
+		           "the hipBLASLt library of %s was overwritten; cannot redeploy package "
+		           "#%lld: %s",
+		           v.sdk_path, (long long)v.live_package_id, why);
+	else
+		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
+		           "the hipBLASLt library of %s (%s) was overwritten (an update); "
+		           "redeploying package #%lld",
+		           v.sdk_path, v.lt_path, (long long)v.live_package_id);
+}
+
 static void
 on_change(struct rocmd_server *srv, int64_t sdk_id, const char *kind, void *ctx)
 {
@@ -157,6 +197,8 @@ on_change(struct rocmd_server *srv, int64_t sdk_id, const char *kind, void *ctx)
 	 * deep pass), not at the quick pass's "sdk.added". */
 	if (strcmp(kind, "sdk.library_changed") == 0)
 		sync_drift(srv, sdk_id, deploy);
+	else if (strcmp(kind, "sdk.hipblaslt_changed") == 0)
+		sync_lt_drift(srv, sdk_id, deploy);
 	else if (strcmp(kind, "sdk.library_inspected") == 0 ||
 	         strcmp(kind, "sdk.version_changed") == 0)
 		sync_new(srv, sdk_id, deploy);

@@ -162,6 +162,10 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 		    map(ds, ltdir->valuestring, t->host_lt, sizeof(t->host_lt)) == 0) {
 			deploy_copy(t->sys_lt, sizeof(t->sys_lt), ltdir->valuestring);
 			rocmd_rocblas_served_json(lt, t->lt_archs, sizeof(t->lt_archs));
+			deploy_copy(t->lt_fingerprint, sizeof(t->lt_fingerprint),
+			            cJSON_IsString(cJSON_GetObjectItemCaseSensitive(lt, "fingerprint"))
+			                ? cJSON_GetObjectItemCaseSensitive(lt, "fingerprint")->valuestring
+			                : "");
 		} else {
 			t->host_lt[0] = '\0';
 		}

@@ -397,10 +397,11 @@ noun(const struct rocmd_sdk_found *f)
 /*
  * hipBLASLt's library of F against the last deep pass's (K->lt): an
  * "sdk.hipblaslt_changed" event when it appeared, went, or its fingerprint
- * or folder changed, unless rocmd wrote it (a deploy records its own).
+ * or folder changed, unless rocmd wrote it (a deploy records its own); and
+ * the same change for the hook (deploy.sync: drift of what rocmd deployed).
  */
 static void
-lt_event(struct rocmd_sdk *m, const struct rocmd_sdk_found *f, const struct known *k)
+lt_event(struct rocmd_sdk *m, const struct rocmd_sdk_found *f, const struct known *k, int64_t id)
 {
 	const cJSON *ofp = cJSON_GetObjectItemCaseSensitive(k->lt, "fingerprint");
 	const cJSON *odir = cJSON_GetObjectItemCaseSensitive(k->lt, "dir");
@@ -438,6 +439,7 @@ lt_event(struct rocmd_sdk *m, const struct rocmd_sdk_found *f, const struct know
 	}
 	cJSON_AddItemToObject(d, "before",
 	                      k->lt != NULL ? cJSON_Duplicate(k->lt, 1) : cJSON_CreateNull());
+	queue_change_if(f, id, "sdk.hipblaslt_changed");
 	queue_event("sdk.hipblaslt_changed", d, "hipBLASLt library of %s %s%s%s%s%s%s%s", f->path,
 	            !f->have_lt     ? "is gone"
 	            : k->lt == NULL ? "appeared; covers "
@@ -592,7 +594,7 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 	}
 	if (deep && !created && k != NULL && strcmp(k->state, "removed") != 0 && !f->unreadable &&
 	    !sdk_is_fresh(m, f->path))
-		lt_event(m, f, k);
+		lt_event(m, f, k, id);
 out:
 	free(missing);
 	free(archs);

@@ -67,7 +67,8 @@ void rocmd_sdk_suppress_end(struct rocmd_sdk *m, int token);
  * are committed, for each install added ("sdk.added", from the quick pass;
  * "sdk.library_inspected" once its library and the GPUs are known), upgraded
  * ("sdk.version_changed") or whose library changed other than by rocmd
- * ("sdk.library_changed"). One hook; NULL removes it. */
+ * ("sdk.library_changed"; hipBLASLt's: "sdk.hipblaslt_changed"). One hook;
+ * NULL removes it. */
 typedef void (*rocmd_sdk_change_fn)(struct rocmd_server *srv, int64_t sdk_id, const char *kind,
                                     void *ctx);
 void rocmd_sdk_on_change(struct rocmd_sdk *m, rocmd_sdk_change_fn fn, void *ctx);

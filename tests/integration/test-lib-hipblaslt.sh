@@ -334,7 +334,7 @@ contains "import: its archs read from hipBLASLt's files" "$OUT" "^Archs  *gfx103
 contains "import: says rocBLAS stays" "$OUT" "carries only hipBLASLt's library folder hipblaslt/library .*leaves rocBLAS as it is"
 P3ID=$(ctl --json pkg list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["packages"] if p["name"].startswith("hipblaslt.")][0])')
 check "pkg match: the hipBLASLt-only package fits SDK 6.4" 0 ctl pkg match --sdk 6.4.1 --arch gfx1030
-contains "pkg match chooses it (the only 6.4 package)" "$OUT" "^package #$P3ID$"
+contains "pkg match chooses it (the only 6.4 package)" "$OUT" "^#$P3ID hipblaslt\.gfx1030\.V5\.for\.hip\.sdk\.6\.4: chosen$"
 check "deploy package 1 to /opt (rocBLAS is package 1's)" 0 ctl lib deploy /opt/rocm-6.4.1 --package 1 --force sdk,binary
 cp -a "$O/lib/rocblas/library" "$DIR/opt-rocblas-p1"
 ino=$(stat -c %i "$O/lib/rocblas/library")
@@ -393,6 +393,39 @@ sleep 3
 ctl events --all --kind sdk.hipblaslt_changed >"$DIR/ev-all"
 cat "$DIR/ev-all"
 check "only the vendor's two changes are events" 0 sh -c "[ \"\$(grep -c 'of /opt/rocm-6.4.1 ' \"$DIR/ev-all\")\" -eq 2 ]"
+
+# ---- drift: a deployed hipBLASLt file replaced from outside (as an
+# application's or pip's update does: a new file renamed over it), handled
+# per deploy.sync ----
+replace_lt() { printf 'an update of %s\n' "$1" >"$O/lib/hipblaslt/library/.upd" &&
+	mv "$O/lib/hipblaslt/library/.upd" "$O/lib/hipblaslt/library/extop_gfx1030_extra.co"; }
+check "deploy the hipBLASLt-only package for the drift" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P3ID"
+sleep 2 # the deploy's own writes go quiet first (sdk-own.c)
+replace_lt one
+wait_for "report: the replaced hipBLASLt file is drift" 60 has_event lib.drift "the hipBLASLt library of /opt/rocm-6.4.1 no longer holds what package #$P3ID rocmd deployed there (an update overwrote it); run rocmctl lib deploy --target sdk-[0-9]* --package $P3ID (deploy.sync is report)"
+check "report: nothing redeployed" 0 grep -q '^an update of one$' "$O/lib/hipblaslt/library/extop_gfx1030_extra.co"
+check "lib verify names the replaced file" 1 ctl lib verify "$OPT"
+contains "verify: the hipBLASLt file" "$ERR" "hipblaslt/library/extop_gfx1030_extra.co"
+wait_for "the failed verification rolled back" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events --all --kind lib.rolled_back | grep -c '$OPT rolled back to the originals (verify)' | grep -qx 3"
+rocmd_stop
+printf '{"sdk": {"debounce_ms": 300, "extra_roots": "/srv/therock"}, "deploy": {"sync": "deploy", "smoke_timeout_ms": 20000}}\n' >"$CONF"
+rocmd_start --root "$ROOT" || bail "rocmd did not restart"
+wait_for "every fingerprint computed after the restart" 120 sh -c "! \"$CTL\" --socket \"$SOCK\" --json sdk list | grep -q '\"fingerprint\":[[:space:]]*null'"
+check "deploy it again (deploy.sync is deploy)" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P3ID"
+sleep 2
+replace_lt two
+wait_for "deploy: the drift is redeployed" 60 has_event lib.drift "the hipBLASLt library of /opt/rocm-6.4.1 (/opt/rocm-6.4.1/lib/hipblaslt/library) was overwritten (an update); redeploying package #$P3ID"
+wait_for "the redeploy is done" 60 has_event lib.deployed "package #$P3ID .* deployed to $OPT (drift)"
+same "the redeploy put the package's hipBLASLt back" "$P3/hipblaslt/library" "$O/lib/hipblaslt/library"
+same "rocBLAS's folder still the originals" "$T/$LIBREL" "$O/lib/rocblas/library"
+check "lib verify after the redeploy" 0 ctl lib verify "$OPT"
+# A hipBLASLt of the vendor's own (no deploy of rocmd's there) changing is no drift.
+check "back to the originals" 0 ctl lib rollback "$OPT" --to original
+sleep 2
+printf 'vendor update\n' >"$O/lib/hipblaslt/library/hipblasltExtOpLibrary.dat"
+wait_for "the vendor's change is seen" 60 has_event sdk.hipblaslt_changed "hipBLASLt library of /opt/rocm-6.4.1 changed"
+sleep 2
+check "no drift said of the vendor's own files" 0 sh -c "[ \"\$(\"$CTL\" --socket \"$SOCK\" events --all --kind lib.drift | grep -c hipBLASLt)\" -eq 2 ]"
 rocmd_stop
 
 # ---- Windows: AMD's HIP SDK 6.4 installer layout (bin\hipblaslt.dll beside
