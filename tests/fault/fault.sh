@@ -21,6 +21,10 @@
 #   start      start-up with the store and a deployment (the database's reads
 #              and writes at start)
 #   stop       shutdown (the database's writes at close)
+# With --hipblaslt the SDK has hipBLASLt's library folder beside rocBLAS's
+# (sandbox_lt) and both packages carry one: every operation's deploy,
+# rollback and recovery replaces both folders in one transaction, and the
+# target judged below is both folders and the binary.
 #
 # Counting: each operation runs once with ROCMD_FAILPOINT_LOG set
 # (common/failpoint.h), which lists every hit of the file layer's failpoints
@@ -77,6 +81,7 @@
 #   --list         count and print the points, run no fault
 #   --only OP:SRC:N:KIND   one run (SRC fp, db or kp; N as --list prints it)
 #   --keep DIR     copy the files of each inconsistent run into DIR/failed/
+#   --hipblaslt    the sandbox with hipBLASLt's folder (above)
 # Exits 77 without the real SDK tree.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -93,6 +98,7 @@ RETRY=1
 LIST=0
 ONLY=
 FAULT_KEEP=
+LT=0
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -106,6 +112,7 @@ while [ $# -gt 0 ]; do
 	--list) LIST=1 ;;
 	--only) ONLY=$2; shift ;;
 	--keep) FAULT_KEEP=$2; shift ;;
+	--hipblaslt) LT=1 ;;
 	-h | --help) usage; exit 0 ;;
 	-*) echo "fault.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
 	*) break ;;
@@ -155,6 +162,11 @@ P1=$DIR/pkg/rocm.gfx1030.V3.for.hip.sdk.5.7
 P2=$DIR/pkg/rocm.gfx1030.V2.0.for.hip.sdk.5.7
 sandbox_pkg "$P1" "package one" binary
 sandbox_pkg "$P2" "package two"
+if [ "$LT" = 1 ]; then
+	sandbox_lt "$ROOT"
+	sandbox_lt_folder "$P1/hipblaslt/library" "package one's hipBLASLt"
+	sandbox_lt_folder "$P2/hipblaslt/library" "package two's hipBLASLt"
+fi
 # No background work: no SDK probe or smoke test child, no drop folder, no
 # tuning, no automatic deploys; only the operation under test writes.
 printf '%s\n' '{"sdk": {"debounce_ms": 300, "probe_timeout_ms": 0}, "store": {"drop_folder": 0},' \
@@ -181,26 +193,32 @@ fp_target() {
 		readlink "$ROOT/$BINLINK"
 		find "$ROOT/$BINREL" -printf '%m\n' 2>/dev/null
 		cksum <"$ROOT/$BINREL" 2>/dev/null
+		[ "$LT" = 0 ] || fp_content "$ROOT/$LTREL"
 	} | cksum | cut -d' ' -f1
 }
-# fp_originals DIR BINARY: the originals' content (a backup's or the tree's).
+# fp_originals DIR BINARY [LT]: the originals' content (a backup's or the
+# tree's), with hipBLASLt's folder LT (--hipblaslt).
 fp_originals() {
 	{
 		fp_content "$1"
 		cksum <"$2" 2>/dev/null
+		[ "$LT" = 0 ] || fp_content "$3"
 	} | cksum | cut -d' ' -f1
 }
 # outside: every entry of the root but the target, with inode, size and time
 # (the GPU topology is the test's own: the merge operation adds a GPU).
 outside() {
 	(cd "$ROOT" && find . -path "./$LIBREL" -prune -o -path "./$BINREL" -prune -o -path ./sys -prune -o \
+		-path "./$LTREL" -prune -o \
 		\( -type d -printf '%P d\n' \) -o \( -type l -printf '%P l %l\n' \) -o \
 		-printf '%P %y %i %s %T@\n') | LC_ALL=C sort
 }
-ORIGINALS=$(fp_originals "$ROOT/$LIBREL" "$ROOT/$BINREL")
+ORIGINALS=$(fp_originals "$ROOT/$LIBREL" "$ROOT/$BINREL" "$ROOT/$LTREL")
 # The vendor's hashes, as a backup's manifest must record them.
-(cd "$T/$LIBREL" && find . -type f -exec sha256sum {} + && sha256sum <"$T/$BINREL") |
-	cut -d' ' -f1 | sort >"$DIR/originals.sha256"
+{
+	(cd "$T/$LIBREL" && find . -type f -exec sha256sum {} + && sha256sum <"$T/$BINREL")
+	[ "$LT" = 0 ] || (cd "$ROOT/$LTREL" && find . -type f -exec sha256sum {} +)
+} | cut -d' ' -f1 | sort >"$DIR/originals.sha256"
 outside >"$DIR/outside.ref"
 
 # deployed_label: the package the running daemon says the target holds, or "none".
@@ -571,7 +589,7 @@ check_disk() {
 	fi
 	_b=$STATE/deploy/sdk-1/backup
 	if [ -f "$_b/manifest.json" ]; then
-		[ "$(fp_originals "$_b/library" "$_b/binary")" = "$ORIGINALS" ] ||
+		[ "$(fp_originals "$_b/library" "$_b/binary" "$_b/hipblaslt")" = "$ORIGINALS" ] ||
 			echo "I1: the backup of the originals differs from the vendor's files" >>"$RUN/why"
 		grep -o '"sha256":[[:space:]]*"[0-9a-f]*"' "$_b/manifest.json" | sed 's/.*"\([0-9a-f]*\)"$/\1/' |
 			sort | cmp -s - "$DIR/originals.sha256" ||

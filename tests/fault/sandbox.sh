@@ -12,12 +12,15 @@
 #	sandbox_root "$ROOT"
 #	sandbox_gpu2 "$ROOT"          # a second GPU, a gfx803
 #	sandbox_pkg "$DIR/pkg/NAME" "MANIFEST TEXT" [binary]
+#	sandbox_lt "$ROOT"            # hipBLASLt beside rocBLAS (LTREL)
+#	sandbox_lt_folder "$DIR/pkg/NAME/hipblaslt/library" "TEXT"
 
 TREES=${ROCMD_SDK_TREES:-/var/cache/rocmd-test-debs/trees}
 T=$TREES/trixie
 LIBREL=usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library
 BINLINK=usr/lib/x86_64-linux-gnu/librocblas.so.0
 BINREL=usr/lib/x86_64-linux-gnu/librocblas.so.0.1
+LTREL=usr/lib/x86_64-linux-gnu/hipblaslt/library
 
 # sandbox_check: status 1, saying why, without the real tree.
 sandbox_check() {
@@ -54,4 +57,25 @@ sandbox_pkg() {
 	cp -l "$T/$LIBREL/TensileLibrary.dat" "$T/$LIBREL/Kernels.so-000-gfx1030.hsaco" "$1/library/"
 	echo "$2" >"$1/library/TensileManifest.txt"
 	[ -z "${3:-}" ] || cp -l "$T/$BINREL" "$1/librocblas.so.0"
+}
+
+# sandbox_lt_folder DIR TEXT: hipBLASLt's library files for the gfx1030 in
+# DIR (its lazy index, a kernel index, code objects: hard links to the real
+# gfx1030 one), hipblasltExtOpLibrary.dat holding TEXT.
+sandbox_lt_folder() {
+	mkdir -p "$1"
+	printf '\x82\xa4type\xa6Master\xa9libraries\x90' >"$1/TensileLibrary_lazy_gfx1030.dat"
+	printf '\x90' >"$1/TensileLibrary_HH_HH_HA_Bias_SAV_UA_Type_HH_HPA_Contraction_l_Alik_Bljk_Cijk_Dijk_gfx1030.dat"
+	echo "$2" >"$1/hipblasltExtOpLibrary.dat"
+	for _c in Kernels.so-000-gfx1030.hsaco extop_gfx1030.co; do
+		cp -l "$T/$LIBREL/Kernels.so-000-gfx1030.hsaco" "$1/$_c"
+	done
+}
+
+# sandbox_lt ROOT: hipBLASLt beside the SDK's rocBLAS under ROOT, as
+# hipBLASLt's loader finds it: libhipblaslt.so.0 (a stand-in: only its name
+# counts) beside librocblas.so.0, its library in hipblaslt/library (LTREL).
+sandbox_lt() {
+	printf 'stand-in\n' >"$1/usr/lib/x86_64-linux-gnu/libhipblaslt.so.0"
+	sandbox_lt_folder "$1/$LTREL" "the vendor's hipBLASLt"
 }
