@@ -764,7 +764,7 @@ test_hostile(void **state)
 		struct mk_entry e[] = {
 		    {.kind = MK_DATA, .name = "readme.txt", .src = NULL, .size = 10, .data = "r"}};
 		refused(f, "notlib.zip", "zip", e, 1, ROCMD_EINVAL,
-		        "not a rocBLAS library package");
+		        "not a rocBLAS or hipBLASLt library package");
 	}
 	/* Encrypted: zip -P and 7z -p, when those tools are here. */
 	if (system("command -v zip >/dev/null 2>&1") == 0) {

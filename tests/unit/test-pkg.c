@@ -579,6 +579,55 @@ test_identify_hipblaslt(void **state)
 	unlink(idx);
 }
 
+/* A package of hipBLASLt's folder alone, in TheRock's per-arch subfolders:
+ * identified (no rocBLAS library, carries_rocblas false), its archs read from
+ * hipBLASLt's files in the <gfx> subfolders (an index without code objects
+ * serves nothing; a subfolder that is no arch's is not read). */
+static void
+test_identify_hipblaslt_only(void **state)
+{
+	static const char *const paths[] = {
+	    "lib/hipblaslt/library/extra/TensileLibrary_lazy_gfx90a.dat",
+	    "lib/hipblaslt/library/gfx1100/TensileLibrary_lazy_gfx1100.dat",
+	    "lib/hipblaslt/library/gfx1103/Kernels.so-000-gfx1103.hsaco",
+	    "lib/hipblaslt/library/gfx1103/TensileLibrary_lazy_gfx1103.dat"};
+	struct rocmd_pkg_entry e[4];
+	struct rocmd_pkg_contents c = {0};
+	char why[256] = "";
+	const cJSON *w, *archs;
+	cJSON *id = NULL;
+	int said = 0;
+
+	(void)state;
+	memset(e, 0, sizeof(e));
+	for (int i = 0; i < 4; i++) {
+		e[i].path = (char *)paths[i];
+		e[i].kind = ROCMD_PKG_FILE;
+		e[i].sha256[0] = (uint8_t)(i + 1);
+	}
+	c.entries = e;
+	c.count = 4;
+	assert_int_equal(
+	    rocmd_pkg_identify(&c, "lt-only.zip", "7.1", NULL, NULL, &id, why, sizeof(why)), 0);
+	assert_string_equal(jget(id, "library"), "");
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(id, "carries_rocblas")));
+	assert_string_equal(jget(id, "hipblaslt_library"), "lib/hipblaslt/library");
+	assert_int_equal((int)cJSON_GetObjectItem(id, "hipblaslt_files")->valuedouble, 3);
+	archs = cJSON_GetObjectItem(id, "archs");
+	assert_int_equal(cJSON_GetArraySize(archs), 1);
+	assert_string_equal(cJSON_GetArrayItem(archs, 0)->valuestring, "gfx1103");
+	cJSON_ArrayForEach(w, cJSON_GetObjectItem(id, "warnings")) said |=
+	    strstr(w->valuestring, "carries only hipBLASLt's library folder") != NULL;
+	assert_true(said);
+	cJSON_Delete(id);
+	/* Nothing of either: refused. */
+	c.count = 0;
+	assert_int_equal(
+	    rocmd_pkg_identify(&c, "empty.zip", "7.1", NULL, NULL, &id, why, sizeof(why)),
+	    ROCMD_EINVAL);
+	assert_non_null(strstr(why, "not a rocBLAS or hipBLASLt library package"));
+}
+
 /* The job's cancel flag stops identification, whether set from the start or
  * meanwhile. */
 static void
@@ -742,6 +791,7 @@ main(void)
 	    cmocka_unit_test(test_identify_elf),
 	    cmocka_unit_test(test_identify_many),
 	    cmocka_unit_test(test_identify_hipblaslt),
+	    cmocka_unit_test(test_identify_hipblaslt_only),
 	    cmocka_unit_test(test_identify_many_cancel),
 	};
 
