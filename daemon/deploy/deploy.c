@@ -345,7 +345,8 @@ clean_dir(struct txn *t, const struct txn_dir *d)
 	return rocmd_fs_fsync_dir_in(d->lroot, d->parent);
 }
 
-/* Puts folder D's old tree back and removes the new one (see txn_undo). */
+/* Puts folder D's old tree back (see txn_undo); the new one is left in its
+ * stage slot for clean_dir. */
 static int
 undo_dir(struct txn *t, struct txn_dir *d)
 {
@@ -383,13 +384,15 @@ undo_dir(struct txn *t, struct txn_dir *d)
 		    (rc = rocmd_fs_rename_in(d->lroot, d->lib, d->stage)) < 0)
 			return rc;
 	}
-	return clean_dir(t, d);
+	return 0;
 }
 
 /*
  * Puts the old trees and binary back and removes the new ones. Each move is
  * decided from what is on disk (device and inode), so this can start from
- * any state a crash or a failure left, including its own partial run.
+ * any state a crash or a failure left, including its own partial run. Every
+ * folder is put back before any is cleaned up: a removal that fails leaves
+ * both old trees in place, never one of each.
  */
 static int
 txn_undo(struct txn *t)
@@ -398,6 +401,9 @@ txn_undo(struct txn *t)
 
 	for (int i = t->nd - 1; i >= t->keep0; i--)
 		if ((rc = undo_dir(t, &t->d[i])) < 0)
+			return rc;
+	for (int i = t->nd - 1; i >= t->keep0; i--)
+		if ((rc = clean_dir(t, &t->d[i])) < 0)
 			return rc;
 	if (t->has_binary) {
 		if (exists(t->broot, t->bin_old)) {

@@ -352,6 +352,7 @@ run_op() {
 	_op=$1
 	shift
 	restore "$(base_of "$_op")"
+	CRASHED=
 	# Directories cannot be saved with their inodes, which a journal names:
 	# the interrupted redeploy is made anew for each run.
 	case $_op in
@@ -441,7 +442,8 @@ points() {
 	}'
 }
 
-# crash_redeploy KILLPOINT: a redeploy on the run's sandbox, killed at KILLPOINT.
+# crash_redeploy KILLPOINT: a redeploy on the run's sandbox, killed at
+# KILLPOINT; CRASHED the target's state the kill left.
 crash_redeploy() {
 	start_daemon ROCMD_KILLPOINT="$1" || bail "rocmd did not start for a redeploy killed at $1"
 	harness_retry /dev/null 30 target_known
@@ -449,6 +451,7 @@ crash_redeploy() {
 	harness_retry /dev/null 10 dead "$PID" || bail "rocmd did not die at $1"
 	reap
 	[ -f "$STATE/deploy/sdk-1/journal" ] || bail "no journal after a kill at $1"
+	CRASHED=$(fp_target)
 }
 
 # count OP: the counting run of OP: its log, its old and new target, and the
@@ -542,11 +545,20 @@ check_target() {
 	TSTATE=mix
 	[ "$_f" = "$OLD" ] && TSTATE=old
 	[ "$_f" = "$NEW" ] && TSTATE=new
+	# A kill between the two folders' swaps (--hipblaslt) leaves one of each;
+	# while a recovery that failed keeps the journal, that state stays (and
+	# lib status says the target is interrupted, checked below); the restart
+	# after must recover it.
+	if [ "$TSTATE" = mix ] && [ "$1" = live ] && [ -n "$CRASHED" ] && [ "$_f" = "$CRASHED" ] &&
+		[ -f "$STATE/deploy/sdk-1/journal" ]; then
+		TSTATE=interrupted
+	fi
 	if [ "$TSTATE" = mix ]; then
 		echo "$1: the target is neither the old nor the new tree ($(label_of "$_f" | sed 's/^$/a tree never seen/'))" >>"$RUN/why"
 		ls -la "$ROOT/$LIBREL" >"$RUN/why.ls" 2>&1
 	fi
-	if [ "$OLD" != "$NEW" ] && [ -n "$CLIENT" ] && [ "$TSTATE" != "$CLIENT" ] && [ "$TSTATE" != mix ]; then
+	if [ "$OLD" != "$NEW" ] && [ -n "$CLIENT" ] && [ "$TSTATE" != "$CLIENT" ] && [ "$TSTATE" != mix ] &&
+		[ "$TSTATE" != interrupted ]; then
 		echo "$1: the client was told $(
 			[ "$CLIENT" = new ] && echo done || echo failed) but the target holds the $TSTATE tree" >>"$RUN/why"
 	fi
