@@ -940,6 +940,11 @@ cand_one(const struct rocmd_db_pkg *p, void *arg)
 	c->sdk = p->sdk != NULL ? strdup(p->sdk) : NULL;
 	c->version_hint = p->version_hint != NULL ? strdup(p->version_hint) : NULL;
 	c->archs = strdup(p->archs != NULL ? p->archs : "");
+	if (p->identity != NULL) {
+		cJSON *id = cJSON_Parse(p->identity);
+		c->lt_only = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(id, "carries_rocblas"));
+		cJSON_Delete(id);
+	}
 	return c->name == NULL || c->platform == NULL || c->archs == NULL ? ROCMD_ENOMEM : 0;
 }
 

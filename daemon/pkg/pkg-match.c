@@ -9,8 +9,10 @@
  * RANGE is a version prefix ("6.2" covers 6.2.x), a range of prefixes
  * ("6.1-6.3") or "*"; PREF is a package version hint ("V5.0"), a package id
  * ("#12", pinned first) or a hint to refuse ("!V2.0"). Packages whose hint the
- * rule does not list stay eligible, ranked after the listed ones; ties go to
- * the newest import. The user's rules (config store.match_rules) are tried
+ * rule does not list stay eligible, ranked after the listed ones; then a
+ * package carrying rocBLAS before one of hipBLASLt's folder alone, one with a
+ * binary for the platform before a library folder; ties go to the newest
+ * import. The user's rules (config store.match_rules) are tried
  * before the shipped defaults, and the first rule whose range, platform and
  * arch fit is used. Every candidate gets a verdict and its reasons.
  */
@@ -237,7 +239,8 @@ struct ranked {
 	int eligible;
 	int pinned;
 	int pref;   /* index in the rule's list; MAX_PREFS when unlisted */
-	int native; /* has a binary for the platform */
+	int native;  /* has a binary for the platform */
+	int rocblas; /* carries rocBLAS (not hipBLASLt's folder alone) */
 	cJSON *reasons;
 };
 
@@ -254,6 +257,8 @@ cmp_ranked(const void *a, const void *b)
 		return y->pinned - x->pinned;
 	if (x->pref != y->pref)
 		return x->pref - y->pref;
+	if (x->rocblas != y->rocblas)
+		return y->rocblas - x->rocblas;
 	if (x->native != y->native)
 		return y->native - x->native;
 	if (sort_cands[x->idx].imported_ms != sort_cands[y->idx].imported_ms)
@@ -349,9 +354,13 @@ rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
 			reason(r, "holds a %s binary, not a %s one", c->platform, platform);
 		} else if (c->platform != NULL && strcmp(c->platform, platform) == 0) {
 			r->native = 1;
+		} else if (c->lt_only) {
+			reason(r, "hipBLASLt's library folder only: rocBLAS stays as it is (ranked "
+			          "after packages carrying rocBLAS)");
 		} else {
 			reason(r, "library folder only: the SDK's own rocBLAS binary stays");
 		}
+		r->rocblas = !c->lt_only;
 		if (!has_arch(c->archs, arch)) {
 			r->eligible = 0;
 			reason(r, "has no library for %s (has %s)", arch,

@@ -304,6 +304,9 @@ struct rocmd_pkg_candidate {
 	const char *version_hint; /* "V5.0" or NULL */
 	const char *archs;        /* "gfx1103,gfx1150" */
 	int64_t imported_ms;
+	/* 1: hipBLASLt's library folder alone (identity carries_rocblas false):
+	 * ranked after the packages carrying rocBLAS. */
+	int lt_only;
 };
 
 /*

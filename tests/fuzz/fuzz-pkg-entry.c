@@ -36,10 +36,10 @@ check_clean(const char *p)
 }
 
 static const struct rocmd_pkg_candidate cands[] = {
-	{1, "a", "windows", "5.7", "V3", "gfx1103", 1},
-	{2, "b", "windows", "6.2.4", "V5.0", "gfx1103,gfx1150", 2},
-	{3, "c", "linux", "6", NULL, "gfx90c", 3},
-	{4, "d", "any", NULL, NULL, "", 4},
+	{1, "a", "windows", "5.7", "V3", "gfx1103", 1, 0},
+	{2, "b", "windows", "6.2.4", "V5.0", "gfx1103,gfx1150", 2, 0},
+	{3, "c", "linux", "6", NULL, "gfx90c", 3, 0},
+	{4, "d", "any", NULL, NULL, "", 4, 0},
 };
 
 int

@@ -659,17 +659,17 @@ test_identify_many_cancel(void **state)
 
 static const struct rocmd_pkg_candidate cands[] = {
     {1, "rocm gfx1103 AMD780M phoenix V3 for hip sdk 5.7.7z", "windows", "5.7", "V3", "gfx1103",
-     100},
-    {2, "rocm.gfx1103.V2.0.for.hip.sdk.5.7.7z", "windows", "5.7", "V2.0", "gfx1103", 200},
+     100, 0},
+    {2, "rocm.gfx1103.V2.0.for.hip.sdk.5.7.7z", "windows", "5.7", "V2.0", "gfx1103", 200, 0},
     {3, "rocm.gfx1103.AMD.780M.phoenix.V4.0.for.hip.sdk.6.1.2.7z", "windows", "6.1.2", "V4.0",
-     "gfx1103", 300},
+     "gfx1103", 300, 0},
     {4, "rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z", "windows", "6.2.4", "V5.0",
-     "gfx1103", 400},
-    {5, "rocm.gfx1150.for.hip.skd.6.2.4.7z", "windows", "6.2.4", NULL, "gfx1150", 500},
-    {6, "gfx1103.7z", "windows", "6", NULL, "gfx1103", 600},
-    {7, "rocm-6.4.2-gfx1103.7z", "windows", "6.4.2", NULL, "gfx1103", 700},
-    {8, "rocm-7.0-gfx1103.7z", "windows", "7.0", NULL, "gfx1103", 800},
-    {9, "linux-6.2-gfx1103.tar.gz", "linux", "6.2", "V5.0", "gfx1103", 900},
+     "gfx1103", 400, 0},
+    {5, "rocm.gfx1150.for.hip.skd.6.2.4.7z", "windows", "6.2.4", NULL, "gfx1150", 500, 0},
+    {6, "gfx1103.7z", "windows", "6", NULL, "gfx1103", 600, 0},
+    {7, "rocm-6.4.2-gfx1103.7z", "windows", "6.4.2", NULL, "gfx1103", 700, 0},
+    {8, "rocm-7.0-gfx1103.7z", "windows", "7.0", NULL, "gfx1103", 800, 0},
+    {9, "linux-6.2-gfx1103.tar.gz", "linux", "6.2", "V5.0", "gfx1103", 900, 0},
 };
 #define NCANDS (sizeof(cands) / sizeof(cands[0]))
 
@@ -683,6 +683,35 @@ match(const char *sdk, const char *platform, const char *arch, const char *rules
 	                                 explain, why, sizeof(why)),
 	                 0);
 	return chosen >= 0 ? cands[chosen].id : 0;
+}
+
+/* A package of hipBLASLt's folder alone ranks after one carrying rocBLAS,
+ * even imported later; alone it is chosen, and says what it is. */
+static void
+test_match_hipblaslt_only(void **state)
+{
+	const struct rocmd_pkg_candidate c[] = {
+	    {1, "rocm-6.4-gfx1030.7z", "any", "6.4", NULL, "gfx1030", 100, 0},
+	    {2, "hipblaslt-6.4-gfx1030.7z", "any", "6.4", NULL, "gfx1030", 200, 1},
+	};
+	char why[256];
+	int chosen = -1;
+	cJSON *ex = NULL;
+	char *text;
+
+	(void)state;
+	assert_int_equal(
+	    rocmd_pkg_match("6.4.1", "linux", "gfx1030", c, 2, NULL, &chosen, NULL, why, sizeof(why)),
+	    0);
+	assert_int_equal(chosen, 0);
+	assert_int_equal(rocmd_pkg_match("6.4.1", "linux", "gfx1030", c + 1, 1, NULL, &chosen, &ex,
+	                                 why, sizeof(why)),
+	                 0);
+	assert_int_equal(chosen, 0);
+	text = cJSON_PrintUnformatted(ex);
+	assert_non_null(strstr(text, "hipBLASLt's library folder only: rocBLAS stays as it is"));
+	cJSON_free(text);
+	cJSON_Delete(ex);
 }
 
 static const char *
@@ -792,6 +821,7 @@ main(void)
 	    cmocka_unit_test(test_identify_many),
 	    cmocka_unit_test(test_identify_hipblaslt),
 	    cmocka_unit_test(test_identify_hipblaslt_only),
+	    cmocka_unit_test(test_match_hipblaslt_only),
 	    cmocka_unit_test(test_identify_many_cancel),
 	};
 
