@@ -280,6 +280,27 @@ reason(struct ranked *r, const char *fmt, ...)
 	cJSON_AddItemToArray(r->reasons, cJSON_CreateString(buf));
 }
 
+/* What candidate C carries, for PLATFORM: a binary of another platform
+ * (not eligible), of this one (native), a library folder alone, or
+ * hipBLASLt's folder alone (ranked after those carrying rocBLAS). */
+static void
+judge_content(struct ranked *r, const struct rocmd_pkg_candidate *c, const char *platform)
+{
+	r->rocblas = !c->lt_only;
+	if (c->platform != NULL && strcmp(c->platform, "any") != 0 &&
+	    strcmp(c->platform, platform) != 0) {
+		r->eligible = 0;
+		reason(r, "holds a %s binary, not a %s one", c->platform, platform);
+	} else if (c->platform != NULL && strcmp(c->platform, platform) == 0) {
+		r->native = 1;
+	} else if (c->lt_only) {
+		reason(r, "hipBLASLt's library folder only: rocBLAS stays as it is (ranked after "
+		          "packages carrying rocBLAS)");
+	} else {
+		reason(r, "library folder only: the SDK's own rocBLAS binary stays");
+	}
+}
+
 int
 rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
                 const struct rocmd_pkg_candidate *cands, size_t n, const char *rules, int *chosen,
@@ -348,19 +369,7 @@ rocmd_pkg_match(const char *sdk, const char *platform, const char *arch,
 		} else {
 			reason(r, "built for SDK generation %s", gen);
 		}
-		if (c->platform != NULL && strcmp(c->platform, "any") != 0 &&
-		    strcmp(c->platform, platform) != 0) {
-			r->eligible = 0;
-			reason(r, "holds a %s binary, not a %s one", c->platform, platform);
-		} else if (c->platform != NULL && strcmp(c->platform, platform) == 0) {
-			r->native = 1;
-		} else if (c->lt_only) {
-			reason(r, "hipBLASLt's library folder only: rocBLAS stays as it is (ranked "
-			          "after packages carrying rocBLAS)");
-		} else {
-			reason(r, "library folder only: the SDK's own rocBLAS binary stays");
-		}
-		r->rocblas = !c->lt_only;
+		judge_content(r, c, platform);
 		if (!has_arch(c->archs, arch)) {
 			r->eligible = 0;
 			reason(r, "has no library for %s (has %s)", arch,
