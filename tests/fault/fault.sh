@@ -641,6 +641,9 @@ fault() {
 	CLIENT=
 	if [ "$_kind" != crash ] && [ -f "$RUN/rcs" ]; then
 		if grep -qv '^0$' "$RUN/rcs"; then CLIENT=old; else CLIENT=new; fi
+		# "in place ... and verified, but the database could not record
+		# it" (ROCMD_EDB: recorded within seconds) tells of the new tree.
+		! grep -q 'and verified, but the database could not record it' "$RUN/out" || CLIENT=new
 	fi
 	case "$DIED" in
 	"") ;;
