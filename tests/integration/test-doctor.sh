@@ -371,7 +371,7 @@ feeds)
 		bail "a certificate for 127.0.0.1"
 	openssl genpkey -algorithm ed25519 -out "$DIR/k1.pem" 2>/dev/null || bail "the catalogue's key"
 	K1=$(openssl pkey -in "$DIR/k1.pem" -pubout -outform DER | tail -c 32 | base64 -w0)
-	python3 "$HERE/feed-server.py" "$SRV" "$DIR/cert.pem" "$DIR/key.pem" "$DIR/port" "$DIR/requests" 100 400 \
+	python3 "$HERE/feed-server.py" "$SRV" "$DIR/cert.pem" "$DIR/key.pem" "$DIR/port" "$DIR/requests" 100 $((400 * WAIT_SCALE)) \
 		>"$DIR/server.log" 2>&1 &
 	CHILD=$!
 	wait_until 10 test -s "$DIR/port" || bail "the server did not start" "$DIR/server.log"

@@ -61,7 +61,7 @@ signed() { # signed KEY BODY: BODY.sig, the base64 of BODY's Ed25519 signature
 }
 
 # ---- the server ----
-python3 "$HERE/feed-server.py" "$SRV" "$DIR/cert.pem" "$DIR/key.pem" "$DIR/port" "$DIR/requests" 300 240 \
+python3 "$HERE/feed-server.py" "$SRV" "$DIR/cert.pem" "$DIR/key.pem" "$DIR/port" "$DIR/requests" 300 $((240 * WAIT_SCALE)) \
 	>"$DIR/server.log" 2>&1 &
 SERVER=$!
 on_exit() { kill "$SERVER" 2>/dev/null; }
