@@ -1046,10 +1046,14 @@ rocmd_fs_open_beneath(const char *root, const char *rel, int flags)
 int
 rocmd_fs_exchange_in(const char *root, const char *a, const char *b)
 {
+	/* The failpoint as on POSIX: a fault here is a swap that failed before
+	 * either rename (a file in use is EBUSY). */
+	int rc = ROCMD_FAILPOINT("deploy.exchange");
+
 	(void)root;
 	(void)a;
 	(void)b;
-	return ROCMD_EUNSUPPORTED;
+	return rc < 0 ? rc : ROCMD_EUNSUPPORTED;
 }
 
 int

@@ -405,7 +405,7 @@ recover_one(const char *state_dir, const char *name, struct rocmd_deploy_recover
 static int
 run_engine(struct deploy_job *j, const struct rocmd_deploy_request *req)
 {
-	int rc, healed = 0;
+	int rc, healed = 0, backup_made = 0;
 
 	for (int tries = 0;; tries++) {
 		struct rocmd_deploy_recovery r;
@@ -414,6 +414,10 @@ run_engine(struct deploy_job *j, const struct rocmd_deploy_request *req)
 
 		memset(&j->res, 0, sizeof(j->res));
 		rc = rocmd_deploy_run(req, &j->res, j->base.why, sizeof(j->base.why));
+		/* A try that made the backup and then met a busy target leaves it
+		 * to the next, which finds it made: the job made it. */
+		backup_made |= j->res.backup_made;
+		j->res.backup_made = backup_made;
 		if (rc == 0 || j->res.committed)
 			return rc;
 		rrc = recover_one(req->state_dir, j->t.name, &r, rwhy, sizeof(rwhy));
@@ -431,7 +435,8 @@ run_engine(struct deploy_job *j, const struct rocmd_deploy_request *req)
 			tries--;
 			continue;
 		}
-		if ((rc != ROCMD_EBUSY && rc != -EACCES) || tries >= rocmd_deploy_busy_retries)
+		/* Busy as Windows says it (a sharing violation) or as errno does. */
+		if ((rc != ROCMD_EBUSY && rc != -EBUSY) || tries >= rocmd_deploy_busy_retries)
 			return rc;
 		if (rocmd_job_canceled(&j->base))
 			return rc;

@@ -147,7 +147,13 @@ done
 
 start=$(date +%s)
 printf '%s\n' "# 8a. deploy, status, verify, history"
+# The first deploy's swap meets a busy target once (EBUSY, as a file in use
+# is): the try after it finds the backup the first one made, and the deploy
+# still says it backed up the originals.
+ROCMD_FAILPOINT=deploy.exchange:1:EBUSY
+export ROCMD_FAILPOINT
 start_rocmd refuse.json
+unset ROCMD_FAILPOINT
 wait_for "the SDK $SDKW is found and inspected" 90 has_event sdk.library_inspected 'ROCm\\6.2'
 n=0
 for p in $P1 $P2 $P3; do
@@ -166,6 +172,7 @@ TARGET=$(sed -n 's/.*"name":[[:space:]]*"\(sdk-[0-9]*\)".*/\1/p' "$OUT" | head -
 check "lib deploy $SDKW --package 1" 0 ctl lib deploy "$SDKW" --package 1
 tr -d '\r' <"$OUT" | sed 's/^/#   /'
 contains "the originals were backed up" "$OUT" "The originals were backed up"
+contains "after a busy swap was tried again" "$T/console.out" "trying again in 2 s (1 of 5)"
 contains "the GEMM smoke test ran rocmd-rocblas-smoke.exe: no GPU under wine, recorded as skipped" "$OUT" \
 	"GEMM smoke test: skipped: no GPU/runtime: the HIP runtime sees no GPU (hipGetDeviceCount: error 100"
 same "bin\\rocblas\\library is the package's library, as a whole" "$T/pkg/$P1/library" "$B/rocblas/library"
