@@ -201,6 +201,7 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
                 char *errbuf, size_t errlen)
 {
 	rocmd_gemm_t *h;
+	const char *logpath;
 	char why[512];
 	int err;
 
@@ -258,8 +259,9 @@ rocmd_gemm_open(const char *libdir, const char *backend, int device, rocmd_gemm_
 		goto fail;
 	}
 	h->src = h->ops->kernel_source(h->ctx, &h->srclen);
-	if (getenv("ROCMD_GEMM_LOG_PATH") != NULL && getenv("ROCMD_GEMM_LOG_PATH")[0] != '\0')
-		h->log = fopen(getenv("ROCMD_GEMM_LOG_PATH"), "a"); /* no log is no error */
+	logpath = getenv("ROCMD_GEMM_LOG_PATH");
+	if (logpath != NULL && logpath[0] != '\0')
+		h->log = fopen(logpath, "a"); /* no log is no error */
 	if (h->lib != NULL)
 		snprintf(h->desc, sizeof(h->desc), "%s %s %s, library v%llu (%d shapes)",
 		         h->dev.backend, h->dev.arch, h->dev.name,
