@@ -123,9 +123,7 @@ struct backend_ctx {
 	char arch_opt[48];
 	char *source; /* port.h + gemm.cu, the text compiled and hashed */
 	size_t source_len;
-	CUdeviceptr ws; /* split-K workspace */
-	size_t ws_bytes;
-	uint64_t skws; /* stream-K workspace: counters kept at zero, then slots */
+	uint64_t skws; /* split-K and stream-K workspace: counters kept at zero, then slots */
 	size_t skws_bytes;
 	CUdeviceptr pk; /* repacked A and B for the chunked paths (rk_pack) */
 	size_t pk_bytes;
@@ -135,7 +133,7 @@ struct backend_ctx {
 
 struct backend_module {
 	CUmodule mod;
-	CUfunction gemm, reduce, pack;
+	CUfunction gemm, pack;
 	unsigned threads, smem, mt0, mt1;
 	unsigned chunks; /* A and B copied in 16-byte chunks: repack what does not allow it */
 	int gsu;
@@ -560,8 +558,6 @@ cuda_close(struct backend_ctx *ctx)
 {
 	if (ctx == NULL)
 		return;
-	if (ctx->ws != 0)
-		ctx->api.cuMemFree(ctx->ws);
 	if (ctx->skws != 0)
 		ctx->api.cuMemFree((CUdeviceptr)ctx->skws);
 	if (ctx->pk != 0)
@@ -816,6 +812,10 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		     "split-K leaves less than DU per slice");
 		RULE(v[P_GSU] > 1 && p->batch * v[P_GSU] > 65535,
 		     "batch x GSU over the grid limit");
+		RULE(v[P_GSU] > 1 && p->batch * ((p->m + v[P_MT0] - 1) / v[P_MT0]) *
+		                             ((p->n + v[P_MT1] - 1) / v[P_MT1]) >
+		                         BACKEND_SK_COUNTERS,
+		     "split-K: tiles x batch over the workspace's %d counters", BACKEND_SK_COUNTERS);
 		RULE(v[P_MT0] > 16 && v[P_MT0] >= 2 * p->m, "MT0 exceeds M");
 		RULE(v[P_MT1] > 16 && v[P_MT1] >= 2 * p->n, "MT1 exceeds N");
 		RULE(v[P_GROUP] > 1 && (p->m + v[P_MT0] - 1) / v[P_MT0] < v[P_GROUP],
@@ -1342,7 +1342,7 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 	struct backend_module *m;
 	CUdeviceptr info = 0;
 	size_t isz = 0;
-	unsigned iv[7] = {0};
+	unsigned iv[8] = {0};
 	int r, per_sm = 0, sstatic = 0;
 
 	*out = NULL;
@@ -1356,16 +1356,18 @@ backend_cuda_load(struct backend_ctx *ctx, const char *cubin, int gsu, struct ba
 		goto fail;
 	}
 	if ((r = a->cuModuleGetFunction(&m->gemm, m->mod, "rk_gemm")) != 0 ||
-	    (r = a->cuModuleGetFunction(&m->reduce, m->mod, "rk_gemm_reduce")) != 0 ||
 	    (r = a->cuModuleGetGlobal(&info, &isz, m->mod, "rk_gemm_info")) != 0 ||
 	    (r = a->cuMemcpyDtoH(iv, info, isz < sizeof(iv) ? isz : sizeof(iv))) != 0) {
 		r = cu_fail(ctx, r, "module lookup", log, loglen);
 		goto fail;
 	}
-	/* A code object from before rk_pack cannot say whether it copies chunks:
+	/* A code object of an older launch protocol (a second launch summed
+	 * split-K's slices; no rk_pack) would compute wrong results here:
 	 * refused, so that the caller compiles the configuration again. */
-	if (isz < sizeof(iv) || a->cuModuleGetFunction(&m->pack, m->mod, "rk_pack") != 0) {
-		snprintf(log, loglen, "the code object predates operand repacking (no rk_pack)");
+	if (isz < sizeof(iv) || iv[7] != BACKEND_PROTOCOL ||
+	    a->cuModuleGetFunction(&m->pack, m->mod, "rk_pack") != 0) {
+		snprintf(log, loglen, "the code object is of an older launch protocol than %d",
+		         BACKEND_PROTOCOL);
 		r = ROCMD_EINVAL;
 		goto fail;
 	}
@@ -1491,9 +1493,7 @@ static int
 cuda_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kernel,
             const struct backend_launch *l)
 {
-	CUfunction f = !strcmp(kernel, "rk_gemm_reduce") ? mod->reduce
-	               : !strcmp(kernel, "rk_pack")      ? mod->pack
-	                                                 : mod->gemm;
+	CUfunction f = !strcmp(kernel, "rk_pack") ? mod->pack : mod->gemm;
 
 	if (ctx->api.cuLaunchKernel(f, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
 	                            l->block[2], l->shared_mem, NULL, l->args, NULL) != 0)
@@ -1611,10 +1611,10 @@ cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune
 		return r;
 	memset(&l, 0, sizeof(l));
 	if (mod->gsu > 1) {
-		if ((r = grow(ctx, &ctx->ws, &ctx->ws_bytes,
-		              (size_t)p->batch * mod->gsu * (size_t)M * N * sizeof(float))) < 0)
+		if ((r = backend_gsu_prepare(&backend_cuda_ops, ctx, &ctx->skws, &ctx->skws_bytes, p,
+		                             tiles, mod->gsu, mod->mt0, mod->mt1)) < 0)
 			return r;
-		W = ctx->ws;
+		W = (CUdeviceptr)ctx->skws;
 	}
 	l.grid[0] = (unsigned)tiles;
 	l.grid[1] = 1;
@@ -1631,20 +1631,7 @@ cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune
 			return r;
 		W = (CUdeviceptr)ctx->skws;
 	}
-	if ((r = cuda_launch(ctx, mod, "rk_gemm", &l)) < 0)
-		return r;
-	if (mod->gsu > 1) {
-		void *rargs[8] = {&M, &N, &alpha, &beta, &W, &C, &ldc, &sc};
-
-		l.grid[0] = (unsigned)(((uint64_t)M * N + 255) / 256);
-		l.grid[2] = (unsigned)p->batch;
-		l.block[0] = 256;
-		l.shared_mem = 0;
-		l.args = rargs;
-		l.nargs = 8;
-		r = cuda_launch(ctx, mod, "rk_gemm_reduce", &l);
-	}
-	return r;
+	return cuda_launch(ctx, mod, "rk_gemm", &l);
 }
 
 static int

@@ -76,9 +76,7 @@ struct backend_ctx {
 	char rtc_path[512]; /* hiprtc for the child: a file name or the HIP library itself */
 	char *source;
 	size_t source_len;
-	void *ws; /* split-K workspace */
-	size_t ws_bytes;
-	uint64_t skws; /* stream-K workspace: counters kept at zero, then slots */
+	uint64_t skws; /* split-K and stream-K workspace: counters kept at zero, then slots */
 	size_t skws_bytes;
 	struct space_def spaces[GEMM_DTYPE_COUNT * 4];
 	int nspaces;
@@ -86,7 +84,7 @@ struct backend_ctx {
 
 struct backend_module {
 	hipModule_t mod;
-	hipFunction_t gemm, reduce;
+	hipFunction_t gemm;
 	unsigned threads, smem, mt0, mt1;
 	int gsu;
 	unsigned sk, du; /* stream-K; depth per k-tile */
@@ -432,8 +430,6 @@ hip_close(struct backend_ctx *ctx)
 {
 	if (ctx == NULL)
 		return;
-	if (ctx->ws != NULL)
-		ctx->api.hipFree(ctx->ws);
 	if (ctx->skws != 0)
 		ctx->api.hipFree((void *)(uintptr_t)ctx->skws);
 	api_unload(&ctx->api);
@@ -481,7 +477,7 @@ hip_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *co
 	hipDeviceptr_t info = NULL;
 	size_t isz = 0, codelen = 0;
 	char *code = NULL, *text, why[128];
-	unsigned iv[6] = {0};
+	unsigned iv[8] = {0};
 	int r, k, per_sm = 0;
 
 	*out = NULL;
@@ -514,13 +510,21 @@ hip_compile(struct backend_ctx *ctx, const char *src, size_t len, const char *co
 		return ROCMD_EIO;
 	}
 	if (a->hipModuleGetFunction(&m->gemm, m->mod, "rk_gemm") != 0 ||
-	    a->hipModuleGetFunction(&m->reduce, m->mod, "rk_gemm_reduce") != 0 ||
 	    a->hipModuleGetGlobal(&info, &isz, m->mod, "rk_gemm_info") != 0 ||
 	    a->hipMemcpyDtoH(iv, info, isz < sizeof(iv) ? isz : sizeof(iv)) != 0) {
 		snprintf(log, loglen, "kernel lookup failed in the code object");
 		a->hipModuleUnload(m->mod);
 		free(m);
 		return ROCMD_EIO;
+	}
+	/* Of an older launch protocol (a second launch summed split-K's slices):
+	 * its results would be wrong here. */
+	if (isz < sizeof(iv) || iv[7] != BACKEND_PROTOCOL) {
+		snprintf(log, loglen, "the code object is of an older launch protocol than %d",
+		         BACKEND_PROTOCOL);
+		a->hipModuleUnload(m->mod);
+		free(m);
+		return ROCMD_EINVAL;
 	}
 	m->threads = iv[0];
 	m->smem = iv[1];
@@ -595,7 +599,7 @@ static int
 hip_launch(struct backend_ctx *ctx, struct backend_module *mod, const char *kernel,
            const struct backend_launch *l)
 {
-	hipFunction_t f = !strcmp(kernel, "rk_gemm_reduce") ? mod->reduce : mod->gemm;
+	hipFunction_t f = mod->gemm;
 
 	return ctx->api.hipModuleLaunchKernel(f, l->grid[0], l->grid[1], l->grid[2], l->block[0],
 	                                      l->block[1], l->block[2], l->shared_mem, NULL,
@@ -628,18 +632,10 @@ hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_
 	if (M == 0 || N == 0)
 		return 0;
 	if (mod->gsu > 1) {
-		size_t need = (size_t)p->batch * mod->gsu * (size_t)M * N * sizeof(float);
-
-		if (need > ctx->ws_bytes) {
-			if (ctx->ws != NULL)
-				ctx->api.hipFree(ctx->ws);
-			ctx->ws = NULL;
-			ctx->ws_bytes = 0;
-			if (ctx->api.hipMalloc(&ctx->ws, need) != 0)
-				return ROCMD_ENOMEM;
-			ctx->ws_bytes = need;
-		}
-		W = ctx->ws;
+		if ((r = backend_gsu_prepare(&backend_hip_ops, ctx, &ctx->skws, &ctx->skws_bytes, p,
+		                             tiles, mod->gsu, mod->mt0, mod->mt1)) < 0)
+			return r;
+		W = (void *)(uintptr_t)ctx->skws;
 	}
 	memset(&l, 0, sizeof(l));
 	l.grid[0] = (unsigned)tiles;
@@ -657,19 +653,7 @@ hip_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_
 			return r;
 		W = (void *)(uintptr_t)ctx->skws;
 	}
-	if ((r = hip_launch(ctx, mod, "rk_gemm", &l)) < 0 || mod->gsu == 1)
-		return r;
-	{
-		void *rargs[8] = {&M, &N, &alpha, &beta, &W, &C, &ldc, &sc};
-
-		l.grid[0] = (unsigned)(((uint64_t)M * N + 255) / 256);
-		l.grid[2] = (unsigned)p->batch;
-		l.block[0] = 256;
-		l.shared_mem = 0;
-		l.args = rargs;
-		l.nargs = 8;
-		return hip_launch(ctx, mod, "rk_gemm_reduce", &l);
-	}
+	return hip_launch(ctx, mod, "rk_gemm", &l);
 }
 
 static int

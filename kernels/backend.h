@@ -214,18 +214,23 @@ void backend_cache_clear(struct backend_cache *cache);
 void backend_cache_free(struct backend_cache *cache);
 
 /*
- * Stream-K (SK 1, kernels/gpu/gemm.cu): the workspace starts with
- * BACKEND_SK_COUNTERS counters, zeroed when it is allocated (every launch
- * leaves them at zero), then 2 tile slots per block of each batch.
- * backend_sk_grid: blocks per batch, from RESIDENT (blocks the device holds at
- * once, shared by the batch) and never more than the k-tiles there are, nor
- * than the counters allow. backend_sk_ws_bytes: the workspace that grid needs.
- * backend_sk_prepare: both for a launch of TILES tiles per batch, through the
- * backend's own alloc/free/copy_h2d; *WS (a workspace only stream-K uses, kept
- * in the backend's context) grows when a launch needs more, its counters
- * zeroed; *GRID gets the blocks per batch.
+ * The counted workspace of split-K (GSU > 1) and stream-K (SK 1) launches,
+ * kernels/gpu/gemm.cu: BACKEND_SK_COUNTERS counters, zeroed when it is
+ * allocated (every launch leaves them at zero), then the blocks' slots of
+ * partial sums. Split-K: one counter per tile of each batch, GSU slots of a
+ * tile each; stream-K: 2 tile slots per block of each batch.
+ * backend_sk_grid: stream-K's blocks per batch, from RESIDENT (blocks the
+ * device holds at once, shared by the batch) and never more than the k-tiles
+ * there are, nor than the counters allow. backend_counted_ws: *WS (kept in the
+ * backend's context) grown to NEED bytes when smaller, its counters zeroed,
+ * through the backend's own alloc/free/copy_h2d. backend_sk_prepare and
+ * backend_gsu_prepare: the workspace a launch of TILES tiles per batch needs
+ * (stream-K's *GRID gets the blocks per batch; split-K past the counters is
+ * refused, ROCMD_EINVAL). BACKEND_PROTOCOL: the kernels' rk_gemm_info[7] a
+ * launcher here drives (2: split-K in one launch), older code objects refused.
  */
 #define BACKEND_SK_COUNTERS 131072
+#define BACKEND_PROTOCOL 2
 
 static inline unsigned
 backend_sk_grid(uint64_t tiles, int64_t k, int du, int64_t batch, int64_t resident)
@@ -247,32 +252,53 @@ backend_sk_ws_bytes(unsigned grid, int64_t batch, unsigned mt0, unsigned mt1)
 }
 
 static inline int
+backend_counted_ws(const struct backend_ops *ops, struct backend_ctx *ctx, uint64_t *ws,
+		   size_t *ws_bytes, size_t need)
+{
+	size_t zb = BACKEND_SK_COUNTERS * sizeof(unsigned);
+	void *zero;
+	int r;
+
+	if (need <= *ws_bytes)
+		return 0;
+	if (*ws != 0)
+		ops->free(ctx, *ws);
+	*ws = 0;
+	*ws_bytes = 0;
+	if ((zero = calloc(1, zb)) == NULL)
+		return ROCMD_ENOMEM;
+	if ((r = ops->alloc(ctx, need, ws)) == 0)
+		r = ops->copy_h2d(ctx, *ws, zero, zb);
+	free(zero);
+	if (r < 0)
+		return r; /* *ws (if allocated) is freed by the next try or at close */
+	*ws_bytes = need;
+	return 0;
+}
+
+static inline int
 backend_sk_prepare(const struct backend_ops *ops, struct backend_ctx *ctx, uint64_t *ws,
 		   size_t *ws_bytes, const struct gemm_problem *p, uint64_t tiles, unsigned mt0,
 		   unsigned mt1, int du, int64_t resident, unsigned *grid)
 {
 	unsigned g = backend_sk_grid(tiles, p->k, du, p->batch, resident);
-	size_t need = backend_sk_ws_bytes(g, p->batch, mt0, mt1);
-	size_t zb = BACKEND_SK_COUNTERS * sizeof(unsigned);
-	void *zero;
-	int r;
+	int r = backend_counted_ws(ops, ctx, ws, ws_bytes, backend_sk_ws_bytes(g, p->batch, mt0, mt1));
 
-	if (need > *ws_bytes) {
-		if (*ws != 0)
-			ops->free(ctx, *ws);
-		*ws = 0;
-		*ws_bytes = 0;
-		if ((zero = calloc(1, zb)) == NULL)
-			return ROCMD_ENOMEM;
-		if ((r = ops->alloc(ctx, need, ws)) == 0)
-			r = ops->copy_h2d(ctx, *ws, zero, zb);
-		free(zero);
-		if (r < 0)
-			return r; /* *ws (if allocated) is freed by the next try or at close */
-		*ws_bytes = need;
-	}
-	*grid = g;
-	return 0;
+	if (r == 0)
+		*grid = g;
+	return r;
+}
+
+static inline int
+backend_gsu_prepare(const struct backend_ops *ops, struct backend_ctx *ctx, uint64_t *ws,
+		    size_t *ws_bytes, const struct gemm_problem *p, uint64_t tiles, int gsu,
+		    unsigned mt0, unsigned mt1)
+{
+	if (tiles * (uint64_t)p->batch > BACKEND_SK_COUNTERS)
+		return ROCMD_EINVAL;
+	return backend_counted_ws(ops, ctx, ws, ws_bytes,
+	                          (BACKEND_SK_COUNTERS + tiles * (size_t)p->batch * (size_t)gsu *
+	                                                     mt0 * mt1) * sizeof(float));
 }
 
 #endif

@@ -168,6 +168,13 @@ gpu_check(const struct space_def *s, const int64_t *v, const struct gemm_problem
 			snprintf(why, whylen, "split-K leaves less than DU per slice");
 			return 0;
 		}
+		if (v[G_GSU] > 1 && p->batch * ((p->m + v[G_MT0] - 1) / v[G_MT0]) *
+		                            ((p->n + v[G_MT1] - 1) / v[G_MT1]) >
+		                        BACKEND_SK_COUNTERS) {
+			snprintf(why, whylen, "split-K: tiles x batch over the workspace's %d counters",
+			         BACKEND_SK_COUNTERS);
+			return 0;
+		}
 		if (v[G_MT0] > pow2_ceil(p->m) && v[G_MT0] > 16) {
 			snprintf(why, whylen, "MT0 exceeds M");
 			return 0;

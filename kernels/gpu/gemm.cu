@@ -32,8 +32,9 @@
  *                 VW consecutive k of each column (DU k per lane per step), B
  *                 straight from global memory; a shuffle butterfly sums the lanes
  *   RK_MINB       minimum blocks per multiprocessor (launch bounds; CUDA only)
- *   RK_GSU        split-K: K is cut into GSU slices; partial sums go to an fp32
- *                 workspace and rk_gemm_reduce applies alpha and beta
+ *   RK_GSU        split-K: K is cut into GSU slices, one block each; the slices of
+ *                 a tile meet through an fp32 workspace and the last to finish
+ *                 sums them and writes C (rk_gsu_meet: one launch)
  *   RK_GROUP      M-tiles per band of the block raster, for L2 reuse
  *   RK_SK         1: stream-K (FMA path, GSU 1): a grid of the blocks the device
  *                 holds at once; whole waves of tiles one per block, the other
@@ -43,10 +44,11 @@
  *
  * Launch: rk_gemm on a 1-D grid of tiles(M) * tiles(N) blocks, z = batch * GSU,
  * with rk_gemm_info[0] threads and rk_gemm_info[1] bytes of dynamic shared
- * memory (CUDA; HIP uses static LDS). With GSU > 1, then rk_gemm_reduce on
- * ceil(M * N / 256) x batch blocks of 256 threads. With SK 1, rk_gemm on
- * G x 1 x batch blocks (G from the launcher, rk_sk) and the stream-K workspace.
- * rk_gemm_info: threads, dynamic shared memory bytes, MT0, MT1, SK, DU, CHUNKS.
+ * memory (CUDA; HIP uses static LDS). With GSU > 1 or SK 1, W is the counted
+ * workspace (RK_SK_COUNTERS counters the launcher zeroes once, then slots);
+ * with SK 1, rk_gemm runs on G x 1 x batch blocks (G from the launcher, rk_sk).
+ * rk_gemm_info: threads, dynamic shared memory bytes, MT0, MT1, SK, DU, CHUNKS,
+ * and the launch protocol (RK_PROTOCOL: a loader refuses an older one).
  * CUDA: rk_pack copies a 16-bit operand whose leading dimension, stride or
  * address does not allow 16-byte chunks into an aligned workspace first.
  */
@@ -180,9 +182,14 @@ typedef unsigned short rk_t;
  */
 #define RK_CHUNKS (RK_PATH == 1 || RK_PATH == 3)
 #define RK_INFO(nt, smem)                                                                          \
-	RK_EXTERN_C __device__ unsigned int rk_gemm_info[7] = {nt,     smem,  RK_MT0,   RK_MT1,    \
-	                                                       RK_SK, RK_DU, RK_CHUNKS}
-/* Stream-K's counters at the head of its workspace (BACKEND_SK_COUNTERS, backend.h). */
+	RK_EXTERN_C __device__ unsigned int rk_gemm_info[8] = {                                    \
+	    nt, smem, RK_MT0, RK_MT1, RK_SK, RK_DU, RK_CHUNKS, RK_PROTOCOL}
+/* 2: split-K in one launch (rk_gsu_meet; BACKEND_PROTOCOL, backend.h). A test
+ * defines another to see it refused. */
+#ifndef RK_PROTOCOL
+#define RK_PROTOCOL 2
+#endif
+/* The counters at the head of the split-K and stream-K workspace (BACKEND_SK_COUNTERS). */
 #define RK_SK_COUNTERS 131072
 
 template <typename T, int N> struct alignas(sizeof(T) * N) rk_vec {
@@ -226,40 +233,29 @@ rk_k_range(int K, int ks, int *kb, int *ke)
 #endif
 }
 
-/* Writes one output element: to C with alpha and beta, or raw to the split-K workspace. */
+/* Writes one output element to C with alpha and beta. */
 RK_INLINE void
-rk_put(float acc, int m, int n, int M, float alpha, float beta, rk_t *RK_RESTRICT C, rk_i64 ldc,
-       float *RK_RESTRICT W)
+rk_put(float acc, int m, int n, float alpha, float beta, rk_t *RK_RESTRICT C, rk_i64 ldc)
 {
-#if RK_GSU > 1
-	(void)alpha;
-	(void)beta;
-	(void)C;
-	(void)ldc;
-	W[m + (rk_i64)n * M] = acc;
-#else
-	(void)W;
-	(void)M;
 	rk_t *p = C + m + n * ldc;
 	float v = alpha * acc;
 
 	if (beta != 0.0f)
 		v += beta * RK_LD(*p);
 	*p = RK_ST(v);
-#endif
 }
 
 #if RK_DT != 0
 /*
  * Writes C(m, n) and C(m + 1, n) of a 16-bit C (m in range): one 32-bit store
  * when PAIR_OK says C's columns are 4-byte aligned and both are in range, else
- * one element at a time (and always raw to the split-K workspace).
+ * one element at a time.
  */
 RK_INLINE void
 rk_put_pair(float v0, float v1, int m, int n, int M, bool pair_ok, float alpha, float beta,
-	    rk_t *RK_RESTRICT C, rk_i64 ldc, float *RK_RESTRICT W)
+	    rk_t *RK_RESTRICT C, rk_i64 ldc)
 {
-	if (RK_GSU == 1 && pair_ok && m + 1 < M) {
+	if (pair_ok && m + 1 < M) {
 		unsigned int *p = (unsigned int *)(C + m + n * ldc);
 		v0 *= alpha;
 		v1 *= alpha;
@@ -270,10 +266,68 @@ rk_put_pair(float v0, float v1, int m, int n, int M, bool pair_ok, float alpha, 
 		}
 		*p = (unsigned int)RK_ST(v0) | ((unsigned int)RK_ST(v1) << 16);
 	} else {
-		rk_put(v0, m, n, M, alpha, beta, C, ldc, W);
+		rk_put(v0, m, n, alpha, beta, C, ldc);
 		if (m + 1 < M)
-			rk_put(v1, m + 1, n, M, alpha, beta, C, ldc, W);
+			rk_put(v1, m + 1, n, alpha, beta, C, ldc);
 	}
+}
+#endif
+
+#if RK_GSU > 1
+/*
+ * Split-K in one launch: the GSU slices of a tile (blocks z = batch * GSU + ks
+ * of one x) meet here after their main loops. Each writes its NA partial sums
+ * to its slot of the workspace W (thread-major: value e of thread t at e * NT +
+ * t; with GV, the GEMV path's, value e only from lane e % 32 of each group, at
+ * e * NT / 32 + group), fences and counts itself on the tile's counter; the
+ * block that arrives last sums the GSU slots in slice order (the same sum
+ * whichever block is last; its own from registers), puts the counter back to
+ * zero for the next launch, and returns true with the sum in ACC for the
+ * epilogue. No block waits for another. W: RK_SK_COUNTERS counters (batch x
+ * tiles used), then per tile GSU slots of NA x NT (NA x NT / 32 with GV) floats.
+ */
+template <int NA, bool GV>
+RK_INLINE bool
+rk_gsu_meet(float *acc, float *RK_RESTRICT W)
+{
+	__shared__ int rk_gsu_last;
+	const int tid = RK_TID(), z = RK_BID_Z(), ks = z % RK_GSU;
+	const int step = GV ? RK_NT / 32 : RK_NT, at = GV ? tid >> 5 : tid;
+	const rk_i64 tile = (rk_i64)(z / RK_GSU) * RK_GRID_X() + RK_BID_X();
+	const rk_i64 slot = (rk_i64)NA * step;
+	static_assert(NA * (GV ? RK_NT / 32 : RK_NT) == RK_MT0 * RK_MT1, "a slot holds one tile");
+	unsigned int *cnt = (unsigned int *)W + tile;
+	float *base = W + RK_SK_COUNTERS + tile * RK_GSU * slot + at;
+
+	RK_UNROLL
+	for (int e = 0; e < NA; e++)
+		if (!GV || (tid & 31) == e % 32)
+			base[ks * slot + e * step] = acc[e];
+	RK_FENCE_DEVICE();
+	RK_SYNC();
+	if (tid == 0)
+		rk_gsu_last = rk_atomic_add_u32(cnt, 1u) == (unsigned int)(RK_GSU - 1);
+	RK_SYNC();
+	if (!rk_gsu_last)
+		return false;
+	RK_FENCE_DEVICE();
+	RK_UNROLL
+	for (int e = 0; e < NA; e++) {
+		float v[RK_GSU], s = -0.0f; /* -0 + x is x: the slots' sum in slice order */
+
+		if (GV && (tid & 31) != e % 32)
+			continue;
+		RK_UNROLL
+		for (int g = 0; g < RK_GSU; g++)
+			v[g] = g == ks ? acc[e] : rk_ld_l2(base + g * slot + e * step);
+		RK_UNROLL
+		for (int g = 0; g < RK_GSU; g++)
+			s += v[g];
+		acc[e] = s;
+	}
+	if (tid == 0)
+		*cnt = 0;
+	return true;
 }
 #endif
 
@@ -501,7 +555,6 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT Ag, rk_i64 lda
 		const rk_t *RK_RESTRICT A = Ag + batch * sa;
 		const rk_t *RK_RESTRICT B = Bg + batch * sb;
 		rk_t *RK_RESTRICT C = Cg + batch * sc;
-		float *RK_RESTRICT Wp = RK_GSU > 1 ? W + (rk_i64)z * M * N : W;
 #if RK_PGR != 2
 		bool a_al = (lda % RK_VW) == 0 && ((rk_u64)A % (sizeof(rk_t) * RK_VW)) == 0;
 		bool b_al = (ldb % RK_VW) == 0 && ((rk_u64)B % (sizeof(rk_t) * RK_VW)) == 0;
@@ -917,6 +970,9 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT Ag, rk_i64 lda
 #if RK_SK
 		if (part && !rk_sk_meet(acc, &sk, u - sk.dp, ts, W, tid))
 			continue;
+#elif RK_GSU > 1
+		if (!rk_gsu_meet<RK_TT0 * RK_TT1, false>(&acc[0][0], W))
+			return;
 #endif
 		/* Epilogue: each thread's rows come in runs of RK_LV0 consecutive m. */
 		bool c_al = (ldc % RK_LV0) == 0 && ((rk_u64)C % (sizeof(rk_t) * RK_LV0)) == 0;
@@ -928,7 +984,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT Ag, rk_i64 lda
 				int n = n0 + (j / RK_LV1) * RK_WG1 * RK_LV1 + t1 * RK_LV1 + j % RK_LV1;
 				if (n >= N || m >= M)
 					continue;
-				if (RK_GSU == 1 && RK_LV0 > 1 && c_al && m + RK_LV0 <= M) {
+				if (RK_LV0 > 1 && c_al && m + RK_LV0 <= M) {
 					rk_vec<rk_t, RK_LV0> *p = (rk_vec<rk_t, RK_LV0> *)(C + m + n * ldc);
 					rk_vec<rk_t, RK_LV0> o;
 					if (beta != 0.0f)
@@ -945,8 +1001,8 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT Ag, rk_i64 lda
 					RK_UNROLL
 					for (int e = 0; e < RK_LV0; e++)
 						if (m + e < M)
-							rk_put(acc[s * RK_LV0 + e][j], m + e, n, M, alpha, beta, C,
-							       ldc, Wp);
+							rk_put(acc[s * RK_LV0 + e][j], m + e, n, alpha, beta, C,
+							       ldc);
 				}
 			}
 		}
@@ -1079,8 +1135,6 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	A += batch * sa;
 	B += batch * sb;
 	C += batch * sc;
-	if (RK_GSU > 1)
-		W += (rk_i64)z * M * N;
 	unsigned int sbase = rk_smem_addr(rk_smem);
 
 	RK_UNROLL
@@ -1260,6 +1314,10 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	RK_CP_WAIT(0);
 #undef RK_LOAD_STAGE
 
+#if RK_GSU > 1
+	if (!rk_gsu_meet<RK_PT * RK_QT * 4, false>(&acc[0][0][0], W))
+		return;
+#endif
 	/* Epilogue: acc[i][j] = {(n, m), (n, m+1), (n+8, m), (n+8, m+1)}. */
 	int g = lane >> 2, q = (lane & 3) * 2;
 	bool pair_ok = (ldc % 2) == 0 && ((rk_u64)C % 4) == 0;
@@ -1274,7 +1332,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 				if (n >= N || m >= M)
 					continue;
 				rk_put_pair(acc[i][j][h * 2], acc[i][j][h * 2 + 1], m, n, M, pair_ok,
-					    alpha, beta, C, ldc, W);
+					    alpha, beta, C, ldc);
 			}
 }
 
@@ -1462,8 +1520,6 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	A += batch * sa;
 	B += batch * sb;
 	C += batch * sc;
-	if (RK_GSU > 1)
-		W += (rk_i64)z * M * N;
 	unsigned int sbase = (rk_smem_addr(rk_smem) + 1023u) & ~1023u;
 
 	RK_UNROLL
@@ -1563,6 +1619,10 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 #undef RK_WG_LOAD
 #undef RK_SO
 
+#if RK_GSU > 1
+	if (!rk_gsu_meet<RK_NACC, false>(acc, W))
+		return;
+#endif
 	/*
 	 * Epilogue: acc[i] is row n = 16 * warp + lane / 4 + 8 * ((i / 2) % 2) of the
 	 * warpgroup's 64, column m = 8 * (i / 4) + 2 * (lane % 4) + i % 2.
@@ -1574,7 +1634,7 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 		int m = m0 + 8 * (i >> 2) + 2 * (lane & 3);
 		if (n >= N || m >= M)
 			continue;
-		rk_put_pair(acc[i], acc[i + 1], m, n, M, pair_ok, alpha, beta, C, ldc, W);
+		rk_put_pair(acc[i], acc[i + 1], m, n, M, pair_ok, alpha, beta, C, ldc);
 	}
 }
 
@@ -1666,8 +1726,6 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	A += batch * sa;
 	B += batch * sb;
 	C += batch * sc;
-	if (RK_GSU > 1)
-		W += (rk_i64)z * M * N;
 	/* K strides of op(A)'s rows and op(B)'s columns. */
 	const rk_i64 ak = RK_TA ? 1 : lda, bk = RK_TB ? ldb : 1;
 
@@ -1717,12 +1775,16 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 			RK_UNROLL
 			for (int j = 0; j < RK_TT1; j++)
 				acc[i][j] += rk_shfl_xor(acc[i][j], o);
+#if RK_GSU > 1
+	if (!rk_gsu_meet<RK_MT0 * RK_TT1, true>(&acc[0][0], W))
+		return;
+#endif
 	RK_UNROLL
 	for (int i = 0; i < RK_MT0; i++)
 		RK_UNROLL
 		for (int j = 0; j < RK_TT1; j++)
 			if (lane == ((i * RK_TT1 + j) & 31) && m0 + i < M && n0 + j < N)
-				rk_put(acc[i][j], m0 + i, n0 + j, M, alpha, beta, C, ldc, W);
+				rk_put(acc[i][j], m0 + i, n0 + j, alpha, beta, C, ldc);
 }
 
 #elif RK_PATH == 2
@@ -1776,8 +1838,6 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 	A += batch * sa;
 	B += batch * sb;
 	C += batch * sc;
-	if (RK_GSU > 1)
-		W += (rk_i64)z * M * N;
 
 	RK_UNROLL
 	for (int i = 0; i < RK_WTM / 16; i++)
@@ -1827,6 +1887,20 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 		RK_SYNC();
 	}
 
+#if RK_GSU > 1
+	{
+		float fl[RK_WTM / 16 * (RK_WTN / 16) * 8];
+
+		RK_UNROLL
+		for (int e = 0; e < RK_WTM / 16 * (RK_WTN / 16) * 8; e++)
+			fl[e] = acc[e / 8 / (RK_WTN / 16)][e / 8 % (RK_WTN / 16)][e % 8];
+		if (!rk_gsu_meet<RK_WTM / 16 * (RK_WTN / 16) * 8, false>(fl, W))
+			return;
+		RK_UNROLL
+		for (int e = 0; e < RK_WTM / 16 * (RK_WTN / 16) * 8; e++)
+			acc[e / 8 / (RK_WTN / 16)][e / 8 % (RK_WTN / 16)][e % 8] = fl[e];
+	}
+#endif
 	RK_UNROLL
 	for (int i = 0; i < RK_WTM / 16; i++)
 		RK_UNROLL
@@ -1836,37 +1910,10 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT A, rk_i64 lda,
 				int m = m0 + wm0 + i * 16 + v * 2 + (lane >> 4);
 				int n = n0 + wn0 + j * 16 + (lane & 15);
 				if (m < M && n < N)
-					rk_put(acc[i][j][v], m, n, M, alpha, beta, C, ldc, W);
+					rk_put(acc[i][j][v], m, n, alpha, beta, C, ldc);
 			}
 }
 #endif /* RK_PATH */
-
-/*
- * Split-K epilogue: C = alpha * sum of the GSU partial tiles + beta * C.
- * Grid: ceil(M * N / 256) x 1 x batch, 256 threads.
- */
-RK_EXTERN_C __global__ void RK_LAUNCH_BOUNDS(256, 1)
-rk_gemm_reduce(int M, int N, float alpha, float beta, const float *RK_RESTRICT W,
-	       rk_t *RK_RESTRICT C, rk_i64 ldc, rk_i64 sc)
-{
-	rk_i64 mn = (rk_i64)M * N;
-	rk_i64 i = (rk_i64)RK_BID_X() * 256 + RK_TID();
-	int batch = RK_BID_Z();
-
-	if (i >= mn)
-		return;
-	W += (rk_i64)batch * RK_GSU * mn + i;
-	float s = 0.0f;
-	RK_UNROLL
-	for (int g = 0; g < RK_GSU; g++)
-		s += W[g * mn];
-	int m = (int)(i % M), n = (int)(i / M);
-	rk_t *p = C + batch * sc + m + n * ldc;
-	float v = alpha * s;
-	if (beta != 0.0f)
-		v += beta * RK_LD(*p);
-	*p = RK_ST(v);
-}
 
 #if RK_CUDA
 /*

@@ -448,6 +448,49 @@ parse_args(int argc, char **argv, struct check *c, int *threads)
 	return 0;
 }
 
+/*
+ * A code object of another launch protocol (rk_gemm_info[7]: one whose split-K
+ * wrote partial sums for a second launch to add) is refused by the loader,
+ * naming the protocol; the current one loads. 0 when both hold.
+ */
+static int
+protocol_refused(const struct backend_ops *ops)
+{
+	static const char *const old[] = {"PROTOCOL=1", "GSU=2"}, *const cur[] = {"GSU=2"};
+	struct backend_device_info info;
+	struct backend_ctx *ctx = NULL;
+	struct backend_module *mod = NULL;
+	char log[2048] = "", why[256] = "";
+	const char *src;
+	size_t len;
+	int err, bad = 0;
+
+	if (ops->open(0, &ctx, &info, why, sizeof(why)) < 0) {
+		printf("FAIL: protocol check: cannot open the device: %s\n", why);
+		return 1;
+	}
+	src = ops->kernel_source(ctx, &len);
+	err = ops->compile(ctx, src, len, old, 2, &mod, log, sizeof(log));
+	if (err >= 0 || strstr(log, "older launch protocol") == NULL) {
+		printf("FAIL: a code object of launch protocol 1 was %s (%s)\n",
+		       err >= 0 ? "loaded" : "refused for another reason", log);
+		bad = 1;
+	}
+	if (err >= 0)
+		ops->module_unload(ctx, mod);
+	mod = NULL;
+	if (ops->compile(ctx, src, len, cur, 1, &mod, log, sizeof(log)) < 0) {
+		printf("FAIL: the current launch protocol's code object was refused: %s\n", log);
+		bad = 1;
+	} else {
+		ops->module_unload(ctx, mod);
+	}
+	ops->close(ctx);
+	if (!bad)
+		printf("ok: a code object of an older launch protocol is refused\n");
+	return bad;
+}
+
 /* Opens the device once to see that there is one: 0, 77 (skip) or 1. */
 static int
 probe(struct check *c)
@@ -504,6 +547,8 @@ main(int argc, char **argv)
 	}
 	if ((rc = probe(&c)) != 0)
 		return rc;
+	if (!c.list && protocol_refused(c.ops) != 0)
+		c.errors++;
 	for (i = 0; i < NGROUPS; i++) {
 		enum gemm_dtype dt = (enum gemm_dtype)(i / 4);
 

@@ -57,15 +57,14 @@ struct kernel {
 	int ta, tb;
 	void (*gemm)(int, int, int, float, const elem *, rk_i64, rk_i64, const elem *, rk_i64, rk_i64,
 		     float, elem *, rk_i64, rk_i64, float *);
-	void (*reduce)(int, int, float, float, const float *, elem *, rk_i64, rk_i64);
 	const unsigned int *info;
 };
 
 static const kernel kernels[] = {
-	{"NN", 0, 0, nn::rk_gemm, nn::rk_gemm_reduce, nn::rk_gemm_info},
-	{"NT", 0, 1, nt::rk_gemm, nt::rk_gemm_reduce, nt::rk_gemm_info},
-	{"TN", 1, 0, tn::rk_gemm, tn::rk_gemm_reduce, tn::rk_gemm_info},
-	{"TT", 1, 1, tt::rk_gemm, tt::rk_gemm_reduce, tt::rk_gemm_info},
+	{"NN", 0, 0, nn::rk_gemm, nn::rk_gemm_info},
+	{"NT", 0, 1, nt::rk_gemm, nt::rk_gemm_info},
+	{"TN", 1, 0, tn::rk_gemm, tn::rk_gemm_info},
+	{"TT", 1, 1, tt::rk_gemm, tt::rk_gemm_info},
 };
 
 static float
@@ -234,10 +233,11 @@ run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float
 	/* OFF elements before each operand: a base address that is not vector-aligned. */
 	std::vector<elem> Ab(sa * batch + off), Bb(sb * batch + off), Cb(sc * batch + off), C0;
 	elem *A = Ab.data() + off, *B = Bb.data() + off, *C = Cb.data() + off;
-	/* split-K: a slice of C per slice; stream-K: the counters, 2 tile slots per block */
+	/* The counters, then split-K: GSU tile slots per tile; stream-K: 2 per block */
 	size_t slot = (size_t)k.info[2] * k.info[3];
-	std::vector<float> W(k.info[4] ? RK_SK_COUNTERS + 2 * slot * sk_grid * batch
-				       : (size_t)M * N * gsu * batch);
+	int tiles = ((M + k.info[2] - 1) / k.info[2]) * ((N + k.info[3] - 1) / k.info[3]);
+	std::vector<float> W(RK_SK_COUNTERS + (k.info[4] ? 2 * slot * sk_grid * batch
+	                                                : slot * tiles * gsu * batch));
 	int bad = 0;
 
 	for (auto &v : Ab)
@@ -247,14 +247,9 @@ run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float
 	for (auto &v : Cb)
 		v = from_f(rnd());
 	C0.assign(C, C + sc * batch);
-	int tiles = ((M + k.info[2] - 1) / k.info[2]) * ((N + k.info[3] - 1) / k.info[3]);
 	launch(k.info[4] ? sk_grid : tiles, batch * gsu, (int)k.info[0], [&] {
 		k.gemm(M, N, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, W.data());
 	});
-	if (gsu > 1)
-		launch((int)(((rk_i64)M * N + 255) / 256), batch, 256, [&] {
-			k.reduce(M, N, alpha, beta, W.data(), C, ldc, sc);
-		});
 	for (int b = 0; b < batch; b++)
 		for (int n = 0; n < N; n++)
 			for (int m = 0; m < M; m++) {
@@ -276,10 +271,10 @@ run(const kernel &k, int M, int N, int K, int pad, int batch, float alpha, float
 				if (!(std::fabs(got - ref) <= tol) && bad++ < 3)
 					printf("    C[%d](%d, %d) = %g, reference %g\n", b, m, n, got, ref);
 			}
-	/* Stream-K: the last block of each shared tile reset its counter. */
-	for (int i = 0; k.info[4] && i < RK_SK_COUNTERS; i++)
+	/* Split-K and stream-K: the last block of each shared tile reset its counter. */
+	for (int i = 0; i < RK_SK_COUNTERS; i++)
 		if (((unsigned int *)W.data())[i] != 0 && bad++ < 3)
-			printf("    stream-K counter %d left at %u\n", i, ((unsigned int *)W.data())[i]);
+			printf("    counter %d left at %u\n", i, ((unsigned int *)W.data())[i]);
 	/* Padding between columns and batches must be untouched. */
 	for (rk_i64 i = 0; i < sc * batch; i++) {
 		rk_i64 in = i % sc;
