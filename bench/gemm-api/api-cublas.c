@@ -8,7 +8,9 @@
  * against the double-precision reference: 512 sampled entries and the
  * corners, the tuner's tolerance), then ROUNDS interleaved rounds time a run
  * of REPS back-to-back calls between two synchronizations (REPS from a first
- * timed call, about 20 ms of work), the figure the median of the rounds'
+ * timed call, about 20 ms of work; the library that goes first alternates
+ * from round to round, so neither always meets the GPU as the other left
+ * it), the figure the median of the rounds'
  * per-call times. That is the time an application sees per call, launch and
  * host work included; inputs stay in L2 where they fit, for both. The ratio
  * is cuBLAS's time over rocmd's (above 1: rocmd is faster); geometric means
@@ -183,7 +185,7 @@ one_problem(struct ctx *c, const struct problem *pr, double *ratio)
 	reps = first > 0 ? (int)(TARGET_MS / first) : 100;
 	reps = reps < 2 ? 2 : reps > 500 ? 500 : reps;
 	for (r = 0; r < c->rounds; r++)
-		for (w = 0; w < 2; w++)
+		for (w = r % 2; w < 2 && w >= 0; w += r % 2 ? -1 : 1)
 			if ((t[w][r] = timed(c, w, &p, reps)) < 0) {
 				printf("FAIL: %s\n", rocmd_gemm_error(c->h));
 				return 1;

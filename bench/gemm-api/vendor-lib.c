@@ -8,7 +8,9 @@
  * input sets rotated (operands out of the L2, as a program's next layer
  * finds them) and on one set (back-to-back calls on the same operands, the
  * L2 warm); the regime where rocmd's choice compares worse decides, so an
- * entry is never slower than the vendor's in either.
+ * entry is never slower than the vendor's in either. cuBLASLt's side is its
+ * heuristic's first choice unless a tuned solution beat it clearly
+ * (vendor_pick).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +129,31 @@ ab_regimes(struct measure *mc, struct measure *mv, struct measure *mc1, struct m
 	return 0;
 }
 
+/*
+ * cuBLASLt's solution for P from the tuning in *SUM: its heuristic's first
+ * choice (what cublasGemmEx runs) unless a tuned one beat it by more than the
+ * re-timing's spread (the daemon's rule for a vendor override,
+ * daemon/tune/tune-override.c) and is not slower on one set either (MV1, P
+ * loaded here). Its median ms into *MS.
+ */
+static const char *
+vendor_pick(struct measure *mv1, const struct gemm_problem *p, const struct tune_summary *sum,
+            double *ms)
+{
+	const struct space_def *space;
+	double tuned, dflt;
+	char why[256];
+
+	*ms = sum->default_ms;
+	if (!strcmp(sum->best, sum->default_key) || !(sum->best_hi_ms < sum->default_lo_ms))
+		return sum->default_key;
+	if (measure_local_set_problem(mv1, p, &space, why, sizeof(why)) < 0 ||
+	    ab_ms(mv1, sum->best, mv1, sum->default_key, 5, &tuned, &dflt) < 0 || tuned > dflt)
+		return sum->default_key;
+	*ms = sum->best_ms;
+	return sum->best;
+}
+
 /* cuBLASLt's candidates for P tuned on MV into *SUM. */
 static int
 vendor_tune(struct measure *mv, const struct backend_device_info *vdev, const char *vhash,
@@ -201,7 +228,7 @@ vendor_library(rocmd_gemm_t *base, const char *libdir, const int *dtypes, double
 			struct gemm_problem p;
 			struct tune_summary sum;
 			char key[64], cfg[SPACE_KEY_MAX];
-			const char *regime = "";
+			const char *regime = "", *vcfg;
 			double own, aown, ven;
 			int r;
 
@@ -222,19 +249,20 @@ vendor_library(rocmd_gemm_t *base, const char *libdir, const int *dtypes, double
 			}
 			/* The two re-timed side by side: what decides (and what the
 			 * library records) is measured in the same rounds. */
-			ven = sum.best_ms;
-			if (own > 0 && ab_regimes(mc, mv, mc1, mv1, &p, key, cfg, sum.best, &aown,
+			vcfg = vendor_pick(mv1, &p, &sum, &ven);
+			if (own > 0 && ab_regimes(mc, mv, mc1, mv1, &p, key, cfg, vcfg, &aown,
 			                          &ven, &regime) == 0) {
 				printf("# %-24s side by side (%s decides): rocmd %9.4f  cuBLASLt %9.4f\n",
 				       key, regime, aown, ven);
 				tunedlib_add(lib, key, cfg, aown, 0, why, sizeof(why));
 				own = aown;
 			}
-			r = tunedlib_offer_vendor(lib, key, "cublaslt", vdev.library_digest, sum.best,
-			                          ven, why, sizeof(why));
+			r = tunedlib_offer_vendor(lib, key, "cublaslt", vdev.library_digest, vcfg, ven,
+			                          why, sizeof(why));
 			taken += r > 0;
-			printf("# %-24s rocmd %9.4f  cuBLASLt %9.4f (%s)  -> %s\n", key, own, ven,
-			       sum.best, r > 0 ? "cuBLASLt" : r == 0 ? "rocmd" : why);
+			printf("# %-24s rocmd %9.4f  cuBLASLt %9.4f (%s, %s)  -> %s\n", key, own, ven,
+			       vcfg, vcfg == sum.best ? "tuned" : "its heuristic's",
+			       r > 0 ? "cuBLASLt" : r == 0 ? "rocmd" : why);
 		}
 	}
 	printf("# vendor candidates: %d problems, cuBLASLt's solution taken for %d\n", total, taken);
