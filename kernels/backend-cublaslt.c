@@ -17,7 +17,12 @@
  * cublasLtMatmulAlgoCheck accepts it with the 32 MiB workspace. A candidate's
  * SOL is its configuration packed into 63 bits (sol_pack below), so that a
  * result (and a seed of a later run) names the algorithm itself, not its place
- * in one process's list.
+ * in one process's list. One more, first after the default where libcublas
+ * sits beside libcublasLt (unbatched problems): cuBLAS's own choice,
+ * cublasGemmEx with CUBLAS_GEMM_DEFAULT (SOL LT_SOL_CUBLAS, a value no packed
+ * configuration takes), what a program calling cuBLAS gets: its heuristic is
+ * not always cuBLASLt's first answer, so a tuned entry is never slower than
+ * either.
  *
  * fp32 runs with CUBLAS_COMPUTE_32F (no TF32), fp16 and bf16 with fp32
  * accumulation: the tuner's tolerance, and what PyTorch's defaults ask for.
@@ -63,6 +68,8 @@
 #define LT_WORKSPACE (32u << 20)
 #define LT_REQUEST 128
 #define LT_MAX_CAND (SPACE_MAX_VALUES - 1)
+#define LT_SOL_CUBLAS (INT64_C(1) << 62) /* past sol_pack's 61 bits */
+#define CB_GEMM_DEFAULT (-1)
 
 typedef int lt_status;
 
@@ -104,6 +111,14 @@ struct lt_api {
 	lt_status (*matmul)(void *, void *, const void *, const void *, void *, const void *, void *,
 	                    const void *, const void *, void *, void *, void *,
 	                    const struct lt_algo *, void *, size_t, void *);
+	/* cuBLAS beside it (optional: NULL cb_lib, no LT_SOL_CUBLAS candidate) */
+	void *cb_lib, *cb_handle;
+	lt_status (*cb_create)(void **);
+	lt_status (*cb_destroy)(void *);
+	lt_status (*cb_set_ws)(void *, void *, size_t);
+	lt_status (*cb_gemm_ex)(void *, int, int, int, int, int, const void *, const void *, int,
+	                        int, const void *, int, int, const void *, void *, int, int, int,
+	                        int);
 };
 
 struct cand {
@@ -203,6 +218,10 @@ sol_field(int64_t sol, int attr)
 void
 backend_cublaslt_describe(int64_t sol, char *buf, size_t len)
 {
+	if (sol == LT_SOL_CUBLAS) {
+		snprintf(buf, len, "cuBLAS's own choice (cublasGemmEx, CUBLAS_GEMM_DEFAULT)");
+		return;
+	}
 	snprintf(buf, len,
 	         "algo %u tile %u stages %u split-K %u reduction %u swizzle %u custom %u inner %u "
 	         "cluster %u",
@@ -264,12 +283,15 @@ lt_close(struct backend_ctx *ctx)
 			ctx->api.pref_destroy(ctx->pref);
 		if (ctx->handle != NULL)
 			ctx->api.destroy(ctx->handle);
+		if (ctx->api.cb_handle != NULL)
+			ctx->api.cb_destroy(ctx->api.cb_handle);
 	}
 	if (ctx->cuda != NULL) {
 		if (ctx->ws != 0)
 			backend_cuda_ops.free(ctx->cuda, ctx->ws);
 		backend_cuda_ops.close(ctx->cuda);
 	}
+	rocmd_dl_close(ctx->api.cb_lib);
 	rocmd_dl_close(ctx->api.lib);
 	free(ctx);
 }
@@ -330,6 +352,39 @@ lt_load(struct backend_ctx *ctx, const char *want, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * cuBLAS from the folder cuBLASLt came from (its file name without "Lt": the
+ * same toolkit), its handle on the legacy default stream with cuBLASLt's
+ * workspace. Optional: without it there is no LT_SOL_CUBLAS candidate.
+ */
+static void
+cb_load(struct backend_ctx *ctx)
+{
+	char path[sizeof(ctx->info.library)], why[256];
+	char *lt = strstr(ctx->info.library, "cublasLt");
+	struct lt_api *a = &ctx->api;
+
+	if (lt == NULL)
+		return;
+	snprintf(path, sizeof(path), "%.*scublas%s", (int)(lt - ctx->info.library),
+	         ctx->info.library, lt + strlen("cublasLt"));
+	if ((a->cb_lib = rocmd_dl_open(path, why, sizeof(why))) == NULL)
+		return;
+	*(void **)&a->cb_create = rocmd_dl_sym(a->cb_lib, "cublasCreate_v2");
+	*(void **)&a->cb_destroy = rocmd_dl_sym(a->cb_lib, "cublasDestroy_v2");
+	*(void **)&a->cb_set_ws = rocmd_dl_sym(a->cb_lib, "cublasSetWorkspace_v2");
+	*(void **)&a->cb_gemm_ex = rocmd_dl_sym(a->cb_lib, "cublasGemmEx");
+	if (a->cb_create == NULL || a->cb_destroy == NULL || a->cb_gemm_ex == NULL ||
+	    a->cb_create(&a->cb_handle) != 0) {
+		a->cb_handle = NULL;
+		rocmd_dl_close(a->cb_lib);
+		a->cb_lib = NULL;
+		return;
+	}
+	if (a->cb_set_ws != NULL)
+		a->cb_set_ws(a->cb_handle, (void *)(uintptr_t)ctx->ws, LT_WORKSPACE);
+}
+
 static int
 lt_open_opts(int index, const struct backend_open_opts *oo, struct backend_ctx **out,
              struct backend_device_info *info, char *why, size_t whylen)
@@ -371,6 +426,7 @@ lt_open_opts(int index, const struct backend_open_opts *oo, struct backend_ctx *
 		snprintf(why, whylen, "cannot allocate the workspace");
 		goto fail;
 	}
+	cb_load(ctx);
 	if (info != NULL)
 		*info = ctx->info;
 	*out = ctx;
@@ -581,6 +637,11 @@ lt_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 	ctx->cand[0].algo = res[0].algo;
 	ctx->ncand = 1;
 	ctx->default_sol = sol_pack(&ctx->api, &res[0].algo);
+	if (ctx->api.cb_handle != NULL && p->batch == 1 && p->m <= INT32_MAX && p->n <= INT32_MAX &&
+	    p->k <= INT32_MAX && p->lda <= INT32_MAX && p->ldb <= INT32_MAX && p->ldc <= INT32_MAX) {
+		memset(&ctx->cand[ctx->ncand], 0, sizeof(ctx->cand[0]));
+		ctx->cand[ctx->ncand++].sol = LT_SOL_CUBLAS;
+	}
 	n = 0;
 	if (ctx->api.heuristic(ctx->handle, ctx->plan.desc, ctx->plan.la, ctx->plan.lb, ctx->plan.lc, ctx->plan.lc, ctx->pref,
 	                       LT_REQUEST, res, &n) != 0)
@@ -662,13 +723,25 @@ lt_module_unload(struct backend_ctx *ctx, struct backend_module *mod)
 	free(mod);
 }
 
+/* SOL's ALGO on problem P (plan PL): cuBLASLt's, or cuBLAS's own choice. */
 static int
-lt_call(struct backend_ctx *ctx, const struct lt_plan *pl, const struct lt_algo *algo,
+lt_call(struct backend_ctx *ctx, const struct lt_plan *pl, int64_t sol, const struct lt_algo *algo,
         const struct gemm_problem *p, const struct gemm_bufs *bufs)
 {
 	float alpha = p->alpha, beta = p->beta;
 	void *c = (void *)(uintptr_t)bufs->c;
+	int t = lt_type(p->dtype);
 
+	if (sol == LT_SOL_CUBLAS)
+		return ctx->api.cb_handle != NULL && p->batch == 1 &&
+		               ctx->api.cb_gemm_ex(
+		                   ctx->api.cb_handle, p->ta == GEMM_T ? LT_OP_T : LT_OP_N,
+		                   p->tb == GEMM_T ? LT_OP_T : LT_OP_N, (int)p->m, (int)p->n, (int)p->k,
+		                   &alpha, (void *)(uintptr_t)bufs->a, t, (int)p->lda,
+		                   (void *)(uintptr_t)bufs->b, t, (int)p->ldb, &beta, c, t, (int)p->ldc,
+		                   LT_COMPUTE_32F, CB_GEMM_DEFAULT) == 0
+		           ? 0
+		           : ROCMD_EIO;
 	return ctx->api.matmul(ctx->handle, pl->desc, &alpha, (void *)(uintptr_t)bufs->a, pl->la,
 	                       (void *)(uintptr_t)bufs->b, pl->lb, &beta, c, pl->lc, c, pl->lc,
 	                       algo, (void *)(uintptr_t)ctx->ws, LT_WORKSPACE, NULL) == 0
@@ -698,10 +771,10 @@ lt_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune_c
 
 	(void)cfg;
 	if (lt_same(&mod->prob, p))
-		return lt_call(ctx, &mod->plan, &mod->algo, p, bufs);
+		return lt_call(ctx, &mod->plan, mod->sol, &mod->algo, p, bufs);
 	if (ctx->plan.desc == NULL || !lt_same(&ctx->prob, p) || lt_algo_of(ctx, mod->sol, &algo) < 0)
 		return ROCMD_EINVAL;
-	return lt_call(ctx, &ctx->plan, &algo, p, bufs);
+	return lt_call(ctx, &ctx->plan, mod->sol, &algo, p, bufs);
 }
 
 static int
@@ -709,7 +782,7 @@ lt_gemm_default(struct backend_ctx *ctx, const struct gemm_problem *p, const str
 {
 	if (ctx->plan.desc == NULL || ctx->ncand == 0)
 		return ROCMD_EINVAL;
-	return lt_call(ctx, &ctx->plan, &ctx->cand[0].algo, p, bufs);
+	return lt_call(ctx, &ctx->plan, 0, &ctx->cand[0].algo, p, bufs);
 }
 
 /* ---- the CUDA backend's memory, events and stream ---- */
