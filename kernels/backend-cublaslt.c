@@ -638,7 +638,8 @@ lt_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 	ctx->ncand = 1;
 	ctx->default_sol = sol_pack(&ctx->api, &res[0].algo);
 	if (ctx->api.cb_handle != NULL && p->batch == 1 && p->m <= INT32_MAX && p->n <= INT32_MAX &&
-	    p->k <= INT32_MAX && p->lda <= INT32_MAX && p->ldb <= INT32_MAX && p->ldc <= INT32_MAX) {
+	    p->k <= INT32_MAX && p->lda <= INT32_MAX && p->ldb <= INT32_MAX &&
+	    p->ldc <= INT32_MAX) {
 		memset(&ctx->cand[ctx->ncand], 0, sizeof(ctx->cand[0]));
 		ctx->cand[ctx->ncand++].sol = LT_SOL_CUBLAS;
 	}
@@ -736,10 +737,10 @@ lt_call(struct backend_ctx *ctx, const struct lt_plan *pl, int64_t sol, const st
 		return ctx->api.cb_handle != NULL && p->batch == 1 &&
 		               ctx->api.cb_gemm_ex(
 		                   ctx->api.cb_handle, p->ta == GEMM_T ? LT_OP_T : LT_OP_N,
-		                   p->tb == GEMM_T ? LT_OP_T : LT_OP_N, (int)p->m, (int)p->n, (int)p->k,
-		                   &alpha, (void *)(uintptr_t)bufs->a, t, (int)p->lda,
-		                   (void *)(uintptr_t)bufs->b, t, (int)p->ldb, &beta, c, t, (int)p->ldc,
-		                   LT_COMPUTE_32F, CB_GEMM_DEFAULT) == 0
+		                   p->tb == GEMM_T ? LT_OP_T : LT_OP_N, (int)p->m, (int)p->n,
+		                   (int)p->k, &alpha, (void *)(uintptr_t)bufs->a, t, (int)p->lda,
+		                   (void *)(uintptr_t)bufs->b, t, (int)p->ldb, &beta, c, t,
+		                   (int)p->ldc, LT_COMPUTE_32F, CB_GEMM_DEFAULT) == 0
 		           ? 0
 		           : ROCMD_EIO;
 	return ctx->api.matmul(ctx->handle, pl->desc, &alpha, (void *)(uintptr_t)bufs->a, pl->la,

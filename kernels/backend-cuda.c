@@ -815,7 +815,8 @@ cuda_check(const struct space_def *s, const int64_t *v, const struct gemm_proble
 		RULE(v[P_GSU] > 1 && p->batch * ((p->m + v[P_MT0] - 1) / v[P_MT0]) *
 		                             ((p->n + v[P_MT1] - 1) / v[P_MT1]) >
 		                         BACKEND_SK_COUNTERS,
-		     "split-K: tiles x batch over the workspace's %d counters", BACKEND_SK_COUNTERS);
+		     "split-K: tiles x batch over the workspace's %d counters",
+		     BACKEND_SK_COUNTERS);
 		RULE(v[P_MT0] > 16 && v[P_MT0] >= 2 * p->m, "MT0 exceeds M");
 		RULE(v[P_MT1] > 16 && v[P_MT1] >= 2 * p->n, "MT1 exceeds N");
 		RULE(v[P_GROUP] > 1 && (p->m + v[P_MT0] - 1) / v[P_MT0] < v[P_GROUP],
@@ -1611,8 +1612,8 @@ cuda_gemm(struct backend_ctx *ctx, struct backend_module *mod, const struct tune
 		return r;
 	memset(&l, 0, sizeof(l));
 	if (mod->gsu > 1) {
-		if ((r = backend_gsu_prepare(&backend_cuda_ops, ctx, &ctx->skws, &ctx->skws_bytes, p,
-		                             tiles, mod->gsu, mod->mt0, mod->mt1)) < 0)
+		if ((r = backend_gsu_prepare(&backend_cuda_ops, ctx, &ctx->skws, &ctx->skws_bytes,
+		                             p, tiles, mod->gsu, mod->mt0, mod->mt1)) < 0)
 			return r;
 		W = (CUdeviceptr)ctx->skws;
 	}

@@ -253,7 +253,7 @@ backend_sk_ws_bytes(unsigned grid, int64_t batch, unsigned mt0, unsigned mt1)
 
 static inline int
 backend_counted_ws(const struct backend_ops *ops, struct backend_ctx *ctx, uint64_t *ws,
-		   size_t *ws_bytes, size_t need)
+                   size_t *ws_bytes, size_t need)
 {
 	size_t zb = BACKEND_SK_COUNTERS * sizeof(unsigned);
 	void *zero;
@@ -278,11 +278,12 @@ backend_counted_ws(const struct backend_ops *ops, struct backend_ctx *ctx, uint6
 
 static inline int
 backend_sk_prepare(const struct backend_ops *ops, struct backend_ctx *ctx, uint64_t *ws,
-		   size_t *ws_bytes, const struct gemm_problem *p, uint64_t tiles, unsigned mt0,
-		   unsigned mt1, int du, int64_t resident, unsigned *grid)
+                   size_t *ws_bytes, const struct gemm_problem *p, uint64_t tiles, unsigned mt0,
+                   unsigned mt1, int du, int64_t resident, unsigned *grid)
 {
 	unsigned g = backend_sk_grid(tiles, p->k, du, p->batch, resident);
-	int r = backend_counted_ws(ops, ctx, ws, ws_bytes, backend_sk_ws_bytes(g, p->batch, mt0, mt1));
+	int r =
+	    backend_counted_ws(ops, ctx, ws, ws_bytes, backend_sk_ws_bytes(g, p->batch, mt0, mt1));
 
 	if (r == 0)
 		*grid = g;
@@ -291,14 +292,15 @@ backend_sk_prepare(const struct backend_ops *ops, struct backend_ctx *ctx, uint6
 
 static inline int
 backend_gsu_prepare(const struct backend_ops *ops, struct backend_ctx *ctx, uint64_t *ws,
-		    size_t *ws_bytes, const struct gemm_problem *p, uint64_t tiles, int gsu,
-		    unsigned mt0, unsigned mt1)
+                    size_t *ws_bytes, const struct gemm_problem *p, uint64_t tiles, int gsu,
+                    unsigned mt0, unsigned mt1)
 {
 	if (tiles * (uint64_t)p->batch > BACKEND_SK_COUNTERS)
 		return ROCMD_EINVAL;
-	return backend_counted_ws(ops, ctx, ws, ws_bytes,
-	                          (BACKEND_SK_COUNTERS + tiles * (size_t)p->batch * (size_t)gsu *
-	                                                     mt0 * mt1) * sizeof(float));
+	return backend_counted_ws(
+	    ops, ctx, ws, ws_bytes,
+	    (BACKEND_SK_COUNTERS + tiles * (size_t)p->batch * (size_t)gsu * mt0 * mt1) *
+	        sizeof(float));
 }
 
 #endif

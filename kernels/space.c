@@ -171,7 +171,8 @@ gpu_check(const struct space_def *s, const int64_t *v, const struct gemm_problem
 		if (v[G_GSU] > 1 && p->batch * ((p->m + v[G_MT0] - 1) / v[G_MT0]) *
 		                            ((p->n + v[G_MT1] - 1) / v[G_MT1]) >
 		                        BACKEND_SK_COUNTERS) {
-			snprintf(why, whylen, "split-K: tiles x batch over the workspace's %d counters",
+			snprintf(why, whylen,
+			         "split-K: tiles x batch over the workspace's %d counters",
 			         BACKEND_SK_COUNTERS);
 			return 0;
 		}

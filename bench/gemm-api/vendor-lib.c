@@ -250,19 +250,21 @@ vendor_library(rocmd_gemm_t *base, const char *libdir, const int *dtypes, double
 			/* The two re-timed side by side: what decides (and what the
 			 * library records) is measured in the same rounds. */
 			vcfg = vendor_pick(mv1, &p, &sum, &ven);
-			if (own > 0 && ab_regimes(mc, mv, mc1, mv1, &p, key, cfg, vcfg, &aown,
-			                          &ven, &regime) == 0) {
+			if (own > 0 && ab_regimes(mc, mv, mc1, mv1, &p, key, cfg, vcfg, &aown, &ven,
+			                          &regime) == 0) {
 				printf("# %-24s side by side (%s decides): rocmd %9.4f  cuBLASLt %9.4f\n",
 				       key, regime, aown, ven);
 				tunedlib_add(lib, key, cfg, aown, 0, why, sizeof(why));
 				own = aown;
 			}
-			r = tunedlib_offer_vendor(lib, key, "cublaslt", vdev.library_digest, vcfg, ven,
-			                          why, sizeof(why));
+			r = tunedlib_offer_vendor(lib, key, "cublaslt", vdev.library_digest, vcfg,
+			                          ven, why, sizeof(why));
 			taken += r > 0;
-			printf("# %-24s rocmd %9.4f  cuBLASLt %9.4f (%s, %s)  -> %s\n", key, own, ven,
-			       vcfg, vcfg == sum.best ? "tuned" : "its heuristic's",
-			       r > 0 ? "cuBLASLt" : r == 0 ? "rocmd" : why);
+			printf("# %-24s rocmd %9.4f  cuBLASLt %9.4f (%s, %s)  -> %s\n", key, own,
+			       ven, vcfg, vcfg == sum.best ? "tuned" : "its heuristic's",
+			       r > 0    ? "cuBLASLt"
+			       : r == 0 ? "rocmd"
+			                : why);
 		}
 	}
 	printf("# vendor candidates: %d problems, cuBLASLt's solution taken for %d\n", total, taken);
