@@ -1001,8 +1001,8 @@ rk_gemm(int M, int N, int K, float alpha, const rk_t *RK_RESTRICT Ag, rk_i64 lda
 					RK_UNROLL
 					for (int e = 0; e < RK_LV0; e++)
 						if (m + e < M)
-							rk_put(acc[s * RK_LV0 + e][j], m + e, n, alpha, beta, C,
-							       ldc);
+							rk_put(acc[s * RK_LV0 + e][j], m + e, n, alpha,
+							       beta, C, ldc);
 				}
 			}
 		}
