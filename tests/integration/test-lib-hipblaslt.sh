@@ -379,6 +379,53 @@ check "hipBLASLt-only package to Debian's /usr (no hipBLASLt) refused" 1 ctl lib
 contains "refusal says why" "$ERR" "carries only hipBLASLt's library, and .* there is nothing to deploy it to"
 same "Debian's files untouched" "$DIR/usr-before-lt" "$ROOT/$LIBREL"
 
+# ---- the hipBLASLt-only package to a pip-owned copy: its overlay's own
+# hipBLASLt folder, rocBLAS left the vendor's (ROCBLAS_TENSILE_LIBPATH not
+# set: an empty folder named by it would leave rocBLAS without kernels) ----
+check "the wheels' overlay back to the originals (emptied)" 0 ctl lib rollback "$WHEEL" --to original
+check "deploy the hipBLASLt-only package to the pip-owned wheels" 0 ctl lib deploy "$WHEEL" --package "$P3ID" --force sdk
+cat "$OUT"
+cat "$ERR"
+contains "overlay hipBLASLt-only: it names hipBLASLt's folder alone" "$OUT" "^HIPBLASLT_TENSILE_LIBPATH=$STATE/overlay/[0-9]*/hipblaslt/library$"
+lacks "overlay hipBLASLt-only: no rocBLAS folder named" "$OUT" "ROCBLAS_TENSILE_LIBPATH="
+contains "overlay hipBLASLt-only: says rocBLAS stays the SDK's own" "$OUT" "hipBLASLt at $STATE/overlay/[0-9]*/hipblaslt/library deployed: the package's hipBLASLt folder (9 files, one transaction); rocBLAS: the SDK's own serves (ROCBLAS_TENSILE_LIBPATH not set): the package carries no rocBLAS library"
+OV3=$(sed -n 's|^HIPBLASLT_TENSILE_LIBPATH=\(/.*\)$|\1|p' "$OUT" | head -n 1)
+same "the overlay's hipBLASLt folder is the hipBLASLt-only package's" "$P3/hipblaslt/library" "${OV3:-/nonexistent}"
+check "the overlay's rocBLAS folder holds nothing" 0 sh -c "[ -z \"\$(ls -A '${OV3%/hipblaslt/library}/library' 2>/dev/null)\" ]"
+same "pip's files untouched by the hipBLASLt-only overlay" "$DIR/wheel-before" "$SP/_rocm_sdk_libraries"
+check "pip's RECORD still matches every file after the hipBLASLt-only overlay" 0 python3 -c "$RECORD_PY" "$SP" "$DI/RECORD" check
+check "lib status --json with the hipBLASLt-only overlay" 0 ctl --json lib status
+contains "lib status: the overlay's environment is hipBLASLt's alone" "$OUT" "\"environment\":[[:space:]]*\"HIPBLASLT_TENSILE_LIBPATH=$OV3\""
+WOV=$(ctl --json lib status | python3 -c 'import json,sys; print([t["name"] for t in json.load(sys.stdin)["targets"] if t["kind"] == "overlay" and "HIPBLASLT" in t.get("environment", "")][0])')
+check "lib verify the hipBLASLt-only overlay" 0 ctl lib verify "$WOV"
+check "the wheels' overlay back to the originals again" 0 ctl lib rollback "$WHEEL" --to original
+
+# ---- a hipBLASLt-only package over a backup made before the SDK had a
+# hipBLASLt folder (a rocBLAS-only deploy then): hipBLASLt's originals are
+# backed up as it deploys, and a rollback restores them ----
+mv "$R/lib/hipblaslt" "$DIR/therock-lt-away"
+wait_for "TheRock's hipBLASLt gone" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events --all --kind sdk.hipblaslt_changed | grep -c 'of /srv/therock is gone' | grep -qx 2"
+check "deploy package 1 to TheRock without hipBLASLt (the backup: rocBLAS's alone)" 0 ctl lib deploy /srv/therock --package 1 --force sdk,binary
+TR=$(ctl --json lib status | python3 -c 'import json,sys; print([t["name"] for t in json.load(sys.stdin)["targets"] if t.get("sdk") == "/srv/therock"][0])')
+check "TheRock's backup has no hipBLASLt folder" 1 test -d "$STATE/deploy/$TR/backup/hipblaslt"
+mv "$DIR/therock-lt-away" "$R/lib/hipblaslt"
+wait_for "TheRock's hipBLASLt back" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events --all --kind sdk.hipblaslt_changed | grep -c 'of /srv/therock appeared' | grep -qx 2"
+cp -a "$R/lib/hipblaslt/library" "$DIR/therock-lt-orig"
+check "dry run of the hipBLASLt-only package over that backup" 0 ctl lib deploy /srv/therock --package "$P3ID" --force sdk --dry-run
+cat "$OUT"
+contains "dry run: hipBLASLt's files listed over that backup" "$OUT" "hipBLASLt .*add .*extop_gfx1030_extra.co"
+contains "dry run: hipBLASLt's originals to be backed up" "$OUT" "hipBLASLt's originals backed up first"
+check "deploy it over that backup" 0 ctl lib deploy /srv/therock --package "$P3ID" --force sdk
+cat "$OUT"
+cat "$ERR"
+contains "deploy: hipBLASLt's originals backed up first" "$OUT" "hipBLASLt's originals backed up first (the backup of the originals was made without them)"
+same "TheRock's hipBLASLt is the package's" "$P3/hipblaslt/library" "$R/lib/hipblaslt/library"
+check "the backup now holds TheRock's hipBLASLt" 0 test -f "$STATE/deploy/$TR/backup/hipblaslt/gfx803/TensileLibrary_lazy_gfx803.dat"
+check "lib verify TheRock (backup included)" 0 ctl lib verify "$TR"
+check "rollback TheRock to the originals" 0 ctl lib rollback "$TR" --to original
+same "rollback: TheRock's hipBLASLt byte for byte" "$DIR/therock-lt-orig" "$R/lib/hipblaslt/library"
+same "rollback: TheRock's rocBLAS the vendor's" "$T/$LIBREL" "$R/lib/rocblas/library"
+
 # rocmd's own writes to hipBLASLt (five deploys, two rollbacks, a recovery)
 # are recorded quietly: the two changes above stay the only events.
 sleep 3
@@ -392,9 +439,23 @@ check "only the vendor's two changes are events" 0 sh -c "[ \"\$(grep -c 'of /op
 replace_lt() { printf 'an update of %s\n' "$1" >"$O/lib/hipblaslt/library/.upd" &&
 	mv "$O/lib/hipblaslt/library/.upd" "$O/lib/hipblaslt/library/extop_gfx1030_extra.co"; }
 check "deploy the hipBLASLt-only package for the drift" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P3ID"
+# Right after rocmd's own write discovery may still hold what was there
+# before: that is no drift.
+check "lib status --json right after the deploy" 0 ctl --json lib status
+python3 -c 'import json,sys; t=[t for t in json.load(open(sys.argv[1]))["targets"] if t["name"] == sys.argv[2]][0]; print("drift", t["drift"])' "$OUT" "$OPT" >"$DIR/lt-nodrift"
+contains "no drift right after rocmd's own hipBLASLt deploy" "$DIR/lt-nodrift" "^drift False$"
 sleep 2 # the deploy's own writes go quiet first (sdk-own.c)
 replace_lt one
 wait_for "report: the replaced hipBLASLt file is drift" 60 has_event lib.drift "the hipBLASLt library of /opt/rocm-6.4.1 no longer holds what package #$P3ID rocmd deployed there (an update overwrote it); run rocmctl lib deploy --target sdk-[0-9]* --package $P3ID (deploy.sync is report)"
+# lib status says so too, naming hipBLASLt (rocBLAS's folder is unchanged).
+check "lib status --json after the hipBLASLt drift" 0 ctl --json lib status
+python3 -c 'import json,sys; t=[t for t in json.load(open(sys.argv[1]))["targets"] if t["name"] == sys.argv[2]][0]; print("drift", t["drift"], t.get("drift_libraries"))' "$OUT" "$OPT" >"$DIR/lt-drift"
+cat "$DIR/lt-drift"
+contains "lib status --json: drift, in hipBLASLt's library alone" "$DIR/lt-drift" "^drift True \['hipblaslt'\]$"
+check "lib status after the hipBLASLt drift" 0 ctl lib status
+contains "lib status: the DRIFT column" "$OUT" "^$OPT .* YES "
+contains "lib status: which library drifted" "$OUT" "^$OPT: the hipBLASLt library on disk (/opt/rocm-6.4.1/lib/hipblaslt/library) is no longer what rocmd deployed (an update?)$"
+lacks "lib status: rocBLAS's library did not drift" "$OUT" "^$OPT: the rocBLAS library on disk"
 check "report: nothing redeployed" 0 grep -q '^an update of one$' "$O/lib/hipblaslt/library/extop_gfx1030_extra.co"
 check "lib verify names the replaced file" 1 ctl lib verify "$OPT"
 contains "verify: the hipBLASLt file" "$ERR" "hipblaslt/library/extop_gfx1030_extra.co"
@@ -413,13 +474,41 @@ wait_for "the redeploy is done" 60 has_event lib.deployed "package #$P3ID .* dep
 same "the redeploy put the package's hipBLASLt back" "$P3/hipblaslt/library" "$O/lib/hipblaslt/library"
 same "rocBLAS's folder still the originals" "$T/$LIBREL" "$O/lib/rocblas/library"
 check "lib verify after the redeploy" 0 ctl lib verify "$OPT"
+# The update's files are the new originals: a rollback restores them, not
+# the ones the update replaced (those stay as backup.N).
+wait_for "the update's hipBLASLt backed up as new originals" 30 has_event lib.backup_renewed "$OPT: new originals"
+mkdir -p "$DIR/opt-lt-update" && cp -a "$DIR/opt-lt-orig/." "$DIR/opt-lt-update/"
+printf 'an update of two\n' >"$DIR/opt-lt-update/extop_gfx1030_extra.co"
 # A hipBLASLt of the vendor's own (no deploy of rocmd's there) changing is no drift.
 check "back to the originals" 0 ctl lib rollback "$OPT" --to original
+same "rollback after the drift redeploy: hipBLASLt is the update's" "$DIR/opt-lt-update" "$O/lib/hipblaslt/library"
+same "rollback after the drift redeploy: rocBLAS the vendor's" "$T/$LIBREL" "$O/lib/rocblas/library"
 sleep 2
 printf 'vendor update\n' >"$O/lib/hipblaslt/library/hipblasltExtOpLibrary.dat"
 wait_for "the vendor's change is seen" 60 has_event sdk.hipblaslt_changed "hipBLASLt library of /opt/rocm-6.4.1 changed"
 sleep 2
 check "no drift said of the vendor's own files" 0 sh -c "[ \"\$(\"$CTL\" --socket \"$SOCK\" events --all --kind lib.drift | grep -c hipBLASLt)\" -eq 2 ]"
+cp -a "$O/lib/hipblaslt/library" "$DIR/opt-lt-vendor"
+# The same for rocBLAS: a package for SDK 6.4 deployed, an update renames a
+# file over one of its own, deploy.sync redeploys it, and a rollback then
+# restores the update's files (hipBLASLt's stay the vendor's).
+P4=$DIR/pkg/rocm.gfx1030.V6.for.hip.sdk.6.4
+mkdir -p "$P4/library"
+cp "$T/$LIBREL/TensileLibrary.dat" "$CO1030" "$P4/library/"
+echo "package four" >"$P4/library/TensileManifest.txt"
+check "import a rocBLAS package for SDK 6.4" 0 ctl pkg import "$P4"
+P4ID=$(ctl --json pkg list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["packages"] if p["name"].startswith("rocm.gfx1030.V6")][0])')
+check "deploy it to /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P4ID"
+sleep 2
+printf 'rocBLAS update\n' >"$O/lib/rocblas/library/.upd" && mv "$O/lib/rocblas/library/.upd" "$O/lib/rocblas/library/TensileManifest.txt"
+wait_for "rocBLAS's drift is redeployed" 60 has_event lib.drift "the rocBLAS library of /opt/rocm-6.4.1 was overwritten (an SDK update); redeploying package #$P4ID"
+wait_for "that redeploy is done" 60 has_event lib.deployed "package #$P4ID .* deployed to $OPT (drift)"
+same "the redeploy put the package's rocBLAS back" "$P4/library" "$O/lib/rocblas/library"
+mkdir -p "$DIR/opt-rb-update" && cp -a "$P4/library/." "$DIR/opt-rb-update/"
+printf 'rocBLAS update\n' >"$DIR/opt-rb-update/TensileManifest.txt"
+check "rollback to the originals after rocBLAS's drift redeploy" 0 ctl lib rollback "$OPT" --to original
+same "rollback: rocBLAS is the update's" "$DIR/opt-rb-update" "$O/lib/rocblas/library"
+same "rollback: hipBLASLt still the vendor's" "$DIR/opt-lt-vendor" "$O/lib/hipblaslt/library"
 rocmd_stop
 
 # ---- Windows: AMD's HIP SDK 6.4 installer layout (bin\hipblaslt.dll beside
