@@ -345,25 +345,225 @@ check_backup(const char *lib, const struct rocmd_deploy_file *files, size_t n, c
 	return rc;
 }
 
+/* The newest earlier generation backup.<N> of DIR with a manifest, into OUT
+ * ("" none): what a new backup cut short after the rename was made from. */
+static void
+newest_generation(const char *dir, char *out, size_t outlen)
+{
+	struct rocmd_dir *d = rocmd_dir_open(dir);
+	struct rocmd_dirent *de;
+	char m[DEPLOY_PATH_MAX + 64];
+	int best = 0;
+
+	out[0] = '\0';
+	while (d != NULL && (de = rocmd_dir_read(d)) != NULL) {
+		int k = 0;
+		char tail = 0;
+		if (sscanf(de->d_name, "backup.%d%c", &k, &tail) != 1 || k <= best)
+			continue;
+		rocmd_fs_fmt(m, sizeof(m), "%s/%s/manifest.json", dir, de->d_name);
+		if (is_file(NULL, m))
+			best = k;
+	}
+	if (d != NULL)
+		rocmd_dir_close(d);
+	if (best > 0)
+		rocmd_fs_fmt(out, outlen, "%s/backup.%d", dir, best);
+}
+
+/* Copies folder SRC of an earlier generation to DST, which must then hold
+ * exactly WANT (that generation's manifest): a damaged generation is never
+ * carried into a new one. */
+static int
+copy_prev(const char *src, const char *dst, const struct rocmd_deploy_file *want, size_t nwant,
+          struct rocmd_deploy_file **files, size_t *n, uint64_t *bytes, char *why, size_t whylen)
+{
+	char a[ROCMD_SHA256_HEX], b[ROCMD_SHA256_HEX];
+	cJSON *ma, *mb;
+	int rc;
+
+	*files = NULL;
+	*n = 0;
+	if (!is_dir(NULL, src) && nwant == 0) {
+		if ((rc = rocmd_fs_mkdir(dst, 0755)) < 0)
+			rocmd_fs_fmt(why, whylen, "cannot create %s: %s", dst, rocmd_strerror(rc));
+		return rc;
+	}
+	if ((rc = copy_tree(NULL, src, NULL, dst, NULL, 0, files, n, bytes, why, whylen)) < 0)
+		return rc;
+	ma = deploy_manifest_json("", *files, *n, NULL, 0, NULL, 0, a);
+	mb = deploy_manifest_json("", want, nwant, NULL, 0, NULL, 0, b);
+	rc = ma == NULL || mb == NULL ? ROCMD_ENOMEM : strcmp(a, b) != 0 ? ROCMD_ECORRUPT : 0;
+	cJSON_Delete(ma);
+	cJSON_Delete(mb);
+	if (rc == ROCMD_ECORRUPT)
+		rocmd_fs_fmt(why, whylen,
+		             "%s no longer holds what its manifest recorded: that generation of the "
+		             "originals is damaged, and a new one is not made from it",
+		             src);
+	return rc;
+}
+
+/* A backup being made: where from, and what it holds. */
+struct bk {
+	const struct rocmd_deploy_target *t;
+	unsigned flags;
+	/* The earlier generation (a folder under the target's state, "" none)
+	 * and its manifest: the source of each folder whose originals did not
+	 * change. */
+	char prev[DEPLOY_PATH_MAX + 32];
+	struct rocmd_deploy_files pf;
+	const char *src_lib, *src_lroot, *src_bin, *src_broot;
+	struct rocmd_deploy_file *files, binary, *lt_files;
+	size_t n, nlt;
+	int has_binary, has_lt, adopted;
+	uint64_t bytes;
+};
+
+/* rocBLAS's library folder and binary into LIB and BIN: the earlier
+ * generation's unless ROCMD_DEPLOY_NEW_ORIGINALS, else the target's (or a
+ * manual backup's, adopted) less what rocmd put there. */
+static int
+backup_rocblas(struct bk *b, const struct manual *man, const char *lib, const char *bin,
+               char *why, size_t whylen)
+{
+	const struct rocmd_deploy_target *t = b->t;
+	struct rocmd_fs_copy_stats st = {.reflink = 1};
+	char src[DEPLOY_PATH_MAX + 48];
+	int rc;
+
+	if (b->prev[0] != '\0' && !(b->flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
+		rocmd_fs_fmt(src, sizeof(src), "%s/library", b->prev);
+		if ((rc = copy_prev(src, lib, b->pf.files, b->pf.n, &b->files, &b->n, &b->bytes, why,
+		                    whylen)) < 0 ||
+		    b->pf.binary == NULL)
+			return rc;
+		rocmd_fs_fmt(src, sizeof(src), "%s/binary", b->prev);
+		if ((rc = rocmd_fs_copy_file_in(NULL, src, NULL, bin, 0755, b->pf.binary->size,
+		                                b->pf.binary->sha256, b->binary.sha256, &st)) < 0) {
+			rocmd_fs_fmt(why, whylen, "cannot back up %s: %s", src, rocmd_strerror(rc));
+			return rc;
+		}
+		b->binary.kind = ROCMD_DEPLOY_FILE;
+		b->binary.exec = 1;
+		b->binary.size = b->pf.binary->size;
+		b->has_binary = 1;
+		return 0;
+	}
+	if (b->prev[0] == '\0' && !(b->flags & ROCMD_DEPLOY_NEW_LT_ORIGINALS) &&
+	    manual_ok(man, t->binary != NULL)) {
+		b->src_lib = man->lib;
+		b->src_lroot = man->lroot;
+		b->src_bin = t->binary != NULL ? man->bin : NULL;
+		b->src_broot = man->broot;
+		b->adopted = 1;
+	}
+	b->has_binary = b->src_bin != NULL && is_file(b->src_broot, b->src_bin);
+	if (is_dir(b->src_lroot, b->src_lib) &&
+	    (rc = copy_tree(b->src_lroot, b->src_lib, NULL, lib, b->prev[0] ? t->ours : NULL,
+	                    b->prev[0] ? t->nours : 0, &b->files, &b->n, &b->bytes, why, whylen)) < 0)
+		return rc;
+	if (!is_dir(b->src_lroot, b->src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
+		return rc;
+	if (!b->has_binary)
+		return 0;
+	if ((rc = rocmd_fs_copy_file_in(b->src_broot, b->src_bin, NULL, bin, 0755, 0, NULL,
+	                                b->binary.sha256, &st)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot back up %s: %s", b->src_bin, rocmd_strerror(rc));
+		return rc;
+	}
+	b->binary.kind = ROCMD_DEPLOY_FILE;
+	b->binary.exec = 1;
+	if (rocmd_fs_kind(bin, &b->binary.size, NULL) != 'f')
+		b->binary.size = 0;
+	return 0;
+}
+
+/* hipBLASLt's folder into LT: the earlier generation's when it has one,
+ * unless ROCMD_DEPLOY_NEW_LT_ORIGINALS; else the target's (never a manual
+ * backup's) less what rocmd put there. One that cannot be resolved is left
+ * out (and no hipBLASLt is deployed over it). */
+static int
+backup_lt(struct bk *b, const char *lt, char *why, size_t whylen)
+{
+	const struct rocmd_deploy_target *t = b->t;
+	struct rocmd_deploy_target one = *t;
+	struct deploy_paths ltp;
+	char src[DEPLOY_PATH_MAX + 48];
+	uint64_t ltbytes = 0;
+	int rc, fresh = (b->flags & ROCMD_DEPLOY_NEW_LT_ORIGINALS) != 0;
+
+	if (b->prev[0] != '\0' && !fresh && b->pf.has_lt) {
+		rocmd_fs_fmt(src, sizeof(src), "%s/hipblaslt", b->prev);
+		rc = copy_prev(src, lt, b->pf.lt_files, b->pf.nlt, &b->lt_files, &b->nlt, &ltbytes,
+		               why, whylen);
+		b->has_lt = rc == 0;
+		b->bytes += ltbytes;
+		return rc;
+	}
+	if (t->lt_dir == NULL)
+		return 0;
+	one.lib_dir = t->lt_dir;
+	one.binary = NULL;
+	b->has_lt = deploy_paths(&one, &ltp, why, whylen) == 0 && ltp.lib_kind == 'd';
+	why[0] = '\0';
+	if (b->has_lt &&
+	    (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, b->prev[0] ? t->lt_ours : NULL,
+	                    b->prev[0] ? t->nlt_ours : 0, &b->lt_files, &b->nlt, &ltbytes, why,
+	                    whylen)) < 0)
+		return rc;
+	b->bytes += ltbytes;
+	return 0;
+}
+
+/* Writes B's manifest to MPATH durably (the backup's last step) into INFO. */
+static int
+backup_commit(struct bk *b, const char *bdir, const char *mpath, char *why, size_t whylen,
+              struct rocmd_deploy_backup_info *info)
+{
+	char lib[DEPLOY_PATH_MAX + 16], lt[DEPLOY_PATH_MAX + 16], bin[DEPLOY_PATH_MAX + 16];
+	cJSON *m;
+	int rc;
+
+	rocmd_fs_fmt(lib, sizeof(lib), "%s/library", bdir);
+	rocmd_fs_fmt(lt, sizeof(lt), "%s/hipblaslt", bdir);
+	rocmd_fs_fmt(bin, sizeof(bin), "%s/binary", bdir);
+	if ((rc = rocmd_fs_syncfs(bdir)) < 0) {
+		rocmd_fs_fmt(why, whylen, "cannot flush the backup: %s", rocmd_strerror(rc));
+		return rc;
+	}
+	/* Read back from disk what was written and compare: the backup is what
+	 * users trust, so it is checked, not assumed. */
+	if ((rc = check_backup(lib, b->files, b->n, b->has_lt ? lt : NULL, b->lt_files, b->nlt,
+	                       b->has_binary ? bin : NULL, &b->binary,
+	                       b->src_bin != NULL ? b->src_bin : "the earlier backup", why,
+	                       whylen)) < 0)
+		return rc;
+	if ((m = deploy_manifest_json("original", b->files, b->n, b->has_binary ? &b->binary : NULL,
+	                              b->has_lt, b->lt_files, b->nlt, info->manifest)) == NULL)
+		return ROCMD_ENOMEM;
+	cJSON_AddBoolToObject(m, "adopted", b->adopted);
+	cJSON_AddStringToObject(m, "source", b->src_lib);
+	cJSON_AddBoolToObject(m, "absent", !is_dir(b->src_lroot, b->src_lib));
+	cJSON_AddNumberToObject(m, "created_unix", (double)time(NULL));
+	if ((rc = rocmd_fs_json_write(mpath, m)) < 0)
+		rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mpath, rocmd_strerror(rc));
+	cJSON_Delete(m);
+	return rc;
+}
+
 int
 rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
                     struct rocmd_deploy_backup_info *info, char *why, size_t whylen)
 {
 	struct deploy_paths p;
 	struct manual man;
+	struct bk b = {.t = t, .flags = flags};
 	char dir[DEPLOY_PATH_MAX], bdir[DEPLOY_PATH_MAX + 16], mpath[DEPLOY_PATH_MAX + 32];
 	char lib[DEPLOY_PATH_MAX + 16], bin[DEPLOY_PATH_MAX + 16], nbin[DEPLOY_PATH_MAX];
-	struct rocmd_deploy_file *files = NULL, binary = {0}, *lt_files = NULL;
-	struct deploy_paths ltp;
 	char lt[DEPLOY_PATH_MAX + 16];
-	size_t nlt = 0;
-	int has_lt = 0;
-	const char *src_lib, *src_bin, *src_lroot, *src_broot;
-	uint64_t bytes = 0;
-	size_t n = 0;
-	cJSON *m = NULL;
-	int rc, adopted = 0, has_binary;
-	int retired = 0;
+	int rc, retired = 0;
+	int renew = (flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS)) != 0;
 
 	memset(info, 0, sizeof(*info));
 	why[0] = '\0';
@@ -378,16 +578,17 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 	if ((rc = deploy_paths(t, &p, why, whylen)) < 0)
 		return rc;
 	manual_names(&p, t->binary != NULL ? nbin : NULL, t->windows, &man);
-	src_lib = p.lib;
-	src_lroot = p.lroot;
-	src_bin = p.has_binary && p.bin_kind == 'f' ? p.bin : NULL;
-	src_broot = p.broot;
+	b.src_lib = p.lib;
+	b.src_lroot = p.lroot;
+	b.src_bin = p.has_binary && p.bin_kind == 'f' ? p.bin : NULL;
+	b.src_broot = p.broot;
 	rocmd_fs_fmt(dir, sizeof(dir), "%s/deploy/%s", state_dir, t->name);
 	rocmd_fs_fmt(bdir, sizeof(bdir), "%s/backup", dir);
 	rocmd_fs_fmt(mpath, sizeof(mpath), "%s/manifest.json", bdir);
-	if (is_file(NULL, mpath) && (flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
+	if (is_file(NULL, mpath) && renew) {
 		if ((rc = retire_backup(dir, bdir, &retired, why, whylen)) < 0)
 			return rc;
+		rocmd_fs_fmt(b.prev, sizeof(b.prev), "%s/backup.%d", dir, retired);
 	} else if (is_file(NULL, mpath)) {
 		/* Made before: never made again (I1). */
 		if ((rc = info_from(mpath, info)) < 0)
@@ -395,101 +596,138 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		else if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !info->adopted)
 			rc = manual_copy(bdir, &man, info->has_binary, why, whylen);
 		return rc;
+	} else if (renew) {
+		/* Cut short after the rename: the generation it retired. */
+		newest_generation(dir, b.prev, sizeof(b.prev));
+	}
+	if (b.prev[0] != '\0') {
+		char pm[DEPLOY_PATH_MAX + 64];
+		cJSON *m = NULL;
+		rocmd_fs_fmt(pm, sizeof(pm), "%s/manifest.json", b.prev);
+		if ((rc = rocmd_fs_json_read(pm, &m)) < 0 ||
+		    (rc = deploy_manifest_parse(m, NULL, NULL, &b.pf)) < 0) {
+			cJSON_Delete(m);
+			rocmd_fs_fmt(why, whylen, "the backup manifest %s is damaged", pm);
+			return rc;
+		}
+		cJSON_Delete(m);
 	}
 	if ((rc = rocmd_paths_mkdir_p(dir, 0755)) < 0) {
 		rocmd_fs_fmt(why, whylen, "cannot create %s: %s", dir, rocmd_strerror(rc));
-		return rc;
+		goto out;
 	}
 	/* An incomplete backup (no manifest) of an earlier run goes. */
 	if ((rc = rocmd_fs_remove_tree(bdir)) < 0 || (rc = rocmd_fs_mkdir(bdir, 0700)) < 0) {
 		rocmd_fs_fmt(why, whylen, "cannot prepare %s: %s", bdir, rocmd_strerror(rc));
-		return rc;
+		goto out;
 	}
-	if (!(flags & ROCMD_DEPLOY_NEW_ORIGINALS) && manual_ok(&man, t->binary != NULL)) {
-		src_lib = man.lib;
-		src_lroot = man.lroot;
-		src_bin = t->binary != NULL ? man.bin : NULL;
-		src_broot = man.broot;
-		adopted = 1;
-	}
-	has_binary = src_bin != NULL && is_file(src_broot, src_bin);
 	rocmd_fs_fmt(lib, sizeof(lib), "%s/library", bdir);
 	rocmd_fs_fmt(bin, sizeof(bin), "%s/binary", bdir);
-	if (is_dir(src_lroot, src_lib) &&
-	    (rc = copy_tree(src_lroot, src_lib, NULL, lib, retired ? t->ours : NULL,
-	                    retired ? t->nours : 0, &files, &n, &bytes, why, whylen)) < 0)
-		goto out;
-	if (!is_dir(src_lroot, src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
-		goto out;
-	/* hipBLASLt's folder beside it: the vendor's, never a manual backup's. */
 	rocmd_fs_fmt(lt, sizeof(lt), "%s/hipblaslt", bdir);
-	if (t->lt_dir != NULL) {
-		struct rocmd_deploy_target one = *t;
-		uint64_t ltbytes = 0;
-		one.lib_dir = t->lt_dir;
-		one.binary = NULL;
-		/* One that cannot be resolved is left out: no hipBLASLt is then
-		 * deployed over it (the daemon holds it back). */
-		has_lt = deploy_paths(&one, &ltp, why, whylen) == 0 && ltp.lib_kind == 'd';
+	if ((rc = backup_rocblas(&b, &man, lib, bin, why, whylen)) < 0 ||
+	    (rc = backup_lt(&b, lt, why, whylen)) < 0 ||
+	    (rc = backup_commit(&b, bdir, mpath, why, whylen, info)) < 0)
+		goto out;
+	ROCMD_KILLPOINT("backup.done");
+	info->exists = 1;
+	info->adopted = b.adopted;
+	info->retired = retired;
+	info->files = b.n;
+	info->bytes = b.bytes;
+	info->has_binary = b.has_binary;
+	info->has_lt = b.has_lt;
+	info->lt_files = b.nlt;
+	if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !b.adopted)
+		rc = manual_copy(bdir, &man, b.has_binary, why, whylen);
+out:
+	files_free(b.files, b.n);
+	files_free(b.lt_files, b.nlt);
+	rocmd_deploy_files_free(&b.pf);
+	if (rc < 0 && !is_file(NULL, mpath))
+		rocmd_fs_remove_tree(bdir);
+	return rc;
+}
+
+/*
+ * hipBLASLt's originals added to target T's complete backup made without
+ * them (before the target had a hipBLASLt folder), before a deploy first
+ * replaces that folder: rocmd never deployed there, so what it holds is the
+ * vendor's. The folder is copied and read back beside the manifest, which is
+ * then written again, durably, listing it: until then the backup is the one
+ * it was (a copy cut short is removed by the next try). *ADDED 1 when done.
+ */
+int
+deploy_backup_add_lt(const char *state_dir, const struct rocmd_deploy_target *t, int *added,
+                     char *why, size_t whylen)
+{
+	struct rocmd_deploy_target one = *t;
+	struct rocmd_deploy_files f = {0};
+	struct rocmd_deploy_file *lt_files = NULL;
+	struct deploy_paths ltp;
+	char mpath[DEPLOY_PATH_MAX + 32], lt[DEPLOY_PATH_MAX + 16], digest[ROCMD_SHA256_HEX];
+	char first[256];
+	uint64_t bytes = 0, checked, bad;
+	size_t nlt = 0;
+	cJSON *m = NULL, *nm = NULL;
+	static const char *const keep[] = {"adopted", "source", "absent", "created_unix", NULL};
+	int rc;
+
+	*added = 0;
+	why[0] = '\0';
+	if (t->lt_dir == NULL || rocmd_deploy_name_check(t->name) < 0)
+		return 0;
+	rocmd_fs_fmt(mpath, sizeof(mpath), "%s/deploy/%s/backup/manifest.json", state_dir, t->name);
+	rocmd_fs_fmt(lt, sizeof(lt), "%s/deploy/%s/backup/hipblaslt", state_dir, t->name);
+	if ((rc = rocmd_fs_json_read(mpath, &m)) < 0 ||
+	    (rc = deploy_manifest_parse(m, NULL, NULL, &f)) < 0) {
+		rocmd_fs_fmt(why, whylen, "the backup manifest %s is damaged", mpath);
+		goto out;
+	}
+	one.lib_dir = t->lt_dir;
+	one.binary = NULL;
+	if (f.has_lt || deploy_paths(&one, &ltp, why, whylen) < 0 || ltp.lib_kind != 'd') {
 		why[0] = '\0';
-		if (has_lt && (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, NULL, 0, &lt_files,
-		                              &nlt, &ltbytes, why, whylen)) < 0)
-			goto out;
-		bytes += ltbytes;
-	}
-	if (has_binary) {
-		struct rocmd_fs_copy_stats st = {.reflink = 1};
-		if ((rc = rocmd_fs_copy_file_in(src_broot, src_bin, NULL, bin, 0755, 0, NULL,
-		                                binary.sha256, &st)) < 0) {
-			rocmd_fs_fmt(why, whylen, "cannot back up %s: %s", src_bin,
-			             rocmd_strerror(rc));
-			goto out;
-		}
-		binary.kind = ROCMD_DEPLOY_FILE;
-		binary.exec = 1;
-		if (rocmd_fs_kind(bin, &binary.size, NULL) != 'f')
-			binary.size = 0;
-	}
-	if ((rc = rocmd_fs_syncfs(bdir)) < 0) {
-		rocmd_fs_fmt(why, whylen, "cannot flush the backup: %s", rocmd_strerror(rc));
+		rc = 0; /* it has them, or there is no folder to back up */
 		goto out;
 	}
-	/* Read back from disk what was written and compare: the backup is what
-	 * users trust, so it is checked, not assumed. */
-	rc = check_backup(lib, files, n, has_lt ? lt : NULL, lt_files, nlt,
-	                  has_binary ? bin : NULL, &binary, src_bin, why, whylen);
-	if (rc < 0)
+	if ((rc = rocmd_fs_remove_tree(lt)) < 0 ||
+	    (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, NULL, 0, &lt_files, &nlt, &bytes, why,
+	                    whylen)) < 0 ||
+	    (rc = rocmd_fs_syncfs(lt)) < 0 ||
+	    (rc = deploy_check_tree(NULL, lt, lt_files, nlt, &checked, &bad, first,
+	                            sizeof(first), NULL, NULL, "backup", why, whylen)) < 0)
 		goto out;
-	if ((m = deploy_manifest_json("original", files, n, has_binary ? &binary : NULL, has_lt,
-	                              lt_files, nlt, info->manifest)) == NULL) {
+	if (bad > 0) {
+		rocmd_fs_fmt(why, whylen, "the backup copy of %s differs from it: %s", ltp.lib,
+		             first);
+		rc = ROCMD_ECORRUPT;
+		goto out;
+	}
+	if ((nm = deploy_manifest_json("original", f.files, f.n, f.binary, 1, lt_files, nlt,
+	                               digest)) == NULL) {
 		rc = ROCMD_ENOMEM;
 		goto out;
 	}
-	cJSON_AddBoolToObject(m, "adopted", adopted);
-	cJSON_AddStringToObject(m, "source", src_lib);
-	cJSON_AddBoolToObject(m, "absent", !is_dir(src_lroot, src_lib));
-	cJSON_AddNumberToObject(m, "created_unix", (double)time(NULL));
-	if ((rc = rocmd_fs_json_write(mpath, m)) < 0) {
+	for (size_t i = 0; keep[i] != NULL; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, keep[i]);
+		if (v != NULL)
+			cJSON_AddItemToObject(nm, keep[i], cJSON_Duplicate(v, 1));
+	}
+	if ((rc = rocmd_fs_json_write(mpath, nm)) < 0) {
 		rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mpath, rocmd_strerror(rc));
 		goto out;
 	}
-	ROCMD_KILLPOINT("backup.done");
-	info->exists = 1;
-	info->adopted = adopted;
-	info->retired = retired;
-	info->files = n;
-	info->bytes = bytes;
-	info->has_binary = has_binary;
-	info->has_lt = has_lt;
-	info->lt_files = nlt;
-	if ((flags & ROCMD_DEPLOY_MANUAL_BACKUP) && !adopted)
-		rc = manual_copy(bdir, &man, has_binary, why, whylen);
+	*added = 1;
 out:
-	files_free(files, n);
+	if (rc < 0 && !*added)
+		rocmd_fs_remove_tree(lt);
+	if (rc < 0 && why[0] == '\0')
+		rocmd_fs_fmt(why, whylen, "cannot back up hipBLASLt's originals: %s",
+		             rocmd_strerror(rc));
 	files_free(lt_files, nlt);
+	rocmd_deploy_files_free(&f);
 	cJSON_Delete(m);
-	if (rc < 0 && !is_file(NULL, mpath))
-		rocmd_fs_remove_tree(bdir);
+	cJSON_Delete(nm);
 	return rc;
 }
 

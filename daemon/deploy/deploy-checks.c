@@ -222,16 +222,16 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 		snprintf(why, whylen, "no package #%lld in the store", (long long)pkg_id);
 		return ROCMD_ENOTFOUND;
 	}
-	if (f.lt_only && (strcmp(t->kind, "sdk") != 0 || t->sys_lt[0] == '\0')) {
-		/* An overlay names rocBLAS's folder with hipBLASLt's; an
-		 * application's copy gets no hipBLASLt from rocmd. */
+	if (f.lt_only && (strcmp(t->kind, "app") == 0 || t->sys_lt[0] == '\0')) {
+		/* An SDK's hipBLASLt folder, or its overlay's own (HIPBLASLT_TENSILE_
+		 * LIBPATH); an application's copy gets no hipBLASLt from rocmd. */
 		deploy_fmt(why, whylen,
 		           "refused: package #%lld (%s) carries only hipBLASLt's library, and %s %s: "
 		           "there is nothing to deploy it to",
 		           (long long)pkg_id, f.name, t->name,
 		           strcmp(t->kind, "sdk") == 0 ? "has no hipBLASLt library folder"
 		           : strcmp(t->kind, "overlay") == 0
-		               ? "is an overlay, which serves a package carrying rocBLAS"
+		               ? "is the overlay of an SDK without a hipBLASLt library"
 		               : "is an application's copy, whose hipBLASLt rocmd does not manage");
 		return ROCMD_EINVAL;
 	}
@@ -377,11 +377,19 @@ deploy_check_gpus(struct deploy_job *j)
 {
 	struct rocmd_rocblas_lib lib;
 	char why[256], lost[256] = "";
+	/* An overlay holding hipBLASLt's files alone: rocBLAS is the SDK's own,
+	 * which rocmd did not deploy (reported from discovery, never failed). */
+	int sdk_own = strcmp(j->t.kind, "overlay") == 0 && !deploy_dir_has_files(j->t.host_lib);
 
-	if (j->gpus.n == 0 ||
-	    rocmd_rocblas_inspect(j->t.host_lib, 0, NULL, &lib, why, sizeof(why)) < 0)
+	if (j->gpus.n == 0)
 		return;
-	for (int i = 0; i < j->gpus.n && i < 8; i++) {
+	if (sdk_own) {
+		for (int i = 0; i < j->gpus.n && i < 8; i++)
+			j->gpu_covered[i] = deploy_arch_listed(j->t.sdk_archs, j->gpus.archs[i]);
+	} else if (rocmd_rocblas_inspect(j->t.host_lib, 0, NULL, &lib, why, sizeof(why)) < 0) {
+		return;
+	}
+	for (int i = 0; !sdk_own && i < j->gpus.n && i < 8; i++) {
 		/* Served as package import says of a package (one rule). */
 		j->gpu_covered[i] = rocmd_rocblas_serves(&lib, j->gpus.archs[i]);
 		/* A loss the user confirmed is reported, not failed. */
@@ -391,7 +399,8 @@ deploy_check_gpus(struct deploy_job *j)
 			           j->gpus.archs[i]);
 		}
 	}
-	rocmd_rocblas_lib_free(&lib);
+	if (!sdk_own)
+		rocmd_rocblas_lib_free(&lib);
 	/* hipBLASLt beside it (an overlay's own once it holds files), by the
 	 * same rule: reported per arch, never a failure of the deploy (its
 	 * files, when rocmd deployed them, are checked by the engine). */

@@ -149,10 +149,12 @@ struct ours_build {
 	struct rocmd_deploy_service *ds;
 	struct rocmd_deploy_files *out;
 	const struct rocmd_deploy_files *orig; /* the originals' files: never ours */
-	size_t cap;
+	size_t cap, ltcap;
 	int64_t pkgs[DEPLOY_STEPS_MAX];
 	size_t npkgs;
 	char libdir[PATH_MAX];
+	char ltdir[PATH_MAX]; /* the package's hipBLASLt folder, "" none */
+	int rocblas;          /* 0: the package carries hipBLASLt's folder only */
 	int rc;
 };
 
@@ -162,18 +164,47 @@ ours_libdir(const struct rocmd_db_pkg *p, void *arg)
 	struct ours_build *b = arg;
 	cJSON *id = cJSON_Parse(p->identity != NULL ? p->identity : "{}");
 	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(id, "library");
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(id, "hipblaslt_library");
 
 	deploy_copy(b->libdir, sizeof(b->libdir), cJSON_IsString(lib) ? lib->valuestring : "");
+	deploy_copy(b->ltdir, sizeof(b->ltdir), cJSON_IsString(lt) ? lt->valuestring : "");
+	b->rocblas = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(id, "carries_rocblas"));
 	cJSON_Delete(id);
 	return 0;
 }
 
+/* Whether PATH with hash SHA is one of the originals' files O (N). */
 static int
-is_original(const struct rocmd_deploy_files *o, const char *path, const char *sha)
+is_original(const struct rocmd_deploy_file *o, size_t n, const char *path, const char *sha)
 {
-	for (size_t i = 0; o != NULL && i < o->n; i++)
-		if (strcmp(o->files[i].path, path) == 0 && strcmp(o->files[i].sha256, sha) == 0)
+	for (size_t i = 0; o != NULL && i < n; i++)
+		if (strcmp(o[i].path, path) == 0 && strcmp(o[i].sha256, sha) == 0)
 			return 1;
+	return 0;
+}
+
+/* Appends REL (hash SHA) to the list *V (*N, *CAP). */
+static int
+ours_add(struct rocmd_deploy_file **v, size_t *n, size_t *cap, const char *rel, const char *sha)
+{
+	struct rocmd_deploy_file *d;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		void *p = realloc(*v, ncap * sizeof(**v));
+		if (p == NULL)
+			return ROCMD_ENOMEM;
+		*v = p;
+		*cap = ncap;
+	}
+	d = &(*v)[*n];
+	memset(d, 0, sizeof(*d));
+	d->kind = ROCMD_DEPLOY_FILE;
+	d->path = strdup(rel);
+	if (d->path == NULL)
+		return ROCMD_ENOMEM;
+	deploy_copy(d->sha256, sizeof(d->sha256), sha);
+	(*n)++;
 	return 0;
 }
 
@@ -181,35 +212,28 @@ static int
 ours_file(const struct rocmd_db_pkg_file *f, void *arg)
 {
 	struct ours_build *b = arg;
-	size_t n = strlen(b->libdir);
+	size_t n = strlen(b->libdir), ln = strlen(b->ltdir);
 	const char *rel = f->path;
-	struct rocmd_deploy_file *d;
+	const struct rocmd_deploy_files *o = b->orig;
 
 	if (f->kind != 'f' || f->sha256 == NULL)
+		return 0;
+	if (ln > 0 && strncmp(f->path, b->ltdir, ln) == 0 && f->path[ln] == '/') {
+		/* hipBLASLt's folder: never rocBLAS's. */
+		rel += ln + 1;
+		if (o != NULL && is_original(o->lt_files, o->nlt, rel, f->sha256))
+			return 0;
+		return ours_add(&b->out->lt_files, &b->out->nlt, &b->ltcap, rel, f->sha256);
+	}
+	if (!b->rocblas)
 		return 0;
 	if (n > 0 && (strncmp(f->path, b->libdir, n) != 0 || f->path[n] != '/'))
 		return 0; /* not in the library folder */
 	if (n > 0)
 		rel += n + 1;
-	if (is_original(b->orig, rel, f->sha256))
+	if (o != NULL && is_original(o->files, o->n, rel, f->sha256))
 		return 0; /* the vendor's file, deployed unchanged */
-	if (b->out->n == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 64;
-		void *p = realloc(b->out->files, ncap * sizeof(*b->out->files));
-		if (p == NULL)
-			return ROCMD_ENOMEM;
-		b->out->files = p;
-		b->cap = ncap;
-	}
-	d = &b->out->files[b->out->n];
-	memset(d, 0, sizeof(*d));
-	d->kind = ROCMD_DEPLOY_FILE;
-	d->path = strdup(rel);
-	if (d->path == NULL)
-		return ROCMD_ENOMEM;
-	deploy_copy(d->sha256, sizeof(d->sha256), f->sha256);
-	b->out->n++;
-	return 0;
+	return ours_add(&b->out->files, &b->out->n, &b->cap, rel, f->sha256);
 }
 
 static int
@@ -225,7 +249,8 @@ ours_deployment(const struct rocmd_db_deployment *d, void *arg)
 			return 0;
 	if (b->npkgs < DEPLOY_STEPS_MAX)
 		b->pkgs[b->npkgs++] = d->package_id;
-	b->libdir[0] = '\0';
+	b->libdir[0] = b->ltdir[0] = '\0';
+	b->rocblas = 1;
 	if (rocmd_pkg_db_list(b->ds->pdb, d->package_id, ours_libdir, b) < 0)
 		return 0;
 	rc = rocmd_pkg_db_files(b->ds->pdb, d->package_id, 0, 0, ours_file, b);

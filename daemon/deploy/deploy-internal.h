@@ -29,6 +29,13 @@ int deploy_check_tree(const char *troot, const char *root, const struct rocmd_de
                       rocmd_deploy_progress_fn progress, void *ctx, const char *step, char *why,
                       size_t whylen);
 
+/* ---- the backup (deploy-backup.c) ---- */
+/* Adds hipBLASLt's originals (T->lt_dir as it is now) to T's complete
+ * backup when it was made without them; *ADDED 1 when it did (nothing when
+ * the backup has them or T has no hipBLASLt folder). */
+int deploy_backup_add_lt(const char *state_dir, const struct rocmd_deploy_target *t, int *added,
+                         char *why, size_t whylen);
+
 /* ---- a target's paths (deploy-paths.c) ---- */
 /* What deploy_paths makes of a target: canonical, '/'-separated paths and
  * the roots they lie below, which the file operations are given (the

@@ -17,17 +17,31 @@ deploy_lt_note(const struct deploy_job *j, char *out, size_t outlen)
 	out[0] = '\0';
 	switch (j->lt_state) {
 	case LT_DEPLOYED:
-		if (j->lt_only)
+		if (j->lt_only && j->t.ov_lt[0] != '\0' && !deploy_dir_has_files(j->t.host_lib))
+			/* An overlay holding no rocBLAS: its environment names none. */
+			deploy_fmt(out, outlen,
+			           "; hipBLASLt at %s deployed: the package's hipBLASLt folder (%zu "
+			           "files, one transaction); rocBLAS: the SDK's own serves "
+			           "(ROCBLAS_TENSILE_LIBPATH not set): the package carries no rocBLAS "
+			           "library",
+			           j->t.ov_lt, j->nlt_files);
+		else if (j->lt_only)
 			deploy_fmt(out, outlen,
 			           "; hipBLASLt at %s deployed: the package's hipBLASLt folder (%zu "
 			           "files, one transaction); rocBLAS at %s left as it is: the "
 			           "package carries no rocBLAS library",
-			           lt, j->nlt_files, j->t.sys_lib);
+			           j->t.ov_lt[0] != '\0' ? j->t.ov_lt : lt, j->nlt_files, j->t.sys_lib);
 		else
 			deploy_fmt(out, outlen,
 			           "; hipBLASLt at %s deployed with it: the package's hipBLASLt "
 			           "folder (%zu files, one transaction)",
 			           j->t.ov_lt[0] != '\0' ? j->t.ov_lt : lt, j->nlt_files);
+		if (j->dry_run ? j->lt_backup_first : j->res.lt_backup_added) {
+			size_t l = strlen(out);
+			deploy_fmt(out + l, outlen - l,
+			           "; hipBLASLt's originals backed up first (the backup of the "
+			           "originals was made without them)");
+		}
 		break;
 	case LT_RESTORED:
 		deploy_fmt(out, outlen,

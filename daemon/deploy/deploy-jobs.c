@@ -288,7 +288,10 @@ smoke_run(struct deploy_job *j)
 	argv[n++] = ds->smoke;
 	argv[n++] = j->t.host_smoke_bin;
 	argv[n++] = j->t.host_hip;
-	if (strcmp(j->t.kind, "overlay") == 0 || j->t.host_bin[0] == '\0')
+	/* An overlay's library is named only while it holds rocBLAS's files
+	 * (a package of hipBLASLt's alone leaves the SDK's own serving). */
+	if ((strcmp(j->t.kind, "overlay") == 0 && deploy_dir_has_files(j->t.host_lib)) ||
+	    (strcmp(j->t.kind, "overlay") != 0 && j->t.host_bin[0] == '\0'))
 		argv[n++] = j->t.host_lib;
 	argv[n] = NULL;
 	rc = rocmd_child_run(argv, NULL, j->smoke_timeout_ms, out, sizeof(out), &status);
@@ -474,9 +477,10 @@ deploy_lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
 	struct rocmd_deploy_backup_info bi;
 	char why[512];
 	int placed = 0, to_original = j->type == JOB_ROLLBACK && strcmp(j->to, "original") == 0;
-	int new_originals = (req->flags & ROCMD_DEPLOY_NEW_ORIGINALS) != 0;
+	int new_lt = (req->flags & ROCMD_DEPLOY_NEW_LT_ORIGINALS) != 0;
 
 	j->lt_state = LT_LEFT;
+	j->lt_backup_first = 0;
 	if (req->target.lt_dir == NULL) {
 		if (j->pkg_has_lt && j->type == JOB_DEPLOY)
 			j->lt_state = LT_NO_TARGET;
@@ -490,11 +494,11 @@ deploy_lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
 	if (rocmd_deploy_backup_info(state, j->t.name, &bi) < 0)
 		memset(&bi, 0, sizeof(bi)); /* damaged: the engine says so */
 	if (j->nlt_files > 0 && !to_original) {
-		/* A backup made by this run holds hipBLASLt's folder. */
-		if (bi.exists && !bi.has_lt && !new_originals) {
-			j->lt_state = LT_NO_BACKUP;
-			return;
-		}
+		/* A backup made without hipBLASLt's folder gets its originals
+		 * first (deploy_backup_add_lt); one made by this run has them. */
+		j->lt_backup_first = bi.exists && !bi.has_lt &&
+		                     !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS)) &&
+		                     strcmp(j->t.kind, "overlay") != 0;
 		/* The GPUs' archs the hipBLASLt in place serves: kept. */
 		deploy_arch_minus(j->arch, j->t.lt_archs, why, sizeof(why));
 		deploy_arch_minus(j->arch, why, j->lt_arch, sizeof(j->lt_arch));
@@ -505,8 +509,10 @@ deploy_lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
 		j->lt_state = LT_DEPLOYED;
 		return;
 	}
-	/* After an SDK update (new originals) its hipBLASLt is the vendor's. */
-	if (!placed || new_originals)
+	/* After an update of hipBLASLt's folder (its new originals) what it
+	 * holds is the vendor's; an update of rocBLAS's alone leaves rocmd's
+	 * hipBLASLt files there, which go as for any deploy. */
+	if (!placed || new_lt)
 		return;
 	if (strcmp(j->t.kind, "overlay") == 0) {
 		/* An overlay's originals are nothing: emptied, the SDK's own serves. */
@@ -606,6 +612,8 @@ deploy_work(struct rocmd_job *b)
 	deploy_target_engine(&j->t, &req.target);
 	req.target.ours = j->ours.files;
 	req.target.nours = j->ours.n;
+	req.target.lt_ours = j->ours.lt_files;
+	req.target.nlt_ours = j->ours.nlt;
 	req.progress = on_progress;
 	req.ctx = j;
 	req.arch = j->arch[0] ? j->arch : NULL;
@@ -626,6 +634,10 @@ deploy_work(struct rocmd_job *b)
 		}
 	}
 	if (j->type == JOB_VERIFY) {
+		/* An overlay of hipBLASLt's files alone: its empty rocBLAS folder
+		 * is checked as such, the SDK's own rocBLAS serving the archs. */
+		if (strcmp(j->t.kind, "overlay") == 0 && !deploy_dir_has_files(j->t.host_lib))
+			req.arch = NULL;
 		j->base.rc = rocmd_deploy_verify(req.state_dir, &req.target, req.arch, on_progress,
 		                                 j, &j->vrep, j->base.why, sizeof(j->base.why));
 		if (j->base.rc == 0 && smoke_run(j) < 0) {
@@ -1120,8 +1132,12 @@ deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t whyle
 	{
 		struct deploy_row row;
 		deploy_target_lookup(ds, j->t.name, &row);
-		if (deploy_originals_changed(ds, &j->t, &row)) {
+		/* Each library's new originals, told by its own fingerprint. */
+		if (deploy_originals_changed(ds, &j->t, &row))
 			j->flags |= ROCMD_DEPLOY_NEW_ORIGINALS;
+		if (j->t.host_lt[0] != '\0' && deploy_lt_originals_changed(ds, &j->t, &row))
+			j->flags |= ROCMD_DEPLOY_NEW_LT_ORIGINALS;
+		if (j->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS)) {
 			/* What rocmd put there never becomes the vendor's (I1). */
 			if ((rc = deploy_ours_load(ds, j->t.name, row.id, &j->ours)) < 0) {
 				snprintf(why, whylen, "cannot read what rocmd deployed at %s: %s",

@@ -43,6 +43,7 @@ struct deploy_tgt {
 	char sys_lt[PATH_MAX], host_lt[PATH_MAX];
 	char lt_archs[512];      /* the archs it serves, as sdk_archs */
 	char lt_fingerprint[72]; /* discovery's fingerprint of it ("" unknown) */
+	int64_t lt_since_ms;     /* when discovery first read that fingerprint (0 unknown) */
 	/* An overlay's own hipBLASLt folder (<state>/overlay/N/hipblaslt/library,
 	 * a host path, named by HIPBLASLT_TENSILE_LIBPATH once it holds files);
 	 * "" for other targets, and for an overlay of an SDK without hipBLASLt. */
@@ -108,6 +109,9 @@ struct deploy_job {
 	size_t nlt_files;
 	char lt_arch[512];
 	int lt_state; /* enum deploy_lt_state: what the job did to hipBLASLt's folder */
+	/* The backup of the originals lacks hipBLASLt's: the engine adds them
+	 * first (deploy_backup_add_lt; the dry run says it will). */
+	int lt_backup_first;
 	char pkg_digest[72];
 	/* The archs the library must serve after the swap: every GPU's,
 	 * comma-separated ("" when the arch check was forced). */
@@ -196,6 +200,10 @@ void deploy_target_lookup(struct rocmd_deploy_service *ds, const char *name, str
 /* Whether an SDK update replaced what is at T since rocmd last wrote there. */
 int deploy_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
                              const struct deploy_row *row);
+/* Whether an update replaced what is in T's hipBLASLt folder since rocmd
+ * last wrote there (ROCMD_DEPLOY_NEW_LT_ORIGINALS). */
+int deploy_lt_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
+                                const struct deploy_row *row);
 void deploy_gpu_archs(struct rocmd_deploy_service *ds, struct deploy_gpu_archs *a);
 /* The same as one comma-separated list ("gfx1030,gfx803"; "" none). */
 void deploy_gpu_list(const struct deploy_gpu_archs *a, char *out, size_t n);
@@ -211,8 +219,10 @@ void deploy_files_fingerprint(const struct rocmd_deploy_file *files, size_t n, i
                               char out[72]);
 
 /* The environment an overlay target is used with, into OUT:
- * "ROCBLAS_TENSILE_LIBPATH=<LIB>", and " HIPBLASLT_TENSILE_LIBPATH=<LT>"
- * while the overlay's hipBLASLt folder LT (may be NULL or "") holds files. */
+ * "ROCBLAS_TENSILE_LIBPATH=<LIB>" while its rocBLAS folder LIB holds files,
+ * and "HIPBLASLT_TENSILE_LIBPATH=<LT>" while its hipBLASLt folder LT (may be
+ * NULL or "") does, separated by a space ("" when neither does: a package
+ * of hipBLASLt's folder alone leaves rocBLAS the SDK's own, unnamed). */
 void deploy_overlay_env(const char *lib, const char *lt, char *out, size_t n);
 /* Whether folder DIR (NULL or "": none) holds anything. */
 int deploy_dir_has_files(const char *dir);
@@ -297,8 +307,8 @@ const struct deploy_step *deploy_steps_find(const struct deploy_steps *s, int64_
 void deploy_steps_free(struct deploy_steps *s);
 /* The library files (path, hash) rocmd ever deployed at target NAME
  * (TARGET_ID) that are not the originals' as backed up: they never become
- * originals (rocmd_deploy_target.ours). A removed package's files are not
- * known any more. */
+ * originals (rocmd_deploy_target.ours); hipBLASLt's in OUT's lt_files (.lt_ours).
+ * A removed package's files are not known any more. */
 int deploy_ours_load(struct rocmd_deploy_service *ds, const char *name, int64_t target_id,
                      struct rocmd_deploy_files *out);
 

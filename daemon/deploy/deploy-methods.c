@@ -400,6 +400,35 @@ find_by_name(cJSON *a, const char *name)
 	return NULL;
 }
 
+/*
+ * Drift of target O's hipBLASLt folder (T its row, a deployment live): rocmd
+ * put hipBLASLt files there (current.json names them) and discovery's
+ * reading of the folder, made after that deployment finished, is not theirs,
+ * or the folder is gone. A reading from before rocmd's own write is what was
+ * there before: no drift (as for rocBLAS's).
+ */
+static int
+lt_drift(struct rocmd_deploy_service *ds, const cJSON *o, const struct rocmd_db_target *t)
+{
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(o, "hipblaslt");
+	const cJSON *fp = cJSON_GetObjectItemCaseSensitive(lt, "fingerprint");
+	const cJSON *since = cJSON_GetObjectItemCaseSensitive(lt, "since_ms");
+	struct rocmd_deploy_files cur;
+	char live[72] = "", why[256];
+
+	if (rocmd_deploy_current_load(ds->srv->cfg->state_dir, t->name, &cur, why, sizeof(why)) < 0)
+		return 0;
+	if (cur.has_lt && cur.nlt > 0 && strcmp(cur.label, "original") != 0)
+		deploy_files_fingerprint(cur.lt_files, cur.nlt, 1, live);
+	rocmd_deploy_files_free(&cur);
+	if (live[0] == '\0')
+		return 0; /* none of rocmd's hipBLASLt files there */
+	if (!cJSON_IsObject(lt))
+		return 1; /* the folder is gone */
+	return cJSON_IsString(fp) && strcmp(fp->valuestring, live) != 0 && cJSON_IsNumber(since) &&
+	       since->valuedouble > (double)t->live_finished_ms;
+}
+
 static int
 status_target(const struct rocmd_db_target *t, void *arg)
 {
@@ -439,11 +468,17 @@ status_target(const struct rocmd_db_target *t, void *arg)
 	{
 		const cJSON *sfp = cJSON_GetObjectItemCaseSensitive(o, "library_fingerprint");
 		const cJSON *since = cJSON_GetObjectItemCaseSensitive(o, "library_since_ms");
-		cJSON_AddBoolToObject(
-		    o, "drift",
-		    t->live_id != 0 && t->live_fingerprint != NULL && cJSON_IsString(sfp) &&
-		        strcmp(sfp->valuestring, t->live_fingerprint) != 0 &&
-		        cJSON_IsNumber(since) && since->valuedouble > (double)t->live_finished_ms);
+		int rb = t->live_id != 0 && t->live_fingerprint != NULL && cJSON_IsString(sfp) &&
+		         strcmp(sfp->valuestring, t->live_fingerprint) != 0 &&
+		         cJSON_IsNumber(since) && since->valuedouble > (double)t->live_finished_ms;
+		int lt = t->live_id != 0 && strcmp(t->kind, "sdk") == 0 && lt_drift(c->ds, o, t);
+		cJSON *which = cJSON_CreateArray();
+		if (rb)
+			cJSON_AddItemToArray(which, cJSON_CreateString("rocblas"));
+		if (lt)
+			cJSON_AddItemToArray(which, cJSON_CreateString("hipblaslt"));
+		cJSON_AddBoolToObject(o, "drift", rb || lt);
+		cJSON_AddItemToObject(o, "drift_libraries", which);
 	}
 	return 0;
 }
@@ -501,6 +536,11 @@ target_json(const struct deploy_tgt *t)
 		cJSON *lt = cJSON_AddObjectToObject(o, "hipblaslt");
 		cJSON_AddStringToObject(lt, "library", t->sys_lt);
 		cJSON_AddStringToObject(lt, "serves", t->lt_archs);
+		if (t->lt_fingerprint[0] != '\0' && strcmp(t->kind, "sdk") == 0) {
+			/* Discovery's reading, and since when (drift: lt_drift). */
+			cJSON_AddStringToObject(lt, "fingerprint", t->lt_fingerprint);
+			cJSON_AddNumberToObject(lt, "since_ms", (double)t->lt_since_ms);
+		}
 		cJSON_AddStringToObject(lt, "note",
 		                        strcmp(t->kind, "sdk") == 0
 		                            ? "deployed with rocBLAS's when a package carries "

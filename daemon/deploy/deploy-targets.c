@@ -162,10 +162,11 @@ sdk_row(const struct rocmd_db_sdk *s, void *arg)
 		    map(ds, ltdir->valuestring, t->host_lt, sizeof(t->host_lt)) == 0) {
 			deploy_copy(t->sys_lt, sizeof(t->sys_lt), ltdir->valuestring);
 			rocmd_rocblas_served_json(lt, t->lt_archs, sizeof(t->lt_archs));
+			const cJSON *fp = cJSON_GetObjectItemCaseSensitive(lt, "fingerprint");
+			const cJSON *since = cJSON_GetObjectItemCaseSensitive(lt, "since_ms");
 			deploy_copy(t->lt_fingerprint, sizeof(t->lt_fingerprint),
-			            cJSON_IsString(cJSON_GetObjectItemCaseSensitive(lt, "fingerprint"))
-			                ? cJSON_GetObjectItemCaseSensitive(lt, "fingerprint")->valuestring
-			                : "");
+			            cJSON_IsString(fp) ? fp->valuestring : "");
+			t->lt_since_ms = cJSON_IsNumber(since) ? (int64_t)since->valuedouble : 0;
 		} else {
 			t->host_lt[0] = '\0';
 		}
@@ -460,11 +461,13 @@ deploy_dir_has_files(const char *dir)
 void
 deploy_overlay_env(const char *lib, const char *lt, char *out, size_t n)
 {
-	if (deploy_dir_has_files(lt))
-		deploy_fmt(out, n, "ROCBLAS_TENSILE_LIBPATH=%s HIPBLASLT_TENSILE_LIBPATH=%s", lib,
-		           lt);
-	else
-		deploy_fmt(out, n, "ROCBLAS_TENSILE_LIBPATH=%s", lib);
+	/* A variable naming an empty folder would leave that library without
+	 * kernels (rocBLAS aborts): a folder holding nothing is not named. */
+	int has_lib = deploy_dir_has_files(lib), has_lt = deploy_dir_has_files(lt);
+
+	deploy_fmt(out, n, "%s%s%s%s%s", has_lib ? "ROCBLAS_TENSILE_LIBPATH=" : "",
+	           has_lib ? lib : "", has_lib && has_lt ? " " : "",
+	           has_lt ? "HIPBLASLT_TENSILE_LIBPATH=" : "", has_lt ? lt : "");
 }
 
 int
@@ -655,6 +658,49 @@ deploy_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tg
 	deploy_files_fingerprint(b.files, b.n, 0, fp);
 	rocmd_deploy_files_free(&b);
 	return fp[0] != '\0' && strcmp(fp, t->sdk_fingerprint) != 0;
+}
+
+/*
+ * The same for hipBLASLt's folder of SDK target T: discovery's reading of it,
+ * made after rocmd last wrote the target (its live deployment finished, or
+ * current.json was written: a rollback), is neither what rocmd put there
+ * (current.json's hipBLASLt files) nor the backed-up originals'. A backup
+ * without hipBLASLt's originals gets them from the folder as it is
+ * (deploy_backup_add_lt): no new generation for that.
+ */
+int
+deploy_lt_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tgt *t,
+                            const struct deploy_row *row)
+{
+	struct rocmd_deploy_files b, cur;
+	struct rocmd_fsinfo fi;
+	char fp[72] = "", path[PATH_MAX], why[256];
+	int64_t last = row->live_id != 0 ? row->live_finished_ms : 0;
+	const char *state = ds->srv->cfg->state_dir;
+
+	if (strcmp(t->kind, "sdk") != 0 || !row->has_backup || t->lt_fingerprint[0] == '\0')
+		return 0;
+	snprintf(path, sizeof(path), "%s/deploy/%s/current.json", state, t->name);
+	if (rocmd_fsinfo_get(path, 0, &fi) == 0 && fi.mtime_ns / 1000000 > last)
+		last = fi.mtime_ns / 1000000;
+	if (t->lt_since_ms <= last)
+		return 0; /* read before rocmd's last write: what was there then */
+	if (rocmd_deploy_backup_load(state, t->name, &b, why, sizeof(why)) < 0)
+		return 0;
+	if (b.has_lt)
+		deploy_files_fingerprint(b.lt_files, b.nlt, 0, fp);
+	rocmd_deploy_files_free(&b);
+	if (fp[0] == '\0' || strcmp(fp, t->lt_fingerprint) == 0)
+		return 0;
+	if (rocmd_deploy_current_load(state, t->name, &cur, why, sizeof(why)) == 0) {
+		fp[0] = '\0';
+		if (cur.has_lt)
+			deploy_files_fingerprint(cur.lt_files, cur.nlt, 1, fp);
+		rocmd_deploy_files_free(&cur);
+		if (strcmp(fp, t->lt_fingerprint) == 0)
+			return 0;
+	}
+	return 1;
 }
 
 /* ---- fingerprints ---- */

@@ -786,9 +786,17 @@ backup_originals(const struct txn *t, const struct rocmd_deploy_request *req,
 	pr->step = "backup";
 	if (req->progress != NULL && req->progress(pr, req->ctx) != 0)
 		return ROCMD_ECANCELED;
+	/* A backup made before the target had a hipBLASLt folder gets its
+	 * originals now, before anything replaces them: a rollback restores
+	 * them as it does rocBLAS's. */
+	if (had && req->lt && req->nlt_files > 0 &&
+	    !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS)) &&
+	    (rc = deploy_backup_add_lt(req->state_dir, &tg, &res->lt_backup_added, why, whylen)) < 0)
+		return rc;
 	/* With a backup made before, MANUAL_BACKUP still writes the manual
 	 * names if a deploy that made the backup could not (they were in use). */
-	if (had && !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_MANUAL_BACKUP)))
+	if (had && !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS |
+	                           ROCMD_DEPLOY_MANUAL_BACKUP)))
 		return 0;
 	if ((rc = rocmd_deploy_backup(req->state_dir, &tg, req->flags, &bi, why, whylen)) < 0)
 		return rc;

@@ -18,7 +18,9 @@
  *     manifest.json  every file with its hash; written last, so a backup
  *                    without it is incomplete and is redone
  *     library/       the original library folder
- *     hipblaslt/     the original hipBLASLt library folder (target.lt_dir)
+ *     hipblaslt/     the original hipBLASLt library folder (target.lt_dir);
+ *                    added to a backup made without it before a deploy
+ *                    first replaces that folder
  *     binary         the original rocBLAS binary (when the target has one)
  *
  * Rollback is a deploy like any other: rocmd_deploy_backup_load gives the
@@ -71,6 +73,10 @@ struct rocmd_deploy_target {
 	 * that left rocmd's files in place does not make them the vendor's). */
 	const struct rocmd_deploy_file *ours;
 	size_t nours;
+	/* The same for hipBLASLt's folder (paths relative to LT_DIR), left out
+	 * of its new originals with ROCMD_DEPLOY_NEW_LT_ORIGINALS. */
+	const struct rocmd_deploy_file *lt_ours;
+	size_t nlt_ours;
 	/* hipBLASLt's library folder beside rocBLAS's (absolute, inside ROOT),
 	 * or NULL: backed up with the originals, and replaced in the same
 	 * transaction when a request carries its files (LT). */
@@ -118,6 +124,12 @@ typedef int (*rocmd_deploy_check_fn)(const struct rocmd_deploy_target *t, void *
  * becomes the backup of the originals; a manual rocblas_backup, which holds
  * the older originals, is not adopted. */
 #define ROCMD_DEPLOY_NEW_ORIGINALS 0x8
+/* The same for hipBLASLt's folder alone: an update replaced what rocmd had
+ * put there (or the originals it had backed up). Each folder's originals come
+ * from where its own flag says: the target with the flag, else the earlier
+ * generation (copied, every file checked against its manifest), so that an
+ * update of one library never makes what rocmd put in the other an original. */
+#define ROCMD_DEPLOY_NEW_LT_ORIGINALS 0x10
 
 struct rocmd_deploy_request {
 	const char *state_dir;
@@ -167,6 +179,10 @@ struct rocmd_deploy_result {
 	int64_t stage_us, swap_us, verify_us, commit_us, pair_window_ns;
 	char manifest[ROCMD_SHA256_HEX]; /* digest of the deployed manifest */
 	int backup_retired;              /* N: the earlier originals were kept as backup.<N> */
+	/* hipBLASLt's originals were added to a backup made without them (it
+	 * was made before the target had a hipBLASLt folder), before this run
+	 * replaced that folder. */
+	int lt_backup_added;
 };
 
 /*
@@ -270,8 +286,9 @@ struct rocmd_deploy_backup_info {
  * whose content checks out) under <state>/deploy/<name>/backup, hashing each
  * file; with ROCMD_DEPLOY_MANUAL_BACKUP in FLAGS also to the rocblas_backup
  * names. Does nothing when a complete backup exists (I1): INFO describes it;
- * with ROCMD_DEPLOY_NEW_ORIGINALS that backup is first renamed to
- * backup.<N> (the lowest free N) and a new one is made.
+ * with ROCMD_DEPLOY_NEW_ORIGINALS or ROCMD_DEPLOY_NEW_LT_ORIGINALS that
+ * backup is first renamed to backup.<N> (the lowest free N) and a new one is
+ * made, each folder from the target or from backup.<N> as its flag says.
  */
 int rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, unsigned flags,
                         struct rocmd_deploy_backup_info *info, char *why, size_t whylen);

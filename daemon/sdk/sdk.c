@@ -453,6 +453,28 @@ lt_event(struct rocmd_sdk *m, const struct rocmd_sdk_found *f, const struct know
 	free(missing);
 }
 
+/* "since_ms" of JSON's hipBLASLt library: when a deep pass first read its
+ * fingerprint (OLD's, the last pass's, when that is the same folder and
+ * fingerprint), as lib_first_seen_ms is rocBLAS's. Deploy tells by it
+ * whether discovery has read the folder since rocmd last wrote there. */
+static void
+lt_since(cJSON *json, const cJSON *old, int64_t now)
+{
+	cJSON *lt = cJSON_GetObjectItemCaseSensitive(json, "hipblaslt");
+	const cJSON *fp = cJSON_GetObjectItemCaseSensitive(lt, "fingerprint");
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(lt, "dir");
+	const cJSON *ofp = cJSON_GetObjectItemCaseSensitive(old, "fingerprint");
+	const cJSON *odir = cJSON_GetObjectItemCaseSensitive(old, "dir");
+	const cJSON *osince = cJSON_GetObjectItemCaseSensitive(old, "since_ms");
+	int same = cJSON_IsString(fp) && cJSON_IsString(ofp) && cJSON_IsString(dir) &&
+	           cJSON_IsString(odir) && strcmp(fp->valuestring, ofp->valuestring) == 0 &&
+	           strcmp(dir->valuestring, odir->valuestring) == 0 && cJSON_IsNumber(osince);
+
+	if (!cJSON_IsObject(lt) || !cJSON_IsString(fp))
+		return;
+	cJSON_AddNumberToObject(lt, "since_ms", same ? osince->valuedouble : (double)now);
+}
+
 /* Writes one install; emits its events. The quick pass (DEEP 0) records the
  * install and its version; the deep pass also its library's contents. */
 /* Writes one install; emits its events. */
@@ -478,6 +500,8 @@ apply_sdk(struct rocmd_sdk *m, struct known_list *known, const struct rocmd_sdk_
 		cJSON_DeleteItemFromObjectCaseSensitive(json, "hipblaslt");
 		if (k->lt != NULL)
 			cJSON_AddItemToObject(json, "hipblaslt", cJSON_Duplicate(k->lt, 1));
+	} else if (json != NULL) {
+		lt_since(json, k != NULL ? k->lt : NULL, now);
 	}
 	detail = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
 	row.path = f->path;
