@@ -145,6 +145,38 @@ print_merged(const cJSON *r, const char *what)
 	       out_str(m, "from"));
 }
 
+/* lib status: which of target IT's libraries drifted (an older daemon names
+ * none: then rocBLAS's, without its name). */
+static void
+print_drift(const cJSON *it)
+{
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(it, "drift_libraries"), *l;
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(it, "hipblaslt");
+	int n = 0;
+
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "drift")))
+		return;
+	cJSON_ArrayForEach(l, w)
+	{
+		int h = cJSON_IsString(l) && strcmp(l->valuestring, "hipblaslt") == 0;
+		n++;
+		if (h && cJSON_IsObject(lt))
+			printf("%s: the hipBLASLt library on disk (%s) is no longer what rocmd "
+			       "deployed (an update?)\n",
+			       out_str(it, "name"), out_str(lt, "library"));
+		else if (h)
+			printf("%s: the hipBLASLt library rocmd deployed is gone (an update?)\n",
+			       out_str(it, "name"));
+		else
+			printf("%s: the rocBLAS library on disk (%s) is no longer what rocmd "
+			       "deployed (an SDK update?)\n",
+			       out_str(it, "name"), out_str(it, "library"));
+	}
+	if (n == 0)
+		printf("%s: the library on disk is no longer what rocmd deployed (an SDK update?)\n",
+		       out_str(it, "name"));
+}
+
 int
 cmd_lib_status(void *arg, const struct cli_args *args)
 {
@@ -235,33 +267,7 @@ cmd_lib_status(void *arg, const struct cli_args *args)
 			        : "content rocmd cannot tell",
 			    out_str(it, "name"));
 		}
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "drift"))) {
-			/* Which library drifted (an older daemon names none: rocBLAS's). */
-			const cJSON *w = cJSON_GetObjectItemCaseSensitive(it, "drift_libraries"), *l;
-			const cJSON *lt = cJSON_GetObjectItemCaseSensitive(it, "hipblaslt");
-			int n = 0;
-			cJSON_ArrayForEach(l, w)
-			{
-				int h = cJSON_IsString(l) && strcmp(l->valuestring, "hipblaslt") == 0;
-				n++;
-				if (h && cJSON_IsObject(lt))
-					printf("%s: the hipBLASLt library on disk (%s) is no longer what "
-					       "rocmd deployed (an update?)\n",
-					       out_str(it, "name"), out_str(lt, "library"));
-				else if (h)
-					printf("%s: the hipBLASLt library rocmd deployed is gone (an "
-					       "update?)\n",
-					       out_str(it, "name"));
-				else
-					printf("%s: the rocBLAS library on disk (%s) is no longer what "
-					       "rocmd deployed (an SDK update?)\n",
-					       out_str(it, "name"), out_str(it, "library"));
-			}
-			if (n == 0)
-				printf("%s: the library on disk is no longer what rocmd deployed (an "
-				       "SDK update?)\n",
-				       out_str(it, "name"));
-		}
+		print_drift(it);
 		if (cJSON_HasObjectItem(it, "match_problem"))
 			printf("%s: %s\n", out_str(it, "name"), out_str(it, "match_problem"));
 		{

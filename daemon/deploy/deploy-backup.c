@@ -670,7 +670,7 @@ deploy_backup_add_lt(const char *state_dir, const struct rocmd_deploy_target *t,
 	size_t nlt = 0;
 	cJSON *m = NULL, *nm = NULL;
 	static const char *const keep[] = {"adopted", "source", "absent", "created_unix", NULL};
-	int rc;
+	int rc, copying = 0;
 
 	*added = 0;
 	why[0] = '\0';
@@ -690,6 +690,7 @@ deploy_backup_add_lt(const char *state_dir, const struct rocmd_deploy_target *t,
 		rc = 0; /* it has them, or there is no folder to back up */
 		goto out;
 	}
+	copying = 1; /* from here a failure removes the partial copy */
 	if ((rc = rocmd_fs_remove_tree(lt)) < 0 ||
 	    (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, NULL, 0, &lt_files, &nlt, &bytes, why,
 	                    whylen)) < 0 ||
@@ -713,14 +714,17 @@ deploy_backup_add_lt(const char *state_dir, const struct rocmd_deploy_target *t,
 		if (v != NULL)
 			cJSON_AddItemToObject(nm, keep[i], cJSON_Duplicate(v, 1));
 	}
+	/* A write that fails after its rename may have put the new manifest in
+	 * place: the copy stays (one not in the manifest is redone next time). */
+	copying = 0;
 	if ((rc = rocmd_fs_json_write(mpath, nm)) < 0) {
 		rocmd_fs_fmt(why, whylen, "cannot write %s: %s", mpath, rocmd_strerror(rc));
 		goto out;
 	}
 	*added = 1;
 out:
-	if (rc < 0 && !*added)
-		rocmd_fs_remove_tree(lt);
+	if (rc < 0 && copying && !*added)
+		rocmd_fs_remove_tree(lt); /* never in the manifest: not the backup's */
 	if (rc < 0 && why[0] == '\0')
 		rocmd_fs_fmt(why, whylen, "cannot back up hipBLASLt's originals: %s",
 		             rocmd_strerror(rc));

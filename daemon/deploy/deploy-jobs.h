@@ -383,10 +383,10 @@ int deploy_target_queued(struct rocmd_deploy_service *ds, const char *name);
  * (current.json names them) and the job brings none, as a rollback to the
  * originals does: they came with another package's rocBLAS, and left alone
  * they would serve beside a rocBLAS they were not deployed with; else
- * nothing. The originals must be in the backup: one made before rocmd
- * deployed hipBLASLt has none, and then a package's hipBLASLt is held back,
- * so that a rollback can always undo it. Reads the state folder only (a dry
- * run asks it too).
+ * nothing. A backup made before the target had a hipBLASLt folder has no
+ * originals of it: the engine adds them before it replaces the folder
+ * (J->lt_backup_first), so that a rollback can always undo it. Reads the
+ * state folder only (a dry run asks it too).
  */
 void deploy_lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req);
 

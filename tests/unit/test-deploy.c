@@ -1472,6 +1472,123 @@ test_lt_only(void **state)
 	with_lt = 0;
 }
 
+/* Writes a new vendor hipBLASLt (or rocBLAS) folder DIR, as an update does,
+ * and its tree hash into OUT. */
+static void
+vendor_update(const char *dir, const char *what, char out[ROCMD_SHA256_HEX])
+{
+	char path[1600];
+
+	remove_all(dir);
+	mkdirs(dir);
+	rocmd_fs_fmt(path, sizeof(path), "%s/TensileLibrary.dat", dir);
+	write_file(path, what);
+	rocmd_fs_fmt(path, sizeof(path), "%s/TensileLibrary_gfx1030.co", dir);
+	write_file(path, "vendor code 2 gfx1030");
+	tree_hash(dir, out);
+}
+
+/* Each library's new originals from its own flag: an update of hipBLASLt's
+ * folder alone (ROCMD_DEPLOY_NEW_LT_ORIGINALS) backs up the update's files
+ * and carries rocBLAS's originals and binary from backup.1 (the target holds
+ * package A's rocBLAS, never an original); then an update of rocBLAS's alone
+ * (ROCMD_DEPLOY_NEW_ORIGINALS) carries hipBLASLt's from backup.2 (the target
+ * holds package A's hipBLASLt). A damaged earlier generation is not carried. */
+static void
+test_lt_new_originals(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	char why[512], upd_lt[ROCMD_SHA256_HEX], upd_lib[ROCMD_SHA256_HEX], h[ROCMD_SHA256_HEX];
+	char path[1600];
+
+	(void)state;
+	with_lt = 1;
+	fx_build(&f, 0);
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	vendor_update(f.lt, "vendor hipblaslt index 2", upd_lt);
+	assert_int_equal(
+	    deploy(&f, &f.b, ROCMD_DEPLOY_NEW_LT_ORIGINALS, NULL, &res, why, sizeof(why)), 0);
+	assert_int_equal(res.backup_retired, 1);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/library", f.state, f.target.name);
+	assert_tree(path, f.orig_tree);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/hipblaslt", f.state, f.target.name);
+	assert_tree(path, upd_lt);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/binary", f.state, f.target.name);
+	file_hash(path, h);
+	assert_string_equal(h, f.orig_bin);
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lib, f.orig_tree);
+	assert_tree(f.lt, upd_lt);
+	/* rocBLAS's folder updated alone, over package A. */
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	vendor_update(f.lib, "vendor rocblas index 2", upd_lib);
+	assert_int_equal(
+	    deploy(&f, &f.b, ROCMD_DEPLOY_NEW_ORIGINALS, NULL, &res, why, sizeof(why)), 0);
+	assert_int_equal(res.backup_retired, 2);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/library", f.state, f.target.name);
+	assert_tree(path, upd_lib);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/hipblaslt", f.state, f.target.name);
+	assert_tree(path, upd_lt);
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lib, upd_lib);
+	assert_tree(f.lt, upd_lt);
+	/* An earlier generation damaged: no new one is made from it. */
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/library/TensileLibrary.dat", f.state,
+	             f.target.name);
+	write_file(path, "damaged");
+	vendor_update(f.lt, "vendor hipblaslt index 3", upd_lt);
+	assert_int_equal(
+	    deploy(&f, &f.b, ROCMD_DEPLOY_NEW_LT_ORIGINALS, NULL, &res, why, sizeof(why)),
+	    ROCMD_ECORRUPT);
+	assert_non_null(strstr(why, "damaged"));
+	fx_free(&f);
+	with_lt = 0;
+}
+
+/* A backup made before the target had a hipBLASLt folder: the first deploy
+ * that replaces that folder adds its originals to the backup first (the
+ * result says so), and the originals come back byte for byte; a deploy that
+ * leaves hipBLASLt's folder does not add them. */
+static void
+test_lt_backup_added(void **state)
+{
+	struct fx f;
+	struct rocmd_deploy_result res;
+	struct rocmd_deploy_backup_info bi;
+	char why[512], path[1600], a_lt[ROCMD_SHA256_HEX];
+
+	(void)state;
+	with_lt = 1;
+	fx_build(&f, 0);
+	files_tree_hash(&f, f.a.lt, f.a.nlt, a_lt);
+	f.target.lt_dir = NULL; /* no hipBLASLt folder known yet */
+	with_lt = 0;
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_int_equal(rocmd_deploy_backup_info(f.state, f.target.name, &bi), 0);
+	assert_false(bi.has_lt);
+	f.target.lt_dir = f.lt;
+	assert_int_equal(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_false(res.lt_backup_added);
+	with_lt = 1;
+	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_true(res.lt_backup_added);
+	assert_tree(f.lt, a_lt);
+	assert_int_equal(rocmd_deploy_backup_info(f.state, f.target.name, &bi), 0);
+	assert_true(bi.has_lt);
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/hipblaslt", f.state, f.target.name);
+	assert_tree(path, f.orig_lt);
+	assert_backup_intact(&f);
+	assert_int_equal(deploy(&f, &f.b, 0, NULL, &res, why, sizeof(why)), 0);
+	assert_false(res.lt_backup_added);
+	assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+	assert_tree(f.lt, f.orig_lt);
+	assert_tree(f.lib, f.orig_tree);
+	fx_free(&f);
+	with_lt = 0;
+}
+
 static void
 test_verify_detects(void **state)
 {
@@ -2268,6 +2385,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_fail_eacces),      cmocka_unit_test(test_recover_read_error),
 	    cmocka_unit_test(test_lt_cycle),         cmocka_unit_test(test_lt_kill),
 	    cmocka_unit_test(test_lt_fail),          cmocka_unit_test(test_lt_only),
+	    cmocka_unit_test(test_lt_new_originals), cmocka_unit_test(test_lt_backup_added),
 	};
 #ifdef _WIN32
 	static char exe[1024];
