@@ -173,8 +173,9 @@ print_drift(const cJSON *it)
 			       out_str(it, "name"), out_str(it, "library"));
 	}
 	if (n == 0)
-		printf("%s: the library on disk is no longer what rocmd deployed (an SDK update?)\n",
-		       out_str(it, "name"));
+		printf(
+		    "%s: the library on disk is no longer what rocmd deployed (an SDK update?)\n",
+		    out_str(it, "name"));
 }
 
 int

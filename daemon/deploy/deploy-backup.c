@@ -397,10 +397,11 @@ copy_prev(const char *src, const char *dst, const struct rocmd_deploy_file *want
 	cJSON_Delete(ma);
 	cJSON_Delete(mb);
 	if (rc == ROCMD_ECORRUPT)
-		rocmd_fs_fmt(why, whylen,
-		             "%s no longer holds what its manifest recorded: that generation of the "
-		             "originals is damaged, and a new one is not made from it",
-		             src);
+		rocmd_fs_fmt(
+		    why, whylen,
+		    "%s no longer holds what its manifest recorded: that generation of the "
+		    "originals is damaged, and a new one is not made from it",
+		    src);
 	return rc;
 }
 
@@ -424,8 +425,8 @@ struct bk {
  * generation's unless ROCMD_DEPLOY_NEW_ORIGINALS, else the target's (or a
  * manual backup's, adopted) less what rocmd put there. */
 static int
-backup_rocblas(struct bk *b, const struct manual *man, const char *lib, const char *bin,
-               char *why, size_t whylen)
+backup_rocblas(struct bk *b, const struct manual *man, const char *lib, const char *bin, char *why,
+               size_t whylen)
 {
 	const struct rocmd_deploy_target *t = b->t;
 	struct rocmd_fs_copy_stats st = {.reflink = 1};
@@ -434,8 +435,8 @@ backup_rocblas(struct bk *b, const struct manual *man, const char *lib, const ch
 
 	if (b->prev[0] != '\0' && !(b->flags & ROCMD_DEPLOY_NEW_ORIGINALS)) {
 		rocmd_fs_fmt(src, sizeof(src), "%s/library", b->prev);
-		if ((rc = copy_prev(src, lib, b->pf.files, b->pf.n, &b->files, &b->n, &b->bytes, why,
-		                    whylen)) < 0 ||
+		if ((rc = copy_prev(src, lib, b->pf.files, b->pf.n, &b->files, &b->n, &b->bytes,
+		                    why, whylen)) < 0 ||
 		    b->pf.binary == NULL)
 			return rc;
 		rocmd_fs_fmt(src, sizeof(src), "%s/binary", b->prev);
@@ -459,10 +460,15 @@ backup_rocblas(struct bk *b, const struct manual *man, const char *lib, const ch
 		b->adopted = 1;
 	}
 	b->has_binary = b->src_bin != NULL && is_file(b->src_broot, b->src_bin);
-	if (is_dir(b->src_lroot, b->src_lib) &&
-	    (rc = copy_tree(b->src_lroot, b->src_lib, NULL, lib, b->prev[0] ? t->ours : NULL,
-	                    b->prev[0] ? t->nours : 0, &b->files, &b->n, &b->bytes, why, whylen)) < 0)
-		return rc;
+	if (is_dir(b->src_lroot, b->src_lib)) {
+		/* New originals: what rocmd put there is left out (I1). */
+		const struct rocmd_deploy_file *ours = b->prev[0] ? t->ours : NULL;
+		size_t nours = b->prev[0] ? t->nours : 0;
+		rc = copy_tree(b->src_lroot, b->src_lib, NULL, lib, ours, nours, &b->files, &b->n,
+		               &b->bytes, why, whylen);
+		if (rc < 0)
+			return rc;
+	}
 	if (!is_dir(b->src_lroot, b->src_lib) && (rc = rocmd_fs_mkdir(lib, 0755)) < 0)
 		return rc;
 	if (!b->has_binary)
@@ -695,8 +701,8 @@ deploy_backup_add_lt(const char *state_dir, const struct rocmd_deploy_target *t,
 	    (rc = copy_tree(ltp.lroot, ltp.lib, NULL, lt, NULL, 0, &lt_files, &nlt, &bytes, why,
 	                    whylen)) < 0 ||
 	    (rc = rocmd_fs_syncfs(lt)) < 0 ||
-	    (rc = deploy_check_tree(NULL, lt, lt_files, nlt, &checked, &bad, first,
-	                            sizeof(first), NULL, NULL, "backup", why, whylen)) < 0)
+	    (rc = deploy_check_tree(NULL, lt, lt_files, nlt, &checked, &bad, first, sizeof(first),
+	                            NULL, NULL, "backup", why, whylen)) < 0)
 		goto out;
 	if (bad > 0) {
 		rocmd_fs_fmt(why, whylen, "the backup copy of %s differs from it: %s", ltp.lib,

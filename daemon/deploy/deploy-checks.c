@@ -225,14 +225,15 @@ deploy_check_package(struct rocmd_deploy_service *ds, const struct deploy_tgt *t
 	if (f.lt_only && (strcmp(t->kind, "app") == 0 || t->sys_lt[0] == '\0')) {
 		/* An SDK's hipBLASLt folder, or its overlay's own (HIPBLASLT_TENSILE_
 		 * LIBPATH); an application's copy gets no hipBLASLt from rocmd. */
-		deploy_fmt(why, whylen,
-		           "refused: package #%lld (%s) carries only hipBLASLt's library, and %s %s: "
-		           "there is nothing to deploy it to",
-		           (long long)pkg_id, f.name, t->name,
-		           strcmp(t->kind, "sdk") == 0 ? "has no hipBLASLt library folder"
-		           : strcmp(t->kind, "overlay") == 0
-		               ? "is the overlay of an SDK without a hipBLASLt library"
-		               : "is an application's copy, whose hipBLASLt rocmd does not manage");
+		deploy_fmt(
+		    why, whylen,
+		    "refused: package #%lld (%s) carries only hipBLASLt's library, and %s %s: "
+		    "there is nothing to deploy it to",
+		    (long long)pkg_id, f.name, t->name,
+		    strcmp(t->kind, "sdk") == 0 ? "has no hipBLASLt library folder"
+		    : strcmp(t->kind, "overlay") == 0
+		        ? "is the overlay of an SDK without a hipBLASLt library"
+		        : "is an application's copy, whose hipBLASLt rocmd does not manage");
 		return ROCMD_EINVAL;
 	}
 	if (strcmp(f.platform, "any") != 0 && strcmp(f.platform, t->platform) != 0) {

@@ -19,18 +19,20 @@ deploy_lt_note(const struct deploy_job *j, char *out, size_t outlen)
 	case LT_DEPLOYED:
 		if (j->lt_only && j->t.ov_lt[0] != '\0' && !deploy_dir_has_files(j->t.host_lib))
 			/* An overlay holding no rocBLAS: its environment names none. */
-			deploy_fmt(out, outlen,
-			           "; hipBLASLt at %s deployed: the package's hipBLASLt folder (%zu "
-			           "files, one transaction); rocBLAS: the SDK's own serves "
-			           "(ROCBLAS_TENSILE_LIBPATH not set): the package carries no rocBLAS "
-			           "library",
-			           j->t.ov_lt, j->nlt_files);
+			deploy_fmt(
+			    out, outlen,
+			    "; hipBLASLt at %s deployed: the package's hipBLASLt folder (%zu "
+			    "files, one transaction); rocBLAS: the SDK's own serves "
+			    "(ROCBLAS_TENSILE_LIBPATH not set): the package carries no rocBLAS "
+			    "library",
+			    j->t.ov_lt, j->nlt_files);
 		else if (j->lt_only)
-			deploy_fmt(out, outlen,
-			           "; hipBLASLt at %s deployed: the package's hipBLASLt folder (%zu "
-			           "files, one transaction); rocBLAS at %s left as it is: the "
-			           "package carries no rocBLAS library",
-			           j->t.ov_lt[0] != '\0' ? j->t.ov_lt : lt, j->nlt_files, j->t.sys_lib);
+			deploy_fmt(
+			    out, outlen,
+			    "; hipBLASLt at %s deployed: the package's hipBLASLt folder (%zu "
+			    "files, one transaction); rocBLAS at %s left as it is: the "
+			    "package carries no rocBLAS library",
+			    j->t.ov_lt[0] != '\0' ? j->t.ov_lt : lt, j->nlt_files, j->t.sys_lib);
 		else
 			deploy_fmt(out, outlen,
 			           "; hipBLASLt at %s deployed with it: the package's hipBLASLt "

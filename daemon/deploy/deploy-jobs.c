@@ -496,9 +496,10 @@ deploy_lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req)
 	if (j->nlt_files > 0 && !to_original) {
 		/* A backup made without hipBLASLt's folder gets its originals
 		 * first (deploy_backup_add_lt); one made by this run has them. */
-		j->lt_backup_first = bi.exists && !bi.has_lt &&
-		                     !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS)) &&
-		                     strcmp(j->t.kind, "overlay") != 0;
+		j->lt_backup_first =
+		    bi.exists && !bi.has_lt &&
+		    !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS)) &&
+		    strcmp(j->t.kind, "overlay") != 0;
 		/* The GPUs' archs the hipBLASLt in place serves: kept. */
 		deploy_arch_minus(j->arch, j->t.lt_archs, why, sizeof(why));
 		deploy_arch_minus(j->arch, why, j->lt_arch, sizeof(j->lt_arch));

@@ -790,9 +790,11 @@ backup_originals(const struct txn *t, const struct rocmd_deploy_request *req,
 	 * originals now, before anything replaces them: a rollback restores
 	 * them as it does rocBLAS's. */
 	if (had && req->lt && req->nlt_files > 0 &&
-	    !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS)) &&
-	    (rc = deploy_backup_add_lt(req->state_dir, &tg, &res->lt_backup_added, why, whylen)) < 0)
-		return rc;
+	    !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS))) {
+		rc = deploy_backup_add_lt(req->state_dir, &tg, &res->lt_backup_added, why, whylen);
+		if (rc < 0)
+			return rc;
+	}
 	/* With a backup made before, MANUAL_BACKUP still writes the manual
 	 * names if a deploy that made the backup could not (they were in use). */
 	if (had && !(req->flags & (ROCMD_DEPLOY_NEW_ORIGINALS | ROCMD_DEPLOY_NEW_LT_ORIGINALS |

@@ -408,6 +408,7 @@ wait_for "TheRock's hipBLASLt gone" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events
 check "deploy package 1 to TheRock without hipBLASLt (the backup: rocBLAS's alone)" 0 ctl lib deploy /srv/therock --package 1 --force sdk,binary
 TR=$(ctl --json lib status | python3 -c 'import json,sys; print([t["name"] for t in json.load(sys.stdin)["targets"] if t.get("sdk") == "/srv/therock"][0])')
 check "TheRock's backup has no hipBLASLt folder" 1 test -d "$STATE/deploy/$TR/backup/hipblaslt"
+sleep 2 # the deploy's own writes go quiet first (sdk-own.c): lib/ is the binary's folder
 mv "$DIR/therock-lt-away" "$R/lib/hipblaslt"
 wait_for "TheRock's hipBLASLt back" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events --all --kind sdk.hipblaslt_changed | grep -c 'of /srv/therock appeared' | grep -qx 2"
 cp -a "$R/lib/hipblaslt/library" "$DIR/therock-lt-orig"

@@ -1523,8 +1523,8 @@ test_lt_new_originals(void **state)
 	/* rocBLAS's folder updated alone, over package A. */
 	assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
 	vendor_update(f.lib, "vendor rocblas index 2", upd_lib);
-	assert_int_equal(
-	    deploy(&f, &f.b, ROCMD_DEPLOY_NEW_ORIGINALS, NULL, &res, why, sizeof(why)), 0);
+	assert_int_equal(deploy(&f, &f.b, ROCMD_DEPLOY_NEW_ORIGINALS, NULL, &res, why, sizeof(why)),
+	                 0);
 	assert_int_equal(res.backup_retired, 2);
 	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/library", f.state, f.target.name);
 	assert_tree(path, upd_lib);
