@@ -345,30 +345,20 @@ check_backup(const char *lib, const struct rocmd_deploy_file *files, size_t n, c
 	return rc;
 }
 
-/* The newest earlier generation backup.<N> of DIR with a manifest, into OUT
- * ("" none): what a new backup cut short after the rename was made from. */
+/* The newest earlier generation backup.<N> of target NAME with a manifest
+ * (by the time it was made, as rocmd_deploy_generations orders them), into
+ * OUT ("" none): what a new backup cut short after the rename was made from. */
 static void
-newest_generation(const char *dir, char *out, size_t outlen)
+newest_generation(const char *state_dir, const char *name, const char *dir, char *out,
+                  size_t outlen)
 {
-	struct rocmd_dir *d = rocmd_dir_open(dir);
-	struct rocmd_dirent *de;
-	char m[DEPLOY_PATH_MAX + 64];
-	int best = 0;
+	struct rocmd_deploy_generation g[ROCMD_DEPLOY_GENERATIONS_MAX];
+	size_t n = 0;
 
 	out[0] = '\0';
-	while (d != NULL && (de = rocmd_dir_read(d)) != NULL) {
-		int k = 0;
-		char tail = 0;
-		if (sscanf(de->d_name, "backup.%d%c", &k, &tail) != 1 || k <= best)
-			continue;
-		rocmd_fs_fmt(m, sizeof(m), "%s/%s/manifest.json", dir, de->d_name);
-		if (is_file(NULL, m))
-			best = k;
-	}
-	if (d != NULL)
-		rocmd_dir_close(d);
-	if (best > 0)
-		rocmd_fs_fmt(out, outlen, "%s/backup.%d", dir, best);
+	if (rocmd_deploy_generations(state_dir, name, g, ROCMD_DEPLOY_GENERATIONS_MAX, &n) == 0 &&
+	    n > 0 && g[n - 1].gen > 0)
+		rocmd_fs_fmt(out, outlen, "%s/backup.%d", dir, g[n - 1].gen);
 }
 
 /* Copies folder SRC of an earlier generation to DST, which must then hold
@@ -604,7 +594,7 @@ rocmd_deploy_backup(const char *state_dir, const struct rocmd_deploy_target *t, 
 		return rc;
 	} else if (renew) {
 		/* Cut short after the rename: the generation it retired. */
-		newest_generation(dir, b.prev, sizeof(b.prev));
+		newest_generation(state_dir, t->name, dir, b.prev, sizeof(b.prev));
 	}
 	if (b.prev[0] != '\0') {
 		char pm[DEPLOY_PATH_MAX + 64];

@@ -627,6 +627,27 @@ same_fp(const struct rocmd_db_deployment *d, void *arg)
 	       strcmp(d->fingerprint, arg) == 0;
 }
 
+/* The originals in use at target NAME: the backup's, or, while a new
+ * generation was cut short after the earlier one was renamed aside (no
+ * complete backup/), the newest backup.<N>'s, so that the next deploy is told
+ * the same and makes that generation again. */
+static int
+originals_load(struct rocmd_deploy_service *ds, const char *name, struct rocmd_deploy_files *out)
+{
+	struct rocmd_deploy_generation g[ROCMD_DEPLOY_GENERATIONS_MAX];
+	const char *state = ds->srv->cfg->state_dir;
+	char why[256];
+	size_t n = 0;
+	int rc = rocmd_deploy_backup_load(state, name, out, why, sizeof(why));
+
+	if (rc != ROCMD_ENOTFOUND)
+		return rc;
+	if (rocmd_deploy_generations(state, name, g, ROCMD_DEPLOY_GENERATIONS_MAX, &n) < 0 ||
+	    n == 0)
+		return ROCMD_ENOTFOUND;
+	return rocmd_deploy_backup_load_gen(state, name, g[n - 1].gen, out, why, sizeof(why));
+}
+
 /*
  * An SDK update replaced what is at SDK target T since rocmd last wrote
  * there: discovery's fingerprint of its library is neither that of a
@@ -642,7 +663,7 @@ deploy_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tg
                          const struct deploy_row *row)
 {
 	struct rocmd_deploy_files b;
-	char fp[72], why[256];
+	char fp[72];
 
 	if (strcmp(t->kind, "sdk") != 0 || !row->has_backup || t->sdk_fingerprint[0] == '\0')
 		return 0;
@@ -653,7 +674,7 @@ deploy_originals_changed(struct rocmd_deploy_service *ds, const struct deploy_tg
 	if (rocmd_deploy_db_deployments(ds->db, row->id, 0, same_fp, (void *)t->sdk_fingerprint) >
 	    0)
 		return 0;
-	if (rocmd_deploy_backup_load(ds->srv->cfg->state_dir, t->name, &b, why, sizeof(why)) < 0)
+	if (originals_load(ds, t->name, &b) < 0)
 		return 0;
 	deploy_files_fingerprint(b.files, b.n, 0, fp);
 	rocmd_deploy_files_free(&b);
@@ -685,7 +706,7 @@ deploy_lt_originals_changed(struct rocmd_deploy_service *ds, const struct deploy
 		last = fi.mtime_ns / 1000000;
 	if (t->lt_since_ms <= last)
 		return 0; /* read before rocmd's last write: what was there then */
-	if (rocmd_deploy_backup_load(state, t->name, &b, why, sizeof(why)) < 0)
+	if (originals_load(ds, t->name, &b) < 0)
 		return 0;
 	if (b.has_lt)
 		deploy_files_fingerprint(b.lt_files, b.nlt, 0, fp);

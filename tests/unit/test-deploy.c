@@ -1547,6 +1547,124 @@ test_lt_new_originals(void **state)
 	with_lt = 0;
 }
 
+/* The tree hash of generation GEN's hipBLASLt folder ("" when its manifest
+ * names none or there is no such generation). */
+static void
+backup_lt_hash(struct fx *f, const char *gen, char out[ROCMD_SHA256_HEX])
+{
+	char path[1600];
+	struct rocmd_deploy_files b;
+	char why[256];
+
+	out[0] = '\0';
+	if (rocmd_deploy_backup_load(f->state, f->target.name, &b, why, sizeof(why)) < 0)
+		return;
+	if (b.has_lt) {
+		rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/%s/hipblaslt", f->state,
+		             f->target.name, gen);
+		tree_hash(path, out);
+	}
+	rocmd_deploy_files_free(&b);
+}
+
+/*
+ * The new backup paths failed at every file operation in turn (EIO), then
+ * recovered: the target is the old or the new content (both folders on one
+ * side), the backup is never one that lies, and the next deploy, with the flag
+ * the daemon would derive again, succeeds and leaves the right originals:
+ *   ADD    hipBLASLt's originals added to a backup made without them: when
+ *          the target holds the package's hipBLASLt, the backup has the
+ *          vendor's;
+ *   RENEW  an update of hipBLASLt alone over package A (NEW_LT_ORIGINALS):
+ *          rocBLAS's originals stay the vendor's, hipBLASLt's become the
+ *          update's, whichever operation failed.
+ */
+static void
+lt_backup_walk(int renew)
+{
+	int fired = 0;
+
+	for (int n = 1; n < 2000; n++) {
+		struct fx f;
+		struct rocmd_deploy_result res;
+		struct rocmd_deploy_recovery rec;
+		char why[512], spec[64], upd_lt[ROCMD_SHA256_HEX] = "", a_tree[ROCMD_SHA256_HEX];
+		char b_tree[ROCMD_SHA256_HEX], b_lt[ROCMD_SHA256_HEX], old_lt[ROCMD_SHA256_HEX];
+		char t[ROCMD_SHA256_HEX], l[ROCMD_SHA256_HEX], bl[ROCMD_SHA256_HEX], path[1600];
+		unsigned flag = renew ? ROCMD_DEPLOY_NEW_LT_ORIGINALS : 0;
+		int hit;
+
+		with_lt = 1;
+		fx_build(&f, 0);
+		pkg_tree_hash(&f, &f.a, a_tree);
+		pkg_tree_hash(&f, &f.b, b_tree);
+		files_tree_hash(&f, f.b.lt, f.b.nlt, b_lt);
+		if (renew) {
+			assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+			vendor_update(f.lt, "vendor hipblaslt index 2", upd_lt);
+			strcpy(old_lt, upd_lt);
+		} else {
+			f.target.lt_dir = NULL;
+			with_lt = 0;
+			assert_int_equal(deploy(&f, &f.a, 0, NULL, &res, why, sizeof(why)), 0);
+			f.target.lt_dir = f.lt;
+			with_lt = 1;
+			strcpy(old_lt, f.orig_lt);
+		}
+		rocmd_fs_fmt(spec, sizeof(spec), "*:%d:EIO", n);
+		assert_int_equal(rocmd_failpoint_set(spec, NULL), 0);
+		deploy(&f, &f.b, flag, NULL, &res, why, sizeof(why));
+		hit = rocmd_failpoint_fired();
+		rocmd_failpoint_set(NULL, NULL);
+		if (!hit) {
+			fx_free(&f);
+			break;
+		}
+		fired++;
+		if (rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why)) != 0)
+			fail_msg("recovery after EIO at operation %d failed: %s", n, why);
+		tree_hash(f.lib, t);
+		tree_hash(f.lt, l);
+		if (!((strcmp(t, a_tree) == 0 && strcmp(l, old_lt) == 0) ||
+		      (strcmp(t, b_tree) == 0 && strcmp(l, b_lt) == 0)))
+			fail_msg("EIO at operation %d: the target is neither the old nor the new",
+			         n);
+		backup_lt_hash(&f, "backup", bl);
+		if (strcmp(t, b_tree) == 0 && strcmp(bl, renew ? upd_lt : f.orig_lt) != 0)
+			fail_msg(
+			    "EIO at operation %d: the package's hipBLASLt is in place, but the "
+			    "backup lacks the originals it replaced",
+			    n);
+		/* The next deploy: the daemon's flag again (the update's files are not
+		 * the originals in use yet). */
+		if (renew && strcmp(bl, upd_lt) == 0)
+			flag = 0;
+		if (deploy(&f, &f.b, flag, NULL, &res, why, sizeof(why)) != 0)
+			fail_msg("the deploy after EIO at operation %d failed: %s", n, why);
+		rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup/library", f.state,
+		             f.target.name);
+		assert_tree(path, f.orig_tree);
+		backup_lt_hash(&f, "backup", bl);
+		assert_string_equal(bl, renew ? upd_lt : f.orig_lt);
+		assert_int_equal(deploy_original(&f, why, sizeof(why)), 0);
+		assert_tree(f.lib, f.orig_tree);
+		assert_tree(f.lt, renew ? upd_lt : f.orig_lt);
+		fx_free(&f);
+	}
+	print_message("  %s: %d file operations failed in turn\n", renew ? "renew" : "add", fired);
+	assert_true(fired >= 20);
+	with_lt = 0;
+}
+
+static void
+test_lt_backup_faults(void **state)
+{
+	(void)state;
+	skip_on_windows();
+	lt_backup_walk(0);
+	lt_backup_walk(1);
+}
+
 /* A backup made before the target had a hipBLASLt folder: the first deploy
  * that replaces that folder adds its originals to the backup first (the
  * result says so), and the originals come back byte for byte; a deploy that
@@ -2386,6 +2504,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_lt_cycle),         cmocka_unit_test(test_lt_kill),
 	    cmocka_unit_test(test_lt_fail),          cmocka_unit_test(test_lt_only),
 	    cmocka_unit_test(test_lt_new_originals), cmocka_unit_test(test_lt_backup_added),
+	    cmocka_unit_test(test_lt_backup_faults),
 	};
 #ifdef _WIN32
 	static char exe[1024];
