@@ -161,6 +161,16 @@ m_rollback(struct rocmd_conn *conn, const cJSON *params, cJSON **result, char *w
 		rc = ROCMD_EINVAL;
 		goto fail;
 	}
+	if (gen == 0 && j->t.host_lt[0] != '\0' && deploy_lt_originals_changed(ds, &j->t, &row)) {
+		snprintf(
+		    why, whylen,
+		    "an update replaced the hipBLASLt library rocmd deployed at %s: the files "
+		    "there are the update's now, and a rollback would put back older ones; "
+		    "deploy a package (the new originals are backed up first) or leave it as it is",
+		    j->t.name);
+		rc = ROCMD_EINVAL;
+		goto fail;
+	}
 	if (strcmp(to, "previous") == 0) {
 		/* One step back along the history (deploy-history.c), not a
 		 * toggle between the last two. */

@@ -40,6 +40,13 @@ deploy_queue_auto_rollback(struct rocmd_deploy_service *ds, const struct deploy_
 		                   t->name, why);
 		return;
 	}
+	if (t->host_lt[0] != '\0' && deploy_lt_originals_changed(ds, t, &row)) {
+		rocmd_server_event(ds->srv, "lib.drift", NULL,
+		                   "%s holds an update's new hipBLASLt library, not what rocmd "
+		                   "deployed (%s); left as it is, no rollback to older originals",
+		                   t->name, why);
+		return;
+	}
 	j = deploy_job_new(ds, JOB_ROLLBACK);
 	if (j == NULL)
 		return;

@@ -408,7 +408,7 @@ wait_for "TheRock's hipBLASLt gone" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events
 check "deploy package 1 to TheRock without hipBLASLt (the backup: rocBLAS's alone)" 0 ctl lib deploy /srv/therock --package 1 --force sdk,binary
 TR=$(ctl --json lib status | python3 -c 'import json,sys; print([t["name"] for t in json.load(sys.stdin)["targets"] if t.get("sdk") == "/srv/therock"][0])')
 check "TheRock's backup has no hipBLASLt folder" 1 test -d "$STATE/deploy/$TR/backup/hipblaslt"
-sleep 2 # the deploy's own writes go quiet first (sdk-own.c): lib/ is the binary's folder
+settle 3 # past the grace after the deploy's own writes (SUPPRESS_GRACE_MS, 2 s, sdk-own.c): lib/ is the binary's folder
 mv "$DIR/therock-lt-away" "$R/lib/hipblaslt"
 wait_for "TheRock's hipBLASLt back" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events --all --kind sdk.hipblaslt_changed | grep -c 'of /srv/therock appeared' | grep -qx 2"
 cp -a "$R/lib/hipblaslt/library" "$DIR/therock-lt-orig"
@@ -429,7 +429,7 @@ same "rollback: TheRock's rocBLAS the vendor's" "$T/$LIBREL" "$R/lib/rocblas/lib
 
 # rocmd's own writes to hipBLASLt (five deploys, two rollbacks, a recovery)
 # are recorded quietly: the two changes above stay the only events.
-sleep 3
+settle 3
 ctl events --all --kind sdk.hipblaslt_changed >"$DIR/ev-all"
 cat "$DIR/ev-all"
 check "only the vendor's two changes are events" 0 sh -c "[ \"\$(grep -c 'of /opt/rocm-6.4.1 ' \"$DIR/ev-all\")\" -eq 2 ]"
@@ -445,7 +445,7 @@ check "deploy the hipBLASLt-only package for the drift" 0 ctl lib deploy /opt/ro
 check "lib status --json right after the deploy" 0 ctl --json lib status
 python3 -c 'import json,sys; t=[t for t in json.load(open(sys.argv[1]))["targets"] if t["name"] == sys.argv[2]][0]; print("drift", t["drift"])' "$OUT" "$OPT" >"$DIR/lt-nodrift"
 contains "no drift right after rocmd's own hipBLASLt deploy" "$DIR/lt-nodrift" "^drift False$"
-sleep 2 # the deploy's own writes go quiet first (sdk-own.c)
+settle 3 # past the grace after the deploy's own writes (SUPPRESS_GRACE_MS, 2 s, sdk-own.c)
 replace_lt one
 wait_for "report: the replaced hipBLASLt file is drift" 60 has_event lib.drift "the hipBLASLt library of /opt/rocm-6.4.1 no longer holds what package #$P3ID rocmd deployed there (an update overwrote it); run rocmctl lib deploy --target sdk-[0-9]* --package $P3ID (deploy.sync is report)"
 # lib status says so too, naming hipBLASLt (rocBLAS's folder is unchanged).
@@ -460,20 +460,26 @@ lacks "lib status: rocBLAS's library did not drift" "$OUT" "^$OPT: the rocBLAS l
 check "report: nothing redeployed" 0 grep -q '^an update of one$' "$O/lib/hipblaslt/library/extop_gfx1030_extra.co"
 check "lib verify names the replaced file" 1 ctl lib verify "$OPT"
 contains "verify: the hipBLASLt file" "$ERR" "hipblaslt/library/extop_gfx1030_extra.co"
-wait_for "the failed verification rolled back" 60 sh -c "\"$CTL\" --socket \"$SOCK\" events --all --kind lib.rolled_back | grep -c '$OPT rolled back to the originals (verify)' | grep -qx 2"
-same "automatic rollback: hipBLASLt's originals" "$DIR/opt-lt-orig" "$O/lib/hipblaslt/library"
-same "automatic rollback: rocBLAS's originals" "$T/$LIBREL" "$O/lib/rocblas/library"
+# The update's hipBLASLt is not rocmd's to undo, as an SDK update's rocBLAS
+# is not: no automatic rollback to the older originals, and a rollback is
+# refused, saying why.
+wait_for "the failed verification: no rollback over the update" 60 has_event lib.drift "$OPT holds an update's new hipBLASLt library, not what rocmd deployed (.*); left as it is, no rollback to older originals"
+check "the update's hipBLASLt file stays" 0 grep -q '^an update of one$' "$O/lib/hipblaslt/library/extop_gfx1030_extra.co"
+same "rocBLAS's folder stays as it was (package 1's)" "$DIR/opt-rocblas-p1" "$O/lib/rocblas/library"
+check "rollback to the originals over the update refused" 1 ctl lib rollback "$OPT" --to original
+contains "the refusal says why" "$ERR" "an update replaced the hipBLASLt library rocmd deployed at $OPT"
+check "the refused rollback changed nothing" 0 grep -q '^an update of one$' "$O/lib/hipblaslt/library/extop_gfx1030_extra.co"
 rocmd_stop
 printf '{"sdk": {"debounce_ms": 300, "extra_roots": "/srv/therock"}, "deploy": {"sync": "deploy", "smoke_timeout_ms": 20000}}\n' >"$CONF"
 rocmd_start --root "$ROOT" || bail "rocmd did not restart"
 wait_for "every fingerprint computed after the restart" 120 sh -c "! \"$CTL\" --socket \"$SOCK\" --json sdk list | grep -q '\"fingerprint\":[[:space:]]*null'"
 check "deploy it again (deploy.sync is deploy)" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P3ID"
-sleep 2
+settle 3
 replace_lt two
 wait_for "deploy: the drift is redeployed" 60 has_event lib.drift "the hipBLASLt library of /opt/rocm-6.4.1 (/opt/rocm-6.4.1/lib/hipblaslt/library) was overwritten (an update); redeploying package #$P3ID"
 wait_for "the redeploy is done" 60 has_event lib.deployed "package #$P3ID .* deployed to $OPT (drift)"
 same "the redeploy put the package's hipBLASLt back" "$P3/hipblaslt/library" "$O/lib/hipblaslt/library"
-same "rocBLAS's folder still the originals" "$T/$LIBREL" "$O/lib/rocblas/library"
+same "rocBLAS's folder still package 1's" "$DIR/opt-rocblas-p1" "$O/lib/rocblas/library"
 check "lib verify after the redeploy" 0 ctl lib verify "$OPT"
 # The update's files are the new originals: a rollback restores them, not
 # the ones the update replaced (those stay as backup.N).
@@ -484,11 +490,11 @@ printf 'an update of two\n' >"$DIR/opt-lt-update/extop_gfx1030_extra.co"
 check "back to the originals" 0 ctl lib rollback "$OPT" --to original
 same "rollback after the drift redeploy: hipBLASLt is the update's" "$DIR/opt-lt-update" "$O/lib/hipblaslt/library"
 same "rollback after the drift redeploy: rocBLAS the vendor's" "$T/$LIBREL" "$O/lib/rocblas/library"
-sleep 2
+settle 3
 printf 'vendor update\n' >"$O/lib/hipblaslt/library/hipblasltExtOpLibrary.dat"
 wait_for "the vendor's change is seen" 60 has_event sdk.hipblaslt_changed "hipBLASLt library of /opt/rocm-6.4.1 changed"
-sleep 2
-check "no drift said of the vendor's own files" 0 sh -c "[ \"\$(\"$CTL\" --socket \"$SOCK\" events --all --kind lib.drift | grep -c hipBLASLt)\" -eq 2 ]"
+settle 3
+check "no drift said of the vendor's own files" 0 sh -c "[ \"\$(\"$CTL\" --socket \"$SOCK\" events --all --kind lib.drift | grep -c hipBLASLt)\" -eq 3 ]"
 cp -a "$O/lib/hipblaslt/library" "$DIR/opt-lt-vendor"
 # The same for rocBLAS: a package for SDK 6.4 deployed, an update renames a
 # file over one of its own, deploy.sync redeploys it, and a rollback then
@@ -500,7 +506,7 @@ echo "package four" >"$P4/library/TensileManifest.txt"
 check "import a rocBLAS package for SDK 6.4" 0 ctl pkg import "$P4"
 P4ID=$(ctl --json pkg list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["packages"] if p["name"].startswith("rocm.gfx1030.V6")][0])')
 check "deploy it to /opt" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P4ID"
-sleep 2
+settle 3
 printf 'rocBLAS update\n' >"$O/lib/rocblas/library/.upd" && mv "$O/lib/rocblas/library/.upd" "$O/lib/rocblas/library/TensileManifest.txt"
 wait_for "rocBLAS's drift is redeployed" 60 has_event lib.drift "the rocBLAS library of /opt/rocm-6.4.1 was overwritten (an SDK update); redeploying package #$P4ID"
 wait_for "that redeploy is done" 60 has_event lib.deployed "package #$P4ID .* deployed to $OPT (drift)"

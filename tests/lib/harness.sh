@@ -150,6 +150,11 @@ harness_retry() {
 # wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds, then
 # reports NAME as passed, or as failed (with the daemon's last events) after
 # SECONDS.
+# settle SECONDS: sleeps SECONDS (times WAIT_SCALE under valgrind), where a
+# test must let a time window of the daemon's pass (the grace after its own
+# writes, sdk-own.c) and there is nothing to wait for.
+settle() { sleep $(($1 * WAIT_SCALE)); }
+
 wait_for() {
 	_wname=$1
 	shift
