@@ -832,9 +832,13 @@ record_backup(struct deploy_job *j)
 		rc = rocmd_deploy_db_backup_renew(ds->db, j->target_id, path, j->binfo.manifest,
 		                                  (int64_t)j->binfo.files, (int64_t)j->binfo.bytes,
 		                                  rocmd_now_ms());
+		int rb = (j->flags & ROCMD_DEPLOY_NEW_ORIGINALS) != 0,
+		    lt = (j->flags & ROCMD_DEPLOY_NEW_LT_ORIGINALS) != 0;
 		snprintf(msg, sizeof(msg),
-		         "new originals (an SDK update) backed up; the earlier ones kept as "
-		         "backup.%d%s",
+		         "new originals (%s) backed up; the earlier ones kept as backup.%d%s",
+		         rb && lt ? "an update of rocBLAS's and hipBLASLt's libraries"
+		         : lt     ? "an update of the hipBLASLt library"
+		                  : "an SDK update",
 		         j->res.backup_retired,
 		         j->pruned > 0
 		             ? "; older generations beyond deploy.keep_generations removed"

@@ -483,7 +483,7 @@ same "rocBLAS's folder still package 1's" "$DIR/opt-rocblas-p1" "$O/lib/rocblas/
 check "lib verify after the redeploy" 0 ctl lib verify "$OPT"
 # The update's files are the new originals: a rollback restores them, not
 # the ones the update replaced (those stay as backup.N).
-wait_for "the update's hipBLASLt backed up as new originals" 30 has_event lib.backup_renewed "$OPT: new originals"
+wait_for "the update's hipBLASLt backed up as new originals" 30 has_event lib.backup_renewed "$OPT: new originals (an update of the hipBLASLt library)"
 mkdir -p "$DIR/opt-lt-update" && cp -a "$DIR/opt-lt-orig/." "$DIR/opt-lt-update/"
 printf 'an update of two\n' >"$DIR/opt-lt-update/extop_gfx1030_extra.co"
 # A hipBLASLt of the vendor's own (no deploy of rocmd's there) changing is no drift.
