@@ -1158,6 +1158,23 @@ test_kill_windows(void **state)
 	kill_everywhere(SC_FIRST, 1);
 }
 
+/* Arms failpoint SPEC (common/failpoint.h). */
+static void
+arm(const char *spec)
+{
+	assert_int_equal(rocmd_failpoint_set(spec, NULL), 0);
+}
+
+/* Whether the armed failpoint fired; disarms it. */
+static int
+disarm(void)
+{
+	int hit = rocmd_failpoint_fired();
+
+	rocmd_failpoint_set(NULL, NULL);
+	return hit;
+}
+
 /* A failpoint with ERR at every file operation the deploy makes. */
 static void
 fail_everywhere(enum scenario sc, int windows, const char *err)
@@ -1234,17 +1251,15 @@ test_recover_read_error(void **state)
 		char new_tree[ROCMD_SHA256_HEX], new_bin[ROCMD_SHA256_HEX], spec[64], why[512];
 		struct rocmd_deploy_recovery rec;
 		struct rocmd_deploy_verify_report rep;
-		int rc, hit, was_new;
+		int rc, was_new;
 
 		scenario_prepare(&f, SC_SECOND, 0);
 		scenario_old_new(&f, SC_SECOND, old_tree, old_bin, new_tree, new_bin);
 		assert_true(child_killed(&f, SC_SECOND, 0, "commit.current"));
 		rocmd_fs_fmt(spec, sizeof(spec), "fs.read:%d:EIO", n);
-		assert_int_equal(rocmd_failpoint_set(spec, NULL), 0);
+		arm(spec);
 		rc = rocmd_deploy_recover(f.state, f.target.name, &rec, why, sizeof(why));
-		hit = rocmd_failpoint_fired();
-		rocmd_failpoint_set(NULL, NULL);
-		if (!hit) {
+		if (!disarm()) {
 			fx_free(&f);
 			break;
 		}
@@ -1592,7 +1607,6 @@ lt_backup_walk(int renew)
 		char b_tree[ROCMD_SHA256_HEX], b_lt[ROCMD_SHA256_HEX], old_lt[ROCMD_SHA256_HEX];
 		char t[ROCMD_SHA256_HEX], l[ROCMD_SHA256_HEX], bl[ROCMD_SHA256_HEX], path[1600];
 		unsigned flag = renew ? ROCMD_DEPLOY_NEW_LT_ORIGINALS : 0;
-		int hit;
 
 		with_lt = 1;
 		fx_build(&f, 0);
@@ -1612,11 +1626,9 @@ lt_backup_walk(int renew)
 			strcpy(old_lt, f.orig_lt);
 		}
 		rocmd_fs_fmt(spec, sizeof(spec), "*:%d:EIO", n);
-		assert_int_equal(rocmd_failpoint_set(spec, NULL), 0);
+		arm(spec);
 		deploy(&f, &f.b, flag, NULL, &res, why, sizeof(why));
-		hit = rocmd_failpoint_fired();
-		rocmd_failpoint_set(NULL, NULL);
-		if (!hit) {
+		if (!disarm()) {
 			fx_free(&f);
 			break;
 		}
