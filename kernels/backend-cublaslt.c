@@ -652,7 +652,8 @@ lt_space(struct backend_ctx *ctx, const struct gemm_problem *p)
 			lt_add(ctx, &res[i].algo);
 	top = ctx->ncand < 9 ? ctx->ncand : 9;
 	for (int i = 1; i < top; i++)
-		lt_variants(ctx, &ctx->cand[i].algo);
+		if (ctx->cand[i].sol != LT_SOL_CUBLAS) /* no cuBLASLt algorithm to vary */
+			lt_variants(ctx, &ctx->cand[i].algo);
 	lt_other_ids(ctx);
 	for (int i = 1; i < ctx->ncand; i++)
 		sol[i - 1] = ctx->cand[i].sol;

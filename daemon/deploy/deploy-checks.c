@@ -387,21 +387,21 @@ deploy_check_gpus(struct deploy_job *j)
 	if (sdk_own) {
 		for (int i = 0; i < j->gpus.n && i < 8; i++)
 			j->gpu_covered[i] = deploy_arch_listed(j->t.sdk_archs, j->gpus.archs[i]);
-	} else if (rocmd_rocblas_inspect(j->t.host_lib, 0, NULL, &lib, why, sizeof(why)) < 0) {
-		return;
-	}
-	for (int i = 0; !sdk_own && i < j->gpus.n && i < 8; i++) {
-		/* Served as package import says of a package (one rule). */
-		j->gpu_covered[i] = rocmd_rocblas_serves(&lib, j->gpus.archs[i]);
-		/* A loss the user confirmed is reported, not failed. */
-		if (!j->gpu_covered[i] && !deploy_arch_listed(j->lost, j->gpus.archs[i])) {
-			size_t l = strlen(lost);
-			deploy_fmt(lost + l, sizeof(lost) - l, "%s%s", l ? ", " : "",
-			           j->gpus.archs[i]);
+	} else {
+		if (rocmd_rocblas_inspect(j->t.host_lib, 0, NULL, &lib, why, sizeof(why)) < 0)
+			return;
+		for (int i = 0; i < j->gpus.n && i < 8; i++) {
+			/* Served as package import says of a package (one rule). */
+			j->gpu_covered[i] = rocmd_rocblas_serves(&lib, j->gpus.archs[i]);
+			/* A loss the user confirmed is reported, not failed. */
+			if (!j->gpu_covered[i] && !deploy_arch_listed(j->lost, j->gpus.archs[i])) {
+				size_t l = strlen(lost);
+				deploy_fmt(lost + l, sizeof(lost) - l, "%s%s", l ? ", " : "",
+				           j->gpus.archs[i]);
+			}
 		}
-	}
-	if (!sdk_own)
 		rocmd_rocblas_lib_free(&lib);
+	}
 	/* hipBLASLt beside it (an overlay's own once it holds files), by the
 	 * same rule: reported per arch, never a failure of the deploy (its
 	 * files, when rocmd deployed them, are checked by the engine). */
