@@ -493,7 +493,7 @@ run_opts_defaults(struct tune_opts *o)
 	if (o->topk == 0)
 		o->topk = 3;
 	if (o->retime_rounds <= 0)
-		o->retime_rounds = 3;
+		o->retime_rounds = 4;
 }
 
 /* The seed set after the default: this shape's previous winners (any
@@ -552,6 +552,26 @@ retime_keys(const struct space_def *space, const struct ranked *rank, size_t nra
 	return nc;
 }
 
+int
+tune_round_order(int r, int i, int n)
+{
+	return r % 2 ? n - 1 - i : i;
+}
+
+double
+tune_round_figure(const double *t, int rounds)
+{
+	double m[16];
+	int n = 0;
+
+	for (int r = 0; r < rounds && n < 16; r += 2)
+		m[n++] = r + 1 < rounds ? (t[r] + t[r + 1]) / 2 : t[r];
+	if (n == 0)
+		return 0;
+	qsort(m, (size_t)n, sizeof(double), cmp_dbl);
+	return n % 2 ? m[n / 2] : (m[n / 2 - 1] + m[n / 2]) / 2;
+}
+
 /* Quantile Q of N sorted round times (linear between order statistics). */
 static double
 spread_at(const double *sorted, int n, double q)
@@ -563,8 +583,9 @@ spread_at(const double *sorted, int n, double q)
 }
 
 /*
- * Times KEYS in ROUNDS interleaved rounds (TUNE_EVAL_TIME_ONLY); a key's figure
- * is the median of its rounds, and one that fails a round drops out. The
+ * Times KEYS in ROUNDS interleaved rounds (TUNE_EVAL_TIME_ONLY, the order
+ * reversed every other round: tune_round_order); a key's figure is
+ * tune_round_figure's of its rounds, and one that fails a round drops out. The
  * fastest becomes OUT's best, and key NDF's figure its default_ms.
  */
 static int
@@ -579,9 +600,10 @@ retime_rounds(struct tune_evaluator *ev, char keys[RETIME_MAX][SPACE_KEY_MAX], i
 	for (c = 0; c < nc; c++)
 		ok[c] = 1;
 	for (r = 0; r < rounds; r++) {
-		for (c = 0; c < nc; c++) {
+		for (int i = 0; i < nc; i++) {
 			struct tune_result tr;
 
+			c = tune_round_order(r, i, nc);
 			if (!ok[c])
 				continue;
 			err = tune_evaluator_eval(ev, keys[c], TUNE_EVAL_TIME_ONLY, &tr);
@@ -595,8 +617,8 @@ retime_rounds(struct tune_evaluator *ev, char keys[RETIME_MAX][SPACE_KEY_MAX], i
 	for (c = 0; c < nc; c++) {
 		if (!ok[c])
 			continue;
+		t = tune_round_figure(times[c], rounds);
 		qsort(times[c], rounds, sizeof(double), cmp_dbl);
-		t = times[c][rounds / 2];
 		if (c == ndf) {
 			out->default_ms = t;
 			dlo = spread_at(times[c], rounds, 0.2);

@@ -209,7 +209,7 @@ struct tune_opts {
 	double seconds;	      /* wall-clock budget, 0: none */
 	uint64_t seed;	      /* [1] */
 	int topk;	      /* [3] re-timed before a winner is declared; -1: none */
-	int retime_rounds;    /* [3] */
+	int retime_rounds;    /* [4] */
 	int no_seeds;	      /* 1: skip the seed set (default config still first) */
 	struct tune_store *store;   /* may be NULL */
 	FILE *record;		    /* landscape output, may be NULL */
@@ -243,6 +243,19 @@ struct tune_summary {
 /* Writes "N evaluated (A compile_failed, B wrong_result, ...); first: DETAIL"
  * for S into BUF: why no configuration of a job ran correctly. */
 void tune_summary_failures(const struct tune_summary *s, char *buf, size_t len);
+
+/*
+ * Interleaved rounds: which of N items runs I-th in round R, forward in even
+ * rounds and backward in odd ones (A B | B A), so that a clock that drifts
+ * over the rounds (a GPU warming to its power limit) reaches each item alike;
+ * a fixed order gives the later items the slower clock every round.
+ */
+int tune_round_order(int r, int i, int n);
+
+/* One item's figure from its times T of ROUNDS such rounds: the median of the
+ * means of round pairs (0,1), (2,3), ... (a last odd round alone), in which a
+ * steady drift cancels. T is not changed. */
+double tune_round_figure(const double *t, int rounds);
 
 /* Tunes problem P on the opened evaluator. When O->cancel is set during the
  * run it returns ROCMD_ECANCELED with what was found in *OUT and declares no

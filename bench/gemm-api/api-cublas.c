@@ -6,16 +6,16 @@
  *
  * Suite: for each problem, one call of each is checked (rocmd's result
  * against the double-precision reference: 512 sampled entries and the
- * corners, the tuner's tolerance), then ROUNDS interleaved rounds time a run
- * of REPS back-to-back calls between two synchronizations (REPS from a first
- * timed call, about 20 ms of work; the library that goes first alternates
- * from round to round, so neither always meets the GPU as the other left
- * it), the figure the median of the rounds'
- * per-call times. That is the time an application sees per call, launch and
- * host work included; inputs stay in L2 where they fit, for both. The ratio
- * is cuBLAS's time over rocmd's (above 1: rocmd is faster); geometric means
- * per dtype and overall; a problem that fails to run or is wrong counts as
- * a failure.
+ * corners, the tuner's tolerance), then, after one untimed run of each,
+ * ROUNDS interleaved rounds time a run of REPS back-to-back calls between two
+ * synchronizations (REPS from a first timed call, about 20 ms of work), in
+ * the order rocmd cuBLAS | cuBLAS rocmd | ... (tune_round_order): the GPU's
+ * clock drifts over the rounds of a large problem as it nears its power
+ * limit, and with that order the drift reaches both alike. A library's figure
+ * is the median of its round pairs' mean per-call times (tune_round_figure). That is the time an
+ * application sees per call, launch and host work included; inputs stay in L2 where they fit, for
+ * both. The ratio is cuBLAS's time over rocmd's (above 1: rocmd is faster); geometric means per
+ * dtype and overall; a problem that fails to run or is wrong counts as a failure.
  *
  * Host time per call: after each library's first call of the shape, CALLS
  * calls are enqueued back to back and the host's time for the loop alone is
@@ -26,7 +26,7 @@
  * host's work alone; "(full)" where the queue filled and the hold timed out).
  *
  *   bench-gemm-api-cublas [--lib DIR | --best FILE] [--vendor BUDGET]
- *                         [--dtype fp32,fp16,bf16] [--rounds 3] [--calls 200]
+ *                         [--dtype fp32,fp16,bf16] [--rounds 4] [--calls 200]
  *                         [--no-suite] [--device N] [--backend cpu --limit MACS]
  *
  * --best FILE (bench/gpu-gemm/best-h200.txt: "problem config [ms]" lines)
@@ -59,6 +59,7 @@
 #include "bench/gpu-gemm/cublas.h"
 #include "bench/gpu-gemm/suite.h"
 #include "kernels/gemm.h"
+#include "kernels/tune.h"
 #include "kernels/tunedlib.h"
 #include "rocmd/rocmd-gemm.h"
 
@@ -83,14 +84,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_dbl(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
 }
 
 /* One call of library WHICH (0 rocmd, 1 cuBLAS) on P; 0 or an error. */
@@ -165,7 +158,7 @@ one_problem(struct ctx *c, const struct problem *pr, double *ratio)
 	struct rocmd_gemm_choice ch;
 	double t[2][MAX_ROUNDS], med[2], first;
 	int64_t bad;
-	int w, r, reps;
+	int w, r, i, reps;
 
 	gemm_problem_init(&p, pr->dt, pr->op[0] == 'T' ? GEMM_T : GEMM_N,
 	                  pr->op[1] == 'T' ? GEMM_T : GEMM_N, pr->m, pr->n, pr->k, 1);
@@ -184,16 +177,21 @@ one_problem(struct ctx *c, const struct problem *pr, double *ratio)
 	}
 	reps = first > 0 ? (int)(TARGET_MS / first) : 100;
 	reps = reps < 2 ? 2 : reps > 500 ? 500 : reps;
+	/* One untimed run of each brings the GPU to the clock of the rounds. */
+	if (timed(c, 0, &p, reps) < 0 || timed(c, 1, &p, reps) < 0) {
+		printf("FAIL: %s\n", rocmd_gemm_error(c->h));
+		return 1;
+	}
 	for (r = 0; r < c->rounds; r++)
-		for (w = r % 2; w < 2 && w >= 0; w += r % 2 ? -1 : 1)
+		for (i = 0; i < 2; i++) {
+			w = tune_round_order(r, i, 2);
 			if ((t[w][r] = timed(c, w, &p, reps)) < 0) {
 				printf("FAIL: %s\n", rocmd_gemm_error(c->h));
 				return 1;
 			}
-	for (w = 0; w < 2; w++) {
-		qsort(t[w], (size_t)c->rounds, sizeof(double), cmp_dbl);
-		med[w] = t[w][c->rounds / 2];
-	}
+		}
+	for (w = 0; w < 2; w++)
+		med[w] = tune_round_figure(t[w], c->rounds);
 	rocmd_gemm_query(c->h, (enum rocmd_gemm_dtype)p.dtype, (enum rocmd_gemm_op)p.ta,
 	                 (enum rocmd_gemm_op)p.tb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, &ch);
 	*ratio = med[1] / med[0];
@@ -389,7 +387,7 @@ main(int argc, char **argv)
 	    {"best", required_argument, NULL, 'B'},  {"vendor", required_argument, NULL, 'V'},
 	    {"vendor-out", required_argument, NULL, 'O'}, {NULL, 0, NULL, 0},
 	};
-	struct ctx c = {.filled = -1, .rounds = 3, .calls = 200, .limit = 1e30};
+	struct ctx c = {.filled = -1, .rounds = 4, .calls = 200, .limit = 1e30};
 	const char *backend = "cuda";
 	const char *lib = NULL, *best = NULL;
 	char err[512], ver[64], bestdir[64] = "", vdir[256] = "", *tok, *save = NULL;
@@ -522,8 +520,10 @@ main(int argc, char **argv)
 	free(c.hc);
 	return rc;
 usage:
-	fprintf(stderr, "usage: bench-gemm-api-cublas [--lib DIR | --best FILE] [--vendor BUDGET "
-	                "[--vendor-out DIR]] [--dtype fp32,fp16,bf16] [--rounds 3] [--calls 200] [--no-suite] "
-	                "[--device N] [--backend cpu --limit MACS]\n");
+	fprintf(
+	    stderr,
+	    "usage: bench-gemm-api-cublas [--lib DIR | --best FILE] [--vendor BUDGET "
+	    "[--vendor-out DIR]] [--dtype fp32,fp16,bf16] [--rounds 4] [--calls 200] [--no-suite] "
+	    "[--device N] [--backend cpu --limit MACS]\n");
 	return 2;
 }

@@ -58,45 +58,31 @@ own_ms(rocmd_gemm_t *base, struct measure *mc, const struct gemm_problem *p, cha
 	return r.median_ms;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median_of(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(*x), cmp_double);
-	return x[n / 2];
-}
-
 /* rocmd's CFG on MC and the vendor's VCFG on MV (both loaded with the same
- * problem) timed in ROUNDS alternating rounds: each side's median of its
- * rounds' medians into *OWN and *VEN, so clock drift between the two
- * measurements cancels. 0, or -1 when either failed to run. */
+ * problem) timed in ROUNDS interleaved rounds, the order reversed every other
+ * round (tune_round_order): each side's figure of its rounds' medians
+ * (tune_round_figure) into *OWN and *VEN, so that clock drift over the
+ * rounds reaches both alike. 0, or -1 when either failed to run. */
 static int
 ab_ms(struct measure *mc, const char *cfg, struct measure *mv, const char *vcfg, int rounds,
       double *own, double *ven)
 {
-	double o[8], v[8], rel;
+	struct measure *m[2] = {mc, mv};
+	const char *key[2] = {cfg, vcfg};
+	double t[2][16], rel;
 	struct tune_result r;
-	int i;
+	int i, w, n;
 
-	for (i = 0; i < rounds && i < 8; i++) {
-		if (measure_local_eval(mc, cfg, TUNE_EVAL_TIME_ONLY, &r, &rel) < 0 ||
-		    r.outcome != TUNE_OK)
-			return -1;
-		o[i] = r.median_ms;
-		if (measure_local_eval(mv, vcfg, TUNE_EVAL_TIME_ONLY, &r, &rel) < 0 ||
-		    r.outcome != TUNE_OK)
-			return -1;
-		v[i] = r.median_ms;
-	}
-	*own = median_of(o, i);
-	*ven = median_of(v, i);
+	for (n = 0; n < rounds && n < 16; n++)
+		for (i = 0; i < 2; i++) {
+			w = tune_round_order(n, i, 2);
+			if (measure_local_eval(m[w], key[w], TUNE_EVAL_TIME_ONLY, &r, &rel) < 0 ||
+			    r.outcome != TUNE_OK)
+				return -1;
+			t[w][n] = r.median_ms;
+		}
+	*own = tune_round_figure(t[0], n);
+	*ven = tune_round_figure(t[1], n);
 	return 0;
 }
 
@@ -112,12 +98,12 @@ ab_regimes(struct measure *mc, struct measure *mv, struct measure *mc1, struct m
 	double own1, ven1;
 	char why[256];
 
-	if (ab_ms(mc, cfg, mv, vcfg, 5, own, ven) < 0)
+	if (ab_ms(mc, cfg, mv, vcfg, 6, own, ven) < 0)
 		return -1;
 	*regime = "rotated";
 	if (measure_local_set_problem(mc1, p, &space, why, sizeof(why)) < 0 ||
 	    measure_local_set_problem(mv1, p, &space, why, sizeof(why)) < 0 ||
-	    ab_ms(mc1, cfg, mv1, vcfg, 5, &own1, &ven1) < 0)
+	    ab_ms(mc1, cfg, mv1, vcfg, 6, &own1, &ven1) < 0)
 		return 0;
 	printf("# %-24s side by side: rocmd %9.4f  cuBLASLt %9.4f rotated, %9.4f  %9.4f one set\n",
 	       key, *own, *ven, own1, ven1);
@@ -148,7 +134,7 @@ vendor_pick(struct measure *mv1, const struct gemm_problem *p, const struct tune
 	if (!strcmp(sum->best, sum->default_key) || !(sum->best_hi_ms < sum->default_lo_ms))
 		return sum->default_key;
 	if (measure_local_set_problem(mv1, p, &space, why, sizeof(why)) < 0 ||
-	    ab_ms(mv1, sum->best, mv1, sum->default_key, 5, &tuned, &dflt) < 0 || tuned > dflt)
+	    ab_ms(mv1, sum->best, mv1, sum->default_key, 6, &tuned, &dflt) < 0 || tuned > dflt)
 		return sum->default_key;
 	*ms = sum->best_ms;
 	return sum->best;

@@ -851,25 +851,65 @@ test_abort_records_nothing(void **state)
 	unsetenv("ROCMD_TUNE_PLANT");
 }
 
+/* ---- interleaved rounds ---- */
+
+/*
+ * Three items of the same cost timed in interleaved rounds on a clock that
+ * slows by DRIFT per evaluation (a GPU warming to its power limit): in
+ * tune_round_order's order with an even number of rounds, tune_round_figure
+ * gives each the same figure; in one fixed order (the re-timing's before),
+ * the later items read slower.
+ */
+static void
+test_round_order_cancels_drift(void **state)
+{
+	const double cost = 1.0, drift = 0.01;
+	double t[3][8], fixed[3][8];
+	int seen[3], e = 0;
+
+	(void)state;
+	for (int r = 0; r < 8; r++) {
+		memset(seen, 0, sizeof(seen));
+		for (int i = 0; i < 3; i++) {
+			int c = tune_round_order(r, i, 3);
+
+			assert_true(c >= 0 && c < 3 && !seen[c]); /* each item once a round */
+			seen[c] = 1;
+			t[c][r] = cost + drift * e;
+			fixed[i][r] = cost + drift * e++;
+		}
+	}
+	for (int c = 1; c < 3; c++) {
+		assert_true(fabs(tune_round_figure(t[c], 8) - tune_round_figure(t[0], 8)) < 1e-12);
+		assert_true(tune_round_figure(fixed[c], 8) >
+		            tune_round_figure(fixed[0], 8) + drift / 2);
+	}
+	/* Pairs' means, their median; a last odd round counts alone. */
+	assert_true(fabs(tune_round_figure((double[]){1, 3, 10, 20, 2}, 5) - 2) < 1e-12);
+	assert_true(fabs(tune_round_figure((double[]){1, 3, 5, 7}, 4) - 4) < 1e-12);
+	assert_true(fabs(tune_round_figure((double[]){4}, 1) - 4) < 1e-12);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_space_enumeration),
-		cmocka_unit_test(test_space_constraints),
-		cmocka_unit_test(test_strategies_find_planted_optimum),
-		cmocka_unit_test(test_reanneal_crosses_ridge),
-		cmocka_unit_test(test_surrogate_finds_lone_spike),
-		cmocka_unit_test(test_exhaustive_is_exact),
-		cmocka_unit_test(test_replay_deterministic),
-		cmocka_unit_test(test_planted_wrong_result_caught),
-		cmocka_unit_test(test_crash_and_hang_isolated),
-		cmocka_unit_test(test_child_closes_inherited_fds),
-		cmocka_unit_test(test_run_with_store_repeats_nothing),
-		cmocka_unit_test(test_run_says_why_nothing_ran),
-		cmocka_unit_test(test_run_retries_host_outcomes),
-		cmocka_unit_test(test_seed_set),
-		cmocka_unit_test(test_abort_records_nothing),
+	    cmocka_unit_test(test_round_order_cancels_drift),
+	    cmocka_unit_test(test_space_enumeration),
+	    cmocka_unit_test(test_space_constraints),
+	    cmocka_unit_test(test_strategies_find_planted_optimum),
+	    cmocka_unit_test(test_reanneal_crosses_ridge),
+	    cmocka_unit_test(test_surrogate_finds_lone_spike),
+	    cmocka_unit_test(test_exhaustive_is_exact),
+	    cmocka_unit_test(test_replay_deterministic),
+	    cmocka_unit_test(test_planted_wrong_result_caught),
+	    cmocka_unit_test(test_crash_and_hang_isolated),
+	    cmocka_unit_test(test_child_closes_inherited_fds),
+	    cmocka_unit_test(test_run_with_store_repeats_nothing),
+	    cmocka_unit_test(test_run_says_why_nothing_ran),
+	    cmocka_unit_test(test_run_retries_host_outcomes),
+	    cmocka_unit_test(test_seed_set),
+	    cmocka_unit_test(test_abort_records_nothing),
 	};
 	int rc;
 
