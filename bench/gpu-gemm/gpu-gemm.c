@@ -5,8 +5,10 @@
  * measurement (kernels/measure.h): input sets rotated past twice the L2, one
  * run checked against a double-precision host reference, a warm-up by time,
  * RUNS runs each between its own pair of device events; each candidate is
- * measured in ROUNDS interleaved rounds and its figure is the median of the
- * rounds' medians.
+ * measured in ROUNDS (4) interleaved rounds, the order reversed every other
+ * round, and its figure is the median of its round pairs' means
+ * (tune_round_order, tune_round_figure: a clock drifting over the rounds
+ * reaches each candidate alike).
  *
  * The suite (every problem in fp32, fp16 and bf16; column-major, C = A B):
  *   square   NN 1024^3, 4096^3, 8192^3
@@ -73,7 +75,7 @@ struct figure {
 	int nmed;
 	double lo, hi; /* the lowest p20 and highest p80 of the rounds */
 	double rel_err;
-	double ms; /* median of the rounds' medians */
+	double ms; /* tune_round_figure of the rounds' medians */
 };
 
 enum cand { C_DEFAULT, C_TUNED, C_VENDOR, C_COUNT };
@@ -267,14 +269,6 @@ library_open(const struct opts *o, const struct backend_device_info *dev, const 
 
 /* -------------------------------------------------------- measurement */
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Why LIB's entry for P itself (if any) is not a configuration for P: "" when it is. */
 static void
 entry_skipped(const struct tunedlib *lib, const struct space_def *space,
@@ -330,8 +324,9 @@ measure_round(struct measure *m, struct row *rw, enum cand c, int round)
 
 /*
  * Measures one problem: the default configuration, the library's choice
- * where it differs from the default, and cuBLAS, in ROUNDS rounds whose
- * candidate order rotates. 0, or a negative error of the harness.
+ * where it differs from the default, and cuBLAS, in ROUNDS rounds in the
+ * order A B C | C B A (tune_round_order), each figure tune_round_figure's. 0, or a negative error
+ * of the harness.
  */
 static int
 measure_problem(struct measure *m, const struct opts *o, const struct backend_device_info *dev,
@@ -375,17 +370,12 @@ measure_problem(struct measure *m, const struct opts *o, const struct backend_de
 	rw->f[C_VENDOR].used = vendor;
 	for (r = 0; r < o->rounds; r++)
 		for (i = 0; i < C_COUNT; i++)
-			if ((err = measure_round(m, rw, (enum cand)((i + r) % C_COUNT), r)) < 0)
+			if ((err = measure_round(m, rw, (enum cand)tune_round_order(r, i, C_COUNT),
+			                         r)) < 0)
 				return err;
-	for (i = 0; i < C_COUNT; i++) {
-		struct figure *f = &rw->f[i];
-
-		if (f->nmed == 0)
-			continue;
-		qsort(f->med, (size_t)f->nmed, sizeof(double), cmp_double);
-		f->ms = f->nmed % 2 ? f->med[f->nmed / 2]
-		                    : 0.5 * (f->med[f->nmed / 2 - 1] + f->med[f->nmed / 2]);
-	}
+	for (i = 0; i < C_COUNT; i++)
+		if (rw->f[i].nmed > 0)
+			rw->f[i].ms = tune_round_figure(rw->f[i].med, rw->f[i].nmed);
 	return 0;
 }
 
@@ -624,7 +614,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	for (i = 0; i < GEMM_DTYPE_COUNT; i++)
 		o->dtypes[i] = 1;
 	o->runs = 20;
-	o->rounds = 3;
+	o->rounds = 4;
 	o->warmup_ms = 10;
 	o->backend = "cuda";
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
