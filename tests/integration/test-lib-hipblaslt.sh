@@ -516,6 +516,23 @@ printf 'rocBLAS update\n' >"$DIR/opt-rb-update/TensileManifest.txt"
 check "rollback to the originals after rocBLAS's drift redeploy" 0 ctl lib rollback "$OPT" --to original
 same "rollback: rocBLAS is the update's" "$DIR/opt-rb-update" "$O/lib/rocblas/library"
 same "rollback: hipBLASLt still the vendor's" "$DIR/opt-lt-vendor" "$O/lib/hipblaslt/library"
+# hipBLASLt's folder removed under a deploy of rocmd's (its package
+# uninstalled): said, and not recreated by deploy.sync (a hipBLASLt folder
+# without hipBLASLt serves nothing).
+check "deploy the hipBLASLt-only package before its folder goes" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P3ID"
+settle 3
+ctl events --all --kind lib.drift >"$DIR/drift-before"
+rm -rf "$O/lib/hipblaslt/library"
+wait_for "the folder gone is said" 60 has_event lib.drift "the hipBLASLt library of /opt/rocm-6.4.1 no longer holds what package #$P3ID rocmd deployed there (its folder is gone); run rocmctl lib deploy --target sdk-[0-9]* --package $P3ID\$"
+settle 3
+check "the folder is not recreated" 1 test -e "$O/lib/hipblaslt/library"
+check "lib status after hipBLASLt's folder went" 0 ctl lib status
+contains "lib status: drift" "$OUT" "^$OPT .* YES "
+contains "lib status: the deployed hipBLASLt is gone" "$OUT" "^$OPT: the hipBLASLt library rocmd deployed is gone (an update?)$"
+contains "lib status: the GPU has no hipBLASLt now" "$OUT" "^$OPT: GPU gfx1030: rocBLAS covered, hipBLASLt none$"
+ctl events --all --kind lib.drift >"$DIR/drift-after"
+check "no redeploy queued for the folder gone" 0 sh -c "[ \"\$(grep -c redeploying \"$DIR/drift-before\")\" -eq \"\$(grep -c redeploying \"$DIR/drift-after\")\" ]"
+same "rocBLAS's folder unchanged by hipBLASLt's going" "$DIR/opt-rb-update" "$O/lib/rocblas/library"
 rocmd_stop
 
 # ---- Windows: AMD's HIP SDK 6.4 installer layout (bin\hipblaslt.dll beside
