@@ -18,6 +18,11 @@
 #   merge      lib deploy --package 1 with a second GPU, a gfx803 the package
 #              lacks (sandbox_gpu2): a merged library, the package's files and
 #              the vendor's gfx803 ones, from the originals in place
+#   ltadd      (--hipblaslt only) lib deploy --package 1 over package #3, a
+#              rocBLAS-only one deployed first: the backup holds rocBLAS's
+#              originals alone, and this deploy adds hipBLASLt's to it (its
+#              manifest the commit point); I1 then accepts the backup with
+#              rocBLAS's originals alone or with both
 #   start      start-up with the store and a deployment (the database's reads
 #              and writes at start)
 #   stop       shutdown (the database's writes at close)
@@ -68,7 +73,8 @@
 # usage: tests/fault/fault.sh [--ops LIST] [--kinds LIST] [--max N] [--all] [--quick]
 #            [--no-retry] [--list] [--only OP:SRC:N:KIND] [--keep DIR]
 #            ROCMD ROCMCTL PRELOAD | BUILD_DIR
-#   --ops LIST     comma-separated operations (default: all of the above)
+#   --ops LIST     comma-separated operations (default: all of the above but
+#                  ltadd)
 #   --kinds LIST   comma-separated kinds (default: crash,eio,enospc,eacces,short)
 #   --srcs LIST    comma-separated sources of points (default: fp,db,kp; kp
 #                  alone: a kill at every step the deploy engine journals)
@@ -88,8 +94,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../lib/harness.sh"
 . "$HERE/sandbox.sh"
 
-OPS_ALL="import deploy redeploy rollback restore recover finish start stop merge"
-OPS=$OPS_ALL
+OPS_ALL="import deploy redeploy rollback restore recover finish start stop merge ltadd"
+OPS="import deploy redeploy rollback restore recover finish start stop merge"
 KINDS="crash eio enospc eacces short"
 SRCS="fp db kp"
 MAX=0
@@ -166,6 +172,8 @@ if [ "$LT" = 1 ]; then
 	sandbox_lt "$ROOT"
 	sandbox_lt_folder "$P1/hipblaslt/library" "package one's hipBLASLt"
 	sandbox_lt_folder "$P2/hipblaslt/library" "package two's hipBLASLt"
+	P3=$DIR/pkg/rocm.gfx1030.V1.for.hip.sdk.5.7
+	sandbox_pkg "$P3" "package three" binary
 fi
 # No background work: no SDK probe or smoke test child, no drop folder, no
 # tuning, no automatic deploys; only the operation under test writes.
@@ -261,6 +269,9 @@ start_daemon() {
 }
 # target_known: discovery has found the SDK's target (deploys name it).
 target_known() { deployed_label >/dev/null; }
+# lt_known: discovery has found hipBLASLt's folder (ltadd: it came back while
+# rocmd was stopped; a deploy before the scan sees it deploys rocBLAS alone).
+lt_known() { ctl lib status 2>/dev/null | grep -q "^sdk-1: hipBLASLt /$LTREL "; }
 # gpu2_known: discovery has found the second GPU and the library serving it.
 gpu2_known() { ctl --json sdk list 2>/dev/null | tr -d ' \t\n' | grep -q '"arch":"gfx803","covered":true'; }
 # stop_daemon: shutdown, then the exit status in STOPPED ("exit N", "signal N",
@@ -328,6 +339,7 @@ base_of() {
 	restore) echo rolledback ;;
 	recover | finish | start | stop) echo deployed ;;
 	merge) echo imported ;;
+	ltadd) echo rbdeployed ;;
 	esac
 }
 # commands OP: the rocmctl commands of OP, one a line.
@@ -338,7 +350,7 @@ commands() {
 	redeploy) echo "lib deploy --package 2" ;;
 	rollback) echo "lib rollback" ;;
 	restore) echo "lib rollback --to original" ;;
-	merge) echo "lib deploy --package 1" ;;
+	merge | ltadd) echo "lib deploy --package 1" ;;
 	stop) echo "shutdown" ;;
 	esac
 }
@@ -374,6 +386,7 @@ run_op() {
 	[ "$_st" -eq 0 ] || { DIED=hang; kill -9 "$PID"; reap; return 0; }
 	at_start "$_op" || harness_retry /dev/null 30 target_known
 	[ "$_op" != merge ] || harness_retry /dev/null 30 gpu2_known
+	[ "$_op" != ltadd ] || harness_retry /dev/null 30 lt_known
 	echo "mark ready" >>"$FPLOG"
 	commands "$_op" | while IFS= read -r _c; do
 		_rc=0
@@ -496,6 +509,11 @@ count() {
 	if [ "$_op" = merge ] && ! cmp -s "$ROOT/$LIBREL/TensileLibrary_gfx803.co" "$T/$LIBREL/TensileLibrary_gfx803.co"; then
 		bail "merge: the deployed library is not a merged one" "$RUN/out"
 	fi
+	# ltadd: the package's hipBLASLt deployed, the vendor's added to the backup.
+	if [ "$_op" = ltadd ] && { ! cmp -s "$ROOT/$LTREL/hipblasltExtOpLibrary.dat" "$P1/hipblaslt/library/hipblasltExtOpLibrary.dat" ||
+		[ "$(fp_originals "$STATE/deploy/sdk-1/backup/library" "$STATE/deploy/sdk-1/backup/binary" "$STATE/deploy/sdk-1/backup/hipblaslt")" != "$ORIGINALS" ]; }; then
+		bail "ltadd: hipBLASLt not deployed, or its originals not added to the backup" "$RUN/out"
+	fi
 	case $_op in
 	import) save imported ;;
 	deploy) save deployed ;;
@@ -601,10 +619,15 @@ check_disk() {
 	fi
 	_b=$STATE/deploy/sdk-1/backup
 	if [ -f "$_b/manifest.json" ]; then
-		[ "$(fp_originals "$_b/library" "$_b/binary" "$_b/hipblaslt")" = "$ORIGINALS" ] ||
+		_o=$(fp_originals "$_b/library" "$_b/binary" "$_b/hipblaslt")
+		# ltadd: rocBLAS's originals alone (before the addition's commit) or both.
+		[ "$_o" = "$ORIGINALS" ] || { [ "$_op" = ltadd ] && [ "$_o" = "$ORIGINALS_RB" ]; } ||
 			echo "I1: the backup of the originals differs from the vendor's files" >>"$RUN/why"
 		grep -o '"sha256":[[:space:]]*"[0-9a-f]*"' "$_b/manifest.json" | sed 's/.*"\([0-9a-f]*\)"$/\1/' |
-			sort | cmp -s - "$DIR/originals.sha256" ||
+			sort >"$RUN/manifest.sha256"
+		cmp -s "$RUN/manifest.sha256" "$DIR/originals.sha256" ||
+			{ [ "$_op" = ltadd ] && [ "$_o" = "$ORIGINALS_RB" ] &&
+				cmp -s "$RUN/manifest.sha256" "$DIR/originals-rb.sha256"; } ||
 			echo "I1: the backup's manifest does not record the vendor's hashes" >>"$RUN/why"
 	fi
 	_ic=$(sqlite3 "$DB" 'PRAGMA integrity_check' 2>&1)
@@ -694,7 +717,7 @@ fault() {
 				[ "$(sqlite3 -cmd ".timeout 5000" "$DB" "SELECT count(*) FROM package")" = 2 ] ||
 					echo "retry: the store does not hold both packages" >>"$RUN/why"
 				;;
-			deploy | redeploy | rollback | restore | merge)
+			deploy | redeploy | rollback | restore | merge | ltadd)
 				if [ "$TSTATE" = old ]; then
 					commands "$_op" >"$RUN/cmd"
 					# shellcheck disable=SC2046
@@ -738,6 +761,10 @@ for o in $OPS; do
 	restore) need="$need import deploy redeploy rollback restore" ;;
 	recover | finish) need="$need import deploy redeploy" ;;
 	merge) need="$need import" ;;
+	ltadd)
+		[ "$LT" = 1 ] || bail "--ops ltadd needs --hipblaslt"
+		need="$need import"
+		;;
 	esac
 	need="$need $o"
 done
@@ -746,7 +773,33 @@ start_daemon || bail "rocmd does not start" "$RUN/rocmd.log"
 stop_daemon
 save fresh
 for o in $OPS_ALL; do
-	case " $need " in *" $o "*) count "$o" ;; esac
+	case " $need " in *" $o "*) ;; *) continue ;; esac
+	# ltadd's baseline: package #3 (rocBLAS alone) imported and deployed
+	# while the SDK had no hipBLASLt folder (moved aside: its files keep
+	# their inodes), which then came back, as an SDK update adding hipBLASLt
+	# does; no faults.
+	if [ "$o" = ltadd ]; then
+		restore imported
+		mv "$ROOT/$LTREL" "$RUN/lt-aside"
+		start_daemon || bail "rocmd does not start for ltadd's baseline" "$RUN/rocmd.log"
+		harness_retry /dev/null 30 target_known
+		ctl pkg import "$P3" >/dev/null 2>&1 && ctl lib deploy --package 3 >/dev/null 2>&1 ||
+			bail "ltadd's baseline: package #3 not deployed" "$RUN/rocmd.log"
+		[ "$(deployed_label)" = 3 ] || bail "ltadd's baseline: lib status does not say #3"
+		stop_daemon
+		mv "$RUN/lt-aside" "$ROOT/$LTREL"
+		_b=$STATE/deploy/sdk-1/backup
+		[ ! -e "$_b/hipblaslt" ] || bail "ltadd's baseline: the backup holds hipBLASLt already"
+		ORIGINALS_RB=$(fp_originals "$_b/library" "$_b/binary" "$_b/hipblaslt")
+		{ (cd "$T/$LIBREL" && find . -type f -exec sha256sum {} + && sha256sum <"$T/$BINREL"); } |
+			cut -d' ' -f1 | sort >"$DIR/originals-rb.sha256"
+		grep -o '"sha256":[[:space:]]*"[0-9a-f]*"' "$_b/manifest.json" | sed 's/.*"\([0-9a-f]*\)"$/\1/' |
+			sort | cmp -s - "$DIR/originals-rb.sha256" ||
+			bail "ltadd's baseline: the backup's manifest is not rocBLAS's originals"
+		echo "$(fp_target) 3" >>"$DIR/states"
+		save rbdeployed
+	fi
+	count "$o"
 done
 : >"$DIR/results"
 : >"$DIR/plan"
