@@ -973,19 +973,25 @@ finish:
 
 /* ---- the job's hooks ---- */
 
+int
+deploy_pkg_has_lt(struct rocmd_deploy_service *ds, int64_t pkg_id)
+{
+	struct pkg_meta m = {0};
+
+	if (pkg_id <= 0 || rocmd_pkg_db_list(ds->pdb, pkg_id, pkg_row, &m) < 0)
+		return 0;
+	return m.lt_dir[0] != '\0';
+}
+
 /* Loop thread: whether the package live at J's target carries hipBLASLt's
  * folder (then a deploy without one puts hipBLASLt's originals back). */
 static int
 live_has_lt(struct deploy_job *j)
 {
 	struct deploy_row row;
-	struct pkg_meta m = {0};
 
 	deploy_target_lookup(j->ds, j->t.name, &row);
-	if (!row.found || row.live_pkg <= 0 ||
-	    rocmd_pkg_db_list(j->ds->pdb, row.live_pkg, pkg_row, &m) < 0)
-		return 0;
-	return m.lt_dir[0] != '\0';
+	return row.found && deploy_pkg_has_lt(j->ds, row.live_pkg);
 }
 
 /* Loop thread, as the job starts: writes into an SDK are announced to

@@ -374,6 +374,8 @@ int deploy_job_prepare(struct deploy_job *j, int64_t pkg_id, char *why, size_t w
 int deploy_job_submit(struct deploy_job *j, struct rocmd_conn *conn);
 /* Whether a job for target NAME is queued, running or deferred. */
 int deploy_target_queued(struct rocmd_deploy_service *ds, const char *name);
+/* Whether package PKG_ID carries a hipBLASLt folder (0 when it is not stored). */
+int deploy_pkg_has_lt(struct rocmd_deploy_service *ds, int64_t pkg_id);
 
 /*
  * Whether, and with what, REQ (its target, state folder and flags set)

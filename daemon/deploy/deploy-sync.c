@@ -18,7 +18,9 @@
  * version changed too). hipBLASLt's folder is checked the same way when
  * rocmd deployed hipBLASLt files there ("sdk.hipblaslt_changed"): its
  * fingerprint against that of the files current.json names; the live
- * package is deployed again. Every decision, including "nothing to do because",
+ * package is deployed again; a hipBLASLt folder that appeared where the live
+ * package's hipBLASLt had nowhere to go (an SDK update that adds hipBLASLt)
+ * gets it, the live package deployed again. Every decision, including "nothing to do because",
  * is an event, so a user can see why a library did or did not come back.
  */
 #include "deploy-sync.h"
@@ -148,9 +150,46 @@ sync_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 		           v.sdk_path, (long long)pkg);
 }
 
+/* hipBLASLt's folder appeared under a deploy of rocmd's whose package
+ * carries one, deployed when the SDK had none (or before discovery had seen
+ * it): the package's hipBLASLt is deployed there now. */
+static void
+sync_lt_new(struct rocmd_server *srv, int64_t sdk_id, const struct rocmd_deploy_sdk_view *v,
+            int deploy)
+{
+	char why[1024];
+
+	if (!deploy) {
+		deploy_say(
+		    srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+		    "HIP SDK %s now has a hipBLASLt library (%s) and package #%lld, deployed "
+		    "there, carries one rocmd has not deployed; run rocmctl lib deploy "
+		    "--target sdk-%lld --package %lld (deploy.sync is report)",
+		    v->sdk_path, v->lt_path, (long long)v->live_package_id, (long long)sdk_id,
+		    (long long)v->live_package_id);
+		return;
+	}
+	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, v->live_package_id, "sync", why,
+	                               sizeof(why)) < 0)
+		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+		           "HIP SDK %s now has a hipBLASLt library (%s); cannot deploy package "
+		           "#%lld's to it: %s",
+		           v->sdk_path, v->lt_path, (long long)v->live_package_id, why);
+	else
+		deploy_say(
+		    srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+		    "HIP SDK %s now has a hipBLASLt library (%s) and package #%lld, deployed "
+		    "there, carries one rocmd has not deployed; deploying package #%lld "
+		    "again (deploy.sync is deploy)",
+		    v->sdk_path, v->lt_path, (long long)v->live_package_id,
+		    (long long)v->live_package_id);
+}
+
 /* hipBLASLt's folder changed other than by rocmd: drift when it held
  * hipBLASLt files rocmd deployed and no longer does (an application or pip
- * update overwrote them); the live package is deployed again. */
+ * update overwrote them); the live package is deployed again. A folder that
+ * appeared where the live package's hipBLASLt had nowhere to go gets it
+ * (sync_lt_new). */
 static void
 sync_lt_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 {
@@ -158,9 +197,15 @@ sync_lt_drift(struct rocmd_server *srv, int64_t sdk_id, int deploy)
 	char why[1024];
 
 	if (rocmd_deploy_svc_sdk_view(srv->deploy, sdk_id, &v) < 0 || v.queued ||
-	    v.live_package_id == 0 || v.overlay || v.live_lt_fingerprint[0] == '\0' ||
-	    strcmp(v.live_lt_fingerprint, v.lt_fingerprint) == 0)
-		return; /* none of rocmd's there, or still what it deployed */
+	    v.live_package_id == 0 || v.overlay)
+		return; /* none of rocmd's there (its overlay is elsewhere) */
+	if (v.live_lt_fingerprint[0] == '\0') {
+		if (v.live_pkg_has_lt && v.lt_fingerprint[0] != '\0')
+			sync_lt_new(srv, sdk_id, &v, deploy);
+		return;
+	}
+	if (strcmp(v.live_lt_fingerprint, v.lt_fingerprint) == 0)
+		return; /* still what it deployed */
 	if (!deploy || v.lt_fingerprint[0] == '\0') {
 		deploy_say(srv, ROCMD_LOG_WARNING, "lib.drift", NULL,
 		           "the hipBLASLt library of %s no longer holds what package #%lld rocmd "

@@ -923,6 +923,28 @@ add_unreadable:
 		add_watch(s, f->rocblas_dir);
 }
 
+/* No hipBLASLt folder beside the binaries in BIN (host path): the folders its
+ * loader would use are watched (each by its nearest existing ancestor), so
+ * one that appears later (an SDK update adding hipBLASLt) is seen. */
+static void
+watch_hipblaslt_candidates(struct scan_ctx *s, const char *bin)
+{
+	char up[PATH_MAX], h[PATH_MAX], sys[PATH_MAX], *slash;
+
+	if (rocmd_pathf(h, sizeof(h), "%s/hipblaslt/library", bin) == 0) {
+		to_sys(s->o, h, sys, sizeof(sys));
+		add_watch(s, sys);
+	}
+	snprintf(up, sizeof(up), "%s", bin);
+	if ((slash = strrchr(up, '/')) == NULL)
+		return;
+	*slash = '\0';
+	if (rocmd_pathf(h, sizeof(h), "%s/Tensile/library", up) == 0) {
+		to_sys(s->o, h, sys, sizeof(sys));
+		add_watch(s, sys);
+	}
+}
+
 /* hipBLASLt's library beside rocBLAS: the folder a runtime rule named, else
  * the one hipBLASLt's loader finds beside libhipblaslt in the rocBLAS
  * binary's folder; read like rocBLAS's, per-arch subfolders included. */
@@ -943,8 +965,10 @@ inspect_hipblaslt(struct scan_ctx *s, struct rocmd_sdk_found *f)
 		    (slash = strrchr(bin, '/')) == NULL)
 			return;
 		*slash = '\0';
-		if (rocmd_hipblaslt_locate(bin, o->windows, NULL, h, sizeof(h)) < 0)
+		if (rocmd_hipblaslt_locate(bin, o->windows, NULL, h, sizeof(h)) < 0) {
+			watch_hipblaslt_candidates(s, bin);
 			return;
+		}
 		to_sys(o, h, sys, sizeof(sys));
 		rocmd_disc_set_str(&f->hipblaslt_dir, sys, &s->err);
 		if (s->err != 0)

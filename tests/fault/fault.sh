@@ -86,7 +86,8 @@
 #   --no-retry     skip the retry of a failed operation
 #   --list         count and print the points, run no fault
 #   --only OP:SRC:N:KIND   one run (SRC fp, db or kp; N as --list prints it)
-#   --keep DIR     copy the files of each inconsistent run into DIR/failed/
+#   --keep DIR     copy the counting runs' logs (OP.log) into DIR, and the
+#                  files of each inconsistent run into DIR/failed/
 #   --hipblaslt    the sandbox with hipBLASLt's folder (above)
 # Exits 77 without the real SDK tree.
 set -u
@@ -886,7 +887,7 @@ END {
 # operations differed from the counting run's), or not at all.
 awk '$7 != "yes" { w = $7 == "moved" ? "the hit was another point" : $7 == "noshort" ? "no short write (not a write)" : "no such hit"
 	printf "  %s:%s:%s:%s (%s): %s\n", $1, $2, $3, $5, $4, w }' "$DIR/results"
-[ -z "$FAULT_KEEP" ] || { mkdir -p "$FAULT_KEEP" && cp "$DIR/results" "$DIR/plan" "$FAULT_KEEP/"; }
+[ -z "$FAULT_KEEP" ] || { mkdir -p "$FAULT_KEEP" && cp "$DIR/results" "$DIR/plan" "$BASE"/*.log "$FAULT_KEEP/"; }
 bad_runs=$(grep -c ' INCONSISTENT ' "$DIR/results")
 ok_runs=$(grep -c ' ok ' "$DIR/results")
 echo "consistent: $ok_runs of $total runs; $(($(date +%s) - NOW)) s"

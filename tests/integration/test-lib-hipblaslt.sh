@@ -533,6 +533,44 @@ contains "lib status: the GPU has no hipBLASLt now" "$OUT" "^$OPT: GPU gfx1030: 
 ctl events --all --kind lib.drift >"$DIR/drift-after"
 check "no redeploy queued for the folder gone" 0 sh -c "[ \"\$(grep -c redeploying \"$DIR/drift-before\")\" -eq \"\$(grep -c redeploying \"$DIR/drift-after\")\" ]"
 same "rocBLAS's folder unchanged by hipBLASLt's going" "$DIR/opt-rb-update" "$O/lib/rocblas/library"
+# hipBLASLt's folder appearing under a deploy of rocmd's that carries one (an
+# SDK update that adds hipBLASLt, or a deploy the scan had not yet seen the
+# folder for): the package's hipBLASLt is not there, so deploy.sync deploys
+# it again (report: says so); before, nothing ever deployed it.
+P5=$DIR/pkg/rocm.gfx1030.V7.for.hip.sdk.6.4
+mkdir -p "$P5/library"
+cp "$T/$LIBREL/TensileLibrary.dat" "$CO1030" "$P5/library/"
+echo "package five" >"$P5/library/TensileManifest.txt"
+hipblaslt "$P5/hipblaslt/library" gfx1030 "$CO1030"
+echo "package five" >"$P5/hipblaslt/library/hipblasltExtOpLibrary.dat"
+check "import a package for SDK 6.4 with both libraries" 0 ctl pkg import "$P5"
+P5ID=$(ctl --json pkg list | python3 -c 'import json,sys; print([p["id"] for p in json.load(sys.stdin)["packages"] if p["name"].startswith("rocm.gfx1030.V7")][0])')
+check "deploy it while the SDK has no hipBLASLt folder" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P5ID"
+cat "$OUT"
+contains "the deploy says hipBLASLt had nowhere to go" "$OUT" "the package's hipBLASLt folder was not deployed: the target has no hipBLASLt library"
+settle 3
+cp -a "$DIR/opt-lt-vendor" "$O/lib/hipblaslt/library"
+wait_for "deploy: the package's hipBLASLt deployed to the folder that appeared" 60 has_event lib.sync "HIP SDK /opt/rocm-6.4.1 now has a hipBLASLt library (/opt/rocm-6.4.1/lib/hipblaslt/library) and package #$P5ID, deployed there, carries one rocmd has not deployed; deploying package #$P5ID again (deploy.sync is deploy)"
+wait_for "that deploy is done" 60 has_event lib.deployed "package #$P5ID .* deployed to $OPT (sync)"
+same "hipBLASLt's folder is the package's" "$P5/hipblaslt/library" "$O/lib/hipblaslt/library"
+same "rocBLAS's folder is the package's" "$P5/library" "$O/lib/rocblas/library"
+check "lib verify after the sync deploy" 0 ctl lib verify "$OPT"
+check "back to the originals after the sync deploy" 0 ctl lib rollback "$OPT" --to original
+same "rollback: the vendor's hipBLASLt that appeared" "$DIR/opt-lt-vendor" "$O/lib/hipblaslt/library"
+rocmd_stop
+printf '{"sdk": {"debounce_ms": 300, "extra_roots": "/srv/therock"}, "deploy": {"sync": "report", "smoke_timeout_ms": 20000}}\n' >"$CONF"
+rocmd_start --root "$ROOT" || bail "rocmd did not restart"
+wait_for "every fingerprint computed after the second restart" 120 sh -c "! \"$CTL\" --socket \"$SOCK\" --json sdk list | grep -q '\"fingerprint\":[[:space:]]*null'"
+mv "$O/lib/hipblaslt/library" "$DIR/opt-lt-away"
+wait_for "hipBLASLt's folder gone again" 60 sh -c "\"$CTL\" --socket \"$SOCK\" lib status | grep -q '^$OPT: GPU gfx1030: rocBLAS covered, hipBLASLt none\$'"
+check "deploy it again while the SDK has no hipBLASLt folder (report)" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P5ID"
+settle 3
+mv "$DIR/opt-lt-away" "$O/lib/hipblaslt/library"
+wait_for "report: the missing hipBLASLt is said" 60 has_event lib.sync "HIP SDK /opt/rocm-6.4.1 now has a hipBLASLt library (/opt/rocm-6.4.1/lib/hipblaslt/library) and package #$P5ID, deployed there, carries one rocmd has not deployed; run rocmctl lib deploy --target sdk-[0-9]* --package $P5ID (deploy.sync is report)"
+settle 3
+same "report: the vendor's hipBLASLt left as it is" "$DIR/opt-lt-vendor" "$O/lib/hipblaslt/library"
+check "deploy it as the event says" 0 ctl lib deploy /opt/rocm-6.4.1 --package "$P5ID"
+same "hipBLASLt's folder is the package's after the deploy" "$P5/hipblaslt/library" "$O/lib/hipblaslt/library"
 rocmd_stop
 
 # ---- Windows: AMD's HIP SDK 6.4 installer layout (bin\hipblaslt.dll beside
