@@ -377,6 +377,8 @@ int deploy_target_queued(struct rocmd_deploy_service *ds, const char *name);
 /* Whether package PKG_ID carries a hipBLASLt folder (0 when it is not stored). */
 int deploy_pkg_has_lt(struct rocmd_deploy_service *ds, int64_t pkg_id);
 
+/* ---- deploy-jobs-lt.c ---- */
+
 /*
  * Whether, and with what, REQ (its target, state folder and flags set)
  * replaces the target's hipBLASLt folder too, in the same transaction
@@ -391,6 +393,13 @@ int deploy_pkg_has_lt(struct rocmd_deploy_service *ds, int64_t pkg_id);
  * state folder only (a dry run asks it too).
  */
 void deploy_lt_choose(struct deploy_job *j, struct rocmd_deploy_request *req);
+/* Worker thread: a package of hipBLASLt's folder alone keeps rocBLAS's
+ * folder and binary (the engine records what they hold); ROCMD_EINVAL, with
+ * the job's why, when nothing of hipBLASLt's would be deployed either. */
+int deploy_lt_only_request(struct deploy_job *j, struct rocmd_deploy_request *req);
+/* Worker thread: the job's fingerprint is that of the rocBLAS library left
+ * in place (its own list is empty), as current.json records it. */
+void deploy_lt_only_fingerprint(struct deploy_job *j);
 
 /* ---- deploy-jobs-report.c ---- */
 
