@@ -157,32 +157,29 @@ static void
 sync_lt_new(struct rocmd_server *srv, int64_t sdk_id, const struct rocmd_deploy_sdk_view *v,
             int deploy)
 {
-	char why[1024];
+	char what[1024], why[1024];
+	long long pkg = (long long)v->live_package_id;
 
-	if (!deploy) {
-		deploy_say(
-		    srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
-		    "HIP SDK %s now has a hipBLASLt library (%s) and package #%lld, deployed "
-		    "there, carries one rocmd has not deployed; run rocmctl lib deploy "
-		    "--target sdk-%lld --package %lld (deploy.sync is report)",
-		    v->sdk_path, v->lt_path, (long long)v->live_package_id, (long long)sdk_id,
-		    (long long)v->live_package_id);
-		return;
-	}
-	if (rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, v->live_package_id, "sync", why,
-	                               sizeof(why)) < 0)
+	if (deploy && rocmd_deploy_svc_queue_sdk(srv->deploy, sdk_id, v->live_package_id, "sync",
+	                                         why, sizeof(why)) < 0) {
 		deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
 		           "HIP SDK %s now has a hipBLASLt library (%s); cannot deploy package "
 		           "#%lld's to it: %s",
-		           v->sdk_path, v->lt_path, (long long)v->live_package_id, why);
+		           v->sdk_path, v->lt_path, pkg, why);
+		return;
+	}
+	if (deploy)
+		snprintf(what, sizeof(what),
+		         "deploying package #%lld again (deploy.sync is deploy)", pkg);
 	else
-		deploy_say(
-		    srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
-		    "HIP SDK %s now has a hipBLASLt library (%s) and package #%lld, deployed "
-		    "there, carries one rocmd has not deployed; deploying package #%lld "
-		    "again (deploy.sync is deploy)",
-		    v->sdk_path, v->lt_path, (long long)v->live_package_id,
-		    (long long)v->live_package_id);
+		snprintf(what, sizeof(what),
+		         "run rocmctl lib deploy --target sdk-%lld --package %lld (deploy.sync is "
+		         "report)",
+		         (long long)sdk_id, pkg);
+	deploy_say(srv, ROCMD_LOG_NOTICE, "lib.sync", NULL,
+	           "HIP SDK %s now has a hipBLASLt library (%s) and package #%lld, deployed there, "
+	           "carries one rocmd has not deployed; %s",
+	           v->sdk_path, v->lt_path, pkg, what);
 }
 
 /* hipBLASLt's folder changed other than by rocmd: drift when it held

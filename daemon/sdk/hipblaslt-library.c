@@ -36,16 +36,18 @@ has_binary(const char *dir, int windows)
 	return found;
 }
 
+const char *const rocmd_hipblaslt_rel[ROCMD_HIPBLASLT_NREL] = {"../Tensile/library",
+                                                               "hipblaslt/library"};
+
 int
 rocmd_hipblaslt_locate(const char *binary_dir, int windows, const char *env_libpath, char *out,
                        size_t outlen)
 {
-	static const char *const rel[] = {"../Tensile/library", "hipblaslt/library"};
 	int by_env = env_libpath != NULL && env_libpath[0] != '\0';
 
 	/* Without the variable the folders count only beside hipBLASLt's binary. */
 	if (!by_env && (binary_dir == NULL || !has_binary(binary_dir, windows)))
 		binary_dir = NULL;
-	return rocmd_tensile_locate(binary_dir, env_libpath, rel, sizeof(rel) / sizeof(rel[0]), out,
-	                            outlen);
+	return rocmd_tensile_locate(binary_dir, env_libpath, rocmd_hipblaslt_rel,
+	                            ROCMD_HIPBLASLT_NREL, out, outlen);
 }

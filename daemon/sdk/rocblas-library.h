@@ -174,6 +174,9 @@ int rocmd_rocblas_binary_archs(const char *path, char ***archs, size_t *narchs, 
  */
 int rocmd_hipblaslt_locate(const char *binary_dir, int windows, const char *env_libpath, char *out,
                            size_t outlen);
+/* Those candidates, in that order, relative to BINARY_DIR ("../" leads). */
+#define ROCMD_HIPBLASLT_NREL 2
+extern const char *const rocmd_hipblaslt_rel[ROCMD_HIPBLASLT_NREL];
 
 /* "gfx" + hex digits, then optional features (":xnack+", "-xnack-"): the
  * length of the bare name at S ("gfx90a" of "gfx90a:xnack+"), 0 when S does

@@ -929,17 +929,20 @@ add_unreadable:
 static void
 watch_hipblaslt_candidates(struct scan_ctx *s, const char *bin)
 {
-	char up[PATH_MAX], h[PATH_MAX], sys[PATH_MAX], *slash;
+	char base[PATH_MAX], h[PATH_MAX], sys[PATH_MAX], *slash;
+	const char *rel;
+	size_t i;
 
-	if (rocmd_pathf(h, sizeof(h), "%s/hipblaslt/library", bin) == 0) {
-		to_sys(s->o, h, sys, sizeof(sys));
-		add_watch(s, sys);
-	}
-	snprintf(up, sizeof(up), "%s", bin);
-	if ((slash = strrchr(up, '/')) == NULL)
-		return;
-	*slash = '\0';
-	if (rocmd_pathf(h, sizeof(h), "%s/Tensile/library", up) == 0) {
+	for (i = 0; i < ROCMD_HIPBLASLT_NREL; i++) {
+		snprintf(base, sizeof(base), "%s", bin);
+		for (rel = rocmd_hipblaslt_rel[i]; strncmp(rel, "../", 3) == 0; rel += 3) {
+			if ((slash = strrchr(base, '/')) == NULL || slash == base)
+				break;
+			*slash = '\0';
+		}
+		if (strncmp(rel, "../", 3) == 0 ||
+		    rocmd_pathf(h, sizeof(h), "%s/%s", base, rel) < 0)
+			continue;
 		to_sys(s->o, h, sys, sizeof(sys));
 		add_watch(s, sys);
 	}
