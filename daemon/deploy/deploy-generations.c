@@ -71,15 +71,55 @@ gen_cmp(const void *a, const void *b)
 	return x->gen - y->gen;
 }
 
+/* N of "backup" (0) or "backup.<N>", N 1 to 999 written as retire_backup
+ * does; -1 for any other name. */
+static int
+gen_of(const char *name)
+{
+	char *end;
+	long v;
+
+	if (strcmp(name, "backup") == 0)
+		return 0;
+	if (strncmp(name, "backup.", 7) != 0 || name[7] < '1' || name[7] > '9')
+		return -1;
+	v = strtol(name + 7, &end, 10);
+	return *end == '\0' && v < 1000 ? (int)v : -1;
+}
+
+static int
+int_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
 int
 rocmd_deploy_generations(const char *state_dir, const char *name,
                          struct rocmd_deploy_generation *out, size_t max, size_t *n)
 {
+	char dir[DEPLOY_PATH_MAX];
+	int gens[1000], rc = 0;
+	size_t ng = 0;
+	struct rocmd_dir *d;
+	struct rocmd_dirent *e;
+
 	*n = 0;
 	if (rocmd_deploy_name_check(name) < 0)
 		return ROCMD_EINVAL;
-	for (int gen = 0; gen < 1000 && *n < max; gen++) {
-		int rc = gen_read(state_dir, name, gen, &out[*n]);
+	/* The target's folder listed, not each possible name tried: lib status
+	 * asks this for every target. */
+	rocmd_fs_fmt(dir, sizeof(dir), "%s/deploy/%s", state_dir, name);
+	if ((d = rocmd_dir_open(dir)) == NULL)
+		return errno == ENOENT ? 0 : rocmd_err_errno(errno);
+	while ((e = rocmd_dir_read(d)) != NULL && ng < sizeof(gens) / sizeof(gens[0])) {
+		int gen = gen_of(e->d_name);
+		if (gen >= 0)
+			gens[ng++] = gen;
+	}
+	rocmd_dir_close(d);
+	qsort(gens, ng, sizeof(gens[0]), int_cmp);
+	for (size_t i = 0; i < ng && *n < max; i++) {
+		rc = gen_read(state_dir, name, gens[i], &out[*n]);
 		if (rc == 0)
 			(*n)++;
 		else if (rc != ROCMD_ENOTFOUND && rc != ROCMD_EINVAL && rc != ROCMD_ECORRUPT)

@@ -86,7 +86,7 @@
 #   --no-retry     skip the retry of a failed operation
 #   --list         count and print the points, run no fault
 #   --only OP:SRC:N:KIND   one run (SRC fp, db or kp; N as --list prints it)
-#   --keep DIR     copy the counting runs' logs (OP.log) into DIR, and the
+#   --keep DIR     copy the counting runs' logs (OP.log) into DIR (--list too), and the
 #                  files of each inconsistent run into DIR/failed/
 #   --hipblaslt    the sandbox with hipBLASLt's folder (above)
 # Exits 77 without the real SDK tree.
@@ -778,7 +778,7 @@ for o in $OPS_ALL; do
 	# ltadd's baseline: package #3 (rocBLAS alone) imported and deployed
 	# while the SDK had no hipBLASLt folder (moved aside: its files keep
 	# their inodes), which then came back, as an SDK update adding hipBLASLt
-	# does; no faults.
+	# does, and was found; no faults.
 	if [ "$o" = ltadd ]; then
 		restore imported
 		mv "$ROOT/$LTREL" "$RUN/lt-aside"
@@ -789,6 +789,12 @@ for o in $OPS_ALL; do
 		[ "$(deployed_label)" = 3 ] || bail "ltadd's baseline: lib status does not say #3"
 		stop_daemon
 		mv "$RUN/lt-aside" "$ROOT/$LTREL"
+		# Discovery records the folder before the baseline is saved: in the
+		# runs it is known at the first ask, so their hits before the deploy
+		# are the same in number as the counting run's.
+		start_daemon || bail "rocmd does not start for ltadd's baseline" "$RUN/rocmd.log"
+		harness_retry /dev/null 30 lt_known || bail "ltadd's baseline: hipBLASLt's folder not found" "$RUN/rocmd.log"
+		stop_daemon
 		_b=$STATE/deploy/sdk-1/backup
 		[ ! -e "$_b/hipblaslt" ] || bail "ltadd's baseline: the backup holds hipBLASLt already"
 		ORIGINALS_RB=$(fp_originals "$_b/library" "$_b/binary" "$_b/hipblaslt")
@@ -835,6 +841,7 @@ if [ -n "$ONLY" ]; then
 fi
 if [ "$LIST" -eq 1 ]; then
 	for o in $OPS; do sed "s/^/$o /" "$BASE/$o.points"; done
+	[ -z "$FAULT_KEEP" ] || { mkdir -p "$FAULT_KEEP" && cp "$BASE"/*.log "$FAULT_KEEP/"; }
 	exit 0
 fi
 total=$(wc -l <"$DIR/plan")

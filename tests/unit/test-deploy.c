@@ -741,6 +741,8 @@ test_new_originals(void **state)
 	char why[512], upd_tree[ROCMD_SHA256_HEX], upd_bin[ROCMD_SHA256_HEX],
 	    a_tree[ROCMD_SHA256_HEX];
 	char path[1600], h[ROCMD_SHA256_HEX];
+	struct rocmd_deploy_generation gens[8];
+	size_t ngens;
 
 	(void)state;
 	fx_build(&f, 0);
@@ -780,6 +782,17 @@ test_new_originals(void **state)
 	assert_string_equal(h, upd_bin);
 	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup.1/library", f.state, f.target.name);
 	assert_tree(path, f.orig_tree);
+	/* The generations are listed from the target's folder: the two there,
+	 * in order; names retire_backup does not write ("backup.01") are not
+	 * generations, and no other manifest is opened (a third open fails). */
+	rocmd_fs_fmt(path, sizeof(path), "%s/deploy/%s/backup.01", f.state, f.target.name);
+	mkdirs(path);
+	assert_int_equal(rocmd_failpoint_set("fs.open:3:EIO", NULL), 0);
+	assert_int_equal(rocmd_deploy_generations(f.state, f.target.name, gens, 8, &ngens), 0);
+	assert_int_equal(ngens, 2);
+	assert_int_equal(gens[0].gen, 1);
+	assert_int_equal(gens[1].gen, 0);
+	assert_false(rocmd_failpoint_fired());
 	fx_free(&f);
 }
 
