@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages rocmd needs to build, test and benchmark.
 # Idempotent: packages already present are skipped by apt-get itself.
+# mingw-w64: the tests build Windows DLLs (rocblas.dll with a version
+# resource) as well as the Windows build itself.
 set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -10,7 +12,8 @@ libcmocka-dev libsystemd-dev sqlite3 libcurl4-openssl-dev
 redis-server redis-tools util-linux procps clang
 p7zip-full zip pci.ids chromium zlib1g-dev
 clang-19 lld-19 libclang-rt-19-dev
-zsh fish"
+zsh fish
+mingw-w64"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
