@@ -144,7 +144,6 @@ rocmd_deploy_svc_sdk_view(struct rocmd_deploy_service *ds, int64_t sdk_id,
 	out->overlay = strcmp(t.kind, "overlay") == 0;
 	deploy_copy(out->lt_fingerprint, sizeof(out->lt_fingerprint), t.lt_fingerprint);
 	deploy_copy(out->lt_path, sizeof(out->lt_path), t.sys_lt);
-	out->live_pkg_has_lt = deploy_pkg_has_lt(ds, row.live_pkg);
 	if (row.live_pkg > 0 && !out->overlay) {
 		/* rocmd's hipBLASLt files, not the originals it put back. */
 		struct rocmd_deploy_files cur;
@@ -156,6 +155,9 @@ rocmd_deploy_svc_sdk_view(struct rocmd_deploy_service *ds, int64_t sdk_id,
 				                         out->live_lt_fingerprint);
 			rocmd_deploy_files_free(&cur);
 		}
+		/* A package row read only where it can matter (deploy-sync.c). */
+		if (out->live_lt_fingerprint[0] == '\0')
+			out->live_pkg_has_lt = deploy_pkg_has_lt(ds, row.live_pkg);
 	}
 	return 0;
 }

@@ -94,7 +94,9 @@ struct rocmd_deploy_sdk_view {
 	char live_lt_fingerprint[72];
 	char lt_fingerprint[72];
 	char lt_path[512];
-	int live_pkg_has_lt; /* the live package carries a hipBLASLt folder */
+	/* The live package carries a hipBLASLt folder: asked only where none of
+	 * its hipBLASLt files is in place (0 otherwise, and for an overlay). */
+	int live_pkg_has_lt;
 	int queued; /* a job for this SDK's target is queued or running */
 	/* Served by its overlay (pip or dpkg owns the SDK's copy): the SDK's own
 	 * files changing is no drift of what rocmd deployed. */
